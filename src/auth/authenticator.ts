@@ -1,0 +1,40 @@
+/** Turns request headers into a {@link Caller}, as each operation's {@link AuthRequirement} says. */
+import { unauthenticated } from '../errors.js'
+import type { StorageAdapter } from '../storage/port.js'
+import type { WalletRecord } from '../storage/collections.js'
+import type { AuthContext, AuthRequirement, Caller } from './context.js'
+import { verifyDidAuthHeader, verifyDidAuthToken, type DidAuthOptions } from './did-auth.js'
+import { bearerToken, type TenantResolver } from './tenants.js'
+
+export class Authenticator {
+  constructor(
+    private readonly tenants: TenantResolver,
+    private readonly didAuth: DidAuthOptions,
+    private readonly storage: StorageAdapter,
+  ) {}
+
+  async authenticate(auth: AuthContext, need: AuthRequirement): Promise<Caller> {
+    if (need === 'access') return this.#accessToken(auth.authorization)
+    const tenantId = await this.#tenant(auth.authorization)
+    const dids = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : []
+    return { tenantId, dids }
+  }
+
+  async #tenant(header: string | undefined): Promise<string> {
+    const token = bearerToken(header)
+    if (!token) throw unauthenticated('missing Authorization header (Base Auth Token)')
+    const tenantId = await this.tenants.authenticate(token)
+    if (!tenantId) throw unauthenticated('invalid Base Auth Token')
+    return tenantId
+  }
+
+  /** The Access Token JWT: a DID-auth JWT whose issuer is a wallet the service holds; its tenant is the caller's. */
+  async #accessToken(header: string | undefined): Promise<Caller> {
+    const token = bearerToken(header)
+    if (!token) throw unauthenticated('missing Authorization header (Access Token JWT)')
+    const did = await verifyDidAuthToken(token, this.didAuth)
+    const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did })
+    if (!wallet) throw unauthenticated('the Access Token issuer is not a wallet of this service')
+    return { tenantId: wallet.tenantId, dids: [did] }
+  }
+}

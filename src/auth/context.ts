@@ -1,0 +1,23 @@
+/** What a request tells about its caller, and the caller it authenticates as. */
+
+/** The authentication headers of a request, verbatim (DESIGN §3). */
+export interface AuthContext {
+  /** `Authorization`: a Base Auth Token, or for two operations an Access Token JWT. */
+  authorization?: string
+  /** `x-did-auth`: one or more comma-separated DID-auth JWTs. */
+  didAuth?: string
+}
+
+/** An authenticated caller: its tenant and the DIDs it proved control of (canonical spelling). */
+export interface Caller {
+  tenantId: string
+  dids: string[]
+}
+
+/**
+ * What an operation asks of the headers (the spec's Authentication table):
+ * - `tenant`: a Base Auth Token;
+ * - `tenant+did`: a Base Auth Token and an `x-did-auth` header;
+ * - `access`: an Access Token JWT in `Authorization`.
+ */
+export type AuthRequirement = 'tenant' | 'tenant+did' | 'access'

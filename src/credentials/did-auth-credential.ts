@@ -1,0 +1,81 @@
+/**
+ * The DID-auth token: a verifiable credential of type `DIDAuthCredential` whose subject is
+ * its issuer, in both forms — a VC-JWT (ES256K-R) and JSON-LD with an
+ * `EcdsaKoblitzSignature2016` proof — plus the decoded verification of the JWT.
+ */
+import { randomBytes } from 'node:crypto'
+import { createJWT, decodeJWT, verifyJWT } from 'did-jwt'
+import type { Resolvable } from 'did-resolver'
+import type { DigestSigner } from '../keys/signer.js'
+import { didJwtSigner } from './jwt-signer.js'
+import { signJsonLd } from './jsonld/index.js'
+
+export const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1'
+/** Defines the `DIDAuthCredential` type term (safe-mode JSON-LD rejects undefined terms). */
+const DID_AUTH_TERMS = { DIDAuthCredential: 'https://w3id.org/didvault#DIDAuthCredential' }
+
+export interface DidAuthTokenInput {
+  issuer: string
+  signer: DigestSigner
+  issuedAt: number
+  expiresAt: number
+  audience: string
+  resolver: Resolvable
+}
+
+export interface DidAuthToken {
+  jsonld: Record<string, unknown>
+  jwt: string
+  verifications: {
+    header: Record<string, unknown>
+    document: Record<string, unknown>
+    signature: string
+    tbs: string
+    issuer: string
+  }
+}
+
+/** Issues a DID-auth token for `issuer`, signed through `signer`. */
+export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAuthToken> {
+  const iat = Math.floor(input.issuedAt / 1000)
+  const exp = Math.floor(input.expiresAt / 1000)
+  const vc = {
+    '@context': [CREDENTIALS_V1],
+    type: ['VerifiableCredential', 'DIDAuthCredential'],
+    credentialSubject: { id: input.issuer },
+  }
+  const jwt = await createJWT(
+    { iat, nbf: iat, exp, sub: input.issuer, aud: input.audience, vc },
+    { issuer: input.issuer, signer: didJwtSigner(input.signer), alg: 'ES256K-R' },
+    { typ: 'JWT', alg: 'ES256K-R' },
+  )
+  // The JWT is checked with the same verifier requests use, so a token that would not be accepted is never handed out.
+  await verifyJWT(jwt, { resolver: input.resolver, audience: input.audience, policies: { now: iat } })
+  const decoded = decodeJWT(jwt)
+
+  const unsigned = {
+    '@context': [CREDENTIALS_V1, DID_AUTH_TERMS],
+    type: ['VerifiableCredential', 'DIDAuthCredential'],
+    issuer: input.issuer,
+    issuanceDate: new Date(iat * 1000).toISOString(),
+    expirationDate: new Date(exp * 1000).toISOString(),
+    credentialSubject: { id: input.issuer },
+  }
+  const jsonld = await signJsonLd(unsigned, input.signer, {
+    creator: `${input.issuer}#controller`,
+    created: new Date(input.issuedAt),
+    nonce: randomBytes(16).toString('hex'),
+    domain: input.audience,
+  })
+  return {
+    jsonld,
+    jwt,
+    verifications: {
+      header: decoded.header as unknown as Record<string, unknown>,
+      document: decoded.payload as Record<string, unknown>,
+      signature: decoded.signature,
+      tbs: decoded.data,
+      issuer: input.issuer,
+    },
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * did:ethr identifiers: `did:ethr:<network>:<address>` (the network part is omitted for
+ * `mainnet`, as the method specifies).
+ */
+import { getAddress, isAddress } from 'ethers'
+
+/** An Ethereum network DIDs can live on. `registry` and `rpcUrl` matter to on-chain registries only. */
+export interface EthrNetwork {
+  /** Name used in DIDs, e.g. `dev` → `did:ethr:dev:0x…`. */
+  name: string
+  chainId: number
+  rpcUrl?: string
+  registry?: string
+}
+
+/** The default network: a local development chain. */
+export const DEV_NETWORK: EthrNetwork = { name: 'dev', chainId: 1337 }
+
+export interface ParsedEthrDid {
+  did: string
+  network: string
+  /** EIP-55 address of the identity. */
+  address: string
+}
+
+const ETHR = /^did:ethr:(?:([a-zA-Z0-9_.-]+):)?(0x[0-9a-fA-F]{40})$/
+
+/** The DID of `address` on `network`. */
+export function ethrDid(network: EthrNetwork, address: string): string {
+  const checksummed = getAddress(address)
+  return network.name === 'mainnet' ? `did:ethr:${checksummed}` : `did:ethr:${network.name}:${checksummed}`
+}
+
+/** Parses an address-based did:ethr DID (any case), or returns undefined. */
+export function parseEthrDid(did: string): ParsedEthrDid | undefined {
+  const m = ETHR.exec(did)
+  if (!m || !isAddress(m[2])) return undefined
+  const network = m[1] ?? 'mainnet'
+  const address = getAddress(m[2].toLowerCase())
+  return { network, address, did: network === 'mainnet' ? `did:ethr:${address}` : `did:ethr:${network}:${address}` }
+}
+
+/** The canonical spelling of a DID: did:ethr addresses checksummed; other DIDs unchanged. */
+export function normalizeDid(did: string): string {
+  return parseEthrDid(did)?.did ?? did
+}
+
+/** True for any syntactically valid DID (`did:<method>:<id>`). */
+export function isDid(value: string): boolean {
+  return /^did:[a-z0-9]+:[A-Za-z0-9._%:-]+$/.test(value)
+}

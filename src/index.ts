@@ -1,0 +1,33 @@
+/**
+ * didvault — the core entry. Loads no optional peer (better-sqlite3, express, mongodb):
+ * those live behind `didvault/sqlite`, `didvault/express`, `didvault/mongo`.
+ */
+export { IdentityService, type IdentityServiceOptions, type BoundIdentityService } from './service.js'
+export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
+export type { AuthContext, Caller } from './auth/context.js'
+export { ApiKeyTenants, staticTenants, type TenantResolver } from './auth/tenants.js'
+export { DEV_NETWORK, ethrDid, parseEthrDid, type EthrNetwork } from './did/ethr.js'
+export type { DigestSigner, RecoverableSignature } from './keys/signer.js'
+export { KeyringError, randomMasterKey } from './keys/keyring.js'
+export type { MasterKeyInput } from './keys/keyring-store.js'
+export type { RotationProgress } from './keys/rotation.js'
+export { createMemoryStorage, MemoryStorage } from './storage/memory/index.js'
+export {
+  UniqueConstraintError,
+  type Collection,
+  type CollectionSpec,
+  type Condition,
+  type FindOptions,
+  type IndexSpec,
+  type Page,
+  type Scalar,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StoredRecord,
+  type Where,
+} from './storage/port.js'
+export { COLLECTIONS } from './storage/collections.js'
+export type { WalletView } from './operations/wallet-records.js'
+export type { VaultView } from './operations/vaults.js'
+export type { DidAuthToken } from './credentials/did-auth-credential.js'
+export type { WalletConfig, TxInput } from './schemas/wallet-config.js'

@@ -1,0 +1,48 @@
+/** What every operation is given: the service's parts and configuration, never HTTP objects. */
+import type { Resolver } from 'did-resolver'
+import type { AccessPolicy } from '../auth/policy.js'
+import type { EthrNetwork } from '../did/ethr.js'
+import type { KeyCustody } from '../keys/custody.js'
+import type { StorageAdapter } from '../storage/port.js'
+import type { WalletRecord, VaultRecord } from '../storage/collections.js'
+import { tenantCollection } from '../storage/tenant-scope.js'
+
+export interface ServiceLimits {
+  /** Most items in one batch (wallets, roles, claims, assignments). */
+  batch: number
+  /** Default DID-auth token lifetime, ms. */
+  tokenDefaultLifetimeMs: number
+  /** Longest DID-auth token lifetime, ms. */
+  tokenMaxLifetimeMs: number
+}
+
+export interface ServiceConfig {
+  /** Network new DIDs are made on. */
+  network: EthrNetwork
+  networks: EthrNetwork[]
+  /** DID methods a `walletConfig.didMethod` may name. */
+  didMethods: string[]
+  /** Registry endpoints a `walletConfig.apiUrl` may name; the first is the default. */
+  apiUrls: string[]
+  /** `aud` of DID-auth tokens this service issues and accepts. */
+  audience: string
+  limits: ServiceLimits
+}
+
+export interface OperationContext {
+  storage: StorageAdapter
+  custody: KeyCustody
+  policy: AccessPolicy
+  resolver: Resolver
+  config: ServiceConfig
+  /** Current time, ms. */
+  now(): number
+}
+
+/** The tenant's view of the collections, on the context's storage or a transaction's. */
+export function collectionsOf(storage: StorageAdapter, tenantId: string) {
+  return {
+    vaults: tenantCollection<VaultRecord>(storage, 'vaults', tenantId),
+    wallets: tenantCollection<WalletRecord>(storage, 'wallets', tenantId),
+  }
+}

@@ -1,0 +1,24 @@
+/** Generate Token (`POST /did-auth-jwt`): a DID-auth token for a wallet of the caller's tenant. */
+import { invalid, notFound } from '../errors.js'
+import { normalizeDid } from '../did/ethr.js'
+import { generateToken as generateTokenSchema, parse } from '../schemas/index.js'
+import { issueDidAuthToken, type DidAuthToken } from '../credentials/did-auth-credential.js'
+import type { Caller } from '../auth/context.js'
+import { collectionsOf, type OperationContext } from './context.js'
+import { expirationOf } from './expiration.js'
+
+export async function generateToken(ctx: OperationContext, caller: Caller, body: unknown): Promise<DidAuthToken> {
+  const input = parse(generateTokenSchema, body)
+  const now = ctx.now()
+  const { tokenDefaultLifetimeMs, tokenMaxLifetimeMs } = ctx.config.limits
+  const expiresAt = expirationOf(input, now) ?? now + tokenDefaultLifetimeMs
+  if (expiresAt <= now + 1_000) throw invalid('expiration must be in the future')
+  if (expiresAt > now + tokenMaxLifetimeMs) throw invalid(`expiration must be at most ${tokenMaxLifetimeMs / 3_600_000} hours away`)
+
+  const issuer = normalizeDid(input.iss)
+  const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: issuer })
+  if (!wallet?.privateKey) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
+  return ctx.custody.withSigner('wallets', wallet, wallet.privateKey, (signer) =>
+    issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver }),
+  )
+}

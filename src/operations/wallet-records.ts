@@ -1,0 +1,82 @@
+/** Making wallet records from keys, and the wallet shapes the spec's responses show. */
+import { randomUUID } from 'node:crypto'
+import { ethrDid } from '../did/ethr.js'
+import { addressOf, bytesToHex, publicKeyOf } from '../keys/secp256k1.js'
+import type { WalletRecord } from '../storage/collections.js'
+import type { WalletConfig } from '../schemas/wallet-config.js'
+import type { OperationContext } from './context.js'
+
+export interface NewWallet {
+  tenantId: string
+  /** The private key; sealed into the record, never stored in plaintext. The caller wipes it. */
+  privateKey: Uint8Array
+  vaultId?: string
+  index?: number
+  alias?: string
+  walletConfig?: WalletConfig
+}
+
+/** A wallet record for a key: address, DID on the service's network, sealed key. */
+export function buildWallet(ctx: OperationContext, input: NewWallet): WalletRecord {
+  const id = randomUUID()
+  const publicKey = publicKeyOf(input.privateKey)
+  const address = addressOf(publicKey)
+  const did = ethrDid(ctx.config.network, address)
+  const now = ctx.now()
+  const record: WalletRecord = {
+    id,
+    tenantId: input.tenantId,
+    isHDWallet: input.index !== undefined,
+    privateKey: ctx.custody.seal('wallets', { tenantId: input.tenantId, id }, 'privateKey', input.privateKey),
+    publicKeyHex: bytesToHex(publicKey),
+    ethereumAddress: address,
+    did,
+    didMethod: 'ethr',
+    alias: input.alias ?? did,
+    created: new Date(now).toISOString(),
+    createdAt: now,
+  }
+  if (input.vaultId !== undefined) record.vaultId = input.vaultId
+  if (input.index !== undefined) record.index = input.index
+  if (input.walletConfig !== undefined) record.walletConfig = input.walletConfig
+  return record
+}
+
+/** A wallet as responses show it. */
+export interface WalletView {
+  _id: string
+  vaultId?: string
+  isHDWallet: boolean
+  index?: number
+  /** The encrypted envelope of the private key (never the plaintext). */
+  privateKeyHex?: string
+  publicKeyDER?: string
+  publicKeyHex: string
+  ethereumAddress: string
+  did: string
+  didMethod: string
+  alias: string
+  created: string
+}
+
+/**
+ * The response shape of a wallet. `privateKeyHex` (the sealed envelope) is included only
+ * where the spec shows it: vault create, fetch and delete.
+ */
+export function presentWallet(w: WalletRecord, options: { privateKey?: boolean } = {}): WalletView {
+  const view: WalletView = {
+    _id: w.id,
+    isHDWallet: w.isHDWallet,
+    publicKeyHex: w.publicKeyHex,
+    ethereumAddress: w.ethereumAddress,
+    did: w.did,
+    didMethod: w.didMethod,
+    alias: w.alias,
+    created: w.created,
+  }
+  if (w.vaultId !== undefined) view.vaultId = w.vaultId
+  if (w.index !== undefined) view.index = w.index
+  if (options.privateKey && w.privateKey !== undefined) view.privateKeyHex = w.privateKey
+  if (w.publicKeyDER !== undefined) view.publicKeyDER = w.publicKeyDER
+  return view
+}

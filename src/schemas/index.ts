@@ -1,0 +1,6 @@
+export * from './common.js'
+export * from './wallet-config.js'
+export * from './wallets.js'
+export * from './vaults.js'
+export * from './tokens.js'
+export { parse } from './parse.js'

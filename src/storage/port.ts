@@ -1,0 +1,124 @@
+/**
+ * The storage port. Adapters (memory, SQLite, MongoDB, your own) implement
+ * {@link StorageAdapter}; they know collections, fields and indexes, never business rules.
+ *
+ * Records are plain JSON objects with a string `id`. Every query names only fields that
+ * the collection declares in its {@link CollectionSpec}, so adapters can push it down to an
+ * index (no adapter loads a whole collection to filter it in JavaScript).
+ */
+
+/** A scalar a record field may hold and a query may compare with. */
+export type Scalar = string | number | boolean | null
+
+/** A stored record. Fields are JSON values; `id` is unique within its collection. */
+export interface StoredRecord {
+  id: string
+  [field: string]: unknown
+}
+
+/** One comparison on a declared field. */
+export type Condition =
+  | { field: string; op: 'eq' | 'ne' | 'gt' | 'gte' | 'lt' | 'lte'; value: Scalar }
+  | { field: string; op: 'in'; value: Scalar[] }
+  /** The field holds an array; true when it shares at least one element with `value`. */
+  | { field: string; op: 'containsAny'; value: Scalar[] }
+  /** The field is present (not undefined) when `value` is true, absent when false. */
+  | { field: string; op: 'exists'; value: boolean }
+
+/** A filter: a condition, or a conjunction / disjunction of filters. An empty `and` matches all. */
+export type Where = Condition | { and: Where[] } | { or: Where[] }
+
+/** Ordering: by one declared field, ties broken by `id` in the same direction. */
+export interface OrderBy {
+  field: string
+  direction?: 'asc' | 'desc'
+}
+
+export interface FindOptions {
+  /** Default: `createdAt` ascending (every record the service writes carries `createdAt`). */
+  orderBy?: OrderBy
+  /** At most this many records. */
+  limit?: number
+  /** The `nextCursor` of a previous page with the same where and orderBy. */
+  cursor?: string
+}
+
+export interface Page<T> {
+  items: T[]
+  /** Present when more records follow. Opaque to callers. */
+  nextCursor?: string
+}
+
+/** An index over one or more fields. */
+export interface IndexSpec {
+  fields: string[]
+  /** Enforced by the adapter: an insert or update that would duplicate it throws {@link UniqueConstraintError}. Records missing any of the fields are not constrained. */
+  unique?: boolean
+}
+
+/** A collection and what may be asked of it. */
+export interface CollectionSpec {
+  name: string
+  /** Scalar fields that may appear in a `where` or `orderBy`. */
+  fields: string[]
+  /** Fields holding arrays of scalars, queried with `containsAny`. */
+  arrayFields?: string[]
+  indexes: IndexSpec[]
+  /** Fields holding encrypted envelopes (see keys/keyring); used by master-key rotation. */
+  secretFields?: string[]
+}
+
+/** Thrown by adapters when a write would break a unique index. */
+export class UniqueConstraintError extends Error {
+  constructor(readonly collection: string, readonly fields: string[]) {
+    super(`unique constraint on ${collection}(${fields.join(', ')})`)
+    this.name = 'UniqueConstraintError'
+  }
+}
+
+/** What an adapter can do; the conformance suite skips what an adapter says it cannot. */
+export interface StorageCapabilities {
+  /** `transaction(fn)` is atomic and isolated (all or nothing). */
+  transactions: boolean
+  /** Unique indexes are enforced. */
+  uniqueIndexes: boolean
+  /** Several processes may share the same database safely. */
+  multiProcess: boolean
+}
+
+/** Operations on one collection. Adapters return copies: mutating a result never changes storage. */
+export interface Collection<T extends StoredRecord = StoredRecord> {
+  insert(record: T): Promise<void>
+  /** Inserts all or (inside a transaction) none; one round trip where the backend allows. */
+  insertMany(records: T[]): Promise<void>
+  get(id: string): Promise<T | undefined>
+  findOne(where: Where): Promise<T | undefined>
+  find(where: Where, options?: FindOptions): Promise<Page<T>>
+  count(where: Where): Promise<number>
+  /** Shallow-merges `patch` into the record (a field set to `undefined` is removed). Returns the new record, or undefined when no record has that id. */
+  update(id: string, patch: Partial<T>): Promise<T | undefined>
+  /** Returns whether a record was deleted. */
+  delete(id: string): Promise<boolean>
+  /** Deletes every match; returns how many. */
+  deleteMany(where: Where): Promise<number>
+  /**
+   * Atomically adds `by` to the numeric `field` of record `id` and returns the new value.
+   * Safe across processes sharing the database. Throws when the record does not exist.
+   */
+  increment(id: string, field: string, by?: number): Promise<number>
+}
+
+/** A database. Create collections with {@link StorageAdapter.collection}. */
+export interface StorageAdapter {
+  readonly name: string
+  readonly capabilities: StorageCapabilities
+  /** Creates tables/indexes (idempotently, running migrations) for every spec; call once before use. */
+  init(specs: CollectionSpec[]): Promise<void>
+  collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T>
+  /**
+   * Runs `fn` atomically: every write through the `tx` adapter inside it commits together or
+   * not at all. Writes through the outer adapter are not part of the transaction.
+   */
+  transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R>
+  close(): Promise<void>
+}

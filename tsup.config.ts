@@ -1,0 +1,26 @@
+import { defineConfig } from 'tsup'
+
+export default defineConfig([
+  {
+    entry: {
+      index: 'src/index.ts',
+      sqlite: 'src/storage/sqlite/index.ts',
+      express: 'src/http/index.ts',
+      testing: 'src/storage/conformance/index.ts',
+    },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    target: 'node20',
+    splitting: true,
+    external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
+  },
+  {
+    entry: { 'cli/main': 'src/cli/main.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+    external: ['better-sqlite3', 'express', 'mongodb'],
+  },
+])
