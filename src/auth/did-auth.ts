@@ -20,7 +20,7 @@ export interface DidAuthOptions {
 }
 
 /** Longest token accepted (bytes); larger ones are rejected before parsing. */
-const MAX_TOKEN = 16 * 1024
+const MAX_TOKEN = 8 * 1024
 /** Most tokens one header may carry. */
 const MAX_TOKENS = 10
 

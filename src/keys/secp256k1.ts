@@ -37,7 +37,8 @@ export function recoverPublicKey(sig: RecoverableSignature, digest: Uint8Array):
   bytes[0] = sig.recovery
   bytes.set(sig.r, 1)
   bytes.set(sig.s, 33)
-  return secp256k1.recoverPublicKey(bytes, digest, { prehash: false })
+  const compressed = secp256k1.recoverPublicKey(bytes, digest, { prehash: false })
+  return secp256k1.Point.fromBytes(compressed).toBytes(false)
 }
 
 /** A signer over a private key held in memory. The key is copied; `wipe()` zeroes the copy. */

@@ -1,0 +1,116 @@
+/** A real service behind a real HTTP server on loopback, for integration tests. */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import express from 'express'
+import { IdentityService, createMemoryStorage, staticTenants, randomMasterKey, type IdentityServiceOptions } from '../../src/index.js'
+import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
+import { createRouter } from '../../src/http/router.js'
+import type { StorageAdapter } from '../../src/storage/port.js'
+
+export const TENANT_A = 'token-tenant-a-0123456789'
+export const TENANT_B = 'token-tenant-b-0123456789'
+
+export interface Harness {
+  url: string
+  storage: StorageAdapter
+  service: IdentityService
+  dbPath?: string
+  dir?: string
+  request(method: string, path: string, init?: RequestInit & { json?: unknown; token?: string | null; didAuth?: string }): Promise<{ status: number; body: any; headers: Headers }>
+  close(): Promise<void>
+}
+
+export async function startHarness(options: { storage?: 'memory' | 'sqlite'; service?: Partial<IdentityServiceOptions> } = {}): Promise<Harness> {
+  let dir: string | undefined
+  let dbPath: string | undefined
+  let storage: StorageAdapter
+  if (options.storage === 'sqlite') {
+    dir = mkdtempSync(join(tmpdir(), 'didvault-test-'))
+    dbPath = join(dir, 'test.db')
+    storage = createSqliteStorage({ path: dbPath })
+  } else {
+    storage = createMemoryStorage()
+  }
+  const service = await IdentityService.create({
+    storage,
+    masterKey: randomMasterKey(),
+    tenants: staticTenants({ [TENANT_A]: 'tenant-a', [TENANT_B]: 'tenant-b' }),
+    ...options.service,
+  })
+  const app = express()
+  app.use('/identity', createRouter(service))
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s))
+  })
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/identity`
+  return {
+    url,
+    service,
+    storage,
+    dbPath,
+    dir,
+    async request(method, path, init = {}) {
+      const headers = new Headers(init.headers)
+      const token = init.token === undefined ? TENANT_A : init.token
+      if (token !== null) headers.set('authorization', `Bearer ${token}`)
+      if (init.didAuth !== undefined) headers.set('x-did-auth', init.didAuth)
+      let body = init.body
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json')
+        body = JSON.stringify(init.json)
+      }
+      const res = await fetch(url + path, { ...init, method, headers, body })
+      const text = await res.text()
+      let parsed: unknown = text
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        /* not JSON: left as text so tests can see it */
+      }
+      return { status: res.status, body: parsed, headers: res.headers }
+    },
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()))
+      await service.close()
+      if (dir) rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Creates a wallet for the tenant of `token` and a DID-auth token proving control of it. */
+export async function walletWithToken(h: Harness, token = TENANT_A): Promise<{ did: string; _id: string; jwt: string }> {
+  const created = await h.request('POST', '/wallet', { json: {}, token })
+  if (created.status !== 200) throw new Error(`wallet: ${JSON.stringify(created.body)}`)
+  const jwt = await tokenFor(h, created.body.wallet.did, token)
+  return { did: created.body.wallet.did, _id: created.body.wallet._id, jwt }
+}
+
+/** A DID-auth token for a DID the tenant holds, from `POST /did-auth-jwt`. */
+export async function tokenFor(h: Harness, did: string, token = TENANT_A): Promise<string> {
+  const res = await h.request('POST', '/did-auth-jwt', { json: { iss: did }, token })
+  if (res.status !== 200) throw new Error(`token: ${JSON.stringify(res.body)}`)
+  return res.body.jwt
+}
+
+/** Expects the spec's error body with this status and errorType. */
+export function expectError(res: { status: number; body: any }, status: number, errorType: string) {
+  const ok =
+    res.status === status &&
+    res.body &&
+    typeof res.body === 'object' &&
+    res.body.statusCode === status &&
+    res.body.errorType === errorType &&
+    typeof res.body.errorMessage === 'string' &&
+    Object.keys(res.body).sort().join(',') === 'errorMessage,errorType,statusCode'
+  if (!ok) throw new Error(`expected ${status} ${errorType}, got ${res.status} ${JSON.stringify(res.body)}`)
+}
+
+/** Record counts of every collection: compare before and after a failing request to prove nothing was written. */
+export async function snapshot(h: Harness): Promise<Record<string, number>> {
+  const out: Record<string, number> = {}
+  for (const name of ['meta', 'apiKeys', 'vaults', 'wallets']) out[name] = await h.storage.collection(name).count({ and: [] })
+  return out
+}

@@ -1,0 +1,103 @@
+/** Real child processes for tests: spawn node, wait for a line of output, always clean up. */
+import { spawn, type ChildProcess } from 'node:child_process'
+
+export interface Exit {
+  code: number | null
+  signal: NodeJS.Signals | null
+}
+
+export interface Spawned {
+  child: ChildProcess
+  stdout(): string
+  stderr(): string
+  /** Resolves with the first match of `pattern` in stdout; rejects if the process exits first or on timeout. */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>
+  /** Settles when the process has exited and its output is complete. */
+  exited: Promise<Exit>
+}
+
+const running = new Set<Spawned>()
+
+/** The test runner's environment without `DIDVAULT_*` and `NODE_OPTIONS`, plus `extra`. */
+export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  for (const name of Object.keys(env)) if (name.startsWith('DIDVAULT_') || name === 'NODE_OPTIONS') delete env[name]
+  return { ...env, ...extra }
+}
+
+/** Starts `node <args>` with stdout and stderr collected. */
+export function spawnNode(args: string[], options: { cwd: string; env?: Record<string, string> }): Spawned {
+  const child = spawn(process.execPath, args, { cwd: options.cwd, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] })
+  let out = ''
+  let err = ''
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+  const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
+  const spawned: Spawned = {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const describe = (why: string) => new Error(`${why} waiting for ${pattern}\n--- stdout\n${out}\n--- stderr\n${err}`)
+        const check = () => {
+          const match = pattern.exec(out)
+          if (!match) return
+          done()
+          resolve(match)
+        }
+        const timer = setTimeout(() => {
+          done()
+          reject(describe(`timed out after ${timeoutMs} ms`))
+        }, timeoutMs)
+        const onExit = () => {
+          done()
+          reject(describe('process exited'))
+        }
+        const done = () => {
+          clearTimeout(timer)
+          child.stdout!.off('data', check)
+          child.off('close', onExit)
+        }
+        child.stdout!.on('data', check)
+        child.once('close', onExit)
+        check()
+      })
+    },
+  }
+  running.add(spawned)
+  void exited.then(() => running.delete(spawned))
+  return spawned
+}
+
+/** Kills (SIGKILL) every child still running and waits for them; for `afterEach`. */
+export async function killAll(): Promise<void> {
+  const left = [...running]
+  for (const s of left) s.child.kill('SIGKILL')
+  await Promise.all(left.map((s) => s.exited))
+}
+
+export interface HttpResult {
+  status: number
+  body: any
+}
+
+/** One HTTP request; the body is parsed as JSON when it is JSON. */
+export async function http(
+  url: string,
+  init: { method?: string; token?: string; json?: unknown; body?: string; headers?: Record<string, string> } = {},
+): Promise<HttpResult> {
+  const headers = new Headers(init.headers)
+  if (init.token !== undefined) headers.set('authorization', `Bearer ${init.token}`)
+  let body = init.body
+  if (init.json !== undefined) body = JSON.stringify(init.json)
+  if (body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
+  const res = await fetch(url, { method: init.method ?? 'GET', headers, body })
+  const text = await res.text()
+  try {
+    return { status: res.status, body: JSON.parse(text) }
+  } catch {
+    return { status: res.status, body: text }
+  }
+}

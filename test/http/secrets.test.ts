@@ -1,0 +1,86 @@
+/**
+ * No plaintext secret reaches storage or a response: the SQLite files' bytes and every
+ * response body are searched for every private key and mnemonic the test creates.
+ */
+import { readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { HDKey } from '@scure/bip32'
+import { mnemonicToSeedSync } from '@scure/bip39'
+import { randomMasterKey } from '../../src/keys/keyring.js'
+import { openKeyring } from '../../src/keys/keyring-store.js'
+import { secretContext } from '../../src/storage/collections.js'
+import { startHarness, tokenFor, type Harness } from '../helpers/harness.js'
+
+const masterKey = randomMasterKey()
+let h: Harness
+const responses: string[] = []
+let mnemonic = ''
+let mnemonicResponse = ''
+
+async function call(method: string, path: string, init: Parameters<Harness['request']>[2] = {}) {
+  const res = await h.request(method, path, init)
+  responses.push(JSON.stringify(res.body))
+  return res
+}
+
+beforeAll(async () => {
+  h = await startHarness({ storage: 'sqlite', service: { masterKey } })
+  const hd = await h.request('POST', '/vaults', { json: { name: 'hd', hierarchy: 'BIP44' } })
+  mnemonic = hd.body.vault.mnemonic
+  mnemonicResponse = JSON.stringify(hd.body)
+  const v = hd.body.vault
+  const jwt = await tokenFor(h, v.wallets[0].did)
+  for (let i = 0; i < 3; i++) await call('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })
+  await call('POST', '/vaults', { json: { name: 'plain' } })
+  await call('POST', '/wallet', { json: { wallet: { alias: 'w' } } })
+  await call('GET', '/vaults')
+  await call('GET', '/wallets')
+  await call('POST', '/did-auth-jwt', { json: { iss: v.wallets[0].did } })
+  await call('DELETE', '/wallet', { json: { ids: ['nope'] }, didAuth: jwt })
+  await call('POST', '/vaults', { json: { name: 'bad', hierarchy: 'X' } })
+})
+afterAll(() => h.close())
+
+/** Every plaintext private key: opened from the stored envelopes with the master key. */
+async function plaintextKeys(): Promise<Uint8Array[]> {
+  const keyring = await openKeyring(h.storage, masterKey)
+  const wallets = await h.storage.collection('wallets').find({ and: [] }, { limit: 1_000 })
+  return wallets.items.map((w: any) => keyring.open(w.privateKey, secretContext('wallets', w, 'privateKey')))
+}
+
+function databaseBytes(): Buffer {
+  const dir = h.dir!
+  return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))))
+}
+
+describe('secrets at rest and in responses', () => {
+  it('the database files hold no private key (hex, either case, or raw bytes) and no mnemonic', async () => {
+    const keys = await plaintextKeys()
+    expect(keys.length).toBeGreaterThanOrEqual(6)
+    const bytes = databaseBytes()
+    const text = bytes.toString('latin1')
+    for (const key of keys) {
+      const hex = Buffer.from(key).toString('hex')
+      expect(text.includes(hex)).toBe(false)
+      expect(text.includes(hex.toUpperCase())).toBe(false)
+      expect(bytes.includes(Buffer.from(key))).toBe(false)
+    }
+    expect(mnemonic.split(' ')).toHaveLength(12)
+    expect(text.includes(mnemonic)).toBe(false)
+    // the seed and account node are secrets too
+    const seed = mnemonicToSeedSync(mnemonic)
+    expect(bytes.includes(Buffer.from(seed))).toBe(false)
+    const account = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0")
+    expect(text.includes(account.privateExtendedKey)).toBe(false)
+  })
+
+  it('no response carries a plaintext key; the mnemonic appears only in its one create response', async () => {
+    const keys = (await plaintextKeys()).map((k) => Buffer.from(k).toString('hex'))
+    for (const body of [...responses, mnemonicResponse]) {
+      for (const hex of keys) expect(body.toLowerCase().includes(hex)).toBe(false)
+    }
+    for (const body of responses) expect(body.includes(mnemonic)).toBe(false)
+    expect(mnemonicResponse.includes(mnemonic)).toBe(true)
+  })
+})

@@ -1,0 +1,82 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { IdentityError, IdentityService, KeyringError, randomMasterKey, staticTenants } from '../src/index.js'
+import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { Keyring } from '../src/keys/keyring.js'
+
+const tenants = staticTenants({ 'token-a-0123456789': 'a' })
+const auth = { authorization: 'Bearer token-a-0123456789' }
+const dirs: string[] = []
+function dbPath() {
+  const dir = mkdtempSync(join(tmpdir(), 'didvault-svc-'))
+  dirs.push(dir)
+  return join(dir, 'db.sqlite')
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+describe('IdentityService start-up and master keys', () => {
+  it('refuses to start with a master key that does not match the database', async () => {
+    const path = dbPath()
+    const s1 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: randomMasterKey(), tenants })
+    await s1.createVault({ name: 'v' }, auth)
+    await s1.close()
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: randomMasterKey(), tenants })).rejects.toThrow(KeyringError)
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: 'a passphrase', tenants })).rejects.toThrow(/does not match/)
+  })
+
+  it('a passphrase master key reopens the same database', async () => {
+    const path = dbPath()
+    const s1 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: 'correct horse battery staple', tenants })
+    const { vault } = await s1.createVault({ name: 'v', hierarchy: 'BIP44' }, auth)
+    await s1.close()
+    const s2 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: 'correct horse battery staple', tenants })
+    const did = vault.wallets[0].did
+    const token = await s2.generateToken({ iss: did }, auth)
+    const { wallet } = await s2.createVaultWallet(vault.id, {}, { ...auth, didAuth: token.jwt })
+    expect(wallet.index).toBe(1)
+    await s2.close()
+  })
+
+  it('rotateMasterKey reseals every secret with progress; afterwards only the new key opens the database', async () => {
+    const path = dbPath()
+    const oldKey = randomMasterKey()
+    const newKey = randomMasterKey()
+    const s1 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })
+    const { vault } = await s1.createVault({ name: 'v', hierarchy: 'BIP44' }, auth)
+    for (let i = 0; i < 5; i++) await s1.generateWallet({}, auth)
+    const progress: string[] = []
+    const result = await s1.rotateMasterKey(newKey, (p) => progress.push(`${p.collection}:${p.processed}/${p.total}`))
+    // 6 wallet keys + mnemonic + account node + the keyring check
+    expect(result.resealed).toBe(9)
+    expect(progress).toContain('wallets:6/6')
+    const { vaults } = await s1.getVaults({ id: vault.id }, auth)
+    expect(Keyring.keyIdOf(vaults[0].wallets[0].privateKeyHex!)).toBe(new Keyring(newKey).currentKeyId)
+    // resumable: a second run finds nothing to do
+    expect((await s1.rotateMasterKey(newKey)).resealed).toBe(0)
+    await s1.close()
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(KeyringError)
+    const s2 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: newKey, tenants })
+    const token = await s2.generateToken({ iss: vault.wallets[0].did }, auth)
+    expect((await s2.createVaultWallet(vault.id, {}, { ...auth, didAuth: token.jwt })).wallet.index).toBe(1)
+    await s2.close()
+  })
+})
+
+describe('IdentityService as an SDK', () => {
+  it('as(auth) binds the headers; errors are IdentityError with the spec body', async () => {
+    const s = await IdentityService.create({ storage: createSqliteStorage({ path: dbPath() }), masterKey: randomMasterKey(), tenants })
+    const api = s.as(auth)
+    const { wallet } = await api.generateWallet({ wallet: { alias: 'me' } })
+    expect((await api.getWallets({ alias: 'me' })).wallets[0].did).toBe(wallet.did)
+    const err = await api.createVault({}).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(IdentityError)
+    expect((err as IdentityError).toJSON()).toEqual({ statusCode: 422, errorType: 'VALIDATION_ERROR', errorMessage: expect.stringContaining('name') })
+    const denied = await s.as({}).getWallets().catch((e: unknown) => e)
+    expect((denied as IdentityError).statusCode).toBe(403)
+    await s.close()
+  })
+})
