@@ -1,0 +1,52 @@
+/**
+ * The built package, as users import it: subpath exports resolve (ESM and CJS), and the
+ * core entry loads none of the optional peers (better-sqlite3, express, mongodb).
+ */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { beforeAll, describe, expect, it } from 'vitest'
+
+const root = join(import.meta.dirname, '..')
+
+beforeAll(() => {
+  if (!existsSync(join(root, 'dist/index.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
+}, 180_000)
+
+function node(args: string[]): string {
+  return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
+}
+
+describe('package entry points', () => {
+  it('the core entry loads no optional peer', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'didvault-pkg-'))
+    try {
+      const hooks = join(dir, 'hooks.mjs')
+      writeFileSync(
+        hooks,
+        `export async function resolve(specifier, context, next) {
+  if (/^(better-sqlite3|express|mongodb)($|\\/)/.test(specifier)) throw new Error('optional peer loaded: ' + specifier)
+  return next(specifier, context)
+}`,
+      )
+      const register = join(dir, 'register.mjs')
+      writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify('file://' + hooks)});`)
+      const out = node(['--import', register, '--input-type=module', '-e', "const m = await import('didvault'); console.log(typeof m.IdentityService, typeof m.createMemoryStorage)"])
+      expect(out.trim()).toBe('function function')
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('every subpath resolves in ESM and CJS', () => {
+    const esm = node([
+      '--input-type=module',
+      '-e',
+      "const a = await import('didvault'); const b = await import('didvault/sqlite'); const c = await import('didvault/express'); console.log([typeof a.IdentityService, typeof b.createSqliteStorage, typeof c.createRouter].join())",
+    ])
+    expect(esm.trim()).toBe('function,function,function')
+    const cjs = node(['-e', "const a = require('didvault'); const b = require('didvault/sqlite'); const c = require('didvault/express'); console.log([typeof a.IdentityService, typeof b.createSqliteStorage, typeof c.createRouter].join())"])
+    expect(cjs.trim()).toBe('function,function,function')
+  })
+})
