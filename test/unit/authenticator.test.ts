@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest'
+import { Authenticator } from '../../src/auth/authenticator.js'
+import { staticTenants, ApiKeyTenants, bearerToken } from '../../src/auth/tenants.js'
+import { IdentityService, createMemoryStorage, randomMasterKey, IdentityError } from '../../src/index.js'
+import { mintToken } from '../helpers/tokens.js'
+
+async function setup() {
+  const storage = createMemoryStorage()
+  const tenants = staticTenants({ 'token-a-0123456789': 'a', 'token-b-0123456789': 'b' })
+  const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants })
+  const auth = new Authenticator(tenants, { resolver: service.resolver, audience: 'didvault' }, storage)
+  return { service, storage, auth }
+}
+
+describe('Authenticator', () => {
+  it('Access Token JWT: a DID-auth JWT of a wallet the service holds; its tenant becomes the caller\'s', async () => {
+    const { service, auth } = await setup()
+    const { wallet } = await service.generateWallet({}, { authorization: 'Bearer token-b-0123456789' })
+    const token = await service.generateToken({ iss: wallet.did }, { authorization: 'token-b-0123456789' })
+    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({ tenantId: 'b', dids: [wallet.did] })
+    // a valid JWT of a DID the service does not hold
+    const stranger = await mintToken()
+    await expect(auth.authenticate({ authorization: `Bearer ${stranger.jwt}` }, 'access')).rejects.toMatchObject({ statusCode: 403, errorType: 'UNAUTHENTICATED' })
+    // a Base Auth Token is not an Access Token
+    await expect(auth.authenticate({ authorization: 'Bearer token-a-0123456789' }, 'access')).rejects.toBeInstanceOf(IdentityError)
+    await expect(auth.authenticate({}, 'access')).rejects.toMatchObject({ statusCode: 403 })
+  })
+
+  it('tenant+did needs both headers', async () => {
+    const { auth } = await setup()
+    const t = await mintToken()
+    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did] })
+    await expect(auth.authenticate({ authorization: 'token-a-0123456789' }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
+    await expect(auth.authenticate({ didAuth: t.jwt }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
+  })
+
+  it('API keys are stored as hashes only and map to their tenant', async () => {
+    const storage = createMemoryStorage()
+    await IdentityService.create({ storage, masterKey: randomMasterKey() })
+    const keys = new ApiKeyTenants(storage)
+    const key = await keys.createKey('acme')
+    expect(await keys.authenticate(key)).toBe('acme')
+    expect(await keys.authenticate(key + 'x')).toBeNull()
+    const stored = JSON.stringify((await storage.collection('apiKeys').find({ and: [] })).items)
+    expect(stored).not.toContain(key)
+    await keys.addKey('beta', 'beta-key-0123456789')
+    await keys.addKey('beta', 'beta-key-0123456789')
+    await expect(keys.addKey('acme', 'beta-key-0123456789')).rejects.toThrow(/another tenant/)
+    await expect(keys.addKey('bad tenant!', 'some-key-0123456789')).rejects.toThrow(/tenant id/)
+  })
+
+  it('bearerToken takes "Bearer x" or a bare token', () => {
+    expect(bearerToken('Bearer abc')).toBe('abc')
+    expect(bearerToken('bearer   abc ')).toBe('abc')
+    expect(bearerToken('abc')).toBe('abc')
+    expect(bearerToken('')).toBeUndefined()
+    expect(bearerToken(undefined)).toBeUndefined()
+  })
+})
