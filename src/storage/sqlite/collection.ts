@@ -1,0 +1,160 @@
+import { type Collection, type FindOptions, type Page, type StoredRecord, UniqueConstraintError, type Where } from '../port.js'
+import type { Connection } from './connection.js'
+import type { Bound } from './encoding.js'
+import { assertFieldName, type Layout } from './layout.js'
+import { compileWhere, encodeCursor, findQueries } from './query.js'
+
+/** What a collection needs from the adapter scope it was obtained from. */
+export interface SqliteSession {
+  readonly connection: Connection
+  /** The layout of an initialised collection; throws for unknown ones. */
+  layout(name: string): Layout
+  /** Runs `op` when the scope is free (not inside someone else's transaction), retrying SQLITE_BUSY. */
+  run<R>(op: () => R): Promise<R>
+}
+
+interface Row {
+  data: string
+}
+
+function parse<T>(row: Row): T {
+  return JSON.parse(row.data) as T
+}
+
+function serialize(record: StoredRecord): string {
+  if (typeof record !== 'object' || record === null || typeof record.id !== 'string' || record.id === '') {
+    throw new TypeError('a record must be an object with a non-empty string id')
+  }
+  return JSON.stringify(record)
+}
+
+/** Rethrows SQLite unique / primary-key violations as the port's {@link UniqueConstraintError}. */
+function mapConstraint(layout: Layout, err: unknown): unknown {
+  const { code, message } = err as { code?: unknown; message?: unknown }
+  if ((code !== 'SQLITE_CONSTRAINT_UNIQUE' && code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') || typeof message !== 'string') return err
+  // "UNIQUE constraint failed: items.f_tenantId, items.f_name"
+  const columns = message.slice(message.indexOf(':') + 1).split(',').map((qualified) => qualified.slice(qualified.lastIndexOf('.') + 1).trim())
+  return new UniqueConstraintError(layout.name, columns.map((column) => layout.fieldOfColumn(column)))
+}
+
+/** A collection stored as a table of JSON documents; see {@link Layout} for the shape. */
+export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
+  constructor(
+    private readonly session: SqliteSession,
+    private readonly name: string,
+  ) {}
+
+  /** Runs a write, mapping constraint errors. */
+  private write<R>(op: (layout: Layout, connection: Connection) => R): Promise<R> {
+    return this.session.run(() => {
+      const layout = this.session.layout(this.name)
+      try {
+        return op(layout, this.session.connection)
+      } catch (err) {
+        throw mapConstraint(layout, err)
+      }
+    })
+  }
+
+  private read<R>(op: (layout: Layout, connection: Connection) => R): Promise<R> {
+    return this.session.run(() => op(this.session.layout(this.name), this.session.connection))
+  }
+
+  insert(record: T): Promise<void> {
+    return this.write((layout, connection) => {
+      connection.statement(`INSERT INTO ${layout.table} (id, data) VALUES (?, ?)`).run(record.id, serialize(record))
+    })
+  }
+
+  insertMany(records: T[]): Promise<void> {
+    return this.write((layout, connection) => {
+      const rows = records.map((record) => [record.id, serialize(record)])
+      const insert = connection.statement(`INSERT INTO ${layout.table} (id, data) VALUES (?, ?)`)
+      connection.atomically(() => {
+        for (const row of rows) insert.run(row)
+      })
+    })
+  }
+
+  get(id: string): Promise<T | undefined> {
+    return this.read((layout, connection) => {
+      const row = connection.statement(`SELECT data FROM ${layout.table} WHERE id = ?`).get(id) as Row | undefined
+      return row && parse<T>(row)
+    })
+  }
+
+  async findOne(where: Where): Promise<T | undefined> {
+    return (await this.find(where, { limit: 1 })).items[0]
+  }
+
+  find(where: Where, options: FindOptions = {}): Promise<Page<T>> {
+    const { limit } = options
+    return this.read((layout, connection) => {
+      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new RangeError(`limit must be a positive integer, got ${limit}`)
+      const { queries, ordering } = findQueries(layout, where, options)
+      // One row more than asked tells whether another page follows.
+      const wanted = limit === undefined ? Infinity : limit + 1
+      const rows: Array<Row & { k: unknown; id: string }> = []
+      for (const query of queries) {
+        const remaining = wanted === Infinity ? -1 : wanted - rows.length
+        rows.push(...(connection.statement(query.sql).all(...query.params, remaining) as typeof rows))
+        if (rows.length >= wanted) break
+      }
+      if (rows.length < wanted) return { items: rows.map((row) => parse<T>(row)) }
+      const items = rows.slice(0, limit)
+      return { items: items.map((row) => parse<T>(row)), nextCursor: encodeCursor(ordering, items[items.length - 1]) }
+    })
+  }
+
+  count(where: Where): Promise<number> {
+    return this.read((layout, connection) => {
+      const params: Bound[] = []
+      const sql = `SELECT count(*) AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+      return (connection.statement(sql).get(...params) as { n: number }).n
+    })
+  }
+
+  update(id: string, patch: Partial<T>): Promise<T | undefined> {
+    return this.write((layout, connection) =>
+      // Read-modify-write under the write lock, so concurrent processes cannot lose updates.
+      connection.atomically(() => {
+        const row = connection.statement(`SELECT data FROM ${layout.table} WHERE id = ?`).get(id) as Row | undefined
+        if (row === undefined) return undefined
+        const data = JSON.stringify({ ...parse<T>(row), ...patch, id })
+        connection.statement(`UPDATE ${layout.table} SET data = ? WHERE id = ?`).run(data, id)
+        return JSON.parse(data) as T
+      }),
+    )
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.write((layout, connection) => connection.statement(`DELETE FROM ${layout.table} WHERE id = ?`).run(id).changes > 0)
+  }
+
+  deleteMany(where: Where): Promise<number> {
+    return this.write((layout, connection) => {
+      const params: Bound[] = []
+      const sql = `DELETE FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+      return connection.statement(sql).run(...params).changes
+    })
+  }
+
+  increment(id: string, field: string, by = 1): Promise<number> {
+    return this.write((layout, connection) => {
+      assertFieldName(field)
+      if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      const params = { id, path: `$.${field}`, by }
+      // One statement: atomic against every other connection, no read-modify-write window.
+      const row = connection
+        .statement(
+          `UPDATE ${layout.table} SET data = json_set(data, @path, COALESCE(json_extract(data, @path), 0) + @by) ` +
+            `WHERE id = @id AND COALESCE(json_type(data, @path), 'null') IN ('integer', 'real', 'null') ` +
+            'RETURNING json_extract(data, @path) AS value',
+        )
+        .get(params) as { value: number } | undefined
+      if (row !== undefined) return row.value
+      const exists = connection.statement(`SELECT 1 FROM ${layout.table} WHERE id = ?`).get(id) !== undefined
+      throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
+    })
+  }
+}

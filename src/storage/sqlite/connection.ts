@@ -1,0 +1,64 @@
+import Database from 'better-sqlite3'
+
+/** Options of {@link createSqliteStorage}. */
+export interface SqliteStorageOptions {
+  /** Database file (created when missing), or `':memory:'` for a private in-memory database. */
+  path: string
+  /** How long a write waits for another connection's lock before failing (default 5000). */
+  busyTimeoutMs?: number
+}
+
+const DEFAULT_BUSY_TIMEOUT_MS = 5000
+/** Bounds the statement cache; statement shapes come from code, so this is rarely reached. */
+const MAX_CACHED_STATEMENTS = 500
+
+/** One better-sqlite3 connection with its PRAGMAs and a prepared-statement cache. */
+export class Connection {
+  readonly db: Database.Database
+  /** Whether other connections (processes) can open the same database. */
+  readonly shared: boolean
+  private readonly statements = new Map<string, Database.Statement>()
+  private readonly immediate: Database.Transaction<(fn: () => unknown) => unknown>
+
+  constructor(options: SqliteStorageOptions) {
+    const busyTimeoutMs = options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS
+    if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
+      throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`)
+    }
+    this.shared = options.path !== ':memory:' && options.path !== ''
+    this.db = new Database(options.path)
+    this.db.pragma('journal_mode = WAL')
+    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+    this.db.pragma('foreign_keys = ON')
+    this.immediate = this.db.transaction((fn: () => unknown) => fn())
+  }
+
+  /** The prepared statement for `sql`, prepared once per connection. */
+  statement(sql: string): Database.Statement {
+    let statement = this.statements.get(sql)
+    if (statement === undefined) {
+      statement = this.db.prepare(sql)
+      if (this.statements.size >= MAX_CACHED_STATEMENTS) {
+        this.statements.delete(this.statements.keys().next().value as string)
+      }
+      this.statements.set(sql, statement)
+    }
+    return statement
+  }
+
+  /**
+   * Runs `fn` atomically: in a `BEGIN IMMEDIATE` transaction (taking the write lock up front,
+   * so concurrent writers queue on busy_timeout instead of failing on upgrade), or in a
+   * savepoint when a transaction is already open. Rolls back when `fn` throws.
+   */
+  atomically<R>(fn: () => R): R {
+    return this.immediate.immediate(fn) as R
+  }
+
+  close(): void {
+    if (!this.db.open) return
+    this.db.pragma('optimize')
+    this.db.close()
+  }
+}

@@ -1,0 +1,6 @@
+/**
+ * `didvault/sqlite`: the SQLite storage adapter (requires the optional peer `better-sqlite3`).
+ */
+export { SqliteBusyError } from './busy.js'
+export type { SqliteStorageOptions } from './connection.js'
+export { createSqliteStorage, SqliteStorage } from './storage.js'

@@ -1,0 +1,96 @@
+import { UniqueConstraintError } from '../port.js'
+import type { Connection } from './connection.js'
+import { sqlJsonScalar } from './encoding.js'
+import { columnExpression, columnName, jsonPath, type Layout, quoteIdentifier, sideTableName } from './layout.js'
+
+/**
+ * Version of the physical layout (table shapes, column expressions, value encoding), kept in
+ * `_didvault_meta`. A change to any of them bumps it and adds an upgrade step here; collection
+ * specs themselves need no version: {@link migrate} derives their tables, columns, indexes and
+ * side tables from the specs and adds whatever an existing database lacks.
+ */
+export const SCHEMA_VERSION = 1
+
+/**
+ * Brings the database up to `layouts`, idempotently and additively (nothing is dropped).
+ * Call inside {@link Connection.atomically} so concurrent processes initialise one at a time.
+ */
+export function migrate(connection: Connection, layouts: Layout[]): void {
+  connection.db.exec('CREATE TABLE IF NOT EXISTS _didvault_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
+  const row = connection.statement("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get() as
+    | { value: string }
+    | undefined
+  if (row !== undefined && Number(row.value) > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${row.value} is newer than this didvault supports (${SCHEMA_VERSION})`)
+  }
+  connection
+    .statement("INSERT INTO _didvault_meta (key, value) VALUES ('schemaVersion', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+    .run(String(SCHEMA_VERSION))
+  for (const layout of layouts) migrateCollection(connection, layout)
+}
+
+function migrateCollection(connection: Connection, layout: Layout): void {
+  const { db } = connection
+  db.exec(`CREATE TABLE IF NOT EXISTS ${layout.table} (id TEXT PRIMARY KEY, data TEXT NOT NULL)`)
+
+  // Declared fields become generated columns rather than bare expression indexes: queries,
+  // ORDER BY and row-value cursor seeks name a plain column, so the planner always matches the
+  // index without the query repeating the exact JSON expression. They are VIRTUAL, not STORED:
+  // ALTER TABLE can add a VIRTUAL column to a table that already has rows (STORED would need a
+  // table rebuild), and the index on the column stores the computed value anyway, so index
+  // seeks, range scans and ordered walks never re-parse the JSON.
+  const columns = connection.statement('SELECT name FROM pragma_table_xinfo(?)').all(layout.name) as Array<{ name: string }>
+  const existing = new Set(columns.map((column) => column.name))
+  for (const field of layout.scalarFields) {
+    if (existing.has(columnName(field))) continue
+    db.exec(
+      `ALTER TABLE ${layout.table} ADD COLUMN ${quoteIdentifier(columnName(field))} GENERATED ALWAYS AS (${columnExpression(field)}) VIRTUAL`,
+    )
+  }
+
+  for (const field of layout.arrayFields) migrateSideTable(connection, layout, field)
+
+  for (const index of layout.indexes) {
+    try {
+      db.exec(
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(index.name)} ON ${layout.table} (${index.columns.join(', ')})`,
+      )
+    } catch (err) {
+      if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(layout.name, index.fields)
+      throw err
+    }
+  }
+}
+
+/**
+ * Side table `"<collection>__<field>"(id, value)` holding one row per distinct scalar element of
+ * the array, indexed on (value, id) for `containsAny`. Triggers keep it in sync with `data`
+ * inside the writing statement itself (so every writer, in any process, maintains it); deletes
+ * cascade through the foreign key. A side table created for an existing collection is backfilled.
+ */
+function migrateSideTable(connection: Connection, layout: Layout, field: string): void {
+  const { db } = connection
+  const name = sideTableName(layout.name, field)
+  const side = quoteIdentifier(name)
+  const path = jsonPath(field)
+  const isNew =
+    connection.statement("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) === undefined
+
+  const elements = (source: string, row: string): string =>
+    `SELECT DISTINCT ${row}.id, ${sqlJsonScalar('j.type', 'j.value')} FROM ${source}json_each(${row}.data, ${path}) AS j ` +
+    `WHERE json_type(${row}.data, ${path}) = 'array' AND j.type NOT IN ('object', 'array')`
+
+  db.exec(`CREATE TABLE IF NOT EXISTS ${side} (id TEXT NOT NULL REFERENCES ${layout.table} (id) ON DELETE CASCADE, value)`)
+  db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${name}/value`)} ON ${side} (value, id)`)
+  db.exec(`CREATE INDEX IF NOT EXISTS ${quoteIdentifier(`${name}/id`)} ON ${side} (id)`)
+  db.exec(
+    `CREATE TRIGGER IF NOT EXISTS ${quoteIdentifier(`${name}/insert`)} AFTER INSERT ON ${layout.table} ` +
+      `BEGIN INSERT INTO ${side} (id, value) ${elements('', 'new')}; END`,
+  )
+  db.exec(
+    `CREATE TRIGGER IF NOT EXISTS ${quoteIdentifier(`${name}/update`)} AFTER UPDATE OF data ON ${layout.table} ` +
+      `WHEN json_extract(old.data, ${path}) IS NOT json_extract(new.data, ${path}) ` +
+      `BEGIN DELETE FROM ${side} WHERE id = old.id; INSERT INTO ${side} (id, value) ${elements('', 'new')}; END`,
+  )
+  if (isNew) db.exec(`INSERT INTO ${side} (id, value) ${elements(`${layout.table} AS src, `, 'src')}`)
+}

@@ -1,0 +1,168 @@
+import type { Condition, FindOptions, OrderBy, Scalar, Where } from '../port.js'
+import { type Bound, bindList, bindScalar, columnScalar, LIST_ELEMENTS } from './encoding.js'
+import type { Layout } from './layout.js'
+
+const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
+
+/**
+ * Compiles a {@link Where} into an SQL boolean expression over the collection's table, pushing
+ * parameters onto `params`. Field names are resolved through the layout (undeclared ones throw);
+ * values are always bound.
+ */
+export function compileWhere(layout: Layout, where: Where, params: Bound[]): string {
+  if (typeof where !== 'object' || where === null) throw new TypeError('where must be an object')
+  if ('and' in where) return compileGroup(layout, where.and, ' AND ', '1', params)
+  if ('or' in where) return compileGroup(layout, where.or, ' OR ', '0', params)
+  return compileCondition(layout, where, params)
+}
+
+function compileGroup(layout: Layout, parts: Where[], joiner: string, empty: string, params: Bound[]): string {
+  if (!Array.isArray(parts)) throw new TypeError('and/or take an array of filters')
+  if (parts.length === 0) return empty
+  return `(${parts.map((part) => compileWhere(layout, part, params)).join(joiner)})`
+}
+
+function compileCondition(layout: Layout, condition: Condition, params: Bound[]): string {
+  switch (condition.op) {
+    case 'eq': {
+      const column = layout.column(condition.field)
+      if (condition.value === null) return `${column} IS NULL`
+      params.push(bindScalar(condition.value))
+      return `${column} = ?`
+    }
+    case 'ne': {
+      const column = layout.column(condition.field)
+      if (condition.value === null) return `${column} IS NOT NULL`
+      params.push(bindScalar(condition.value))
+      return `${column} IS NOT ?`
+    }
+    case 'gt':
+    case 'gte':
+    case 'lt':
+    case 'lte':
+      return compileRange(layout.column(condition.field), condition.op, condition.value, params)
+    case 'in': {
+      const column = layout.column(condition.field)
+      params.push(bindList(condition.value))
+      const listed = `${column} IN (${LIST_ELEMENTS})`
+      return condition.value.includes(null) ? `(${listed} OR ${column} IS NULL)` : listed
+    }
+    case 'containsAny': {
+      const side = layout.sideTable(condition.field)
+      params.push(bindList(condition.value))
+      const element = condition.value.includes(null) ? `(value IN (${LIST_ELEMENTS}) OR value IS NULL)` : `value IN (${LIST_ELEMENTS})`
+      return `id IN (SELECT id FROM ${side} WHERE ${element})`
+    }
+    case 'exists': {
+      if (typeof condition.value !== 'boolean') throw new TypeError('exists takes true or false')
+      return `json_type(data, ${layout.path(condition.field)}) IS ${condition.value ? 'NOT ' : ''}NULL`
+    }
+    default:
+      throw new Error(`unknown where operator ${JSON.stringify((condition as { op?: unknown }).op)}`)
+  }
+}
+
+/**
+ * Range comparisons stay within the operand's JSON type (like MongoDB): the extra bound cuts
+ * the other types off using SQLite's cross-type order NULL < numbers < TEXT < BLOB (booleans).
+ * Both bounds are on the same column, so the index seek stays a single range.
+ */
+function compileRange(column: string, op: keyof typeof RANGE_OPERATORS, value: Scalar, params: Bound[]): string {
+  if (value === null) return '0'
+  params.push(bindScalar(value))
+  const comparison = `${column} ${RANGE_OPERATORS[op]} ?`
+  const upward = op === 'gt' || op === 'gte'
+  if (typeof value === 'number') return upward ? `(${comparison} AND ${column} < '')` : comparison
+  if (typeof value === 'string') return upward ? `(${comparison} AND ${column} < x'')` : `(${comparison} AND ${column} >= '')`
+  return upward ? comparison : `(${comparison} AND ${column} >= x'')`
+}
+
+/** A resolved sort order: a column, ties broken by `id` in the same direction. */
+export interface Ordering {
+  /** The ordered field (`id` when the collection declares no `createdAt`). */
+  field: string
+  column: string
+  descending: boolean
+}
+
+export function resolveOrdering(layout: Layout, orderBy: OrderBy | undefined): Ordering {
+  const direction = orderBy?.direction ?? 'asc'
+  if (direction !== 'asc' && direction !== 'desc') throw new Error(`invalid order direction ${JSON.stringify(direction)}`)
+  const field = orderBy?.field ?? layout.defaultOrderField
+  if (field === undefined) return { field: 'id', column: 'id', descending: direction === 'desc' }
+  return { field, column: layout.column(field), descending: direction === 'desc' }
+}
+
+/** The last key of a page: where the next page starts. */
+export interface CursorKey {
+  value: Scalar
+  id: string
+}
+
+interface CursorPayload {
+  f: string
+  d: 'asc' | 'desc'
+  v: Scalar
+  id: string
+}
+
+/** Opaque cursor: base64url JSON of the ordering and the last (value, id) key. */
+export function encodeCursor(ordering: Ordering, row: { k: unknown; id: string }): string {
+  const payload: CursorPayload = { f: ordering.field, d: ordering.descending ? 'desc' : 'asc', v: columnScalar(row.k), id: row.id }
+  return Buffer.from(JSON.stringify(payload)).toString('base64url')
+}
+
+export function decodeCursor(ordering: Ordering, cursor: string): CursorKey {
+  let payload: CursorPayload
+  try {
+    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload
+  } catch {
+    throw new Error('invalid cursor')
+  }
+  if (typeof payload !== 'object' || payload === null || typeof payload.id !== 'string') throw new Error('invalid cursor')
+  if (payload.f !== ordering.field || payload.d !== (ordering.descending ? 'desc' : 'asc')) {
+    throw new Error('cursor was issued for a different orderBy')
+  }
+  return { value: payload.v, id: payload.id }
+}
+
+/**
+ * The key ranges that follow `after`, in order. NULL (absent) keys sort first ascending and last
+ * descending; row-value comparisons skip NULLs, so a page that crosses between the NULL and the
+ * non-NULL keys is read as two ranges. Each range is one index seek.
+ */
+function rangesAfter(ordering: Ordering, after: CursorKey | undefined): Array<{ sql: string; params: Bound[] }> {
+  if (after === undefined) return [{ sql: '1', params: [] }]
+  const { column } = ordering
+  if (after.value === null) {
+    const nullsAfter = { sql: `${column} IS NULL AND id ${ordering.descending ? '<' : '>'} ?`, params: [after.id] }
+    return ordering.descending ? [nullsAfter] : [nullsAfter, { sql: `${column} IS NOT NULL`, params: [] }]
+  }
+  const keysAfter = {
+    sql: `(${column}, id) ${ordering.descending ? '<' : '>'} (?, ?)`,
+    params: [bindScalar(after.value), after.id],
+  }
+  return ordering.descending ? [keysAfter, { sql: `${column} IS NULL`, params: [] }] : [keysAfter]
+}
+
+/** One SELECT of a find; its last parameter (the LIMIT) is appended when it runs. */
+export interface FindQuery {
+  sql: string
+  params: Bound[]
+}
+
+/** The SELECTs that together produce a page, run in order until the page is full. */
+export function findQueries(layout: Layout, where: Where, options: FindOptions = {}): { queries: FindQuery[]; ordering: Ordering } {
+  const ordering = resolveOrdering(layout, options.orderBy)
+  const after = options.cursor === undefined ? undefined : decodeCursor(ordering, options.cursor)
+  const whereParams: Bound[] = []
+  const whereSql = compileWhere(layout, where, whereParams)
+  const direction = ordering.descending ? 'DESC' : 'ASC'
+  const queries = rangesAfter(ordering, after).map((range) => ({
+    sql:
+      `SELECT data, ${ordering.column} AS k, id FROM ${layout.table} WHERE ${whereSql} AND ${range.sql} ` +
+      `ORDER BY ${ordering.column} ${direction}, id ${direction} LIMIT ?`,
+    params: [...whereParams, ...range.params],
+  }))
+  return { queries, ordering }
+}
