@@ -3,7 +3,7 @@ import { retryWhenBusy } from './busy.js'
 import { SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
-import { TransactionLock } from './lock.js'
+import { TransactionLock } from '../transaction-lock.js'
 import { migrate } from './migrate.js'
 import { findQueries } from './query.js'
 

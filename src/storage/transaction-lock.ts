@@ -1,3 +1,4 @@
+/** A FIFO lock that serializes transactions on one storage adapter (shared by the memory and SQLite adapters). */
 import { AsyncLocalStorage } from 'node:async_hooks'
 
 /** Tokens of the locks held by the transactions the current async context runs inside. */
