@@ -7,6 +7,7 @@ import type { Resolver } from 'did-resolver'
 import { Authenticator } from './auth/authenticator.js'
 import type { AuthContext, AuthRequirement, Caller } from './auth/context.js'
 import { AccessPolicy } from './auth/policy.js'
+import type { DidAuthOptions } from './auth/did-auth.js'
 import { ApiKeyTenants, type TenantResolver } from './auth/tenants.js'
 import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { createResolver } from './did/resolver.js'
@@ -14,6 +15,7 @@ import { toIdentityError } from './errors.js'
 import { KeyCustody } from './keys/custody.js'
 import { Keyring } from './keys/keyring.js'
 import { KEYRING_RECORD, keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
+import { PublicKeyDirectory } from './keys/public-keys.js'
 import { resealAll, type RotationProgress } from './keys/rotation.js'
 import { COLLECTIONS } from './storage/collections.js'
 import type { StorageAdapter } from './storage/port.js'
@@ -91,15 +93,21 @@ export class IdentityService {
     }
     const resolver = createResolver(networks)
     const now = options.now ?? Date.now
-    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, config, now }
+    const keys = new PublicKeyDirectory(storage)
+    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, keys, config, now }
     const apiKeys = options.tenants ? undefined : new ApiKeyTenants(storage)
-    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, now }, storage)
+    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, options.onError, apiKeys)
   }
 
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */
   get resolver(): Resolver {
     return this.#ctx.resolver
+  }
+
+  /** Options for verifying DID-auth tokens the way this service does (`verifyDidAuthToken`). */
+  get didAuthOptions(): DidAuthOptions {
+    return { resolver: this.#ctx.resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: this.#ctx.now }
   }
 
   /** The service's configuration (networks, audience, limits). */

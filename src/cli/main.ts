@@ -12,7 +12,7 @@ async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
   if (command !== 'serve') {
     console.error(USAGE)
-    process.exit(command === undefined || command === '--help' || command === 'help' ? 0 : 2)
+    process.exit(command === '--help' || command === 'help' ? 0 : 2)
   }
   const { values } = parseArgs({
     args: rest,

@@ -1,5 +1,5 @@
 /** Where `didvault serve` gets its master key (DESIGN §4, issue "CLI contract"). */
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
 import { randomMasterKey } from '../keys/keyring.js'
 import type { MasterKeyInput } from '../keys/keyring-store.js'
 
@@ -17,6 +17,9 @@ export function resolveMasterKey(env: NodeJS.ProcessEnv, sqlitePath: string | un
     const hex = readFileSync(keyFile, 'utf8').trim()
     if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${keyFile} does not hold a 64-hex-character master key`)
     return { key: hex, source: keyFile }
+  }
+  if (existsSync(sqlitePath) && statSync(sqlitePath).size > 0) {
+    throw new Error(`${sqlitePath} exists but its key file ${keyFile} does not: restore the key file or set DIDVAULT_MASTER_KEY`)
   }
   writeFileSync(keyFile, Buffer.from(randomMasterKey()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
   chmodSync(keyFile, 0o600)

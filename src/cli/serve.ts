@@ -1,5 +1,6 @@
 /** `didvault serve`: the router on its own Express app, with storage and keys from flags and environment. */
 import { once } from 'node:events'
+import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { IdentityService } from '../service.js'
@@ -15,15 +16,17 @@ export interface ServeOptions {
   storage: string
 }
 
-async function openStorage(spec: string): Promise<{ storage: StorageAdapter; sqlitePath?: string }> {
-  if (spec === 'memory') return { storage: createMemoryStorage() }
-  if (spec.startsWith('sqlite:')) {
-    const path = spec.slice('sqlite:'.length)
-    if (!path) throw new Error('--storage sqlite:<path> needs a path')
-    const { createSqliteStorage } = await import('../storage/sqlite/index.js')
-    return { storage: createSqliteStorage({ path }), sqlitePath: path }
-  }
+/** The SQLite path of a `--storage` value, or undefined for `memory`. */
+function sqlitePathOf(spec: string): string | undefined {
+  if (spec === 'memory') return undefined
+  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return spec.slice('sqlite:'.length)
   throw new Error(`unknown --storage ${spec} (use memory or sqlite:<path>)`)
+}
+
+async function openStorage(sqlitePath: string | undefined): Promise<StorageAdapter> {
+  if (sqlitePath === undefined) return createMemoryStorage()
+  const { createSqliteStorage } = await import('../storage/sqlite/index.js')
+  return createSqliteStorage({ path: sqlitePath })
 }
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -40,8 +43,10 @@ export function parseApiKeys(value: string): Array<{ tenant: string; key: string
 }
 
 export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const { storage, sqlitePath } = await openStorage(options.storage)
+  const sqlitePath = sqlitePathOf(options.storage)
+  // The key is settled before the database is opened (opening creates the file).
   const master = resolveMasterKey(env, sqlitePath)
+  const storage = await openStorage(sqlitePath)
   const service = await IdentityService.create({ storage, masterKey: master.key })
   const apiKeys = service.apiKeys!
 
@@ -52,8 +57,17 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
     console.log(`didvault: created an API key for tenant "default" (shown once, stored only as a hash): ${key}`)
   }
 
+  let stopping = false
   const app = express()
   app.disable('x-powered-by')
+  // Responses not yet sent when stopping close their connection, so keep-alive clients cannot hold the process open.
+  const pending = new Set<ServerResponse>()
+  app.use((_req, res, next) => {
+    if (stopping) res.shouldKeepAlive = false
+    pending.add(res)
+    res.on('close', () => pending.delete(res))
+    next()
+  })
   app.use(createRouter(service))
   app.use((_req, res) => {
     res.status(404).json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
@@ -64,17 +78,30 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   console.log(`didvault listening on http://${host}:${port}`)
 
-  let stopping = false
-  const stop = async (signal: string) => {
-    if (stopping) return
+  const stop = (signal: string) => {
+    if (stopping) {
+      console.log(`didvault: ${signal} again, closing all connections`)
+      server.closeAllConnections()
+      return
+    }
     stopping = true
     console.log(`didvault: ${signal}, finishing in-flight requests`)
-    server.close(async () => {
-      await service.close()
-      process.exit(0)
+    for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
+    // In-flight requests get a grace period, then their connections are cut.
+    const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
+    deadline.unref()
+    server.close(() => {
+      clearTimeout(deadline)
+      service.close().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      )
     })
     server.closeIdleConnections()
   }
-  process.on('SIGTERM', () => void stop('SIGTERM'))
-  process.on('SIGINT', () => void stop('SIGINT'))
+  process.on('SIGTERM', () => stop('SIGTERM'))
+  process.on('SIGINT', () => stop('SIGINT'))
 }
+
+/** How long in-flight requests may run after SIGTERM/SIGINT. */
+const SHUTDOWN_GRACE_MS = 10_000

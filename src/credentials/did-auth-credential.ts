@@ -4,9 +4,11 @@
  * `EcdsaKoblitzSignature2016` proof — plus the decoded verification of the JWT.
  */
 import { randomBytes } from 'node:crypto'
-import { createJWT, decodeJWT, verifyJWT } from 'did-jwt'
+import { createJWT } from 'did-jwt'
 import type { Resolvable } from 'did-resolver'
 import type { DigestSigner } from '../keys/signer.js'
+import type { PublicKeyDirectory } from '../keys/public-keys.js'
+import { verifyDidJwt } from './jwt-verifier.js'
 import { didJwtSigner } from './jwt-signer.js'
 import { signJsonLd } from './jsonld/index.js'
 
@@ -21,6 +23,7 @@ export interface DidAuthTokenInput {
   expiresAt: number
   audience: string
   resolver: Resolvable
+  keys?: PublicKeyDirectory
 }
 
 export interface DidAuthToken {
@@ -50,8 +53,7 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
     { typ: 'JWT', alg: 'ES256K-R' },
   )
   // The JWT is checked with the same verifier requests use, so a token that would not be accepted is never handed out.
-  await verifyJWT(jwt, { resolver: input.resolver, audience: input.audience, policies: { now: iat } })
-  const decoded = decodeJWT(jwt)
+  const verified = await verifyDidJwt(jwt, { resolver: input.resolver, audience: input.audience, keys: input.keys, now: input.issuedAt })
 
   const unsigned = {
     '@context': [CREDENTIALS_V1, DID_AUTH_TERMS],
@@ -71,11 +73,11 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
     jsonld,
     jwt,
     verifications: {
-      header: decoded.header as unknown as Record<string, unknown>,
-      document: decoded.payload as Record<string, unknown>,
-      signature: decoded.signature,
-      tbs: decoded.data,
-      issuer: input.issuer,
+      header: verified.header,
+      document: verified.payload as Record<string, unknown>,
+      signature: verified.signature,
+      tbs: verified.data,
+      issuer: verified.issuer,
     },
   }
 }

@@ -3,6 +3,7 @@ import type { Resolver } from 'did-resolver'
 import type { AccessPolicy } from '../auth/policy.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { KeyCustody } from '../keys/custody.js'
+import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletRecord, VaultRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
@@ -34,6 +35,8 @@ export interface OperationContext {
   custody: KeyCustody
   policy: AccessPolicy
   resolver: Resolver
+  /** Public keys of the wallets the service holds, by address. */
+  keys: PublicKeyDirectory
   config: ServiceConfig
   /** Current time, ms. */
   now(): number

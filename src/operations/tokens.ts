@@ -19,6 +19,6 @@ export async function generateToken(ctx: OperationContext, caller: Caller, body:
   const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: issuer })
   if (!wallet?.privateKey) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
   return ctx.custody.withSigner('wallets', wallet, wallet.privateKey, (signer) =>
-    issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver }),
+    issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver, keys: ctx.keys }),
   )
 }

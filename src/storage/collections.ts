@@ -89,6 +89,7 @@ export const COLLECTIONS: CollectionSpec[] = [
     fields: [...base, 'vaultId', 'did', 'alias', 'index', 'ethereumAddress'],
     indexes: [
       { fields: ['did'], unique: true },
+      { fields: ['ethereumAddress'] },
       { fields: ['tenantId', 'alias'], unique: true },
       { fields: ['vaultId', 'index'], unique: true },
       { fields: ['tenantId', 'vaultId', 'createdAt'] },

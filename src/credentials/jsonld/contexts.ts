@@ -1,0 +1,74 @@
+/**
+ * The JSON-LD contexts didvault knows. They are bundled (loaded from npm packages or written
+ * here as data): JSON-LD processing never fetches anything from the network. SDK users add
+ * their own with {@link registerContext} at start-up.
+ */
+import credentialsContext from 'credentials-context'
+import didContext from 'did-context'
+import securityContext from 'security-context'
+import { SECP256K1_RECOVERY_2020_V0, SECP256K1_RECOVERY_2020_V2 } from './suite-contexts.js'
+
+/** W3C Verifiable Credentials Data Model 1.x context. */
+export const CREDENTIALS_V1_URL = 'https://www.w3.org/2018/credentials/v1'
+/** Security vocabulary v1 (defines the EcdsaKoblitzSignature2016 proof terms). */
+export const SECURITY_V1_URL = 'https://w3id.org/security/v1'
+/** Security vocabulary v2 (v1 plus later suites). */
+export const SECURITY_V2_URL = 'https://w3id.org/security/v2'
+/** W3C DID Core 1.0 context. */
+export const DID_V1_URL = 'https://www.w3.org/ns/did/v1'
+/** EcdsaSecp256k1RecoverySignature2020 suite context (what did:ethr documents use). */
+export const SECP256K1_RECOVERY_2020_V2_URL = 'https://w3id.org/security/suites/secp256k1recovery-2020/v2'
+/** The suite's earlier context, which Veramo adds to the credentials it signs. */
+export const SECP256K1_RECOVERY_2020_V0_URL =
+  'https://identity.foundation/EcdsaSecp256k1RecoverySignature2020/lds-ecdsa-secp256k1-recovery2020-0.0.jsonld'
+
+/** A JSON-LD context document: an object with a `@context` entry. */
+export type ContextDocument = { '@context': unknown } & Record<string, unknown>
+
+function packaged(pkg: { contexts: Map<string, object> }, url: string): ContextDocument {
+  const document = pkg.contexts.get(url)
+  if (!isContextDocument(document)) throw new Error(`bundled JSON-LD context ${url} is missing from its package`)
+  return document
+}
+
+const contexts = new Map<string, ContextDocument>([
+  [CREDENTIALS_V1_URL, packaged(credentialsContext, CREDENTIALS_V1_URL)],
+  [SECURITY_V1_URL, packaged(securityContext, SECURITY_V1_URL)],
+  [SECURITY_V2_URL, packaged(securityContext, SECURITY_V2_URL)],
+  [DID_V1_URL, packaged(didContext, DID_V1_URL)],
+  [SECP256K1_RECOVERY_2020_V2_URL, SECP256K1_RECOVERY_2020_V2],
+  [SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V0],
+])
+
+function isContextDocument(value: unknown): value is ContextDocument {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && '@context' in value
+}
+
+/**
+ * Makes a context available to every JSON-LD operation of the process, under `url`.
+ *
+ * A URL names one context for the life of the process: jsonld keeps processed contexts in
+ * a process-wide cache keyed by URL, so registering different content under a URL already
+ * known (bundled or registered) throws instead of being silently ignored. Registering the
+ * same content again is a no-op. The document is copied; later changes to the caller's
+ * object have no effect.
+ *
+ * @param url - absolute http(s) or urn URL the documents will reference
+ * @param document - the context document, e.g. `{ "@context": { ... } }`
+ */
+export function registerContext(url: string, document: object): void {
+  if (!/^(https?:\/\/|urn:)\S+$/.test(url)) throw new TypeError(`context URL must be an absolute http(s) or urn URL: ${url}`)
+  if (!isContextDocument(document)) throw new TypeError(`context document for ${url} must be an object with "@context"`)
+  const copy = structuredClone(document)
+  const known = contexts.get(url)
+  if (known !== undefined) {
+    if (JSON.stringify(known) === JSON.stringify(copy)) return
+    throw new Error(`JSON-LD context ${url} is already registered with different content`)
+  }
+  contexts.set(url, copy)
+}
+
+/** The bundled or registered context document for `url`, if any. */
+export function getContext(url: string): ContextDocument | undefined {
+  return contexts.get(url)
+}

@@ -1,0 +1,94 @@
+/**
+ * JSON-LD credential proofs, fully offline: EcdsaKoblitzSignature2016 (default) and
+ * EcdsaSecp256k1RecoverySignature2020, proof sets, bundled contexts.
+ */
+import type { DigestSigner } from '../../keys/signer.js'
+import { JsonLdProofError, shown } from './errors.js'
+import { KOBLITZ_2016, signKoblitz2016, verifyKoblitz2016Proof } from './koblitz2016.js'
+import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult, type ProofVerifier } from './proof-set.js'
+import { RECOVERY_2020, signRecovery2020, verifyRecovery2020Proof } from './recovery2020.js'
+import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
+
+export {
+  CREDENTIALS_V1_URL,
+  DID_V1_URL,
+  SECP256K1_RECOVERY_2020_V0_URL,
+  SECP256K1_RECOVERY_2020_V2_URL,
+  SECURITY_V1_URL,
+  SECURITY_V2_URL,
+  getContext,
+  registerContext,
+  type ContextDocument,
+} from './contexts.js'
+export { UnknownContextError, documentLoader, type LoadedContext } from './document-loader.js'
+export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
+export { canonize } from './canonize.js'
+export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016.js'
+export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
+export { proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
+export type { JsonLdDocument, ProofOptions, SigningKey, VerifyOptions, VerifyResult } from './types.js'
+
+/** The proof suites didvault signs and verifies. */
+export type ProofType = typeof KOBLITZ_2016 | typeof RECOVERY_2020
+
+/** Options of {@link signJsonLd} / {@link addProof}. */
+export interface SignJsonLdOptions extends ProofOptions {
+  /** Suite of the new proof; `EcdsaKoblitzSignature2016` when omitted. */
+  proofType?: ProofType
+}
+
+const VERIFIERS: ReadonlyMap<string, ProofVerifier> = new Map([
+  [KOBLITZ_2016, verifyKoblitz2016Proof],
+  [RECOVERY_2020, verifyRecovery2020Proof],
+])
+
+/**
+ * Signs an unsigned JSON-LD document with one proof of `options.proofType`.
+ *
+ * @throws {JsonLdProofError} the document already has a proof (use {@link addProof}), or bad options
+ * @throws {UnknownContextError} | {JsonLdProcessingError} the document is not safely canonicalizable
+ */
+export async function signJsonLd<T extends JsonLdDocument>(
+  document: T,
+  signer: DigestSigner,
+  options: SignJsonLdOptions,
+): Promise<T & { proof: ProofObject | ProofObject[] }> {
+  if (proofsOf(document).length > 0) throw new JsonLdProofError('document already has a proof: use addProof to add another')
+  return addProof(document, signer, options)
+}
+
+/**
+ * Adds a proof of `options.proofType` to the document's proof set (the document may be
+ * unsigned) and returns the new copy. Every proof of a set signs the document without any
+ * proof, so existing proofs stay valid.
+ *
+ * @throws {JsonLdProofError} unknown proof type or bad options
+ * @throws {UnknownContextError} | {JsonLdProcessingError} the document is not safely canonicalizable
+ */
+export async function addProof<T extends JsonLdDocument>(
+  document: T,
+  signer: DigestSigner,
+  options: SignJsonLdOptions,
+): Promise<T & { proof: ProofObject | ProofObject[] }> {
+  const { proofType = KOBLITZ_2016, ...proofOptions } = options
+  switch (proofType) {
+    case KOBLITZ_2016:
+      return signKoblitz2016(document, signer, proofOptions)
+    case RECOVERY_2020:
+      return signRecovery2020(document, signer, proofOptions)
+    default:
+      throw new JsonLdProofError(`unsupported proof type ${JSON.stringify(shown(String(proofType)))}`)
+  }
+}
+
+/**
+ * Verifies every proof of a document (one proof or a proof set, of either suite). It is
+ * verified when it has at least one proof and all of them verify; `proofs` tells each
+ * proof's outcome. An invalid or unsupported proof, or a document jsonld safe mode
+ * rejects, is `verified: false` with the reason, never a throw.
+ *
+ * @throws {UnknownContextError} the document references an unknown context (422)
+ */
+export async function verifyJsonLd(document: JsonLdDocument, options: VerifyOptions): Promise<ProofSetResult> {
+  return verifyProofSet(document, options, (type) => VERIFIERS.get(type))
+}

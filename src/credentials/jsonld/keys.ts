@@ -1,0 +1,89 @@
+/**
+ * secp256k1 helpers of the proof suites: low-S normalisation of what a signer returns, and
+ * matching a signature against the keys a DID URL resolves to.
+ */
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToHex, bytesToNumberBE, concatBytes, numberToBytesBE } from '@noble/curves/utils.js'
+import type { RecoverableSignature } from '../../keys/signer.js'
+import type { SigningKey } from './types.js'
+
+const N = secp256k1.Point.Fn.ORDER
+const HALF_N = N >> 1n
+
+/** A signature as 64 bytes r‖s (low-S) and its recovery bit. */
+export interface CompactSignature {
+  compact: Uint8Array
+  recovery: 0 | 1
+}
+
+/**
+ * r‖s of a signer's output, normalised to low-S (flipping the recovery bit with s), so a
+ * signer returning high-S still yields the one canonical signature.
+ */
+export function toCompactLowS(sig: RecoverableSignature): CompactSignature {
+  if (sig.r.length !== 32 || sig.s.length !== 32) throw new Error('signer returned a malformed signature')
+  const s = bytesToNumberBE(sig.s)
+  if (s <= HALF_N) return { compact: concatBytes(sig.r, sig.s), recovery: sig.recovery }
+  return { compact: concatBytes(sig.r, numberToBytesBE(N - s, 32)), recovery: (sig.recovery ^ 1) as 0 | 1 }
+}
+
+/** Whether 64-byte r‖s has s in the upper half of the order (the malleable twin of a low-S signature). */
+export function hasHighS(compact: Uint8Array): boolean {
+  return bytesToNumberBE(compact.subarray(32, 64)) > HALF_N
+}
+
+/**
+ * Whether low-S `compact` (r‖s) over `digest` was made by one of `keys`. A key with
+ * `publicKeyHex` is checked by ECDSA verification; a key given by address (`ethereumAddress`
+ * or an `eip155` `blockchainAccountId`) by recovering the public key, with `recovery` when
+ * the proof carries it, else with both recovery bits.
+ */
+export function signedByAnyKey(
+  digest: Uint8Array,
+  compact: Uint8Array,
+  recovery: 0 | 1 | undefined,
+  keys: readonly SigningKey[],
+): boolean {
+  const addresses = new Set<string>()
+  for (const key of keys) {
+    if (key.publicKeyHex !== undefined) {
+      const publicKey = parsePublicKey(key.publicKeyHex)
+      if (publicKey && secp256k1.verify(compact, digest, publicKey, { prehash: false })) return true
+    }
+    const address = key.ethereumAddress ?? accountAddress(key.blockchainAccountId)
+    if (address !== undefined) addresses.add(address.toLowerCase())
+  }
+  if (addresses.size === 0) return false
+  for (const bit of recovery === undefined ? ([0, 1] as const) : [recovery]) {
+    const address = recoverAddress(digest, compact, bit)
+    if (address !== undefined && addresses.has(address)) return true
+  }
+  return false
+}
+
+/** Uncompressed public key bytes (verification skips decompression), if `hex` is a valid key. */
+function parsePublicKey(hex: string): Uint8Array | undefined {
+  try {
+    return secp256k1.Point.fromHex(hex.replace(/^0x/i, '')).toBytes(false)
+  } catch {
+    return undefined
+  }
+}
+
+/** Address in a CAIP-10 `eip155:<chain>:<address>` (or legacy `<address>@eip155:<chain>`) account id. */
+function accountAddress(accountId: string | undefined): string | undefined {
+  if (accountId === undefined) return undefined
+  return (/^eip155:[-_a-zA-Z0-9]{1,32}:(0x[0-9a-fA-F]{40})$/.exec(accountId) ??
+    /^(0x[0-9a-fA-F]{40})@eip155:[-_a-zA-Z0-9]{1,32}$/.exec(accountId))?.[1]
+}
+
+/** Lower-case Ethereum address of the key `compact` recovers to with `bit`, if any. */
+function recoverAddress(digest: Uint8Array, compact: Uint8Array, bit: 0 | 1): string | undefined {
+  try {
+    const point = secp256k1.Signature.fromBytes(compact, 'compact').addRecoveryBit(bit).recoverPublicKey(digest)
+    return '0x' + bytesToHex(keccak_256(point.toBytes(false).subarray(1)).subarray(12))
+  } catch {
+    return undefined
+  }
+}

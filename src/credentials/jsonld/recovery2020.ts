@@ -1,0 +1,155 @@
+/**
+ * The `EcdsaSecp256k1RecoverySignature2020` suite, as jsonld-signatures based verifiers
+ * (Veramo, Transmute, the DIF reference suite) compute it:
+ *
+ * - proof `{type, created, verificationMethod, proofPurpose: "assertionMethod", domain?,
+ *   nonce?, jws}`;
+ * - verifyData = sha256(c14n(proof options)) ‖ sha256(c14n(document without proof)), where
+ *   proof options = the proof without `jws` (nor `signatureValue`/`proofValue`) under the
+ *   document's own `@context` (which must define the suite's terms: signing adds the
+ *   suite context `secp256k1recovery-2020/v2` unless a suite context is already there);
+ * - jws = detached JWS (RFC 7797, unencoded payload): header
+ *   `{"alg":"ES256K-R","b64":false,"crit":["b64"]}`, signature over
+ *   sha256(ASCII(base64url(header) + ".") ‖ verifyData), encoded as base64url(r‖s‖v),
+ *   65 bytes with the recovery bit v.
+ */
+import { sha256 } from '@noble/hashes/sha2.js'
+import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
+import type { DigestSigner } from '../../keys/signer.js'
+import { hashCanonical, hashDocument } from './canonize.js'
+import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL } from './contexts.js'
+import { shown } from './errors.js'
+import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
+import {
+  appendProof,
+  checkProofOptions,
+  contextList,
+  verifyProofSet,
+  type ProofCheckContext,
+  type ProofObject,
+} from './proof-set.js'
+import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
+
+/** The suite's proof type. */
+export const RECOVERY_2020 = 'EcdsaSecp256k1RecoverySignature2020'
+
+/** An EcdsaSecp256k1RecoverySignature2020 proof. */
+export type Recovery2020Proof = {
+  type: typeof RECOVERY_2020
+  /** ISO 8601 signing time. */
+  created: string
+  /** DID URL of the signing key. */
+  verificationMethod: string
+  proofPurpose: 'assertionMethod'
+  domain?: string
+  nonce?: string
+  /** Detached ES256K-R JWS. */
+  jws: string
+}
+
+const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: 'ES256K-R', b64: false, crit: ['b64'] })).toString('base64url')
+const DETACHED_JWS = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/
+const SUITE_CONTEXTS: readonly unknown[] = [SECP256K1_RECOVERY_2020_V2_URL, SECP256K1_RECOVERY_2020_V0_URL]
+
+/** `document` with the suite context appended to `@context`, unless a suite context is there. */
+function withSuiteContext<T extends JsonLdDocument>(document: T): T {
+  const context = contextList(document['@context'])
+  if (context.some((entry) => SUITE_CONTEXTS.includes(entry))) return document
+  return { ...document, '@context': [...context, SECP256K1_RECOVERY_2020_V2_URL] }
+}
+
+/** sha256 of the JWS signing input over verifyData, for `encodedHeader`. */
+async function digestOver(
+  documentHash: Uint8Array,
+  proof: ProofObject,
+  documentContext: unknown,
+  encodedHeader: string,
+): Promise<Uint8Array> {
+  const { jws: _jws, signatureValue: _signature, proofValue: _value, ...options } = proof
+  const optionsHash = await hashCanonical({ '@context': documentContext, ...options })
+  return sha256(concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash))
+}
+
+/**
+ * Signs `document` with an EcdsaSecp256k1RecoverySignature2020 proof (`creator` becomes
+ * the proof's `verificationMethod`), added to any proofs it has, and returns the signed
+ * copy; its `@context` gains the suite context if it had none.
+ *
+ * @throws {JsonLdProofError} bad options
+ * @throws {UnknownContextError} | {JsonLdProcessingError} the document is not safely canonicalizable
+ */
+export async function signRecovery2020<T extends JsonLdDocument>(
+  document: T,
+  signer: DigestSigner,
+  options: ProofOptions,
+): Promise<T & { proof: Recovery2020Proof | ProofObject[] }> {
+  const { creator, created } = checkProofOptions(options)
+  const signed = withSuiteContext(document)
+  const proof: Omit<Recovery2020Proof, 'jws'> = {
+    type: RECOVERY_2020,
+    created,
+    verificationMethod: creator,
+    proofPurpose: 'assertionMethod',
+    ...(options.domain !== undefined && { domain: options.domain }),
+    ...(options.nonce !== undefined && { nonce: options.nonce }),
+  }
+  const digest = await digestOver(await hashDocument(signed), proof, signed['@context'], ENCODED_HEADER)
+  const { compact, recovery } = toCompactLowS(await signer.sign(digest))
+  const signature = Buffer.from(concatBytes(compact, Uint8Array.of(recovery))).toString('base64url')
+  return appendProof(signed, { ...proof, jws: `${ENCODED_HEADER}..${signature}` })
+}
+
+/**
+ * Verifies the EcdsaSecp256k1RecoverySignature2020 proofs of `document` (other proof
+ * types are ignored; at least one must be present and all must verify). The public key is
+ * recovered with the JWS's recovery bit and must match a key `resolveSigningKeys
+ * (verificationMethod)` returns (public key or address); a `publicKeyHex` key is also
+ * checked by plain ECDSA verification.
+ *
+ * @throws {UnknownContextError} the document references an unknown context
+ */
+export async function verifyRecovery2020(document: JsonLdDocument, options: VerifyOptions): Promise<VerifyResult> {
+  const { verified, error } = await verifyProofSet(document, options, (type) =>
+    type === RECOVERY_2020 ? verifyRecovery2020Proof : null,
+  )
+  return verified ? { verified } : { verified, error }
+}
+
+/** Checks one Recovery2020 proof against a document already hashed. */
+export async function verifyRecovery2020Proof(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
+  const { verificationMethod, jws } = proof
+  if (typeof verificationMethod !== 'string' || verificationMethod === '') {
+    return { verified: false, error: 'proof has no verificationMethod' }
+  }
+  const parts = typeof jws === 'string' ? DETACHED_JWS.exec(jws) : null
+  if (!parts) return { verified: false, error: 'jws is not a detached JWS' }
+  const [, encodedHeader = '', encodedSignature = ''] = parts
+  const headerError = checkHeader(encodedHeader)
+  if (headerError) return { verified: false, error: headerError }
+  const signature = Buffer.from(encodedSignature, 'base64url')
+  if (signature.length !== 65) return { verified: false, error: 'jws signature is not 65 bytes (r‖s‖v)' }
+  const v = signature[64]! >= 27 ? signature[64]! - 27 : signature[64]!
+  if (v !== 0 && v !== 1) return { verified: false, error: 'jws signature has an invalid recovery bit' }
+  const compact = signature.subarray(0, 64)
+  if (hasHighS(compact)) return { verified: false, error: 'signature is not low-S (malleable form rejected)' }
+  const digest = await digestOver(context.documentHash, proof, context.documentContext, encodedHeader)
+  const keys = await context.options.resolveSigningKeys(verificationMethod)
+  if (keys.length === 0) return { verified: false, error: `no signing keys found for ${shown(verificationMethod)}` }
+  return signedByAnyKey(digest, compact, v, keys)
+    ? { verified: true }
+    : { verified: false, error: `signature does not match any key of ${shown(verificationMethod)}` }
+}
+
+/** Why a JWS header is not an ES256K-R unencoded-payload header, or undefined when it is. */
+function checkHeader(encodedHeader: string): string | undefined {
+  let header: unknown
+  try {
+    header = JSON.parse(Buffer.from(encodedHeader, 'base64url').toString('utf8'))
+  } catch {
+    return 'jws header is not JSON'
+  }
+  const { alg, b64, crit } = (header ?? {}) as Record<string, unknown>
+  if (alg !== 'ES256K-R') return 'jws alg is not ES256K-R'
+  if (b64 !== false || !Array.isArray(crit) || !crit.includes('b64')) return 'jws header is not RFC 7797 unencoded (b64: false, crit: ["b64"])'
+  return undefined
+}

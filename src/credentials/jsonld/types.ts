@@ -1,0 +1,43 @@
+/** Shapes shared by the JSON-LD proof suites. */
+
+/** A JSON-LD document (e.g. a W3C Verifiable Credential), signed or not. */
+export type JsonLdDocument = Record<string, unknown>
+
+/** A key a proof may be signed with, as found in the signer's DID document. */
+export interface SigningKey {
+  /** secp256k1 public key, hex, compressed (33 bytes) or uncompressed (65 bytes, 04 prefix). */
+  publicKeyHex?: string
+  /** Ethereum address of the key (any letter case). */
+  ethereumAddress?: string
+  /** CAIP-10 account of the key, `eip155:<chainId>:<address>` (as did:ethr documents state it). */
+  blockchainAccountId?: string
+}
+
+/** How a verifier finds the keys a proof's `creator` / `verificationMethod` stands for. */
+export interface VerifyOptions {
+  /**
+   * Resolves a DID URL (a proof's `creator` or `verificationMethod`) to the keys that may
+   * have signed with it. Resolve to `[]` for an unknown DID (the proof is then not
+   * verified); a rejection propagates to the caller.
+   */
+  resolveSigningKeys(didUrl: string): Promise<SigningKey[]>
+}
+
+/** Outcome of verifying a document. An invalid signature is `verified: false`, never a throw. */
+export interface VerifyResult {
+  verified: boolean
+  /** Why it is not verified. */
+  error?: string
+}
+
+/** Options of a new proof. */
+export interface ProofOptions {
+  /** DID URL of the signing key, e.g. `did:ethr:0xabc…#controller`. */
+  creator: string
+  /** Signing time; now when omitted. */
+  created?: Date
+  /** Nonce bound into the signature. EcdsaKoblitzSignature2016 generates one when omitted. */
+  nonce?: string
+  /** Domain the proof is restricted to. */
+  domain?: string
+}

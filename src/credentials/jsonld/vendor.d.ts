@@ -1,0 +1,41 @@
+/**
+ * Minimal ambient types for the untyped CommonJS packages this module uses. Only what
+ * didvault calls is declared.
+ */
+
+declare module 'jsonld' {
+  /** What a jsonld document loader resolves to. */
+  export interface RemoteDocument {
+    contextUrl: string | null
+    documentUrl: string
+    document: unknown
+    /** `'static'` lets jsonld keep the processed context in its shared cache. */
+    tag?: string
+  }
+  export interface CanonizeOptions {
+    algorithm?: 'RDFC-1.0'
+    format?: 'application/n-quads'
+    safe?: boolean
+    base?: string | null
+    documentLoader?: (url: string) => Promise<RemoteDocument>
+  }
+  const jsonld: {
+    canonize(input: object, options?: CanonizeOptions): Promise<string>
+  }
+  export default jsonld
+}
+
+declare module 'credentials-context' {
+  const pkg: { contexts: Map<string, object> }
+  export default pkg
+}
+
+declare module 'security-context' {
+  const pkg: { contexts: Map<string, object> }
+  export default pkg
+}
+
+declare module 'did-context' {
+  const pkg: { contexts: Map<string, object> }
+  export default pkg
+}

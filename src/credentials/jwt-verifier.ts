@@ -1,0 +1,133 @@
+/**
+ * Verification of ES256K / ES256K-R JWTs issued by DIDs, with the rules of did-jwt's
+ * `verifyJWT` (a differential test holds the two to the same answers): the signature must
+ * come from a secp256k1 verification method of the issuer's DID document (the owner's
+ * `#controller`, a delegate, or a listed public key); `exp` in the future; `nbf`/`iat` not in
+ * the future, within the allowed skew; `aud`, when present, must name this audience.
+ *
+ * It differs from did-jwt in speed only: signatures by keys the service knows are checked
+ * against the key in OpenSSL, instead of recovering the signer in pure JavaScript (which runs
+ * at about half the raw verify rate).
+ */
+import { decodeJWT } from 'did-jwt'
+import type { JWTPayload } from 'did-jwt'
+import type { Resolvable, VerificationMethod } from 'did-resolver'
+import { publicKeyObject, recoverEs256kAddresses, verifyEs256k } from '../keys/es256k.js'
+import type { PublicKeyDirectory } from '../keys/public-keys.js'
+import { parseEthrDid } from '../did/ethr.js'
+
+/** Why a JWT was not accepted. `reason` is short and carries no secret. */
+export class JwtRejected extends Error {
+  constructor(readonly reason: string) {
+    super(reason)
+    this.name = 'JwtRejected'
+  }
+}
+
+export interface JwtVerifyOptions {
+  resolver: Resolvable
+  /** This service's audience: a token with `aud` must name it. */
+  audience: string
+  /** Allowed clock skew, seconds (default 60). */
+  skewSeconds?: number
+  /** Current time, ms. */
+  now?: number
+  /** Known public keys by address (the service's wallets). */
+  keys?: Pick<PublicKeyDirectory, 'keyFor' | 'keyFromHex'>
+  /** Require an `exp` claim (default true). */
+  requireExp?: boolean
+}
+
+export interface VerifiedJwt {
+  header: { alg: string; typ?: string; [k: string]: unknown }
+  payload: JWTPayload
+  signature: string
+  /** The signing input (header.payload). */
+  data: string
+  issuer: string
+  /** Id of the verification method that made the signature. */
+  signer: string
+}
+
+const SECP256K1_METHODS = new Set([
+  'EcdsaSecp256k1RecoveryMethod2020',
+  'EcdsaSecp256k1VerificationKey2019',
+  'Secp256k1VerificationKey2018',
+  'Secp256k1SignatureVerificationKey2018',
+  'EcdsaPublicKeySecp256k1',
+])
+
+export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Promise<VerifiedJwt> {
+  let decoded: ReturnType<typeof decodeJWT>
+  try {
+    decoded = decodeJWT(jwt, false)
+  } catch {
+    throw new JwtRejected('malformed token')
+  }
+  const { header, payload, signature, data } = decoded
+  const alg = header.alg
+  if (alg !== 'ES256K' && alg !== 'ES256K-R') throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
+  if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw new JwtRejected('token has no issuer (iss)')
+  checkTimes(payload, Math.floor((options.now ?? Date.now()) / 1000), options.skewSeconds ?? 60, options.requireExp ?? true)
+  checkAudience(payload.aud, options.audience)
+
+  const sig = Buffer.from(signature, 'base64url')
+  if (sig.length !== (alg === 'ES256K' ? 64 : 65)) throw new JwtRejected('signature does not match the issuer DID')
+  const { didDocument } = await options.resolver.resolve(payload.iss)
+  if (!didDocument) throw new JwtRejected('issuer DID could not be resolved')
+  const signer = await findSigner(data, sig, didDocument.verificationMethod ?? [], options.keys)
+  if (!signer) throw new JwtRejected('signature does not match the issuer DID')
+  return { header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss, signer: signer.id }
+}
+
+function checkTimes(payload: JWTPayload, now: number, skew: number, requireExp: boolean): void {
+  for (const claim of ['exp', 'nbf', 'iat'] as const) {
+    if (payload[claim] !== undefined && typeof payload[claim] !== 'number') throw new JwtRejected(`malformed ${claim}`)
+  }
+  if (payload.nbf !== undefined && payload.nbf > now + skew) throw new JwtRejected('not yet valid (nbf)')
+  if (payload.iat !== undefined && payload.iat > now + skew) throw new JwtRejected('not yet valid (iat in the future)')
+  if (payload.exp === undefined) {
+    if (requireExp) throw new JwtRejected('token has no expiry (exp)')
+  } else if (payload.exp <= now - skew) {
+    throw new JwtRejected('expired')
+  }
+}
+
+function checkAudience(aud: JWTPayload['aud'], audience: string): void {
+  if (aud === undefined) return
+  const list = Array.isArray(aud) ? aud : [aud]
+  if (!list.includes(audience)) throw new JwtRejected('audience does not match this service')
+}
+
+/** The verification method whose key made the signature, if any. */
+async function findSigner(
+  data: string,
+  sig: Uint8Array,
+  methods: VerificationMethod[],
+  keys: JwtVerifyOptions['keys'],
+): Promise<VerificationMethod | undefined> {
+  let recovered: string[] | undefined
+  for (const vm of methods) {
+    if (!SECP256K1_METHODS.has(vm.type)) continue
+    if (vm.publicKeyHex) {
+      if (verifyEs256k(data, sig, keys?.keyFromHex(vm.publicKeyHex) ?? publicKeyObject(vm.publicKeyHex))) return vm
+      continue
+    }
+    const address = accountAddress(vm)
+    if (!address) continue
+    const known = await keys?.keyFor(address)
+    if (known) {
+      if (verifyEs256k(data, sig, known)) return vm
+      continue
+    }
+    recovered ??= recoverEs256kAddresses(data, sig)
+    if (recovered.includes(address)) return vm
+  }
+  return undefined
+}
+
+/** The EIP-55 address a verification method names (`ethereumAddress` or a CAIP-10 `blockchainAccountId`). */
+function accountAddress(vm: VerificationMethod): string | undefined {
+  const raw = vm.ethereumAddress ?? vm.blockchainAccountId?.split(':').pop()?.split('@')[0]
+  return raw ? parseEthrDid(`did:ethr:${raw}`)?.address : undefined
+}

@@ -1,0 +1,95 @@
+/**
+ * Differential test: the service's JWT verifier and did-jwt's `verifyJWT` accept and reject
+ * the same tokens (the service's verifier only differs in speed), with and without the
+ * known-key directory.
+ */
+import { describe, expect, it } from 'vitest'
+import { createJWT, verifyJWT } from 'did-jwt'
+import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
+import { verifyDidJwt } from '../../src/credentials/jwt-verifier.js'
+import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
+import { PublicKeyDirectory } from '../../src/keys/public-keys.js'
+import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+import { alterPayload, tamper } from '../helpers/tokens.js'
+
+const storage = createMemoryStorage()
+const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-0123456789ab': 't' }) })
+const held = (await service.generateWallet({}, { authorization: 'token-0123456789ab' })).wallet
+const heldToken = (await service.generateToken({ iss: held.did }, { authorization: 'token-0123456789ab' })).jwt
+const now = Math.floor(Date.now() / 1000)
+
+async function sign(payload: Record<string, unknown>, opts: { key?: Uint8Array; iss?: string; alg?: 'ES256K' | 'ES256K-R' } = {}) {
+  const signer = new LocalSigner(opts.key ?? generatePrivateKey())
+  const iss = opts.iss ?? ethrDid(DEV_NETWORK, signer.address)
+  return createJWT({ iat: now, exp: now + 600, ...payload }, { issuer: iss, signer: didJwtSigner(signer), alg: opts.alg ?? 'ES256K-R' })
+}
+
+const cases: Array<[string, () => Promise<string>]> = [
+  ['service-issued token of a held wallet', async () => heldToken],
+  ['ES256K-R by a stranger', () => sign({ aud: 'didvault' })],
+  ['ES256K (no recovery byte) by a stranger', () => sign({}, { alg: 'ES256K' })],
+  ['aud as an array naming the service', () => sign({ aud: ['other', 'didvault'] })],
+  ['tampered signature', async () => tamper(heldToken)],
+  ['payload altered', async () => alterPayload(heldToken, (p) => (p.sub = 'did:ethr:dev:0x0000000000000000000000000000000000000001'))],
+  ['another key claims the held DID', () => sign({}, { iss: held.did })],
+  ['another key claims the held DID with ES256K', () => sign({}, { iss: held.did, alg: 'ES256K' })],
+  ['expired', () => sign({ iat: now - 7200, exp: now - 3600 })],
+  ['within skew after exp', () => sign({ iat: now - 7200, exp: now - 30 })],
+  ['iat in the future', () => sign({ iat: now + 600 })],
+  ['nbf in the future', () => sign({ nbf: now + 600 })],
+  ['wrong audience', () => sign({ aud: 'someone-else' })],
+  ['unknown network', () => sign({}, { iss: 'did:ethr:rinkeby:0x0000000000000000000000000000000000000001' })],
+  ['not a did', () => sign({}, { iss: 'alice' })],
+  ['garbage', async () => 'a.b.c'],
+]
+
+async function didJwtAccepts(jwt: string): Promise<boolean> {
+  return verifyJWT(jwt, { resolver: service.resolver, audience: 'didvault', skewTime: 60, policies: { now } }).then(
+    () => true,
+    () => false,
+  )
+}
+
+async function oursAccepts(jwt: string, keys?: PublicKeyDirectory): Promise<boolean> {
+  return verifyDidJwt(jwt, { resolver: service.resolver, audience: 'didvault', keys, now: now * 1000 }).then(
+    () => true,
+    () => false,
+  )
+}
+
+describe('jwt-verifier agrees with did-jwt verifyJWT', () => {
+  it.each(cases)('%s', async (_name, make) => {
+    const jwt = await make()
+    const expected = await didJwtAccepts(jwt)
+    expect(await oursAccepts(jwt)).toBe(expected)
+    expect(await oursAccepts(jwt, new PublicKeyDirectory(storage))).toBe(expected)
+  })
+
+  it('the positive cases are really accepted and the negative ones really rejected', async () => {
+    const verdicts = await Promise.all(cases.map(async ([name, make]) => [name, await didJwtAccepts(await make())] as const))
+    expect(verdicts.filter(([, ok]) => ok).map(([n]) => n)).toEqual([
+      'service-issued token of a held wallet',
+      'ES256K-R by a stranger',
+      'ES256K (no recovery byte) by a stranger',
+      'aud as an array naming the service',
+      'within skew after exp',
+    ])
+  })
+
+  it('stricter than did-jwt where the design asks: exp is required, and iat is checked even with nbf', async () => {
+    const key = generatePrivateKey()
+    const signer = new LocalSigner(key)
+    const iss = ethrDid(DEV_NETWORK, signer.address)
+    const withoutExp = await createJWT({ iat: now }, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
+    await expect(verifyDidJwt(withoutExp, { resolver: service.resolver, audience: 'didvault', now: now * 1000 })).rejects.toThrow(/no expiry/)
+    const both = await createJWT({ iat: now + 600, nbf: now - 10, exp: now + 900 }, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
+    await expect(verifyDidJwt(both, { resolver: service.resolver, audience: 'didvault', now: now * 1000 })).rejects.toThrow(/iat/)
+  })
+
+  it('reports which verification method signed', async () => {
+    const v = await verifyDidJwt(heldToken, { resolver: service.resolver, audience: 'didvault', keys: new PublicKeyDirectory(storage) })
+    expect(v.signer).toBe(`${held.did}#controller`)
+    expect(v.issuer).toBe(held.did)
+  })
+})
