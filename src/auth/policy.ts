@@ -40,13 +40,9 @@ export class AccessPolicy {
   /** Whether the caller controls the DID of some wallet in the vault. */
   async controlsVault(caller: Caller, vaultId: string, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
     if (caller.dids.length === 0) return false
-    const direct = await wallets.findOne({
-      and: [
-        { field: 'vaultId', op: 'eq', value: vaultId },
-        { field: 'did', op: 'in', value: caller.dids },
-      ],
-    })
-    return direct !== undefined
+    // The caller's wallets by DID (a unique index, a handful of rows), then their vault.
+    const mine = await wallets.find({ field: 'did', op: 'in', value: caller.dids }, { limit: caller.dids.length })
+    return mine.items.some((w) => w.vaultId === vaultId)
   }
 
   async assertControlsWallet(caller: Caller, wallet: WalletRecord, wallets: TenantCollection<WalletRecord>): Promise<void> {

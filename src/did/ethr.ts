@@ -25,19 +25,32 @@ export interface ParsedEthrDid {
 
 const ETHR = /^did:ethr:(?:([a-zA-Z0-9_.-]+):)?(0x[0-9a-fA-F]{40})$/
 
-/** The DID of `address` on `network`. */
+/** The DID of `address` (any case) on `network`. */
 export function ethrDid(network: EthrNetwork, address: string): string {
-  const checksummed = getAddress(address)
-  return network.name === 'mainnet' ? `did:ethr:${checksummed}` : `did:ethr:${network.name}:${checksummed}`
+  return didOfChecksummed(network, getAddress(address))
 }
+
+/** The DID of an address already in its EIP-55 spelling (e.g. from `addressOf`). */
+export function didOfChecksummed(network: EthrNetwork, address: string): string {
+  return network.name === 'mainnet' ? `did:ethr:${address}` : `did:ethr:${network.name}:${address}`
+}
+
+/** Parsed DIDs by spelling: parsing checksums the address (a keccak hash), and every request parses the same few DIDs. */
+const parsed = new Map<string, ParsedEthrDid>()
+const PARSED_MAX = 10_000
 
 /** Parses an address-based did:ethr DID (any case), or returns undefined. */
 export function parseEthrDid(did: string): ParsedEthrDid | undefined {
+  const hit = parsed.get(did)
+  if (hit) return { ...hit }
   const m = ETHR.exec(did)
   if (!m || !isAddress(m[2])) return undefined
   const network = m[1] ?? 'mainnet'
   const address = getAddress(m[2].toLowerCase())
-  return { network, address, did: network === 'mainnet' ? `did:ethr:${address}` : `did:ethr:${network}:${address}` }
+  const result = { network, address, did: network === 'mainnet' ? `did:ethr:${address}` : `did:ethr:${network}:${address}` }
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value!)
+  parsed.set(did, result)
+  return { ...result }
 }
 
 /** The canonical spelling of a DID: did:ethr addresses checksummed; other DIDs unchanged. */

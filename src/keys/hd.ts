@@ -1,15 +1,25 @@
 /**
  * BIP39 mnemonics and BIP44 derivation for hierarchical vaults: wallets live at
- * `m/44'/60'/0'/0/<index>`. The account node `m/44'/60'/0'/0` is derived once from the
- * mnemonic (which runs PBKDF2) and kept encrypted, so deriving the next wallet is one
- * child derivation.
+ * `m/44'/60'/0'/0/<index>`.
+ *
+ * The account node `m/44'/60'/0'/0` is derived once from the mnemonic with @scure/bip32 (which
+ * runs PBKDF2 and the hardened steps) and kept sealed as `chainCode ‖ privateKey ‖ publicKey`.
+ * Deriving wallet `i` is then the one non-hardened BIP32 step (CKDpriv): an HMAC-SHA512 and a
+ * scalar addition, with no elliptic-curve multiplication — @scure/bip32 would spend two on
+ * re-deriving public keys we do not need. Tests hold this step to @scure/bip32's results.
  */
 import { HDKey } from '@scure/bip32'
 import { generateMnemonic as generate, mnemonicToSeedSync, validateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { hmac } from '@noble/hashes/hmac.js'
+import { sha512 } from '@noble/hashes/sha2.js'
 
 /** Derivation path of the account node whose children are the vault's wallets. */
 export const ACCOUNT_PATH = "m/44'/60'/0'/0"
+
+/** Bytes of a packed account node: chain code (32) ‖ private key (32) ‖ compressed public key (33). */
+export const ACCOUNT_NODE_BYTES = 97
 
 /** A fresh English BIP39 mnemonic (128 bits of entropy: 12 words, or 256: 24 words). */
 export function generateMnemonic(strength: 128 | 256 = 128): string {
@@ -20,28 +30,41 @@ export function isValidMnemonic(mnemonic: string): boolean {
   return validateMnemonic(mnemonic, wordlist)
 }
 
-/** Serialized (xprv) account node of a mnemonic. */
-export function accountNodeOf(mnemonic: string): string {
+/** The packed account node of a mnemonic. The caller wipes it. */
+export function accountNodeOf(mnemonic: string): Uint8Array {
   const seed = mnemonicToSeedSync(mnemonic)
+  const root = HDKey.fromMasterSeed(seed)
+  const account = root.derive(ACCOUNT_PATH)
   try {
-    const root = HDKey.fromMasterSeed(seed)
-    const account = root.derive(ACCOUNT_PATH)
-    const xprv = account.privateExtendedKey
-    root.wipePrivateData()
-    account.wipePrivateData()
-    return xprv
+    const packed = new Uint8Array(ACCOUNT_NODE_BYTES)
+    packed.set(account.chainCode!, 0)
+    packed.set(account.privateKey!, 32)
+    packed.set(account.publicKey!, 64)
+    return packed
   } finally {
     seed.fill(0)
+    root.wipePrivateData()
+    account.wipePrivateData()
   }
 }
 
-/** Private key of wallet `index` under a serialized account node. The caller wipes it. */
-export function deriveWalletKey(accountXprv: string, index: number): Uint8Array {
+const N = secp256k1.Point.CURVE().n
+
+/** Private key of wallet `index` under a packed account node (BIP32 CKDpriv, non-hardened). The caller wipes it. */
+export function deriveWalletKey(accountNode: Uint8Array, index: number): Uint8Array {
   if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError('HD index out of range')
-  const account = HDKey.fromExtendedKey(accountXprv)
-  const child = account.deriveChild(index)
-  const key = Uint8Array.from(child.privateKey!)
-  child.wipePrivateData()
-  account.wipePrivateData()
-  return key
+  if (accountNode.length !== ACCOUNT_NODE_BYTES) throw new Error('not a packed account node')
+  const data = new Uint8Array(37)
+  data.set(accountNode.subarray(64, 97), 0)
+  new DataView(data.buffer).setUint32(33, index, false)
+  const I = hmac(sha512, accountNode.subarray(0, 32), data)
+  const tweak = toBigInt(I.subarray(0, 32))
+  const child = (toBigInt(accountNode.subarray(32, 64)) + tweak) % N
+  I.fill(0)
+  // Probability about 2^-127; BIP32 says to skip such an index, so refuse it rather than return another index's key.
+  if (tweak >= N || child === 0n) throw new Error(`BIP32: index ${index} yields no valid key`)
+  return toBytes32(child)
 }
+
+const toBigInt = (bytes: Uint8Array) => BigInt('0x' + Buffer.from(bytes).toString('hex'))
+const toBytes32 = (n: bigint) => Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'))

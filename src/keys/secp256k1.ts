@@ -5,7 +5,6 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js'
-import { getAddress } from 'ethers'
 import type { DigestSigner, RecoverableSignature } from './signer.js'
 
 /** A fresh random 32-byte private key. */
@@ -21,7 +20,15 @@ export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
 /** EIP-55 address of an uncompressed (65-byte) or compressed (33-byte) public key. */
 export function addressOf(publicKey: Uint8Array): string {
   const uncompressed = publicKey.length === 65 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(false)
-  return getAddress('0x' + bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)))
+  return checksummed(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)))
+}
+
+/** EIP-55 mixed-case spelling of a lowercase hex address (40 characters, no 0x). */
+function checksummed(lower: string): string {
+  const hash = bytesToHex(keccak_256(new TextEncoder().encode(lower)))
+  let out = '0x'
+  for (let i = 0; i < 40; i++) out += parseInt(hash[i], 16) >= 8 ? lower[i].toUpperCase() : lower[i]
+  return out
 }
 
 /** Signs a 32-byte digest: deterministic (RFC 6979), low-S, with the recovery bit. */

@@ -77,9 +77,10 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
     mnemonic = generateMnemonic()
     const accountNode = accountNodeOf(mnemonic)
     vault.mnemonic = ctx.custody.seal('vaults', owner, 'mnemonic', new TextEncoder().encode(mnemonic))
-    vault.accountNode = ctx.custody.seal('vaults', owner, 'accountNode', new TextEncoder().encode(accountNode))
+    vault.accountNode = ctx.custody.seal('vaults', owner, 'accountNode', accountNode)
     vault.hdIndex = 0
     privateKey = deriveWalletKey(accountNode, 0)
+    accountNode.fill(0)
   } else {
     privateKey = generatePrivateKey()
   }
@@ -115,11 +116,9 @@ export async function getVaults(ctx: OperationContext, caller: Caller, query: un
 
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   const found = q.id !== undefined && filters.length === 1 ? [await vaults.get(q.id)].filter((v) => v !== undefined) : await vaults.all({ and: filters })
-  const byVault = new Map<string, WalletRecord[]>(found.map((v) => [v.id, []]))
-  for (let i = 0; i < found.length; i += 500) {
-    const ids = found.slice(i, i + 500).map((v) => v.id)
-    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: ids })) byVault.get(w.vaultId!)?.push(w)
-  }
+  // One indexed query per vault (tenantId, vaultId, createdAt): ordered, and never a scan of the tenant's wallets.
+  const members = await Promise.all(found.map((v) => wallets.all({ field: 'vaultId', op: 'eq', value: v.id })))
+  const byVault = new Map(found.map((v, i) => [v.id, members[i]]))
   return { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
 }
 
@@ -134,7 +133,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
   checkWalletConfig(walletConfig, ctx.config)
 
-  const accountNode = new TextDecoder().decode(ctx.custody.open('vaults', vault, 'accountNode', vault.accountNode!))
+  const accountNode = ctx.custody.open('vaults', vault, 'accountNode', vault.accountNode!)
   // Index allocation and insert commit together, so indexes stay unique and gap-free.
   const wallet = await withUniqueness(
     () =>
@@ -148,7 +147,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
         return record
       }),
     aliasTaken,
-  )
+  ).finally(() => accountNode.fill(0))
   return { wallet: presentWallet(wallet) }
 }
 

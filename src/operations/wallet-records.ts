@@ -1,6 +1,6 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
-import { ethrDid } from '../did/ethr.js'
+import { didOfChecksummed } from '../did/ethr.js'
 import { addressOf, bytesToHex, publicKeyOf } from '../keys/secp256k1.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
@@ -21,7 +21,7 @@ export function buildWallet(ctx: OperationContext, input: NewWallet): WalletReco
   const id = randomUUID()
   const publicKey = publicKeyOf(input.privateKey)
   const address = addressOf(publicKey)
-  const did = ethrDid(ctx.config.network, address)
+  const did = didOfChecksummed(ctx.config.network, address)
   const now = ctx.now()
   const record: WalletRecord = {
     id,

@@ -29,7 +29,7 @@ export interface VaultRecord extends StoredRecord {
   walletConfig?: WalletConfig
   /** Envelope of the BIP39 mnemonic (ECS + BIP44). */
   mnemonic?: string
-  /** Envelope of the xprv of m/44'/60'/0'/0 (ECS + BIP44). */
+  /** Envelope of the packed account node m/44'/60'/0'/0 (ECS + BIP44; see keys/hd). */
   accountNode?: string
   /** Last HD index handed out (ECS + BIP44). */
   hdIndex?: number
@@ -77,10 +77,11 @@ export const COLLECTIONS: CollectionSpec[] = [
     name: 'vaults',
     fields: [...base, 'parentID', 'keyManagement', 'mpcAccountID', 'mpcVaultID', 'name'],
     indexes: [
+      // Each filter's index ends in createdAt, the default order, so one index serves filter and order.
       { fields: ['tenantId', 'createdAt'] },
-      { fields: ['tenantId', 'parentID'] },
-      { fields: ['tenantId', 'mpcAccountID'] },
-      { fields: ['tenantId', 'mpcVaultID'] },
+      { fields: ['tenantId', 'parentID', 'createdAt'] },
+      { fields: ['tenantId', 'mpcAccountID', 'createdAt'] },
+      { fields: ['tenantId', 'mpcVaultID', 'createdAt'] },
     ],
     secretFields: ['mnemonic', 'accountNode'],
   },

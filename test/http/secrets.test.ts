@@ -73,6 +73,9 @@ describe('secrets at rest and in responses', () => {
     expect(bytes.includes(Buffer.from(seed))).toBe(false)
     const account = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0")
     expect(text.includes(account.privateExtendedKey)).toBe(false)
+    expect(bytes.includes(Buffer.from(account.privateKey!))).toBe(false)
+    expect(text.includes(Buffer.from(account.privateKey!).toString('hex'))).toBe(false)
+    expect(bytes.includes(Buffer.from(account.chainCode!))).toBe(false)
   })
 
   it('no response carries a plaintext key; the mnemonic appears only in its one create response', async () => {

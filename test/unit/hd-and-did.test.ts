@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest'
+import { HDKey } from '@scure/bip32'
+import { mnemonicToSeedSync } from '@scure/bip39'
 import { accountNodeOf, deriveWalletKey, generateMnemonic, isValidMnemonic } from '../../src/keys/hd.js'
 import { addressOf, LocalSigner, publicKeyOf, recoverPublicKey } from '../../src/keys/secp256k1.js'
 import { DEV_NETWORK, ethrDid, normalizeDid, parseEthrDid } from '../../src/did/ethr.js'
@@ -15,6 +17,15 @@ describe('BIP44 derivation', () => {
     expect(addressOf(publicKeyOf(deriveWalletKey(node, 0)))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
     expect(addressOf(publicKeyOf(deriveWalletKey(node, 1)))).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8')
     expect(addressOf(publicKeyOf(deriveWalletKey(node, 2)))).toBe('0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC')
+  })
+
+  it('the one-step derivation equals @scure/bip32 deriving the full path, for many indexes', () => {
+    const m = generateMnemonic(256)
+    const node = accountNodeOf(m)
+    const root = HDKey.fromMasterSeed(mnemonicToSeedSync(m))
+    for (const i of [0, 1, 2, 3, 17, 255, 1000, 65_537, 2 ** 31 - 1]) {
+      expect(Buffer.from(deriveWalletKey(node, i)).toString('hex')).toBe(Buffer.from(root.derive(`m/44'/60'/0'/0/${i}`).privateKey!).toString('hex'))
+    }
   })
 
   it('generates valid 12-word mnemonics and rejects bad indexes', () => {

@@ -22,6 +22,18 @@ function compileGroup(layout: Layout, parts: Where[], joiner: string, empty: str
   return `(${parts.map((part) => compileWhere(layout, part, params)).join(joiner)})`
 }
 
+/** Short lists are bound one parameter per element, so the planner sees how few rows they match and picks their index; long lists are one JSON parameter (one cached statement for any length). */
+const SHORT_LIST = 16
+
+function listElements(values: unknown, params: Bound[]): string {
+  if (Array.isArray(values) && values.length > 0 && values.length <= SHORT_LIST) {
+    params.push(...values.map(bindScalar))
+    return values.map(() => '?').join(', ')
+  }
+  params.push(bindList(values))
+  return LIST_ELEMENTS
+}
+
 function compileCondition(layout: Layout, condition: Condition, params: Bound[]): string {
   switch (condition.op) {
     case 'eq': {
@@ -43,14 +55,13 @@ function compileCondition(layout: Layout, condition: Condition, params: Bound[])
       return compileRange(layout.column(condition.field), condition.op, condition.value, params)
     case 'in': {
       const column = layout.column(condition.field)
-      params.push(bindList(condition.value))
-      const listed = `${column} IN (${LIST_ELEMENTS})`
+      const listed = `${column} IN (${listElements(condition.value, params)})`
       return condition.value.includes(null) ? `(${listed} OR ${column} IS NULL)` : listed
     }
     case 'containsAny': {
       const side = layout.sideTable(condition.field)
-      params.push(bindList(condition.value))
-      const element = condition.value.includes(null) ? `(value IN (${LIST_ELEMENTS}) OR value IS NULL)` : `value IN (${LIST_ELEMENTS})`
+      const elements = listElements(condition.value, params)
+      const element = condition.value.includes(null) ? `(value IN (${elements}) OR value IS NULL)` : `value IN (${elements})`
       return `id IN (SELECT id FROM ${side} WHERE ${element})`
     }
     case 'exists': {

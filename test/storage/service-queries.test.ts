@@ -1,0 +1,47 @@
+/**
+ * The queries the operations make, as SQLite plans them: each must search an index, never
+ * scan a table (DESIGN §6: no operation filters a whole collection).
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js'
+import { COLLECTIONS } from '../../src/storage/collections.js'
+import type { FindOptions, Where } from '../../src/storage/port.js'
+
+let dir: string
+let storage: SqliteStorage
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'didvault-plan-'))
+  storage = createSqliteStorage({ path: join(dir, 'db') })
+  await storage.init(COLLECTIONS)
+})
+afterAll(async () => {
+  await storage.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const tenant: Where = { field: 'tenantId', op: 'eq', value: 't' }
+const scoped = (w: Where): Where => ({ and: [tenant, w] })
+
+const cases: Array<[string, string, Where, FindOptions, string]> = [
+  ['API key by hash', 'apiKeys', { field: 'hash', op: 'eq', value: 'h' }, { limit: 1 }, 'apiKeys/ux/hash'],
+  ['wallet by DID (global, Access Token)', 'wallets', { field: 'did', op: 'eq', value: 'd' }, { limit: 1 }, 'wallets/ux/did'],
+  ['wallet by DID in a tenant', 'wallets', scoped({ field: 'did', op: 'eq', value: 'd' }), { limit: 1 }, 'wallets/ux/did'],
+  ['caller wallets by DID list', 'wallets', scoped({ field: 'did', op: 'in', value: ['a', 'b'] }), { limit: 2 }, 'wallets/ux/did'],
+  ['known key by address', 'wallets', { field: 'ethereumAddress', op: 'eq', value: '0x' }, { limit: 1 }, 'wallets/f/ethereumAddress'],
+  ['wallet by alias', 'wallets', scoped({ field: 'alias', op: 'eq', value: 'a' }), { limit: 1000 }, 'wallets/ux/tenantId,alias'],
+  ['wallets of a vault', 'wallets', scoped({ field: 'vaultId', op: 'eq', value: 'v' }), { limit: 1000 }, 'wallets/ix/tenantId,vaultId,createdAt'],
+  ['vaults by parent (ECS)', 'vaults', scoped({ and: [{ field: 'parentID', op: 'eq', value: 'p' }, { field: 'keyManagement', op: 'eq', value: 'ECS' }] }), { limit: 1000 }, 'vaults/ix/tenantId,parentID,createdAt'],
+  ['vaults by MPC account', 'vaults', scoped({ field: 'mpcAccountID', op: 'eq', value: 'a' }), { limit: 1000 }, 'vaults/ix/tenantId,mpcAccountID,createdAt'],
+  ['child vault count', 'vaults', scoped({ field: 'parentID', op: 'eq', value: 'p' }), { limit: 1 }, 'vaults/ix/tenantId,parentID,createdAt'],
+]
+
+describe('query plans of the service queries', () => {
+  it.each(cases)('%s searches its index', async (_name, collection, where, options, index) => {
+    const plan = (await storage.explain(collection, where, options)).join('\n')
+    expect(plan).toContain(`USING INDEX ${index}`)
+    expect(plan).not.toMatch(/\bSCAN (wallets|vaults|apiKeys)\b/)
+  })
+})
