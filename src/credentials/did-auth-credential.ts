@@ -10,9 +10,8 @@ import type { DigestSigner } from '../keys/signer.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import { verifyDidJwt } from './jwt-verifier.js'
 import { didJwtSigner } from './jwt-signer.js'
-import { signJsonLd } from './jsonld/index.js'
+import { CREDENTIALS_V1_URL, signJsonLd } from './jsonld/index.js'
 
-export const CREDENTIALS_V1 = 'https://www.w3.org/2018/credentials/v1'
 /** Defines the `DIDAuthCredential` type term (safe-mode JSON-LD rejects undefined terms). */
 const DID_AUTH_TERMS = { DIDAuthCredential: 'https://w3id.org/didvault#DIDAuthCredential' }
 
@@ -43,7 +42,7 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
   const iat = Math.floor(input.issuedAt / 1000)
   const exp = Math.floor(input.expiresAt / 1000)
   const vc = {
-    '@context': [CREDENTIALS_V1],
+    '@context': [CREDENTIALS_V1_URL],
     type: ['VerifiableCredential', 'DIDAuthCredential'],
     credentialSubject: { id: input.issuer },
   }
@@ -56,7 +55,7 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
   const verified = await verifyDidJwt(jwt, { resolver: input.resolver, audience: input.audience, keys: input.keys, now: input.issuedAt })
 
   const unsigned = {
-    '@context': [CREDENTIALS_V1, DID_AUTH_TERMS],
+    '@context': [CREDENTIALS_V1_URL, DID_AUTH_TERMS],
     type: ['VerifiableCredential', 'DIDAuthCredential'],
     issuer: input.issuer,
     issuanceDate: new Date(iat * 1000).toISOString(),
