@@ -16,6 +16,8 @@ export interface DidAuthOptions {
   keys?: PublicKeyDirectory
   /** Clock skew allowed for nbf/iat/exp, seconds. Default 60. */
   skewSeconds?: number
+  /** Longest token lifetime (`exp` − `iat`) accepted, seconds. Default 24 hours, the longest the service issues. */
+  maxLifetimeSeconds?: number
   /** Current time, ms (tests). */
   now?: () => number
 }
@@ -34,6 +36,7 @@ export async function verifyDidAuthToken(token: string, options: DidAuthOptions)
       audience: options.audience,
       keys: options.keys,
       skewSeconds: options.skewSeconds,
+      maxLifetimeSeconds: options.maxLifetimeSeconds ?? 24 * 3600,
       now: options.now?.(),
     })
     return normalizeDid(verified.issuer)

@@ -36,6 +36,11 @@ export interface JwtVerifyOptions {
   keys?: Pick<PublicKeyDirectory, 'keyFor' | 'keyFromHex'>
   /** Require an `exp` claim (default true). */
   requireExp?: boolean
+  /**
+   * Longest lifetime (`exp` − `iat`, seconds) accepted; tokens over it, or without `iat`, are
+   * rejected. Default: no cap (did-jwt's behaviour).
+   */
+  maxLifetimeSeconds?: number
 }
 
 export interface VerifiedJwt {
@@ -69,6 +74,7 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   if (alg !== 'ES256K' && alg !== 'ES256K-R') throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
   if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw new JwtRejected('token has no issuer (iss)')
   checkTimes(payload, Math.floor((options.now ?? Date.now()) / 1000), options.skewSeconds ?? 60, options.requireExp ?? true)
+  if (options.maxLifetimeSeconds !== undefined) checkLifetime(payload, options.maxLifetimeSeconds)
   checkAudience(payload.aud, options.audience)
 
   const sig = Buffer.from(signature, 'base64url')
@@ -93,6 +99,11 @@ function checkTimes(payload: JWTPayload, now: number, skew: number, requireExp: 
   }
 }
 
+function checkLifetime(payload: JWTPayload, max: number): void {
+  if (payload.iat === undefined || payload.exp === undefined) throw new JwtRejected('token needs iat and exp')
+  if (payload.exp - payload.iat > max) throw new JwtRejected(`lifetime over ${max} seconds`)
+}
+
 function checkAudience(aud: JWTPayload['aud'], audience: string): void {
   if (aud === undefined) return
   const list = Array.isArray(aud) ? aud : [aud]
@@ -110,7 +121,8 @@ async function findSigner(
   for (const vm of methods) {
     if (!SECP256K1_METHODS.has(vm.type)) continue
     if (vm.publicKeyHex) {
-      if (verifyEs256k(data, sig, keys?.keyFromHex(vm.publicKeyHex) ?? publicKeyObject(vm.publicKeyHex))) return vm
+      const key = keyObjectOf(vm.publicKeyHex, keys)
+      if (key && verifyEs256k(data, sig, key)) return vm
       continue
     }
     const address = accountAddress(vm)
@@ -124,6 +136,15 @@ async function findSigner(
     if (recovered.includes(address)) return vm
   }
   return undefined
+}
+
+/** The key object of a document's `publicKeyHex`, or undefined when it is not a valid secp256k1 key (the method is skipped). */
+function keyObjectOf(publicKeyHex: string, keys: JwtVerifyOptions['keys']) {
+  try {
+    return keys ? keys.keyFromHex(publicKeyHex) : publicKeyObject(publicKeyHex)
+  } catch {
+    return undefined
+  }
 }
 
 /** The EIP-55 address a verification method names (`ethereumAddress` or a CAIP-10 `blockchainAccountId`). */

@@ -28,12 +28,12 @@ export type MasterKey = Uint8Array
 
 /**
  * Turns configuration into a master key: 64 hex characters are the raw key; anything else is
- * a passphrase stretched with scrypt (N=2^15, r=8, p=1) and the given salt.
+ * a passphrase stretched with scrypt (N=2^17, r=8, p=1) and the given salt.
  */
 export function masterKeyFrom(secret: string, salt: Uint8Array | string): MasterKey {
   if (/^[0-9a-fA-F]{64}$/.test(secret)) return Buffer.from(secret, 'hex')
   if (secret.length === 0) throw new KeyringError('master key passphrase is empty')
-  return scryptSync(secret, salt, 32, { N: 1 << 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 })
+  return scryptSync(secret, salt, 32, { N: 1 << 17, r: 8, p: 1, maxmem: 256 * 1024 * 1024 })
 }
 
 /** Generates a random master key. */

@@ -8,6 +8,7 @@ import type { KeyObject } from 'node:crypto'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletRecord } from '../storage/collections.js'
 import { publicKeyObject } from './es256k.js'
+import { addressOf } from './secp256k1.js'
 
 export class PublicKeyDirectory {
   readonly #byAddress = new Map<string, KeyObject>()
@@ -23,7 +24,10 @@ export class PublicKeyDirectory {
     const hit = this.#byAddress.get(address)
     if (hit) return hit
     const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'ethereumAddress', op: 'eq', value: address })
-    return wallet ? this.#remember(this.#byAddress, address, publicKeyObject(wallet.publicKeyHex)) : undefined
+    // A stored row is trusted only as far as its key hashes to the address asked for: a row
+    // with a foreign key (a corrupted or forged record, any tenant's) must not vouch for it.
+    if (!wallet || !keyHasAddress(wallet.publicKeyHex, address)) return undefined
+    return this.#remember(this.#byAddress, address, publicKeyObject(wallet.publicKeyHex))
   }
 
   /** The key object of a hex public key (parsing one costs more than verifying with it). */
@@ -35,5 +39,13 @@ export class PublicKeyDirectory {
     if (cache.size >= this.maxCached) cache.delete(cache.keys().next().value!)
     cache.set(id, key)
     return key
+  }
+}
+
+function keyHasAddress(publicKeyHex: string, address: string): boolean {
+  try {
+    return addressOf(Buffer.from(publicKeyHex, 'hex')) === address
+  } catch {
+    return false
   }
 }

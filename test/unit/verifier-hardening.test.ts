@@ -1,0 +1,75 @@
+/** Hardening of DID-auth verification found in review: forged key rows, token lifetime, malformed keys, header parsing. */
+import { describe, expect, it } from 'vitest'
+import { createJWT } from 'did-jwt'
+import { Resolver } from 'did-resolver'
+import { createMemoryStorage, randomMasterKey, staticTenants, IdentityService } from '../../src/index.js'
+import { verifyDidJwt } from '../../src/credentials/jwt-verifier.js'
+import { verifyDidAuthToken } from '../../src/auth/did-auth.js'
+import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
+import { PublicKeyDirectory } from '../../src/keys/public-keys.js'
+import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
+import { bearerToken } from '../../src/auth/tenants.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+
+const now = Math.floor(Date.now() / 1000)
+
+describe('DID-auth verification hardening', () => {
+  it('a stored row whose public key does not hash to its address never vouches for that address', async () => {
+    const storage = createMemoryStorage()
+    const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })
+    const { wallet } = await service.generateWallet({}, { authorization: 'token-a-0123456789' })
+    const attacker = new LocalSigner(generatePrivateKey())
+    // a forged row in another tenant: the victim's address with the attacker's key
+    await storage.collection('wallets').insert({ id: 'forged', tenantId: 'b', did: 'did:ethr:dev:forged', ethereumAddress: wallet.ethereumAddress, publicKeyHex: attacker.publicKeyHex, alias: 'x', createdAt: 1 })
+    const directory = new PublicKeyDirectory(storage)
+    const token = await createJWT({ iat: now, exp: now + 600 }, { issuer: wallet.did, signer: didJwtSigner(attacker), alg: 'ES256K-R' })
+    await expect(verifyDidJwt(token, { resolver: service.resolver, audience: 'didvault', keys: directory })).rejects.toThrow(/signature/)
+    expect(await directory.keyFor(wallet.ethereumAddress)).toBeUndefined()
+  })
+
+  it('tokens living longer than the cap (default 24 h) or without iat are rejected', async () => {
+    const storage = createMemoryStorage()
+    const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })
+    const signer = new LocalSigner(generatePrivateKey())
+    const iss = ethrDid(DEV_NETWORK, signer.address)
+    const sign = (payload: Record<string, unknown>) => createJWT(payload, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
+    const options = { resolver: service.resolver, audience: 'didvault' }
+    expect(await verifyDidAuthToken(await sign({ iat: now, exp: now + 24 * 3600 }), options)).toBe(iss)
+    await expect(verifyDidAuthToken(await sign({ iat: now, exp: now + 10 * 365 * 24 * 3600 }), options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/lifetime/) })
+    const withoutIat = await sign({ iat: undefined, exp: now + 600 })
+    expect(JSON.parse(Buffer.from(withoutIat.split('.')[1], 'base64url').toString())).not.toHaveProperty('iat')
+    await expect(verifyDidAuthToken(withoutIat, options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/iat/) })
+  })
+
+  it('a malformed publicKeyHex in a resolved document is skipped, not a 500', async () => {
+    const signer = new LocalSigner(generatePrivateKey())
+    const did = 'did:example:broken'
+    const resolver = new Resolver({
+      example: async () => ({
+        didResolutionMetadata: {},
+        didDocumentMetadata: {},
+        didDocument: {
+          id: did,
+          verificationMethod: [
+            { id: `${did}#bad`, type: 'EcdsaSecp256k1VerificationKey2019', controller: did, publicKeyHex: '04zz' },
+            { id: `${did}#good`, type: 'EcdsaSecp256k1VerificationKey2019', controller: did, publicKeyHex: signer.publicKeyHex },
+          ],
+        },
+      }),
+    })
+    const token = await createJWT({ iat: now, exp: now + 600 }, { issuer: did, signer: didJwtSigner(signer), alg: 'ES256K' })
+    const v = await verifyDidJwt(token, { resolver, audience: 'didvault' })
+    expect(v.signer).toBe(`${did}#good`)
+    const other = await createJWT({ iat: now, exp: now + 600 }, { issuer: did, signer: didJwtSigner(new LocalSigner(generatePrivateKey())), alg: 'ES256K' })
+    await expect(verifyDidJwt(other, { resolver, audience: 'didvault' })).rejects.toThrow(/signature/)
+  })
+
+  it('Authorization parsing is linear on hostile input and bounded', () => {
+    const hostile = 'Bearer ' + ' \n'.repeat(20_000) + 'x'
+    const t = performance.now()
+    bearerToken(hostile)
+    bearerToken('a'.repeat(16_000))
+    expect(performance.now() - t).toBeLessThan(50)
+    expect(bearerToken('x'.repeat(20_000))).toBeUndefined()
+  })
+})
