@@ -16,9 +16,11 @@ const CHECK_PLAINTEXT = new TextEncoder().encode('didvault keyring check v1')
 export const KEYRING_RECORD = { tenantId: '_system', id: 'keyring' }
 export const keyringCheckContext = () => secretContext('meta', KEYRING_RECORD, 'check')
 
-interface KeyringMeta extends MetaRecord {
+export interface KeyringMeta extends MetaRecord {
   salt: string
   check: string
+  /** Set while a master-key rotation runs: the id of the key it rotates to. */
+  rotatingTo?: string
 }
 
 function toKey(input: MasterKeyInput, salt: string): Uint8Array {
@@ -54,6 +56,12 @@ export async function openKeyring(storage: StorageAdapter, current: MasterKeyInp
     keyring.open(record.check, keyringCheckContext())
   } catch {
     throw new KeyringError('the master key does not match this database (wrong DIDVAULT_MASTER_KEY?): refusing to start')
+  }
+  // Mid-rotation, some envelopes are sealed under the new key: without it, reads would fail later, one by one.
+  if (record.rotatingTo !== undefined && !keyring.hasKey(record.rotatingTo)) {
+    throw new KeyringError(
+      `a master-key rotation to key ${record.rotatingTo} is unfinished: start with the new key as masterKey (and this one among previousMasterKeys), then run rotateMasterKey again`,
+    )
   }
   return keyring
 }

@@ -57,6 +57,16 @@ export class Keyring {
     this.#keys.set(this.#current.id, this.#current.key)
   }
 
+  /** The key id of a master key (as envelopes carry it). */
+  static idOf(key: MasterKey): string {
+    return keyId(key)
+  }
+
+  /** Whether the keyring holds the key with this id. */
+  hasKey(id: string): boolean {
+    return this.#keys.has(id)
+  }
+
   /** Id of the key new envelopes are sealed with. */
   get currentKeyId(): string {
     return this.#current.id

@@ -5,7 +5,8 @@
  */
 import type { CollectionSpec, StorageAdapter, StoredRecord } from '../storage/port.js'
 import { secretContext } from '../storage/collections.js'
-import { Keyring } from './keyring.js'
+import { Keyring, type MasterKey } from './keyring.js'
+import { KEYRING_RECORD, type KeyringMeta } from './keyring-store.js'
 
 /** Progress of a rotation, reported after each page. */
 export interface RotationProgress {
@@ -53,4 +54,29 @@ export async function resealAll(
     } while (cursor)
   }
   return { resealed }
+}
+
+/**
+ * Rotates to `newKey`: marks the rotation in `meta/keyring` first (so a restart without the
+ * new key refuses to start instead of failing later on resealed secrets), reseals every
+ * envelope, the check envelope last, then clears the mark and forgets the old keys.
+ */
+export async function rotateMasterKey(
+  storage: StorageAdapter,
+  keyring: Keyring,
+  specs: CollectionSpec[],
+  newKey: MasterKey,
+  onProgress?: (p: RotationProgress) => void,
+): Promise<{ resealed: number }> {
+  const meta = storage.collection<KeyringMeta>('meta')
+  await meta.update(KEYRING_RECORD.id, { rotatingTo: Keyring.idOf(newKey) })
+  keyring.useKey(newKey)
+  const ordered = [...specs.filter((c) => c.name !== 'meta'), ...specs.filter((c) => c.name === 'meta')]
+  const result = await resealAll(storage, keyring, ordered, onProgress)
+  const record = await meta.get(KEYRING_RECORD.id)
+  if (record && Keyring.keyIdOf(record.check) === keyring.currentKeyId) {
+    await meta.update(KEYRING_RECORD.id, { rotatingTo: undefined })
+    keyring.dropOldKeys()
+  }
+  return result
 }
