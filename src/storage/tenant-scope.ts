@@ -3,6 +3,7 @@
  * checks it. Operations only ever get scoped collections, so no code path can read or change
  * another tenant's records by forgetting a filter.
  */
+import { invalid } from '../errors.js'
 import type { Collection, FindOptions, Page, StorageAdapter, StoredRecord, Where } from './port.js'
 
 export interface TenantRecord extends StoredRecord {
@@ -33,15 +34,19 @@ export class TenantCollection<T extends TenantRecord> {
     return this.inner.find(this.#scoped(where), options)
   }
 
-  /** Every match, page by page (bounded by `max`). */
+  /**
+   * Every match, page by page. More than `max` matches is a 422 asking for a narrower filter:
+   * a list is never silently cut short.
+   */
   async all(where?: Where, max = 100_000): Promise<T[]> {
     const out: T[] = []
     let cursor: string | undefined
     do {
-      const page = await this.inner.find(this.#scoped(where), { limit: Math.min(1_000, max - out.length), cursor })
+      const page = await this.inner.find(this.#scoped(where), { limit: 1_000, cursor })
       out.push(...page.items)
       cursor = page.nextCursor
-    } while (cursor && out.length < max)
+      if (out.length > max) throw invalid(`more than ${max} records match: narrow the filter`)
+    } while (cursor)
     return out
   }
 
