@@ -3,6 +3,7 @@ import { verifyDidAuthToken } from '../src/auth/did-auth.js'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
 import { measure, measurePair, type MeasureOptions, type Measurement } from './measure.js'
 import { nativeSecp256k1 } from './secp256k1.js'
+import { benchDid, type DidResults } from './did.js'
 
 const API_KEY = 'bench-api-key-0123456789'
 
@@ -13,6 +14,11 @@ export interface ServiceResults {
   didAuthTokenVerification: Measurement
   /** Raw secp256k1 verify (OpenSSL, the fastest here), measured interleaved with the token verification: the ratio's denominator. */
   rawVerifyInterleaved: Measurement
+  /** Embedded DID registry: resolution and DID-auth verification of a DID with 5 changes. */
+  did: DidResults & {
+    /** Verification ÷ interleaved raw verify (issue #4 target: ≥ 0.7), for the owner's and a delegate's token. */
+    ratios: { owner: number; delegate: number }
+  }
 }
 
 export async function benchService(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<ServiceResults> {
@@ -36,7 +42,13 @@ export async function benchService(label: string, storage: StorageAdapter, optio
       { ...nativeSecp256k1().verify, label: `${label}: raw secp256k1 verify, OpenSSL (interleaved)` },
       options,
     )
-    return { ecsWalletGeneration, bip44NextWallet, didAuthTokenGeneration, didAuthTokenVerification, rawVerifyInterleaved }
+    const d = await benchDid(label, service, authorization, options)
+    const ratio = (a: Measurement, b: Measurement) => Number((a.opsPerSec / b.opsPerSec).toFixed(3))
+    const did = {
+      ...d,
+      ratios: { owner: ratio(d.didAuthVerification5Changes, d.rawVerifyInterleaved5Changes), delegate: ratio(d.didAuthVerificationByDelegate, d.rawVerifyInterleavedDelegate) },
+    }
+    return { ecsWalletGeneration, bip44NextWallet, didAuthTokenGeneration, didAuthTokenVerification, rawVerifyInterleaved, did }
   } finally {
     await service.close()
   }

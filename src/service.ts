@@ -10,7 +10,8 @@ import { AccessPolicy } from './auth/policy.js'
 import type { DidAuthOptions } from './auth/did-auth.js'
 import { ApiKeyTenants, type TenantResolver } from './auth/tenants.js'
 import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
-import { createResolver } from './did/resolver.js'
+import { Registries, createResolver } from './did/resolver.js'
+import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { toIdentityError } from './errors.js'
 import { KeyCustody } from './keys/custody.js'
 import { Keyring } from './keys/keyring.js'
@@ -20,7 +21,6 @@ import { resealAll, type RotationProgress } from './keys/rotation.js'
 import { COLLECTIONS } from './storage/collections.js'
 import type { StorageAdapter } from './storage/port.js'
 import type { OperationContext, ServiceConfig, ServiceLimits } from './operations/context.js'
-import { stripSlash } from './operations/wallet-config.js'
 import * as vaults from './operations/vaults.js'
 import * as wallets from './operations/wallets.js'
 import * as tokens from './operations/tokens.js'
@@ -34,14 +34,18 @@ export interface IdentityServiceOptions {
   previousMasterKeys?: MasterKeyInput[]
   /** Maps Base Auth Tokens to tenants. Default: API keys stored (hashed) in the storage. */
   tenants?: TenantResolver
-  /** Networks DIDs may live on. Default: `dev` (chainId 1337). */
+  /**
+   * Networks DIDs may live on. Default: `dev` (chainId 1337). A network with `rpcUrl` and
+   * `registry` (an `EthereumDIDRegistry` address) has an on-chain registry; the others use
+   * the embedded registry (events in `storage`, no chain).
+   */
   networks?: EthrNetwork[]
+  /** Options of the on-chain registries, by network name: `{ gasPayer }` (an ethers `Signer` paying the gas), `provider`. */
+  onchain?: Record<string, OnchainRegistryOptions>
   /** Name of the network new DIDs are made on. Default: the first of `networks`. */
   network?: string
   /** `aud` of the DID-auth tokens this service issues and accepts. Default `didvault`. */
   audience?: string
-  /** Registry endpoints `walletConfig.apiUrl` may name; the first is the default. Default: `['local']`. */
-  registryUrls?: string[]
   limits?: Partial<ServiceLimits>
   /** Clock, ms since the epoch (tests). */
   now?: () => number
@@ -83,18 +87,19 @@ export class IdentityService {
     const networks = options.networks ?? [DEV_NETWORK]
     const network = networks.find((n) => n.name === (options.network ?? networks[0].name))
     if (!network) throw new Error(`network ${options.network} is not among the configured networks`)
+    const now = options.now ?? Date.now
+    const registries = Registries.forNetworks(networks, storage, now, options.onchain)
     const config: ServiceConfig = {
       network,
       networks,
       didMethods: ['ethr'],
-      apiUrls: (options.registryUrls ?? ['local']).map(stripSlash),
+      apiUrls: registries.endpoints,
       audience: options.audience ?? 'didvault',
       limits: { ...DEFAULT_LIMITS, ...options.limits },
     }
-    const resolver = createResolver(networks)
-    const now = options.now ?? Date.now
+    const resolver = createResolver(registries)
     const keys = new PublicKeyDirectory(storage)
-    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, keys, config, now }
+    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now }
     const apiKeys = options.tenants ? undefined : new ApiKeyTenants(storage)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, options.onError, apiKeys)
@@ -103,6 +108,11 @@ export class IdentityService {
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */
   get resolver(): Resolver {
     return this.#ctx.resolver
+  }
+
+  /** The DID registry of each configured network. */
+  get registries(): Registries {
+    return this.#ctx.registries
   }
 
   /** Options for verifying DID-auth tokens the way this service does (`verifyDidAuthToken`). */
@@ -162,6 +172,10 @@ export class IdentityService {
   deleteWallets: Operation<unknown, Awaited<ReturnType<typeof wallets.deleteWallets>>> = (body, auth) =>
     this.#run('delete wallets', 'tenant+did', auth, (c) => wallets.deleteWallets(this.#ctx, c, body))
 
+  /** Configure Identity Wallet (`POST /wallet/configure`): applies a `walletConfig` to the DID document of a wallet the caller controls. */
+  configureWallet: Operation<unknown, Awaited<ReturnType<typeof wallets.configureWallet>>> = (body, auth) =>
+    this.#run('configure wallet', 'tenant+did', auth, (c) => wallets.configureWallet(this.#ctx, c, body))
+
   // ---- DID-auth tokens
 
   /** Generate Token (`POST /did-auth-jwt`). Requires a Base Auth Token: `iss` must be a wallet of the tenant. */
@@ -184,6 +198,7 @@ export class IdentityService {
       getWallets: (q) => this.getWallets(q ?? {}, auth),
       renameWallets: (b) => this.renameWallets(b, auth),
       deleteWallets: (b) => this.deleteWallets(b, auth),
+      configureWallet: (b) => this.configureWallet(b, auth),
       generateToken: (b) => this.generateToken(b, auth),
     }
   }
@@ -221,5 +236,6 @@ export interface BoundIdentityService {
   getWallets(query?: unknown): ReturnType<IdentityService['getWallets']>
   renameWallets(body: unknown): ReturnType<IdentityService['renameWallets']>
   deleteWallets(body: unknown): ReturnType<IdentityService['deleteWallets']>
+  configureWallet(body: unknown): ReturnType<IdentityService['configureWallet']>
   generateToken(body: unknown): ReturnType<IdentityService['generateToken']>
 }

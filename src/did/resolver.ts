@@ -1,42 +1,57 @@
 /**
- * Resolution of did:ethr DIDs without a chain. The document of an identity comes from its
- * current owner; until DID-document updates land (registry events), that is the identity
- * itself, which is exactly what an ERC-1056 registry answers for an untouched identity.
+ * Resolution of did:ethr DIDs through the service's registries: each configured network has
+ * one {@link DidRegistry} (embedded, or on chain when the network has `rpcUrl` + `registry`),
+ * and a DID goes to the registry of the network it names. Resolution never contacts a host
+ * other than a configured network's `rpcUrl`.
  */
 import { Resolver, type DIDResolutionResult, type DIDResolver } from 'did-resolver'
-import { ethrDocument } from './document.js'
+import type { StorageAdapter } from '../storage/port.js'
 import { parseEthrDid, type EthrNetwork } from './ethr.js'
-
-/** Answers the current owner address of an identity on a network. */
-export interface OwnerLookup {
-  ownerOf(network: EthrNetwork, address: string): Promise<string>
-}
-
-/** Owner lookup for identities with no registry events: every identity owns itself. */
-export const selfOwned: OwnerLookup = { ownerOf: async (_network, address) => address }
+import { EmbeddedRegistry } from './registry/embedded.js'
+import { OnchainRegistry, isOnchain, type OnchainRegistryOptions } from './registry/onchain.js'
+import type { DidRegistry } from './registry/port.js'
 
 function failure(error: string, message: string): DIDResolutionResult {
   return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
 }
 
-/** A did-resolver method resolver for `ethr` over the given networks. */
-export function embeddedEthrResolver(networks: EthrNetwork[], owners: OwnerLookup = selfOwned): DIDResolver {
-  const byName = new Map(networks.map((n) => [n.name, n]))
-  return async (did) => {
-    const parsed = parseEthrDid(did)
-    if (!parsed) return failure('invalidDid', `Not a valid did:ethr: ${did}`)
-    const network = byName.get(parsed.network)
-    if (!network) return failure('unknownNetwork', `No configuration for network: ${parsed.network}`)
-    const owner = await owners.ownerOf(network, parsed.address)
-    return {
-      didResolutionMetadata: { contentType: 'application/did+ld+json' },
-      didDocument: ethrDocument(parsed.did, owner, network),
-      didDocumentMetadata: {},
-    }
+/** The registries of a set of networks, by network name and by endpoint. */
+export class Registries {
+  readonly #byNetwork = new Map<string, DidRegistry>()
+
+  constructor(registries: DidRegistry[]) {
+    for (const r of registries) this.#byNetwork.set(r.network.name, r)
+  }
+
+  /**
+   * One registry per network: networks with `rpcUrl` and `registry` get an on-chain registry
+   * (with `onchain[network.name]` as its options), the others the embedded registry over `storage`.
+   */
+  static forNetworks(networks: EthrNetwork[], storage: StorageAdapter, now: () => number, onchain: Record<string, OnchainRegistryOptions> = {}): Registries {
+    return new Registries(networks.map((n) => (isOnchain(n) ? new OnchainRegistry(n, onchain[n.name]) : new EmbeddedRegistry(storage, n, now))))
+  }
+
+  /** The registry of a network. */
+  forNetwork(name: string): DidRegistry | undefined {
+    return this.#byNetwork.get(name)
+  }
+
+  /** Every registry endpoint (`local` and the on-chain networks' `rpcUrl`s), for `walletConfig.apiUrl`. */
+  get endpoints(): string[] {
+    return [...new Set([...this.#byNetwork.values()].map((r) => r.endpoint))]
+  }
+
+  /** The did-resolver method resolver for `ethr`: a DID goes to its network's registry. */
+  readonly ethr: DIDResolver = async (did, parsed, resolver, options) => {
+    const id = parseEthrDid(did)
+    if (!id) return failure('invalidDid', `Not a valid did:ethr: ${did}`)
+    const registry = this.#byNetwork.get(id.network)
+    if (!registry) return failure('unknownNetwork', `No configuration for network: ${id.network}`)
+    return registry.resolver(did, parsed, resolver, options)
   }
 }
 
-/** A did-resolver `Resolver` for the service's networks. */
-export function createResolver(networks: EthrNetwork[], owners?: OwnerLookup): Resolver {
-  return new Resolver({ ethr: embeddedEthrResolver(networks, owners) }, { cache: false })
+/** A did-resolver `Resolver` over the given registries. */
+export function createResolver(registries: Registries): Resolver {
+  return new Resolver({ ethr: registries.ethr }, { cache: false })
 }

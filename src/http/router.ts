@@ -52,6 +52,7 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
 
   router.get(['/wallets', '/wallet'], respond((req) => service.getWallets(query(req), authOf(req))))
   router.post('/wallet', body, respond((req) => service.generateWallet(req.body ?? {}, authOf(req))))
+  router.post('/wallet/configure', body, respond((req) => service.configureWallet(req.body, authOf(req))))
   router.post('/wallet/rename', body, respond((req) => service.renameWallets(req.body, authOf(req))))
   router.delete('/wallet', body, respond((req) => service.deleteWallets(req.body, authOf(req))))
 

@@ -2,10 +2,11 @@
 import type { Resolver } from 'did-resolver'
 import type { AccessPolicy } from '../auth/policy.js'
 import type { EthrNetwork } from '../did/ethr.js'
+import type { Registries } from '../did/resolver.js'
 import type { KeyCustody } from '../keys/custody.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { WalletRecord, VaultRecord } from '../storage/collections.js'
+import type { DelegateKeyRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 
 export interface ServiceLimits {
@@ -23,7 +24,7 @@ export interface ServiceConfig {
   networks: EthrNetwork[]
   /** DID methods a `walletConfig.didMethod` may name. */
   didMethods: string[]
-  /** Registry endpoints a `walletConfig.apiUrl` may name; the first is the default. */
+  /** Registry endpoints a `walletConfig.apiUrl` may name: `local` (embedded) and the on-chain networks' `rpcUrl`s. */
   apiUrls: string[]
   /** `aud` of DID-auth tokens this service issues and accepts. */
   audience: string
@@ -35,6 +36,8 @@ export interface OperationContext {
   custody: KeyCustody
   policy: AccessPolicy
   resolver: Resolver
+  /** The DID registry of each network. */
+  registries: Registries
   /** Public keys of the wallets the service holds, by address. */
   keys: PublicKeyDirectory
   config: ServiceConfig
@@ -47,5 +50,6 @@ export function collectionsOf(storage: StorageAdapter, tenantId: string) {
   return {
     vaults: tenantCollection<VaultRecord>(storage, 'vaults', tenantId),
     wallets: tenantCollection<WalletRecord>(storage, 'wallets', tenantId),
+    delegateKeys: tenantCollection<DelegateKeyRecord>(storage, 'delegateKeys', tenantId),
   }
 }

@@ -9,9 +9,10 @@ import type { Where } from '../storage/port.js'
 import type { VaultRecord, WalletRecord } from '../storage/collections.js'
 import type { Caller } from '../auth/context.js'
 import { collectionsOf, type OperationContext } from './context.js'
-import { checkWalletConfig, mergeWalletConfig } from './wallet-config.js'
-import { buildWallet, presentWallet, type WalletView } from './wallet-records.js'
+import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from './wallet-config.js'
+import { buildWallet, presentWallet, withReport, type WalletView } from './wallet-records.js'
 import { aliasTaken, withUniqueness } from './unique.js'
+import { deleteDelegateKeys } from './did-updates.js'
 
 /** A vault as responses show it. */
 export interface VaultView {
@@ -53,6 +54,7 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
   const input = parse(createVaultSchema, body)
   if (input.keyManagement === 'MPC') throw invalid('MPC vaults need an MPC provider; none is configured in this service')
   checkWalletConfig(input.walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
 
@@ -90,15 +92,19 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
     vaultId: id,
     index: vault.hdIndex,
     walletConfig: input.walletConfig,
+    network,
   })
   privateKey.fill(0)
+  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
 
   await ctx.storage.transaction(async (tx) => {
     const c = collectionsOf(tx, caller.tenantId)
     await c.vaults.insert(vault)
     await c.wallets.insert(wallet)
   })
-  return { vault: presentVault(vault, [wallet], mnemonic) }
+  const view = presentVault(vault, [wallet], mnemonic)
+  view.wallets[0] = withReport(view.wallets[0], await apply(wallet))
+  return { vault: view }
 }
 
 /** Get Identity Vaults, with their wallets. */
@@ -132,6 +138,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
   if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
   checkWalletConfig(walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, walletConfig)
 
   const accountNode = ctx.custody.open('vaults', vault, 'accountNode', vault.accountNode!)
   // Index allocation and insert commit together, so indexes stay unique and gap-free.
@@ -141,14 +148,16 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
         const c = collectionsOf(tx, caller.tenantId)
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         const privateKey = deriveWalletKey(accountNode, index)
-        const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, vaultId: vault.id, index, alias: input.wallet?.alias, walletConfig })
+        const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, vaultId: vault.id, index, alias: input.wallet?.alias, walletConfig, network })
         privateKey.fill(0)
         await c.wallets.insert(record)
         return record
       }),
     aliasTaken,
   ).finally(() => accountNode.fill(0))
-  return { wallet: presentWallet(wallet) }
+  // The DID is known only once the index is: the network's registry was checked above (networkForNewWallet).
+  const apply = walletConfigApplier(ctx, wallet.did, walletConfig)
+  return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
 }
 
 /** Delete Identity Vault: removes its wallets, then the vault; per-wallet failures are reported in `errors`. */
@@ -170,6 +179,7 @@ export async function deleteVault(
   for (const w of members) {
     try {
       await wallets.delete(w.id)
+      await deleteDelegateKeys(ctx, w)
       removed.push(presentWallet(w, { privateKey: true }))
     } catch (err) {
       errors.push({ wallets: [presentWallet(w, { privateKey: true })], error: errorObject(err, 'delete wallet') })

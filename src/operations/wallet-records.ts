@@ -1,10 +1,11 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
-import { didOfChecksummed } from '../did/ethr.js'
+import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
 import { addressOf, bytesToHex, publicKeyOf } from '../keys/secp256k1.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
 import type { OperationContext } from './context.js'
+import type { RegistryReport } from './did-updates.js'
 
 export interface NewWallet {
   tenantId: string
@@ -14,14 +15,16 @@ export interface NewWallet {
   index?: number
   alias?: string
   walletConfig?: WalletConfig
+  /** The network of the DID (default: the service's). */
+  network?: EthrNetwork
 }
 
-/** A wallet record for a key: address, DID on the service's network, sealed key. */
+/** A wallet record for a key: address, DID on its network, sealed key. */
 export function buildWallet(ctx: OperationContext, input: NewWallet): WalletRecord {
   const id = randomUUID()
   const publicKey = publicKeyOf(input.privateKey)
   const address = addressOf(publicKey)
-  const did = didOfChecksummed(ctx.config.network, address)
+  const did = didOfChecksummed(input.network ?? ctx.config.network, address)
   const now = ctx.now()
   const record: WalletRecord = {
     id,
@@ -57,6 +60,13 @@ export interface WalletView {
   didMethod: string
   alias: string
   created: string
+  /** What the registry did with the request's `walletConfig.txsInput` (only in the response that applied it). */
+  registry?: RegistryReport
+}
+
+/** The view with the registry's report attached, when there is one. */
+export function withReport<V extends WalletView>(view: V, report: RegistryReport | undefined): V {
+  return report ? { ...view, registry: report } : view
 }
 
 /**

@@ -2,25 +2,46 @@
 import { errorObject, notFound, type ErrorBody } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
-import { deleteWallets as deleteWalletsSchema, generateWallet as generateWalletSchema, getWalletsQuery, parse, renameWallets as renameWalletsSchema } from '../schemas/index.js'
+import { configureWallet as configureWalletSchema, deleteWallets as deleteWalletsSchema, generateWallet as generateWalletSchema, getWalletsQuery, parse, renameWallets as renameWalletsSchema } from '../schemas/index.js'
 import type { Where } from '../storage/port.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { Caller } from '../auth/context.js'
 import { collectionsOf, type OperationContext } from './context.js'
-import { checkWalletConfig } from './wallet-config.js'
-import { buildWallet, presentWallet, type WalletView } from './wallet-records.js'
+import { applyTxs, deleteDelegateKeys } from './did-updates.js'
+import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from './wallet-config.js'
+import { buildWallet, presentWallet, withReport, type WalletView } from './wallet-records.js'
 import { aliasTaken, withUniqueness } from './unique.js'
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
 export async function generateWallet(ctx: OperationContext, caller: Caller, body: unknown): Promise<{ wallet: WalletView }> {
   const input = parse(generateWalletSchema, body)
   checkWalletConfig(input.walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, input.walletConfig)
   const privateKey = generatePrivateKey()
-  const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: input.wallet?.alias, walletConfig: input.walletConfig })
+  const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: input.wallet?.alias, walletConfig: input.walletConfig, network })
   privateKey.fill(0)
+  const apply = walletConfigApplier(ctx, record.did, input.walletConfig)
   await withUniqueness(() => collectionsOf(ctx.storage, caller.tenantId).wallets.insert(record), aliasTaken)
   const { vaultId: _v, index: _i, isHDWallet: _h, ...view } = presentWallet(record)
-  return { wallet: view as WalletView }
+  return { wallet: withReport(view as WalletView, await apply(record)) }
+}
+
+/**
+ * Configure Identity Wallet: applies `walletConfig` to the DID document of a wallet the
+ * caller controls. `didMethod` and `apiUrl` default to the wallet's vault's `walletConfig`;
+ * the `txsInput` applied are the request's only (a vault template's were applied when the
+ * wallet was made). The response is the wallet with the registry's report (`registry`).
+ */
+export async function configureWallet(ctx: OperationContext, caller: Caller, body: unknown): Promise<{ wallet: WalletView }> {
+  const input = parse(configureWalletSchema, body)
+  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const wallet = await findByDid(wallets, input.wallet.did)
+  await ctx.policy.assertControlsWallet(caller, wallet, wallets)
+  const template = wallet.vaultId === undefined ? undefined : (await vaults.get(wallet.vaultId))?.walletConfig
+  const config = mergeWalletConfig(template && { didMethod: template.didMethod, apiUrl: template.apiUrl }, input.walletConfig)
+  checkWalletConfig(config, ctx.config)
+  const report = await applyTxs(ctx, wallet, registryForDid(ctx, wallet.did, config), config?.txsInput ?? [])
+  return { wallet: withReport(presentWallet(wallet), report) }
 }
 
 /** Get Identity Wallets, filtered by `vaultId`, `did`, `alias` (all optional). */
@@ -74,6 +95,7 @@ export async function deleteWallets(
       if (!wallet) throw notFound(`no wallet with id ${ref}`)
       await ctx.policy.assertControlsWallet(caller, wallet, wallets)
       if (!(await wallets.delete(wallet.id))) throw notFound(`no wallet with id ${ref}`)
+      await deleteDelegateKeys(ctx, wallet)
       ids.push(wallet.did)
     } catch (err) {
       errors.push({ did: ref, error: errorObject(err, 'delete wallet') })

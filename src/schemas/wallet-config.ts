@@ -3,7 +3,8 @@ import { z } from 'zod'
 import { did, durationMs, ethAddress, nonEmpty } from './common.js'
 
 const service = z.strictObject({
-  name: nonEmpty(100),
+  // The registry attribute is `did/svc/<name>`: a bytes32 (≤ 32 bytes), and a word the did:ethr method reads.
+  name: z.string().regex(/^\w{1,24}$/, 'must be 1 to 24 letters, digits or _ (the attribute did/svc/<name> is a bytes32)'),
   value: z.url({ protocol: /^https?$/ }).max(2_000),
   validity: durationMs,
 })

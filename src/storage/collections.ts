@@ -58,6 +58,69 @@ export interface WalletRecord extends StoredRecord {
   createdAt: number
 }
 
+/**
+ * A key generated for a `delegate` of a `walletConfig` (added to the wallet's DID document
+ * as a `veriKey` delegate). Its private key is sealed like a wallet's.
+ */
+export interface DelegateKeyRecord extends StoredRecord {
+  tenantId: string
+  /** The wallet whose DID document names this key as a delegate. */
+  walletId: string
+  /** The DID of that wallet. */
+  did: string
+  delegateType: string
+  ethereumAddress: string
+  publicKeyHex: string
+  /** Envelope of the private key. */
+  privateKey: string
+  /** End of the delegation, UNIX seconds. */
+  validTo: number
+  createdAt: number
+}
+
+/**
+ * One ERC-1056 event of the embedded registry. Events are public (DID documents are), so
+ * they carry no tenant: they are the embedded equivalent of a chain's logs. `id` is
+ * `<network>/<identity>/<seq>`; `seq` counts from 1 per identity, and the unique index on
+ * (network, identity, seq) makes two concurrent writers of the same identity collide instead
+ * of forking its change chain.
+ */
+export interface DidEventRecord extends StoredRecord {
+  network: string
+  /** EIP-55 address of the identity. */
+  identity: string
+  seq: number
+  event: 'DIDOwnerChanged' | 'DIDDelegateChanged' | 'DIDAttributeChanged'
+  /** The identity's owner after this event (so the latest event answers `identityOwner`). */
+  owner: string
+  delegateType?: string
+  delegate?: string
+  name?: string
+  /** Attribute bytes, 0x-hex. */
+  value?: string
+  /** UNIX seconds (0 for a revoked attribute). */
+  validTo?: number
+  /** Time of the event, UNIX seconds (the block time of an on-chain registry). */
+  at: number
+  createdAt: number
+}
+
+/**
+ * The latest event of an identity in the embedded registry, written in the same transaction
+ * as the event: resolution learns whether anything changed with one primary-key read. `id` is
+ * `<network>/<identity>`.
+ */
+export interface DidHeadRecord extends StoredRecord {
+  network: string
+  identity: string
+  seq: number
+  /** The identity's current owner. */
+  owner: string
+  /** Time of the latest event, UNIX seconds. */
+  at: number
+  createdAt: number
+}
+
 const base = ['tenantId', 'createdAt']
 
 /** Every collection of the service. */
@@ -91,12 +154,32 @@ export const COLLECTIONS: CollectionSpec[] = [
     indexes: [
       { fields: ['did'], unique: true },
       { fields: ['ethereumAddress'] },
+      // The wallet of a tenant holding an identity's current owner key (walletConfig changes after a newOwner).
+      { fields: ['tenantId', 'ethereumAddress', 'createdAt'] },
       { fields: ['tenantId', 'alias'], unique: true },
       { fields: ['vaultId', 'index'], unique: true },
       { fields: ['tenantId', 'vaultId', 'createdAt'] },
       { fields: ['tenantId', 'createdAt'] },
     ],
     secretFields: ['privateKey'],
+  },
+  {
+    name: 'delegateKeys',
+    fields: [...base, 'walletId', 'ethereumAddress'],
+    indexes: [{ fields: ['tenantId', 'walletId', 'createdAt'] }, { fields: ['ethereumAddress'] }],
+    secretFields: ['privateKey'],
+  },
+  {
+    name: 'didEvents',
+    fields: ['network', 'identity', 'seq', 'createdAt'],
+    // The one query: an identity's events by seq (its head: seq desc, limit 1).
+    indexes: [{ fields: ['network', 'identity', 'seq'], unique: true }],
+  },
+  {
+    name: 'didHeads',
+    fields: ['createdAt'],
+    // Read by id only.
+    indexes: [],
   },
 ]
 

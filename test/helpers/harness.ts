@@ -111,6 +111,6 @@ export function expectError(res: { status: number; body: any }, status: number, 
 /** Record counts of every collection: compare before and after a failing request to prove nothing was written. */
 export async function snapshot(h: Harness): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
-  for (const name of ['meta', 'apiKeys', 'vaults', 'wallets']) out[name] = await h.storage.collection(name).count({ and: [] })
+  for (const name of ['meta', 'apiKeys', 'vaults', 'wallets', 'delegateKeys', 'didEvents', 'didHeads']) out[name] = await h.storage.collection(name).count({ and: [] })
   return out
 }

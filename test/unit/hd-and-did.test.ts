@@ -4,7 +4,9 @@ import { mnemonicToSeedSync } from '@scure/bip39'
 import { accountNodeOf, deriveWalletKey, generateMnemonic, isValidMnemonic } from '../../src/keys/hd.js'
 import { addressOf, LocalSigner, publicKeyOf, recoverPublicKey } from '../../src/keys/secp256k1.js'
 import { DEV_NETWORK, ethrDid, normalizeDid, parseEthrDid } from '../../src/did/ethr.js'
-import { createResolver } from '../../src/did/resolver.js'
+import { Registries, createResolver } from '../../src/did/resolver.js'
+import { createMemoryStorage } from '../../src/index.js'
+import { COLLECTIONS } from '../../src/storage/collections.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 
@@ -61,7 +63,9 @@ describe('did:ethr', () => {
   })
 
   it('resolves to the did:ethr default document; unknown networks and bad DIDs are resolution errors', async () => {
-    const resolver = createResolver([DEV_NETWORK])
+    const storage = createMemoryStorage()
+    await storage.init(COLLECTIONS)
+    const resolver = createResolver(Registries.forNetworks([DEV_NETWORK], storage, Date.now))
     const did = `did:ethr:dev:${address}`
     const res = await resolver.resolve(did)
     expect(res.didDocument).toEqual({

@@ -1,0 +1,200 @@
+/**
+ * The embedded ERC-1056 registry: what an `EthereumDIDRegistry` contract would log, kept as
+ * events in the `didEvents` collection of the service's `StorageAdapter`, and resolved to the
+ * documents `ethr-did-resolver` would build from the same logs (see `../document.ts`).
+ *
+ * Writers append event `seq = head + 1` of the identity in one transaction with the owner
+ * check and the head record (`didHeads`); the unique (network, identity, seq) index makes a
+ * concurrent writer (another request, another process) collide, re-read the head and re-check,
+ * so the change chain never forks and an owner change cannot be raced by the old owner.
+ *
+ * Resolution reads the identity's head (one primary-key read: other processes may have
+ * written) and reuses the cached history and document while the head is unchanged and no
+ * validity has passed since the document was built.
+ */
+import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
+import { getAddress, hexlify } from 'ethers'
+import type { DigestSigner } from '../../keys/signer.js'
+import type { DidEventRecord, DidHeadRecord } from '../../storage/collections.js'
+import { UniqueConstraintError, type Collection, type StorageAdapter } from '../../storage/port.js'
+import { buildEthrDocument, type BuiltDocument, type Erc1056Event } from '../document.js'
+import { parseEthrDid, type EthrNetwork } from '../ethr.js'
+import { RegistryError, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
+
+interface Chain {
+  seq: number
+  /** Time of the head event, seconds. */
+  at: number
+  history: Erc1056Event[]
+  /** The document last built from `history`, and the `now` it was built at. */
+  built?: { did: string; now: number; doc: BuiltDocument; result: DIDResolutionResult }
+}
+
+const MAX_CACHED = 10_000
+const WRITE_ATTEMPTS = 32
+
+export class EmbeddedRegistry implements DidRegistry {
+  readonly endpoint = 'local'
+  readonly resolver: DIDResolver
+  readonly #events: Collection<DidEventRecord>
+  readonly #heads: Collection<DidHeadRecord>
+  readonly #chains = new Map<string, Chain>()
+
+  /**
+   * @param storage where the events live (the service's adapter).
+   * @param network the network whose DIDs this registry records.
+   * @param now the clock, ms (block time of the events and "now" of validity checks).
+   */
+  constructor(
+    private readonly storage: StorageAdapter,
+    readonly network: EthrNetwork,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.#events = storage.collection<DidEventRecord>('didEvents')
+    this.#heads = storage.collection<DidHeadRecord>('didHeads')
+    this.resolver = (did) => this.resolve(did)
+  }
+
+  async identityOwner(address: string): Promise<string> {
+    return (await this.#head(address))?.owner ?? address
+  }
+
+  async apply(address: string, input: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
+    const change = normalized(input)
+    const headId = `${this.network.name}/${address}`
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const at = Math.floor(this.now() / 1000)
+      let record: DidEventRecord | undefined
+      try {
+        // The owner check, the event and the head commit together; a concurrent writer of the same identity collides on (network, identity, seq).
+        return await this.storage.transaction(async (tx) => {
+          const heads = tx.collection<DidHeadRecord>('didHeads')
+          const head = await heads.get(headId)
+          const currentOwner = head?.owner ?? address
+          if (owner.address !== currentOwner) throw new RegistryError(`bad_actor: ${owner.address} is not the owner of ${address}`)
+          const seq = (head?.seq ?? 0) + 1
+          record = eventRecord(this.network.name, address, seq, at, currentOwner, change, this.now())
+          await tx.collection<DidEventRecord>('didEvents').insert(record)
+          const next = { seq, owner: record.owner, at }
+          if (head) await heads.update(headId, next)
+          else await heads.insert({ id: headId, network: this.network.name, identity: address, ...next, createdAt: record.createdAt })
+          const applied: AppliedChange = { op: change.op, versionId: String(seq) }
+          if (change.op === 'addDelegate' || change.op === 'setAttribute') applied.validTo = record.validTo
+          return applied
+        })
+      } catch (err) {
+        if (err instanceof RegistryError) throw err
+        if (err instanceof UniqueConstraintError || (record && (await this.#events.get(record.id)))) continue
+        throw err
+      }
+    }
+    throw new RegistryError(`too many concurrent changes of ${address}; try again`)
+  }
+
+  /** Resolves a did:ethr DID of this network (the did-resolver method resolver). */
+  async resolve(did: string): Promise<DIDResolutionResult> {
+    const parsed = parseEthrDid(did)
+    if (!parsed || parsed.network !== this.network.name) return failure('invalidDid', `Not a did:ethr of network ${this.network.name}: ${did}`)
+    const chain = await this.#chain(parsed.address)
+    const now = Math.floor(this.now() / 1000)
+    const built = chain.built
+    if (built && built.did === did && now >= built.now && now <= built.doc.stableUntil) return built.result
+    const doc = buildEthrDocument(did, parsed.address, this.network.chainId, chain.history, now)
+    const meta: DIDResolutionResult['didDocumentMetadata'] = {}
+    if (doc.deactivated) meta.deactivated = true
+    if (chain.seq > 0) {
+      meta.versionId = String(chain.seq)
+      meta.updated = new Date(chain.at * 1000).toISOString().replace('.000', '')
+    }
+    const result = deepFreeze({ didResolutionMetadata: { contentType: 'application/did+ld+json' }, didDocument: doc.didDocument, didDocumentMetadata: meta })
+    chain.built = { did, now, doc, result }
+    return result
+  }
+
+  /** The identity's history, from the cache while its head is unchanged. */
+  async #chain(address: string): Promise<Chain> {
+    const key = address
+    const head = await this.#head(address)
+    const cached = this.#chains.get(key)
+    if (cached && cached.seq === (head?.seq ?? 0)) return cached
+    const history: Erc1056Event[] = []
+    let seq = 0
+    let at = 0
+    if (head) {
+      let cursor: string | undefined
+      do {
+        const page = await this.#events.find(this.#of(address, { field: 'seq', op: 'lte', value: head.seq }), { orderBy: { field: 'seq' }, limit: 1_000, cursor })
+        for (const r of page.items) history.push(eventOf(r))
+        cursor = page.nextCursor
+      } while (cursor)
+      seq = head.seq
+      at = head.at
+    }
+    const chain: Chain = { seq, at, history }
+    if (this.#chains.size >= MAX_CACHED && !this.#chains.has(key)) this.#chains.delete(this.#chains.keys().next().value!)
+    this.#chains.set(key, chain)
+    return chain
+  }
+
+  /** The identity's head: one primary-key read. */
+  #head(address: string): Promise<DidHeadRecord | undefined> {
+    return this.#heads.get(`${this.network.name}/${address}`)
+  }
+
+  #of(address: string, extra?: { field: string; op: 'lte'; value: number }) {
+    const and = [
+      { field: 'network', op: 'eq' as const, value: this.network.name },
+      { field: 'identity', op: 'eq' as const, value: address },
+    ]
+    return { and: extra ? [...and, extra] : and }
+  }
+}
+
+/** Addresses in EIP-55 and bytes in lowercase hex, as a contract's logs decode. */
+function normalized(change: RegistryChange): RegistryChange {
+  switch (change.op) {
+    case 'changeOwner':
+      return { ...change, newOwner: getAddress(change.newOwner) }
+    case 'addDelegate':
+    case 'revokeDelegate':
+      return { ...change, delegate: getAddress(change.delegate) }
+    default:
+      return { ...change, value: hexlify(change.value) }
+  }
+}
+
+function eventRecord(network: string, identity: string, seq: number, at: number, owner: string, change: RegistryChange, createdAt: number): DidEventRecord {
+  const base = { id: `${network}/${identity}/${seq}`, network, identity, seq, at, owner, createdAt }
+  switch (change.op) {
+    case 'changeOwner':
+      return { ...base, event: 'DIDOwnerChanged', owner: change.newOwner }
+    case 'addDelegate':
+      return { ...base, event: 'DIDDelegateChanged', delegateType: change.delegateType, delegate: change.delegate, validTo: at + change.validity }
+    case 'revokeDelegate':
+      // As ERC-1056: a revoked delegate is valid until the current block time.
+      return { ...base, event: 'DIDDelegateChanged', delegateType: change.delegateType, delegate: change.delegate, validTo: at }
+    case 'setAttribute':
+      return { ...base, event: 'DIDAttributeChanged', name: change.name, value: change.value, validTo: at + change.validity }
+    case 'revokeAttribute':
+      return { ...base, event: 'DIDAttributeChanged', name: change.name, value: change.value, validTo: 0 }
+  }
+}
+
+function eventOf(r: DidEventRecord): Erc1056Event {
+  if (r.event === 'DIDOwnerChanged') return { event: r.event, owner: r.owner }
+  if (r.event === 'DIDDelegateChanged') return { event: r.event, delegateType: r.delegateType!, delegate: r.delegate!, validTo: r.validTo! }
+  return { event: r.event, name: r.name!, value: r.value!, validTo: r.validTo! }
+}
+
+function failure(error: string, message: string): DIDResolutionResult {
+  return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
+}
+
+/** Cached results are shared between callers: frozen, so no caller can change another's. */
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value)
+    for (const v of Object.values(value)) deepFreeze(v)
+  }
+  return value
+}

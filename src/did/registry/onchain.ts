@@ -1,0 +1,110 @@
+/**
+ * The on-chain registry: ERC-1056 changes sent to an `EthereumDIDRegistry` contract with
+ * ethers v6, resolution by `ethr-did-resolver` against the same contract.
+ *
+ * Writes use the contract's `*Signed` functions: the identity's current owner signs the
+ * ERC-1056 message hash through the {@link DigestSigner} seam (so its key never leaves
+ * custody and needs no ether), and the network's gas payer submits the transaction. Writes
+ * of one registry are sent one at a time, so the gas payer's nonces never collide.
+ */
+import type { DIDResolver } from 'did-resolver'
+import { Contract, JsonRpcProvider, encodeBytes32String, getAddress, getBytes, hexlify, solidityPackedKeccak256, type Provider, type Signer } from 'ethers'
+import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
+import type { DigestSigner } from '../../keys/signer.js'
+import type { EthrNetwork } from '../ethr.js'
+import { RegistryError, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
+
+/** An on-chain network: a did:ethr network with its JSON-RPC endpoint and registry contract. */
+export interface OnchainNetwork extends EthrNetwork {
+  rpcUrl: string
+  registry: string
+}
+
+export interface OnchainRegistryOptions {
+  /** Pays the gas of the registry transactions (the identity owners sign the changes). Without it, the registry resolves but refuses writes. */
+  gasPayer?: Signer
+  /** The provider for `network.rpcUrl` (default: a `JsonRpcProvider` for it, without ethers' response sharing). Give one with `cacheTimeout: -1` too. */
+  provider?: Provider
+}
+
+/** Whether a network is configured for an on-chain registry. */
+export function isOnchain(network: EthrNetwork): network is OnchainNetwork {
+  return typeof network.rpcUrl === 'string' && typeof network.registry === 'string'
+}
+
+export class OnchainRegistry implements DidRegistry {
+  readonly endpoint: string
+  readonly resolver: DIDResolver
+  readonly #contract: Contract
+  readonly #gasPayer?: Signer
+  #queue: Promise<unknown> = Promise.resolve()
+
+  constructor(
+    readonly network: OnchainNetwork,
+    options: OnchainRegistryOptions = {},
+  ) {
+    this.endpoint = network.rpcUrl.replace(/\/+$/, '')
+    // No response sharing (ethers' 250 ms cache): a read right after a write must see it (owner, nonce, changed).
+    const provider = options.provider ?? new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, cacheTimeout: -1 })
+    this.#gasPayer = options.gasPayer && !options.gasPayer.provider ? options.gasPayer.connect(provider) : options.gasPayer
+    this.#contract = new Contract(network.registry, EthereumDIDRegistry.abi, this.#gasPayer ?? provider)
+    this.resolver = getResolver({ networks: [{ name: network.name, chainId: network.chainId, registry: network.registry, provider: provider as never }] }).ethr
+  }
+
+  async identityOwner(address: string): Promise<string> {
+    return getAddress(await this.#contract.identityOwner(address))
+  }
+
+  apply(address: string, change: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
+    const run = this.#queue.then(() => this.#apply(address, change, owner))
+    this.#queue = run.catch(() => undefined)
+    return run
+  }
+
+  async #apply(address: string, change: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
+    if (!this.#gasPayer) throw new RegistryError(`no gas payer is configured for network ${this.network.name}: its registry is read-only`)
+    const currentOwner = await this.identityOwner(address)
+    if (owner.address !== currentOwner) throw new RegistryError(`bad_actor: ${owner.address} is not the owner of ${address}`)
+    const nonce: bigint = await this.#contract.nonce(currentOwner)
+    const [types, values, args] = signedCall(change)
+    const hash = solidityPackedKeccak256(
+      ['bytes1', 'bytes1', 'address', 'uint256', 'address', ...types],
+      ['0x19', '0x00', this.network.registry, nonce, address, ...values],
+    )
+    const sig = await owner.sign(getBytes(hash))
+    const fn = `${change.op}Signed`
+    const tx = await this.#contract.getFunction(fn)(address, 27 + sig.recovery, hexlify(sig.r), hexlify(sig.s), ...args)
+    const receipt = await tx.wait()
+    if (!receipt || receipt.status !== 1) throw new RegistryError(`${fn} failed on network ${this.network.name}`)
+    const applied: AppliedChange = { op: change.op, versionId: String(receipt.blockNumber), txHash: receipt.hash }
+    if (change.op === 'addDelegate' || change.op === 'setAttribute') {
+      const block = await receipt.getBlock()
+      applied.validTo = block.timestamp + change.validity
+    }
+    return applied
+  }
+}
+
+/** The packed message types and values of a change (after the common prefix), and the contract call's arguments. */
+function signedCall(change: RegistryChange): [string[], unknown[], unknown[]] {
+  switch (change.op) {
+    case 'changeOwner':
+      return [['string', 'address'], ['changeOwner', change.newOwner], [change.newOwner]]
+    case 'addDelegate': {
+      const type = encodeBytes32String(change.delegateType)
+      return [['string', 'bytes32', 'address', 'uint256'], ['addDelegate', type, change.delegate, change.validity], [type, change.delegate, change.validity]]
+    }
+    case 'revokeDelegate': {
+      const type = encodeBytes32String(change.delegateType)
+      return [['string', 'bytes32', 'address'], ['revokeDelegate', type, change.delegate], [type, change.delegate]]
+    }
+    case 'setAttribute': {
+      const name = encodeBytes32String(change.name)
+      return [['string', 'bytes32', 'bytes', 'uint256'], ['setAttribute', name, change.value, change.validity], [name, change.value, change.validity]]
+    }
+    case 'revokeAttribute': {
+      const name = encodeBytes32String(change.name)
+      return [['string', 'bytes32', 'bytes'], ['revokeAttribute', name, change.value], [name, change.value]]
+    }
+  }
+}

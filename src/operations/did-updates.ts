@@ -1,0 +1,133 @@
+/**
+ * Applying a `walletConfig`'s `txsInput` to a wallet's DID document through its network's
+ * {@link DidRegistry} (DESIGN §4): in order; `validity` ms → ERC-1056 seconds (rounded up);
+ * `service` → attribute `did/svc/<name>` = the URL; `delegate.address` → a `veriKey`
+ * delegate; `delegate` with only `validity` → a new key, sealed in `delegateKeys`, linked to
+ * the wallet and added as a `veriKey` delegate; `newOwner` → an owner change to the DID's
+ * address.
+ *
+ * Each change is signed by the identity's current owner, which must be a wallet of the same
+ * tenant (the wallet itself, or the wallet a previous `newOwner` named); otherwise the item
+ * fails. The first failure stops the list: later items depend on the order, so they are not
+ * applied, and the report says which item failed and why. What the report lists as applied is
+ * recorded in the registry.
+ */
+import { randomUUID } from 'node:crypto'
+import { hexlify, toUtf8Bytes } from 'ethers'
+import { errorObject, forbidden, invalid, type ErrorBody } from '../errors.js'
+import { parseEthrDid } from '../did/ethr.js'
+import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, type RegistryChange } from '../did/registry/port.js'
+import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
+import type { TxInput } from '../schemas/wallet-config.js'
+import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
+import { collectionsOf, type OperationContext } from './context.js'
+
+/** A delegate key the service generated for a wallet (never its private key). */
+export interface DelegateView {
+  address: string
+  publicKeyHex: string
+  delegateType: string
+  /** End of the delegation, UNIX seconds. */
+  validTo: number
+}
+
+/** One applied `txsInput` element. */
+export interface TransactionView extends AppliedChange {
+  /** Position in `txsInput`. */
+  index: number
+  /** The generated delegate key, for a `delegate` with only `validity`. */
+  delegate?: DelegateView
+}
+
+/** What the registry did for a `walletConfig`; shown as the wallet's `registry` in responses. */
+export interface RegistryReport {
+  /** The network's registry endpoint (`local` for the embedded registry). */
+  apiUrl: string
+  transactions: TransactionView[]
+  /** The first item that failed (later items were not applied). */
+  errors: Array<{ index: number; error: ErrorBody }>
+}
+
+/** Applies `txs` in order to `wallet`'s DID document through `registry`. */
+export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[]): Promise<RegistryReport> {
+  const report: RegistryReport = { apiUrl: registry.endpoint, transactions: [], errors: [] }
+  for (const [index, tx] of txs.entries()) {
+    try {
+      report.transactions.push({ index, ...(await applyOne(ctx, wallet, registry, tx)) })
+    } catch (err) {
+      const error = err instanceof RegistryError ? invalid(err.message) : err
+      report.errors.push({ index, error: errorObject(error, 'apply walletConfig') })
+      break
+    }
+  }
+  return report
+}
+
+async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput): Promise<Omit<TransactionView, 'index'>> {
+  const identity = wallet.ethereumAddress
+  const owner = await ownerWallet(ctx, wallet, registry)
+  const sign = (change: RegistryChange) => ctx.custody.withSigner('wallets', owner, owner.privateKey!, (signer) => registry.apply(identity, change, signer))
+  if (tx.newOwner !== undefined) {
+    const newOwner = parseEthrDid(tx.newOwner)
+    if (!newOwner) throw invalid('newOwner: must be a did:ethr DID with an address')
+    return sign({ op: 'changeOwner', newOwner: newOwner.address })
+  }
+  if (tx.service !== undefined) {
+    const { name, value, validity } = tx.service
+    return sign({ op: 'setAttribute', name: `did/svc/${name}`, value: hexlify(toUtf8Bytes(value)), validity: validitySeconds(validity) })
+  }
+  const { address, validity } = tx.delegate!
+  if (address !== undefined) return sign({ op: 'addDelegate', delegateType: 'veriKey', delegate: parseEthrDid(`did:ethr:${address}`)!.address, validity: validitySeconds(validity) })
+  return addGeneratedDelegate(ctx, wallet, validitySeconds(validity), sign)
+}
+
+/** A new key, sealed and linked to the wallet, then added as its `veriKey` delegate; the record is removed when the registry refuses. */
+async function addGeneratedDelegate(
+  ctx: OperationContext,
+  wallet: WalletRecord,
+  validity: number,
+  sign: (change: RegistryChange) => Promise<AppliedChange>,
+): Promise<Omit<TransactionView, 'index'>> {
+  const { delegateKeys } = collectionsOf(ctx.storage, wallet.tenantId)
+  const privateKey = generatePrivateKey()
+  const publicKey = publicKeyOf(privateKey)
+  const id = randomUUID()
+  const record: DelegateKeyRecord = {
+    id,
+    tenantId: wallet.tenantId,
+    walletId: wallet.id,
+    did: wallet.did,
+    delegateType: 'veriKey',
+    ethereumAddress: addressOf(publicKey),
+    publicKeyHex: bytesToHex(publicKey),
+    privateKey: ctx.custody.seal('delegateKeys', { tenantId: wallet.tenantId, id }, 'privateKey', privateKey),
+    validTo: 0,
+    createdAt: ctx.now(),
+  }
+  privateKey.fill(0)
+  await delegateKeys.insert(record)
+  let applied: AppliedChange
+  try {
+    applied = await sign({ op: 'addDelegate', delegateType: 'veriKey', delegate: record.ethereumAddress, validity })
+  } catch (err) {
+    await delegateKeys.delete(id)
+    throw err
+  }
+  const validTo = applied.validTo ?? Math.floor(ctx.now() / 1000) + validity
+  await delegateKeys.update(id, { validTo })
+  return { ...applied, delegate: { address: record.ethereumAddress, publicKeyHex: record.publicKeyHex, delegateType: 'veriKey', validTo } }
+}
+
+/** The wallet (of the same tenant) whose key is the identity's current owner. */
+async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry): Promise<WalletRecord & { privateKey: string }> {
+  const owner = await registry.identityOwner(wallet.ethereumAddress)
+  const found = owner === wallet.ethereumAddress ? wallet : await collectionsOf(ctx.storage, wallet.tenantId).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
+  if (!found?.privateKey) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
+  return found as WalletRecord & { privateKey: string }
+}
+
+/** Deletes the delegate keys generated for a wallet (when the wallet goes). */
+export async function deleteDelegateKeys(ctx: OperationContext, wallet: WalletRecord): Promise<void> {
+  const { delegateKeys } = collectionsOf(ctx.storage, wallet.tenantId)
+  for (const key of await delegateKeys.all({ field: 'walletId', op: 'eq', value: wallet.id })) await delegateKeys.delete(key.id)
+}

@@ -1,0 +1,164 @@
+/**
+ * The embedded registry and the real EthereumDIDRegistry contract (on a local EVM), given the
+ * same randomized ERC-1056 changes, resolve to the same DID documents — also after validities
+ * expire. Document metadata (versionId: event sequence vs block number; updated) differs by
+ * nature and is not compared.
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
+import fc from 'fast-check'
+import { Resolver } from 'did-resolver'
+import { hexlify, toUtf8Bytes } from 'ethers'
+import { createMemoryStorage } from '../../src/index.js'
+import { COLLECTIONS } from '../../src/storage/collections.js'
+import { EmbeddedRegistry } from '../../src/did/registry/embedded.js'
+import { OnchainRegistry } from '../../src/did/registry/onchain.js'
+import type { DidRegistry, RegistryChange } from '../../src/did/registry/port.js'
+import { NULL_ADDRESS } from '../../src/did/document.js'
+import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
+import type { DigestSigner } from '../../src/keys/signer.js'
+import { startEvm, type LocalEvm } from '../helpers/evm.js'
+
+let evm: LocalEvm
+let embedded: EmbeddedRegistry
+let onchain: OnchainRegistry
+let clock = 1_900_000_000_000
+
+beforeAll(async () => {
+  vi.useFakeTimers({ toFake: ['Date'] })
+  vi.setSystemTime(clock)
+  evm = await startEvm()
+  const network = { name: 'dev', chainId: evm.chainId, rpcUrl: evm.rpcUrl, registry: evm.registry }
+  const storage = createMemoryStorage()
+  await storage.init(COLLECTIONS)
+  embedded = new EmbeddedRegistry(storage, { name: 'dev', chainId: evm.chainId }, () => Date.now())
+  onchain = new OnchainRegistry(network, { gasPayer: evm.gasPayer })
+})
+afterAll(async () => {
+  await evm?.close()
+  vi.useRealTimers()
+})
+
+function advance(seconds: number) {
+  clock += seconds * 1000
+  vi.setSystemTime(clock)
+}
+
+/** One step of a sequence. Keys and values are picked by index from small pools, so they repeat (revocations hit). */
+type Step =
+  | { kind: 'owner'; to: number }
+  | { kind: 'deactivate' }
+  | { kind: 'delegate'; type: number; who: number; validity: number }
+  | { kind: 'revokeDelegate'; type: number; who: number }
+  | { kind: 'attribute'; name: number; value: number; validity: number }
+  | { kind: 'revokeAttribute'; name: number; value: number }
+  | { kind: 'wait'; seconds: number }
+
+const DELEGATE_TYPES = ['veriKey', 'sigAuth', 'enc']
+const ATTRIBUTES = ['did/svc/HubService', 'did/pub/Secp256k1/veriKey/hex', 'did/pub/Ed25519/veriKey/base58', 'did/pub/X25519/enc/base64', 'did/pub/Secp256k1/sigAuth', 'did/svc/Messaging', 'other/attr']
+const VALUES = [hexlify(toUtf8Bytes('https://hub.example.com/x')), '0x02b97c30de767f084ce3080168ee293053ba33b235d7116a3263d29f1450936b71', hexlify(toUtf8Bytes('{"uri":"https://a.example","accept":["didcomm/v2"]}')), '0xdeadbeef']
+
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { arbitrary: fc.record({ kind: fc.constant('owner' as const), to: fc.nat(2) }), weight: 2 },
+  { arbitrary: fc.constant({ kind: 'deactivate' as const }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('delegate' as const), type: fc.nat(2), who: fc.nat(2), validity: fc.integer({ min: 1, max: 120 }) }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('revokeDelegate' as const), type: fc.nat(2), who: fc.nat(2) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('attribute' as const), name: fc.nat(ATTRIBUTES.length - 1), value: fc.nat(VALUES.length - 1), validity: fc.integer({ min: 1, max: 120 }) }), weight: 4 },
+  { arbitrary: fc.record({ kind: fc.constant('revokeAttribute' as const), name: fc.nat(ATTRIBUTES.length - 1), value: fc.nat(VALUES.length - 1) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('wait' as const), seconds: fc.integer({ min: 0, max: 90 }) }), weight: 3 },
+)
+
+async function both(identity: string, change: RegistryChange, owner: DigestSigner) {
+  const results = await Promise.allSettled([embedded.apply(identity, change, owner), onchain.apply(identity, change, owner)])
+  expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled'])
+}
+
+async function documentsOf(did: string) {
+  const [a, b] = await Promise.all([new Resolver({ ethr: embedded.resolver }).resolve(did), new Resolver({ ethr: onchain.resolver }).resolve(did)])
+  return { embedded: a, onchain: b }
+}
+
+async function expectSameDocuments(did: string) {
+  const { embedded: a, onchain: b } = await documentsOf(did)
+  expect(b.didResolutionMetadata.error).toBeUndefined()
+  expect(a.didDocument).toEqual(b.didDocument)
+  expect(a.didResolutionMetadata).toEqual(b.didResolutionMetadata)
+  const strip = (m: Record<string, unknown>) => ({ ...m, versionId: m.versionId !== undefined, updated: m.updated !== undefined })
+  expect(strip(a.didDocumentMetadata)).toEqual(strip(b.didDocumentMetadata))
+}
+
+async function run(steps: Step[]) {
+  const identity = new LocalSigner(generatePrivateKey())
+  const others = [new LocalSigner(generatePrivateKey()), new LocalSigner(generatePrivateKey())]
+  const keys = [identity, ...others]
+  const delegates = [others[0].address, others[1].address, new LocalSigner(generatePrivateKey()).address]
+  const did = `did:ethr:dev:${identity.address}`
+  let owner: LocalSigner | undefined = identity
+  for (const s of steps) {
+    if (s.kind === 'wait') {
+      advance(s.seconds)
+      continue
+    }
+    if (!owner) continue // deactivated: nobody can change it any more
+    if (s.kind === 'owner') {
+      await both(identity.address, { op: 'changeOwner', newOwner: keys[s.to].address }, owner)
+      owner = keys[s.to]
+    } else if (s.kind === 'deactivate') {
+      await both(identity.address, { op: 'changeOwner', newOwner: NULL_ADDRESS }, owner)
+      owner = undefined
+    } else if (s.kind === 'delegate') {
+      await both(identity.address, { op: 'addDelegate', delegateType: DELEGATE_TYPES[s.type], delegate: delegates[s.who], validity: s.validity }, owner)
+    } else if (s.kind === 'revokeDelegate') {
+      await both(identity.address, { op: 'revokeDelegate', delegateType: DELEGATE_TYPES[s.type], delegate: delegates[s.who] }, owner)
+    } else if (s.kind === 'attribute') {
+      await both(identity.address, { op: 'setAttribute', name: ATTRIBUTES[s.name], value: VALUES[s.value], validity: s.validity }, owner)
+    } else {
+      await both(identity.address, { op: 'revokeAttribute', name: ATTRIBUTES[s.name], value: VALUES[s.value] }, owner)
+    }
+    await expectSameDocuments(did)
+  }
+  await expectSameDocuments(did)
+  // Every validity above is ≤ 120 s: past it, everything but the owner has expired on both.
+  advance(121)
+  await expectSameDocuments(did)
+}
+
+describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
+  it('an untouched identity resolves the same', async () => {
+    await expectSameDocuments(`did:ethr:dev:${new LocalSigner(generatePrivateKey()).address}`)
+  })
+
+  it('randomized sequences of owner changes, delegates and attributes resolve to identical documents, before and after expiry', async () => {
+    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 6 }), run), { numRuns: 20, endOnFailure: true })
+  }, 240_000)
+
+  it('a delegate and a service show on both while valid, and leave both when they expire', async () => {
+    const identity = new LocalSigner(generatePrivateKey())
+    const delegate = new LocalSigner(generatePrivateKey()).address
+    const did = `did:ethr:dev:${identity.address}`
+    await both(identity.address, { op: 'addDelegate', delegateType: 'sigAuth', delegate, validity: 10 }, identity)
+    await both(identity.address, { op: 'setAttribute', name: 'did/svc/HubService', value: VALUES[0], validity: 20 }, identity)
+    let docs = await documentsOf(did)
+    expect(docs.onchain.didDocument!.verificationMethod![1]).toEqual({ id: `${did}#delegate-1`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${delegate}` })
+    expect(docs.onchain.didDocument!.authentication).toEqual([`${did}#controller`, `${did}#delegate-1`])
+    expect(docs.onchain.didDocument!.service).toEqual([{ id: `${did}#service-1`, type: 'HubService', serviceEndpoint: 'https://hub.example.com/x' }])
+    await expectSameDocuments(did)
+    advance(11)
+    docs = await documentsOf(did)
+    expect(docs.onchain.didDocument!.verificationMethod).toHaveLength(1)
+    expect(docs.onchain.didDocument!.service).toHaveLength(1)
+    await expectSameDocuments(did)
+    advance(10)
+    expect((await documentsOf(did)).onchain.didDocument!.service).toBeUndefined()
+    await expectSameDocuments(did)
+  })
+
+  it('both refuse a change signed by a key that is not the owner', async () => {
+    const identity = new LocalSigner(generatePrivateKey())
+    const stranger = new LocalSigner(generatePrivateKey())
+    const change: RegistryChange = { op: 'addDelegate', delegateType: 'veriKey', delegate: stranger.address, validity: 60 }
+    await expect(embedded.apply(identity.address, change, stranger)).rejects.toThrow(/not the owner/)
+    await expect(onchain.apply(identity.address, change, stranger)).rejects.toThrow(/not the owner/)
+    const registries: DidRegistry[] = [embedded, onchain]
+    for (const r of registries) expect(await r.identityOwner(identity.address)).toBe(identity.address)
+  })
+})
