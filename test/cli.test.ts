@@ -2,34 +2,22 @@
  * The CLI contract, checked from outside on the built CLI (`dist/cli/main.js`): real child
  * processes, real HTTP on loopback, each test in a fresh temporary working directory.
  */
-import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath } from 'node:url'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { CLI, ensureBuilt } from './helpers/build.js'
 import { expectError } from './helpers/harness.js'
+import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { http, killAll, spawnNode, type Spawned } from './helpers/spawn.js'
 
-const ROOT = fileURLToPath(new URL('..', import.meta.url))
-const CLI = join(ROOT, 'dist/cli/main.js')
 const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
 const CREATED_KEY = /API key for tenant "default".*: (\S+)$/m
 
-function newestMtime(dir: string): number {
-  return Math.max(
-    ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)),
-  )
-}
-
-beforeAll(() => {
-  if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestMtime(join(ROOT, 'src'))) {
-    execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' })
-  }
-}, 180_000)
+beforeAll(ensureBuilt, 180_000)
 
 let dir: string
 
@@ -221,6 +209,38 @@ describe('didvault serve: storage', () => {
     expect(statSync(join(dir, 'didvault.db.key')).mode & 0o777).toBe(0o600)
     expect((await createVault(url, CREATED_KEY.exec(proc.stdout())![1])).status).toBe(200)
     await stop(proc)
+  })
+})
+
+describe('didvault serve: --storage mongodb://', () => {
+  const standIn = new MongoWireServer()
+  beforeAll(() => standIn.start())
+  afterAll(() => standIn.stop())
+
+  it('refuses to start without DIDVAULT_MASTER_KEY, with a message naming it', async () => {
+    const proc = cli(['serve', '--port', '0', '--storage', `${standIn.url}/cli_nokey`])
+    expect(await refusesToStart(proc)).toMatch(/DIDVAULT_MASTER_KEY/)
+  })
+
+  it('serves on MongoDB (the wire-protocol stand-in), warns that a standalone server is single-process, and reopens with the same key', async () => {
+    const storage = `${standIn.url}/cli_serve`
+    const env = { DIDVAULT_API_KEYS: 'acme:key-acme-123456789', DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') }
+    const first = await serve(['--storage', storage], env)
+    expect(first.proc.stderr()).toMatch(/standalone server/)
+    const { vault } = (await createVault(first.url, 'key-acme-123456789', { name: 'on mongo', hierarchy: 'BIP44' })).body
+    await stop(first.proc)
+
+    const second = await serve(['--storage', storage], env)
+    const listed = await http(`${second.url}/vaults?id=${vault.id}`, { token: 'key-acme-123456789' })
+    expect(listed.body.vaults).toHaveLength(1)
+    expect((await mintToken(second.url, 'key-acme-123456789', vault.wallets[0].did)).status).toBe(200)
+    await stop(second.proc)
+    expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', storage], { ...env, DIDVAULT_MASTER_KEY: 'another passphrase' }))).toMatch(/master key/i)
+    expect(readdirSync(dir)).toEqual([])
+  }, 60_000)
+
+  it('rejects an unknown --storage scheme naming the accepted ones', async () => {
+    expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', 'postgres://x/y']))).toMatch(/mongodb:\/\/host\/db/)
   })
 })
 

@@ -2,10 +2,11 @@
 import { parseArgs } from 'node:util'
 import { serve } from './serve.js'
 
-const USAGE = `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage sqlite:<path> | memory]
+const USAGE = `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage sqlite:<path> | mongodb://host[:port]/db | memory]
 
 environment:
-  DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory)
+  DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory);
+                        required with MongoDB
   DIDVAULT_API_KEYS     tenant:key,tenant:key; unset: the first start creates a key for tenant "default"`
 
 async function main(argv: string[]): Promise<void> {

@@ -3,15 +3,23 @@ import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'no
 import { randomMasterKey } from '../keys/keyring.js'
 import type { MasterKeyInput } from '../keys/keyring-store.js'
 
+/** The storage a master key is resolved for (see `--storage`). */
+export type KeyedStorage = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb' }
+
 /**
  * `DIDVAULT_MASTER_KEY` when set (64 hex = raw key, else a passphrase). Otherwise, for a
  * SQLite database, a random key kept in `<db>.key` (mode 0600), created on first start;
- * for memory storage, a random in-process key.
+ * for memory storage, a random in-process key. MongoDB has no file to keep a key next to
+ * (and is shared by several hosts): it requires `DIDVAULT_MASTER_KEY`.
  */
-export function resolveMasterKey(env: NodeJS.ProcessEnv, sqlitePath: string | undefined): { key: MasterKeyInput; source: string } {
+export function resolveMasterKey(env: NodeJS.ProcessEnv, storage: KeyedStorage): { key: MasterKeyInput; source: string } {
   const fromEnv = env.DIDVAULT_MASTER_KEY
   if (fromEnv !== undefined && fromEnv !== '') return { key: fromEnv, source: 'DIDVAULT_MASTER_KEY' }
-  if (sqlitePath === undefined || sqlitePath === ':memory:') return { key: randomMasterKey(), source: 'random (in-process)' }
+  if (storage.kind === 'mongodb') {
+    throw new Error('--storage mongodb://... needs the master key in DIDVAULT_MASTER_KEY (64 hex characters or a passphrase); no key file is kept for MongoDB')
+  }
+  if (storage.kind === 'memory' || storage.path === ':memory:') return { key: randomMasterKey(), source: 'random (in-process)' }
+  const sqlitePath = storage.path
   const keyFile = `${sqlitePath}.key`
   if (existsSync(keyFile)) {
     const hex = readFileSync(keyFile, 'utf8').trim()

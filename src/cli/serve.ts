@@ -12,21 +12,29 @@ import { resolveMasterKey } from './master-key.js'
 export interface ServeOptions {
   host: string
   port: number
-  /** `memory` or `sqlite:<path>`. */
+  /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
 }
 
-/** The SQLite path of a `--storage` value, or undefined for `memory`. */
-function sqlitePathOf(spec: string): string | undefined {
-  if (spec === 'memory') return undefined
-  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return spec.slice('sqlite:'.length)
-  throw new Error(`unknown --storage ${spec} (use memory or sqlite:<path>)`)
+/** Where `--storage` points. */
+type StorageTarget = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb'; url: string }
+
+function storageTargetOf(spec: string): StorageTarget {
+  if (spec === 'memory') return { kind: 'memory' }
+  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return { kind: 'sqlite', path: spec.slice('sqlite:'.length) }
+  if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
+  throw new Error(`unknown --storage ${spec} (use memory, sqlite:<path> or mongodb://host/db)`)
 }
 
-async function openStorage(sqlitePath: string | undefined): Promise<StorageAdapter> {
-  if (sqlitePath === undefined) return createMemoryStorage()
-  const { createSqliteStorage } = await import('../storage/sqlite/index.js')
-  return createSqliteStorage({ path: sqlitePath })
+/** Opens the storage; the SQLite and MongoDB adapters are loaded only when asked for (their drivers are optional peers). */
+async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
+  if (target.kind === 'memory') return createMemoryStorage()
+  if (target.kind === 'sqlite') {
+    const { createSqliteStorage } = await import('../storage/sqlite/index.js')
+    return createSqliteStorage({ path: target.path })
+  }
+  const { createMongoStorage } = await import('../storage/mongo/index.js')
+  return createMongoStorage({ url: target.url })
 }
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -43,10 +51,13 @@ export function parseApiKeys(value: string): Array<{ tenant: string; key: string
 }
 
 export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const sqlitePath = sqlitePathOf(options.storage)
+  const target = storageTargetOf(options.storage)
   // The key is settled before the database is opened (opening creates the file).
-  const master = resolveMasterKey(env, sqlitePath)
-  const storage = await openStorage(sqlitePath)
+  const master = resolveMasterKey(env, target)
+  const storage = await openStorage(target)
+  if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
+    console.warn('didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic within this process only; run one didvault process per database, or use a replica set')
+  }
   const service = await IdentityService.create({ storage, masterKey: master.key })
   const apiKeys = service.apiKeys!
 
@@ -74,10 +85,6 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   })
   const server = app.listen(options.port, options.host)
   await once(server, 'listening')
-  const { port } = server.address() as AddressInfo
-  const host = options.host.includes(':') ? `[${options.host}]` : options.host
-  console.log(`didvault listening on http://${host}:${port}`)
-
   const stop = (signal: string) => {
     if (stopping) {
       console.log(`didvault: ${signal} again, closing all connections`)
@@ -99,8 +106,12 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
     })
     server.closeIdleConnections()
   }
+  // Handlers are in place before the listening line: a supervisor may signal as soon as it reads it.
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+  const { port } = server.address() as AddressInfo
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  console.log(`didvault listening on http://${host}:${port}`)
 }
 
 /** How long in-flight requests may run after SIGTERM/SIGINT. */

@@ -1,0 +1,161 @@
+import type { ClientSession, Collection as NativeCollection, Document } from 'mongodb'
+import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
+import { mapDuplicateKey } from './errors.js'
+import type { UndoJournal } from './journal.js'
+import { assertFieldName, buildFilter, buildFind, buildUpdate, encodeCursor, fromDocument, type MongoDocument, type MongoIndex, type MongoSchema, toDocument } from './query.js'
+
+/** An initialised collection: its driver handle, declared fields and indexes. */
+export interface MongoCollectionState {
+  native: NativeCollection<Document>
+  schema: MongoSchema
+  indexes: MongoIndex[]
+}
+
+/** What a collection needs from the adapter scope it was obtained from. */
+export interface MongoScope {
+  /** The state of an initialised collection; throws for unknown ones. */
+  state(name: string): MongoCollectionState
+  /** Runs `op` when the scope is usable (and, in fallback mode, not inside someone else's transaction). */
+  run<R>(op: () => Promise<R>): Promise<R>
+  /** The session of the running server-side transaction, if any. */
+  readonly session: ClientSession | undefined
+  /** The undo journal of the running fallback transaction, if any. */
+  readonly journal: UndoJournal | undefined
+}
+
+/** A collection of documents `{_id: id, ...fields}`; filters, sorts and updates come from ./query. */
+export class MongoCollection<T extends StoredRecord> implements Collection<T> {
+  constructor(
+    private readonly scope: MongoScope,
+    private readonly name: string,
+  ) {}
+
+  /** Runs `op` on the collection state with the scope's session, mapping duplicate-key errors. */
+  private run<R>(op: (state: MongoCollectionState, session: ClientSession | undefined, journal: UndoJournal | undefined) => Promise<R>): Promise<R> {
+    return this.scope.run(async () => {
+      const state = this.scope.state(this.name)
+      try {
+        return await op(state, this.scope.session, this.scope.journal)
+      } catch (err) {
+        throw mapDuplicateKey(this.name, state.indexes, err)
+      }
+    })
+  }
+
+  insert(record: T): Promise<void> {
+    return this.run(async ({ native }, session, journal) => {
+      const document = toDocument(record)
+      await native.insertOne(document, { session })
+      journal?.push(async () => void (await native.deleteOne({ _id: document._id as never })))
+    })
+  }
+
+  insertMany(records: T[]): Promise<void> {
+    return this.run(async ({ native }, session, journal) => {
+      const documents = records.map(toDocument)
+      if (documents.length === 0) return
+      const ids = documents.map((document) => document._id as string)
+      try {
+        await native.insertMany(documents, { session, ordered: true })
+      } catch (err) {
+        // Without a server-side transaction, an ordered insert keeps the records before the
+        // failing one: they were new (an insert never overwrites), so deleting them restores the
+        // collection and the batch is all or nothing.
+        if (session === undefined) {
+          const failedAt = (err as { writeErrors?: Array<{ index?: number }> }).writeErrors?.[0]?.index
+          const inserted = ids.slice(0, typeof failedAt === 'number' ? failedAt : ids.length)
+          if (inserted.length > 0) await native.deleteMany({ _id: { $in: inserted as never[] } })
+        }
+        throw err
+      }
+      journal?.push(async () => void (await native.deleteMany({ _id: { $in: ids as never[] } })))
+    })
+  }
+
+  get(id: string): Promise<T | undefined> {
+    return this.run(async ({ native }, session) => {
+      const document = await native.findOne({ _id: id as never }, { session })
+      return document === null ? undefined : fromDocument<T>(document)
+    })
+  }
+
+  async findOne(where: Where): Promise<T | undefined> {
+    return (await this.find(where, { limit: 1 })).items[0]
+  }
+
+  find(where: Where, options: FindOptions = {}): Promise<Page<T>> {
+    return this.run(async ({ native, schema }, session) => {
+      const plan = buildFind(schema, where, options)
+      const cursor = native.find(plan.filter, { session, sort: plan.sort })
+      if (plan.limit !== undefined) cursor.limit(plan.limit)
+      const items = (await cursor.toArray()).map((document) => fromDocument<T>(document))
+      if (plan.limit === undefined || items.length < plan.limit) return { items }
+      items.pop()
+      return { items, nextCursor: encodeCursor(plan.ordering, items[items.length - 1]) }
+    })
+  }
+
+  count(where: Where): Promise<number> {
+    return this.run(({ native, schema }, session) => native.countDocuments(buildFilter(schema, where), { session }))
+  }
+
+  update(id: string, patch: Partial<T>): Promise<T | undefined> {
+    return this.run(async ({ native }, session, journal) => {
+      const update = buildUpdate(patch as Record<string, unknown>)
+      if (update === undefined) {
+        const document = await native.findOne({ _id: id as never }, { session })
+        return document === null ? undefined : fromDocument<T>(document)
+      }
+      const before = await native.findOneAndUpdate({ _id: id as never }, update, { session, returnDocument: 'before' })
+      if (before === null) return undefined
+      journal?.push(async () => void (await native.replaceOne({ _id: id as never }, before)))
+      return fromDocument<T>(applyUpdate(before, update))
+    })
+  }
+
+  delete(id: string): Promise<boolean> {
+    return this.run(async ({ native }, session, journal) => {
+      const removed = await native.findOneAndDelete({ _id: id as never }, { session })
+      if (removed === null) return false
+      journal?.push(async () => void (await native.insertOne(removed)))
+      return true
+    })
+  }
+
+  deleteMany(where: Where): Promise<number> {
+    return this.run(async ({ native, schema }, session, journal) => {
+      const filter = buildFilter(schema, where)
+      if (journal === undefined) return (await native.deleteMany(filter, { session })).deletedCount
+      // Inside a fallback transaction the removed documents are kept to be restored on rollback.
+      const removed = await native.find(filter, { session }).toArray()
+      if (removed.length === 0) return 0
+      const { deletedCount } = await native.deleteMany({ _id: { $in: removed.map((document) => document._id) } }, { session })
+      journal.push(async () => void (await native.insertMany(removed, { ordered: false })))
+      return deletedCount
+    })
+  }
+
+  increment(id: string, field: string, by = 1): Promise<number> {
+    return this.run(async ({ native }, session, journal) => {
+      assertFieldName(field)
+      if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      // One atomic findOneAndUpdate; an absent field counts as 0 ($inc creates it), a null one too.
+      const numeric = { _id: id as never, $or: [{ [field]: { $type: 'number' } }, { [field]: { $exists: false } }] }
+      let after = await native.findOneAndUpdate(numeric, { $inc: { [field]: by } }, { session, returnDocument: 'after' })
+      after ??= await native.findOneAndUpdate({ _id: id as never, [field]: { $type: 'null' } }, { $set: { [field]: by } }, { session, returnDocument: 'after' })
+      if (after === null) {
+        const exists = (await native.countDocuments({ _id: id as never }, { session, limit: 1 })) > 0
+        throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
+      }
+      journal?.push(async () => void (await native.updateOne({ _id: id as never }, { $inc: { [field]: -by } })))
+      return after[field] as number
+    })
+  }
+}
+
+/** The document `before` with a `$set`/`$unset` update applied (what the server stored). */
+function applyUpdate(before: Document, update: MongoDocument): Document {
+  const after: Document = { ...before, ...(update.$set as Document | undefined) }
+  for (const field of Object.keys((update.$unset as Document | undefined) ?? {})) delete after[field]
+  return after
+}

@@ -1,0 +1,40 @@
+/** Builds `dist/` once when it is older than `src/`, under a lock, so test files running in parallel never build over each other. */
+import { execFileSync } from 'node:child_process'
+import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url))
+/** The built CLI. */
+export const CLI = join(ROOT, 'dist/cli/main.js')
+const LOCK = join(ROOT, 'node_modules/.didvault-build-lock')
+/** A lock older than this is left over from a killed run. */
+const STALE_LOCK_MS = 300_000
+
+function newestMtime(dir: string): number {
+  return Math.max(
+    ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)),
+  )
+}
+
+function acquire(): void {
+  for (;;) {
+    try {
+      mkdirSync(LOCK)
+      return
+    } catch {
+      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > STALE_LOCK_MS) rmdirSync(LOCK)
+      else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250)
+    }
+  }
+}
+
+/** Runs `npm run build` when dist/cli/main.js is missing or older than any file in src/. */
+export function ensureBuilt(): void {
+  acquire()
+  try {
+    if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestMtime(join(ROOT, 'src'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' })
+  } finally {
+    rmdirSync(LOCK)
+  }
+}

@@ -1,0 +1,163 @@
+/**
+ * Several `didvault serve` processes (real child processes of the built CLI) sharing one
+ * database: concurrent BIP44 wallet creation in one vault, then concurrent batch renames and
+ * overlapping batch deletes. Runs on one SQLite file; on the MongoDB wire-protocol stand-in as a
+ * replica set (server transactions) and as a standalone server (fallback transactions: see the
+ * note on that case); and on the real MongoDB of `MONGODB_URL` when it is set.
+ */
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { HDKey } from '@scure/bip32'
+import { mnemonicToSeedSync } from '@scure/bip39'
+import { computeAddress, hexlify } from 'ethers'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { CLI, ensureBuilt } from './helpers/build.js'
+import { MongoWireServer } from './helpers/mongo-wire-server.js'
+import { http, killAll, spawnNode, type HttpResult, type Spawned } from './helpers/spawn.js'
+
+const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m
+const API_KEY = 'key-acme-123456789'
+const PROCESSES = 3
+const WALLETS = 60
+
+function addressAt(mnemonic: string, index: number): string {
+  const key = HDKey.fromMasterSeed(mnemonicToSeedSync(mnemonic)).derive(`m/44'/60'/0'/0/${index}`)
+  return computeAddress(hexlify(key.publicKey!))
+}
+
+/** Fails with the response when a request did not succeed: no failure here is one the caller could fix. */
+function ok(res: HttpResult): any {
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  return res.body
+}
+
+let dir: string
+const standIn = new MongoWireServer()
+const replicaSetStandIn = new MongoWireServer({ replicaSet: true })
+beforeAll(async () => {
+  ensureBuilt()
+  dir = mkdtempSync(join(tmpdir(), 'didvault-multiprocess-'))
+  await Promise.all([standIn.start(), replicaSetStandIn.start()])
+}, 180_000)
+afterEach(killAll)
+afterAll(async () => {
+  await Promise.all([standIn.stop(), replicaSetStandIn.stop()])
+  rmSync(dir, { recursive: true, force: true })
+})
+
+/** A MONGODB_URL with its database replaced by a fresh one. */
+function freshMongoDatabase(url: string): string {
+  const parsed = new URL(url)
+  parsed.pathname = `/didvault_multiprocess_${Date.now().toString(36)}`
+  return parsed.toString()
+}
+
+/**
+ * Starts the servers: the first alone (it creates the schema, the keyring check record and
+ * registers DIDVAULT_API_KEYS), then the others together. Registering the same API key from
+ * processes starting at the same instant can fail (ApiKeyTenants.addKey checks, then inserts).
+ */
+async function startServers(storage: string, env: Record<string, string>): Promise<Array<{ proc: Spawned; url: string }>> {
+  const start = async () => {
+    const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', storage], { cwd: dir, env })
+    return { proc, url: (await proc.waitFor(LISTENING, 30_000))[1] }
+  }
+  const first = await start()
+  return [first, ...(await Promise.all(Array.from({ length: PROCESSES - 1 }, start)))]
+}
+
+const realUrl = process.env.MONGODB_URL
+if (!realUrl) console.log('[multiprocess] MONGODB_URL is not set: the real-MongoDB case is skipped')
+
+const targets: Array<[string, () => string]> = [
+  ['one SQLite file', () => `sqlite:${join(dir, 'shared.db')}`],
+  // Standalone: transactions fall back to in-process compensation. Wallet creation stays unique
+  // and gap-free here because the HD index comes from one atomic $inc and no insert fails; a
+  // failed insert in another process could not be compensated safely (docs/storage.md).
+  ['the MongoDB stand-in (standalone, fallback transactions)', () => `${standIn.url}/multiprocess`],
+  ['the MongoDB stand-in (replica set, server transactions)', () => `${replicaSetStandIn.url}/multiprocess`],
+]
+
+describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, storageOf) => {
+  it(`create ${WALLETS} wallets in one BIP44 vault concurrently, then rename and delete in concurrent batches`, async () => {
+    const storage = storageOf()
+    const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
+    const procs = await startServers(storage, env)
+    const urls = procs.map((proc) => proc.url)
+
+    const { vault } = ok(await http(`${urls[0]}/vaults`, { method: 'POST', token: API_KEY, json: { name: 'shared', hierarchy: 'BIP44' } }))
+    const issuer = vault.wallets[0].did
+    const { jwt } = ok(await http(`${urls[1]}/did-auth-jwt`, { method: 'POST', token: API_KEY, json: { iss: issuer } }))
+    const headers = { 'x-did-auth': jwt }
+
+    // Wallets: every index 1..N exactly once, each address the mnemonic's derivation at it.
+    const created = await Promise.all(
+      Array.from({ length: WALLETS }, (_, i) => http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers })),
+    )
+    const wallets = created.map((res) => ok(res).wallet)
+    expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i + 1))
+    for (const wallet of wallets) expect(wallet.ethereumAddress).toBe(addressAt(vault.mnemonic, wallet.index))
+    for (const url of urls) {
+      const listed = ok(await http(`${url}/wallets?vaultId=${vault.id}`, { token: API_KEY })).wallets
+      expect(listed).toHaveLength(WALLETS + 1)
+      expect(new Set(listed.map((w: { did: string }) => w.did)).size).toBe(WALLETS + 1)
+    }
+
+    // Renames: each process renames its own slice in one batch, all batches at once.
+    const slices = urls.map((_, p) => wallets.filter((_, i) => i % PROCESSES === p))
+    const renamed = await Promise.all(
+      urls.map((url, p) =>
+        http(`${url}/wallet/rename`, { method: 'POST', token: API_KEY, headers, json: { wallets: slices[p].map((w) => ({ did: w.did, alias: `renamed-${w.index}` })) } }),
+      ),
+    )
+    renamed.forEach((res, p) => {
+      const body = ok(res)
+      expect(body.errors).toEqual([])
+      expect(body.wallets).toHaveLength(slices[p].length)
+    })
+    for (const url of urls) {
+      const listed = ok(await http(`${url}/wallets?vaultId=${vault.id}`, { token: API_KEY })).wallets
+      for (const w of listed) if (w.index > 0) expect(w.alias).toBe(`renamed-${w.index}`)
+    }
+
+    // Deletes: overlapping batches (and one repeated in full), all at once: each wallet is
+    // deleted exactly once, every other attempt is reported NOT_FOUND in `errors`.
+    const dids = wallets.map((w) => w.did)
+    const batches = [dids.slice(0, 40), dids.slice(20), dids, dids.slice(10, 50)]
+    const deleted = await Promise.all(batches.map((ids, b) => http(`${urls[b % PROCESSES]}/wallet`, { method: 'DELETE', token: API_KEY, headers, json: { ids } })))
+    const removed: string[] = []
+    deleted.forEach((res, b) => {
+      const body = ok(res)
+      expect(body.ids.length + body.errors.length).toBe(batches[b].length)
+      for (const error of body.errors) expect(error.error.errorType).toBe('NOT_FOUND')
+      removed.push(...body.ids)
+    })
+    expect([...removed].sort()).toEqual([...dids].sort())
+    for (const url of urls) {
+      const listed = ok(await http(`${url}/wallets?vaultId=${vault.id}`, { token: API_KEY })).wallets
+      expect(listed.map((w: { did: string }) => w.did)).toEqual([issuer])
+    }
+    for (const { proc } of procs) expect(proc.stderr()).not.toMatch(/INTERNAL_ERROR|SQLITE_BUSY|database is locked/)
+  }, 120_000)
+})
+
+describe.skipIf(!realUrl)(`${PROCESSES} didvault serve processes on the MongoDB of MONGODB_URL`, () => {
+  it(`create ${WALLETS} wallets concurrently: indexes 1..${WALLETS} exactly once`, async () => {
+    const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
+    const storage = freshMongoDatabase(realUrl!)
+    const procs = await startServers(storage, env)
+    const urls = procs.map((proc) => proc.url)
+    const { vault } = ok(await http(`${urls[0]}/vaults`, { method: 'POST', token: API_KEY, json: { name: 'shared', hierarchy: 'BIP44' } }))
+    const { jwt } = ok(await http(`${urls[1]}/did-auth-jwt`, { method: 'POST', token: API_KEY, json: { iss: vault.wallets[0].did } }))
+    const created = await Promise.all(
+      Array.from({ length: WALLETS }, (_, i) =>
+        http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers: { 'x-did-auth': jwt } }),
+      ),
+    )
+    const wallets = created.map((res) => ok(res).wallet)
+    expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i + 1))
+    for (const wallet of wallets) expect(wallet.ethereumAddress).toBe(addressAt(vault.mnemonic, wallet.index))
+  }, 120_000)
+})
