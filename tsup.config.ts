@@ -5,6 +5,7 @@ export default defineConfig([
     entry: {
       index: 'src/index.ts',
       sqlite: 'src/storage/sqlite/index.ts',
+      mongo: 'src/storage/mongo/index.ts',
       express: 'src/http/index.ts',
       testing: 'src/storage/conformance/index.ts',
     },

@@ -55,17 +55,15 @@ function freshMongoDatabase(url: string): string {
 }
 
 /**
- * Starts the servers: the first alone (it creates the schema, the keyring check record and
- * registers DIDVAULT_API_KEYS), then the others together. Registering the same API key from
- * processes starting at the same instant can fail (ApiKeyTenants.addKey checks, then inserts).
+ * Starts every server at the same instant on a new database: schema creation, the keyring
+ * record and the DIDVAULT_API_KEYS registration race, and must all come out right.
  */
 async function startServers(storage: string, env: Record<string, string>): Promise<Array<{ proc: Spawned; url: string }>> {
   const start = async () => {
     const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', storage], { cwd: dir, env })
     return { proc, url: (await proc.waitFor(LISTENING, 30_000))[1] }
   }
-  const first = await start()
-  return [first, ...(await Promise.all(Array.from({ length: PROCESSES - 1 }, start)))]
+  return Promise.all(Array.from({ length: PROCESSES }, start))
 }
 
 const realUrl = process.env.MONGODB_URL

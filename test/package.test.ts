@@ -50,3 +50,10 @@ describe('package entry points', () => {
     expect(cjs.trim()).toBe('function,function,function')
   })
 })
+
+describe('didvault/mongo entry', () => {
+  it('resolves in ESM and CJS', () => {
+    expect(node(['--input-type=module', '-e', "const m = await import('didvault/mongo'); console.log(typeof m.createMongoStorage)"]).trim()).toBe('function')
+    expect(node(['-e', "console.log(typeof require('didvault/mongo').createMongoStorage)"]).trim()).toBe('function')
+  })
+})

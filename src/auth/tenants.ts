@@ -3,7 +3,7 @@
  * The shipped resolver holds API keys as SHA-256 hashes only.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { StorageAdapter } from '../storage/port.js'
+import { UniqueConstraintError, type StorageAdapter } from '../storage/port.js'
 import type { ApiKeyRecord } from '../storage/collections.js'
 
 /** Maps a Base Auth Token to its tenant, or null when the token is unknown. */
@@ -39,12 +39,18 @@ export class ApiKeyTenants implements TenantResolver {
     if (key.length < 16) throw new Error('API keys must be at least 16 characters')
     const hash = hashKey(key)
     const keys = this.storage.collection<ApiKeyRecord>('apiKeys')
-    const existing = await keys.findOne({ field: 'hash', op: 'eq', value: hash })
-    if (existing) {
-      if (existing.tenantId !== tenantId) throw new Error('this API key is registered for another tenant')
-      return
+    const check = async () => {
+      const existing = await keys.findOne({ field: 'hash', op: 'eq', value: hash })
+      if (existing && existing.tenantId !== tenantId) throw new Error('this API key is registered for another tenant')
+      return existing !== undefined
     }
-    await keys.insert({ id: hash.slice(0, 32), tenantId, hash, createdAt: Date.now() })
+    if (await check()) return
+    try {
+      await keys.insert({ id: hash.slice(0, 32), tenantId, hash, createdAt: Date.now() })
+    } catch (err) {
+      // Another process registered the same key at the same moment: fine if it is the same tenant's.
+      if (!(err instanceof UniqueConstraintError) || !(await check())) throw err
+    }
   }
 
   /** Whether any key exists (the CLI creates a first one when none does). */
