@@ -3,16 +3,15 @@
  * core entry loads none of the optional peers (better-sqlite3, express, mongodb).
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
+import { ensureBuilt } from './helpers/build.js'
 
 const root = join(import.meta.dirname, '..')
 
-beforeAll(() => {
-  if (!existsSync(join(root, 'dist/index.js'))) execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'ignore' })
-}, 180_000)
+beforeAll(ensureBuilt, 180_000)
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })

@@ -23,7 +23,8 @@ function acquire(): void {
       mkdirSync(LOCK)
       return
     } catch {
-      if (Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > STALE_LOCK_MS) rmdirSync(LOCK)
+      const held = statSync(LOCK, { throwIfNoEntry: false })
+      if (held && Date.now() - held.mtimeMs > STALE_LOCK_MS) rmdirSync(LOCK, { recursive: false })
       else Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250)
     }
   }
