@@ -14,10 +14,9 @@ import { Registries, createResolver } from './did/resolver.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { toIdentityError } from './errors.js'
 import { KeyCustody } from './keys/custody.js'
-import { Keyring } from './keys/keyring.js'
-import { KEYRING_RECORD, keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
+import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
 import { PublicKeyDirectory } from './keys/public-keys.js'
-import { resealAll, type RotationProgress } from './keys/rotation.js'
+import { rotateMasterKey, type RotationProgress } from './keys/rotation.js'
 import { COLLECTIONS } from './storage/collections.js'
 import type { StorageAdapter } from './storage/port.js'
 import type { OperationContext, ServiceConfig, ServiceLimits } from './operations/context.js'
@@ -210,14 +209,8 @@ export class IdentityService {
    * `masterKey: newKey, previousMasterKeys: [oldKey]` and call this again.
    */
   async rotateMasterKey(newKey: MasterKeyInput, onProgress?: (p: RotationProgress) => void): Promise<{ resealed: number }> {
-    const keyring = this.#ctx.custody.keyring
-    keyring.useKey(masterKeyOf(newKey, await keyringSalt(this.#ctx.storage)))
-    // The check envelope goes last: until it is resealed, a restart with only the old key still opens.
-    const specs = [...COLLECTIONS.filter((c) => c.name !== 'meta'), ...COLLECTIONS.filter((c) => c.name === 'meta')]
-    const result = await resealAll(this.#ctx.storage, keyring, specs, onProgress)
-    const check = await this.#ctx.storage.collection<{ id: string; check: string }>('meta').get(KEYRING_RECORD.id)
-    if (check && Keyring.keyIdOf(check.check) === keyring.currentKeyId) keyring.dropOldKeys()
-    return result
+    const key = masterKeyOf(newKey, await keyringSalt(this.#ctx.storage))
+    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, onProgress)
   }
 
   /** Closes the storage. */

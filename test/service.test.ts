@@ -66,6 +66,33 @@ describe('IdentityService start-up and master keys', () => {
   })
 })
 
+describe('interrupted master-key rotation', () => {
+  it('a restart with only the old key refuses to start instead of failing later on resealed secrets', async () => {
+    const path = dbPath()
+    const oldKey = randomMasterKey()
+    const newKey = randomMasterKey()
+    const s1 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })
+    const { vault } = await s1.createVault({ name: 'v' }, auth)
+    for (let i = 0; i < 3; i++) await s1.generateWallet({}, auth)
+    // interrupted: the progress callback throws once the wallets are resealed
+    await expect(
+      s1.rotateMasterKey(newKey, (p) => {
+        if (p.collection === 'wallets' && p.processed === p.total) throw new Error('power cut')
+      }),
+    ).rejects.toThrow('power cut')
+    await s1.close()
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(/rotation .* is unfinished/)
+    // resume: the new key, the old one as previous
+    const s2 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: newKey, previousMasterKeys: [oldKey], tenants })
+    await s2.rotateMasterKey(newKey)
+    expect((await s2.generateToken({ iss: vault.wallets[0].did }, auth)).jwt).toEqual(expect.any(String))
+    await s2.close()
+    const s3 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: newKey, tenants })
+    expect((await s3.generateToken({ iss: vault.wallets[0].did }, auth)).jwt).toEqual(expect.any(String))
+    await s3.close()
+  })
+})
+
 describe('IdentityService as an SDK', () => {
   it('as(auth) binds the headers; errors are IdentityError with the spec body', async () => {
     const s = await IdentityService.create({ storage: createSqliteStorage({ path: dbPath() }), masterKey: randomMasterKey(), tenants })

@@ -3,7 +3,7 @@ import { unauthenticated } from '../errors.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
-import { verifyDidAuthHeader, verifyDidAuthToken, type DidAuthOptions } from './did-auth.js'
+import { verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions } from './did-auth.js'
 import { bearerToken, type TenantResolver } from './tenants.js'
 
 export class Authenticator {
@@ -16,8 +16,8 @@ export class Authenticator {
   async authenticate(auth: AuthContext, need: AuthRequirement): Promise<Caller> {
     if (need === 'access') return this.#accessToken(auth.authorization)
     const tenantId = await this.#tenant(auth.authorization)
-    const dids = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : []
-    return { tenantId, dids }
+    const proofs = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : []
+    return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)) }
   }
 
   async #tenant(header: string | undefined): Promise<string> {
@@ -32,9 +32,11 @@ export class Authenticator {
   async #accessToken(header: string | undefined): Promise<Caller> {
     const token = bearerToken(header)
     if (!token) throw unauthenticated('missing Authorization header (Access Token JWT)')
-    const did = await verifyDidAuthToken(token, this.didAuth)
+    const { did, address } = await verifyDidAuthProof(token, this.didAuth)
     const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did })
     if (!wallet) throw unauthenticated('the Access Token issuer is not a wallet of this service')
-    return { tenantId: wallet.tenantId, dids: [did] }
+    return { tenantId: wallet.tenantId, dids: [did], addresses: [address] }
   }
 }
+
+const unique = (values: string[]) => [...new Set(values)]

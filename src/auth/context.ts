@@ -8,10 +8,12 @@ export interface AuthContext {
   didAuth?: string
 }
 
-/** An authenticated caller: its tenant and the DIDs it proved control of (canonical spelling). */
+/** An authenticated caller: its tenant, the DIDs it proved control of (canonical spelling), and the addresses whose keys signed those proofs. */
 export interface Caller {
   tenantId: string
   dids: string[]
+  /** EIP-55 addresses of the keys the caller holds (they signed its DID-auth tokens). */
+  addresses: string[]
 }
 
 /**

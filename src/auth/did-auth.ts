@@ -27,8 +27,21 @@ const MAX_TOKEN = 8 * 1024
 /** Most tokens one header may carry. */
 const MAX_TOKENS = 10
 
+/** What a verified DID-auth token proves: control of a DID, by holding the key of an address. */
+export interface DidAuthProof {
+  /** The issuer DID (canonical spelling). */
+  did: string
+  /** Address of the key that signed: its holder may act wherever that address is the owner. */
+  address: string
+}
+
 /** Verifies one token; resolves to its issuer DID (canonical spelling) or rejects with 403 UNAUTHENTICATED. */
 export async function verifyDidAuthToken(token: string, options: DidAuthOptions): Promise<string> {
+  return (await verifyDidAuthProof(token, options)).did
+}
+
+/** Verifies one token; resolves to what it proves or rejects with 403 UNAUTHENTICATED. */
+export async function verifyDidAuthProof(token: string, options: DidAuthOptions): Promise<DidAuthProof> {
   if (token.length > MAX_TOKEN) throw unauthenticated('invalid DID-auth token: too large')
   try {
     const verified = await verifyDidJwt(token, {
@@ -39,21 +52,20 @@ export async function verifyDidAuthToken(token: string, options: DidAuthOptions)
       maxLifetimeSeconds: options.maxLifetimeSeconds ?? 24 * 3600,
       now: options.now?.(),
     })
-    return normalizeDid(verified.issuer)
+    return { did: normalizeDid(verified.issuer), address: verified.signerAddress }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
     throw err
   }
 }
 
-/** Verifies a header that may hold several comma-separated tokens; returns the distinct issuer DIDs. */
-export async function verifyDidAuthHeader(header: string | undefined, options: DidAuthOptions): Promise<string[]> {
+/** Verifies a header that may hold several comma-separated tokens; returns what each proves. */
+export async function verifyDidAuthHeader(header: string | undefined, options: DidAuthOptions): Promise<DidAuthProof[]> {
   const tokens = (header ?? '')
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean)
   if (tokens.length === 0) throw unauthenticated('missing x-did-auth header (DID Auth Token)')
   if (tokens.length > MAX_TOKENS) throw unauthenticated(`invalid DID-auth token: at most ${MAX_TOKENS} per request`)
-  const dids = await Promise.all(tokens.map((t) => verifyDidAuthToken(t, options)))
-  return [...new Set(dids)]
+  return Promise.all(tokens.map((t) => verifyDidAuthProof(t, options)))
 }

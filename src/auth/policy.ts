@@ -12,12 +12,15 @@ import type { Caller } from './context.js'
 export class AccessPolicy {
   constructor(private readonly resolver: Resolvable) {}
 
-  /** Whether the caller controls `did`: proved it directly, or proved the DID of its document owner. */
+  /**
+   * Whether the caller controls `did`: it proved the DID itself, or it holds the key of the
+   * DID document's current owner address (a token signed by that key, whatever DID it named).
+   */
   async controlsDid(caller: Caller, did: string): Promise<boolean> {
     if (caller.dids.includes(did)) return true
+    if (caller.addresses.length === 0) return false
     const owner = await this.ownerAddress(did)
-    if (!owner) return false
-    return caller.dids.some((d) => parseEthrDid(d)?.address === owner)
+    return owner !== undefined && caller.addresses.includes(owner)
   }
 
   /** The address of the current owner of a did:ethr document (its `#controller`). */
@@ -34,22 +37,26 @@ export class AccessPolicy {
    */
   async controlsWallet(caller: Caller, wallet: WalletRecord, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
     if (await this.controlsDid(caller, wallet.did)) return true
-    return wallet.vaultId !== undefined && this.controlsVault(caller, wallet.vaultId, wallets)
+    return wallet.vaultId !== undefined && this.controlsVault(caller, { id: wallet.vaultId }, wallets)
   }
 
-  /** Whether the caller controls the DID of some wallet in the vault. */
-  async controlsVault(caller: Caller, vaultId: string, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
+  /**
+   * Whether the caller controls the vault: the DID of one of its wallets, or its root DID (the
+   * DID of the wallet it was created with, which keeps the vault governable once emptied).
+   */
+  async controlsVault(caller: Caller, vault: { id: string; rootDid?: string }, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
     if (caller.dids.length === 0) return false
     // The caller's wallets by DID (a unique index, a handful of rows), then their vault.
     const mine = await wallets.find({ field: 'did', op: 'in', value: caller.dids }, { limit: caller.dids.length })
-    return mine.items.some((w) => w.vaultId === vaultId)
+    if (mine.items.some((w) => w.vaultId === vault.id)) return true
+    return vault.rootDid !== undefined && this.controlsDid(caller, vault.rootDid)
   }
 
   async assertControlsWallet(caller: Caller, wallet: WalletRecord, wallets: TenantCollection<WalletRecord>): Promise<void> {
     if (!(await this.controlsWallet(caller, wallet, wallets))) throw forbidden(`the DID-auth token does not prove control of ${wallet.did}`)
   }
 
-  async assertControlsVault(caller: Caller, vaultId: string, wallets: TenantCollection<WalletRecord>): Promise<void> {
-    if (!(await this.controlsVault(caller, vaultId, wallets))) throw forbidden('the DID-auth token does not prove control of a wallet of this vault')
+  async assertControlsVault(caller: Caller, vault: { id: string; rootDid?: string }, wallets: TenantCollection<WalletRecord>): Promise<void> {
+    if (!(await this.controlsVault(caller, vault, wallets))) throw forbidden('the DID-auth token does not prove control of a wallet of this vault')
   }
 }

@@ -13,6 +13,7 @@ import { decodeJWT } from 'did-jwt'
 import type { JWTPayload } from 'did-jwt'
 import type { Resolvable, VerificationMethod } from 'did-resolver'
 import { publicKeyObject, recoverEs256kAddresses, verifyEs256k } from '../keys/es256k.js'
+import { addressOf } from '../keys/secp256k1.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import { parseEthrDid } from '../did/ethr.js'
 
@@ -52,6 +53,8 @@ export interface VerifiedJwt {
   issuer: string
   /** Id of the verification method that made the signature. */
   signer: string
+  /** EIP-55 address of the key that made the signature. */
+  signerAddress: string
 }
 
 const SECP256K1_METHODS = new Set([
@@ -81,9 +84,9 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   if (sig.length !== (alg === 'ES256K' ? 64 : 65)) throw new JwtRejected('signature does not match the issuer DID')
   const { didDocument } = await options.resolver.resolve(payload.iss)
   if (!didDocument) throw new JwtRejected('issuer DID could not be resolved')
-  const signer = await findSigner(data, sig, didDocument.verificationMethod ?? [], options.keys)
-  if (!signer) throw new JwtRejected('signature does not match the issuer DID')
-  return { header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss, signer: signer.id }
+  const found = await findSigner(data, sig, didDocument.verificationMethod ?? [], options.keys)
+  if (!found) throw new JwtRejected('signature does not match the issuer DID')
+  return { header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss, signer: found.vm.id, signerAddress: found.address }
 }
 
 function checkTimes(payload: JWTPayload, now: number, skew: number, requireExp: boolean): void {
@@ -116,24 +119,24 @@ async function findSigner(
   sig: Uint8Array,
   methods: VerificationMethod[],
   keys: JwtVerifyOptions['keys'],
-): Promise<VerificationMethod | undefined> {
+): Promise<{ vm: VerificationMethod; address: string } | undefined> {
   let recovered: string[] | undefined
   for (const vm of methods) {
     if (!SECP256K1_METHODS.has(vm.type)) continue
     if (vm.publicKeyHex) {
       const key = keyObjectOf(vm.publicKeyHex, keys)
-      if (key && verifyEs256k(data, sig, key)) return vm
+      if (key && verifyEs256k(data, sig, key)) return { vm, address: addressOf(Buffer.from(vm.publicKeyHex.replace(/^0x/, ''), 'hex')) }
       continue
     }
     const address = accountAddress(vm)
     if (!address) continue
     const known = await keys?.keyFor(address)
     if (known) {
-      if (verifyEs256k(data, sig, known)) return vm
+      if (verifyEs256k(data, sig, known)) return { vm, address }
       continue
     }
     recovered ??= recoverEs256kAddresses(data, sig)
-    if (recovered.includes(address)) return vm
+    if (recovered.includes(address)) return { vm, address }
   }
   return undefined
 }

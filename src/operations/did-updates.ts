@@ -12,6 +12,7 @@
  * applied, and the report says which item failed and why. What the report lists as applied is
  * recorded in the registry.
  */
+import type { StorageAdapter } from '../storage/port.js'
 import { randomUUID } from 'node:crypto'
 import { hexlify, toUtf8Bytes } from 'ethers'
 import { errorObject, forbidden, invalid, type ErrorBody } from '../errors.js'
@@ -127,7 +128,7 @@ async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry
 }
 
 /** Deletes the delegate keys generated for a wallet (when the wallet goes). */
-export async function deleteDelegateKeys(ctx: OperationContext, wallet: WalletRecord): Promise<void> {
-  const { delegateKeys } = collectionsOf(ctx.storage, wallet.tenantId)
+export async function deleteDelegateKeys(storage: StorageAdapter, wallet: WalletRecord): Promise<void> {
+  const { delegateKeys } = collectionsOf(storage, wallet.tenantId)
   for (const key of await delegateKeys.all({ field: 'walletId', op: 'eq', value: wallet.id })) await delegateKeys.delete(key.id)
 }

@@ -95,6 +95,7 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
     network,
   })
   privateKey.fill(0)
+  vault.rootDid = wallet.did
   const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
 
   await ctx.storage.transaction(async (tx) => {
@@ -134,7 +135,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(vaultId)
   if (!vault) throw notFound('vaultID: no such vault')
-  await ctx.policy.assertControlsVault(caller, vault.id, wallets)
+  await ctx.policy.assertControlsVault(caller, vault, wallets)
   if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
   checkWalletConfig(walletConfig, ctx.config)
@@ -146,6 +147,8 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
     () =>
       ctx.storage.transaction(async (tx) => {
         const c = collectionsOf(tx, caller.tenantId)
+        // The vault may have been deleted since it was read (the delete is one transaction too).
+        if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         const privateKey = deriveWalletKey(accountNode, index)
         const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, vaultId: vault.id, index, alias: input.wallet?.alias, walletConfig, network })
@@ -160,7 +163,11 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
   return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
 }
 
-/** Delete Identity Vault: removes its wallets, then the vault; per-wallet failures are reported in `errors`. */
+/**
+ * Delete Identity Vault: removes its wallets (and their delegate keys) and the vault in one
+ * transaction, so a wallet created concurrently is either deleted with it or refused.
+ * Batch-shaped as the spec shows; `errors` stays empty because the removal is all or nothing.
+ */
 export async function deleteVault(
   ctx: OperationContext,
   caller: Caller,
@@ -170,21 +177,18 @@ export async function deleteVault(
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')
-  const members = await wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
-  if (members.length > 0) await ctx.policy.assertControlsVault(caller, vault.id, wallets)
-  if ((await vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0) throw conflict('this vault has child vaults: delete them first')
-
-  const removed: WalletView[] = []
-  const errors: Array<{ wallets: WalletView[]; error: ErrorBody }> = []
-  for (const w of members) {
-    try {
-      await wallets.delete(w.id)
-      await deleteDelegateKeys(ctx, w)
-      removed.push(presentWallet(w, { privateKey: true }))
-    } catch (err) {
-      errors.push({ wallets: [presentWallet(w, { privateKey: true })], error: errorObject(err, 'delete wallet') })
+  await ctx.policy.assertControlsVault(caller, vault, wallets)
+  const removed = await ctx.storage.transaction(async (tx) => {
+    const c = collectionsOf(tx, caller.tenantId)
+    if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
+    if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0) throw conflict('this vault has child vaults: delete them first')
+    const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
+    for (const w of members) {
+      await c.wallets.delete(w.id)
+      await deleteDelegateKeys(tx, w)
     }
-  }
-  if (errors.length === 0) await vaults.delete(vault.id)
-  return { wallets: removed, errors }
+    await c.vaults.delete(vault.id)
+    return members
+  })
+  return { wallets: removed.map((w) => presentWallet(w, { privateKey: true })), errors: [] }
 }

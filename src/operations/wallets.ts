@@ -95,7 +95,7 @@ export async function deleteWallets(
       if (!wallet) throw notFound(`no wallet with id ${ref}`)
       await ctx.policy.assertControlsWallet(caller, wallet, wallets)
       if (!(await wallets.delete(wallet.id))) throw notFound(`no wallet with id ${ref}`)
-      await deleteDelegateKeys(ctx, wallet)
+      await deleteDelegateKeys(ctx.storage, wallet)
       ids.push(wallet.did)
     } catch (err) {
       errors.push({ did: ref, error: errorObject(err, 'delete wallet') })

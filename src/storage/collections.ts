@@ -26,6 +26,8 @@ export interface VaultRecord extends StoredRecord {
   hierarchy: 'NONE' | 'BIP44'
   keyManagement: 'ECS' | 'MPC'
   status: 'INITIALIZED' | 'NOT_INITIALIZED'
+  /** DID of the wallet the vault was created with: control of it governs the vault, even emptied. */
+  rootDid?: string
   walletConfig?: WalletConfig
   /** Envelope of the BIP39 mnemonic (ECS + BIP44). */
   mnemonic?: string

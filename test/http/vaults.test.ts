@@ -221,3 +221,37 @@ describe('DELETE /vaults (Delete Identity Vault)', () => {
     expect(child.parentID).toBe(v.id)
   })
 })
+
+describe('DELETE /vaults: emptied vaults and concurrent wallet creation', () => {
+  it('an emptied vault is governed by its root DID, not by any DID-auth token', async () => {
+    const v = (await h.request('POST', '/vaults', { json: { name: 'emptied' } })).body.vault
+    const root = v.wallets[0]
+    const rootJwt = await tokenFor(h, root.did)
+    expect((await h.request('DELETE', '/wallet', { json: { ids: [root._id] }, didAuth: rootJwt })).body.ids).toEqual([root.did])
+    const stranger = await mintToken()
+    const before = await snapshot(h)
+    expectError(await h.request('DELETE', '/vaults', { json: { _id: v.id }, didAuth: stranger.jwt }), 403, 'FORBIDDEN')
+    expect(await snapshot(h)).toEqual(before)
+    const res = await h.request('DELETE', '/vaults', { json: { _id: v.id }, didAuth: rootJwt })
+    expect(res.status).toBe(200)
+    expect(res.body).toEqual({ wallets: [], errors: [] })
+  })
+
+  it('a vault deleted while wallets are being created leaves no wallet behind', async () => {
+    for (let round = 0; round < 5; round++) {
+      const v = (await h.request('POST', '/vaults', { json: { name: `race-${round}`, hierarchy: 'BIP44' } })).body.vault
+      const jwt = await tokenFor(h, v.wallets[0].did)
+      const [deleted, ...created] = await Promise.all([
+        h.request('DELETE', '/vaults', { json: { _id: v.id }, didAuth: jwt }),
+        ...Array.from({ length: 3 }, () => h.request('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })),
+      ])
+      expect(deleted.status).toBe(200)
+      for (const c of created) {
+        if (c.status !== 200) expectError(c, 422, 'NOT_FOUND')
+        // a wallet created before the delete was removed with the vault
+        else expect(deleted.body.wallets.map((w: any) => w._id)).toContain(c.body.wallet._id)
+      }
+      expect((await h.request('GET', `/wallets?vaultId=${v.id}`)).body.wallets).toEqual([])
+    }
+  })
+})

@@ -17,7 +17,7 @@ describe('Authenticator', () => {
     const { service, auth } = await setup()
     const { wallet } = await service.generateWallet({}, { authorization: 'Bearer token-b-0123456789' })
     const token = await service.generateToken({ iss: wallet.did }, { authorization: 'token-b-0123456789' })
-    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({ tenantId: 'b', dids: [wallet.did] })
+    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({ tenantId: 'b', dids: [wallet.did], addresses: [wallet.ethereumAddress] })
     // a valid JWT of a DID the service does not hold
     const stranger = await mintToken()
     await expect(auth.authenticate({ authorization: `Bearer ${stranger.jwt}` }, 'access')).rejects.toMatchObject({ statusCode: 403, errorType: 'UNAUTHENTICATED' })
@@ -29,7 +29,7 @@ describe('Authenticator', () => {
   it('tenant+did needs both headers', async () => {
     const { auth } = await setup()
     const t = await mintToken()
-    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did] })
+    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did], addresses: [t.did.split(':').pop()] })
     await expect(auth.authenticate({ authorization: 'token-a-0123456789' }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
     await expect(auth.authenticate({ didAuth: t.jwt }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
   })
@@ -68,5 +68,26 @@ describe('TenantCollection.all', () => {
     await storage.collection('items').insert({ id: 'other', tenantId: 'u', createdAt: 9 })
     expect((await items.all(undefined, 5)).map((r) => r.id)).toEqual(['i0', 'i1', 'i2', 'i3', 'i4'])
     await expect(items.all(undefined, 4)).rejects.toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR' })
+  })
+})
+
+describe('AccessPolicy.controlsDid', () => {
+  const owner = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+  const other = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+  const target = 'did:ethr:dev:0x0000000000000000000000000000000000000001'
+  const resolver = {
+    resolve: async (did: string) => ({
+      didResolutionMetadata: {},
+      didDocumentMetadata: {},
+      didDocument: { id: did, verificationMethod: [{ id: `${did}#controller`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${owner}` }] },
+    }),
+  }
+  it('follows the key that signed, not an address spelled in a DID', async () => {
+    const { AccessPolicy } = await import('../../src/auth/policy.js')
+    const policy = new AccessPolicy(resolver as never)
+    // proved control of a DID whose address is the owner's, but with another key (e.g. its owner changed on another network)
+    expect(await policy.controlsDid({ tenantId: 't', dids: [`did:ethr:other:${owner}`], addresses: [other] }, target)).toBe(false)
+    expect(await policy.controlsDid({ tenantId: 't', dids: [], addresses: [owner] }, target)).toBe(true)
+    expect(await policy.controlsDid({ tenantId: 't', dids: [target], addresses: [other] }, target)).toBe(true)
   })
 })
