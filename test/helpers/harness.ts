@@ -1,4 +1,5 @@
 /** A real service behind a real HTTP server on loopback, for integration tests. */
+import { createHash } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,6 +10,7 @@ import { IdentityService, createMemoryStorage, staticTenants, randomMasterKey, t
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createRouter } from '../../src/http/router.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
+import { COLLECTIONS } from '../../src/storage/collections.js'
 
 export const TENANT_A = 'token-tenant-a-0123456789'
 export const TENANT_B = 'token-tenant-b-0123456789'
@@ -108,9 +110,21 @@ export function expectError(res: { status: number; body: any }, status: number, 
   if (!ok) throw new Error(`expected ${status} ${errorType}, got ${res.status} ${JSON.stringify(res.body)}`)
 }
 
-/** Record counts of every collection: compare before and after a failing request to prove nothing was written. */
-export async function snapshot(h: Harness): Promise<Record<string, number>> {
-  const out: Record<string, number> = {}
-  for (const name of ['meta', 'apiKeys', 'vaults', 'wallets', 'delegateKeys', 'didEvents', 'didHeads']) out[name] = await h.storage.collection(name).count({ and: [] })
+/**
+ * A digest of every record of every collection (contents, not just counts): compare before
+ * and after a failing request to prove nothing was written — no insert, update or delete.
+ */
+export async function snapshot(h: Harness): Promise<Record<string, string>> {
+  const out: Record<string, string> = {}
+  for (const { name } of COLLECTIONS) {
+    const hash = createHash('sha256')
+    let cursor: string | undefined
+    do {
+      const page = await h.storage.collection(name).find({ and: [] }, { limit: 1_000, cursor })
+      for (const record of page.items) hash.update(JSON.stringify(record)).update('\n')
+      cursor = page.nextCursor
+    } while (cursor)
+    out[name] = hash.digest('hex')
+  }
   return out
 }
