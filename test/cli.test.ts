@@ -3,7 +3,7 @@
  * processes, real HTTP on loopback, each test in a fresh temporary working directory.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -190,6 +190,24 @@ describe('didvault serve: master key', () => {
     rmSync(`${db}.key`)
     expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', `sqlite:${db}`], env))).toMatch(/key file/)
     expect(existsSync(`${db}.key`)).toBe(false)
+  }, 60_000)
+
+  it('a key file others can read is refused', async () => {
+    const db = join(dir, 'x.db')
+    const env = { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' }
+    await stop((await serve(['--storage', `sqlite:${db}`], env)).proc)
+    chmodSync(`${db}.key`, 0o644)
+    expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', `sqlite:${db}`], env))).toMatch(/readable by others/)
+  }, 60_000)
+
+  it('processes starting together on a new database agree on one key file', async () => {
+    const db = join(dir, 'x.db')
+    const env = { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' }
+    const started = await Promise.all([1, 2, 3].map(() => serve(['--storage', `sqlite:${db}`], env)))
+    const { vault } = (await createVault(started[0].url, 'key-acme-123456789')).body
+    for (const { url } of started) expect((await mintToken(url, 'key-acme-123456789', vault.wallets[0].did)).status).toBe(200)
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([])
+    for (const { proc } of started) await stop(proc)
   }, 60_000)
 })
 

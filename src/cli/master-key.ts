@@ -1,5 +1,5 @@
 /** Where `didvault serve` gets its master key (DESIGN §4, issue "CLI contract"). */
-import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { randomMasterKey } from '../keys/keyring.js'
 import type { MasterKeyInput } from '../keys/keyring-store.js'
 
@@ -21,15 +21,30 @@ export function resolveMasterKey(env: NodeJS.ProcessEnv, storage: KeyedStorage):
   if (storage.kind === 'memory' || storage.path === ':memory:') return { key: randomMasterKey(), source: 'random (in-process)' }
   const sqlitePath = storage.path
   const keyFile = `${sqlitePath}.key`
-  if (existsSync(keyFile)) {
-    const hex = readFileSync(keyFile, 'utf8').trim()
-    if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${keyFile} does not hold a 64-hex-character master key`)
-    return { key: hex, source: keyFile }
-  }
+  if (existsSync(keyFile)) return { key: readKeyFile(keyFile), source: keyFile }
   if (existsSync(sqlitePath) && statSync(sqlitePath).size > 0) {
     throw new Error(`${sqlitePath} exists but its key file ${keyFile} does not: restore the key file or set DIDVAULT_MASTER_KEY`)
   }
-  writeFileSync(keyFile, Buffer.from(randomMasterKey()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
-  chmodSync(keyFile, 0o600)
-  return { key: readFileSync(keyFile, 'utf8').trim(), source: `${keyFile} (created)` }
+  // Written whole to a private temporary file, then linked into place: a process starting at
+  // the same moment either wins the link or reads the complete file of the one that did.
+  const temporary = `${keyFile}.${process.pid}.tmp`
+  writeFileSync(temporary, Buffer.from(randomMasterKey()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
+  try {
+    linkSync(temporary, keyFile)
+    return { key: readKeyFile(keyFile), source: `${keyFile} (created)` }
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err
+    return { key: readKeyFile(keyFile), source: keyFile }
+  } finally {
+    unlinkSync(temporary)
+  }
+}
+
+/** Reads a key file, refusing one that others can read or that holds no 64-hex key. */
+function readKeyFile(keyFile: string): string {
+  const mode = statSync(keyFile).mode & 0o777
+  if (mode & 0o077) throw new Error(`${keyFile} is readable by others (mode ${mode.toString(8)}): chmod 600 it`)
+  const hex = readFileSync(keyFile, 'utf8').trim()
+  if (!/^[0-9a-f]{64}$/i.test(hex)) throw new Error(`${keyFile} does not hold a 64-hex-character master key`)
+  return hex
 }
