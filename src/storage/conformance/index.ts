@@ -623,6 +623,24 @@ export function runStorageConformance(name: string, factory: () => Promise<Stora
         expect(await tagged('before')).toBe(1)
       })
 
+      it.skipIf(!caps.transactions)(`a nested transaction left running writes nothing once its parent has rolled back ${needsTx}`, async () => {
+        const tenant = freshTenant()
+        let nested: Promise<unknown> | undefined
+        await expect(
+          storage.transaction(async (tx) => {
+            await tx.collection<Item>(ITEMS).insert(item(tenant, 'outer'))
+            nested = tx.transaction(async (inner) => {
+              await new Promise((resolve) => setTimeout(resolve, 50))
+              await inner.collection<Item>(ITEMS).insert(item(tenant, 'leak'))
+            })
+            nested.catch(() => undefined)
+            throw new Error('outer fails while the nested one runs')
+          }),
+        ).rejects.toThrow('outer fails')
+        await nested?.catch(() => undefined)
+        expect(await items.count(inTenant(tenant))).toBe(0)
+      })
+
       it.skipIf(!caps.transactions)(`a failed insertMany inside a transaction writes nothing ${needsTx}`, async () => {
         const tenant = freshTenant()
         const duplicate = item(tenant, 'dup')

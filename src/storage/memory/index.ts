@@ -451,6 +451,14 @@ class MemoryDatabase {
 interface Scope {
   readonly lock: TransactionLock
   finished: boolean
+  /** The enclosing transaction's scope: when it finishes, this one can no longer write. */
+  readonly parent?: Scope
+}
+
+/** Whether a scope or any transaction enclosing it has finished. */
+function finished(scope: Scope | undefined): boolean {
+  for (let s = scope; s; s = s.parent) if (s.finished) return true
+  return false
 }
 
 class MemoryCollection<T extends StoredRecord> implements Collection<T> {
@@ -584,7 +592,7 @@ class MemoryAdapter implements StorageAdapter {
   }
 
   private usable<R>(op: () => R): R {
-    if (this.scope.finished) throw new Error('this transaction has already finished; use the storage it came from')
+    if (finished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
     if (this.db.closed) throw new Error('memory storage is closed')
     return op()
   }
@@ -615,18 +623,24 @@ class MemoryAdapter implements StorageAdapter {
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
     return this.scope.lock.hold(async () => {
       this.usable(() => undefined)
-      const txScope: Scope = { lock: new TransactionLock(), finished: false }
+      const txScope: Scope = { lock: new TransactionLock(), finished: false, parent: this.scope }
       const mark = this.db.begin()
-      try {
-        const result = await fn(new MemoryAdapter(this.db, txScope))
-        this.db.end(mark, true)
-        return result
-      } catch (err) {
-        this.db.end(mark, false)
-        throw err
-      } finally {
+      // Once `fn` settles, nested transactions it left running can write no more; they are
+      // waited for, so their undo happens before this transaction's commit or undo.
+      const settle = async (commit: boolean) => {
         txScope.finished = true
+        await txScope.lock.hold(async () => undefined)
+        this.db.end(mark, commit)
       }
+      let result: R
+      try {
+        result = await fn(new MemoryAdapter(this.db, txScope))
+      } catch (err) {
+        await settle(false)
+        throw err
+      }
+      await settle(true)
+      return result
     })
   }
 

@@ -49,6 +49,14 @@ interface Scope {
   readonly session?: ClientSession
   readonly journal?: UndoJournal
   finished: boolean
+  /** The enclosing fallback transaction's scope: when it finishes, this one can no longer write. */
+  readonly parent?: Scope
+}
+
+/** Whether a scope or any transaction enclosing it has finished. */
+function finished(scope: Scope | undefined): boolean {
+  for (let s = scope; s; s = s.parent) if (s.finished) return true
+  return false
 }
 
 /** NamespaceExists: `createCollection` of a collection that exists. */
@@ -135,16 +143,23 @@ class MongoAdapter implements StorageAdapter {
       this.usable(() => undefined)
       const journal = this.scope.journal ?? new UndoJournal()
       const mark = journal.mark()
-      const txScope: Scope = { lock: new TransactionLock(), journal, finished: false }
-      try {
-        return await fn(new MongoAdapter(this.core, txScope))
-      } catch (err) {
+      const txScope: Scope = { lock: new TransactionLock(), journal, finished: false, parent: this.scope }
+      // Once `fn` settles, nested transactions it left running can write no more; they are
+      // waited for, so their compensation runs before this transaction's.
+      const settle = async () => {
         txScope.finished = true
+        await txScope.lock.hold(async () => undefined)
+      }
+      let result: R
+      try {
+        result = await fn(new MongoAdapter(this.core, txScope))
+      } catch (err) {
+        await settle()
         await journal.rollback(mark)
         throw err
-      } finally {
-        txScope.finished = true
       }
+      await settle()
+      return result
     })
   }
 
@@ -154,7 +169,7 @@ class MongoAdapter implements StorageAdapter {
 
   /** Runs `op` unless this scope's transaction has finished or the storage is closed. */
   protected usable<R>(op: () => R): R {
-    if (this.scope.finished) throw new Error('this transaction has already finished; use the storage it came from')
+    if (finished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
     if (this.core.closed) throw new Error('MongoDB storage is closed')
     return op()
   }

@@ -18,6 +18,14 @@ interface Scope {
   readonly lock: TransactionLock
   readonly depth: number
   finished: boolean
+  /** The enclosing transaction's scope: when it finishes, this one can no longer write. */
+  readonly parent?: Scope
+}
+
+/** Whether a scope or any transaction enclosing it has finished. */
+function finished(scope: Scope | undefined): boolean {
+  for (let s = scope; s; s = s.parent) if (s.finished) return true
+  return false
 }
 
 /**
@@ -74,16 +82,22 @@ class SqliteAdapter implements StorageAdapter {
         if (!db.inTransaction) return // SQLite already rolled back (e.g. after an I/O error)
         db.exec(root ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
       }
-      const txScope: Scope = { lock: new TransactionLock(), depth: this.scope.depth + 1, finished: false }
+      const txScope: Scope = { lock: new TransactionLock(), depth: this.scope.depth + 1, finished: false, parent: this.scope }
+      // Once `fn` settles, nested transactions it left running can write no more; they are
+      // waited for, so their savepoints are gone before this transaction commits or rolls back.
+      const settle = async () => {
+        txScope.finished = true
+        await txScope.lock.hold(async () => undefined)
+      }
       let result: R
       try {
         result = await fn(new SqliteAdapter(this.core, txScope))
       } catch (err) {
-        txScope.finished = true
+        await settle()
         rollback()
         throw err
       }
-      txScope.finished = true
+      await settle()
       try {
         db.exec(root ? 'COMMIT' : `RELEASE ${savepoint}`)
       } catch (err) {
@@ -100,7 +114,7 @@ class SqliteAdapter implements StorageAdapter {
 
   /** Runs `op` unless this scope's transaction has finished or the database is closed. */
   protected usable<R>(op: () => R): R {
-    if (this.scope.finished) throw new Error('this transaction has already finished; use the storage it came from')
+    if (finished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
     if (!this.core.connection.db.open) throw new Error('SQLite storage is closed')
     return op()
   }
