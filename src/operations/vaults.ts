@@ -1,6 +1,6 @@
 /** Identity vaults: create, fetch, delete, and create a vault's next wallet (spec: Identity vault). */
 import { randomUUID } from 'node:crypto'
-import { conflict, errorObject, invalid, notFound, type ErrorBody } from '../errors.js'
+import { conflict, invalid, notFound, type ErrorBody } from '../errors.js'
 import { accountNodeOf, deriveWalletKey, generateMnemonic } from '../keys/hd.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { createVault as createVaultSchema, createVaultWallet as createVaultWalletSchema, deleteVault as deleteVaultSchema, getVaultsQuery, parse } from '../schemas/index.js'
