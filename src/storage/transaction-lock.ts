@@ -60,3 +60,17 @@ export class TransactionLock {
     this.queue.shift()?.()
   }
 }
+
+/** A transaction nesting level of an adapter: the root (no parent) or one `transaction(fn)` call. */
+export interface TransactionScope {
+  readonly lock: TransactionLock
+  finished: boolean
+  /** The enclosing transaction's scope: when it finishes, this one can no longer write. */
+  readonly parent?: TransactionScope
+}
+
+/** Whether a scope or any transaction enclosing it has finished. */
+export function scopeFinished(scope: TransactionScope | undefined): boolean {
+  for (let s = scope; s; s = s.parent) if (s.finished) return true
+  return false
+}

@@ -17,7 +17,7 @@ import {
   UniqueConstraintError,
   type Where,
 } from '../port.js'
-import { TransactionLock } from '../transaction-lock.js'
+import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
 
 // ---------------------------------------------------------------------------------------------
 // Query evaluation (the same semantics the SQL and MongoDB adapters implement)
@@ -448,17 +448,8 @@ class MemoryDatabase {
 // Collections and adapters
 
 /** A transaction nesting level: the root adapter or one `transaction(fn)` call. */
-interface Scope {
-  readonly lock: TransactionLock
-  finished: boolean
-  /** The enclosing transaction's scope: when it finishes, this one can no longer write. */
+interface Scope extends TransactionScope {
   readonly parent?: Scope
-}
-
-/** Whether a scope or any transaction enclosing it has finished. */
-function finished(scope: Scope | undefined): boolean {
-  for (let s = scope; s; s = s.parent) if (s.finished) return true
-  return false
 }
 
 class MemoryCollection<T extends StoredRecord> implements Collection<T> {
@@ -592,7 +583,7 @@ class MemoryAdapter implements StorageAdapter {
   }
 
   private usable<R>(op: () => R): R {
-    if (finished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
+    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
     if (this.db.closed) throw new Error('memory storage is closed')
     return op()
   }

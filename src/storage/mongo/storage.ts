@@ -1,6 +1,6 @@
 import { type ClientSession, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
 import type { Collection, CollectionSpec, FindOptions, StorageAdapter, StorageCapabilities, StoredRecord, Where } from '../port.js'
-import { TransactionLock } from '../transaction-lock.js'
+import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
@@ -44,19 +44,10 @@ interface Core {
 }
 
 /** A transaction nesting level: the root adapter or one `transaction(fn)` call. */
-interface Scope {
-  readonly lock: TransactionLock
+interface Scope extends TransactionScope {
   readonly session?: ClientSession
   readonly journal?: UndoJournal
-  finished: boolean
-  /** The enclosing fallback transaction's scope: when it finishes, this one can no longer write. */
   readonly parent?: Scope
-}
-
-/** Whether a scope or any transaction enclosing it has finished. */
-function finished(scope: Scope | undefined): boolean {
-  for (let s = scope; s; s = s.parent) if (s.finished) return true
-  return false
 }
 
 /** NamespaceExists: `createCollection` of a collection that exists. */
@@ -169,7 +160,7 @@ class MongoAdapter implements StorageAdapter {
 
   /** Runs `op` unless this scope's transaction has finished or the storage is closed. */
   protected usable<R>(op: () => R): R {
-    if (finished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
+    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
     if (this.core.closed) throw new Error('MongoDB storage is closed')
     return op()
   }

@@ -3,7 +3,7 @@ import { retryWhenBusy } from './busy.js'
 import { SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
-import { TransactionLock } from '../transaction-lock.js'
+import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
 import { migrate } from './migrate.js'
 import { findQueries } from './query.js'
 
@@ -14,18 +14,9 @@ interface Core {
 }
 
 /** A transaction nesting level: the root adapter (depth 0) or one `transaction(fn)` call. */
-interface Scope {
-  readonly lock: TransactionLock
+interface Scope extends TransactionScope {
   readonly depth: number
-  finished: boolean
-  /** The enclosing transaction's scope: when it finishes, this one can no longer write. */
   readonly parent?: Scope
-}
-
-/** Whether a scope or any transaction enclosing it has finished. */
-function finished(scope: Scope | undefined): boolean {
-  for (let s = scope; s; s = s.parent) if (s.finished) return true
-  return false
 }
 
 /**
@@ -114,7 +105,7 @@ class SqliteAdapter implements StorageAdapter {
 
   /** Runs `op` unless this scope's transaction has finished or the database is closed. */
   protected usable<R>(op: () => R): R {
-    if (finished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
+    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
     if (!this.core.connection.db.open) throw new Error('SQLite storage is closed')
     return op()
   }
