@@ -84,6 +84,8 @@ async function main(): Promise<void> {
     target('ecsWalletGenerationOpsPerSec', s, 500, storage[s].ecsWalletGeneration.opsPerSec),
     target('bip44NextWalletOpsPerSec', s, 400, storage[s].bip44NextWallet.opsPerSec),
     target('didAuthVerifyVsRawVerify', s, 0.7, ratios.didAuthVerifyVsRawVerify[s]),
+    target('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
+    target('didAuthVerify5ChangesVsRawVerify', s, 0.7, storage[s].did.ratios.owner),
   ])
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
