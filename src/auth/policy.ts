@@ -1,6 +1,8 @@
 /**
- * Access policy: who may act on a wallet (DESIGN §4 "Wallet control"). A caller controls a
- * DID when it proved control of it, or of the DID-document owner of it.
+ * Access policy: who may act on a wallet (DESIGN §4 "Wallet control"). Acting on a DID — changing
+ * its document, renaming or deleting its wallet, signing with it — takes the key of the DID
+ * document's current **owner**: a DID-auth token signed by a delegate authenticates the DID but
+ * confers no owner rights (ERC-1056 gives delegates none either).
  */
 import type { Resolvable } from 'did-resolver'
 import { forbidden } from '../errors.js'
@@ -13,11 +15,10 @@ export class AccessPolicy {
   constructor(private readonly resolver: Resolvable) {}
 
   /**
-   * Whether the caller controls `did`: it proved the DID itself, or it holds the key of the
-   * DID document's current owner address (a token signed by that key, whatever DID it named).
+   * Whether the caller controls `did`: it holds the key of the DID document's current owner
+   * (one of its DID-auth tokens was signed by that key, whatever DID the token named).
    */
   async controlsDid(caller: Caller, did: string): Promise<boolean> {
-    if (caller.dids.includes(did)) return true
     if (caller.addresses.length === 0) return false
     const owner = await this.ownerAddress(did)
     return owner !== undefined && caller.addresses.includes(owner)
@@ -46,9 +47,9 @@ export class AccessPolicy {
    */
   async controlsVault(caller: Caller, vault: { id: string; rootDid?: string }, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
     if (caller.dids.length === 0) return false
-    // The caller's wallets by DID (a unique index, a handful of rows), then their vault.
+    // The wallets of this vault among the caller's DIDs (a unique index, a handful of rows), each counting only if the caller holds its owner key.
     const mine = await wallets.find({ field: 'did', op: 'in', value: caller.dids }, { limit: caller.dids.length })
-    if (mine.items.some((w) => w.vaultId === vault.id)) return true
+    for (const w of mine.items) if (w.vaultId === vault.id && (await this.controlsDid(caller, w.did))) return true
     return vault.rootDid !== undefined && this.controlsDid(caller, vault.rootDid)
   }
 

@@ -59,7 +59,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(typeof meta.updated).toBe('string')
     })
 
-    it('Configure Identity Wallet adds a service; a veriKey delegate\'s token proves control; the wallet owner may configure', async () => {
+    it('Configure Identity Wallet adds a service; a veriKey delegate\'s token authenticates but gives no owner rights', async () => {
       const w = await walletWithToken(h)
       const delegateKey = generatePrivateKey()
       const delegate = new LocalSigner(delegateKey).address
@@ -74,8 +74,20 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(res.body.wallet.registry.transactions).toHaveLength(2)
       expect(res.body.wallet).not.toHaveProperty('privateKeyHex')
 
+      // the delegate's token now authenticates (no 403 UNAUTHENTICATED) but a delegate may not change the document
       const byDelegate = await mintToken({ iss: w.did, signerKey: delegateKey })
-      const again = await configure(w.did, { txsInput: { service: { name: 'Second', value: 'https://s.example.com', validity: 60_000 } } }, byDelegate.jwt)
+      const before = await snapshot(h)
+      const denied = await configure(w.did, { txsInput: [{ newOwner: `did:ethr:dev:${delegate}` }] }, byDelegate.jwt)
+      expectError(denied, 403, 'FORBIDDEN')
+      expect(await snapshot(h)).toEqual(before)
+      expect((await resolve(w.did)).didDocument.verificationMethod[0].blockchainAccountId).toBe(`eip155:1337:${w.did.split(':').pop()}`)
+      // nor rename or delete the wallet
+      const renamed = await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w.did, alias: 'by-delegate' }] }, didAuth: byDelegate.jwt })
+      expect(renamed.body.errors[0].error.errorType).toBe('FORBIDDEN')
+      const deleted = await h.request('DELETE', '/wallet', { json: { ids: [w._id] }, didAuth: byDelegate.jwt })
+      expect(deleted.body.errors[0].error.errorType).toBe('FORBIDDEN')
+      // the owner still may
+      const again = await configure(w.did, { txsInput: { service: { name: 'Second', value: 'https://s.example.com', validity: 60_000 } } }, w.jwt)
       expect(again.status).toBe(200)
       expect((await resolve(w.did)).didDocument.service.map((s: any) => s.type)).toEqual(['Messaging', 'Second'])
     })

@@ -65,12 +65,15 @@ describe('on-chain registry (EthereumDIDRegistry on a local EVM)', () => {
     expect((await resolve(a.did)).didDocument.service[0].type).toBe('ByB')
   })
 
-  it('a sigAuth-capable veriKey delegate\'s token proves control through the chain', async () => {
+  it('a veriKey delegate on chain authenticates for the DID but gets no owner rights', async () => {
     const w = await walletWithToken(h)
     const key = generatePrivateKey()
+    const early = await mintToken({ iss: w.did, signerKey: key })
+    expectError(await configure(w.did, { txsInput: [] }, early.jwt), 403, 'UNAUTHENTICATED')
     expect((await configure(w.did, { txsInput: [{ delegate: { address: new LocalSigner(key).address, validity: 600_000 } }] }, w.jwt)).status).toBe(200)
     const token = await mintToken({ iss: w.did, signerKey: key })
-    expect((await configure(w.did, { txsInput: [] }, token.jwt)).status).toBe(200)
+    expectError(await configure(w.did, { txsInput: [] }, token.jwt), 403, 'FORBIDDEN')
+    expect((await configure(w.did, { txsInput: [] }, w.jwt)).status).toBe(200)
     expect(await tokenFor(h, w.did)).toBeTypeOf('string')
   })
 
