@@ -71,10 +71,10 @@ export class IdentityService {
   /** The API keys of the default tenant resolver (undefined when `tenants` was given). */
   readonly apiKeys?: ApiKeyTenants
 
-  private constructor(ctx: OperationContext, auth: Authenticator, onError: IdentityServiceOptions['onError'], apiKeys?: ApiKeyTenants) {
+  private constructor(ctx: OperationContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
     this.#ctx = ctx
     this.#auth = auth
-    this.#onError = onError ?? ((op, err) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
+    this.#onError = ctx.onError
     this.apiKeys = apiKeys
   }
 
@@ -98,10 +98,11 @@ export class IdentityService {
     }
     const resolver = createResolver(registries)
     const keys = new PublicKeyDirectory(storage)
-    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now }
+    const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
+    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : new ApiKeyTenants(storage)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
-    return new IdentityService(ctx, auth, options.onError, apiKeys)
+    return new IdentityService(ctx, auth, apiKeys)
   }
 
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */

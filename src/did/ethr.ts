@@ -9,8 +9,15 @@ export interface EthrNetwork {
   /** Name used in DIDs, e.g. `dev` → `did:ethr:dev:0x…`. */
   name: string
   chainId: number
+  /** JSON-RPC endpoint of an on-chain registry. May carry a provider's API key: it is never shown to callers. */
   rpcUrl?: string
   registry?: string
+  /**
+   * The public name callers give as `walletConfig.apiUrl` to choose this network's registry, and
+   * that responses report. Default: the origin of `rpcUrl` (scheme, host and port — no path,
+   * query or credentials, where providers put their keys).
+   */
+  apiUrl?: string
 }
 
 /** The default network: a local development chain. */

@@ -1,5 +1,6 @@
 /** What every operation is given: the service's parts and configuration, never HTTP objects. */
 import type { Resolver } from 'did-resolver'
+import { errorObject, type ErrorBody } from '../errors.js'
 import type { AccessPolicy } from '../auth/policy.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
@@ -43,6 +44,15 @@ export interface OperationContext {
   config: ServiceConfig
   /** Current time, ms. */
   now(): number
+  /** Receives unexpected (500) failures, for the operator's logs; responses never carry their details. */
+  onError(operation: string, error: unknown): void
+}
+
+/** The body of a failed batch item; an unexpected (500) failure also goes to {@link OperationContext.onError}. */
+export function itemError(ctx: OperationContext, err: unknown, operation: string): ErrorBody {
+  const body = errorObject(err, operation)
+  if (body.statusCode === 500) ctx.onError(operation, err)
+  return body
 }
 
 /** The tenant's view of the collections, on the context's storage or a transaction's. */

@@ -15,13 +15,13 @@
 import type { StorageAdapter } from '../storage/port.js'
 import { randomUUID } from 'node:crypto'
 import { hexlify, toUtf8Bytes } from 'ethers'
-import { errorObject, forbidden, invalid, type ErrorBody } from '../errors.js'
+import { forbidden, invalid, type ErrorBody } from '../errors.js'
 import { parseEthrDid } from '../did/ethr.js'
 import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, type RegistryChange } from '../did/registry/port.js'
 import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
 import type { TxInput } from '../schemas/wallet-config.js'
 import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
-import { collectionsOf, type OperationContext } from './context.js'
+import { collectionsOf, itemError, type OperationContext } from './context.js'
 
 /** A delegate key the service generated for a wallet (never its private key). */
 export interface DelegateView {
@@ -57,7 +57,7 @@ export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, regi
       report.transactions.push({ index, ...(await applyOne(ctx, wallet, registry, tx)) })
     } catch (err) {
       const error = err instanceof RegistryError ? invalid(err.message) : err
-      report.errors.push({ index, error: errorObject(error, 'apply walletConfig') })
+      report.errors.push({ index, error: itemError(ctx, error, 'apply walletConfig') })
       break
     }
   }

@@ -1,12 +1,12 @@
 /** Identity wallets: generate, list, rename, delete (spec: Identity wallet). */
-import { errorObject, notFound, type ErrorBody } from '../errors.js'
+import { notFound, type ErrorBody } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { configureWallet as configureWalletSchema, deleteWallets as deleteWalletsSchema, generateWallet as generateWalletSchema, getWalletsQuery, parse, renameWallets as renameWalletsSchema } from '../schemas/index.js'
 import type { Where } from '../storage/port.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { Caller } from '../auth/context.js'
-import { collectionsOf, type OperationContext } from './context.js'
+import { collectionsOf, itemError, type OperationContext } from './context.js'
 import { applyTxs, deleteDelegateKeys } from './did-updates.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from './wallet-config.js'
 import { buildWallet, presentWallet, withReport, type WalletView } from './wallet-records.js'
@@ -73,7 +73,7 @@ export async function renameWallets(
       if (!updated) throw notFound(`no wallet with DID ${item.did}`)
       renamed.push(presentWallet(updated))
     } catch (err) {
-      errors.push({ wallet: { did: item.did, alias: item.alias }, error: errorObject(err, 'rename wallet') })
+      errors.push({ wallet: { did: item.did, alias: item.alias }, error: itemError(ctx, err, 'rename wallet') })
     }
   }
   return { wallets: renamed, errors }
@@ -98,7 +98,7 @@ export async function deleteWallets(
       await deleteDelegateKeys(ctx.storage, wallet)
       ids.push(wallet.did)
     } catch (err) {
-      errors.push({ did: ref, error: errorObject(err, 'delete wallet') })
+      errors.push({ did: ref, error: itemError(ctx, err, 'delete wallet') })
     }
   }
   return { ids, errors }

@@ -43,7 +43,8 @@ export class OnchainRegistry implements DidRegistry {
     readonly network: OnchainNetwork,
     options: OnchainRegistryOptions = {},
   ) {
-    this.endpoint = network.rpcUrl.replace(/\/+$/, '')
+    // What callers see and name: never the rpcUrl itself, whose path or query may hold a provider key.
+    this.endpoint = (network.apiUrl ?? new URL(network.rpcUrl).origin).replace(/\/+$/, '')
     // No response sharing (ethers' 250 ms cache): a read right after a write must see it (owner, nonce, changed).
     const provider = options.provider ?? new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, cacheTimeout: -1 })
     this.#gasPayer = options.gasPayer && !options.gasPayer.provider ? options.gasPayer.connect(provider) : options.gasPayer
