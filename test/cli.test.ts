@@ -212,6 +212,14 @@ describe('didvault serve: master key', () => {
 })
 
 describe('didvault serve: storage', () => {
+  it('DIDVAULT_STORAGE stands in for --storage (a mongodb:// password stays out of the process list)', async () => {
+    const db = join(dir, 'from-env.db')
+    const { proc } = await serve([], { DIDVAULT_STORAGE: `sqlite:${db}`, DIDVAULT_API_KEYS: 'acme:key-acme-123456789' })
+    expect(existsSync(db)).toBe(true)
+    expect(existsSync(join(dir, 'didvault.db'))).toBe(false)
+    await stop(proc)
+  }, 60_000)
+
   it('--storage memory serves without touching the disk', async () => {
     const { proc, url } = await serve(['--storage', 'memory'])
     const key = CREATED_KEY.exec(proc.stdout())?.[1]

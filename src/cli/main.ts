@@ -7,7 +7,8 @@ const USAGE = `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage
 environment:
   DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory);
                         required with MongoDB
-  DIDVAULT_API_KEYS     tenant:key,tenant:key; unset: the first start creates a key for tenant "default"`
+  DIDVAULT_API_KEYS     tenant:key,tenant:key; unset: the first start creates a key for tenant "default"
+  DIDVAULT_STORAGE      the --storage value when the flag is not given (keeps a mongodb:// password out of the process list)`
 
 async function main(argv: string[]): Promise<void> {
   const [command, ...rest] = argv
@@ -20,7 +21,7 @@ async function main(argv: string[]): Promise<void> {
     options: {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8080' },
-      storage: { type: 'string', default: 'sqlite:./didvault.db' },
+      storage: { type: 'string', default: process.env.DIDVAULT_STORAGE || 'sqlite:./didvault.db' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
