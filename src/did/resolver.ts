@@ -4,16 +4,12 @@
  * and a DID goes to the registry of the network it names. Resolution never contacts a host
  * other than a configured network's `rpcUrl`.
  */
-import { Resolver, type DIDResolutionResult, type DIDResolver } from 'did-resolver'
+import { Resolver, type DIDResolver } from 'did-resolver'
 import type { StorageAdapter } from '../storage/port.js'
 import { parseEthrDid, type EthrNetwork } from './ethr.js'
 import { EmbeddedRegistry } from './registry/embedded.js'
 import { OnchainRegistry, isOnchain, type OnchainRegistryOptions } from './registry/onchain.js'
-import type { DidRegistry } from './registry/port.js'
-
-function failure(error: string, message: string): DIDResolutionResult {
-  return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
-}
+import { resolutionFailure, type DidRegistry } from './registry/port.js'
 
 /** The registries of a set of networks, by network name and by endpoint. */
 export class Registries {
@@ -44,9 +40,9 @@ export class Registries {
   /** The did-resolver method resolver for `ethr`: a DID goes to its network's registry. */
   readonly ethr: DIDResolver = async (did, parsed, resolver, options) => {
     const id = parseEthrDid(did)
-    if (!id) return failure('invalidDid', `Not a valid did:ethr: ${did}`)
+    if (!id) return resolutionFailure('invalidDid', `Not a valid did:ethr: ${did}`)
     const registry = this.#byNetwork.get(id.network)
-    if (!registry) return failure('unknownNetwork', `No configuration for network: ${id.network}`)
+    if (!registry) return resolutionFailure('unknownNetwork', `No configuration for network: ${id.network}`)
     return registry.resolver(did, parsed, resolver, options)
   }
 }

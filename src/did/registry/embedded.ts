@@ -19,7 +19,7 @@ import type { DidEventRecord, DidHeadRecord } from '../../storage/collections.js
 import { UniqueConstraintError, type Collection, type StorageAdapter } from '../../storage/port.js'
 import { buildEthrDocument, type BuiltDocument, type Erc1056Event } from '../document.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
-import { RegistryError, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
+import { RegistryError, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
 
 interface Chain {
   seq: number
@@ -52,7 +52,11 @@ export class EmbeddedRegistry implements DidRegistry {
   ) {
     this.#events = storage.collection<DidEventRecord>('didEvents')
     this.#heads = storage.collection<DidHeadRecord>('didHeads')
-    this.resolver = (did) => this.resolve(did)
+    // Only the current document is kept: a request for a past version is refused, not answered with the present one.
+    this.resolver = (did, parsed) =>
+      /(^|&)version(Id|Time)=/.test(parsed?.query ?? '')
+        ? Promise.resolve(resolutionFailure('notSupported', 'the embedded registry resolves the current document only (no versionId/versionTime)'))
+        : this.resolve(did)
   }
 
   async identityOwner(address: string): Promise<string> {
@@ -94,7 +98,7 @@ export class EmbeddedRegistry implements DidRegistry {
   /** Resolves a did:ethr DID of this network (the did-resolver method resolver). */
   async resolve(did: string): Promise<DIDResolutionResult> {
     const parsed = parseEthrDid(did)
-    if (!parsed || parsed.network !== this.network.name) return failure('invalidDid', `Not a did:ethr of network ${this.network.name}: ${did}`)
+    if (!parsed || parsed.network !== this.network.name) return resolutionFailure('invalidDid', `Not a did:ethr of network ${this.network.name}: ${did}`)
     const chain = await this.#chain(parsed.address)
     const now = Math.floor(this.now() / 1000)
     const built = chain.built
@@ -184,10 +188,6 @@ function eventOf(r: DidEventRecord): Erc1056Event {
   if (r.event === 'DIDOwnerChanged') return { event: r.event, owner: r.owner }
   if (r.event === 'DIDDelegateChanged') return { event: r.event, delegateType: r.delegateType!, delegate: r.delegate!, validTo: r.validTo! }
   return { event: r.event, name: r.name!, value: r.value!, validTo: r.validTo! }
-}
-
-function failure(error: string, message: string): DIDResolutionResult {
-  return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
 }
 
 /** Cached results are shared between callers: frozen, so no caller can change another's. */

@@ -5,7 +5,7 @@
  * through ethers). Both take the same changes, signed by the identity's current owner through
  * the {@link DigestSigner} seam, and resolve to the same documents.
  */
-import type { DIDResolver } from 'did-resolver'
+import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
 import type { EthrNetwork } from '../ethr.js'
 import type { DigestSigner } from '../../keys/signer.js'
 
@@ -56,4 +56,9 @@ export interface DidRegistry {
 /** ms → ERC-1056 seconds, rounded up (a validity never gets shorter than asked). */
 export function validitySeconds(ms: number): number {
   return Math.ceil(ms / 1000)
+}
+
+/** A failed resolution result (did-resolver's shape), e.g. `invalidDid`, `unknownNetwork`, `notSupported`. */
+export function resolutionFailure(error: string, message: string): DIDResolutionResult {
+  return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
 }
