@@ -623,6 +623,22 @@ export function runStorageConformance(name: string, factory: () => Promise<Stora
         expect(await tagged('before')).toBe(1)
       })
 
+      it.skipIf(!caps.transactions)(`a rolled-back increment restores the field exactly: absent stays absent, null stays null ${needsTx}`, async () => {
+        const tenant = freshTenant()
+        const absent = item(tenant, 'absent')
+        const nulled = item(tenant, 'nulled', { n: null })
+        await items.insertMany([absent, nulled])
+        await expect(
+          storage.transaction(async (tx) => {
+            await tx.collection<Item>(ITEMS).increment(absent.id, 'n', 3)
+            await tx.collection<Item>(ITEMS).increment(nulled.id, 'n', 3)
+            throw new Error('undo')
+          }),
+        ).rejects.toThrow('undo')
+        expect(await items.get(absent.id)).toEqual(absent)
+        expect(await items.get(nulled.id)).toEqual(nulled)
+      })
+
       it.skipIf(!caps.transactions)(`a nested transaction left running writes nothing once its parent has rolled back ${needsTx}`, async () => {
         const tenant = freshTenant()
         let nested: Promise<unknown> | undefined

@@ -141,14 +141,17 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
       // One atomic findOneAndUpdate; an absent field counts as 0 ($inc creates it), a null one too.
       const numeric = { _id: id as never, $or: [{ [field]: { $type: 'number' } }, { [field]: { $exists: false } }] }
-      let after = await native.findOneAndUpdate(numeric, { $inc: { [field]: by } }, { session, returnDocument: 'after' })
-      after ??= await native.findOneAndUpdate({ _id: id as never, [field]: { $type: 'null' } }, { $set: { [field]: by } }, { session, returnDocument: 'after' })
-      if (after === null) {
+      // The document as it was, so the fallback's undo restores the field exactly (absent, null or a number).
+      let before = await native.findOneAndUpdate(numeric, { $inc: { [field]: by } }, { session, returnDocument: 'before' })
+      before ??= await native.findOneAndUpdate({ _id: id as never, [field]: { $type: 'null' } }, { $set: { [field]: by } }, { session, returnDocument: 'before' })
+      if (before === null) {
         const exists = (await native.countDocuments({ _id: id as never }, { session, limit: 1 })) > 0
         throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
       }
-      journal?.push(async () => void (await native.updateOne({ _id: id as never }, { $inc: { [field]: -by } })))
-      return after[field] as number
+      const previous = before[field] as number | null | undefined
+      const undo = previous === undefined ? { $unset: { [field]: '' } } : previous === null ? { $set: { [field]: null } } : { $inc: { [field]: -by } }
+      journal?.push(async () => void (await native.updateOne({ _id: id as never }, undo)))
+      return (previous ?? 0) + by
     })
   }
 }
