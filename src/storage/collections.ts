@@ -88,6 +88,8 @@ export interface DelegateKeyRecord extends StoredRecord {
  * of forking its change chain.
  */
 export interface DidEventRecord extends StoredRecord {
+  /** Random per write attempt: tells whether an attempt whose outcome was unknown did land. */
+  nonce: string
   network: string
   /** EIP-55 address of the identity. */
   identity: string

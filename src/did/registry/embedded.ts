@@ -12,6 +12,7 @@
  * written) and reuses the cached history and document while the head is unchanged and no
  * validity has passed since the document was built.
  */
+import { randomUUID } from 'node:crypto'
 import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
 import { getAddress, hexlify } from 'ethers'
 import type { DigestSigner } from '../../keys/signer.js'
@@ -82,13 +83,15 @@ export class EmbeddedRegistry implements DidRegistry {
           const next = { seq, owner: record.owner, at }
           if (head) await heads.update(headId, next)
           else await heads.insert({ id: headId, network: this.network.name, identity: address, ...next, createdAt: record.createdAt })
-          const applied: AppliedChange = { op: change.op, versionId: String(seq) }
-          if (change.op === 'addDelegate' || change.op === 'setAttribute') applied.validTo = record.validTo
-          return applied
+          return appliedOf(change, record)
         })
       } catch (err) {
         if (err instanceof RegistryError) throw err
-        if (err instanceof UniqueConstraintError || (record && (await this.#events.get(record.id)))) continue
+        // A failure whose outcome is unknown (e.g. a lost commit acknowledgement) may have landed:
+        // the stored event carries this attempt's nonce only if it did; then it is applied, once.
+        const stored = record && (await this.#events.get(record.id))
+        if (stored && record && stored.nonce === record.nonce) return appliedOf(change, record)
+        if (err instanceof UniqueConstraintError || stored) continue
         throw err
       }
     }
@@ -167,8 +170,14 @@ function normalized(change: RegistryChange): RegistryChange {
   }
 }
 
+function appliedOf(change: RegistryChange, record: DidEventRecord): AppliedChange {
+  const applied: AppliedChange = { op: change.op, versionId: String(record.seq) }
+  if (change.op === 'addDelegate' || change.op === 'setAttribute') applied.validTo = record.validTo
+  return applied
+}
+
 function eventRecord(network: string, identity: string, seq: number, at: number, owner: string, change: RegistryChange, createdAt: number): DidEventRecord {
-  const base = { id: `${network}/${identity}/${seq}`, network, identity, seq, at, owner, createdAt }
+  const base = { id: `${network}/${identity}/${seq}`, nonce: randomUUID(), network, identity, seq, at, owner, createdAt }
   switch (change.op) {
     case 'changeOwner':
       return { ...base, event: 'DIDOwnerChanged', owner: change.newOwner }
