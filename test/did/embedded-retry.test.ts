@@ -53,3 +53,12 @@ describe('embedded registry writes', () => {
     expect(doc.service).toHaveLength(1)
   })
 })
+
+describe('embedded registry limits', () => {
+  it('refuses names and delegate types over a bytes32 string, as the contract does', async () => {
+    const { registry, owner, events } = await setup([])
+    await expect(registry.apply(owner.address, { ...change, name: 'did/svc/' + 'x'.repeat(30) }, owner)).rejects.toThrow(/bytes32/)
+    await expect(registry.apply(owner.address, { op: 'addDelegate', delegateType: 'v'.repeat(32), delegate: owner.address, validity: 60 }, owner)).rejects.toThrow(/bytes32/)
+    expect(await events()).toBe(0)
+  })
+})

@@ -164,10 +164,16 @@ function normalized(change: RegistryChange): RegistryChange {
       return { ...change, newOwner: getAddress(change.newOwner) }
     case 'addDelegate':
     case 'revokeDelegate':
-      return { ...change, delegate: getAddress(change.delegate) }
+      return { ...change, delegateType: bytes32(change.delegateType, 'delegateType'), delegate: getAddress(change.delegate) }
     default:
-      return { ...change, value: hexlify(change.value) }
+      return { ...change, name: bytes32(change.name, 'name'), value: hexlify(change.value) }
   }
+}
+
+/** ERC-1056 stores names and delegate types as bytes32: the same limit as on chain, so both registries refuse alike. */
+function bytes32(text: string, what: string): string {
+  if (Buffer.byteLength(text, 'utf8') > 31) throw new RegistryError(`${what} is longer than a bytes32 string (31 bytes)`)
+  return text
 }
 
 function appliedOf(change: RegistryChange, record: DidEventRecord): AppliedChange {
