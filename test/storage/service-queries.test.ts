@@ -36,12 +36,15 @@ const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['vaults by parent (ECS)', 'vaults', scoped({ and: [{ field: 'parentID', op: 'eq', value: 'p' }, { field: 'keyManagement', op: 'eq', value: 'ECS' }] }), { limit: 1000 }, 'vaults/ix/tenantId,parentID,createdAt'],
   ['vaults by MPC account', 'vaults', scoped({ field: 'mpcAccountID', op: 'eq', value: 'a' }), { limit: 1000 }, 'vaults/ix/tenantId,mpcAccountID,createdAt'],
   ['child vault count', 'vaults', scoped({ field: 'parentID', op: 'eq', value: 'p' }), { limit: 1 }, 'vaults/ix/tenantId,parentID,createdAt'],
+  ['DID history up to its head', 'didEvents', { and: [{ field: 'network', op: 'eq', value: 'dev' }, { field: 'identity', op: 'eq', value: '0x' }, { field: 'seq', op: 'lte', value: 5 }] }, { orderBy: { field: 'seq' }, limit: 1000 }, 'didEvents/ux/network,identity,seq'],
+  ['delegate keys of a wallet', 'delegateKeys', scoped({ field: 'walletId', op: 'eq', value: 'w' }), { limit: 1000 }, 'delegateKeys/ix/tenantId,walletId,createdAt'],
+  ['owner wallet by address in a tenant', 'wallets', scoped({ field: 'ethereumAddress', op: 'eq', value: '0x' }), { limit: 1 }, 'wallets/ix/tenantId,ethereumAddress,createdAt'],
 ]
 
 describe('query plans of the service queries', () => {
   it.each(cases)('%s searches its index', async (_name, collection, where, options, index) => {
     const plan = (await storage.explain(collection, where, options)).join('\n')
     expect(plan).toContain(`USING INDEX ${index}`)
-    expect(plan).not.toMatch(/\bSCAN (wallets|vaults|apiKeys)\b/)
+    expect(plan).not.toMatch(/\bSCAN (wallets|vaults|apiKeys|didEvents|delegateKeys)\b/)
   })
 })

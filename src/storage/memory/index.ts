@@ -17,6 +17,7 @@ import {
   UniqueConstraintError,
   type Where,
 } from '../port.js'
+import { DeclaredFields } from '../declared-fields.js'
 import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -85,37 +86,8 @@ function inRange(value: unknown, op: 'gt' | 'gte' | 'lt' | 'lte', bound: Scalar)
   return op === 'gt' ? order > 0 : op === 'gte' ? order >= 0 : op === 'lt' ? order < 0 : order <= 0
 }
 
-/** Field declarations of one collection, used to validate every query. */
-class Schema {
-  readonly fields: ReadonlySet<string>
-  readonly arrayFields: ReadonlySet<string>
-  readonly defaultOrderField: string
-
-  constructor(readonly spec: CollectionSpec) {
-    this.fields = new Set(spec.fields)
-    this.arrayFields = new Set(spec.arrayFields ?? [])
-    for (const index of spec.indexes) for (const field of index.fields) this.scalar(field)
-    this.defaultOrderField = this.fields.has('createdAt') ? 'createdAt' : 'id'
-  }
-
-  scalar(field: string): string {
-    if (!this.fields.has(field)) {
-      throw new Error(`unknown field "${field}" in collection "${this.spec.name}" (declared fields: ${[...this.fields].join(', ')})`)
-    }
-    return field
-  }
-
-  array(field: string): string {
-    if (!this.arrayFields.has(field)) {
-      throw new Error(`field "${field}" of collection "${this.spec.name}" is not a declared array field`)
-    }
-    return field
-  }
-
-  any(field: string): string {
-    return this.arrayFields.has(field) ? field : this.scalar(field)
-  }
-
+/** Field declarations of one collection, used to validate and compile every query. */
+class Schema extends DeclaredFields {
   /** Validates `where` and compiles it to a predicate. */
   compile(where: Where): Predicate {
     if (typeof where !== 'object' || where === null) throw new TypeError('where must be an object')

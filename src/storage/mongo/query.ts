@@ -18,6 +18,7 @@
  * | `and` / `or` | `$and` / `$or`; an empty `and` matches all, an empty `or` nothing |
  * | order by f, then id | `sort({f: ±1, _id: ±1})`; a cursor is a range on the (f, _id) pair |
  */
+import { DeclaredFields } from '../declared-fields.js'
 import type { CollectionSpec, Condition, FindOptions, Scalar, StoredRecord, Where } from '../port.js'
 
 /** A MongoDB query, update or sort document. */
@@ -54,35 +55,10 @@ export function assertFieldName(field: string): void {
   if (!FIELD_NAME.test(field) || field === '_id') throw new Error(`invalid field name ${JSON.stringify(field)}: use letters, digits and _ (not _id)`)
 }
 
-/** The declared fields of one collection, against which every query is validated. */
-export class MongoSchema {
-  readonly fields: ReadonlySet<string>
-  readonly arrayFields: ReadonlySet<string>
-  /** `createdAt` when declared, else `id` (stored as `_id`). */
-  readonly defaultOrderField: string
-
-  constructor(readonly spec: CollectionSpec) {
-    this.fields = new Set(spec.fields)
-    this.arrayFields = new Set(spec.arrayFields ?? [])
-    for (const field of [...this.fields, ...this.arrayFields]) assertFieldName(field)
-    for (const index of spec.indexes) for (const field of index.fields) this.scalar(field)
-    this.defaultOrderField = this.fields.has('createdAt') ? 'createdAt' : 'id'
-  }
-
-  scalar(field: string): string {
-    if (!this.fields.has(field)) {
-      throw new Error(`unknown field "${field}" in collection "${this.spec.name}" (declared fields: ${[...this.fields].join(', ')})`)
-    }
-    return field
-  }
-
-  array(field: string): string {
-    if (!this.arrayFields.has(field)) throw new Error(`field "${field}" of collection "${this.spec.name}" is not a declared array field`)
-    return field
-  }
-
-  any(field: string): string {
-    return this.arrayFields.has(field) ? field : this.scalar(field)
+/** The declared fields of one collection, against which every query is validated; names must be plain MongoDB field names. */
+export class MongoSchema extends DeclaredFields {
+  constructor(spec: CollectionSpec) {
+    super(spec, assertFieldName)
   }
 }
 
