@@ -189,5 +189,7 @@ export const COLLECTIONS: CollectionSpec[] = [
 
 /** Context bound into a secret's envelope: the record it belongs to. */
 export function secretContext(collection: string, record: { tenantId: string; id: string }, field: string): string {
-  return `${record.tenantId}/${collection}/${record.id}/${field}`
+  // A JSON array, not a joined string: a tenant id or record id containing the separator cannot
+  // make two different records share a context.
+  return JSON.stringify([record.tenantId, collection, record.id, field])
 }

@@ -50,3 +50,12 @@ describe('Keyring', () => {
     expect(() => new Keyring(new Uint8Array(16))).toThrow(KeyringError)
   })
 })
+
+describe('secretContext', () => {
+  it('stays unambiguous when ids contain the separator', async () => {
+    const { secretContext } = await import('../../src/storage/collections.js')
+    const a = secretContext('wallets', { tenantId: 'a/wallets/x', id: 'y' }, 'privateKey')
+    const b = secretContext('wallets', { tenantId: 'a', id: 'x/wallets/y' }, 'privateKey')
+    expect(a).not.toBe(b)
+  })
+})
