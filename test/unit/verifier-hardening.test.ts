@@ -69,7 +69,7 @@ describe('DID-auth verification hardening', () => {
     const t = performance.now()
     bearerToken(hostile)
     bearerToken('a'.repeat(16_000))
-    expect(performance.now() - t).toBeLessThan(50)
+    expect(performance.now() - t).toBeLessThan(250) // the quadratic regex took ~480 ms on 20k characters here
     expect(bearerToken('x'.repeat(20_000))).toBeUndefined()
   })
 })
