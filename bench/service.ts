@@ -35,7 +35,7 @@ export async function benchService(label: string, storage: StorageAdapter, optio
     if ((await verifyDidAuthToken(jwt, verifyOptions)) !== issuer) throw new Error('DID-auth self-check failed')
 
     const ecsWalletGeneration = await measure({ label: `${label}: ECS wallet generation`, fn: () => api.generateWallet({}) }, options)
-    const bip44NextWallet = await measure({ label: `${label}: next BIP44 wallet`, fn: () => asIssuer.createVaultWallet(vault.id, {}) }, options)
+    const bip44NextWallet = await measure({ label: `${label}: next BIP44 wallet`, fn: () => asIssuer.createVaultWallet({ vaultID: vault.id }) }, options)
     const didAuthTokenGeneration = await measure({ label: `${label}: DID-auth token generation`, fn: () => api.generateToken({ iss: issuer }) }, options)
     const [didAuthTokenVerification, rawVerifyInterleaved] = await measurePair(
       { label: `${label}: DID-auth token verification`, fn: () => verifyDidAuthToken(jwt, verifyOptions) },

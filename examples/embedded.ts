@@ -34,7 +34,7 @@ try {
   // Proving control of a wallet of the vault lets this caller derive the vault's next wallet.
   const { jwt } = await app.generateToken({ iss: first.did })
   const asOwner = service.as({ authorization: `Bearer ${API_KEY}`, didAuth: jwt })
-  const { wallet: second } = await asOwner.createVaultWallet(vault.id, { wallet: { alias: 'savings' } })
+  const { wallet: second } = await asOwner.createVaultWallet({ vaultID: vault.id, wallet: { alias: 'savings' } })
   console.log(`derived wallet: index ${second.index} ${second.did}`)
 
   const renamed = await asOwner.renameWallets({ wallets: [{ did: first.did, alias: 'main' }] })

@@ -2,7 +2,7 @@
  * didvault — the core entry. Loads no optional peer (better-sqlite3, express, mongodb):
  * those live behind `didvault/sqlite`, `didvault/express`, `didvault/mongo`.
  */
-export { IdentityService, type IdentityServiceOptions, type BoundIdentityService } from './service.js'
+export { IdentityService, type IdentityServiceOptions, type BoundIdentityService, type OperationMethods } from './service.js'
 export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
 export type { AuthContext, Caller } from './auth/context.js'
 export { ApiKeyTenants, staticTenants, type TenantResolver } from './auth/tenants.js'
@@ -30,9 +30,11 @@ export {
   type StoredRecord,
   type Where,
 } from './storage/port.js'
-export { COLLECTIONS } from './storage/collections.js'
-export type { WalletView } from './operations/wallet-records.js'
+export type { WalletView } from './schemas/wallets.js'
 export type { DelegateView, RegistryReport, TransactionView } from './operations/did-updates.js'
-export type { VaultView } from './operations/vaults.js'
-export type { DidAuthToken } from './credentials/did-auth-credential.js'
+export type { VaultView } from './schemas/vaults.js'
+export type { DidAuthToken } from './schemas/tokens.js'
+export { OPERATIONS, type OperationName } from './operations/table.js'
+export type { OperationDefinition, OperationInput, OperationOutput, Route } from './operations/define.js'
+export { OperationDispatcher, AuthenticatedCall } from './operations/dispatcher.js'
 export type { WalletConfig, TxInput } from './schemas/wallet-config.js'

@@ -5,14 +5,13 @@
  */
 import type { Resolver } from 'did-resolver'
 import { Authenticator } from './auth/authenticator.js'
-import type { AuthContext, AuthRequirement, Caller } from './auth/context.js'
+import type { AuthContext } from './auth/context.js'
 import { AccessPolicy } from './auth/policy.js'
 import type { DidAuthOptions } from './auth/did-auth.js'
 import { ApiKeyTenants, type TenantResolver } from './auth/tenants.js'
 import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { Registries, createResolver } from './did/resolver.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
-import { toIdentityError } from './errors.js'
 import { KeyCustody } from './keys/custody.js'
 import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
 import { PublicKeyDirectory } from './keys/public-keys.js'
@@ -20,9 +19,10 @@ import { rotateMasterKey, type RotationProgress } from './keys/rotation.js'
 import { COLLECTIONS } from './storage/collections.js'
 import type { StorageAdapter } from './storage/port.js'
 import type { OperationContext, ServiceConfig, ServiceLimits } from './operations/context.js'
-import * as vaults from './operations/vaults.js'
-import * as wallets from './operations/wallets.js'
-import * as tokens from './operations/tokens.js'
+import type { OperationInput, OperationOutput } from './operations/define.js'
+import { OperationDispatcher } from './operations/dispatcher.js'
+import { OPERATIONS, type OperationName } from './operations/table.js'
+import { WalletSigners } from './keys/wallet-signers.js'
 
 export interface IdentityServiceOptions {
   /** Where records live: `createMemoryStorage()`, `createSqliteStorage(...)` from `didvault/sqlite`, or your adapter. */
@@ -61,25 +61,54 @@ const DEFAULT_LIMITS: ServiceLimits = {
   tokenMaxLifetimeMs: 24 * 3_600_000,
 }
 
-/** The operations with a request body or query, as this service names them. */
-type Operation<I, O> = (body: I, auth: AuthContext) => Promise<O>
+type Definitions = typeof OPERATIONS
 
+/**
+ * One method per operation of the table (`src/operations/table.ts`): `service.<name>(input, auth)`
+ * takes the request body (or query; path parameters such as `vaultID` are fields of it) and the
+ * request's headers, and resolves to the response body or rejects with an `IdentityError`.
+ */
+export type OperationMethods = {
+  [K in keyof Definitions]: (input: OperationInput<Definitions[K]>, auth: AuthContext) => Promise<OperationOutput<Definitions[K]>>
+}
+
+/** {@link IdentityService} with the request headers bound (see {@link IdentityService.as}); inputs that may be empty are optional. */
+export type BoundIdentityService = {
+  [K in keyof Definitions]: {} extends OperationInput<Definitions[K]>
+    ? (input?: OperationInput<Definitions[K]>) => Promise<OperationOutput<Definitions[K]>>
+    : (input: OperationInput<Definitions[K]>) => Promise<OperationOutput<Definitions[K]>>
+}
+
+// The operation methods are generated from the table in the constructor.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface IdentityService extends OperationMethods {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class IdentityService {
   readonly #ctx: OperationContext
-  readonly #auth: Authenticator
-  readonly #onError: (operation: string, error: unknown) => void
+  /**
+   * The operations as transports use them: authenticate a request from its headers first, run
+   * it once its body is in (see `createRouter`). The methods of this class are the same calls in one step.
+   */
+  readonly dispatcher: OperationDispatcher
   /** The API keys of the default tenant resolver (undefined when `tenants` was given). */
   readonly apiKeys?: ApiKeyTenants
 
   private constructor(ctx: OperationContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
     this.#ctx = ctx
-    this.#auth = auth
-    this.#onError = ctx.onError
+    this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
+    for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+      Object.defineProperty(this, name, { value: (input: unknown, auth: AuthContext) => this.dispatcher.call(name, input, auth), enumerable: false })
+    }
   }
 
   /** Opens the storage (creating collections and running migrations) and the keyring; fails loudly on a wrong master key. */
   static async create(options: IdentityServiceOptions): Promise<IdentityService> {
+    if (!options?.storage) throw new TypeError('IdentityService.create: options.storage is required (createMemoryStorage(), createSqliteStorage(...) from didvault/sqlite, ...)')
+    if (options.masterKey === undefined || options.masterKey === null || options.masterKey === '') {
+      throw new TypeError('IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database')
+    }
     const { storage } = options
     await storage.init(COLLECTIONS)
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
@@ -99,7 +128,8 @@ export class IdentityService {
     const resolver = createResolver(registries)
     const keys = new PublicKeyDirectory(storage)
     const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
-    const ctx: OperationContext = { storage, custody: new KeyCustody(keyring), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now, onError }
+    const custody = new KeyCustody(keyring)
+    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : new ApiKeyTenants(storage)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, apiKeys)
@@ -125,82 +155,16 @@ export class IdentityService {
     return this.#ctx.config
   }
 
-  async #run<O>(operation: string, need: AuthRequirement, auth: AuthContext | undefined, fn: (caller: Caller) => Promise<O>): Promise<O> {
-    try {
-      const caller = await this.#auth.authenticate(auth ?? {}, need)
-      return await fn(caller)
-    } catch (err) {
-      const error = toIdentityError(err, operation)
-      if (error.statusCode === 500) this.#onError(operation, err)
-      throw error
-    }
-  }
-
-  // ---- Identity vaults
-
-  /** Create Identity Vault (`POST /vaults`). */
-  createVault: Operation<unknown, Awaited<ReturnType<typeof vaults.createVault>>> = (body, auth) =>
-    this.#run('create vault', 'tenant', auth, (c) => vaults.createVault(this.#ctx, c, body))
-
-  /** Get Identity Vaults (`GET /vaults`); `query` holds the filters. */
-  getVaults: Operation<unknown, Awaited<ReturnType<typeof vaults.getVaults>>> = (query, auth) =>
-    this.#run('get vaults', 'tenant', auth, (c) => vaults.getVaults(this.#ctx, c, query))
-
-  /** Delete Identity Vault (`DELETE /vaults`). */
-  deleteVault: Operation<unknown, Awaited<ReturnType<typeof vaults.deleteVault>>> = (body, auth) =>
-    this.#run('delete vault', 'tenant+did', auth, (c) => vaults.deleteVault(this.#ctx, c, body))
-
-  /** Create Identity Vault's Wallet (`POST /vaults/:vaultID/wallet`). */
-  createVaultWallet = (vaultId: string, body: unknown, auth: AuthContext) =>
-    this.#run('create vault wallet', 'tenant+did', auth, (c) => vaults.createVaultWallet(this.#ctx, c, vaultId, body))
-
-  // ---- Identity wallets
-
-  /** Generate Identity Wallet (`POST /wallet`). */
-  generateWallet: Operation<unknown, Awaited<ReturnType<typeof wallets.generateWallet>>> = (body, auth) =>
-    this.#run('generate wallet', 'tenant', auth, (c) => wallets.generateWallet(this.#ctx, c, body))
-
-  /** Get Identity Wallets (`GET /wallets`); `query` holds the filters. */
-  getWallets: Operation<unknown, Awaited<ReturnType<typeof wallets.getWallets>>> = (query, auth) =>
-    this.#run('get wallets', 'tenant', auth, (c) => wallets.getWallets(this.#ctx, c, query))
-
-  /** Rename Identity Wallet (`POST /wallet/rename`). */
-  renameWallets: Operation<unknown, Awaited<ReturnType<typeof wallets.renameWallets>>> = (body, auth) =>
-    this.#run('rename wallets', 'tenant+did', auth, (c) => wallets.renameWallets(this.#ctx, c, body))
-
-  /** Delete Identity Wallet (`DELETE /wallet`). */
-  deleteWallets: Operation<unknown, Awaited<ReturnType<typeof wallets.deleteWallets>>> = (body, auth) =>
-    this.#run('delete wallets', 'tenant+did', auth, (c) => wallets.deleteWallets(this.#ctx, c, body))
-
-  /** Configure Identity Wallet (`POST /wallet/configure`): applies a `walletConfig` to the DID document of a wallet the caller controls. */
-  configureWallet: Operation<unknown, Awaited<ReturnType<typeof wallets.configureWallet>>> = (body, auth) =>
-    this.#run('configure wallet', 'tenant+did', auth, (c) => wallets.configureWallet(this.#ctx, c, body))
-
-  // ---- DID-auth tokens
-
-  /** Generate Token (`POST /did-auth-jwt`). Requires a Base Auth Token: `iss` must be a wallet of the tenant. */
-  generateToken: Operation<unknown, Awaited<ReturnType<typeof tokens.generateToken>>> = (body, auth) =>
-    this.#run('generate token', 'tenant', auth, (c) => tokens.generateToken(this.#ctx, c, body))
-
   /** Resolves a DID to its resolution result (DID documents are public). */
   resolveDid(did: string) {
     return this.#ctx.resolver.resolve(did)
   }
 
-  /** The same operations with the headers bound once. */
+  /** The same operations with the headers bound once: `service.as(auth).createVault(body)`. */
   as(auth: AuthContext): BoundIdentityService {
-    return {
-      createVault: (b) => this.createVault(b, auth),
-      getVaults: (q) => this.getVaults(q ?? {}, auth),
-      deleteVault: (b) => this.deleteVault(b, auth),
-      createVaultWallet: (id, b) => this.createVaultWallet(id, b ?? {}, auth),
-      generateWallet: (b) => this.generateWallet(b ?? {}, auth),
-      getWallets: (q) => this.getWallets(q ?? {}, auth),
-      renameWallets: (b) => this.renameWallets(b, auth),
-      deleteWallets: (b) => this.deleteWallets(b, auth),
-      configureWallet: (b) => this.configureWallet(b, auth),
-      generateToken: (b) => this.generateToken(b, auth),
-    }
+    const bound: Record<string, (input?: unknown) => Promise<unknown>> = {}
+    for (const name of Object.keys(OPERATIONS) as OperationName[]) bound[name] = (input) => this.dispatcher.call(name, input ?? {}, auth)
+    return bound as BoundIdentityService
   }
 
   // ---- Administration
@@ -218,18 +182,4 @@ export class IdentityService {
   close(): Promise<void> {
     return this.#ctx.storage.close()
   }
-}
-
-/** {@link IdentityService} with the request headers bound (see {@link IdentityService.as}). */
-export interface BoundIdentityService {
-  createVault(body: unknown): ReturnType<IdentityService['createVault']>
-  getVaults(query?: unknown): ReturnType<IdentityService['getVaults']>
-  deleteVault(body: unknown): ReturnType<IdentityService['deleteVault']>
-  createVaultWallet(vaultId: string, body?: unknown): ReturnType<IdentityService['createVaultWallet']>
-  generateWallet(body?: unknown): ReturnType<IdentityService['generateWallet']>
-  getWallets(query?: unknown): ReturnType<IdentityService['getWallets']>
-  renameWallets(body: unknown): ReturnType<IdentityService['renameWallets']>
-  deleteWallets(body: unknown): ReturnType<IdentityService['deleteWallets']>
-  configureWallet(body: unknown): ReturnType<IdentityService['configureWallet']>
-  generateToken(body: unknown): ReturnType<IdentityService['generateToken']>
 }

@@ -1,8 +1,18 @@
 /**
- * Access policy: who may act on a wallet (DESIGN §4 "Wallet control"). Acting on a DID — changing
- * its document, renaming or deleting its wallet, signing with it — takes the key of the DID
- * document's current **owner**: a DID-auth token signed by a delegate authenticates the DID but
- * confers no owner rights (ERC-1056 gives delegates none either).
+ * Access policy for wallets and vaults (DESIGN §4 "Wallet control"). Two kinds of control,
+ * never confused:
+ *
+ * - **DID control**: the caller holds the key of the DID document's current **owner** (one of
+ *   its DID-auth tokens was signed by that key). It reaches that one DID: rename or delete its
+ *   wallet record, change its document. A delegate's token authenticates its DID but confers
+ *   no owner rights (ERC-1056 gives delegates none either).
+ * - **Vault control**: the caller holds the **own key of one of the vault's wallets** (the key
+ *   the wallet was made with, its root wallet's included). It governs the vault and all its
+ *   wallets. Owning the DID of a wallet whose ownership moved to an outside key gives no right
+ *   over the vault or its other wallets: that key is not one the vault holds.
+ *
+ * Control always follows the address of the key that signed a token, never an address
+ * spelled in a DID the token names.
  */
 import type { Resolvable } from 'did-resolver'
 import { forbidden } from '../errors.js'
@@ -11,13 +21,17 @@ import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { Caller } from './context.js'
 
+/** What the policy needs of a vault. */
+export interface VaultRef {
+  id: string
+  /** DID of the wallet the vault was created with: its key governs the vault even once that wallet is gone. */
+  rootDid?: string
+}
+
 export class AccessPolicy {
   constructor(private readonly resolver: Resolvable) {}
 
-  /**
-   * Whether the caller controls `did`: it holds the key of the DID document's current owner
-   * (one of its DID-auth tokens was signed by that key, whatever DID the token named).
-   */
+  /** DID control: the caller holds the key of the current owner of `did`'s document. */
   async controlsDid(caller: Caller, did: string): Promise<boolean> {
     if (caller.addresses.length === 0) return false
     const owner = await this.ownerAddress(did)
@@ -33,31 +47,36 @@ export class AccessPolicy {
   }
 
   /**
-   * Whether the caller may act on `wallet`: it controls the wallet's DID, or the DID of a
-   * wallet in the same vault.
+   * Vault control: one of the caller's signing keys is the own key of a wallet of the vault
+   * (one indexed query: the tenant's wallets with those addresses, in this vault), or of the
+   * vault's root wallet.
    */
-  async controlsWallet(caller: Caller, wallet: WalletRecord, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
-    if (await this.controlsDid(caller, wallet.did)) return true
-    return wallet.vaultId !== undefined && this.controlsVault(caller, { id: wallet.vaultId }, wallets)
+  async controlsVault(caller: Caller, vault: VaultRef, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
+    if (caller.addresses.length === 0) return false
+    const root = vault.rootDid === undefined ? undefined : parseEthrDid(vault.rootDid)?.address
+    if (root !== undefined && caller.addresses.includes(root)) return true
+    const held = await wallets.find(
+      { and: [{ field: 'ethereumAddress', op: 'in', value: caller.addresses }, { field: 'vaultId', op: 'eq', value: vault.id }] },
+      { limit: 1 },
+    )
+    return held.items.length > 0
   }
 
-  /**
-   * Whether the caller controls the vault: the DID of one of its wallets, or its root DID (the
-   * DID of the wallet it was created with, which keeps the vault governable once emptied).
-   */
-  async controlsVault(caller: Caller, vault: { id: string; rootDid?: string }, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
-    if (caller.dids.length === 0) return false
-    // The wallets of this vault among the caller's DIDs (a unique index, a handful of rows), each counting only if the caller holds its owner key.
-    const mine = await wallets.find({ field: 'did', op: 'in', value: caller.dids }, { limit: caller.dids.length })
-    for (const w of mine.items) if (w.vaultId === vault.id && (await this.controlsDid(caller, w.did))) return true
-    return vault.rootDid !== undefined && this.controlsDid(caller, vault.rootDid)
+  /** Control of a wallet: DID control of its DID, or vault control of its vault. */
+  async controlsWallet(caller: Caller, wallet: WalletRecord, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
+    if (wallet.vaultId !== undefined && (await this.controlsVault(caller, { id: wallet.vaultId }, wallets))) return true
+    return this.controlsDid(caller, wallet.did)
   }
 
   async assertControlsWallet(caller: Caller, wallet: WalletRecord, wallets: TenantCollection<WalletRecord>): Promise<void> {
-    if (!(await this.controlsWallet(caller, wallet, wallets))) throw forbidden(`the DID-auth token does not prove control of ${wallet.did}`)
+    if (!(await this.controlsWallet(caller, wallet, wallets))) {
+      throw forbidden(`the DID-auth tokens prove neither control of ${wallet.did} (its owner key) nor of its vault (the own key of one of its wallets)`)
+    }
   }
 
-  async assertControlsVault(caller: Caller, vault: { id: string; rootDid?: string }, wallets: TenantCollection<WalletRecord>): Promise<void> {
-    if (!(await this.controlsVault(caller, vault, wallets))) throw forbidden('the DID-auth token does not prove control of a wallet of this vault')
+  async assertControlsVault(caller: Caller, vault: VaultRef, wallets: TenantCollection<WalletRecord>): Promise<void> {
+    if (!(await this.controlsVault(caller, vault, wallets))) {
+      throw forbidden('the DID-auth tokens prove no control of this vault: none was signed by the own key of one of its wallets')
+    }
   }
 }

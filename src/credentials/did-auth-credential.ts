@@ -11,6 +11,9 @@ import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import { verifyDidJwt } from './jwt-verifier.js'
 import { didJwtSigner } from './jwt-signer.js'
 import { CREDENTIALS_V1_URL, signJsonLd } from './jsonld/index.js'
+import type { DidAuthToken } from '../schemas/tokens.js'
+
+export type { DidAuthToken }
 
 /** Defines the `DIDAuthCredential` type term (safe-mode JSON-LD rejects undefined terms). */
 const DID_AUTH_TERMS = { DIDAuthCredential: 'https://w3id.org/didvault#DIDAuthCredential' }
@@ -23,18 +26,6 @@ export interface DidAuthTokenInput {
   audience: string
   resolver: Resolvable
   keys?: PublicKeyDirectory
-}
-
-export interface DidAuthToken {
-  jsonld: Record<string, unknown>
-  jwt: string
-  verifications: {
-    header: Record<string, unknown>
-    document: Record<string, unknown>
-    signature: string
-    tbs: string
-    issuer: string
-  }
 }
 
 /** Issues a DID-auth token for `issuer`, signed through `signer`. */

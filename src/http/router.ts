@@ -1,19 +1,26 @@
 /**
- * The Express router: a pure mapping of the spec's routes onto {@link IdentityService}
- * methods. Headers become an {@link AuthContext}; bodies and queries go to the service as
- * they came; results and errors go back as JSON. No business rule lives here.
+ * The Express router: the routes of the operation table (`src/operations/table.ts`) mapped onto
+ * an {@link IdentityService}. For each request the headers are authenticated first — an
+ * unknown or missing token is answered at once, before the body is received or parsed —
+ * then the body (or query) goes to the operation, and the result or error body goes back
+ * as JSON. No business rule lives here.
  */
-import express, { type NextFunction, type Request, type Response, type Router } from 'express'
+import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express'
 import type { AuthContext } from '../auth/context.js'
 import { IdentityError } from '../errors.js'
+import type { AuthenticatedCall } from '../operations/dispatcher.js'
+import { OPERATIONS, type OperationName } from '../operations/table.js'
 import type { IdentityService } from '../service.js'
 import { httpError } from './errors.js'
+import { openApiDocument } from './openapi.js'
 
 export interface RouterOptions {
   /** Largest JSON body accepted (bytes or a size string like `'1mb'`). Default 1 MiB; larger bodies get 413. */
   bodyLimit?: number | string
   /** Serve `GET /1.0/identifiers/:did` (DID documents are public). Default true. */
   resolverRoute?: boolean
+  /** Serve the OpenAPI 3.1 document at `GET /openapi.json` (no auth). Default true. */
+  openApiRoute?: boolean
 }
 
 const authOf = (req: Request): AuthContext => ({
@@ -21,16 +28,34 @@ const authOf = (req: Request): AuthContext => ({
   didAuth: req.get('x-did-auth') ?? undefined,
 })
 
-type Handler = (req: Request) => Promise<unknown>
-
-/** Runs a handler and writes its result (200) or its error body (the error's status). */
-const respond = (handler: Handler) => async (req: Request, res: Response, next: NextFunction) => {
-  try {
-    res.status(200).json(await handler(req))
-  } catch (err) {
-    next(err)
-  }
+/** Where the authenticated call waits for its body. */
+interface Locals {
+  didvaultCall?: AuthenticatedCall
 }
+
+/** Authenticates the request's headers for `name`; on failure the error is answered without reading the body. */
+const authenticate =
+  (service: IdentityService, name: OperationName): RequestHandler =>
+  async (req, res, next) => {
+    try {
+      ;(res.locals as Locals).didvaultCall = await service.dispatcher.authenticate(name, authOf(req))
+      next()
+    } catch (err) {
+      next(err)
+    }
+  }
+
+/** Runs the authenticated call with the body (or a GET's query) and the path parameters, and answers 200 with its result. */
+const run =
+  (method: string): RequestHandler =>
+  async (req, res, next) => {
+    try {
+      const input = method === 'get' ? { ...(req.query as Record<string, unknown>) } : (req.body ?? {})
+      res.status(200).json(await (res.locals as Locals).didvaultCall!.run(input, { ...req.params }))
+    } catch (err) {
+      next(err)
+    }
+  }
 
 /** Bodies must be JSON: a non-empty body of another content type is 422. */
 function requireJson(req: Request, _res: Response, next: NextFunction) {
@@ -45,35 +70,37 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
   const router = express.Router()
-  const body = [requireJson, express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })]
-  const query = (req: Request) => ({ ...(req.query as Record<string, unknown>) })
+  const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
 
-  router.post('/did-auth-jwt', body, respond((req) => service.generateToken(req.body, authOf(req))))
+  for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+    for (const route of OPERATIONS[name].routes) {
+      const body = route.method === 'get' ? [] : [requireJson, json]
+      router[route.method](route.path, authenticate(service, name), ...body, run(route.method))
+    }
+  }
 
-  router.get(['/wallets', '/wallet'], respond((req) => service.getWallets(query(req), authOf(req))))
-  router.post('/wallet', body, respond((req) => service.generateWallet(req.body ?? {}, authOf(req))))
-  router.post('/wallet/configure', body, respond((req) => service.configureWallet(req.body, authOf(req))))
-  router.post('/wallet/rename', body, respond((req) => service.renameWallets(req.body, authOf(req))))
-  router.delete('/wallet', body, respond((req) => service.deleteWallets(req.body, authOf(req))))
-
-  router.post('/vaults', body, respond((req) => service.createVault(req.body, authOf(req))))
-  router.get('/vaults', respond((req) => service.getVaults(query(req), authOf(req))))
-  router.delete('/vaults', body, respond((req) => service.deleteVault(req.body, authOf(req))))
-  router.post('/vaults/:vaultID/wallet', body, respond((req) => service.createVaultWallet(String(req.params.vaultID), req.body ?? {}, authOf(req))))
+  if (options.openApiRoute !== false) {
+    let document: unknown
+    router.get('/openapi.json', (_req, res) => {
+      document ??= openApiDocument()
+      res.status(200).json(document)
+    })
+  }
 
   if (options.resolverRoute !== false) {
-    router.get(
-      '/1.0/identifiers/:did',
-      respond(async (req) => {
+    router.get('/1.0/identifiers/:did', async (req, res, next) => {
+      try {
         const result = await service.resolveDid(String(req.params.did))
         const error = result.didResolutionMetadata.error
         if (error) throw new IdentityError(error === 'notFound' ? 'NOT_FOUND' : 'VALIDATION_ERROR', `${error}: ${result.didResolutionMetadata.message ?? 'DID could not be resolved'}`)
-        return { '@context': 'https://w3id.org/did-resolution/v1', ...result }
-      }),
-    )
+        res.status(200).json({ '@context': 'https://w3id.org/did-resolution/v1', ...result })
+      } catch (err) {
+        next(err)
+      }
+    })
   }
 
-  // Errors of this router only (body parsing, operations); other routes of the app are untouched.
+  // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
   router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const body = httpError(err)
     res.status(body.statusCode).json(body)

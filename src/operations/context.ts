@@ -5,6 +5,7 @@ import type { AccessPolicy } from '../auth/policy.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
 import type { KeyCustody } from '../keys/custody.js'
+import type { WalletSigners } from '../keys/wallet-signers.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { DelegateKeyRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
@@ -34,7 +35,10 @@ export interface ServiceConfig {
 
 export interface OperationContext {
   storage: StorageAdapter
+  /** Seals and opens the secrets the service keeps (new keys, mnemonics, account nodes). */
   custody: KeyCustody
+  /** The signer of each wallet, whatever holds its key: operations sign only through it. */
+  signers: WalletSigners
   policy: AccessPolicy
   resolver: Resolver
   /** The DID registry of each network. */

@@ -12,42 +12,23 @@
  * applied, and the report says which item failed and why. What the report lists as applied is
  * recorded in the registry.
  */
-import type { StorageAdapter } from '../storage/port.js'
 import { randomUUID } from 'node:crypto'
 import { hexlify, toUtf8Bytes } from 'ethers'
-import { forbidden, invalid, type ErrorBody } from '../errors.js'
+import { forbidden, invalid } from '../errors.js'
 import { parseEthrDid } from '../did/ethr.js'
 import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, type RegistryChange } from '../did/registry/port.js'
 import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
-import type { TxInput } from '../schemas/wallet-config.js'
+import type { z } from 'zod'
+import type { TxInput, registryReport } from '../schemas/wallet-config.js'
 import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
 import { collectionsOf, itemError, type OperationContext } from './context.js'
 
-/** A delegate key the service generated for a wallet (never its private key). */
-export interface DelegateView {
-  address: string
-  publicKeyHex: string
-  delegateType: string
-  /** End of the delegation, UNIX seconds. */
-  validTo: number
-}
-
-/** One applied `txsInput` element. */
-export interface TransactionView extends AppliedChange {
-  /** Position in `txsInput`. */
-  index: number
-  /** The generated delegate key, for a `delegate` with only `validity`. */
-  delegate?: DelegateView
-}
-
 /** What the registry did for a `walletConfig`; shown as the wallet's `registry` in responses. */
-export interface RegistryReport {
-  /** The network's registry endpoint (`local` for the embedded registry). */
-  apiUrl: string
-  transactions: TransactionView[]
-  /** The first item that failed (later items were not applied). */
-  errors: Array<{ index: number; error: ErrorBody }>
-}
+export type RegistryReport = z.infer<typeof registryReport>
+/** One applied `txsInput` element. */
+export type TransactionView = RegistryReport['transactions'][number]
+/** A delegate key the service generated for a wallet (never its private key). */
+export type DelegateView = NonNullable<TransactionView['delegate']>
 
 /** Applies `txs` in order to `wallet`'s DID document through `registry`. */
 export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[]): Promise<RegistryReport> {
@@ -66,8 +47,8 @@ export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, regi
 
 async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput): Promise<Omit<TransactionView, 'index'>> {
   const identity = wallet.ethereumAddress
-  const owner = await ownerWallet(ctx, wallet, registry)
-  const sign = (change: RegistryChange) => ctx.custody.withSigner('wallets', owner, owner.privateKey!, (signer) => registry.apply(identity, change, signer))
+  const signer = ctx.signers.signerFor(await ownerWallet(ctx, wallet, registry))
+  const sign = (change: RegistryChange) => registry.apply(identity, change, signer)
   if (tx.newOwner !== undefined) {
     const newOwner = parseEthrDid(tx.newOwner)
     if (!newOwner) throw invalid('newOwner: must be a did:ethr DID with an address')
@@ -119,16 +100,14 @@ async function addGeneratedDelegate(
   return { ...applied, delegate: { address: record.ethereumAddress, publicKeyHex: record.publicKeyHex, delegateType: 'veriKey', validTo } }
 }
 
-/** The wallet (of the same tenant) whose key is the identity's current owner. */
-async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry): Promise<WalletRecord & { privateKey: string }> {
+/**
+ * The wallet of the same tenant whose key is the identity's current owner (the wallet itself,
+ * or the wallet a previous `newOwner` named). 403 naming the owner when the service holds no
+ * such key: the change must then be signed by whoever holds it.
+ */
+export async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry): Promise<WalletRecord> {
   const owner = await registry.identityOwner(wallet.ethereumAddress)
   const found = owner === wallet.ethereumAddress ? wallet : await collectionsOf(ctx.storage, wallet.tenantId).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
-  if (!found?.privateKey) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
-  return found as WalletRecord & { privateKey: string }
-}
-
-/** Deletes the delegate keys generated for a wallet (when the wallet goes). */
-export async function deleteDelegateKeys(storage: StorageAdapter, wallet: WalletRecord): Promise<void> {
-  const { delegateKeys } = collectionsOf(storage, wallet.tenantId)
-  for (const key of await delegateKeys.all({ field: 'walletId', op: 'eq', value: wallet.id })) await delegateKeys.delete(key.id)
+  if (!found || !ctx.signers.canSign(found)) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
+  return found
 }

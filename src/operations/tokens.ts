@@ -1,15 +1,15 @@
 /** Generate Token (`POST /did-auth-jwt`): a DID-auth token for a wallet of the caller's tenant. */
+import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
-import { generateToken as generateTokenSchema, parse } from '../schemas/index.js'
-import { issueDidAuthToken, type DidAuthToken } from '../credentials/did-auth-credential.js'
+import type { generateToken as generateTokenSchema, DidAuthToken } from '../schemas/tokens.js'
+import { issueDidAuthToken } from '../credentials/did-auth-credential.js'
 import { JwtRejected } from '../credentials/jwt-verifier.js'
 import type { Caller } from '../auth/context.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { expirationOf } from './expiration.js'
 
-export async function generateToken(ctx: OperationContext, caller: Caller, body: unknown): Promise<DidAuthToken> {
-  const input = parse(generateTokenSchema, body)
+export async function generateToken(ctx: OperationContext, caller: Caller, input: z.output<typeof generateTokenSchema>): Promise<DidAuthToken> {
   const now = ctx.now()
   const { tokenDefaultLifetimeMs, tokenMaxLifetimeMs } = ctx.config.limits
   const expiresAt = expirationOf(input, now) ?? now + tokenDefaultLifetimeMs
@@ -18,14 +18,13 @@ export async function generateToken(ctx: OperationContext, caller: Caller, body:
 
   const issuer = normalizeDid(input.iss)
   const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: issuer })
-  if (!wallet?.privateKey) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
-  return ctx.custody
-    .withSigner('wallets', wallet, wallet.privateKey, (signer) =>
-      issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver, keys: ctx.keys }),
-    )
-    .catch((err: unknown) => {
-      // The wallet's key signs for its DID only while the DID document says so (not after a `newOwner`).
-      if (err instanceof JwtRejected) throw invalid(`iss: the key of this wallet does not control ${issuer} (${err.reason})`)
-      throw err
-    })
+  if (!wallet || !ctx.signers.canSign(wallet)) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
+  const signer = ctx.signers.signerFor(wallet)
+  try {
+    return await issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver, keys: ctx.keys })
+  } catch (err) {
+    // The wallet's key signs for its DID only while the DID document says so (not after a `newOwner`).
+    if (err instanceof JwtRejected) throw invalid(`iss: the key of this wallet does not control ${issuer} (${err.reason})`)
+    throw err
+  }
 }

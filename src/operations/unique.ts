@@ -2,13 +2,14 @@
 import { conflict } from '../errors.js'
 import { UniqueConstraintError } from '../storage/port.js'
 
-export async function withUniqueness<R>(write: () => Promise<R>, message: (fields: string[]) => string): Promise<R> {
+/** Runs `write`; a unique-constraint failure becomes a 422 CONFLICT with the message `describe` gives for the fields. */
+export async function uniqueOr<R>(write: () => Promise<R>, describe: (fields: string[]) => string): Promise<R> {
   try {
     return await write()
   } catch (err) {
-    if (err instanceof UniqueConstraintError) throw conflict(message(err.fields))
+    if (err instanceof UniqueConstraintError) throw conflict(describe(err.fields))
     throw err
   }
 }
 
-export const aliasTaken = (fields: string[]) => (fields.includes('alias') ? 'alias already used by another wallet of this tenant' : `duplicate ${fields.join(', ')}`)
+export const aliasConflict = (fields: string[]) => (fields.includes('alias') ? 'alias already used by another wallet of this tenant' : `duplicate ${fields.join(', ')}`)

@@ -1,35 +1,20 @@
 /** Identity vaults: create, fetch, delete, and create a vault's next wallet (spec: Identity vault). */
 import { randomUUID } from 'node:crypto'
-import { conflict, invalid, notFound, type ErrorBody } from '../errors.js'
+import type { z } from 'zod'
+import { conflict, invalid, notFound } from '../errors.js'
 import { accountNodeOf, deriveWalletKey, generateMnemonic } from '../keys/hd.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
-import { createVault as createVaultSchema, createVaultWallet as createVaultWalletSchema, deleteVault as deleteVaultSchema, getVaultsQuery, parse } from '../schemas/index.js'
-import type { WalletConfig } from '../schemas/wallet-config.js'
+import type * as schemas from '../schemas/vaults.js'
+import type { VaultView } from '../schemas/vaults.js'
+import type { WalletView } from '../schemas/wallets.js'
 import type { Where } from '../storage/port.js'
 import type { VaultRecord, WalletRecord } from '../storage/collections.js'
 import type { Caller } from '../auth/context.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from './wallet-config.js'
-import { buildWallet, presentWallet, withReport, type WalletView } from './wallet-records.js'
-import { aliasTaken, withUniqueness } from './unique.js'
-import { deleteDelegateKeys } from './did-updates.js'
-
-/** A vault as responses show it. */
-export interface VaultView {
-  id: string
-  name: string
-  description: string
-  parentID?: string
-  hierarchy: 'NONE' | 'BIP44'
-  /** The plaintext mnemonic: only in the create response of an ECS + BIP44 vault, once. */
-  mnemonic?: string
-  keyManagement: 'ECS' | 'MPC'
-  status: 'INITIALIZED' | 'NOT_INITIALIZED'
-  walletConfig?: WalletConfig
-  wallets: WalletView[]
-  mpcAccountID?: string
-  mpcVault?: { id: string }
-}
+import { buildWallet, presentWallet, withReport } from './wallet-records.js'
+import { aliasConflict, uniqueOr } from './unique.js'
+import { MAX_PAGE } from '../schemas/common.js'
 
 function presentVault(v: VaultRecord, wallets: WalletRecord[], mnemonic?: string): VaultView {
   const view: VaultView = {
@@ -39,7 +24,7 @@ function presentVault(v: VaultRecord, wallets: WalletRecord[], mnemonic?: string
     hierarchy: v.hierarchy,
     keyManagement: v.keyManagement,
     status: v.status,
-    wallets: wallets.map((w) => presentWallet(w, { privateKey: true })),
+    wallets: wallets.map((w) => presentWallet(w, { sealedKey: true })),
   }
   if (v.parentID !== undefined) view.parentID = v.parentID
   if (mnemonic !== undefined) view.mnemonic = mnemonic
@@ -50,8 +35,7 @@ function presentVault(v: VaultRecord, wallets: WalletRecord[], mnemonic?: string
 }
 
 /** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once. */
-export async function createVault(ctx: OperationContext, caller: Caller, body: unknown): Promise<{ vault: VaultView }> {
-  const input = parse(createVaultSchema, body)
+export async function createVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
   if (input.keyManagement === 'MPC') throw invalid('MPC vaults need an MPC provider; none is configured in this service')
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
@@ -59,7 +43,7 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
 
   const id = randomUUID()
-  const owner = { tenantId: caller.tenantId, id }
+  const sealedFor = { tenantId: caller.tenantId, id }
   const vault: VaultRecord = {
     id,
     tenantId: caller.tenantId,
@@ -78,8 +62,8 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
   if (input.hierarchy === 'BIP44') {
     mnemonic = generateMnemonic()
     const accountNode = accountNodeOf(mnemonic)
-    vault.mnemonic = ctx.custody.seal('vaults', owner, 'mnemonic', new TextEncoder().encode(mnemonic))
-    vault.accountNode = ctx.custody.seal('vaults', owner, 'accountNode', accountNode)
+    vault.mnemonic = ctx.custody.seal('vaults', sealedFor, 'mnemonic', new TextEncoder().encode(mnemonic))
+    vault.accountNode = ctx.custody.seal('vaults', sealedFor, 'accountNode', accountNode)
     vault.hdIndex = 0
     privateKey = deriveWalletKey(accountNode, 0)
     accountNode.fill(0)
@@ -108,9 +92,8 @@ export async function createVault(ctx: OperationContext, caller: Caller, body: u
   return { vault: view }
 }
 
-/** Get Identity Vaults, with their wallets. */
-export async function getVaults(ctx: OperationContext, caller: Caller, query: unknown): Promise<{ vaults: VaultView[] }> {
-  const q = parse(getVaultsQuery, query)
+/** Get Identity Vaults, with their wallets: one page of vaults, and their wallets in one query. */
+export async function getVaults(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getVaultsQuery>): Promise<{ vaults: VaultView[]; nextCursor?: string }> {
   const filters: Where[] = []
   if (q.id !== undefined) filters.push({ field: 'id', op: 'eq', value: q.id })
   if (q.parentID !== undefined) {
@@ -122,18 +105,30 @@ export async function getVaults(ctx: OperationContext, caller: Caller, query: un
   if (q.mpcVaultID !== undefined) filters.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
 
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
-  const found = q.id !== undefined && filters.length === 1 ? [await vaults.get(q.id)].filter((v) => v !== undefined) : await vaults.all({ and: filters })
-  // One indexed query per vault (tenantId, vaultId, createdAt): ordered, and never a scan of the tenant's wallets.
-  const members = await Promise.all(found.map((v) => wallets.all({ field: 'vaultId', op: 'eq', value: v.id })))
-  const byVault = new Map(found.map((v, i) => [v.id, members[i]]))
-  return { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
+  let found: VaultRecord[]
+  let nextCursor: string | undefined
+  if (q.id !== undefined && filters.length === 1 && q.cursor === undefined) {
+    const vault = await vaults.get(q.id)
+    found = vault ? [vault] : []
+  } else {
+    const page = await vaults.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+    found = page.items
+    nextCursor = page.nextCursor
+  }
+  const byVault = new Map<string, WalletRecord[]>(found.map((v) => [v.id, []]))
+  if (found.length > 0) {
+    // The page's wallets in one indexed query (tenantId, vaultId, createdAt), oldest first.
+    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] })) byVault.get(w.vaultId!)?.push(w)
+  }
+  const result: { vaults: VaultView[]; nextCursor?: string } = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
+  if (nextCursor !== undefined) result.nextCursor = nextCursor
+  return result
 }
 
-/** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault. */
-export async function createVaultWallet(ctx: OperationContext, caller: Caller, vaultId: string, body: unknown): Promise<{ wallet: WalletView }> {
-  const input = parse(createVaultWalletSchema, body)
+/** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls. */
+export async function createVaultWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
-  const vault = await vaults.get(vaultId)
+  const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
   await ctx.policy.assertControlsVault(caller, vault, wallets)
   if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
@@ -143,7 +138,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
 
   const accountNode = ctx.custody.open('vaults', vault, 'accountNode', vault.accountNode!)
   // Index allocation and insert commit together, so indexes stay unique and gap-free.
-  const wallet = await withUniqueness(
+  const wallet = await uniqueOr(
     () =>
       ctx.storage.transaction(async (tx) => {
         const c = collectionsOf(tx, caller.tenantId)
@@ -156,7 +151,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
         await c.wallets.insert(record)
         return record
       }),
-    aliasTaken,
+    aliasConflict,
   ).finally(() => accountNode.fill(0))
   // The DID is known only once the index is: the network's registry was checked above (networkForNewWallet).
   const apply = walletConfigApplier(ctx, wallet.did, walletConfig)
@@ -165,15 +160,10 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, v
 
 /**
  * Delete Identity Vault: removes its wallets (and their delegate keys) and the vault in one
- * transaction, so a wallet created concurrently is either deleted with it or refused.
- * Batch-shaped as the spec shows; `errors` stays empty because the removal is all or nothing.
+ * transaction, so a wallet created concurrently is either deleted with it or refused. All or
+ * nothing: there are no per-wallet failures to report.
  */
-export async function deleteVault(
-  ctx: OperationContext,
-  caller: Caller,
-  body: unknown,
-): Promise<{ wallets: WalletView[]; errors: Array<{ wallets: WalletView[]; error: ErrorBody }> }> {
-  const input = parse(deleteVaultSchema, body)
+export async function deleteVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')
@@ -183,12 +173,12 @@ export async function deleteVault(
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
     if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0) throw conflict('this vault has child vaults: delete them first')
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
-    for (const w of members) {
-      await c.wallets.delete(w.id)
-      await deleteDelegateKeys(tx, w)
+    if (members.length > 0) {
+      await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: members.map((w) => w.id) })
+      await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vault.id })
     }
     await c.vaults.delete(vault.id)
     return members
   })
-  return { wallets: removed.map((w) => presentWallet(w, { privateKey: true })), errors: [] }
+  return { wallets: removed.map((w) => presentWallet(w, { sealedKey: true })) }
 }

@@ -6,6 +6,7 @@ import type { WalletRecord } from '../storage/collections.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
 import type { OperationContext } from './context.js'
 import type { RegistryReport } from './did-updates.js'
+import type { WalletView } from '../schemas/wallets.js'
 
 export interface NewWallet {
   tenantId: string
@@ -45,35 +46,17 @@ export function buildWallet(ctx: OperationContext, input: NewWallet): WalletReco
   return record
 }
 
-/** A wallet as responses show it. */
-export interface WalletView {
-  _id: string
-  vaultId?: string
-  isHDWallet: boolean
-  index?: number
-  /** The encrypted envelope of the private key (never the plaintext). */
-  privateKeyHex?: string
-  publicKeyDER?: string
-  publicKeyHex: string
-  ethereumAddress: string
-  did: string
-  didMethod: string
-  alias: string
-  created: string
-  /** What the registry did with the request's `walletConfig.txsInput` (only in the response that applied it). */
-  registry?: RegistryReport
-}
-
 /** The view with the registry's report attached, when there is one. */
-export function withReport<V extends WalletView>(view: V, report: RegistryReport | undefined): V {
+export function withReport<V extends Omit<WalletView, 'isHDWallet'>>(view: V, report: RegistryReport | undefined): V {
   return report ? { ...view, registry: report } : view
 }
 
 /**
- * The response shape of a wallet. `privateKeyHex` (the sealed envelope) is included only
- * where the spec shows it: vault create, fetch and delete.
+ * The response shape of a wallet. With `sealedKey`, `privateKeyHex` carries the sealed
+ * envelope of the key (never the plaintext), where the spec shows it: vault create, fetch
+ * and delete.
  */
-export function presentWallet(w: WalletRecord, options: { privateKey?: boolean } = {}): WalletView {
+export function presentWallet(w: WalletRecord, options: { sealedKey?: boolean } = {}): WalletView {
   const view: WalletView = {
     _id: w.id,
     isHDWallet: w.isHDWallet,
@@ -86,7 +69,7 @@ export function presentWallet(w: WalletRecord, options: { privateKey?: boolean }
   }
   if (w.vaultId !== undefined) view.vaultId = w.vaultId
   if (w.index !== undefined) view.index = w.index
-  if (options.privateKey && w.privateKey !== undefined) view.privateKeyHex = w.privateKey
+  if (options.sealedKey && w.privateKey !== undefined) view.privateKeyHex = w.privateKey
   if (w.publicKeyDER !== undefined) view.publicKeyDER = w.publicKeyDER
   return view
 }

@@ -1,11 +1,23 @@
-/** Building blocks shared by the request schemas. */
+/** Building blocks shared by the request and response schemas. */
 import { z } from 'zod'
 
 /** Longest string any free-text field accepts. */
 export const MAX_TEXT = 2_000
 
-export const text = (max = MAX_TEXT) => z.string().max(max)
-export const nonEmpty = (max = 200) => z.string().trim().min(1).max(max)
+/**
+ * Characters no name or alias may hold: C0/C1 controls (`\p{Cc}`), line and paragraph
+ * separators, and the bidirectional embeddings, overrides and isolates that can make a name
+ * display as another (U+202A–U+202E, U+2066–U+2069).
+ */
+const UNSAFE_IN_LABEL = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u
+/** In multi-line text, tabs and line breaks are fine; other controls and bidi overrides are not. */
+const UNSAFE_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
+
+/** Free text (descriptions): at most `max` characters, no control characters but tab and line breaks, no bidi overrides. */
+export const text = (max = MAX_TEXT) => z.string().max(max).refine((s) => !UNSAFE_IN_TEXT.test(s), 'must not contain control characters or bidirectional overrides')
+/** A one-line name (aliases, vault names): trimmed, 1 to `max` characters, no control characters or bidi overrides. */
+export const label = (max = 200) =>
+  z.string().trim().min(1).max(max).refine((s) => !UNSAFE_IN_LABEL.test(s), 'must not contain control characters or bidirectional overrides')
 export const did = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9._%:-]+$/, 'must be a DID').max(500)
 export const ethAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an Ethereum address')
 export const id = z.string().trim().min(1).max(200)
@@ -17,3 +29,31 @@ export const isoDate = z.iso.datetime({ offset: true })
 
 /** An array of at most `max` items (the batch limit). */
 export const batch = <T extends z.ZodType>(item: T, max: number) => z.array(item).min(1).max(max)
+
+/** Most items one page of a list holds. */
+export const MAX_PAGE = 1_000
+
+/**
+ * Paging of list operations: `limit` (1–1,000, default 1,000; a number, or its decimal digits
+ * as a query string carries it) and the `cursor` a previous page returned as `nextCursor`.
+ */
+export const page = {
+  limit: z
+    .union([z.number(), z.string().regex(/^\d{1,4}$/, 'must be a whole number').transform(Number)])
+    .pipe(z.number().int().min(1).max(MAX_PAGE))
+    .optional()
+    .meta({ description: `Most items to return (1–${MAX_PAGE}, default ${MAX_PAGE}).` }),
+  cursor: z.string().min(1).max(2_000).optional().meta({ description: 'The `nextCursor` of the previous page.' }),
+}
+
+/** `nextCursor` of a page response: present when more items follow. */
+export const nextCursor = z.string().optional().meta({ description: 'Present when more items follow: pass it as `cursor` to get them.' })
+
+/** The spec's error body. */
+export const errorBody = z
+  .strictObject({
+    statusCode: z.number().int(),
+    errorType: z.enum(['VALIDATION_ERROR', 'NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN', 'VAULT_NOT_INITIALIZED', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR']),
+    errorMessage: z.string(),
+  })
+  .meta({ id: 'ErrorBody', description: 'Every error response, and every per-item failure of a batch.' })

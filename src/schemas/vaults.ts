@@ -1,11 +1,11 @@
-/** Request schemas of the identity-vault operations. */
+/** Request and response schemas of the identity-vault operations. */
 import { z } from 'zod'
-import { id, nonEmpty, text } from './common.js'
+import { id, label, nextCursor, page, text } from './common.js'
 import { walletConfig } from './wallet-config.js'
-import { walletInput } from './wallets.js'
+import { walletInput, walletView } from './wallets.js'
 
 const mpcGroup = z.strictObject({
-  name: nonEmpty(),
+  name: label(),
   requiredApprovals: z.number().int().min(1).max(100),
   members: z.array(z.strictObject({ id: id })).min(1).max(100),
   mpcAccountID: id.optional(),
@@ -14,7 +14,7 @@ const mpcGroup = z.strictObject({
 
 export const createVault = z
   .strictObject({
-    name: nonEmpty(),
+    name: label(),
     description: text().default(''),
     parentID: id.optional(),
     hierarchy: z.enum(['NONE', 'BIP44']).default('NONE'),
@@ -44,14 +44,37 @@ export const getVaultsQuery = z.strictObject({
   parentID: id.optional(),
   mpcAccountID: id.optional(),
   mpcVaultID: id.optional(),
+  ...page,
 })
 
 export const deleteVault = z.strictObject({ _id: id })
 
+export const createVaultWalletParams = z.strictObject({ vaultID: id })
 export const createVaultWallet = z.strictObject({
   wallet: walletInput.optional(),
   walletConfig: walletConfig.optional(),
 })
 
-export type CreateVaultInput = z.infer<typeof createVault>
-export type GetVaultsQuery = z.infer<typeof getVaultsQuery>
+/** A vault as responses show it. */
+export const vaultView = z
+  .strictObject({
+    id: z.string(),
+    name: z.string(),
+    description: z.string(),
+    parentID: z.string().optional(),
+    hierarchy: z.enum(['NONE', 'BIP44']),
+    mnemonic: z.string().optional().meta({ description: 'The BIP39 mnemonic, in plaintext: only in the create response of an ECS + BIP44 vault, once.' }),
+    keyManagement: z.enum(['ECS', 'MPC']),
+    status: z.enum(['INITIALIZED', 'NOT_INITIALIZED']),
+    walletConfig: walletConfig.optional(),
+    wallets: z.array(walletView),
+    mpcAccountID: z.string().optional(),
+    mpcVault: z.strictObject({ id: z.string() }).optional(),
+  })
+  .meta({ id: 'Vault' })
+
+export type VaultView = z.infer<typeof vaultView>
+
+export const vaultResponse = z.strictObject({ vault: vaultView })
+export const vaultsPage = z.strictObject({ vaults: z.array(vaultView), nextCursor })
+export const deleteVaultResponse = z.strictObject({ wallets: z.array(walletView).meta({ description: 'The removed wallets of the vault (removed together with it, all or nothing).' }) })

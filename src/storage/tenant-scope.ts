@@ -59,6 +59,11 @@ export class TenantCollection<T extends TenantRecord> {
     return this.inner.insert(record)
   }
 
+  /** Deletes this tenant's records that match. */
+  deleteMany(where: Where): Promise<number> {
+    return this.inner.deleteMany(this.#scoped(where))
+  }
+
   async update(id: string, patch: Partial<T>): Promise<T | undefined> {
     if ('tenantId' in patch && patch.tenantId !== this.tenantId) throw new Error('record of another tenant')
     if (!(await this.get(id))) return undefined

@@ -11,6 +11,22 @@ import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createRouter } from '../../src/http/router.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { COLLECTIONS } from '../../src/storage/collections.js'
+import { OPERATIONS } from '../../src/operations/table.js'
+
+/**
+ * The response schema of the operation a request reaches, if any: every 200 body the tests
+ * see is checked against the schema `/openapi.json` publishes, so the two cannot drift.
+ */
+function responseSchemaOf(method: string, path: string) {
+  const pathname = path.split('?')[0]
+  for (const op of Object.values(OPERATIONS)) {
+    for (const route of op.routes) {
+      const pattern = new RegExp(`^${route.path.replace(/:\w+/g, '[^/]+')}$`)
+      if (route.method === method.toLowerCase() && pattern.test(pathname)) return op.response
+    }
+  }
+  return undefined
+}
 
 export const TENANT_A = 'token-tenant-a-0123456789'
 export const TENANT_B = 'token-tenant-b-0123456789'
@@ -71,6 +87,10 @@ export async function startHarness(options: { storage?: 'memory' | 'sqlite'; ser
         parsed = JSON.parse(text)
       } catch {
         /* not JSON: left as text so tests can see it */
+      }
+      if (res.status === 200) {
+        const checked = responseSchemaOf(method, path)?.safeParse(parsed)
+        if (checked && !checked.success) throw new Error(`${method} ${path}: the 200 body does not match the published response schema: ${checked.error.message}`)
       }
       return { status: res.status, body: parsed, headers: res.headers }
     },

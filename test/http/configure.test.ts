@@ -131,11 +131,13 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(doc.verificationMethod).toHaveLength(1)
       // the failed generated delegate left no key behind
       expect(await h.storage.collection('delegateKeys').count({ field: 'walletId', op: 'eq', value: w._id })).toBe(0)
-      // the external owner's own token now proves control of the wallet; the service still cannot sign for it
+      // the external owner's own token now proves control of the DID; the service cannot sign for it: 403 naming the owner, nothing applied
       const ext = await mintToken({ iss: `did:ethr:dev:${external.address}`, signerKey: externalKey })
+      const before = await snapshot(h)
       const res2 = await configure(w.did, { txsInput: [{ delegate: { validity: 1000 } }] }, ext.jwt)
-      expect(res2.status).toBe(200)
-      expect(res2.body.wallet.registry.errors[0].error.errorType).toBe('FORBIDDEN')
+      expectError(res2, 403, 'FORBIDDEN')
+      expect(res2.body.errorMessage).toContain(external.address)
+      expect(await snapshot(h)).toEqual(before)
       expectError(await configure(w.did, { txsInput: [] }, a.jwt), 403, 'FORBIDDEN')
     })
 

@@ -1,0 +1,54 @@
+/**
+ * The per-wallet signer seam: {@link WalletSigners.signerFor} gives the {@link DigestSigner}
+ * of a wallet, whatever holds its key. Operations sign through it and never see key
+ * material; an MPC provider plugs in here.
+ */
+import { IdentityError } from '../errors.js'
+import type { WalletRecord } from '../storage/collections.js'
+import type { KeyCustody } from './custody.js'
+import { signDigest } from './secp256k1.js'
+import type { DigestSigner, RecoverableSignature } from './signer.js'
+
+/** The fields of a wallet record a signer needs. */
+export type SignableWallet = Pick<WalletRecord, 'tenantId' | 'id' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey'>
+
+export class WalletSigners {
+  constructor(private readonly custody: KeyCustody) {}
+
+  /** Whether the service holds a key of this wallet it can sign with. */
+  canSign(wallet: SignableWallet): boolean {
+    return wallet.privateKey !== undefined
+  }
+
+  /** The signer of `wallet`. Fails (403) for a wallet whose key the service does not hold. */
+  signerFor(wallet: SignableWallet): DigestSigner {
+    if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
+    return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
+  }
+}
+
+/**
+ * Signs with a key kept sealed in its wallet record: each signature opens the envelope, signs
+ * and wipes the key, so no plaintext key stays in memory between signatures.
+ */
+class SealedKeySigner implements DigestSigner {
+  readonly publicKeyHex: string
+  readonly address: string
+
+  constructor(
+    private readonly custody: KeyCustody,
+    private readonly wallet: SignableWallet & { privateKey: string },
+  ) {
+    this.publicKeyHex = wallet.publicKeyHex
+    this.address = wallet.ethereumAddress
+  }
+
+  async sign(digest: Uint8Array): Promise<RecoverableSignature> {
+    const key = this.custody.open('wallets', this.wallet, 'privateKey', this.wallet.privateKey)
+    try {
+      return signDigest(key, digest)
+    } finally {
+      key.fill(0)
+    }
+  }
+}
