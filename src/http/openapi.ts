@@ -44,7 +44,6 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     bearerFormat: 'JWT',
     description: 'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by the service, whose tenant becomes the caller’s.',
   })
-  registry.register('ErrorBody', errorBody)
 
   for (const [name, op] of Object.entries(OPERATIONS) as Array<[string, Definition]>) {
     op.routes.forEach((route, i) => {

@@ -1,0 +1,85 @@
+/**
+ * `GET /openapi.json`: served without auth, a valid OpenAPI 3.1 document (checked by an
+ * independent validator), generated from the same operation table the router and the service
+ * use — so every route, schema and security requirement is there.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator'
+import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
+import { OPERATIONS, type IdentityService, type OperationInput, type OperationName } from '../../src/index.js'
+import { startHarness, type Harness } from '../helpers/harness.js'
+
+let h: Harness
+beforeAll(async () => {
+  h = await startHarness()
+})
+afterAll(() => h.close())
+
+const SECURITY = { tenant: [{ baseAuth: [] }], 'tenant+did': [{ baseAuth: [], didAuth: [] }], access: [{ accessToken: [] }] }
+
+describe('GET /openapi.json', () => {
+  it('is served without auth and validates as OpenAPI 3.1', async () => {
+    const res = await h.request('GET', '/openapi.json', { token: null })
+    expect(res.status).toBe(200)
+    expect(res.body.openapi).toBe('3.1.0')
+    const validator = new Validator()
+    const result = await validator.validate(res.body)
+    expect(result.errors ?? []).toEqual([])
+    expect(result.valid).toBe(true)
+    expect(validator.version).toBe('3.1')
+  })
+
+  it('documents every route of the operation table, aliases included, with its security, schemas and error body', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'baseAuth', 'didAuth'])
+    expect(doc.components.securitySchemes.didAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-did-auth' })
+    expect(doc.components.schemas.ErrorBody.required.sort()).toEqual(['errorMessage', 'errorType', 'statusCode'])
+    let routes = 0
+    for (const [name, op] of Object.entries(OPERATIONS)) {
+      for (const route of op.routes) {
+        routes++
+        const entry = doc.paths[route.path.replace(/:(\w+)/g, '{$1}')]?.[route.method]
+        expect(entry, `${route.method} ${route.path}`).toBeDefined()
+        expect(entry.security).toEqual(SECURITY[op.auth])
+        expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
+        for (const status of ['403', '422', '500']) expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        if (route.method === 'get') expect(entry.requestBody).toBeUndefined()
+        else expect(entry.requestBody.content['application/json'].schema).toBeDefined()
+        expect(entry.operationId.startsWith(name)).toBe(true)
+      }
+    }
+    // the spec's alias and the path parameter
+    expect(doc.paths['/wallet'].get.summary).toContain('alias of GET /wallets')
+    expect(doc.paths['/vaults/{vaultID}/wallet'].post.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'vaultID', required: true })])
+    expect(doc.paths['/wallets'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['alias', 'cursor', 'did', 'limit', 'vaultId'])
+    expect(routes).toBeGreaterThanOrEqual(11)
+  })
+
+  it('every example in the document is accepted by the operation’s own schema', () => {
+    for (const [name, op] of Object.entries(OPERATIONS)) {
+      if (!('example' in op) || op.example === undefined) continue
+      expect(op.input.safeParse(op.example).success, name).toBe(true)
+    }
+  })
+
+  it('the router can leave it out', async () => {
+    const { default: express } = await import('express')
+    const { createRouter } = await import('../../src/http/router.js')
+    const router = createRouter(h.service, { openApiRoute: false })
+    const app = express().use(router)
+    const server = app.listen(0, '127.0.0.1')
+    await new Promise((r) => server.once('listening', r))
+    const { port } = server.address() as { port: number }
+    const res = await fetch(`http://127.0.0.1:${port}/openapi.json`)
+    expect(res.status).toBe(404)
+    await new Promise((r) => server.close(r))
+  })
+})
+
+describe('service method types', () => {
+  it('no operation takes an `unknown` input', () => {
+    type UnknownInputs = { [K in OperationName]: unknown extends OperationInput<(typeof OPERATIONS)[K]> ? K : never }[OperationName]
+    expectTypeOf<UnknownInputs>().toBeNever()
+    expectTypeOf<Parameters<IdentityService['createVault']>[0]>().toHaveProperty('name')
+    expectTypeOf<Parameters<IdentityService['createVaultWallet']>[0]>().toHaveProperty('vaultID')
+  })
+})
