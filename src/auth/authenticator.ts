@@ -22,7 +22,7 @@ export class Authenticator {
 
   async #tenant(header: string | undefined): Promise<string> {
     const token = bearerToken(header)
-    if (!token) throw unauthenticated('missing Authorization header (Base Auth Token)')
+    if (!token) throw unauthenticated('missing Base Auth Token')
     const tenantId = await this.tenants.authenticate(token)
     if (!tenantId) throw unauthenticated('invalid Base Auth Token')
     return tenantId
@@ -31,7 +31,7 @@ export class Authenticator {
   /** The Access Token JWT: a DID-auth JWT whose issuer is a wallet the service holds; its tenant is the caller's. */
   async #accessToken(header: string | undefined): Promise<Caller> {
     const token = bearerToken(header)
-    if (!token) throw unauthenticated('missing Authorization header (Access Token JWT)')
+    if (!token) throw unauthenticated('missing Access Token JWT')
     const { did, address } = await verifyDidAuthProof(token, this.didAuth)
     const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did })
     if (!wallet) throw unauthenticated('the Access Token issuer is not a wallet of this service')

@@ -65,7 +65,7 @@ export async function verifyDidAuthHeader(header: string | undefined, options: D
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean)
-  if (tokens.length === 0) throw unauthenticated('missing x-did-auth header (DID Auth Token)')
+  if (tokens.length === 0) throw unauthenticated('missing DID Auth Token')
   if (tokens.length > MAX_TOKENS) throw unauthenticated(`invalid DID-auth token: at most ${MAX_TOKENS} per request`)
   return Promise.all(tokens.map((t) => verifyDidAuthProof(t, options)))
 }
