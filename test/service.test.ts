@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
-import { IdentityError, IdentityService, KeyringError, randomMasterKey, staticTenants } from '../src/index.js'
+import { createMemoryStorage, IdentityError, IdentityService, KeyringError, randomMasterKey, staticTenants } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { Keyring } from '../src/keys/keyring.js'
 
@@ -104,6 +104,21 @@ describe('IdentityService as an SDK', () => {
     expect((err as IdentityError).toJSON()).toEqual({ statusCode: 422, errorType: 'VALIDATION_ERROR', errorMessage: expect.stringContaining('name') })
     const denied = await s.as({}).getWallets().catch((e: unknown) => e)
     expect((denied as IdentityError).statusCode).toBe(403)
+    await s.close()
+  })
+
+  it('create() without a master key or a storage fails with an error naming the option', async () => {
+    await expect(IdentityService.create({ storage: createMemoryStorage() } as never)).rejects.toThrow(/options\.masterKey is required/)
+    await expect(IdentityService.create({ storage: createMemoryStorage(), masterKey: '' })).rejects.toThrow(/options\.masterKey is required/)
+    await expect(IdentityService.create({ masterKey: randomMasterKey() } as never)).rejects.toThrow(/options\.storage is required/)
+  })
+
+  it('embedded errors name the missing token, not an HTTP header', async () => {
+    const s = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants })
+    const noTenant = (await s.getWallets({}, {}).catch((e: unknown) => e)) as IdentityError
+    expect(noTenant.toJSON()).toEqual({ statusCode: 403, errorType: 'UNAUTHENTICATED', errorMessage: 'missing Base Auth Token' })
+    const noDid = (await s.renameWallets({ wallets: [{ did: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72', alias: 'x' }] }, auth).catch((e: unknown) => e)) as IdentityError
+    expect(noDid.errorMessage).toBe('missing DID Auth Token')
     await s.close()
   })
 })

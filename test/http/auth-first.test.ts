@@ -41,7 +41,7 @@ function headersOnly(path: string, headers: Record<string, string>, length: numb
 
 describe('authentication before the body', () => {
   it('a missing or unknown Base Auth Token is answered without the body being sent', async () => {
-    for (const headers of [{}, { Authorization: 'Bearer not-a-key-of-any-tenant' }]) {
+    for (const headers of [{}, { Authorization: 'Bearer not-a-key-of-any-tenant' }] as Array<Record<string, string>>) {
       const answer = await headersOnly('/vaults', headers, 1_000_000)
       expect(answer).toMatch(/^HTTP\/1\.1 403 /)
       expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 403, errorType: 'UNAUTHENTICATED' })
