@@ -18,6 +18,8 @@ import {
   type Where,
 } from '../port.js'
 import { DeclaredFields } from '../declared-fields.js'
+import { assertLimit, decodeCursor, encodeCursor, resolveOrder, type SortKey } from '../paging.js'
+import { assertScalar, assertScalars, isScalar } from '../scalars.js'
 import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
 
 // ---------------------------------------------------------------------------------------------
@@ -54,24 +56,6 @@ function compareValues(a: unknown, b: unknown): number {
   if (typeof a === 'string') return compareStrings(a, b as string)
   if (typeof a === 'boolean') return Number(a) - Number(b)
   return a === undefined || a === null ? 0 : compareStrings(JSON.stringify(a), JSON.stringify(b))
-}
-
-function isScalar(value: unknown): value is Scalar {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  )
-}
-
-function assertScalar(value: unknown): asserts value is Scalar {
-  if (!isScalar(value)) throw new TypeError(`expected a JSON scalar (string, finite number, boolean or null), got ${String(value)}`)
-}
-
-function assertScalars(values: unknown): asserts values is Scalar[] {
-  if (!Array.isArray(values)) throw new TypeError('expected an array of JSON scalars')
-  values.forEach(assertScalar)
 }
 
 /** `eq` semantics: same JSON type and value; `null` matches null or absent. */
@@ -156,41 +140,15 @@ class Schema extends DeclaredFields {
     }
   }
 
-  /** Resolves an orderBy to a comparator of records (ties by id, same direction). */
-  ordering(orderBy: OrderBy | undefined): { field: string; descending: boolean; compare: (a: StoredRecord, b: StoredRecord) => number } {
-    const direction = orderBy?.direction ?? 'asc'
-    if (direction !== 'asc' && direction !== 'desc') throw new Error(`invalid order direction ${JSON.stringify(direction)}`)
-    const field = orderBy === undefined ? this.defaultOrderField : this.scalar(orderBy.field)
-    const sign = direction === 'desc' ? -1 : 1
+  /** Resolves an orderBy to a sort key and its comparator of records (ties by id, same direction). */
+  ordering(orderBy: OrderBy | undefined): SortKey & { compare: (a: StoredRecord, b: StoredRecord) => number } {
+    const order = resolveOrder(orderBy, this.defaultOrderField, (field) => this.scalar(field))
+    const { field } = order
+    const sign = order.descending ? -1 : 1
     const compare = (a: StoredRecord, b: StoredRecord): number =>
       sign * (compareValues(a[field], b[field]) || compareStrings(a.id, b.id))
-    return { field, descending: direction === 'desc', compare }
+    return { ...order, compare }
   }
-}
-
-interface CursorPayload {
-  f: string
-  d: 'asc' | 'desc'
-  v: unknown
-  id: string
-}
-
-function encodeCursor(field: string, descending: boolean, last: StoredRecord): string {
-  const payload: CursorPayload = { f: field, d: descending ? 'desc' : 'asc', v: last[field] ?? null, id: last.id }
-  return Buffer.from(JSON.stringify(payload)).toString('base64url')
-}
-
-/** Decodes a cursor into the key record (`{ id, [field]: value }`) the next page starts after. */
-function decodeCursor(field: string, descending: boolean, cursor: string): StoredRecord {
-  let payload: CursorPayload
-  try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload
-  } catch {
-    throw new Error('invalid cursor')
-  }
-  if (typeof payload !== 'object' || payload === null || typeof payload.id !== 'string') throw new Error('invalid cursor')
-  if (payload.f !== field || payload.d !== (descending ? 'desc' : 'asc')) throw new Error('cursor was issued for a different orderBy')
-  return { id: payload.id, [field]: payload.v }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -468,17 +426,20 @@ class MemoryCollection<T extends StoredRecord> implements Collection<T> {
   find(where: Where, options: FindOptions = {}): Promise<Page<T>> {
     return this.run(() => {
       const { limit } = options
-      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new RangeError(`limit must be a positive integer, got ${limit}`)
+      assertLimit(limit)
       const data = this.data()
       const ordering = data.schema.ordering(options.orderBy)
-      const after = options.cursor === undefined ? undefined : decodeCursor(ordering.field, ordering.descending, options.cursor)
+      const key = options.cursor === undefined ? undefined : decodeCursor(ordering, options.cursor)
+      const after: StoredRecord | undefined = key && { id: key.id, [ordering.field]: key.value }
       const matches = data.schema.compile(where)
       const sorted = [...data.candidates(where)]
         .filter((record) => matches(record) && (after === undefined || ordering.compare(record, after) > 0))
         .sort(ordering.compare)
       const items = sorted.slice(0, limit).map((record) => structuredClone(record) as T)
       if (limit === undefined || sorted.length <= limit) return { items }
-      return { items, nextCursor: encodeCursor(ordering.field, ordering.descending, items[items.length - 1]) }
+      const last = items[items.length - 1]
+      const value = last[ordering.field]
+      return { items, nextCursor: encodeCursor(ordering, { value: isScalar(value) ? value : null, id: last.id }) }
     })
   }
 
