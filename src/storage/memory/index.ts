@@ -20,7 +20,7 @@ import {
 import { DeclaredFields } from '../declared-fields.js'
 import { assertLimit, decodeCursor, encodeCursor, resolveOrder, type SortKey } from '../paging.js'
 import { assertScalar, assertScalars, isScalar } from '../scalars.js'
-import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
+import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 
 // ---------------------------------------------------------------------------------------------
 // Query evaluation (the same semantics the SQL and MongoDB adapters implement)
@@ -377,11 +377,6 @@ class MemoryDatabase {
 // ---------------------------------------------------------------------------------------------
 // Collections and adapters
 
-/** A transaction nesting level: the root adapter or one `transaction(fn)` call. */
-interface Scope extends TransactionScope {
-  readonly parent?: Scope
-}
-
 class MemoryCollection<T extends StoredRecord> implements Collection<T> {
   constructor(
     private readonly db: MemoryDatabase,
@@ -507,18 +502,15 @@ class MemoryAdapter implements StorageAdapter {
 
   constructor(
     protected readonly db: MemoryDatabase,
-    protected readonly scope: Scope,
+    protected readonly scope: TransactionScope,
   ) {}
 
   /** Runs `op` when no transaction holds this scope, unless the scope or the storage is done. */
   protected run<R>(op: () => R): Promise<R> {
-    return this.scope.lock.whenFree(() => this.usable(op))
-  }
-
-  private usable<R>(op: () => R): R {
-    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
-    if (this.db.closed) throw new Error('memory storage is closed')
-    return op()
+    return this.scope.lock.whenFree(() => {
+      assertUsable(this.scope, this.db.closed, 'memory')
+      return op()
+    })
   }
 
   init(specs: CollectionSpec[]): Promise<void> {
@@ -545,38 +537,30 @@ class MemoryAdapter implements StorageAdapter {
    * through `tx` (nested transactions undo only their own writes).
    */
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    return this.scope.lock.hold(async () => {
-      this.usable(() => undefined)
-      const txScope: Scope = { lock: new TransactionLock(), finished: false, parent: this.scope }
-      const mark = this.db.begin()
-      // Once `fn` settles, nested transactions it left running can write no more; they are
-      // waited for, so their undo happens before this transaction's commit or undo.
-      const settle = async (commit: boolean) => {
-        txScope.finished = true
-        await txScope.lock.hold(async () => undefined)
-        this.db.end(mark, commit)
-      }
-      let result: R
-      try {
-        result = await fn(new MemoryAdapter(this.db, txScope))
-      } catch (err) {
-        await settle(false)
-        throw err
-      }
-      await settle(true)
-      return result
-    })
+    return runTransaction(
+      this.scope,
+      () => {
+        assertUsable(this.scope, this.db.closed, 'memory')
+        const mark = this.db.begin()
+        return {
+          scope: childScope(this.scope, {}),
+          commit: () => this.db.end(mark, true),
+          rollback: () => this.db.end(mark, false),
+        }
+      },
+      (scope) => fn(new MemoryAdapter(this.db, scope)),
+    )
   }
 
   close(): Promise<void> {
-    return Promise.reject(new Error('a transaction adapter cannot be closed; close the storage it came from'))
+    return closeTransactionAdapter()
   }
 }
 
 /** In-memory {@link StorageAdapter}; its data lives as long as the instance. */
 export class MemoryStorage extends MemoryAdapter {
   constructor() {
-    super(new MemoryDatabase(), { lock: new TransactionLock(), finished: false })
+    super(new MemoryDatabase(), rootScope())
   }
 
   /** Waits for a running transaction to finish, then drops the data. Idempotent. */

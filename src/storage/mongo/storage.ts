@@ -1,6 +1,6 @@
 import { type ClientSession, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
 import type { Collection, CollectionSpec, FindOptions, StorageAdapter, StorageCapabilities, StoredRecord, Where } from '../port.js'
-import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
+import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
@@ -47,7 +47,6 @@ interface Core {
 interface Scope extends TransactionScope {
   readonly session?: ClientSession
   readonly journal?: UndoJournal
-  readonly parent?: Scope
 }
 
 /** NamespaceExists: `createCollection` of a collection that exists. */
@@ -116,7 +115,7 @@ class MongoAdapter implements StorageAdapter {
     const session = this.core.client.startSession()
     try {
       return await session.withTransaction(async () => {
-        const txScope: Scope = { lock: new TransactionLock(), session, finished: false }
+        const txScope: Scope = { ...rootScope(), session }
         try {
           return await fn(new MongoAdapter(this.core, txScope))
         } finally {
@@ -130,38 +129,30 @@ class MongoAdapter implements StorageAdapter {
 
   /** Serialized on this adapter, journaled, compensated on a throw (nested calls undo only their own writes). */
   private fallbackTransaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    return this.scope.lock.hold(async () => {
-      this.usable(() => undefined)
-      const journal = this.scope.journal ?? new UndoJournal()
-      const mark = journal.mark()
-      const txScope: Scope = { lock: new TransactionLock(), journal, finished: false, parent: this.scope }
-      // Once `fn` settles, nested transactions it left running can write no more; they are
-      // waited for, so their compensation runs before this transaction's.
-      const settle = async () => {
-        txScope.finished = true
-        await txScope.lock.hold(async () => undefined)
-      }
-      let result: R
-      try {
-        result = await fn(new MongoAdapter(this.core, txScope))
-      } catch (err) {
-        await settle()
-        await journal.rollback(mark)
-        throw err
-      }
-      await settle()
-      return result
-    })
+    return runTransaction(
+      this.scope,
+      () => {
+        this.usable(() => undefined)
+        const journal = this.scope.journal ?? new UndoJournal()
+        const mark = journal.mark()
+        return {
+          scope: childScope<Scope>(this.scope, { journal }),
+          // Committed writes stay journaled: an enclosing transaction that rolls back undoes them too.
+          commit: () => undefined,
+          rollback: () => journal.rollback(mark),
+        }
+      },
+      (scope) => fn(new MongoAdapter(this.core, scope)),
+    )
   }
 
   close(): Promise<void> {
-    return Promise.reject(new Error('a transaction adapter cannot be closed; close the storage it came from'))
+    return closeTransactionAdapter()
   }
 
   /** Runs `op` unless this scope's transaction has finished or the storage is closed. */
   protected usable<R>(op: () => R): R {
-    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
-    if (this.core.closed) throw new Error('MongoDB storage is closed')
+    assertUsable(this.scope, this.core.closed, 'MongoDB')
     return op()
   }
 
@@ -187,7 +178,7 @@ export class MongoStorage extends MongoAdapter {
   readonly transactionMode: 'server' | 'fallback'
 
   constructor(core: Core) {
-    super(core, { lock: new TransactionLock(), finished: false })
+    super(core, rootScope())
     this.transactionMode = core.mode
   }
 
