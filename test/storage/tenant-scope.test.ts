@@ -9,11 +9,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMemoryStorage } from '../../src/storage/memory/index.js'
 import { type CollectionSpec, InvalidCursorError, type StorageAdapter } from '../../src/storage/port.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
-import { type TenantCollection, tenantCollection } from '../../src/storage/tenant-scope.js'
+import { type TenantCollection, tenantCollection, type TenantRecord } from '../../src/storage/tenant-scope.js'
 
-interface Item {
-  id: string
-  tenantId: string
+interface Item extends TenantRecord {
   kind: string
   createdAt: number
 }
