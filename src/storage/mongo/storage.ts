@@ -29,9 +29,17 @@ export interface MongoStorageOptions {
   /** Database name; default: the path of `url`, else `didvault`. */
   dbName?: string
   transactions?: MongoTransactionMode
+  /**
+   * How long connecting to `url` may take (default 10 000 ms): past it, {@link createMongoStorage}
+   * fails with an error naming the host (never the password). Sets the driver's
+   * `serverSelectionTimeoutMS` and `connectTimeoutMS` unless `clientOptions` sets them.
+   */
+  connectTimeoutMs?: number
   /** Passed to `new MongoClient(url, options)`. */
   clientOptions?: MongoClientOptions
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 
 /** State shared by an adapter and every transaction adapter derived from it. */
 interface Core {
@@ -228,9 +236,8 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 export async function createMongoStorage(options: MongoStorageOptions): Promise<MongoStorage> {
   if (options.client === undefined && options.url === undefined) throw new Error('createMongoStorage needs a url or a client')
   const ownsClient = options.client === undefined
-  const client = options.client ?? new MongoClient(options.url!, options.clientOptions)
+  const client = options.client ?? (await connect(options.url!, options))
   try {
-    if (ownsClient) await client.connect()
     const db = client.db(options.dbName ?? databaseOf(options.url) ?? 'didvault')
     const wanted = options.transactions ?? 'auto'
     if (wanted !== 'auto' && wanted !== 'server' && wanted !== 'fallback') throw new Error(`invalid transactions mode ${JSON.stringify(wanted)}`)
@@ -239,5 +246,26 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
   } catch (err) {
     if (ownsClient) await client.close()
     throw err
+  }
+}
+
+/**
+ * A client connected to `url` within `connectTimeoutMs`. Failing, the error names the hosts
+ * (as the driver parsed them) and never the URL's credentials.
+ */
+async function connect(url: string, options: MongoStorageOptions): Promise<MongoClient> {
+  const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`connectTimeoutMs must be a positive integer, got ${timeoutMs}`)
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, ...options.clientOptions })
+  try {
+    return await client.connect()
+  } catch (err) {
+    await client.close()
+    const { hosts, srvHost, credentials } = client.options
+    const where = srvHost ?? hosts.map((host) => host.toString()).join(',')
+    let reason = err instanceof Error ? err.message : String(err)
+    if (credentials?.password) reason = reason.replaceAll(credentials.password, '***')
+    // The driver's error is not attached as `cause`: it is not ours to vouch that it holds no credential.
+    throw new Error(`cannot reach MongoDB at ${where} within ${client.options.serverSelectionTimeoutMS} ms: ${reason}`)
   }
 }
