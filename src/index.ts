@@ -17,6 +17,7 @@ export type { MasterKeyInput } from './keys/keyring-store.js'
 export type { RotationProgress } from './keys/rotation.js'
 export { createMemoryStorage, MemoryStorage } from './storage/memory/index.js'
 export {
+  InvalidCursorError,
   UniqueConstraintError,
   type Collection,
   type CollectionSpec,

@@ -10,6 +10,7 @@ import type { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext, Caller } from '../auth/context.js'
 import { invalid, toIdentityError } from '../errors.js'
 import { parse } from '../schemas/parse.js'
+import { InvalidCursorError } from '../storage/port.js'
 import type { OperationContext } from './context.js'
 import type { OperationDefinition } from './define.js'
 import { OPERATIONS, type OperationName } from './table.js'
@@ -87,7 +88,8 @@ export class OperationDispatcher {
     try {
       return await fn()
     } catch (err) {
-      const error = toIdentityError(err, definition.summary)
+      // A cursor the caller edited or took from another listing is the caller's mistake.
+      const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
       if (error.statusCode === 500) this.ctx.onError(definition.summary, err)
       throw error
     }

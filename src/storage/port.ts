@@ -76,6 +76,18 @@ export class UniqueConstraintError extends Error {
   }
 }
 
+/**
+ * Thrown by `find` when `options.cursor` is not a `nextCursor` the same collection issued for
+ * the same `orderBy` (malformed, edited, truncated, or from another ordering). A caller's
+ * mistake, not a storage failure: services report it as a validation error (HTTP 422).
+ */
+export class InvalidCursorError extends Error {
+  constructor(message = 'invalid cursor') {
+    super(message)
+    this.name = 'InvalidCursorError'
+  }
+}
+
 /** What an adapter can do; the conformance suite skips what an adapter says it cannot. */
 export interface StorageCapabilities {
   /** `transaction(fn)` is atomic and isolated (all or nothing). */

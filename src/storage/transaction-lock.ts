@@ -1,4 +1,4 @@
-/** A FIFO lock that serializes transactions on one storage adapter (shared by the memory and SQLite adapters). */
+/** A FIFO lock that serializes transactions on one storage adapter scope (shared by every adapter, see ./transaction-scope). */
 import { AsyncLocalStorage } from 'node:async_hooks'
 
 /** Tokens of the locks held by the transactions the current async context runs inside. */
@@ -59,18 +59,4 @@ export class TransactionLock {
     this.holder = undefined
     this.queue.shift()?.()
   }
-}
-
-/** A transaction nesting level of an adapter: the root (no parent) or one `transaction(fn)` call. */
-export interface TransactionScope {
-  readonly lock: TransactionLock
-  finished: boolean
-  /** The enclosing transaction's scope: when it finishes, this one can no longer write. */
-  readonly parent?: TransactionScope
-}
-
-/** Whether a scope or any transaction enclosing it has finished. */
-export function scopeFinished(scope: TransactionScope | undefined): boolean {
-  for (let s = scope; s; s = s.parent) if (s.finished) return true
-  return false
 }

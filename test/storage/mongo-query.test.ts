@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { find, update as applyModifier } from 'mingo'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStorage } from '../../src/storage/memory/index.js'
-import { buildFilter, buildFind, buildUpdate, encodeCursor, fromDocument, MongoSchema, planIndexes, toDocument, type MongoDocument } from '../../src/storage/mongo/query.js'
+import { buildFilter, buildFind, buildUpdate, cursorAfter, fromDocument, MongoSchema, planIndexes, toDocument, type MongoDocument } from '../../src/storage/mongo/query.js'
 import type { CollectionSpec, OrderBy, Scalar, StoredRecord, Where } from '../../src/storage/port.js'
 
 const SPEC: CollectionSpec = {
@@ -68,7 +68,7 @@ function mingoPages(documents: MongoDocument[], w: Where, order: OrderBy | undef
     const items = found.slice(0, limit).map((document) => fromDocument(document))
     pages.push(items.map((record) => record.id))
     if (found.length <= limit) return pages
-    cursor = encodeCursor(plan.ordering, items[items.length - 1])
+    cursor = cursorAfter(plan.ordering, items[items.length - 1])
   }
 }
 

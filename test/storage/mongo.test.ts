@@ -7,6 +7,8 @@
  *   (server transactions through sessions).
  * Which server each run used, and what it skips and why, is printed.
  */
+import { type AddressInfo, createServer } from 'node:net'
+import { inspect } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runStorageConformance } from '../../src/storage/conformance/index.js'
@@ -89,9 +91,45 @@ describe('mongodb adapter specifics (stand-in)', () => {
     await storage.close()
   })
 
-  it('refuses a deployment it cannot reach with the driver error, and a missing url', async () => {
+  it('refuses a missing url', async () => {
     await expect(createMongoStorage({})).rejects.toThrow(/url or a client/)
-    await expect(createMongoStorage({ url: 'mongodb://127.0.0.1:1/x', clientOptions: { serverSelectionTimeoutMS: 300 } })).rejects.toThrow()
+  })
+})
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+describe('mongodb: an unreachable server', () => {
+  const password = 'pa55-w0rd-never-shown'
+
+  it('fails within connectTimeoutMs with an error naming host:port and never the password', async () => {
+    const port = await closedPort()
+    const started = Date.now()
+    const error = await createMongoStorage({ url: `mongodb://didvault:${password}@127.0.0.1:${port}/x`, connectTimeoutMs: 500 }).catch((err: unknown) => err)
+    const elapsed = Date.now() - started
+    expect(error).toBeInstanceOf(Error)
+    expect((error as Error).message).toContain(`127.0.0.1:${port}`)
+    expect((error as Error).message).toContain('500 ms')
+    expect(inspect(error, { depth: 10 })).not.toContain(password)
+    expect(elapsed).toBeGreaterThanOrEqual(450)
+    expect(elapsed).toBeLessThan(5_000)
+  })
+
+  it('gives up after 10 s by default', { timeout: 30_000 }, async () => {
+    const port = await closedPort()
+    const started = Date.now()
+    const error = await createMongoStorage({ url: `mongodb://didvault:${password}@127.0.0.1:${port}/x` }).catch((err: unknown) => err)
+    const elapsed = Date.now() - started
+    expect((error as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port} within 10000 ms`))
+    expect(inspect(error, { depth: 10 })).not.toContain(password)
+    expect(elapsed).toBeGreaterThanOrEqual(9_500)
+    expect(elapsed).toBeLessThan(20_000)
   })
 })
 

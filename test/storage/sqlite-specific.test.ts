@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Database from 'better-sqlite3'
@@ -273,5 +273,40 @@ describe('sqlite storage', () => {
       name: 'UniqueConstraintError',
       fields: ['name'],
     })
+  })
+})
+
+describe('sqlite file permissions', () => {
+  const modeOf = (path: string) => statSync(path).mode & 0o777
+
+  it('creates the database, its -wal and -shm readable by their owner only (0600), even with umask 022', async () => {
+    const previous = process.umask(0o022)
+    try {
+      const storage = await open()
+      await storage.collection<Doc>('docs').insert({ id: 'a', name: 'written' })
+      // The connection is open and has written: WAL mode keeps both side files.
+      expect(existsSync(`${file}-wal`)).toBe(true)
+      expect(existsSync(`${file}-shm`)).toBe(true)
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) expect([path, modeOf(path).toString(8)]).toEqual([path, '600'])
+    } finally {
+      process.umask(previous)
+    }
+  })
+
+  it('reopening keeps an existing database owner-only, and leaves a mode its owner chose', async () => {
+    const previous = process.umask(0o022)
+    try {
+      await (await open()).close()
+      const reopened = await open()
+      await reopened.collection<Doc>('docs').insert({ id: 'a' })
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) expect([path, modeOf(path).toString(8)]).toEqual([path, '600'])
+      await reopened.close()
+      chmodSync(file, 0o640)
+      const again = await open()
+      expect(await again.collection<Doc>('docs').get('a')).toEqual({ id: 'a' })
+      expect(modeOf(file).toString(8)).toBe('640')
+    } finally {
+      process.umask(previous)
+    }
   })
 })

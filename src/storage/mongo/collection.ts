@@ -2,7 +2,7 @@ import type { ClientSession, Collection as NativeCollection, Document } from 'mo
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { mapDuplicateKey } from './errors.js'
 import type { UndoJournal } from './journal.js'
-import { assertFieldName, buildFilter, buildFind, buildUpdate, encodeCursor, fromDocument, type MongoDocument, type MongoIndex, type MongoSchema, toDocument } from './query.js'
+import { assertFieldName, buildFilter, buildFind, buildUpdate, cursorAfter, fromDocument, type MongoDocument, type MongoIndex, type MongoSchema, toDocument } from './query.js'
 
 /** An initialised collection: its driver handle, declared fields and indexes. */
 export interface MongoCollectionState {
@@ -91,7 +91,7 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
       const items = (await cursor.toArray()).map((document) => fromDocument<T>(document))
       if (plan.limit === undefined || items.length < plan.limit) return { items }
       items.pop()
-      return { items, nextCursor: encodeCursor(plan.ordering, items[items.length - 1]) }
+      return { items, nextCursor: cursorAfter(plan.ordering, items[items.length - 1]) }
     })
   }
 

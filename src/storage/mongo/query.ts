@@ -19,6 +19,8 @@
  * | order by f, then id | `sort({f: ±1, _id: ±1})`; a cursor is a range on the (f, _id) pair |
  */
 import { DeclaredFields } from '../declared-fields.js'
+import { assertLimit, decodeCursor, encodeCursor, resolveOrder, type SortKey } from '../paging.js'
+import { assertScalar, assertScalars, isScalar } from '../scalars.js'
 import type { CollectionSpec, Condition, FindOptions, Scalar, StoredRecord, Where } from '../port.js'
 
 /** A MongoDB query, update or sort document. */
@@ -32,19 +34,6 @@ const SCALAR_TYPES = ['number', 'string', 'bool'] as const
 
 function scalarType(value: Scalar): (typeof SCALAR_TYPES)[number] {
   return typeof value === 'number' ? 'number' : typeof value === 'string' ? 'string' : 'bool'
-}
-
-function isScalar(value: unknown): value is Scalar {
-  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
-}
-
-function assertScalar(value: unknown): asserts value is Scalar {
-  if (!isScalar(value)) throw new TypeError(`expected a JSON scalar (string, finite number, boolean or null), got ${String(value)}`)
-}
-
-function assertScalars(values: unknown): asserts values is Scalar[] {
-  if (!Array.isArray(values)) throw new TypeError('expected an array of JSON scalars')
-  values.forEach(assertScalar)
 }
 
 /** Field names become document keys and paths: no `$` prefix, no dots, not `_id`. */
@@ -121,46 +110,20 @@ function buildCondition(schema: MongoSchema, condition: Condition): MongoDocumen
   }
 }
 
-/** A resolved ordering: the stored field name (`_id` for `id`) and its direction. */
-export interface MongoOrdering {
-  /** The port's field name (`id` for the default order of a collection without `createdAt`). */
-  field: string
-  /** The stored field name. */
+/** A resolved ordering and the stored field it sorts on (`_id` for `id`). */
+export interface MongoOrdering extends SortKey {
   key: string
-  descending: boolean
 }
 
 export function resolveOrdering(schema: MongoSchema, orderBy: FindOptions['orderBy']): MongoOrdering {
-  const direction = orderBy?.direction ?? 'asc'
-  if (direction !== 'asc' && direction !== 'desc') throw new Error(`invalid order direction ${JSON.stringify(direction)}`)
-  const field = orderBy === undefined ? schema.defaultOrderField : schema.scalar(orderBy.field)
-  return { field, key: field === 'id' ? '_id' : field, descending: direction === 'desc' }
+  const order = resolveOrder(orderBy, schema.defaultOrderField, (field) => schema.scalar(field))
+  return { ...order, key: order.field === 'id' ? '_id' : order.field }
 }
 
-interface CursorPayload {
-  f: string
-  d: 'asc' | 'desc'
-  v: Scalar
-  id: string
-}
-
-/** Opaque cursor: base64url JSON of the ordering and the last record's (value, id) key. */
-export function encodeCursor(ordering: MongoOrdering, last: StoredRecord): string {
+/** The cursor of a page whose last record is `last`. */
+export function cursorAfter(ordering: MongoOrdering, last: StoredRecord): string {
   const value = ordering.key === '_id' ? last.id : last[ordering.field]
-  const payload: CursorPayload = { f: ordering.field, d: ordering.descending ? 'desc' : 'asc', v: isScalar(value) ? value : null, id: last.id }
-  return Buffer.from(JSON.stringify(payload)).toString('base64url')
-}
-
-function decodeCursor(ordering: MongoOrdering, cursor: string): { value: Scalar; id: string } {
-  let payload: CursorPayload
-  try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload
-  } catch {
-    throw new Error('invalid cursor')
-  }
-  if (typeof payload !== 'object' || payload === null || typeof payload.id !== 'string' || !isScalar(payload.v)) throw new Error('invalid cursor')
-  if (payload.f !== ordering.field || payload.d !== (ordering.descending ? 'desc' : 'asc')) throw new Error('cursor was issued for a different orderBy')
-  return { value: payload.v, id: payload.id }
+  return encodeCursor(ordering, { value: isScalar(value) ? value : null, id: last.id })
 }
 
 /**
@@ -192,7 +155,7 @@ export interface FindPlan {
 
 export function buildFind(schema: MongoSchema, where: Where, options: FindOptions = {}): FindPlan {
   const { limit } = options
-  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new RangeError(`limit must be a positive integer, got ${limit}`)
+  assertLimit(limit)
   const ordering = resolveOrdering(schema, options.orderBy)
   let filter = buildFilter(schema, where)
   if (options.cursor !== undefined) {

@@ -1,6 +1,6 @@
 import { type ClientSession, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
 import type { Collection, CollectionSpec, FindOptions, StorageAdapter, StorageCapabilities, StoredRecord, Where } from '../port.js'
-import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
+import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
@@ -29,9 +29,17 @@ export interface MongoStorageOptions {
   /** Database name; default: the path of `url`, else `didvault`. */
   dbName?: string
   transactions?: MongoTransactionMode
+  /**
+   * How long connecting to `url` may take (default 10 000 ms): past it, {@link createMongoStorage}
+   * fails with an error naming the host (never the password). Sets the driver's
+   * `serverSelectionTimeoutMS` and `connectTimeoutMS` unless `clientOptions` sets them.
+   */
+  connectTimeoutMs?: number
   /** Passed to `new MongoClient(url, options)`. */
   clientOptions?: MongoClientOptions
 }
+
+const DEFAULT_CONNECT_TIMEOUT_MS = 10_000
 
 /** State shared by an adapter and every transaction adapter derived from it. */
 interface Core {
@@ -47,7 +55,6 @@ interface Core {
 interface Scope extends TransactionScope {
   readonly session?: ClientSession
   readonly journal?: UndoJournal
-  readonly parent?: Scope
 }
 
 /** NamespaceExists: `createCollection` of a collection that exists. */
@@ -116,7 +123,7 @@ class MongoAdapter implements StorageAdapter {
     const session = this.core.client.startSession()
     try {
       return await session.withTransaction(async () => {
-        const txScope: Scope = { lock: new TransactionLock(), session, finished: false }
+        const txScope: Scope = { ...rootScope(), session }
         try {
           return await fn(new MongoAdapter(this.core, txScope))
         } finally {
@@ -130,38 +137,30 @@ class MongoAdapter implements StorageAdapter {
 
   /** Serialized on this adapter, journaled, compensated on a throw (nested calls undo only their own writes). */
   private fallbackTransaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    return this.scope.lock.hold(async () => {
-      this.usable(() => undefined)
-      const journal = this.scope.journal ?? new UndoJournal()
-      const mark = journal.mark()
-      const txScope: Scope = { lock: new TransactionLock(), journal, finished: false, parent: this.scope }
-      // Once `fn` settles, nested transactions it left running can write no more; they are
-      // waited for, so their compensation runs before this transaction's.
-      const settle = async () => {
-        txScope.finished = true
-        await txScope.lock.hold(async () => undefined)
-      }
-      let result: R
-      try {
-        result = await fn(new MongoAdapter(this.core, txScope))
-      } catch (err) {
-        await settle()
-        await journal.rollback(mark)
-        throw err
-      }
-      await settle()
-      return result
-    })
+    return runTransaction(
+      this.scope,
+      () => {
+        this.usable(() => undefined)
+        const journal = this.scope.journal ?? new UndoJournal()
+        const mark = journal.mark()
+        return {
+          scope: childScope<Scope>(this.scope, { journal }),
+          // Committed writes stay journaled: an enclosing transaction that rolls back undoes them too.
+          commit: () => undefined,
+          rollback: () => journal.rollback(mark),
+        }
+      },
+      (scope) => fn(new MongoAdapter(this.core, scope)),
+    )
   }
 
   close(): Promise<void> {
-    return Promise.reject(new Error('a transaction adapter cannot be closed; close the storage it came from'))
+    return closeTransactionAdapter()
   }
 
   /** Runs `op` unless this scope's transaction has finished or the storage is closed. */
   protected usable<R>(op: () => R): R {
-    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
-    if (this.core.closed) throw new Error('MongoDB storage is closed')
+    assertUsable(this.scope, this.core.closed, 'MongoDB')
     return op()
   }
 
@@ -187,7 +186,7 @@ export class MongoStorage extends MongoAdapter {
   readonly transactionMode: 'server' | 'fallback'
 
   constructor(core: Core) {
-    super(core, { lock: new TransactionLock(), finished: false })
+    super(core, rootScope())
     this.transactionMode = core.mode
   }
 
@@ -237,9 +236,8 @@ async function supportsTransactions(db: Db): Promise<boolean> {
 export async function createMongoStorage(options: MongoStorageOptions): Promise<MongoStorage> {
   if (options.client === undefined && options.url === undefined) throw new Error('createMongoStorage needs a url or a client')
   const ownsClient = options.client === undefined
-  const client = options.client ?? new MongoClient(options.url!, options.clientOptions)
+  const client = options.client ?? (await connect(options.url!, options))
   try {
-    if (ownsClient) await client.connect()
     const db = client.db(options.dbName ?? databaseOf(options.url) ?? 'didvault')
     const wanted = options.transactions ?? 'auto'
     if (wanted !== 'auto' && wanted !== 'server' && wanted !== 'fallback') throw new Error(`invalid transactions mode ${JSON.stringify(wanted)}`)
@@ -248,5 +246,26 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
   } catch (err) {
     if (ownsClient) await client.close()
     throw err
+  }
+}
+
+/**
+ * A client connected to `url` within `connectTimeoutMs`. Failing, the error names the hosts
+ * (as the driver parsed them) and never the URL's credentials.
+ */
+async function connect(url: string, options: MongoStorageOptions): Promise<MongoClient> {
+  const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`connectTimeoutMs must be a positive integer, got ${timeoutMs}`)
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, ...options.clientOptions })
+  try {
+    return await client.connect()
+  } catch (err) {
+    await client.close()
+    const { hosts, srvHost, credentials } = client.options
+    const where = srvHost ?? hosts.map((host) => host.toString()).join(',')
+    let reason = err instanceof Error ? err.message : String(err)
+    if (credentials?.password) reason = reason.replaceAll(credentials.password, '***')
+    // The driver's error is not attached as `cause`: it is not ours to vouch that it holds no credential.
+    throw new Error(`cannot reach MongoDB at ${where} within ${client.options.serverSelectionTimeoutMS} ms: ${reason}`)
   }
 }

@@ -2,7 +2,8 @@ import { type Collection, type FindOptions, type Page, type StoredRecord, Unique
 import type { Connection } from './connection.js'
 import type { Bound } from './encoding.js'
 import { assertFieldName, type Layout } from './layout.js'
-import { compileWhere, encodeCursor, findQueries } from './query.js'
+import { assertLimit } from '../paging.js'
+import { compileWhere, cursorAfter, findQueries } from './query.js'
 
 /** What a collection needs from the adapter scope it was obtained from. */
 export interface SqliteSession {
@@ -90,7 +91,7 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
   find(where: Where, options: FindOptions = {}): Promise<Page<T>> {
     const { limit } = options
     return this.read((layout, connection) => {
-      if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new RangeError(`limit must be a positive integer, got ${limit}`)
+      assertLimit(limit)
       const { queries, ordering } = findQueries(layout, where, options)
       // One row more than asked tells whether another page follows.
       const wanted = limit === undefined ? Infinity : limit + 1
@@ -102,7 +103,7 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
       }
       if (rows.length < wanted) return { items: rows.map((row) => parse<T>(row)) }
       const items = rows.slice(0, limit)
-      return { items: items.map((row) => parse<T>(row)), nextCursor: encodeCursor(ordering, items[items.length - 1]) }
+      return { items: items.map((row) => parse<T>(row)), nextCursor: cursorAfter(ordering, items[items.length - 1]) }
     })
   }
 

@@ -1,3 +1,4 @@
+import { closeSync, fchmodSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
 
 /** Options of {@link createSqliteStorage}. */
@@ -11,6 +12,26 @@ export interface SqliteStorageOptions {
 const DEFAULT_BUSY_TIMEOUT_MS = 5000
 /** Bounds the statement cache; statement shapes come from code, so this is rarely reached. */
 const MAX_CACHED_STATEMENTS = 500
+
+/**
+ * Creates the database file `path`, empty and readable by its owner only (0600, whatever the
+ * umask), unless it exists: an existing file keeps its mode. SQLite creates the `-wal` and
+ * `-shm` files with the mode of the database file, so they are owner-only too.
+ */
+function createOwnerOnly(path: string): void {
+  let fd: number
+  try {
+    fd = openSync(path, 'wx', 0o600)
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return
+    throw err
+  }
+  try {
+    fchmodSync(fd, 0o600)
+  } finally {
+    closeSync(fd)
+  }
+}
 
 /** One better-sqlite3 connection with its PRAGMAs and a prepared-statement cache. */
 export class Connection {
@@ -26,6 +47,7 @@ export class Connection {
       throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`)
     }
     this.shared = options.path !== ':memory:' && options.path !== ''
+    if (this.shared) createOwnerOnly(options.path)
     this.db = new Database(options.path)
     this.db.pragma('journal_mode = WAL')
     this.db.pragma('synchronous = NORMAL')

@@ -1,4 +1,5 @@
 import type { Scalar } from '../port.js'
+import { assertScalar, assertScalars } from '../scalars.js'
 
 /**
  * How JSON scalars are represented in SQLite columns that are indexed and compared.
@@ -22,15 +23,6 @@ export type Bound = string | number | Buffer | null
 const TRUE = Buffer.from([1])
 const FALSE = Buffer.from([0])
 
-function assertScalar(value: unknown): asserts value is Scalar {
-  const ok =
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  if (!ok) throw new TypeError(`expected a JSON scalar (string, finite number, boolean or null), got ${String(value)}`)
-}
-
 /** Binds a query scalar in its column representation (see {@link sqlJsonScalar}). */
 export function bindScalar(value: unknown): Bound {
   assertScalar(value)
@@ -40,8 +32,7 @@ export function bindScalar(value: unknown): Bound {
 
 /** Binds a list of scalars as one JSON array parameter, expanded in SQL with `json_each`. */
 export function bindList(values: unknown): string {
-  if (!Array.isArray(values)) throw new TypeError('expected an array of JSON scalars')
-  values.forEach(assertScalar)
+  assertScalars(values)
   return JSON.stringify(values)
 }
 

@@ -45,7 +45,7 @@ export class Layout {
   readonly name: string
   readonly table: string
   /** The order used when a find names none: `createdAt` when declared, else `id`. */
-  readonly defaultOrderField: string | undefined
+  readonly defaultOrderField: string
   readonly scalarFields: readonly string[]
   readonly arrayFields: readonly string[]
   readonly indexes: readonly IndexLayout[]
@@ -61,7 +61,7 @@ export class Layout {
     for (const field of [...this.scalarFields, ...this.arrayFields]) assertFieldName(field)
     const overlap = this.arrayFields.find((field) => this.scalarFields.includes(field))
     if (overlap) throw new Error(`field "${overlap}" of "${spec.name}" is declared both in fields and arrayFields`)
-    this.defaultOrderField = this.scalarFields.includes('createdAt') ? 'createdAt' : undefined
+    this.defaultOrderField = this.scalarFields.includes('createdAt') ? 'createdAt' : 'id'
     this.indexes = this.planIndexes()
   }
 

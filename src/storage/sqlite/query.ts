@@ -1,3 +1,4 @@
+import { type CursorKey, decodeCursor, encodeCursor, resolveOrder, type SortKey } from '../paging.js'
 import type { Condition, FindOptions, OrderBy, Scalar, Where } from '../port.js'
 import { type Bound, bindList, bindScalar, columnScalar, LIST_ELEMENTS } from './encoding.js'
 import type { Layout } from './layout.js'
@@ -88,53 +89,20 @@ function compileRange(column: string, op: keyof typeof RANGE_OPERATORS, value: S
   return upward ? comparison : `(${comparison} AND ${column} >= x'')`
 }
 
-/** A resolved sort order: a column, ties broken by `id` in the same direction. */
-export interface Ordering {
-  /** The ordered field (`id` when the collection declares no `createdAt`). */
-  field: string
+/** A resolved sort order and the column it reads. */
+export interface Ordering extends SortKey {
   column: string
-  descending: boolean
 }
 
 export function resolveOrdering(layout: Layout, orderBy: OrderBy | undefined): Ordering {
-  const direction = orderBy?.direction ?? 'asc'
-  if (direction !== 'asc' && direction !== 'desc') throw new Error(`invalid order direction ${JSON.stringify(direction)}`)
-  const field = orderBy?.field ?? layout.defaultOrderField
-  if (field === undefined) return { field: 'id', column: 'id', descending: direction === 'desc' }
-  return { field, column: layout.column(field), descending: direction === 'desc' }
+  const order = resolveOrder(orderBy, layout.defaultOrderField, (field) => layout.column(field))
+  // `id` is the default order of a collection without `createdAt`: the primary key, not a declared column.
+  return { ...order, column: orderBy === undefined && order.field === 'id' ? 'id' : layout.column(order.field) }
 }
 
-/** The last key of a page: where the next page starts. */
-export interface CursorKey {
-  value: Scalar
-  id: string
-}
-
-interface CursorPayload {
-  f: string
-  d: 'asc' | 'desc'
-  v: Scalar
-  id: string
-}
-
-/** Opaque cursor: base64url JSON of the ordering and the last (value, id) key. */
-export function encodeCursor(ordering: Ordering, row: { k: unknown; id: string }): string {
-  const payload: CursorPayload = { f: ordering.field, d: ordering.descending ? 'desc' : 'asc', v: columnScalar(row.k), id: row.id }
-  return Buffer.from(JSON.stringify(payload)).toString('base64url')
-}
-
-export function decodeCursor(ordering: Ordering, cursor: string): CursorKey {
-  let payload: CursorPayload
-  try {
-    payload = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as CursorPayload
-  } catch {
-    throw new Error('invalid cursor')
-  }
-  if (typeof payload !== 'object' || payload === null || typeof payload.id !== 'string') throw new Error('invalid cursor')
-  if (payload.f !== ordering.field || payload.d !== (ordering.descending ? 'desc' : 'asc')) {
-    throw new Error('cursor was issued for a different orderBy')
-  }
-  return { value: payload.v, id: payload.id }
+/** The cursor of a page whose last row is `row` (its ordering column read as `k`). */
+export function cursorAfter(ordering: Ordering, row: { k: unknown; id: string }): string {
+  return encodeCursor(ordering, { value: columnScalar(row.k), id: row.id })
 }
 
 /**

@@ -3,7 +3,7 @@ import { retryWhenBusy } from './busy.js'
 import { SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
-import { scopeFinished, TransactionLock, type TransactionScope } from '../transaction-lock.js'
+import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { migrate } from './migrate.js'
 import { findQueries } from './query.js'
 
@@ -16,7 +16,6 @@ interface Core {
 /** A transaction nesting level: the root adapter (depth 0) or one `transaction(fn)` call. */
 interface Scope extends TransactionScope {
   readonly depth: number
-  readonly parent?: Scope
 }
 
 /**
@@ -61,52 +60,36 @@ class SqliteAdapter implements StorageAdapter {
   }
 
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    return this.scope.lock.hold(async () => {
-      const { db } = this.usable(() => this.core.connection)
-      const savepoint = `didvault_${this.scope.depth}`
-      const root = this.scope.depth === 0
-      // BEGIN IMMEDIATE takes the write lock now: writers in other processes queue on
-      // busy_timeout rather than deadlocking on a read-to-write upgrade.
-      if (root) await retryWhenBusy(async () => db.exec('BEGIN IMMEDIATE'))
-      else db.exec(`SAVEPOINT ${savepoint}`)
-      const rollback = (): void => {
-        if (!db.inTransaction) return // SQLite already rolled back (e.g. after an I/O error)
-        db.exec(root ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
-      }
-      const txScope: Scope = { lock: new TransactionLock(), depth: this.scope.depth + 1, finished: false, parent: this.scope }
-      // Once `fn` settles, nested transactions it left running can write no more; they are
-      // waited for, so their savepoints are gone before this transaction commits or rolls back.
-      const settle = async () => {
-        txScope.finished = true
-        await txScope.lock.hold(async () => undefined)
-      }
-      let result: R
-      try {
-        result = await fn(new SqliteAdapter(this.core, txScope))
-      } catch (err) {
-        await settle()
-        rollback()
-        throw err
-      }
-      await settle()
-      try {
-        db.exec(root ? 'COMMIT' : `RELEASE ${savepoint}`)
-      } catch (err) {
-        rollback()
-        throw err
-      }
-      return result
-    })
+    return runTransaction(
+      this.scope,
+      async () => {
+        const { db } = this.usable(() => this.core.connection)
+        const { depth } = this.scope
+        const savepoint = `didvault_${depth}`
+        // BEGIN IMMEDIATE takes the write lock now: writers in other processes queue on
+        // busy_timeout rather than deadlocking on a read-to-write upgrade.
+        if (depth === 0) await retryWhenBusy(async () => db.exec('BEGIN IMMEDIATE'))
+        else db.exec(`SAVEPOINT ${savepoint}`)
+        return {
+          scope: childScope<Scope>(this.scope, { depth: depth + 1 }),
+          commit: () => void db.exec(depth === 0 ? 'COMMIT' : `RELEASE ${savepoint}`),
+          rollback: () => {
+            if (!db.inTransaction) return // SQLite already rolled back (e.g. after an I/O error)
+            db.exec(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
+          },
+        }
+      },
+      (scope) => fn(new SqliteAdapter(this.core, scope)),
+    )
   }
 
   close(): Promise<void> {
-    return Promise.reject(new Error('a transaction adapter cannot be closed; close the storage it came from'))
+    return closeTransactionAdapter()
   }
 
   /** Runs `op` unless this scope's transaction has finished or the database is closed. */
   protected usable<R>(op: () => R): R {
-    if (scopeFinished(this.scope)) throw new Error('this transaction has already finished; use the storage it came from')
-    if (!this.core.connection.db.open) throw new Error('SQLite storage is closed')
+    assertUsable(this.scope, !this.core.connection.db.open, 'SQLite')
     return op()
   }
 
@@ -129,7 +112,7 @@ class SqliteAdapter implements StorageAdapter {
  */
 export class SqliteStorage extends SqliteAdapter {
   constructor(options: SqliteStorageOptions) {
-    super({ connection: new Connection(options), layouts: new Map() }, { lock: new TransactionLock(), depth: 0, finished: false })
+    super({ connection: new Connection(options), layouts: new Map() }, { ...rootScope(), depth: 0 })
   }
 
   /**
