@@ -17,6 +17,10 @@ export interface MeasureOptions {
 export interface Operation {
   label: string
   fn: () => unknown
+  /** Brings about the condition the operation is measured under, before each of its slices (e.g. background load). */
+  enter?: () => Promise<void>
+  /** Undoes `enter` after each slice. */
+  leave?: () => Promise<void>
 }
 
 /** Slice length when two operations are measured alternately. */
@@ -62,18 +66,29 @@ export async function measure(op: Operation, options: MeasureOptions): Promise<M
   return summarize(op.label, durations)
 }
 
+/** Runs `op` for `ms` inside its `enter`/`leave` condition. */
+async function slice(op: Operation, ms: number, durations?: number[]): Promise<void> {
+  await op.enter?.()
+  try {
+    await loop(op.fn, ms, durations)
+  } finally {
+    await op.leave?.()
+  }
+}
+
 /**
- * Measures two operations in alternating short slices, each for `durationMs` in total, so
- * that load changes on the machine affect both alike: the basis for a ratio between them.
+ * Measures two operations in alternating short slices (`sliceMs` each), each for `durationMs`
+ * in total, so that load changes on the machine affect both alike: the basis for a ratio
+ * between them.
  */
-export async function measurePair(a: Operation, b: Operation, options: MeasureOptions): Promise<[Measurement, Measurement]> {
-  await loop(a.fn, options.warmupMs)
-  await loop(b.fn, options.warmupMs)
+export async function measurePair(a: Operation, b: Operation, options: MeasureOptions, sliceMs = SLICE_MS): Promise<[Measurement, Measurement]> {
+  await slice(a, options.warmupMs)
+  await slice(b, options.warmupMs)
   const da: number[] = []
   const db: number[] = []
-  for (let spent = 0; spent < options.durationMs; spent += SLICE_MS) {
-    await loop(a.fn, SLICE_MS, da)
-    await loop(b.fn, SLICE_MS, db)
+  for (let spent = 0; spent < options.durationMs; spent += sliceMs) {
+    await slice(a, sliceMs, da)
+    await slice(b, sliceMs, db)
   }
   return [summarize(a.label, da), summarize(b.label, db)]
 }

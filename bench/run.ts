@@ -2,13 +2,16 @@
  * `npm run bench`: prints ONE JSON object on stdout (progress goes to stderr) with ops/s and
  * p50/p95 latencies of the service's hot paths on memory and SQLite storage, the storage
  * figures of every adapter it can reach (memory, SQLite, MongoDB when `MONGODB_URL` is set),
- * the raw secp256k1 rates of this machine in the same run, and the issue's targets as pass/fail.
+ * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
+ * bodies, the raw secp256k1 rates of this machine in the same run, and the issue's targets as
+ * pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { benchUnauthenticatedFlood } from './flood.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
@@ -75,13 +78,20 @@ async function main(): Promise<void> {
   const storage = { memory: await benchService('memory', createMemoryStorage(), OPTIONS), sqlite: await benchSqlite() }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
+  const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
-  const ratios = { didAuthVerifyVsRawVerify: { memory: ratio(storage.memory), sqlite: ratio(storage.sqlite) } }
+  // ECS wallet generation ÷ its raw floor (key generation + seal + one insert), interleaved likewise.
+  const floorRatio = (s: ServiceResults) => Number((s.ecsWalletGeneration.opsPerSec / s.walletCreationFloor.opsPerSec).toFixed(3))
+  const ratios = {
+    didAuthVerifyVsRawVerify: { memory: ratio(storage.memory), sqlite: ratio(storage.sqlite) },
+    ecsWalletVsFloor: { memory: floorRatio(storage.memory), sqlite: floorRatio(storage.sqlite) },
+  }
   const target = (name: string, s: Target['storage'], min: number, actual: number): Target => ({ name, storage: s, min, actual, pass: actual >= min })
   const targets = (['memory', 'sqlite'] as const).flatMap((s) => [
     target('ecsWalletGenerationOpsPerSec', s, 500, storage[s].ecsWalletGeneration.opsPerSec),
+    target('ecsWalletVsFloor', s, 0.7, ratios.ecsWalletVsFloor[s]),
     target('bip44NextWalletOpsPerSec', s, 400, storage[s].bip44NextWallet.opsPerSec),
     target('didAuthVerifyVsRawVerify', s, 0.7, ratios.didAuthVerifyVsRawVerify[s]),
     target('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
@@ -92,6 +102,9 @@ async function main(): Promise<void> {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
     targets.push({ name: 'filteredListLatency100kVs10k', storage: s, max: 2, actual, pass: actual <= 2 })
   }
+  // Unauthenticated 1 MiB bodies do not slow an authenticated request down much.
+  const floodRatio = unauthenticatedFlood.p50Ratio
+  targets.push({ name: 'authenticatedP50UnderUnauthenticatedFloodVsAlone', storage: 'memory', max: 1.5, actual: floodRatio, pass: floodRatio <= 1.5 })
 
   const report = {
     benchmark: 'didvault',
@@ -106,6 +119,7 @@ async function main(): Promise<void> {
     storage,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
+    unauthenticatedFlood,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

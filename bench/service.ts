@@ -4,11 +4,14 @@ import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } 
 import { measure, measurePair, type MeasureOptions, type Measurement } from './measure.js'
 import { nativeSecp256k1 } from './secp256k1.js'
 import { benchDid, type DidResults } from './did.js'
+import { rawWalletCreation } from './wallet-floor.js'
 
 const API_KEY = 'bench-api-key-0123456789'
 
 export interface ServiceResults {
   ecsWalletGeneration: Measurement
+  /** Key generation + seal + one insert on the same storage, measured interleaved with the ECS wallet generation: its ratio's denominator. */
+  walletCreationFloor: Measurement
   bip44NextWallet: Measurement
   didAuthTokenGeneration: Measurement
   didAuthTokenVerification: Measurement
@@ -34,7 +37,11 @@ export async function benchService(label: string, storage: StorageAdapter, optio
     const verifyOptions = service.didAuthOptions
     if ((await verifyDidAuthToken(jwt, verifyOptions)) !== issuer) throw new Error('DID-auth self-check failed')
 
-    const ecsWalletGeneration = await measure({ label: `${label}: ECS wallet generation`, fn: () => api.generateWallet({}) }, options)
+    const [ecsWalletGeneration, walletCreationFloor] = await measurePair(
+      { label: `${label}: ECS wallet generation`, fn: () => api.generateWallet({}) },
+      rawWalletCreation(label, storage),
+      options,
+    )
     const bip44NextWallet = await measure({ label: `${label}: next BIP44 wallet`, fn: () => asIssuer.createVaultWallet({ vaultID: vault.id }) }, options)
     const didAuthTokenGeneration = await measure({ label: `${label}: DID-auth token generation`, fn: () => api.generateToken({ iss: issuer }) }, options)
     const [didAuthTokenVerification, rawVerifyInterleaved] = await measurePair(
@@ -48,7 +55,7 @@ export async function benchService(label: string, storage: StorageAdapter, optio
       ...d,
       ratios: { owner: ratio(d.didAuthVerification5Changes, d.rawVerifyInterleaved5Changes), delegate: ratio(d.didAuthVerificationByDelegate, d.rawVerifyInterleavedDelegate) },
     }
-    return { ecsWalletGeneration, bip44NextWallet, didAuthTokenGeneration, didAuthTokenVerification, rawVerifyInterleaved, did }
+    return { ecsWalletGeneration, walletCreationFloor, bip44NextWallet, didAuthTokenGeneration, didAuthTokenVerification, rawVerifyInterleaved, did }
   } finally {
     await service.close()
   }

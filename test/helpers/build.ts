@@ -1,4 +1,8 @@
-/** Builds `dist/` once when it is older than `src/`, under a lock, so test files running in parallel never build over each other. */
+/**
+ * Builds `dist/` once when it is older than `src/`, under a lock, so test files running in
+ * parallel never build over each other. With `DIDVAULT_PREBUILT=1` (set by `.ci/run`, whose
+ * install just built it) `dist/` is taken as fresh and never rebuilt here.
+ */
 import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, readdirSync, rmdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -30,8 +34,12 @@ function acquire(): void {
   }
 }
 
-/** Runs `npm run build` when dist/cli/main.js is missing or older than any file in src/. */
+/** Runs `npm run build` when dist/cli/main.js is missing or older than any file in src/ (never under `DIDVAULT_PREBUILT=1`). */
 export function ensureBuilt(): void {
+  if (process.env.DIDVAULT_PREBUILT === '1') {
+    if (!existsSync(CLI)) throw new Error(`DIDVAULT_PREBUILT=1 but ${CLI} is missing: build first (npm run build)`)
+    return
+  }
   acquire()
   try {
     if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestMtime(join(ROOT, 'src'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' })

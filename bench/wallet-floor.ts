@@ -1,0 +1,47 @@
+/**
+ * The raw floor of creating an ECS wallet, from the primitives the SDK builds it with: noble
+ * secp256k1 key generation and public key, the keccak-256 address, the keyring's AES-256-GCM
+ * seal of the private key, and one `insert` into the wallets collection of the same storage.
+ * No schema parsing, no tenant scoping, no DID formatting, no response shaping.
+ */
+import { randomUUID } from 'node:crypto'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
+import { Keyring, randomMasterKey } from '../src/keys/keyring.js'
+import { secretContext, type WalletRecord } from '../src/storage/collections.js'
+import type { StorageAdapter } from '../src/storage/port.js'
+import type { Operation } from './measure.js'
+
+/** Tenant of the floor's records: apart from the service's own, so no uniqueness rule couples the two. */
+const TENANT = 'bench-floor'
+
+export function rawWalletCreation(label: string, storage: StorageAdapter): Operation {
+  const keyring = new Keyring(randomMasterKey())
+  const wallets = storage.collection<WalletRecord>('wallets')
+  return {
+    label: `${label}: wallet creation raw floor (interleaved)`,
+    fn: async () => {
+      const id = randomUUID()
+      const secretKey = secp256k1.utils.randomSecretKey()
+      const publicKey = secp256k1.getPublicKey(secretKey, false)
+      const address = `0x${bytesToHex(keccak_256(publicKey.subarray(1)).subarray(12))}`
+      const sealed = keyring.seal(secretKey, secretContext('wallets', { tenantId: TENANT, id }, 'privateKey'))
+      secretKey.fill(0)
+      const now = Date.now()
+      await wallets.insert({
+        id,
+        tenantId: TENANT,
+        isHDWallet: false,
+        privateKey: sealed,
+        publicKeyHex: bytesToHex(publicKey),
+        ethereumAddress: address,
+        did: `did:ethr:${address}`,
+        didMethod: 'ethr',
+        alias: `did:ethr:${address}`,
+        created: new Date(now).toISOString(),
+        createdAt: now,
+      })
+    },
+  }
+}
