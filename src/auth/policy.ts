@@ -28,6 +28,9 @@ export interface VaultRef {
   rootDid?: string
 }
 
+/** Wallets looked at per vault-control check (a caller proves at most 10 keys; each key is one wallet's). */
+const MAX_KEYS_CHECKED = 100
+
 export class AccessPolicy {
   constructor(private readonly resolver: Resolvable) {}
 
@@ -47,19 +50,16 @@ export class AccessPolicy {
   }
 
   /**
-   * Vault control: one of the caller's signing keys is the own key of a wallet of the vault
-   * (one indexed query: the tenant's wallets with those addresses, in this vault), or of the
-   * vault's root wallet.
+   * Vault control: one of the caller's signing keys is the own key of a wallet of the vault,
+   * or of the vault's root wallet. One indexed query: the tenant's wallets whose address is a
+   * caller address (a handful: keys are unique), then whether one is in this vault.
    */
   async controlsVault(caller: Caller, vault: VaultRef, wallets: TenantCollection<WalletRecord>): Promise<boolean> {
     if (caller.addresses.length === 0) return false
     const root = vault.rootDid === undefined ? undefined : parseEthrDid(vault.rootDid)?.address
     if (root !== undefined && caller.addresses.includes(root)) return true
-    const held = await wallets.find(
-      { and: [{ field: 'ethereumAddress', op: 'in', value: caller.addresses }, { field: 'vaultId', op: 'eq', value: vault.id }] },
-      { limit: 1 },
-    )
-    return held.items.length > 0
+    const held = await wallets.find({ field: 'ethereumAddress', op: 'in', value: caller.addresses }, { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED })
+    return held.items.some((w) => w.vaultId === vault.id)
   }
 
   /** Control of a wallet: DID control of its DID, or vault control of its vault. */

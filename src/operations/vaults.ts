@@ -117,8 +117,9 @@ export async function getVaults(ctx: OperationContext, caller: Caller, q: z.outp
   }
   const byVault = new Map<string, WalletRecord[]>(found.map((v) => [v.id, []]))
   if (found.length > 0) {
-    // The page's wallets in one indexed query (tenantId, vaultId, createdAt), oldest first.
-    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] })) byVault.get(w.vaultId!)?.push(w)
+    // The page's wallets in one indexed query (tenantId, vaultId, …); each vault's oldest first.
+    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] }, { orderBy: { field: 'vaultId' } })) byVault.get(w.vaultId!)?.push(w)
+    for (const members of byVault.values()) members.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
   }
   const result: { vaults: VaultView[]; nextCursor?: string } = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
   if (nextCursor !== undefined) result.nextCursor = nextCursor

@@ -53,11 +53,11 @@ export class TenantCollection<T extends TenantRecord> {
    * bounded by nature (a vault's wallets, a wallet's delegate keys); a list exposed to callers
    * must use {@link find} with `limit` and `cursor` instead.
    */
-  async all(where?: Where): Promise<T[]> {
+  async all(where?: Where, options: Pick<FindOptions, 'orderBy'> = {}): Promise<T[]> {
     const out: T[] = []
     let cursor: string | undefined
     do {
-      const page = await this.inner.find(this.#scoped(where), { limit: ALL_PAGE_SIZE, cursor })
+      const page = await this.inner.find(this.#scoped(where), { orderBy: options.orderBy, limit: ALL_PAGE_SIZE, cursor })
       out.push(...page.items)
       cursor = page.nextCursor
     } while (cursor !== undefined)

@@ -38,6 +38,10 @@ const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['child vault count', 'vaults', scoped({ field: 'parentID', op: 'eq', value: 'p' }), { limit: 1 }, 'vaults/ix/tenantId,parentID,createdAt'],
   ['DID history up to its head', 'didEvents', { and: [{ field: 'network', op: 'eq', value: 'dev' }, { field: 'identity', op: 'eq', value: '0x' }, { field: 'seq', op: 'lte', value: 5 }] }, { orderBy: { field: 'seq' }, limit: 1000 }, 'didEvents/ux/network,identity,seq'],
   ['delegate keys of a wallet', 'delegateKeys', scoped({ field: 'walletId', op: 'eq', value: 'w' }), { limit: 1000 }, 'delegateKeys/ix/tenantId,walletId,createdAt'],
+  ['the caller\'s wallets by signing address (vault control)', 'wallets', scoped({ field: 'ethereumAddress', op: 'in', value: ['0x1', '0x2'] }), { orderBy: { field: 'ethereumAddress' }, limit: 100 }, 'wallets/ix/tenantId,ethereumAddress,createdAt'],
+  ['wallets of a page of vaults', 'wallets', scoped({ field: 'vaultId', op: 'in', value: ['v1', 'v2', 'v3'] }), { orderBy: { field: 'vaultId' }, limit: 1000 }, 'wallets/ix/tenantId,vaultId,createdAt'],
+  ['a page of wallets', 'wallets', scoped({ and: [] }), { limit: 1000 }, 'wallets/ix/tenantId,createdAt'],
+  ['a page of vaults', 'vaults', scoped({ and: [] }), { limit: 1000 }, 'vaults/ix/tenantId,createdAt'],
   ['owner wallet by address in a tenant', 'wallets', scoped({ field: 'ethereumAddress', op: 'eq', value: '0x' }), { limit: 1 }, 'wallets/ix/tenantId,ethereumAddress,createdAt'],
 ]
 
