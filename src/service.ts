@@ -8,7 +8,8 @@ import { Authenticator } from './auth/authenticator.js'
 import type { AuthContext } from './auth/context.js'
 import { AccessPolicy } from './auth/policy.js'
 import type { DidAuthOptions } from './auth/did-auth.js'
-import { ApiKeyTenants, type TenantResolver } from './auth/tenants.js'
+import type { TenantResolver } from './auth/tenants.js'
+import { ApiKeyTenants } from './auth/api-keys.js'
 import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { Registries, createResolver } from './did/resolver.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
@@ -91,7 +92,10 @@ export class IdentityService {
    * it once its body is in (see `createRouter`). The methods of this class are the same calls in one step.
    */
   readonly dispatcher: OperationDispatcher
-  /** The API keys of the default tenant resolver (undefined when `tenants` was given). */
+  /**
+   * The stored API keys (create, add, list, revoke) of the default tenant resolver; undefined
+   * when the `tenants` option replaces it. A revoked key is refused from the next request on.
+   */
   readonly apiKeys?: ApiKeyTenants
 
   private constructor(ctx: OperationContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
@@ -130,7 +134,7 @@ export class IdentityService {
     const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
     const custody = new KeyCustody(keyring)
     const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now, onError }
-    const apiKeys = options.tenants ? undefined : new ApiKeyTenants(storage)
+    const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, apiKeys)
   }

@@ -2,14 +2,17 @@
  * The CLI contract, checked from outside on the built CLI (`dist/cli/main.js`): real child
  * processes, real HTTP on loopback, each test in a fresh temporary working directory.
  */
+import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
-import { request } from 'node:http'
+import { once } from 'node:events'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { createServer, request } from 'node:http'
+import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { CLI, ensureBuilt } from './helpers/build.js'
+import { CLI, ROOT, ensureBuilt } from './helpers/build.js'
 import { expectError } from './helpers/harness.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { http, killAll, spawnNode, type Spawned } from './helpers/spawn.js'
@@ -95,7 +98,7 @@ async function startSlowRequest(url: string, token: string, json: unknown): Prom
 }
 
 describe('didvault serve: first start and API keys', () => {
-  it('prints the real port and one API key for tenant "default", stored only as its sha256; a restart reuses it', async () => {
+  it('prints the real port and one API key for tenant "default", stored only as a keyed hash (not its sha256); a restart reuses it', async () => {
     const db = join(dir, 'x.db')
     const first = await serve(['--storage', `sqlite:${db}`])
     const key = CREATED_KEY.exec(first.proc.stdout())?.[1]
@@ -106,7 +109,7 @@ describe('didvault serve: first start and API keys', () => {
     expect(created.status).toBe(200)
     const hash = createHash('sha256').update(key!).digest('hex')
     expect(dbBytes(db).includes(key!)).toBe(false)
-    expect(dbBytes(db).includes(hash)).toBe(true)
+    expect(dbBytes(db).includes(hash)).toBe(false)
     await stop(first.proc)
     expect(dbBytes(db).includes(key!)).toBe(false)
 
@@ -316,16 +319,167 @@ describe('didvault: arguments', () => {
     expect(await refusesToStart(proc)).toMatch(/--port/)
   })
 
-  it('exits 2 with the usage when no command is given', async () => {
-    const proc = cli([])
+  it.each([
+    [[], /no command given/, 'didvault --help'],
+    [['frobnicate'], /unknown command "frobnicate"/, 'didvault --help'],
+    [['serve', '--bogus'], /--bogus/, 'didvault serve --help'],
+    [['serve', '--port', '70000'], /--port must be 0\.\.65535/, 'didvault serve --help'],
+    [['keys'], /needs a subcommand/, 'didvault keys --help'],
+    [['keys', 'rotate'], /unknown keys subcommand "rotate"/, 'didvault keys --help'],
+    [['keys', 'create'], /needs --tenant/, 'didvault keys --help'],
+    [['keys', 'revoke'], /takes one key id/, 'didvault keys --help'],
+    [['keys', 'list', '--storage', 'memory'], /memory storage lives inside one serve process/, 'didvault keys --help'],
+  ])('usage error %j: exit 2, the message and where help is on stderr, nothing on stdout', async (args, message, help) => {
+    const proc = cli(args)
     expect((await proc.exited).code).toBe(2)
-    expect(proc.stderr()).toMatch(/usage: didvault serve/)
+    expect(proc.stderr()).toMatch(message)
+    expect(proc.stderr()).toContain(`see: ${help}`)
+    expect(proc.stdout()).toBe('')
+    expect(readdirSync(dir)).toEqual([])
   })
 
-  it('exits 2 with the usage on an unknown command', async () => {
-    const proc = cli(['frobnicate'])
-    expect((await proc.exited).code).toBe(2)
-    expect(proc.stderr()).toMatch(/usage: didvault serve/)
+  it.each([
+    [['--help'], /usage: didvault <command>/],
+    [['-h'], /usage: didvault <command>/],
+    [['help'], /usage: didvault <command>/],
+    [['serve', '--help'], /usage: didvault serve/],
+    [['serve', '-h'], /usage: didvault serve/],
+    [['keys', '--help'], /usage: didvault keys/],
+    [['keys', 'create', '--help'], /didvault keys create --tenant/],
+    [['keys', 'revoke', '-h'], /didvault keys revoke <id>/],
+  ])('%j prints help to stdout and exits 0 without touching storage', async (args, text) => {
+    const proc = cli(args)
+    expect(await proc.exited).toEqual({ code: 0, signal: null })
+    expect(proc.stdout()).toMatch(text)
+    expect(proc.stderr()).toBe('')
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('--version and -v print the package version', async () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+    for (const flag of ['--version', '-v']) {
+      const proc = cli([flag])
+      expect(await proc.exited).toEqual({ code: 0, signal: null })
+      expect(proc.stdout()).toBe(`${version}\n`)
+    }
+  })
+})
+
+describe('didvault keys', () => {
+  const run = async (args: string[], env: Record<string, string> = {}) => {
+    const proc = cli(['keys', ...args], env)
+    return { ...(await proc.exited), stdout: proc.stdout(), stderr: proc.stderr() }
+  }
+
+  it('create prints a key once that a running server accepts at once; list never shows it; revoke refuses it on that server from the next request', async () => {
+    const db = join(dir, 'x.db')
+    const storage = ['--storage', `sqlite:${db}`]
+    const { proc, url } = await serve(storage, { DIDVAULT_API_KEYS: 'ops:ops-key-0123456789' })
+
+    const created = await run(['create', '--tenant', 'acme', '--label', 'ci', ...storage])
+    expect(created.code, created.stderr).toBe(0)
+    const [, id, key] = /created key (key_\S+) for tenant "acme".*\n(dvk_\S+)$/m.exec(created.stdout)!
+    const json = await run(['create', '--tenant', 'acme', '--json', ...storage])
+    const second = JSON.parse(json.stdout)
+    expect(second).toEqual({ id: expect.stringMatching(/^key_/), tenantId: 'acme', createdAt: expect.any(String), key: expect.stringMatching(/^dvk_/) })
+
+    expect((await createVault(url, key)).status).toBe(200)
+    expect((await createVault(url, second.key)).status).toBe(200)
+
+    const listed = await run(['list', '--json', ...storage])
+    const keys = JSON.parse(listed.stdout) as Array<Record<string, string>>
+    expect(keys.map((k) => k.tenantId)).toEqual(['ops', 'acme', 'acme'])
+    expect(keys.find((k) => k.id === id)).toMatchObject({ tenantId: 'acme', label: 'ci', lastUsedAt: expect.any(String) })
+    const table = await run(['list', '--tenant', 'acme', ...storage])
+    expect(table.stdout).toMatch(/^ID +TENANT +CREATED +LAST USED +LABEL$/m)
+    expect(table.stdout.trim().split('\n')).toHaveLength(3)
+    for (const out of [listed.stdout, table.stdout]) {
+      expect(out).not.toContain(key)
+      expect(out).not.toContain(createHash('sha256').update(key).digest('hex'))
+    }
+
+    expect(await run(['revoke', id, ...storage])).toMatchObject({ code: 0, stdout: `revoked key ${id}\n` })
+    expectError(await createVault(url, key), 403, 'UNAUTHENTICATED')
+    expect((await createVault(url, second.key)).status).toBe(200)
+    const again = await run(['revoke', id, ...storage])
+    expect(again.code).toBe(1)
+    expect(again.stderr).toMatch(new RegExp(`no API key with id ${id}`))
+    expect(dbBytes(db).includes(key)).toBe(false)
+    await stop(proc)
+  }, 60_000)
+
+  it('list and revoke on a database that does not exist fail without creating it', async () => {
+    for (const args of [['list'], ['revoke', 'key_x']]) {
+      const r = await run([...args, '--storage', `sqlite:${join(dir, 'none.db')}`])
+      expect(r.code).toBe(1)
+      expect(r.stderr).toMatch(/no didvault database at .*none\.db/)
+    }
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('create before the first start: the server then prints no key of its own and accepts the created one', async () => {
+    const storage = ['--storage', `sqlite:${join(dir, 'x.db')}`]
+    const created = JSON.parse((await run(['create', '--tenant', 'acme', '--json', ...storage])).stdout)
+    const { proc, url } = await serve(storage)
+    expect(proc.stdout()).not.toMatch(/API key/)
+    expect((await createVault(url, created.key)).status).toBe(200)
+    await stop(proc)
+  })
+
+  it('a wrong DIDVAULT_MASTER_KEY is refused before anything is written', async () => {
+    const storage = ['--storage', `sqlite:${join(dir, 'x.db')}`]
+    expect((await run(['create', '--tenant', 'acme', ...storage])).code).toBe(0)
+    const r = await run(['create', '--tenant', 'acme', ...storage], { DIDVAULT_MASTER_KEY: 'ab'.repeat(32) })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toMatch(/master key does not match/)
+    expect(JSON.parse((await run(['list', '--json', ...storage])).stdout)).toHaveLength(1)
+  })
+})
+
+describe('didvault serve: first key and signals', () => {
+  it('a start that cannot bind its port creates no key; the next start that listens prints one', async () => {
+    const busy = createServer()
+    busy.listen(0, '127.0.0.1')
+    await once(busy, 'listening')
+    const port = (busy.address() as AddressInfo).port
+    const storage = ['--storage', `sqlite:${join(dir, 'x.db')}`]
+    const failed = cli(['serve', '--port', String(port), ...storage])
+    expect(await refusesToStart(failed)).toMatch(/EADDRINUSE/)
+    expect(failed.stdout()).not.toMatch(/API key/)
+    busy.close()
+
+    const started = await serve(storage)
+    expect(started.proc.stdout()).toMatch(CREATED_KEY)
+    expect(started.proc.stdout().match(/API key/g)).toHaveLength(1)
+    await stop(started.proc)
+  }, 60_000)
+
+  it('npm start runs node in place of the shell: SIGTERM to npm reaches the server, which shuts down cleanly', async () => {
+    const npmCli = join(dirname(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim())), 'npm-cli.js')
+    const proc = spawnNode([npmCli, 'start', '--silent', '--', '--port', '0', '--storage', 'memory'], { cwd: ROOT, env: { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' } })
+    const [, url] = await proc.waitFor(LISTENING)
+    expect((await createVault(url, 'key-acme-123456789')).status).toBe(200)
+    proc.child.kill('SIGTERM')
+    await proc.waitFor(/didvault: SIGTERM, finishing in-flight requests/)
+    await proc.exited
+    await expect(fetch(url)).rejects.toThrow()
+  }, 60_000)
+
+  it('a request whose headers exceed the limit gets the JSON error body (431)', async () => {
+    const { proc, url } = await serve(['--storage', 'memory'], { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' })
+    const { port } = new URL(url)
+    const socket = connect(Number(port), '127.0.0.1')
+    await once(socket, 'connect')
+    socket.write(`GET /vaults HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer key-acme-123456789\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`)
+    let text = ''
+    socket.setEncoding('utf8').on('data', (c: string) => (text += c))
+    await once(socket, 'close')
+    const [head, body] = text.split('\r\n\r\n')
+    expect(head).toMatch(/^HTTP\/1\.1 431 /)
+    expect(head).toMatch(/content-type: application\/json/i)
+    expect(JSON.parse(body)).toEqual({ statusCode: 431, errorType: 'PAYLOAD_TOO_LARGE', errorMessage: 'request headers too large' })
+    expect((await createVault(url, 'key-acme-123456789')).status).toBe(200)
+    await stop(proc)
   })
 })
 

@@ -1,41 +1,47 @@
-/** The `didvault` command. */
+/** The `didvault` command: usage errors exit 2 on stderr, help and version go to stdout with exit 0. */
 import { parseArgs } from 'node:util'
+import packageJson from '../../package.json' with { type: 'json' }
+import { keys } from './keys.js'
 import { serve } from './serve.js'
+import { defaultStorage } from './storage-target.js'
+import { USAGE, UsageError } from './usage.js'
 
-const USAGE = `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage sqlite:<path> | mongodb://host[:port]/db | memory]
+const out = (line: string) => console.log(line)
 
-environment:
-  DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory);
-                        required with MongoDB
-  DIDVAULT_API_KEYS     tenant:key,tenant:key; unset: the first start creates a key for tenant "default"
-  DIDVAULT_STORAGE      the --storage value when the flag is not given (keeps a mongodb:// password out of the process list)`
-
-async function main(argv: string[]): Promise<void> {
+async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const [command, ...rest] = argv
-  if (command !== 'serve') {
-    console.error(USAGE)
-    process.exit(command === '--help' || command === 'help' ? 0 : 2)
-  }
+  if (command === undefined) throw new UsageError('no command given')
+  if (command === '-h' || command === '--help' || command === 'help') return out(USAGE.main)
+  if (command === '-v' || command === '--version') return out(packageJson.version)
+  if (command === 'keys') return keys(rest, env, out)
+  if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`)
   const { values } = parseArgs({
     args: rest,
     options: {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8080' },
-      storage: { type: 'string', default: process.env.DIDVAULT_STORAGE || 'sqlite:./didvault.db' },
-      help: { type: 'boolean', default: false },
+      storage: { type: 'string', default: defaultStorage(env) },
+      help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   })
-  if (values.help) {
-    console.log(USAGE)
-    return
-  }
+  if (values.help) return out(USAGE.serve)
   const port = Number(values.port)
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0..65535, got ${values.port}`)
-  await serve({ host: values.host!, port, storage: values.storage! })
+  if (!/^\d+$/.test(values.port!) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
+  await serve({ host: values.host!, port, storage: values.storage! }, env)
 }
 
-main(process.argv.slice(2)).catch((err: unknown) => {
-  console.error(`didvault: ${err instanceof Error ? err.message : String(err)}`)
+/** parseArgs reports unknown options and missing values with these codes. */
+const isArgumentError = (err: unknown) => err instanceof UsageError || (typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS_'))
+
+main(process.argv.slice(2), process.env).catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err)
+  if (isArgumentError(err)) {
+    const command = process.argv[2]
+    const help = command === 'serve' || command === 'keys' ? `didvault ${command} --help` : 'didvault --help'
+    console.error(`didvault: ${message}\nsee: ${help}`)
+    process.exit(2)
+  }
+  console.error(`didvault: ${message}`)
   process.exit(1)
 })

@@ -3,38 +3,16 @@ import { once } from 'node:events'
 import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
-import { IdentityService } from '../service.js'
-import { createMemoryStorage } from '../storage/memory/index.js'
-import type { StorageAdapter } from '../storage/port.js'
+import type { IdentityService } from '../service.js'
 import { createRouter } from '../http/router.js'
-import { resolveMasterKey } from './master-key.js'
+import { answerClientErrors } from '../http/client-errors.js'
+import { openService, storageTargetOf } from './storage-target.js'
 
 export interface ServeOptions {
   host: string
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
-}
-
-/** Where `--storage` points. */
-type StorageTarget = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb'; url: string }
-
-function storageTargetOf(spec: string): StorageTarget {
-  if (spec === 'memory') return { kind: 'memory' }
-  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return { kind: 'sqlite', path: spec.slice('sqlite:'.length) }
-  if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
-  throw new Error(`unknown --storage ${spec} (use memory, sqlite:<path> or mongodb://host/db)`)
-}
-
-/** Opens the storage; the SQLite and MongoDB adapters are loaded only when asked for (their drivers are optional peers). */
-async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
-  if (target.kind === 'memory') return createMemoryStorage()
-  if (target.kind === 'sqlite') {
-    const { createSqliteStorage } = await import('../storage/sqlite/index.js')
-    return createSqliteStorage({ path: target.path })
-  }
-  const { createMongoStorage } = await import('../storage/mongo/index.js')
-  return createMongoStorage({ url: target.url })
 }
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -52,21 +30,12 @@ export function parseApiKeys(value: string): Array<{ tenant: string; key: string
 
 export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const target = storageTargetOf(options.storage)
-  // The key is settled before the database is opened (opening creates the file).
-  const master = resolveMasterKey(env, target)
-  const storage = await openStorage(target)
+  const envKeys = env.DIDVAULT_API_KEYS ? parseApiKeys(env.DIDVAULT_API_KEYS) : []
+  const { service, storage } = await openService(target, env)
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn('didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic within this process only; run one didvault process per database, or use a replica set')
   }
-  const service = await IdentityService.create({ storage, masterKey: master.key })
-  const apiKeys = service.apiKeys!
-
-  if (env.DIDVAULT_API_KEYS) {
-    for (const { tenant, key } of parseApiKeys(env.DIDVAULT_API_KEYS)) await apiKeys.addKey(tenant, key)
-  } else if (!(await apiKeys.hasKeys())) {
-    const key = await apiKeys.createKey('default')
-    console.log(`didvault: created an API key for tenant "default" (shown once, stored only as a hash): ${key}`)
-  }
+  for (const { tenant, key } of envKeys) await service.apiKeys!.add(tenant, key)
 
   let stopping = false
   const app = express()
@@ -84,7 +53,13 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
     res.status(404).json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })
   const server = app.listen(options.port, options.host)
-  await once(server, 'listening')
+  answerClientErrors(server)
+  try {
+    await once(server, 'listening')
+  } catch (err) {
+    await service.close()
+    throw err
+  }
   const stop = (signal: string) => {
     if (stopping) {
       console.log(`didvault: ${signal} again, closing all connections`)
@@ -111,7 +86,17 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   process.on('SIGINT', () => stop('SIGINT'))
   const { port } = server.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  // Only once bound: a start that fails to bind its port must not have made (and lost) the first key.
+  if (envKeys.length === 0) await printFirstKey(service)
   console.log(`didvault listening on http://${host}:${port}`)
+}
+
+/** On a database without API keys, creates one for tenant "default" and prints it once. */
+async function printFirstKey(service: IdentityService): Promise<void> {
+  const apiKeys = service.apiKeys!
+  if (await apiKeys.hasKeys()) return
+  const created = await apiKeys.create('default', { label: 'first start' })
+  console.log(`didvault: created an API key for tenant "default" (shown once, stored only as a keyed hash; manage keys with didvault keys): ${created.key}`)
 }
 
 /** How long in-flight requests may run after SIGTERM/SIGINT. */

@@ -7,9 +7,14 @@ import type { WalletConfig } from '../schemas/wallet-config.js'
 
 export interface ApiKeyRecord extends StoredRecord {
   tenantId: string
-  /** sha256 of the key, hex. The key itself is never stored. */
+  /** HMAC-SHA-256 of the key's SHA-256 under the sealed hashing key, hex (see auth/api-keys). The key itself is never stored. */
   hash: string
+  /** `hmac-sha256`; absent on rows of earlier releases (plain SHA-256), which are migrated on start. */
+  scheme?: string
+  label?: string
   createdAt: number
+  /** Last authentication with the key, ms (written at most once a minute). */
+  lastUsedAt?: number
 }
 
 export interface MetaRecord extends StoredRecord {
@@ -133,12 +138,12 @@ export const COLLECTIONS: CollectionSpec[] = [
     name: 'meta',
     fields: [...base],
     indexes: [],
-    secretFields: ['check'],
+    secretFields: ['check', 'hmacKey'],
   },
   {
     name: 'apiKeys',
-    fields: [...base, 'hash'],
-    indexes: [{ fields: ['hash'], unique: true }, { fields: ['tenantId'] }],
+    fields: [...base, 'hash', 'scheme'],
+    indexes: [{ fields: ['hash'], unique: true }, { fields: ['tenantId', 'createdAt'] }, { fields: ['scheme'] }],
   },
   {
     name: 'vaults',

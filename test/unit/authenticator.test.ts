@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Authenticator } from '../../src/auth/authenticator.js'
-import { staticTenants, ApiKeyTenants, bearerToken } from '../../src/auth/tenants.js'
+import { staticTenants, bearerToken } from '../../src/auth/tenants.js'
 import { IdentityService, createMemoryStorage, randomMasterKey, IdentityError } from '../../src/index.js'
 import { mintToken } from '../helpers/tokens.js'
 
@@ -32,21 +32,6 @@ describe('Authenticator', () => {
     expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did], addresses: [t.did.split(':').pop()] })
     await expect(auth.authenticate({ authorization: 'token-a-0123456789' }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
     await expect(auth.authenticate({ didAuth: t.jwt }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
-  })
-
-  it('API keys are stored as hashes only and map to their tenant', async () => {
-    const storage = createMemoryStorage()
-    await IdentityService.create({ storage, masterKey: randomMasterKey() })
-    const keys = new ApiKeyTenants(storage)
-    const key = await keys.createKey('acme')
-    expect(await keys.authenticate(key)).toBe('acme')
-    expect(await keys.authenticate(key + 'x')).toBeNull()
-    const stored = JSON.stringify((await storage.collection('apiKeys').find({ and: [] })).items)
-    expect(stored).not.toContain(key)
-    await keys.addKey('beta', 'beta-key-0123456789')
-    await keys.addKey('beta', 'beta-key-0123456789')
-    await expect(keys.addKey('acme', 'beta-key-0123456789')).rejects.toThrow(/another tenant/)
-    await expect(keys.addKey('bad tenant!', 'some-key-0123456789')).rejects.toThrow(/tenant id/)
   })
 
   it('bearerToken takes "Bearer x" or a bare token', () => {

@@ -53,6 +53,8 @@ export class Connection {
     this.db.pragma('synchronous = NORMAL')
     this.db.pragma(`busy_timeout = ${busyTimeoutMs}`)
     this.db.pragma('foreign_keys = ON')
+    // Deleted rows (revoked API key hashes, deleted wallets' sealed keys) are overwritten, not left in free pages.
+    this.db.pragma('secure_delete = ON')
     this.immediate = this.db.transaction((fn: () => unknown) => fn())
   }
 

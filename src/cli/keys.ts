@@ -1,0 +1,59 @@
+/** `didvault keys create|list|revoke`: API keys on the same storage and master key as `serve`. */
+import { parseArgs } from 'node:util'
+import type { ApiKeyInfo } from '../auth/api-keys.js'
+import { defaultStorage, openService, storageTargetOf } from './storage-target.js'
+import { USAGE, UsageError } from './usage.js'
+
+/** Runs a `keys` subcommand; output goes to `out` (stdout). */
+export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<void> {
+  const [sub, ...rest] = args
+  if (sub === undefined) throw new UsageError('keys needs a subcommand: create, list or revoke')
+  if (sub === '-h' || sub === '--help') return out(USAGE.keys)
+  if (!['create', 'list', 'revoke'].includes(sub)) throw new UsageError(`unknown keys subcommand ${JSON.stringify(sub)} (create, list or revoke)`)
+  const { values, positionals } = parseArgs({
+    args: rest,
+    options: {
+      tenant: { type: 'string' },
+      label: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      storage: { type: 'string', default: defaultStorage(env) },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    allowPositionals: true,
+    strict: true,
+  })
+  if (values.help) return out(USAGE.keys)
+  if (sub === 'revoke' ? positionals.length !== 1 : positionals.length !== 0) {
+    throw new UsageError(sub === 'revoke' ? 'keys revoke takes one key id' : `keys ${sub} takes no positional arguments`)
+  }
+  if (sub === 'create' && !values.tenant) throw new UsageError('keys create needs --tenant <id>')
+  if (sub !== 'create' && values.label !== undefined) throw new UsageError('--label goes with keys create')
+  if (sub === 'revoke' && (values.tenant !== undefined || values.json)) throw new UsageError('keys revoke takes only the key id (and --storage)')
+  const target = storageTargetOf(values.storage!)
+  if (target.kind === 'memory') throw new UsageError('keys needs the storage of a server (sqlite:<path> or mongodb://...): memory storage lives inside one serve process')
+
+  const { service } = await openService(target, env, { mustExist: sub !== 'create' })
+  try {
+    const apiKeys = service.apiKeys!
+    if (sub === 'create') {
+      const created = await apiKeys.create(values.tenant!, { label: values.label })
+      out(values.json ? JSON.stringify(created) : `created key ${created.id} for tenant "${created.tenantId}" (shown once, stored only as a keyed hash):\n${created.key}`)
+    } else if (sub === 'list') {
+      const list = await apiKeys.list({ tenantId: values.tenant })
+      out(values.json ? JSON.stringify(list) : table(list))
+    } else {
+      const id = positionals[0]
+      if (!(await apiKeys.revoke(id))) throw new Error(`no API key with id ${id}`)
+      out(`revoked key ${id}`)
+    }
+  } finally {
+    await service.close()
+  }
+}
+
+/** The keys as aligned columns. */
+function table(list: ApiKeyInfo[]): string {
+  const rows = [['ID', 'TENANT', 'CREATED', 'LAST USED', 'LABEL'], ...list.map((k) => [k.id, k.tenantId, k.createdAt, k.lastUsedAt ?? '-', k.label ?? ''])]
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
+  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n')
+}

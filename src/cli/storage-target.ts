@@ -1,0 +1,55 @@
+/** `--storage` for every command: what it names, and opening it with its master key. */
+import { existsSync } from 'node:fs'
+import { IdentityService } from '../service.js'
+import { createMemoryStorage } from '../storage/memory/index.js'
+import type { StorageAdapter } from '../storage/port.js'
+import { resolveMasterKey } from './master-key.js'
+import { UsageError } from './usage.js'
+
+/** Where `--storage` points. */
+export type StorageTarget = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb'; url: string }
+
+/** The `--storage` default: `DIDVAULT_STORAGE`, else `sqlite:./didvault.db`. */
+export const defaultStorage = (env: NodeJS.ProcessEnv) => env.DIDVAULT_STORAGE || 'sqlite:./didvault.db'
+
+/** Parses `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
+export function storageTargetOf(spec: string): StorageTarget {
+  if (spec === 'memory') return { kind: 'memory' }
+  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return { kind: 'sqlite', path: spec.slice('sqlite:'.length) }
+  if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
+  throw new UsageError(`unknown --storage ${spec} (use memory, sqlite:<path> or mongodb://host/db)`)
+}
+
+/** Opens the storage; the SQLite and MongoDB adapters are loaded only when asked for (their drivers are optional peers). */
+async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
+  if (target.kind === 'memory') return createMemoryStorage()
+  if (target.kind === 'sqlite') {
+    const { createSqliteStorage } = await import('../storage/sqlite/index.js')
+    return createSqliteStorage({ path: target.path })
+  }
+  const { createMongoStorage } = await import('../storage/mongo/index.js')
+  return createMongoStorage({ url: target.url })
+}
+
+/**
+ * The service over `target`, with the master key `serve` would use. `mustExist`: a SQLite
+ * database that is not there yet is an error rather than a new empty one.
+ */
+export async function openService(
+  target: StorageTarget,
+  env: NodeJS.ProcessEnv,
+  options: { mustExist?: boolean } = {},
+): Promise<{ service: IdentityService; storage: StorageAdapter }> {
+  if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
+    throw new Error(`no didvault database at ${target.path} (check --storage or DIDVAULT_STORAGE)`)
+  }
+  // The key is settled before the database is opened (opening creates the file).
+  const master = resolveMasterKey(env, target)
+  const storage = await openStorage(target)
+  try {
+    return { service: await IdentityService.create({ storage, masterKey: master.key }), storage }
+  } catch (err) {
+    await storage.close().catch(() => undefined)
+    throw err
+  }
+}

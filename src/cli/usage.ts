@@ -1,0 +1,55 @@
+/** The `didvault` usage texts, and the error that means "wrong arguments" (exit 2). */
+
+/** Wrong arguments: printed to stderr with a hint, exit status 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'UsageError'
+  }
+}
+
+const STORAGE = `  --storage <s>   sqlite:<path> (default sqlite:./didvault.db), mongodb://host[:port]/db, or memory`
+
+const ENVIRONMENT = `environment:
+  DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory);
+                        required with MongoDB
+  DIDVAULT_STORAGE      the --storage value when the flag is not given (keeps a mongodb:// password out of the process list)`
+
+export const USAGE = {
+  main: `usage: didvault <command> [options]
+
+commands:
+  serve           run the HTTP service
+  keys            create, list and revoke API keys (Base Auth Tokens)
+
+options:
+  -h, --help      this text (also: didvault <command> --help)
+  -v, --version   the version
+
+${ENVIRONMENT}`,
+
+  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>]
+
+  --host <h>      address to listen on (default 127.0.0.1)
+  --port <n>      port, 0..65535 (default 8080; 0 = any free port)
+${STORAGE}
+
+On a database without API keys, the first start creates one for tenant "default" and prints
+it once, after the port is bound.
+
+${ENVIRONMENT}
+  DIDVAULT_API_KEYS     tenant:key,tenant:key registered at start (idempotent)`,
+
+  keys: `usage: didvault keys <create|list|revoke> [options]
+
+  didvault keys create --tenant <id> [--label <text>] [--json] [--storage <s>]
+      creates a key and prints it once (only its keyed hash is stored)
+  didvault keys list [--tenant <id>] [--json] [--storage <s>]
+      id, tenant, label, created, last used (never the key)
+  didvault keys revoke <id> [--storage <s>]
+      deletes a key; running servers refuse it from the next request on
+
+${STORAGE}
+
+${ENVIRONMENT}`,
+}
