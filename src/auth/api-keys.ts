@@ -147,7 +147,8 @@ export class ApiKeyTenants implements TenantResolver {
 
   /** Rewrites rows holding SHA-256(key) (earlier releases) as keyed hashes under new ids, each in one transaction. */
   async #migrateUnkeyed(storage: StorageAdapter): Promise<void> {
-    const legacy = { field: 'scheme', op: 'exists' as const, value: false }
+    // eq null matches a missing field on every adapter, and (unlike exists) uses the index.
+    const legacy = { field: 'scheme', op: 'eq' as const, value: null }
     for (;;) {
       const page = await this.#keys.find(legacy, { limit: 100 })
       if (page.items.length === 0) return

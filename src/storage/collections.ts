@@ -143,7 +143,7 @@ export const COLLECTIONS: CollectionSpec[] = [
   {
     name: 'apiKeys',
     fields: [...base, 'hash', 'scheme'],
-    indexes: [{ fields: ['hash'], unique: true }, { fields: ['tenantId', 'createdAt'] }, { fields: ['scheme'] }],
+    indexes: [{ fields: ['hash'], unique: true }, { fields: ['tenantId', 'createdAt'] }, { fields: ['scheme', 'createdAt'] }],
   },
   {
     name: 'vaults',

@@ -27,6 +27,8 @@ const scoped = (w: Where): Where => ({ and: [tenant, w] })
 
 const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['API key by hash', 'apiKeys', { field: 'hash', op: 'eq', value: 'h' }, { limit: 1 }, 'apiKeys/ux/hash'],
+  ['API keys of a tenant (keys list --tenant)', 'apiKeys', { field: 'tenantId', op: 'eq', value: 't' }, { limit: 500 }, 'apiKeys/ix/tenantId,createdAt'],
+  ['API key rows left to migrate', 'apiKeys', { field: 'scheme', op: 'eq', value: null }, { limit: 100 }, 'apiKeys/ix/scheme,createdAt'],
   ['wallet by DID (global, Access Token)', 'wallets', { field: 'did', op: 'eq', value: 'd' }, { limit: 1 }, 'wallets/ux/did'],
   ['wallet by DID in a tenant', 'wallets', scoped({ field: 'did', op: 'eq', value: 'd' }), { limit: 1 }, 'wallets/ux/did'],
   ['caller wallets by DID list', 'wallets', scoped({ field: 'did', op: 'in', value: ['a', 'b'] }), { limit: 2 }, 'wallets/ux/did'],
