@@ -103,8 +103,11 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   }
 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
-  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const body = httpError(err)
+    // Refused before its body was read (authentication, content type, size): close the connection
+    // rather than receive and discard the rest of the body to keep it alive.
+    if (!req.complete) res.set('connection', 'close')
     res.status(body.statusCode).json(body)
   })
   return router
