@@ -176,6 +176,7 @@ export async function deleteVault(ctx: OperationContext, caller: Caller, input: 
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     if (members.length > 0) {
       await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: members.map((w) => w.id) })
+      await c.roleAssignments.deleteMany({ field: 'did', op: 'in', value: members.map((w) => w.did) })
       await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vault.id })
     }
     await c.vaults.delete(vault.id)

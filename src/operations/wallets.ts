@@ -1,6 +1,6 @@
 /** Identity wallets: generate, list, configure, rename, delete (spec: Identity wallet). */
 import type { z } from 'zod'
-import { notFound } from '../errors.js'
+import { conflict, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../schemas/common.js'
@@ -104,11 +104,13 @@ export async function deleteWallets(
       const wallet = ref.startsWith('did:') ? await findByDid(wallets, ref) : await wallets.get(ref)
       if (!wallet) throw notFound(`no wallet with id ${ref}`)
       await ctx.access.assertControlsWallet(caller, wallet)
-      // The wallet and the delegate keys generated for it go together.
+      if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
+      // The wallet, the delegate keys generated for it and the roles assigned to it go together.
       const deleted = await ctx.storage.transaction(async (tx) => {
         const c = collectionsOf(tx, caller.tenantId)
         if (!(await c.wallets.delete(wallet.id))) return false
         await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: wallet.id })
+        await c.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: wallet.did })
         return true
       })
       if (!deleted) throw notFound(`no wallet with id ${ref}`)
