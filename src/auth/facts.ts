@@ -78,11 +78,19 @@ export class AccessFacts {
     return { addresses, dids, roles: await this.#roles(caller.tenantId, dids), vaultKeys }
   }
 
-  /** The DIDs the caller named whose current owner key signed one of its tokens. */
+  /**
+   * The DIDs the caller named whose current owner key signed one of its tokens — except
+   * wallets of another tenant: a request never acts through another tenant's identities (one
+   * query on the global unique index of wallet DIDs). DIDs outside the service are kept.
+   */
   async #actingDids(caller: Caller, addresses: ReadonlySet<string>): Promise<Set<string>> {
     if (addresses.size === 0) return new Set()
     const owners = await Promise.all(caller.dids.map((did) => this.ownerAddress(did)))
-    return new Set(caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i])))
+    const owned = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
+    if (owned.length === 0) return new Set()
+    const wallets = await this.storage.collection<WalletRecord>('wallets').find({ field: 'did', op: 'in', value: owned }, { orderBy: { field: 'did' }, limit: owned.length })
+    const foreign = new Set(wallets.items.filter((w) => w.tenantId !== caller.tenantId).map((w) => w.did))
+    return new Set(owned.filter((did) => !foreign.has(did)))
   }
 
   /** The roles assigned to `dids`, with their permissions: two indexed queries. */

@@ -12,7 +12,8 @@
  *   ownership moved to an outside key gives no right over the vault or its other wallets.
  *
  * A caller acts *through* a DID (as a role's creator, or as the holder of the roles assigned
- * to it) when one of its tokens names that DID as `iss` and the DID's owner key signed it.
+ * to it) when one of its tokens names that DID as `iss` and the DID's owner key signed it, and
+ * the DID is not a wallet of another tenant.
  */
 import type { Permission } from '../schemas/roles.js'
 
@@ -20,7 +21,7 @@ import type { Permission } from '../schemas/roles.js'
 export interface CallerFacts {
   /** EIP-55 addresses of the keys that signed the caller's tokens. */
   addresses: ReadonlySet<string>
-  /** DIDs the caller acts through: named by one of its tokens and owned by a key that signed one. */
+  /** DIDs the caller acts through: named by one of its tokens and owned by a key that signed one; never a wallet of another tenant. */
   dids: ReadonlySet<string>
   /** The roles assigned to those DIDs, with their permissions: the caller's effective roles. */
   roles: ReadonlyMap<string, readonly Permission[]>

@@ -16,7 +16,7 @@ import { expectError, snapshot, startHarness, TENANT_B, tokenFor, walletWithToke
 import { mintToken } from '../helpers/tokens.js'
 
 type Caller = 'creator' | 'roleOwner' | 'assigneeRead' | 'assigneeWrite' | 'delegateKey' | 'otherDid' | 'otherTenantDid' | 'noToken' | 'expiredToken'
-type Action = 'see' | 'update' | 'delete' | 'assign' | 'unassign' | 'listAssignments' | 'renameRoleWallet'
+type Action = 'create' | 'see' | 'update' | 'delete' | 'assign' | 'unassign' | 'listAssignments' | 'renameRoleWallet'
 /**
  * `allowed`: done (batch: 200, no errors, the effect stored). `FORBIDDEN` / `NOT_FOUND`: the
  * batch item fails with that error (200). `UNAUTHENTICATED`: the request fails with 403.
@@ -25,20 +25,21 @@ type Action = 'see' | 'update' | 'delete' | 'assign' | 'unassign' | 'listAssignm
  */
 type Outcome = 'allowed' | 'FORBIDDEN' | 'NOT_FOUND' | 'UNAUTHENTICATED' | 'listed' | 'not listed' | 'all' | 'own' | 'none'
 
-const ACTIONS: Action[] = ['see', 'update', 'delete', 'assign', 'unassign', 'listAssignments', 'renameRoleWallet']
+const ACTIONS: Action[] = ['create', 'see', 'update', 'delete', 'assign', 'unassign', 'listAssignments', 'renameRoleWallet']
 const UNAUTHENTICATED: Outcome[] = ACTIONS.map(() => 'UNAUTHENTICATED')
 
 // prettier-ignore
 const MATRIX: Record<Caller, Outcome[]> = {
-  //                see           update        delete        assign        unassign      listAssignments  renameRoleWallet
-  creator:        ['listed',     'allowed',    'allowed',    'allowed',    'allowed',    'all',           'FORBIDDEN'],
-  roleOwner:      ['listed',     'allowed',    'allowed',    'allowed',    'allowed',    'all',           'allowed'],
-  assigneeRead:   ['listed',     'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'own',           'FORBIDDEN'],
-  assigneeWrite:  ['listed',     'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'own',           'FORBIDDEN'],
-  delegateKey:    ['not listed', 'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'none',          'FORBIDDEN'],
-  otherDid:       ['not listed', 'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'none',          'FORBIDDEN'],
-  // Its token rides on tenant A's Base Auth Token; as an Access Token it selects its own tenant B, where T does not exist.
-  otherTenantDid: ['not listed', 'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'NOT_FOUND',  'none',          'FORBIDDEN'],
+  //                create        see           update        delete        assign        unassign      listAssignments  renameRoleWallet
+  creator:        ['allowed',    'listed',     'allowed',    'allowed',    'allowed',    'allowed',    'all',           'FORBIDDEN'],
+  roleOwner:      ['allowed',    'listed',     'allowed',    'allowed',    'allowed',    'allowed',    'all',           'allowed'],
+  assigneeRead:   ['allowed',    'listed',     'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'own',           'FORBIDDEN'],
+  assigneeWrite:  ['allowed',    'listed',     'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'own',           'FORBIDDEN'],
+  delegateKey:    ['FORBIDDEN',  'not listed', 'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'none',          'FORBIDDEN'],
+  otherDid:       ['allowed',    'not listed', 'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'none',          'FORBIDDEN'],
+  // Its valid token rides on tenant A's Base Auth Token, but a request never acts through another tenant's wallet;
+  // as an Access Token it selects its own tenant B, where T does not exist.
+  otherTenantDid: ['FORBIDDEN',  'not listed', 'FORBIDDEN',  'FORBIDDEN',  'FORBIDDEN',  'NOT_FOUND',  'none',          'FORBIDDEN'],
   noToken:        UNAUTHENTICATED,
   expiredToken:   UNAUTHENTICATED,
 }
@@ -98,7 +99,9 @@ async function arrange(caller: Caller) {
     noToken: undefined,
     expiredToken: creator.expired,
   }
-  return { role, holder, token: tokens[caller] }
+  /** The DID the caller's token names (a role it creates has it as creator). */
+  const acting: Partial<Record<Caller, string>> = { creator: creator.did, roleOwner: role, assigneeRead: assigneeRead.did, assigneeWrite: assigneeWrite.did, otherDid: other.did }
+  return { role, holder, token: tokens[caller], acting: acting[caller] }
 }
 
 type World = Awaited<ReturnType<typeof arrange>>
@@ -107,6 +110,8 @@ type World = Awaited<ReturnType<typeof arrange>>
 function act(action: Action, w: World) {
   const didAuth = w.token
   switch (action) {
+    case 'create':
+      return h.request('POST', '/roles', { json: { description: 'created by the caller' }, didAuth })
     case 'see':
       return h.request('GET', '/roles', { didAuth })
     case 'update':
@@ -132,8 +137,11 @@ const stored = {
 }
 
 /** What an allowed batch action must have stored. */
-async function expectEffect(action: Action, w: World) {
+async function expectEffect(action: Action, w: World, res: { body: any }) {
   switch (action) {
+    case 'create':
+      expect(await stored.role(res.body.role.did)).toMatchObject({ description: 'created by the caller', creator: w.acting })
+      return
     case 'update':
       expect((await stored.role(w.role))?.description).toBe('changed')
       return
@@ -157,7 +165,7 @@ async function expectEffect(action: Action, w: World) {
 
 describe('access matrix of roles through HTTP (caller × action → outcome)', () => {
   it('covers every caller kind and every action', () => {
-    expect(ROWS).toHaveLength(9 * ACTIONS.length)
+    expect(ROWS).toHaveLength(9 * 8)
   })
 
   it.each(ROWS)('$caller → $action: $outcome', async ({ caller, action, outcome }) => {
@@ -175,9 +183,11 @@ describe('access matrix of roles through HTTP (caller × action → outcome)', (
       expect(res.body.assignments.map((a: { did: string }) => a.did)).toEqual(expected)
     } else if (outcome === 'allowed') {
       expect(res.status).toBe(200)
-      expect(res.body.errors).toEqual([])
-      await expectEffect(action, w)
+      if (action !== 'create') expect(res.body.errors).toEqual([])
+      await expectEffect(action, w, res)
       return
+    } else if (action === 'create') {
+      expectError(res, 403, outcome)
     } else {
       expect(res.status).toBe(200)
       expect(res.body.errors).toHaveLength(1)
