@@ -8,8 +8,9 @@ import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/roles.js'
 import type { RoleView } from '../schemas/roles.js'
 import type { RoleRecord } from '../storage/collections.js'
-import type { Where } from '../storage/port.js'
+import type { OrderBy, Where } from '../storage/port.js'
 import { forEachItem } from './batch.js'
+import { concatPage, type PageSource } from './concat-pages.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { findRole, presentRole } from './role-records.js'
 import { aliasConflict, uniqueOr } from './unique.js'
@@ -59,20 +60,27 @@ export async function createRole(ctx: OperationContext, caller: Caller, input: z
 }
 
 /**
- * Get Roles: the tenant's roles the caller created, whose role DID it acts through, or that
- * are assigned to a DID it acts through — one indexed query, one page at a time. With
- * `permissions`, the roles whose permissions contain every listed type (`Write` implies `Read`).
+ * Get Roles: the tenant's roles the caller created (oldest first), then the others whose role
+ * DID it acts through or that are assigned to a DID it acts through (in DID order), one page at
+ * a time. Each part is one indexed query: the roles of each creator DID, then the roles with
+ * these DIDs. With `permissions`, the roles whose permissions contain every listed type
+ * (`Write` implies `Read`).
  */
 export async function getRoles(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
   const facts = await ctx.access.facts.caller(caller)
-  if (facts.dids.size === 0) return { roles: [] }
-  const dids = [...facts.dids]
-  const filters: Where[] = [{ or: [{ field: 'creator', op: 'in', value: dids }, { field: 'did', op: 'in', value: [...new Set([...dids, ...facts.roles.keys()])] }] }]
-  if (q.permissions !== undefined) {
-    // Write implies Read: a role with Write has every permission there is.
-    filters.push({ field: 'permissions', op: 'containsAny', value: q.permissions.includes('Write') ? ['Write'] : ['Read', 'Write'] })
-  }
-  const page = await collectionsOf(ctx.storage, caller.tenantId).roles.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const { roles } = collectionsOf(ctx.storage, caller.tenantId)
+  const creators = [...facts.dids]
+  const others = [...new Set([...creators, ...facts.roles.keys()])]
+  // Write implies Read: a role with Write has every permission there is.
+  const permitted: Where[] = q.permissions === undefined ? [] : [{ field: 'permissions', op: 'containsAny', value: q.permissions.includes('Write') ? ['Write'] : ['Read', 'Write'] }]
+  const source = (key: string, where: Where[], orderBy?: OrderBy): PageSource<RoleRecord> => ({ key, read: (limit, cursor) => roles.find({ and: [...where, ...permitted] }, { orderBy, limit, cursor }) })
+  const sources = [
+    // Index (tenantId, creator, createdAt): filter and order.
+    ...creators.map((creator) => source(creator, [{ field: 'creator', op: 'eq', value: creator }])),
+    // Index (tenantId, did): filter and order (ordered by createdAt, the database would walk every role of the tenant).
+    source('*', [{ field: 'did', op: 'in', value: others }, ...creators.map((creator): Where => ({ field: 'creator', op: 'ne', value: creator }))], { field: 'did' }),
+  ]
+  const page = others.length === 0 ? { items: [] } : await concatPage(sources, q.limit ?? MAX_PAGE, q.cursor)
   const result: { roles: RoleView[]; nextCursor?: string } = { roles: page.items.map((r) => presentRole(r)) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result

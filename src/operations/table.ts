@@ -145,7 +145,7 @@ export const OPERATIONS = {
   /** Get Roles (`GET /roles`): the roles the caller created, owns or holds, filtered by `permissions`, paged. */
   getRoles: defineOperation({
     summary: 'Get Roles',
-    description: 'The tenant’s roles the caller created, whose role DID it acts through, or that are assigned to a DID it acts through (a DID named by one of its `x-did-auth` tokens and signed by its owner key), oldest first. `permissions=Read,Write` keeps the roles whose permissions contain every listed type (case-insensitive; `Write` implies `Read`); unknown names are 422. At most `limit` per page; `nextCursor` when more follow.',
+    description: 'The tenant’s roles the caller created, whose role DID it acts through, or that are assigned to a DID it acts through (a DID named by one of its `x-did-auth` tokens and signed by its owner key, not a wallet of another tenant): first the roles it created, oldest first, then the others in DID order. `permissions=Read,Write` keeps the roles whose permissions contain every listed type (case-insensitive; `Write` implies `Read`); unknown names are 422. At most `limit` per page; `nextCursor` when more follow.',
     auth: 'tenant+did',
     routes: [{ method: 'get', path: '/roles' }],
     input: s.getRolesQuery,

@@ -96,6 +96,32 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expectError(await h.request('GET', '/roles?permissions=', { didAuth: c.jwt }), 422, 'VALIDATION_ERROR')
     })
 
+    it('Get Roles pages across its parts (created, then held) with one cursor; a foreign or edited cursor is 422', async () => {
+      const c = await walletWithToken(h)
+      const own = [(await createRole({}, c.jwt)).body.role.did, (await createRole({}, c.jwt)).body.role.did]
+      const held = (await createRole({ permissions: ['Read'] })).body.role.did
+      expect((await assign([{ role: held, did: c.did }])).body.errors).toEqual([])
+      const all = [...own, held]
+      expect(roleDids(await h.request('GET', '/roles', { didAuth: c.jwt }))).toEqual(all)
+      for (const limit of [1, 2, 3]) {
+        const seen: string[] = []
+        let cursor: string | undefined
+        do {
+          const res = await h.request('GET', `/roles?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { didAuth: c.jwt })
+          expect(res.status).toBe(200)
+          expect(res.body.roles.length).toBeGreaterThan(0)
+          seen.push(...roleDids(res))
+          cursor = res.body.nextCursor
+        } while (cursor !== undefined)
+        expect(seen).toEqual(all)
+      }
+      const first = await h.request('GET', '/roles?limit=1', { didAuth: c.jwt })
+      const walletCursor = (await h.request('GET', '/wallets?limit=1')).body.nextCursor
+      for (const bad of [walletCursor, first.body.nextCursor.slice(0, -2), Buffer.from('{"k":"nope"}').toString('base64url')]) {
+        expectError(await h.request('GET', `/roles?limit=1&cursor=${encodeURIComponent(bad)}`, { didAuth: c.jwt }), 422, 'VALIDATION_ERROR')
+      }
+    })
+
     it('Update Roles: single body or { roles }, each item updated or in errors with roleDid and message', async () => {
       const r1 = (await createRole({ permissions: ['Read'] })).body.role
       const r2 = (await createRole({ permissions: ['Read'], description: 'keep' })).body.role
