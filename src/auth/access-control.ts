@@ -12,20 +12,20 @@ export class AccessControl {
   constructor(readonly facts: AccessFacts) {}
 
   async assertControlsWallet(caller: Caller, wallet: Pick<WalletRecord, 'did' | 'vaultId'>): Promise<void> {
-    const [facts, target] = await Promise.all([this.facts.caller(caller), this.facts.wallet(wallet)])
+    const [facts, target] = await Promise.all([this.facts.vaultKeys(caller), this.facts.wallet(wallet)])
     if (!controlsWallet(facts, target)) {
       throw forbidden(`the DID-auth tokens prove neither control of ${wallet.did} (its owner key) nor of its vault (the own key of one of its wallets)`)
     }
   }
 
   async assertControlsVault(caller: Caller, vault: { id: string; rootDid?: string }): Promise<void> {
-    if (!controlsVault(await this.facts.caller(caller), this.facts.vault(vault))) {
+    if (!controlsVault(await this.facts.vaultKeys(caller), this.facts.vault(vault))) {
       throw forbidden('the DID-auth tokens prove no control of this vault: none was signed by the own key of one of its wallets')
     }
   }
 
   async assertManagesRole(caller: Caller, role: Pick<RoleRecord, 'did' | 'creator'>): Promise<void> {
-    const [facts, target] = await Promise.all([this.facts.caller(caller), this.facts.role(role)])
+    const [facts, target] = await Promise.all([this.facts.acting(caller), this.facts.role(role)])
     if (!canManageRole(facts, target)) {
       throw forbidden(`only the creator of role ${role.did} or the holder of its owner key may change it or its assignments`)
     }

@@ -1,8 +1,8 @@
 /**
  * Gathers the facts the access policy (`policy.ts`) decides on: DID owners (resolution) and the
  * caller's effective roles and vault keys (indexed queries — never a collection loaded and
- * filtered in JavaScript). A caller's facts are gathered once per request: the {@link Caller}
- * object of a request is the memo key.
+ * filtered in JavaScript). Each part of a caller's facts is gathered at most once per request,
+ * and only when a decision needs it: the {@link Caller} object of a request is the memo key.
  */
 import type { Resolvable } from 'did-resolver'
 import { parseEthrDid } from '../did/ethr.js'
@@ -11,27 +11,42 @@ import type { StorageAdapter } from '../storage/port.js'
 import type { RoleAssignmentRecord, RoleRecord, WalletRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 import type { Caller } from './context.js'
-import type { CallerFacts, RoleFacts, VaultFacts, WalletFacts } from './policy.js'
+import type { ActingFacts, HoldingFacts, RoleFacts, VaultFacts, VaultKeyFacts, WalletFacts } from './policy.js'
 
 /** Wallets looked at for the caller's vault keys (a caller proves at most 10 keys; each key is one wallet's). */
 const MAX_KEYS_CHECKED = 100
 
+/** The parts of one request's caller facts, each gathered once, when first needed. */
+interface Memo {
+  acting?: Promise<ActingFacts>
+  holding?: Promise<HoldingFacts>
+  vaultKeys?: Promise<VaultKeyFacts>
+}
+
 export class AccessFacts {
-  readonly #callers = new WeakMap<Caller, Promise<CallerFacts>>()
+  readonly #memo = new WeakMap<Caller, Memo>()
 
   constructor(
     private readonly resolver: Resolvable,
     private readonly storage: StorageAdapter,
   ) {}
 
-  /** The caller's facts; gathered on the first call for a request's caller, the same promise after. */
-  caller(caller: Caller): Promise<CallerFacts> {
-    let facts = this.#callers.get(caller)
-    if (facts === undefined) {
-      facts = this.#gather(caller)
-      this.#callers.set(caller, facts)
-    }
-    return facts
+  /** The caller's keys and the DIDs it acts through. */
+  acting(caller: Caller): Promise<ActingFacts> {
+    const memo = this.#memoOf(caller)
+    return (memo.acting ??= this.#acting(caller))
+  }
+
+  /** With the caller's effective roles: the roles assigned to the DIDs it acts through. */
+  holding(caller: Caller): Promise<HoldingFacts> {
+    const memo = this.#memoOf(caller)
+    return (memo.holding ??= this.acting(caller).then(async (acting) => ({ ...acting, roles: await this.#roles(caller.tenantId, acting.dids) })))
+  }
+
+  /** The caller's keys and the vaults they are the own keys of wallets of. */
+  vaultKeys(caller: Caller): Promise<VaultKeyFacts> {
+    const memo = this.#memoOf(caller)
+    return (memo.vaultKeys ??= this.#vaultKeys(caller).then((vaultKeys) => ({ addresses: new Set(caller.addresses), vaultKeys })))
   }
 
   /** The address of the current owner of a did:ethr document (its `#controller`); undefined when it does not resolve. */
@@ -72,10 +87,19 @@ export class AccessFacts {
     return new Set(found.map((a) => a.role))
   }
 
-  async #gather(caller: Caller): Promise<CallerFacts> {
+  /** The facts of a request's caller: the {@link Caller} object is the memo key, so they are gathered once per request. */
+  #memoOf(caller: Caller): Memo {
+    let memo = this.#memo.get(caller)
+    if (memo === undefined) {
+      memo = {}
+      this.#memo.set(caller, memo)
+    }
+    return memo
+  }
+
+  async #acting(caller: Caller): Promise<ActingFacts> {
     const addresses = new Set(caller.addresses)
-    const [dids, vaultKeys] = await Promise.all([this.#actingDids(caller, addresses), this.#vaultKeys(caller)])
-    return { addresses, dids, roles: await this.#roles(caller.tenantId, dids), vaultKeys }
+    return { addresses, dids: await this.#actingDids(caller, addresses) }
   }
 
   /**

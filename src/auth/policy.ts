@@ -17,7 +17,7 @@
  */
 import type { Permission } from '../schemas/roles.js'
 
-/** What the policy knows of the caller; gathered once per request. */
+/** What the policy knows of the caller; each part gathered at most once per request, when a decision needs it. */
 export interface CallerFacts {
   /** EIP-55 addresses of the keys that signed the caller's tokens. */
   addresses: ReadonlySet<string>
@@ -71,10 +71,17 @@ export interface CredentialFacts {
   roles: ReadonlySet<string>
 }
 
-/** One ground on which a decision allows: its name (for messages and docs) and when it holds. */
-export interface Rule<R> {
+/** The caller's keys and the DIDs it acts through: what managing a role reads. */
+export type ActingFacts = Pick<CallerFacts, 'addresses' | 'dids'>
+/** With the caller's effective roles: what seeing roles and deciding on credentials read. */
+export type HoldingFacts = Pick<CallerFacts, 'addresses' | 'dids' | 'roles'>
+/** The caller's keys and the vaults they are keys of: what vault and wallet control read. */
+export type VaultKeyFacts = Pick<CallerFacts, 'addresses' | 'vaultKeys'>
+
+/** One ground on which a decision allows: its name (for messages and docs) and when it holds, from the caller facts `C` it reads. */
+export interface Rule<C, R> {
   ground: string
-  holds: (caller: CallerFacts, resource: R) => boolean
+  holds: (caller: C, resource: R) => boolean
 }
 
 /** A decision: allowed, and on which ground. */
@@ -86,20 +93,20 @@ export function grants(permissions: readonly Permission[] | undefined, need: Per
   return permissions.includes('Write') || (need === 'Read' && permissions.includes('Read'))
 }
 
-const holdsKey = (caller: CallerFacts, address: string | undefined) => address !== undefined && caller.addresses.has(address)
-const vaultRule: Rule<VaultFacts> = {
+const holdsKey = (caller: Pick<CallerFacts, 'addresses'>, address: string | undefined) => address !== undefined && caller.addresses.has(address)
+const vaultRule: Rule<VaultKeyFacts, VaultFacts> = {
   ground: 'holds the own key of one of its wallets (vault control)',
   holds: (c, v) => c.vaultKeys.has(v.id) || holdsKey(c, v.rootAddress),
 }
 /** A role granting `need` is assigned both to the credential and to a DID the caller acts through. */
-const roleGrant = (need: Permission): Rule<CredentialFacts> => ({
+const roleGrant = (need: Permission): Rule<HoldingFacts, CredentialFacts> => ({
   ground: `holds a role with ${need} assigned to the credential`,
   holds: (c, v) => [...v.roles].some((role) => grants(c.roles.get(role), need)),
 })
-const didOwner: Rule<CredentialFacts> = { ground: 'holds the owner key of the credential’s DID', holds: (c, v) => v.did !== undefined && holdsKey(c, v.ownerAddress) }
-const storedIt: Rule<CredentialFacts> = { ground: 'stored it', holds: (c, v) => v.storedBy.some((d) => c.dids.has(d)) }
-const roleCreator: Rule<RoleFacts> = { ground: 'created the role', holds: (c, r) => c.dids.has(r.creator) }
-const roleOwner: Rule<RoleFacts> = { ground: 'holds the owner key of the role DID', holds: (c, r) => holdsKey(c, r.ownerAddress) }
+const didOwner: Rule<HoldingFacts, CredentialFacts> = { ground: 'holds the owner key of the credential’s DID', holds: (c, v) => v.did !== undefined && holdsKey(c, v.ownerAddress) }
+const storedIt: Rule<HoldingFacts, CredentialFacts> = { ground: 'stored it', holds: (c, v) => v.storedBy.some((d) => c.dids.has(d)) }
+const roleCreator: Rule<ActingFacts, RoleFacts> = { ground: 'created the role', holds: (c, r) => c.dids.has(r.creator) }
+const roleOwner: Rule<ActingFacts, RoleFacts> = { ground: 'holds the owner key of the role DID', holds: (c, r) => holdsKey(c, r.ownerAddress) }
 
 /**
  * Every decision and the grounds that allow it; anything no ground allows is refused. The
@@ -110,9 +117,9 @@ export const RULES = {
   controlWallet: [
     { ground: 'holds the owner key of its DID (DID control)', holds: (c, w) => holdsKey(c, w.ownerAddress) },
     { ground: 'controls its vault', holds: (c, w) => w.vault !== undefined && vaultRule.holds(c, w.vault) },
-  ] satisfies Rule<WalletFacts>[],
+  ] satisfies Rule<VaultKeyFacts, WalletFacts>[],
   manageRole: [roleCreator, roleOwner],
-  seeRole: [roleCreator, roleOwner, { ground: 'holds the role', holds: (c, r) => c.roles.has(r.did) }] satisfies Rule<RoleFacts>[],
+  seeRole: [roleCreator, roleOwner, { ground: 'holds the role', holds: (c, r) => c.roles.has(r.did) }] satisfies Rule<HoldingFacts, RoleFacts>[],
   readCredential: [
     { ground: 'it is public', holds: (_c, v) => v.isPublicAccess },
     storedIt,
@@ -120,32 +127,32 @@ export const RULES = {
     { ground: 'is its subject', holds: (c, v) => v.subject !== undefined && c.dids.has(v.subject) },
     didOwner,
     roleGrant('Read'),
-  ] satisfies Rule<CredentialFacts>[],
+  ] satisfies Rule<HoldingFacts, CredentialFacts>[],
   writeCredential: [didOwner, roleGrant('Write')],
   deleteCredential: [
     didOwner,
     roleGrant('Write'),
     { ground: 'stored it, and it has no DID or its DID owns itself', holds: (c, v) => (v.did === undefined || v.selfOwned) && storedIt.holds(c, v) },
-  ] satisfies Rule<CredentialFacts>[],
+  ] satisfies Rule<HoldingFacts, CredentialFacts>[],
 }
 
 /** Evaluates one row of {@link RULES}: the first ground that holds allows. */
-export function decide<R>(rules: readonly Rule<R>[], caller: CallerFacts, resource: R): Decision {
+export function decide<C, R>(rules: readonly Rule<C, R>[], caller: C, resource: R): Decision {
   const rule = rules.find((r) => r.holds(caller, resource))
   return rule ? { allowed: true, ground: rule.ground } : { allowed: false }
 }
 
 /** Vault control: create wallets in it, delete it, govern its wallets. */
-export const controlsVault = (caller: CallerFacts, vault: VaultFacts) => decide(RULES.controlVault, caller, vault).allowed
+export const controlsVault = (caller: VaultKeyFacts, vault: VaultFacts) => decide(RULES.controlVault, caller, vault).allowed
 /** Control of a wallet: DID control of its DID, or vault control of its vault. */
-export const controlsWallet = (caller: CallerFacts, wallet: WalletFacts) => decide(RULES.controlWallet, caller, wallet).allowed
+export const controlsWallet = (caller: VaultKeyFacts, wallet: WalletFacts) => decide(RULES.controlWallet, caller, wallet).allowed
 /** Update, delete, assign and unassign a role: its creator or the owner of the role DID. */
-export const canManageRole = (caller: CallerFacts, role: RoleFacts) => decide(RULES.manageRole, caller, role).allowed
+export const canManageRole = (caller: ActingFacts, role: RoleFacts) => decide(RULES.manageRole, caller, role).allowed
 /** See a role (Get Roles): who may manage it, and who holds it. */
-export const canSeeRole = (caller: CallerFacts, role: RoleFacts) => decide(RULES.seeRole, caller, role).allowed
+export const canSeeRole = (caller: HoldingFacts, role: RoleFacts) => decide(RULES.seeRole, caller, role).allowed
 /** Read a stored credential (DESIGN §4 "Stored VC read access"). Public access is read-only. */
-export const canReadCredential = (caller: CallerFacts, credential: CredentialFacts) => decide(RULES.readCredential, caller, credential).allowed
+export const canReadCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.readCredential, caller, credential).allowed
 /** Add or remove a stored credential's proofs (spec rule 5). */
-export const canWriteCredential = (caller: CallerFacts, credential: CredentialFacts) => decide(RULES.writeCredential, caller, credential).allowed
+export const canWriteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.writeCredential, caller, credential).allowed
 /** Delete a stored credential (spec rule 5 and its deletion rule). */
-export const canDeleteCredential = (caller: CallerFacts, credential: CredentialFacts) => decide(RULES.deleteCredential, caller, credential).allowed
+export const canDeleteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.deleteCredential, caller, credential).allowed

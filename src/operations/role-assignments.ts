@@ -95,7 +95,7 @@ export async function deleteRoleAssignments(ctx: OperationContext, caller: Calle
  */
 export async function getRoleAssignments(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
   const c = collectionsOf(ctx.storage, caller.tenantId)
-  const facts = await ctx.access.facts.caller(caller)
+  const facts = await ctx.access.facts.acting(caller)
   const dids = [...facts.dids]
   const filters: Where[] = []
   let orderBy: OrderBy

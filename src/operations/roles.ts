@@ -27,7 +27,7 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
  * the role DID's document as for Generate Identity Wallet.
  */
 export async function createRole(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createRole>): Promise<{ role: RoleView }> {
-  const facts = await ctx.access.facts.caller(caller)
+  const facts = await ctx.access.facts.acting(caller)
   const creator = caller.dids.find((did) => facts.dids.has(did))
   if (creator === undefined) throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config)
@@ -67,7 +67,7 @@ export async function createRole(ctx: OperationContext, caller: Caller, input: z
  * (`Write` implies `Read`).
  */
 export async function getRoles(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
-  const facts = await ctx.access.facts.caller(caller)
+  const facts = await ctx.access.facts.holding(caller)
   const { roles } = collectionsOf(ctx.storage, caller.tenantId)
   const creators = [...facts.dids]
   const others = [...new Set([...creators, ...facts.roles.keys()])]

@@ -78,7 +78,7 @@ describe('DID control (facts + policy)', () => {
     await storage.init(COLLECTIONS)
     const facts = new AccessFacts(resolver as never, storage)
     const wallet = await facts.wallet({ did: target })
-    const controls = async (dids: string[], addresses: string[]) => controlsWallet(await facts.caller({ tenantId: 't', dids, addresses }), wallet)
+    const controls = async (dids: string[], addresses: string[]) => controlsWallet(await facts.vaultKeys({ tenantId: 't', dids, addresses }), wallet)
     // proved control of a DID whose address is the owner's, but with another key (e.g. its owner changed on another network)
     expect(await controls([`did:ethr:other:${owner}`], [other])).toBe(false)
     expect(await controls([], [owner])).toBe(true)
