@@ -75,15 +75,13 @@ export class AccessFacts {
   }
 
   /**
-   * Of `among` (role DIDs, typically the caller's), those assigned to `did` in the tenant: one
-   * indexed query, bounded by `among`. With the roles a credential lists, these are the roles
-   * that give the caller access to it (`CredentialFacts.roles`).
+   * The roles assigned to `did` in the tenant (with the roles a credential lists, the roles
+   * that give access to it: `CredentialFacts.roles`). One query on the index (tenantId, did,
+   * role), reading that DID's assignments only.
    */
-  async rolesAssignedTo(tenantId: string, did: string, among: Iterable<string>): Promise<Set<string>> {
-    const roles = [...among]
-    if (roles.length === 0) return new Set()
+  async rolesAssignedTo(tenantId: string, did: string): Promise<Set<string>> {
     const assignments = tenantCollection<RoleAssignmentRecord>(this.storage, 'roleAssignments', tenantId)
-    const found = await assignments.all({ and: [{ field: 'did', op: 'eq', value: did }, { field: 'role', op: 'in', value: roles }] }, { orderBy: { field: 'role' } })
+    const found = await assignments.all({ field: 'did', op: 'eq', value: did }, { orderBy: { field: 'role' } })
     return new Set(found.map((a) => a.role))
   }
 

@@ -54,8 +54,7 @@ export interface RoleFacts {
 
 /**
  * A stored credential, as far as reading and changing it go. `roles` holds the role DIDs that
- * give access to it: those listed in its `roles` and those assigned to its DID (a gatherer may
- * keep only the ones the caller holds: the others cannot change a decision).
+ * give access to it: those listed in its `roles` and those assigned to its DID.
  */
 export interface CredentialFacts {
   /** The credential's DID; undefined when its `id` is absent or not a DID. */
