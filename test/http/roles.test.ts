@@ -207,6 +207,17 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect((await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments).toEqual([])
     })
 
+    it('deleting a vault removes the roles assigned to its wallets', async () => {
+      const role = (await createRole({ permissions: ['Read'] })).body.role.did
+      const vault = (await h.request('POST', '/vaults', { json: { name: `with a role holder ${storage}` } })).body.vault
+      const member = vault.wallets[0].did
+      const bystander = await walletWithToken(h)
+      expect((await assign([{ role, did: member }, { role, did: bystander.did }])).body.errors).toEqual([])
+      expect((await h.request('DELETE', '/vaults', { json: { _id: vault.id }, didAuth: await tokenFor(h, member) })).status).toBe(200)
+      const left = (await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments
+      expect(left.map((a: { did: string }) => a.did)).toEqual([bystander.did])
+    })
+
     it('the service methods are the same operations (embedded)', async () => {
       const api = h.service.as({ authorization: 'Bearer token-tenant-a-0123456789', didAuth: creator.jwt })
       const { role } = await api.createRole({ permissions: ['Read'] })
