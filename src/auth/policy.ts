@@ -118,7 +118,12 @@ export const RULES = {
     { ground: 'controls its vault', holds: (c, w) => w.vault !== undefined && vaultRule.holds(c, w.vault) },
   ] satisfies Rule<VaultKeyFacts, WalletFacts>[],
   manageRole: [roleCreator, roleOwner],
-  seeRole: [roleCreator, roleOwner, { ground: 'holds the role', holds: (c, r) => c.roles.has(r.did) }] satisfies Rule<HoldingFacts, RoleFacts>[],
+  // What Get Roles lists: grounds it can look up by index (no DID resolution per role).
+  seeRole: [
+    roleCreator,
+    { ground: 'acts through the role DID', holds: (c, r) => c.dids.has(r.did) },
+    { ground: 'holds the role', holds: (c, r) => c.roles.has(r.did) },
+  ] satisfies Rule<HoldingFacts, Pick<RoleFacts, 'did' | 'creator'>>[],
   readCredential: [
     { ground: 'it is public', holds: (_c, v) => v.isPublicAccess },
     storedIt,
@@ -147,8 +152,8 @@ export const controlsVault = (caller: VaultKeyFacts, vault: VaultFacts) => decid
 export const controlsWallet = (caller: VaultKeyFacts, wallet: WalletFacts) => decide(RULES.controlWallet, caller, wallet).allowed
 /** Update, delete, assign and unassign a role: its creator or the owner of the role DID. */
 export const canManageRole = (caller: ActingFacts, role: RoleFacts) => decide(RULES.manageRole, caller, role).allowed
-/** See a role (Get Roles): who may manage it, and who holds it. */
-export const canSeeRole = (caller: HoldingFacts, role: RoleFacts) => decide(RULES.seeRole, caller, role).allowed
+/** See a role in Get Roles: its creator, who acts through its DID, who holds it. */
+export const canSeeRole = (caller: HoldingFacts, role: Pick<RoleFacts, 'did' | 'creator'>) => decide(RULES.seeRole, caller, role).allowed
 /** Read a stored credential (DESIGN §4 "Stored VC read access"). Public access is read-only. */
 export const canReadCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.readCredential, caller, credential).allowed
 /** Add or remove a stored credential's proofs (spec rule 5). */

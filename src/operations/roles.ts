@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
+import { canSeeRole } from '../auth/policy.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/roles.js'
@@ -81,7 +82,8 @@ export async function getRoles(ctx: OperationContext, caller: Caller, q: z.outpu
     source('*', [{ field: 'did', op: 'in', value: others }, ...creators.map((creator): Where => ({ field: 'creator', op: 'ne', value: creator }))], { field: 'did' }),
   ]
   const page = others.length === 0 ? { items: [] } : await concatPage(sources, q.limit ?? MAX_PAGE, q.cursor)
-  const result: { roles: RoleView[]; nextCursor?: string } = { roles: page.items.map((r) => presentRole(r)) }
+  // The queries select by the grounds of the policy's seeRole; asking it keeps the two from drifting apart.
+  const result: { roles: RoleView[]; nextCursor?: string } = { roles: page.items.filter((r) => canSeeRole(facts, r)).map((r) => presentRole(r)) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result
 }
