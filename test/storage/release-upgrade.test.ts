@@ -79,7 +79,10 @@ describe('a MongoDB database of the release before roles (stand-in server)', () 
       const url = `${server.url}/release`
       const release = await createMongoStorage({ url })
       await release.init(RELEASE_COLLECTIONS)
-      const fixture = new Database(FIXTURE, { readonly: true })
+      // A copy: even a read-only open of a WAL database creates its -shm file next to it.
+      const copy = join(dir, 'release-for-mongo.db')
+      copyFileSync(FIXTURE, copy)
+      const fixture = new Database(copy, { readonly: true })
       let copied = 0
       for (const { name } of RELEASE_COLLECTIONS) {
         const rows = fixture.prepare(`SELECT data FROM "${name}"`).all() as Array<{ data: string }>
