@@ -8,9 +8,11 @@ import type { Caller } from './context.js'
 import type { AccessFacts } from './facts.js'
 import { canManageRole, controlsVault, controlsWallet } from './policy.js'
 
+/** The access checks operations make; each refuses with 403 FORBIDDEN. */
 export class AccessControl {
   constructor(readonly facts: AccessFacts) {}
 
+  /** DID control of the wallet's DID, or vault control of its vault. */
   async assertControlsWallet(caller: Caller, wallet: Pick<WalletRecord, 'did' | 'vaultId'>): Promise<void> {
     const [facts, target] = await Promise.all([this.facts.vaultKeys(caller), this.facts.wallet(wallet)])
     if (!controlsWallet(facts, target)) {
@@ -18,12 +20,14 @@ export class AccessControl {
     }
   }
 
+  /** Vault control: the own key of one of its wallets, its root wallet's included. */
   async assertControlsVault(caller: Caller, vault: { id: string; rootDid?: string }): Promise<void> {
     if (!controlsVault(await this.facts.vaultKeys(caller), this.facts.vault(vault))) {
       throw forbidden('the DID-auth tokens prove no control of this vault: none was signed by the own key of one of its wallets')
     }
   }
 
+  /** The role's creator, or the holder of the role DID's owner key. */
   async assertManagesRole(caller: Caller, role: Pick<RoleRecord, 'did' | 'creator'>): Promise<void> {
     const [facts, target] = await Promise.all([this.facts.acting(caller), this.facts.role(role)])
     if (!canManageRole(facts, target)) {

@@ -23,6 +23,7 @@ interface Memo {
   vaultKeys?: Promise<VaultKeyFacts>
 }
 
+/** The fact gatherer of a service: its resolver and its storage. */
 export class AccessFacts {
   readonly #memo = new WeakMap<Caller, Memo>()
 
@@ -57,12 +58,14 @@ export class AccessFacts {
     return account ? parseEthrDid(`did:ethr:${account}`)?.address : undefined
   }
 
+  /** A wallet's facts: the owner of its DID document (resolved), its vault. */
   async wallet(wallet: Pick<WalletRecord, 'did' | 'vaultId'>): Promise<WalletFacts> {
     const facts: WalletFacts = { did: wallet.did, ownerAddress: await this.ownerAddress(wallet.did) }
     if (wallet.vaultId !== undefined) facts.vault = { id: wallet.vaultId }
     return facts
   }
 
+  /** A vault's facts: the address of its root wallet's key. */
   vault(vault: { id: string; rootDid?: string }): VaultFacts {
     const facts: VaultFacts = { id: vault.id }
     const root = vault.rootDid === undefined ? undefined : parseEthrDid(vault.rootDid)?.address
@@ -70,6 +73,7 @@ export class AccessFacts {
     return facts
   }
 
+  /** A role's facts: its creator and the owner of the role DID's document (resolved). */
   async role(role: Pick<RoleRecord, 'did' | 'creator'>): Promise<RoleFacts> {
     return { did: role.did, creator: role.creator, ownerAddress: await this.ownerAddress(role.did) }
   }

@@ -7,6 +7,7 @@ import { canSeeRole } from '../auth/policy.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/roles.js'
+import { accessOf } from '../schemas/roles.js'
 import type { RoleView } from '../schemas/roles.js'
 import type { RoleRecord } from '../storage/collections.js'
 import type { OrderBy, Where } from '../storage/port.js'
@@ -44,6 +45,7 @@ export async function createRole(ctx: OperationContext, caller: Caller, input: z
     walletId: wallet.id,
     creator,
     permissions: input.permissions,
+    access: accessOf(input.permissions),
     description: input.description,
     createdAt: wallet.createdAt,
     updatedAt: wallet.createdAt,
@@ -73,7 +75,7 @@ export async function getRoles(ctx: OperationContext, caller: Caller, q: z.outpu
   const creators = [...facts.dids]
   const others = [...new Set([...creators, ...facts.roles.keys()])]
   // Write implies Read: a role with Write has every permission there is.
-  const permitted: Where[] = q.permissions === undefined ? [] : [{ field: 'permissions', op: 'containsAny', value: q.permissions.includes('Write') ? ['Write'] : ['Read', 'Write'] }]
+  const permitted: Where[] = q.permissions === undefined ? [] : [{ field: 'access', op: 'in', value: q.permissions.includes('Write') ? ['Write'] : ['Read', 'Write'] }]
   const source = (key: string, where: Where[], orderBy?: OrderBy): PageSource<RoleRecord> => ({ key, read: (limit, cursor) => roles.find({ and: [...where, ...permitted] }, { orderBy, limit, cursor }) })
   const sources = [
     // Index (tenantId, creator, createdAt): filter and order.
@@ -100,7 +102,7 @@ export async function updateRoles(ctx: OperationContext, caller: Caller, input: 
       await ctx.access.assertManagesRole(caller, role)
       const patch: Partial<RoleRecord> = { updatedAt: ctx.now() }
       if (item.description !== undefined) patch.description = item.description
-      if (item.permissions !== undefined) patch.permissions = item.permissions
+      if (item.permissions !== undefined) Object.assign(patch, { permissions: item.permissions, access: accessOf(item.permissions) })
       const updated = await roles.update(role.id, patch)
       if (!updated) throw notFound(`no role ${item.did}`)
       return presentRole(updated)

@@ -11,6 +11,12 @@ export type Permission = (typeof PERMISSIONS)[number]
 
 const canonical = (name: string) => PERMISSIONS.find((p) => p.toLowerCase() === name.toLowerCase()) as Permission
 
+/** The strongest permission of a role, `none` without any. */
+export type RoleAccess = Permission | 'none'
+
+/** The strongest of `permissions` (`Write` implies `Read`). */
+export const accessOf = (permissions: readonly Permission[]): RoleAccess => (permissions.includes('Write') ? 'Write' : permissions.includes('Read') ? 'Read' : 'none')
+
 /** One permission type, case-insensitive in, canonical out. */
 const permission = z
   .string()

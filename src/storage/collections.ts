@@ -4,7 +4,7 @@
  */
 import type { CollectionSpec, StoredRecord } from './port.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
-import type { Permission } from '../schemas/roles.js'
+import type { Permission, RoleAccess } from '../schemas/roles.js'
 
 export interface ApiKeyRecord extends StoredRecord {
   tenantId: string
@@ -138,6 +138,8 @@ export interface RoleRecord extends StoredRecord {
   creator: string
   /** Distinct, in canonical spelling and order (`Read` before `Write`). */
   permissions: Permission[]
+  /** The strongest of `permissions` (`Write` implies `Read`), kept with them: what the `permissions` filter of Get Roles compares. */
+  access: RoleAccess
   description: string
   createdAt: number
   updatedAt: number
@@ -205,14 +207,13 @@ export const COLLECTIONS: CollectionSpec[] = [
   },
   {
     name: 'roles',
-    fields: [...base, 'did', 'creator'],
-    arrayFields: ['permissions'],
+    // `access` is filtered within what the indexes select, never searched on its own.
+    fields: [...base, 'did', 'creator', 'access'],
     indexes: [
       // One role per DID per tenant; also "the roles with these DIDs" (the caller's own, the roles it holds).
       { fields: ['tenantId', 'did'], unique: true },
       // The roles a caller created, oldest first.
       { fields: ['tenantId', 'creator', 'createdAt'] },
-      { fields: ['tenantId', 'createdAt'] },
     ],
   },
   {
