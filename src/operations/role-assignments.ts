@@ -50,13 +50,20 @@ export async function createRoleAssignments(ctx: OperationContext, caller: Calle
     input.assignments,
     async (item) => {
       const role = await managed(item.role)
-      await assertAssignable(ctx, caller.tenantId, item.did)
-      const existing = await roleAssignments.findOne(byPair(item))
-      if (existing) return presentAssignment(existing)
       const record: RoleAssignmentRecord = { id: randomUUID(), tenantId: caller.tenantId, role: role.did, did: item.did, roleCreator: role.creator, createdAt: ctx.now() }
       try {
-        await roleAssignments.insert(record)
-        return presentAssignment(record)
+        // The role and the target are checked where the assignment is written: deleting either
+        // (each one transaction, with its assignments) cannot leave an assignment behind.
+        const stored = await ctx.storage.transaction(async (tx) => {
+          const c = collectionsOf(tx, caller.tenantId)
+          if (!(await c.roles.get(role.id))) throw notFound(`no role ${item.role}`)
+          await assertAssignable(tx, caller.tenantId, item.did)
+          const existing = await c.roleAssignments.findOne(byPair(item))
+          if (existing) return existing
+          await c.roleAssignments.insert(record)
+          return record
+        })
+        return presentAssignment(stored)
       } catch (err) {
         // Assigned by a concurrent request in the meantime: the same outcome.
         const raced = err instanceof UniqueConstraintError ? await roleAssignments.findOne(byPair(item)) : undefined

@@ -6,10 +6,14 @@
  * assignment operations changes.
  */
 import { notFound } from '../errors.js'
-import { collectionsOf, type OperationContext } from './context.js'
+import type { StorageAdapter } from '../storage/port.js'
+import { collectionsOf } from './context.js'
 
-/** Resolves when `did` may be assigned a role in the tenant; 422 NOT_FOUND otherwise (another tenant's DIDs included). */
-export async function assertAssignable(ctx: OperationContext, tenantId: string, did: string): Promise<void> {
-  const wallet = await collectionsOf(ctx.storage, tenantId).wallets.findOne({ field: 'did', op: 'eq', value: did })
+/**
+ * Resolves when `did` may be assigned a role in the tenant; 422 NOT_FOUND otherwise (another
+ * tenant's DIDs included). `storage` is the transaction the assignment is written in.
+ */
+export async function assertAssignable(storage: StorageAdapter, tenantId: string, did: string): Promise<void> {
+  const wallet = await collectionsOf(storage, tenantId).wallets.findOne({ field: 'did', op: 'eq', value: did })
   if (!wallet) throw notFound(`no wallet or stored credential with DID ${did}`)
 }
