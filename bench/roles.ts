@@ -17,7 +17,7 @@ import { canReadCredential, type CredentialFacts } from '../src/auth/policy.js'
 import type { Caller } from '../src/auth/context.js'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
 import type { RoleAssignmentRecord } from '../src/storage/collections.js'
-import { measure, type MeasureOptions, type Measurement } from './measure.js'
+import { measure, measurePair, type MeasureOptions, type Measurement } from './measure.js'
 
 const API_KEY = 'bench-roles-api-key-0123456789'
 const TENANT = 'bench-roles'
@@ -36,6 +36,8 @@ export interface DecisionFigures {
 
 export interface RoleResults {
   roleCreation: Measurement
+  /** Role creation ÷ ECS wallet generation, measured interleaved: what a role costs over its wallet (a DID-auth token check, one more record, a transaction). */
+  roleCreationVsWalletGeneration: number
   readCredentialDecision: { at10k: DecisionFigures; at100k: DecisionFigures; perRequestLatencyRatio100kVs10k: number; perCredentialLatencyRatio100kVs10k: number }
 }
 
@@ -50,7 +52,12 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     const credential = (await api.generateWallet({ wallet: { alias: 'credential' } })).wallet
     const asCaller = service.as({ authorization, didAuth: (await api.generateToken({ iss: caller.did })).jwt })
 
-    const roleCreation = await measure({ label: `${label}: role creation (wallet + role record)`, fn: () => asCaller.createRole({ permissions: ['Read'] }) }, options)
+    // Interleaved with ECS wallet generation, so the ratio between the two holds whatever the machine's load.
+    const [roleCreation, walletGeneration] = await measurePair(
+      { label: `${label}: role creation (wallet + role record)`, fn: () => asCaller.createRole({ permissions: ['Read'] }) },
+      { label: `${label}: ECS wallet generation (interleaved)`, fn: () => api.generateWallet({}) },
+      options,
+    )
 
     // The caller's 100 roles (made through the service), one of them also assigned to the credential.
     const held: string[] = []
@@ -96,6 +103,7 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     const at100k = await figures()
     return {
       roleCreation,
+      roleCreationVsWalletGeneration: round(roleCreation.opsPerSec / walletGeneration.opsPerSec, 3),
       readCredentialDecision: {
         at10k,
         at100k,
