@@ -2,6 +2,7 @@
  * `npm run bench`: prints ONE JSON object on stdout (progress goes to stderr) with ops/s and
  * p50/p95 latencies of the service's hot paths on memory and SQLite storage, the storage
  * figures of every adapter it can reach (memory, SQLite, MongoDB when `MONGODB_URL` is set),
+ * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
  * bodies, the raw secp256k1 rates of this machine in the same run, and the issue's targets as
  * pass/fail.
@@ -13,6 +14,7 @@ import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { benchUnauthenticatedFlood } from './flood.js'
 import type { MeasureOptions } from './measure.js'
+import { benchRoles, type RoleResults } from './roles.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
 import { benchStorage, type StorageResults } from './storage.js'
@@ -72,10 +74,20 @@ async function benchSqlite(): Promise<ServiceResults> {
   }
 }
 
+async function benchRolesSqlite(): Promise<RoleResults> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-roles-'))
+  try {
+    return await benchRoles('sqlite', createSqliteStorage({ path: join(dir, 'roles.db') }), OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const loadStart = os.loadavg()[0]
   const storage = { memory: await benchService('memory', createMemoryStorage(), OPTIONS), sqlite: await benchSqlite() }
+  const roles = { memory: await benchRoles('memory', createMemoryStorage(), OPTIONS), sqlite: await benchRolesSqlite() }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
@@ -97,6 +109,18 @@ async function main(): Promise<void> {
     target('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
     target('didAuthVerify5ChangesVsRawVerify', s, 0.7, storage[s].did.ratios.owner),
   ])
+  // Roles: creation, and "may this caller read this credential" (caller holding 100 roles; its facts computed once per request) at 100k assignments, within 2x of 10k.
+  for (const s of ['memory', 'sqlite'] as const) {
+    const decision = roles[s].readCredentialDecision
+    targets.push(target('roleCreationOpsPerSec', s, 400, roles[s].roleCreation.opsPerSec))
+    targets.push(target('readCredentialDecisionsPerSecAt100kAssignments', s, 5_000, decision.at100k.perCredential.opsPerSec))
+    for (const [name, actual] of [
+      ['readCredentialDecisionLatency100kVs10k', decision.perCredentialLatencyRatio100kVs10k],
+      ['readCredentialDecisionPerRequestLatency100kVs10k', decision.perRequestLatencyRatio100kVs10k],
+    ] as const) {
+      targets.push({ name, storage: s, max: 2, actual, pass: actual <= 2 })
+    }
+  }
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
@@ -117,6 +141,7 @@ async function main(): Promise<void> {
     loadAverage: { start: Number(loadStart.toFixed(2)), end: Number(os.loadavg()[0].toFixed(2)) },
     measurement: { ...OPTIONS, concurrency: 1 },
     storage,
+    roles,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     unauthenticatedFlood,

@@ -36,6 +36,7 @@ export {
 export type { WalletView } from './schemas/wallets.js'
 export type { DelegateView, RegistryReport, TransactionView } from './operations/did-updates.js'
 export type { VaultView } from './schemas/vaults.js'
+export type { AssignmentView, Permission, RoleView } from './schemas/roles.js'
 export type { DidAuthToken } from './schemas/tokens.js'
 export { OPERATIONS, type OperationName } from './operations/table.js'
 export type { OperationDefinition, OperationInput, OperationOutput, Route } from './operations/define.js'

@@ -6,7 +6,8 @@
 import type { DIDResolutionResult, Resolver } from 'did-resolver'
 import { Authenticator } from './auth/authenticator.js'
 import type { AuthContext } from './auth/context.js'
-import { AccessPolicy } from './auth/policy.js'
+import { AccessControl } from './auth/access-control.js'
+import { AccessFacts } from './auth/facts.js'
 import type { DidAuthOptions } from './auth/did-auth.js'
 import type { TenantResolver } from './auth/tenants.js'
 import { ApiKeyTenants } from './auth/api-keys.js'
@@ -134,7 +135,7 @@ export class IdentityService {
     const keys = new PublicKeyDirectory(storage)
     const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
     const custody = new KeyCustody(keyring)
-    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now, onError }
+    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), access: new AccessControl(new AccessFacts(resolver, storage)), resolver, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, apiKeys)

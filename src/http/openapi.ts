@@ -118,5 +118,6 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
 function tagOf(path: string): string {
   if (path.startsWith('/vaults')) return 'Identity vaults'
   if (path.startsWith('/wallet')) return 'Identity wallets'
+  if (path.startsWith('/roles')) return 'Roles'
   return 'DID-auth tokens'
 }

@@ -1,14 +1,14 @@
 /** What every operation is given: the service's parts and configuration, never HTTP objects. */
 import type { Resolver } from 'did-resolver'
 import { errorObject, type ErrorBody } from '../errors.js'
-import type { AccessPolicy } from '../auth/policy.js'
+import type { AccessControl } from '../auth/access-control.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
 import type { KeyCustody } from '../keys/custody.js'
 import type { WalletSigners } from '../keys/wallet-signers.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { DelegateKeyRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
+import type { DelegateKeyRecord, RoleAssignmentRecord, RoleRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 
 export interface ServiceLimits {
@@ -39,7 +39,8 @@ export interface OperationContext {
   custody: KeyCustody
   /** The signer of each wallet, whatever holds its key: operations sign only through it. */
   signers: WalletSigners
-  policy: AccessPolicy
+  /** The access policy, with the facts it decides on: every "may this caller…" goes through it. */
+  access: AccessControl
   resolver: Resolver
   /** The DID registry of each network. */
   registries: Registries
@@ -65,5 +66,7 @@ export function collectionsOf(storage: StorageAdapter, tenantId: string) {
     vaults: tenantCollection<VaultRecord>(storage, 'vaults', tenantId),
     wallets: tenantCollection<WalletRecord>(storage, 'wallets', tenantId),
     delegateKeys: tenantCollection<DelegateKeyRecord>(storage, 'delegateKeys', tenantId),
+    roles: tenantCollection<RoleRecord>(storage, 'roles', tenantId),
+    roleAssignments: tenantCollection<RoleAssignmentRecord>(storage, 'roleAssignments', tenantId),
   }
 }

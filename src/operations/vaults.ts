@@ -128,10 +128,10 @@ export async function getVaults(ctx: OperationContext, caller: Caller, q: z.outp
 
 /** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls. */
 export async function createVaultWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
-  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
-  await ctx.policy.assertControlsVault(caller, vault, wallets)
+  await ctx.access.assertControlsVault(caller, vault)
   if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
   checkWalletConfig(walletConfig, ctx.config)
@@ -165,10 +165,10 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, i
  * nothing: there are no per-wallet failures to report.
  */
 export async function deleteVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
-  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')
-  await ctx.policy.assertControlsVault(caller, vault, wallets)
+  await ctx.access.assertControlsVault(caller, vault)
   const removed = await ctx.storage.transaction(async (tx) => {
     const c = collectionsOf(tx, caller.tenantId)
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
@@ -176,6 +176,7 @@ export async function deleteVault(ctx: OperationContext, caller: Caller, input: 
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     if (members.length > 0) {
       await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: members.map((w) => w.id) })
+      await c.roleAssignments.deleteMany({ field: 'did', op: 'in', value: members.map((w) => w.did) })
       await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vault.id })
     }
     await c.vaults.delete(vault.id)

@@ -18,6 +18,8 @@ export interface NewWallet {
   walletConfig?: WalletConfig
   /** The network of the DID (default: the service's). */
   network?: EthrNetwork
+  /** The wallet backs a role (its DID is the role DID). */
+  role?: boolean
 }
 
 /** A wallet record for a key: address, DID on its network, sealed key. */
@@ -43,6 +45,7 @@ export function buildWallet(ctx: OperationContext, input: NewWallet): WalletReco
   if (input.vaultId !== undefined) record.vaultId = input.vaultId
   if (input.index !== undefined) record.index = input.index
   if (input.walletConfig !== undefined) record.walletConfig = input.walletConfig
+  if (input.role) record.role = true
   return record
 }
 
@@ -71,5 +74,6 @@ export function presentWallet(w: WalletRecord, options: { sealedKey?: boolean } 
   if (w.index !== undefined) view.index = w.index
   if (options.sealedKey && w.privateKey !== undefined) view.privateKeyHex = w.privateKey
   if (w.publicKeyDER !== undefined) view.publicKeyDER = w.publicKeyDER
+  if (w.role) view.role = true
   return view
 }

@@ -1,6 +1,6 @@
 /** Identity wallets: generate, list, configure, rename, delete (spec: Identity wallet). */
 import type { z } from 'zod'
-import { notFound } from '../errors.js'
+import { conflict, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../schemas/common.js'
@@ -43,7 +43,7 @@ export async function generateWallet(ctx: OperationContext, caller: Caller, inpu
 export async function configureWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   const wallet = await findByDid(wallets, input.wallet.did)
-  await ctx.policy.assertControlsWallet(caller, wallet, wallets)
+  await ctx.access.assertControlsWallet(caller, wallet)
   const template = wallet.vaultId === undefined ? undefined : (await vaults.get(wallet.vaultId))?.walletConfig
   const config = mergeWalletConfig(template && { didMethod: template.didMethod, apiUrl: template.apiUrl }, input.walletConfig)
   checkWalletConfig(config, ctx.config)
@@ -79,7 +79,7 @@ export async function renameWallets(
     input.wallets,
     async (item) => {
       const wallet = await findByDid(wallets, item.did)
-      await ctx.policy.assertControlsWallet(caller, wallet, wallets)
+      await ctx.access.assertControlsWallet(caller, wallet)
       const updated = await uniqueOr(() => wallets.update(wallet.id, { alias: item.alias }), aliasConflict)
       if (!updated) throw notFound(`no wallet with DID ${item.did}`)
       return presentWallet(updated)
@@ -103,12 +103,14 @@ export async function deleteWallets(
     async (ref) => {
       const wallet = ref.startsWith('did:') ? await findByDid(wallets, ref) : await wallets.get(ref)
       if (!wallet) throw notFound(`no wallet with id ${ref}`)
-      await ctx.policy.assertControlsWallet(caller, wallet, wallets)
-      // The wallet and the delegate keys generated for it go together.
+      await ctx.access.assertControlsWallet(caller, wallet)
+      if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
+      // The wallet, the delegate keys generated for it and the roles assigned to it go together.
       const deleted = await ctx.storage.transaction(async (tx) => {
         const c = collectionsOf(tx, caller.tenantId)
         if (!(await c.wallets.delete(wallet.id))) return false
         await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: wallet.id })
+        await c.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: wallet.did })
         return true
       })
       if (!deleted) throw notFound(`no wallet with id ${ref}`)

@@ -41,6 +41,7 @@ export const walletView = z
     didMethod: z.string(),
     alias: z.string(),
     created: z.string(),
+    role: z.boolean().optional().meta({ description: 'true for the wallet backing a role (its DID is the role DID).' }),
     registry: registryReport.optional().meta({ description: 'What the registry did with the request’s `walletConfig.txsInput`.' }),
   })
   .meta({ id: 'Wallet' })
@@ -50,7 +51,7 @@ export type WalletView = z.infer<typeof walletView>
 export const walletResponse = z.strictObject({ wallet: walletView })
 /** Generate Identity Wallet's response: a wallet outside any vault, with the fields the spec lists. */
 export const generatedWalletResponse = z.strictObject({
-  wallet: walletView.omit({ vaultId: true, isHDWallet: true, index: true, privateKeyHex: true, publicKeyDER: true }).meta({ id: 'GeneratedWallet' }),
+  wallet: walletView.omit({ vaultId: true, isHDWallet: true, index: true, privateKeyHex: true, publicKeyDER: true, role: true }).meta({ id: 'GeneratedWallet' }),
 })
 export const walletsPage = z.strictObject({ wallets: z.array(walletView), nextCursor })
 export const renameWalletsResponse = z.strictObject({

@@ -4,6 +4,7 @@
  */
 import type { CollectionSpec, StoredRecord } from './port.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
+import type { Permission, RoleAccess } from '../schemas/roles.js'
 
 export interface ApiKeyRecord extends StoredRecord {
   tenantId: string
@@ -60,6 +61,8 @@ export interface WalletRecord extends StoredRecord {
   didMethod: string
   alias: string
   walletConfig?: WalletConfig
+  /** Set on the wallet that backs a role (its DID is the role DID); deleted with the role only. */
+  role?: true
   /** ISO creation date, as the spec's `created`. */
   created: string
   createdAt: number
@@ -130,6 +133,35 @@ export interface DidHeadRecord extends StoredRecord {
   createdAt: number
 }
 
+/** A role (DESIGN §4 "Role records"): backed by a wallet of the tenant whose DID is the role DID. */
+export interface RoleRecord extends StoredRecord {
+  tenantId: string
+  /** The role DID: the DID of the wallet `walletId`. */
+  did: string
+  walletId: string
+  /** The DID that created the role (one the caller controlled then). */
+  creator: string
+  /** Distinct, in canonical spelling and order (`Read` before `Write`). */
+  permissions: Permission[]
+  /** The strongest of `permissions` (`Write` implies `Read`), kept with them: what the `permissions` filter of Get Roles compares. */
+  access: RoleAccess
+  description: string
+  createdAt: number
+  updatedAt: number
+}
+
+/** A role assigned to a DID (a wallet of the tenant, or a stored credential's DID). */
+export interface RoleAssignmentRecord extends StoredRecord {
+  tenantId: string
+  /** The role DID. */
+  role: string
+  /** The DID the role is assigned to. */
+  did: string
+  /** The role's creator (it never changes): lets an assignment listing keep to the roles a caller created with one indexed query. */
+  roleCreator: string
+  createdAt: number
+}
+
 const base = ['tenantId', 'createdAt']
 
 /** Every collection of the service. */
@@ -177,6 +209,27 @@ export const COLLECTIONS: CollectionSpec[] = [
     fields: [...base, 'walletId', 'ethereumAddress'],
     indexes: [{ fields: ['tenantId', 'walletId', 'createdAt'] }, { fields: ['ethereumAddress'] }],
     secretFields: ['privateKey'],
+  },
+  {
+    name: 'roles',
+    // `access` is filtered within what the indexes select, never searched on its own.
+    fields: [...base, 'did', 'creator', 'access'],
+    indexes: [
+      // One role per DID per tenant; also "the roles with these DIDs" (the caller's own, the roles it holds).
+      { fields: ['tenantId', 'did'], unique: true },
+      // The roles a caller created, oldest first.
+      { fields: ['tenantId', 'creator', 'createdAt'] },
+    ],
+  },
+  {
+    name: 'roleAssignments',
+    fields: [...base, 'role', 'did', 'roleCreator'],
+    indexes: [
+      // One assignment per (role, DID); also "the DIDs holding this role", in DID order.
+      { fields: ['tenantId', 'role', 'did'], unique: true },
+      // "The roles assigned to these DIDs", in role order.
+      { fields: ['tenantId', 'did', 'role'] },
+    ],
   },
   {
     name: 'didEvents',

@@ -65,6 +65,24 @@ describe('on-chain registry (EthereumDIDRegistry on a local EVM)', () => {
     expect((await resolve(a.did)).didDocument.service[0].type).toBe('ByB')
   })
 
+  it('Create Role applies walletConfig to the role DID on chain: the new owner then manages the role', async () => {
+    const creator = await walletWithToken(h)
+    const owner = await walletWithToken(h)
+    const res = await h.request('POST', '/roles', {
+      json: { permissions: ['Read'], walletConfig: { txsInput: [{ service: { name: 'RoleHub', value: 'https://roles.example.com', validity: 3_600_000 } }, { newOwner: owner.did }] } },
+      didAuth: creator.jwt,
+    })
+    expect(res.status).toBe(200)
+    const role = res.body.role
+    expect(role.registry.errors).toEqual([])
+    expect(role.registry.transactions.map((t: any) => t.txHash)).toEqual([expect.stringMatching(/^0x[0-9a-f]{64}$/), expect.stringMatching(/^0x[0-9a-f]{64}$/)])
+    const doc = (await resolve(role.did)).didDocument
+    expect(doc.service[0]).toMatchObject({ type: 'RoleHub', serviceEndpoint: 'https://roles.example.com' })
+    expect(doc.verificationMethod[0].blockchainAccountId).toBe(`eip155:1337:${owner.did.split(':').pop()}`)
+    const updated = await h.request('PUT', '/roles', { json: { did: role.did, description: 'by the on-chain owner' }, didAuth: owner.jwt })
+    expect(updated.body).toMatchObject({ roles: [{ description: 'by the on-chain owner' }], errors: [] })
+  })
+
   it('a veriKey delegate on chain authenticates for the DID but gets no owner rights', async () => {
     const w = await walletWithToken(h)
     const key = generatePrivateKey()

@@ -51,7 +51,16 @@ describe('GET /openapi.json', () => {
     expect(doc.paths['/wallet'].get.summary).toContain('alias of GET /wallets')
     expect(doc.paths['/vaults/{vaultID}/wallet'].post.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'vaultID', required: true })])
     expect(doc.paths['/wallets'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['alias', 'cursor', 'did', 'limit', 'vaultId'])
-    expect(routes).toBeGreaterThanOrEqual(11)
+    // both spellings of the assignments path, each method; the delete takes the Access Token JWT
+    for (const path of ['/roles/assignmnets', '/roles/assignments']) {
+      expect(Object.keys(doc.paths[path]).sort()).toEqual(['delete', 'get', 'post'])
+      expect(doc.paths[path].delete.security).toEqual([{ accessToken: [] }])
+      expect(doc.paths[path].post.security).toEqual([{ baseAuth: [], didAuth: [] }])
+    }
+    expect(doc.paths['/roles/assignments'].post.summary).toContain('alias of POST /roles/assignmnets')
+    expect(Object.keys(doc.paths['/roles']).sort()).toEqual(['delete', 'get', 'post', 'put'])
+    expect(doc.components.schemas.Role.required.sort()).toEqual(['_id', 'createdAt', 'creator', 'description', 'did', 'permissions', 'updatedAt'])
+    expect(routes).toBeGreaterThanOrEqual(21)
   })
 
   it('every example in the document is accepted by the operation’s own schema', () => {

@@ -24,6 +24,8 @@ afterAll(async () => {
 
 const tenant: Where = { field: 'tenantId', op: 'eq', value: 't' }
 const scoped = (w: Where): Where => ({ and: [tenant, w] })
+/** `n` distinct values: long lists are bound as one JSON parameter. */
+const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
 const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['API key by hash', 'apiKeys', { field: 'hash', op: 'eq', value: 'h' }, { limit: 1 }, 'apiKeys/ux/hash'],
@@ -45,12 +47,26 @@ const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['a page of wallets', 'wallets', scoped({ and: [] }), { limit: 1000 }, 'wallets/ix/tenantId,createdAt'],
   ['a page of vaults', 'vaults', scoped({ and: [] }), { limit: 1000 }, 'vaults/ix/tenantId,createdAt'],
   ['owner wallet by address in a tenant', 'wallets', scoped({ field: 'ethereumAddress', op: 'eq', value: '0x' }), { limit: 1 }, 'wallets/ix/tenantId,ethereumAddress,createdAt'],
+  // Roles and role assignments
+  ['wallets of the DIDs a caller names, any tenant (acting DIDs)', 'wallets', { field: 'did', op: 'in', value: ['a', 'b'] }, { orderBy: { field: 'did' }, limit: 2 }, 'wallets/ux/did'],
+  ['role by DID', 'roles', scoped({ field: 'did', op: 'eq', value: 'r' }), { limit: 1 }, 'roles/ux/tenantId,did'],
+  ['roles with these DIDs (effective roles)', 'roles', scoped({ field: 'did', op: 'in', value: many('r', 100) }), { orderBy: { field: 'did' }, limit: 1000 }, 'roles/ux/tenantId,did'],
+  ['roles a DID created (Get Roles, first parts)', 'roles', scoped({ field: 'creator', op: 'eq', value: 'c' }), { limit: 1000 }, 'roles/ix/tenantId,creator,createdAt'],
+  ['roles a DID created, with permissions', 'roles', scoped({ and: [{ field: 'creator', op: 'eq', value: 'c' }, { field: 'access', op: 'in', value: ['Read', 'Write'] }] }), { limit: 1000 }, 'roles/ix/tenantId,creator,createdAt'],
+  ['owned and held roles, with permissions', 'roles', scoped({ and: [{ field: 'did', op: 'in', value: many('r', 100) }, { field: 'access', op: 'in', value: ['Write'] }] }), { orderBy: { field: 'did' }, limit: 1000 }, 'roles/ux/tenantId,did'],
+  ['owned and held roles not created by the caller (Get Roles, last part)', 'roles', scoped({ and: [{ field: 'did', op: 'in', value: many('r', 100) }, { field: 'creator', op: 'ne', value: 'c' }] }), { orderBy: { field: 'did' }, limit: 1000 }, 'roles/ux/tenantId,did'],
+  ['roles assigned to the caller’s DIDs (effective roles)', 'roleAssignments', scoped({ field: 'did', op: 'in', value: ['a', 'b'] }), { orderBy: { field: 'did' }, limit: 1000 }, 'roleAssignments/ix/tenantId,did,role'],
+  ['the roles assigned to a credential (read / write decisions)', 'roleAssignments', scoped({ field: 'did', op: 'eq', value: 'vc' }), { orderBy: { field: 'role' }, limit: 1000 }, 'roleAssignments/ix/tenantId,did,role'],
+  ['one assignment (idempotent assign, unassign)', 'roleAssignments', scoped({ and: [{ field: 'role', op: 'eq', value: 'r' }, { field: 'did', op: 'eq', value: 'd' }] }), { limit: 1 }, 'roleAssignments/ux/tenantId,role,did'],
+  ['DIDs holding a role (listing by role)', 'roleAssignments', scoped({ field: 'role', op: 'eq', value: 'r' }), { orderBy: { field: 'did' }, limit: 1000 }, 'roleAssignments/ux/tenantId,role,did'],
+  ['the caller’s DIDs holding a role (listing by role, not managing it)', 'roleAssignments', scoped({ and: [{ field: 'role', op: 'eq', value: 'r' }, { field: 'did', op: 'in', value: ['a', 'b'] }] }), { orderBy: { field: 'did' }, limit: 1000 }, 'roleAssignments/ux/tenantId,role,did'],
+  ['roles of a DID the caller does not act through (listing by did)', 'roleAssignments', scoped({ and: [{ field: 'did', op: 'eq', value: 'd' }, { or: [{ field: 'roleCreator', op: 'in', value: ['a'] }, { field: 'role', op: 'in', value: ['a'] }] }] }), { orderBy: { field: 'role' }, limit: 1000 }, 'roleAssignments/ix/tenantId,did,role'],
 ]
 
 describe('query plans of the service queries', () => {
   it.each(cases)('%s searches its index', async (_name, collection, where, options, index) => {
     const plan = (await storage.explain(collection, where, options)).join('\n')
     expect(plan).toContain(`USING INDEX ${index}`)
-    expect(plan).not.toMatch(/\bSCAN (wallets|vaults|apiKeys|didEvents|delegateKeys)\b/)
+    expect(plan).not.toMatch(/\bSCAN (wallets|vaults|apiKeys|didEvents|delegateKeys|roles|roleAssignments)\b/)
   })
 })

@@ -43,7 +43,7 @@ describe('Authenticator', () => {
   })
 })
 
-describe('AccessPolicy.controlsDid', () => {
+describe('DID control (facts + policy)', () => {
   const owner = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
   const other = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
   const target = 'did:ethr:dev:0x0000000000000000000000000000000000000001'
@@ -55,12 +55,19 @@ describe('AccessPolicy.controlsDid', () => {
     }),
   }
   it('follows the key that signed, not an address spelled in a DID', async () => {
-    const { AccessPolicy } = await import('../../src/auth/policy.js')
-    const policy = new AccessPolicy(resolver as never)
+    const { AccessFacts } = await import('../../src/auth/facts.js')
+    const { controlsWallet } = await import('../../src/auth/policy.js')
+    const { createMemoryStorage } = await import('../../src/storage/memory/index.js')
+    const { COLLECTIONS } = await import('../../src/storage/collections.js')
+    const storage = createMemoryStorage()
+    await storage.init(COLLECTIONS)
+    const facts = new AccessFacts(resolver as never, storage)
+    const wallet = await facts.wallet({ did: target })
+    const controls = async (dids: string[], addresses: string[]) => controlsWallet(await facts.vaultKeys({ tenantId: 't', dids, addresses }), wallet)
     // proved control of a DID whose address is the owner's, but with another key (e.g. its owner changed on another network)
-    expect(await policy.controlsDid({ tenantId: 't', dids: [`did:ethr:other:${owner}`], addresses: [other] }, target)).toBe(false)
-    expect(await policy.controlsDid({ tenantId: 't', dids: [], addresses: [owner] }, target)).toBe(true)
+    expect(await controls([`did:ethr:other:${owner}`], [other])).toBe(false)
+    expect(await controls([], [owner])).toBe(true)
     // a token naming the target DID itself but signed by another key (a delegate) gives no owner rights
-    expect(await policy.controlsDid({ tenantId: 't', dids: [target], addresses: [other] }, target)).toBe(false)
+    expect(await controls([target], [other])).toBe(false)
   })
 })

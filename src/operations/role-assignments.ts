@@ -1,0 +1,126 @@
+/**
+ * Role assignments: create, delete, list (DESIGN §4 "Role assignments", "Listing assignments").
+ * Only a role's creator or the holder of its owner key assigns and unassigns it; assigning
+ * twice is idempotent; removing what is not assigned is a per-item NOT_FOUND.
+ */
+import { randomUUID } from 'node:crypto'
+import type { z } from 'zod'
+import { notFound, type ErrorBody } from '../errors.js'
+import type { Caller } from '../auth/context.js'
+import { canManageRole } from '../auth/policy.js'
+import { MAX_PAGE } from '../schemas/common.js'
+import type * as schemas from '../schemas/roles.js'
+import type { AssignmentView } from '../schemas/roles.js'
+import type { RoleAssignmentRecord, RoleRecord } from '../storage/collections.js'
+import { UniqueConstraintError, type OrderBy, type Where } from '../storage/port.js'
+import { forEachItem } from './batch.js'
+import { collectionsOf, type OperationContext } from './context.js'
+import { findRole, presentAssignment } from './role-records.js'
+import { assertAssignable } from './role-targets.js'
+
+type Item = { role: string; did: string }
+type AssignmentsResult = { assignments: AssignmentView[]; errors: Array<{ assignment: Item; error: ErrorBody }> }
+
+/** The roles of a batch, each looked up and checked once per request (a batch often names one role many times). */
+function managedRoles(ctx: OperationContext, caller: Caller): (did: string) => Promise<RoleRecord> {
+  const { roles } = collectionsOf(ctx.storage, caller.tenantId)
+  const checked = new Map<string, Promise<RoleRecord>>()
+  return (did) => {
+    let role = checked.get(did)
+    if (role === undefined) {
+      role = findRole(roles, did).then(async (r) => {
+        await ctx.access.assertManagesRole(caller, r)
+        return r
+      })
+      checked.set(did, role)
+    }
+    return role
+  }
+}
+
+const byPair = (item: Item): Where => ({ and: [{ field: 'role', op: 'eq', value: item.role }, { field: 'did', op: 'eq', value: item.did }] })
+
+/** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
+export async function createRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+  const { roleAssignments } = collectionsOf(ctx.storage, caller.tenantId)
+  const managed = managedRoles(ctx, caller)
+  const { results, errors } = await forEachItem(
+    ctx,
+    'assign role',
+    input.assignments,
+    async (item) => {
+      const role = await managed(item.role)
+      const record: RoleAssignmentRecord = { id: randomUUID(), tenantId: caller.tenantId, role: role.did, did: item.did, roleCreator: role.creator, createdAt: ctx.now() }
+      try {
+        // The role and the target are checked where the assignment is written: deleting either
+        // (each one transaction, with its assignments) cannot leave an assignment behind.
+        const stored = await ctx.storage.transaction(async (tx) => {
+          const c = collectionsOf(tx, caller.tenantId)
+          if (!(await c.roles.get(role.id))) throw notFound(`no role ${item.role}`)
+          await assertAssignable(tx, caller.tenantId, item.did)
+          const existing = await c.roleAssignments.findOne(byPair(item))
+          if (existing) return existing
+          await c.roleAssignments.insert(record)
+          return record
+        })
+        return presentAssignment(stored)
+      } catch (err) {
+        // Assigned by a concurrent request in the meantime: the same outcome.
+        const raced = err instanceof UniqueConstraintError ? await roleAssignments.findOne(byPair(item)) : undefined
+        if (!raced) throw err
+        return presentAssignment(raced)
+      }
+    },
+    (assignment, error) => ({ assignment, error }),
+  )
+  return { assignments: results, errors }
+}
+
+/** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
+export async function deleteRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+  const { roleAssignments } = collectionsOf(ctx.storage, caller.tenantId)
+  const managed = managedRoles(ctx, caller)
+  const { results, errors } = await forEachItem(
+    ctx,
+    'unassign role',
+    input.assignments,
+    async (item) => {
+      await managed(item.role)
+      const existing = await roleAssignments.findOne(byPair(item))
+      if (!existing || !(await roleAssignments.delete(existing.id))) throw notFound(`role ${item.role} is not assigned to ${item.did}`)
+      return presentAssignment(existing)
+    },
+    (assignment, error) => ({ assignment, error }),
+  )
+  return { assignments: results, errors }
+}
+
+/**
+ * List role assignments (extension) by `role`, `did` or both, one page at a time. A caller
+ * who may manage the role sees all of its assignments; otherwise only those to DIDs it acts
+ * through, or — listing by `did` — those of roles it created or acts through.
+ */
+export async function getRoleAssignments(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
+  const c = collectionsOf(ctx.storage, caller.tenantId)
+  const facts = await ctx.access.facts.acting(caller)
+  const dids = [...facts.dids]
+  const filters: Where[] = []
+  let orderBy: OrderBy
+  if (q.role !== undefined) {
+    const role = await findRole(c.roles, q.role)
+    filters.push({ field: 'role', op: 'eq', value: role.did })
+    if (!canManageRole(facts, await ctx.access.facts.role(role))) filters.push({ field: 'did', op: 'in', value: dids })
+    // The unique index (tenantId, role, did) serves the filter and the order.
+    orderBy = { field: 'did' }
+  } else {
+    orderBy = { field: 'role' }
+  }
+  if (q.did !== undefined) {
+    filters.push({ field: 'did', op: 'eq', value: q.did })
+    if (q.role === undefined && !facts.dids.has(q.did)) filters.push({ or: [{ field: 'roleCreator', op: 'in', value: dids }, { field: 'role', op: 'in', value: dids }] })
+  }
+  const page = await c.roleAssignments.find({ and: filters }, { orderBy, limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const result: { assignments: AssignmentView[]; nextCursor?: string } = { assignments: page.items.map(presentAssignment) }
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
+  return result
+}

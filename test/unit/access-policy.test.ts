@@ -1,0 +1,137 @@
+/**
+ * The access policy's credential decisions, as data. No credential route exists yet, so the
+ * credential columns of the access matrix run here: the callers' facts are gathered by the
+ * real `AccessFacts` over a real service (roles created and assigned through it), the
+ * credential's facts are what the credential operations will gather (its role grants through
+ * the same `rolesAssignedTo` query), and the pure decisions are asked. A further table covers
+ * the grounds that do not involve roles (public, stored, issued, subject, DID owner).
+ */
+import { readFileSync } from 'node:fs'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { AccessFacts } from '../../src/auth/facts.js'
+import { canDeleteCredential, canReadCredential, canWriteCredential, grants, RULES, type CredentialFacts, type HoldingFacts } from '../../src/auth/policy.js'
+import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
+import { startHarness, TENANT_A, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
+
+type Can = { read: boolean; write: boolean; delete: boolean }
+const decisions = (c: HoldingFacts, v: CredentialFacts): Can => ({ read: canReadCredential(c, v), write: canWriteCredential(c, v), delete: canDeleteCredential(c, v) })
+
+describe('grants: Write implies Read', () => {
+  it.each([
+    [['Read'], 'Read', true],
+    [['Read'], 'Write', false],
+    [['Write'], 'Read', true],
+    [['Write'], 'Write', true],
+    [[], 'Read', false],
+    [undefined, 'Read', false],
+  ] as const)('%j grants %s: %s', (permissions, need, expected) => {
+    expect(grants(permissions, need)).toBe(expected)
+  })
+})
+
+describe('credential columns of the access matrix (facts gathered from a real service)', () => {
+  let h: Harness
+  let facts: AccessFacts
+  /** A wallet DID standing in for the stored credential's DID: assignments to it are the same records. */
+  let credentialDid: string
+  const callers = {} as Record<string, { dids: string[]; addresses: string[]; tenantId: string }>
+
+  beforeAll(async () => {
+    h = await startHarness()
+    facts = new AccessFacts(h.service.resolver, h.storage)
+    const api = (didAuth: string) => h.service.as({ authorization: `Bearer ${TENANT_A}`, didAuth })
+    const creator = await walletWithToken(h)
+    const [read, write, other, credential] = [await walletWithToken(h), await walletWithToken(h), await walletWithToken(h), await walletWithToken(h)]
+    const x = await walletWithToken(h, TENANT_B)
+    credentialDid = credential.did
+    const readRole = (await api(creator.jwt).createRole({ permissions: ['Read'] })).role.did
+    const writeRole = (await api(creator.jwt).createRole({ permissions: ['Write'] })).role.did
+    const assigned = await api(creator.jwt).createRoleAssignments({
+      assignments: [
+        { role: readRole, did: read.did },
+        { role: writeRole, did: write.did },
+        { role: readRole, did: credentialDid },
+        { role: writeRole, did: credentialDid },
+      ],
+    })
+    expect(assigned.errors).toEqual([])
+    const address = async (did: string) => (await facts.ownerAddress(did))!
+    const delegate = new LocalSigner(generatePrivateKey())
+    await api(creator.jwt).configureWallet({ wallet: { did: creator.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 600_000 } }] } })
+    // What the Authenticator makes of each caller's token: the DID it names, the address of the key that signed.
+    callers.creator = { tenantId: 'tenant-a', dids: [creator.did], addresses: [await address(creator.did)] }
+    callers.roleOwner = { tenantId: 'tenant-a', dids: [writeRole], addresses: [await address(writeRole)] }
+    callers.assigneeRead = { tenantId: 'tenant-a', dids: [read.did], addresses: [await address(read.did)] }
+    callers.assigneeWrite = { tenantId: 'tenant-a', dids: [write.did], addresses: [await address(write.did)] }
+    callers.delegateKey = { tenantId: 'tenant-a', dids: [creator.did], addresses: [delegate.address] }
+    callers.otherDid = { tenantId: 'tenant-a', dids: [other.did], addresses: [await address(other.did)] }
+    callers.otherTenantDid = { tenantId: 'tenant-a', dids: [x.did], addresses: [await address(x.did)] }
+  })
+  afterAll(() => h.close())
+
+  /** A private credential (not public, stored by nobody here) with DID `credentialDid`, both roles assigned to it. */
+  const credentialFor = async (caller: HoldingFacts): Promise<CredentialFacts> => ({
+    did: credentialDid,
+    ownerAddress: await facts.ownerAddress(credentialDid),
+    selfOwned: false,
+    isPublicAccess: false,
+    storedBy: [],
+    roles: await facts.rolesAssignedTo('tenant-a', credentialDid),
+  })
+
+  // prettier-ignore
+  const MATRIX: Array<[string, Can]> = [
+    ['creator',        { read: false, write: false, delete: false }],
+    ['roleOwner',      { read: false, write: false, delete: false }],
+    ['assigneeRead',   { read: true,  write: false, delete: false }],
+    ['assigneeWrite',  { read: true,  write: true,  delete: true }],
+    ['delegateKey',    { read: false, write: false, delete: false }],
+    ['otherDid',       { read: false, write: false, delete: false }],
+    ['otherTenantDid', { read: false, write: false, delete: false }],
+  ]
+
+  it.each(MATRIX)('%s: %j', async (name, expected) => {
+    const caller = await facts.holding(callers[name])
+    expect(decisions(caller, await credentialFor(caller))).toEqual(expected)
+  })
+
+  it('the effective roles are the gathered ones: assignee with Write holds exactly that role, with its permissions', async () => {
+    const caller = await facts.holding(callers.assigneeWrite)
+    expect([...caller.roles.values()]).toEqual([['Write']])
+    expect((await facts.holding(callers.delegateKey)).dids.size).toBe(0)
+    // once per request: the same caller object gets the same facts
+    expect(facts.holding(callers.assigneeWrite)).toBe(facts.holding(callers.assigneeWrite))
+  })
+})
+
+describe('credential grounds without roles', () => {
+  const me = '0x00000000000000000000000000000000000000a1'
+  const caller: HoldingFacts = { addresses: new Set([me]), dids: new Set(['did:ethr:dev:me']), roles: new Map() }
+  const base: CredentialFacts = { did: 'did:ethr:dev:vc', ownerAddress: '0x00000000000000000000000000000000000000b2', selfOwned: false, isPublicAccess: false, storedBy: [], roles: new Set() }
+
+  // prettier-ignore
+  const ROWS: Array<[string, Partial<CredentialFacts>, Can]> = [
+    ['nothing links the caller',                    {},                                                                    { read: false, write: false, delete: false }],
+    ['public',                                      { isPublicAccess: true },                                              { read: true,  write: false, delete: false }],
+    ['issued it',                                   { issuer: 'did:ethr:dev:me' },                                         { read: true,  write: false, delete: false }],
+    ['is its subject',                              { subject: 'did:ethr:dev:me' },                                        { read: true,  write: false, delete: false }],
+    ['stored it (its DID owned by another)',        { storedBy: ['did:ethr:dev:me'] },                                     { read: true,  write: false, delete: false }],
+    ['stored it, no DID',                           { storedBy: ['did:ethr:dev:me'], did: undefined, ownerAddress: undefined }, { read: true, write: false, delete: true }],
+    ['stored it, its DID owns itself',              { storedBy: ['did:ethr:dev:me'], selfOwned: true },                    { read: true,  write: false, delete: true }],
+    ['holds the owner key of its DID',              { ownerAddress: me },                                                  { read: true,  write: true,  delete: true }],
+    ['role it does not hold',                       { roles: new Set(['did:ethr:dev:role']) },                             { read: false, write: false, delete: false }],
+  ]
+
+  it.each(ROWS)('%s', (_name, change, expected) => {
+    expect(decisions(caller, { ...base, ...change })).toEqual(expected)
+  })
+
+  it('docs/access-control.md lists every decision with every ground of RULES', () => {
+    const doc = readFileSync(new URL('../../docs/access-control.md', import.meta.url), 'utf8')
+    for (const [decision, rules] of Object.entries(RULES)) {
+      const row = doc.split('\n').find((line) => line.startsWith(`| \`${decision}\``))
+      expect(row, decision).toBeDefined()
+      for (const rule of rules) expect(row, `${decision}: ${rule.ground}`).toContain(rule.ground)
+    }
+  })
+})
