@@ -68,3 +68,28 @@ export function deriveWalletKey(accountNode: Uint8Array, index: number): Uint8Ar
 
 const toBigInt = (bytes: Uint8Array) => BigInt('0x' + Buffer.from(bytes).toString('hex'))
 const toBytes32 = (n: bigint) => Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'))
+
+/** The public half of a BIP32 node: what derives its non-hardened children's public keys. */
+export interface PublicNode {
+  /** 32 bytes. */
+  chainCode: Uint8Array
+  /** Compressed public key, 33 bytes. */
+  publicKey: Uint8Array
+}
+
+/**
+ * Compressed public key of child `index` of a public node (BIP32 CKDpub, non-hardened): what
+ * derives an MPC vault's wallets from its account public key, with no private key anywhere.
+ */
+export function deriveChildPublicKey(parent: PublicNode, index: number): Uint8Array {
+  if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError('HD index out of range')
+  const data = new Uint8Array(37)
+  data.set(parent.publicKey, 0)
+  new DataView(data.buffer).setUint32(33, index, false)
+  const I = hmac(sha512, parent.chainCode, data)
+  const tweak = toBigInt(I.subarray(0, 32))
+  if (tweak === 0n || tweak >= N) throw new Error(`BIP32: index ${index} yields no valid key`)
+  const child = secp256k1.Point.BASE.multiply(tweak).add(secp256k1.Point.fromBytes(parent.publicKey))
+  if (child.equals(secp256k1.Point.ZERO)) throw new Error(`BIP32: index ${index} yields no valid key`)
+  return child.toBytes(true)
+}

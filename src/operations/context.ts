@@ -6,6 +6,7 @@ import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
 import type { KeyCustody } from '../keys/custody.js'
 import type { WalletSigners } from '../keys/wallet-signers.js'
+import type { MpcVaults } from '../mpc/mpc-vaults.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { DelegateKeyRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
@@ -39,6 +40,8 @@ export interface OperationContext {
   custody: KeyCustody
   /** The signer of each wallet, whatever holds its key: operations sign only through it. */
   signers: WalletSigners
+  /** MPC vaults: their provider and the quorum approvals their keys need. */
+  mpc: MpcVaults
   policy: AccessPolicy
   resolver: Resolver
   /** The DID registry of each network. */

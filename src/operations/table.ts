@@ -6,6 +6,7 @@
 import * as s from '../schemas/index.js'
 import { defineOperation } from './define.js'
 import * as tokens from './tokens.js'
+import * as mpcVaults from './mpc-vaults.js'
 import * as vaults from './vaults.js'
 import * as wallets from './wallets.js'
 
@@ -136,6 +137,20 @@ export const OPERATIONS = {
     response: s.walletResponse,
     example: { wallet: { alias: 'payroll' } },
     handler: vaults.createVaultWallet,
+  }),
+
+  /** Initialize Identity Vault (`POST /vaults/:vaultID/initialize`, DESIGN §4): an MPC vault's key is created under its quorum policy → `INITIALIZED`. */
+  initializeVault: defineOperation({
+    summary: 'Initialize Identity Vault',
+    description:
+      'Asks the MPC provider to create the key of an MPC vault under its quorum policy; the vault becomes `INITIALIZED` and keeps its (account) public key, from which its wallets derive. Needs DID-auth tokens in `x-did-auth` from `requiredApprovals` distinct members of one of its groups (403 FORBIDDEN naming how many are missing). Idempotent: an initialized vault is returned unchanged. An ECS vault: 422.',
+    auth: 'tenant+did',
+    routes: [{ method: 'post', path: '/vaults/:vaultID/initialize' }],
+    params: s.initializeVaultParams,
+    input: s.initializeVault,
+    response: s.vaultResponse,
+    example: {},
+    handler: mpcVaults.initializeVault,
   }),
 }
 
