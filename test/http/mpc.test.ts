@@ -7,21 +7,9 @@ import { createPublicKey } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { computeAddress } from 'ethers'
 import { expectError, snapshot, startHarness, TENANT_B, type Harness } from '../helpers/harness.js'
-import { mintToken } from '../helpers/tokens.js'
-import { generatePrivateKey } from '../../src/keys/secp256k1.js'
+import { approvals, member, mpcVaultBody as vaultBody, type Member } from '../helpers/mpc.js'
 import { verifyDidAuthToken } from '../../src/auth/did-auth.js'
-
-/** A member: an outside key (a DID the service does not hold) and a way to mint its DID-auth tokens. */
-interface Member {
-  did: string
-  token(options?: { expIn?: number; iatIn?: number }): Promise<string>
-}
-
-async function member(): Promise<Member> {
-  const key = generatePrivateKey()
-  const { did } = await mintToken({ signerKey: key })
-  return { did, token: async (o = {}) => (await mintToken({ signerKey: key, ...o })).jwt }
-}
+import type { ApprovalRequest } from '../../src/mpc/approvals.js'
 
 let h: Harness
 let members: Member[]
@@ -31,18 +19,8 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const tokens = (...ms: Member[]) => Promise.all(ms.map((m) => m.token())).then((t) => t.join(','))
-
-function mpcVaultBody(extra: Record<string, unknown> = {}) {
-  return {
-    name: 'mpc',
-    keyManagement: 'MPC',
-    hierarchy: 'BIP44',
-    mpcAccountID: 'acct-1',
-    mpcGroups: [{ name: 'signers', requiredApprovals: 2, members: members.map((m) => ({ id: m.did })) }],
-    ...extra,
-  }
-}
+const tokens = approvals
+const mpcVaultBody = (extra: Record<string, unknown> = {}) => vaultBody(members, extra)
 
 async function initializedVault(extra: Record<string, unknown> = {}) {
   const created = await h.request('POST', '/vaults', { json: mpcVaultBody(extra) })
@@ -277,5 +255,45 @@ describe('bad input: error body, nothing written', () => {
   it('initialize without x-did-auth: 403 UNAUTHENTICATED', async () => {
     const mpc = (await h.request('POST', '/vaults', { json: mpcVaultBody() })).body.vault
     expectError(await h.request('POST', `/vaults/${mpc.id}/initialize`, { json: {} }), 403, 'UNAUTHENTICATED')
+  })
+})
+
+describe('the embedded API: approvals through the mpc.approve callback', () => {
+  it('tops up the request’s own approvals; non-members it names do not count; it is not asked when the tokens suffice', async () => {
+    const asked: ApprovalRequest[] = []
+    let answer: string[] = []
+    const e = await startHarness({ service: { mpc: { approve: (request) => (asked.push(request), answer) } } })
+    try {
+      const auth = { authorization: 'Bearer token-tenant-a-0123456789' }
+      const { vault } = await e.service.createVault(mpcVaultBody(), auth)
+      answer = [members[1].did]
+      await e.service.initializeVault({ vaultID: vault.id }, { ...auth, didAuth: await tokens(members[0]) })
+      expect(asked).toHaveLength(1)
+      expect(asked[0]).toMatchObject({ action: 'initialize', tenantId: 'tenant-a', vaultId: vault.id, mpcVaultID: vault.mpcVault!.id, approvedBy: [members[0].did] })
+
+      answer = [members[0].did, members[2].did]
+      // An outsider's valid token satisfies the DID-auth requirement but approves nothing: the callback's two members do.
+      const { wallet } = await e.service.createVaultWallet({ vaultID: vault.id }, { ...auth, didAuth: await tokens(await member()) })
+      expect(asked[1]).toMatchObject({ action: 'createWallet', approvedBy: [] })
+
+      answer = [members[1].did]
+      const token = await e.service.generateToken({ iss: wallet.did }, { ...auth, didAuth: await tokens(members[0]) })
+      expect(await verifyDidAuthToken(token.jwt, e.service.didAuthOptions)).toBe(wallet.did)
+      expect(asked[2]).toMatchObject({ action: 'sign', wallet: { did: wallet.did, address: wallet.ethereumAddress }, approvedBy: [members[0].did] })
+      expect(asked[2].digestHex).toMatch(/^[0-9a-f]{64}$/)
+      // The token is signed twice (its JWT and its JSON-LD proof): each signature asks for its own approval.
+      expect(asked).toHaveLength(4)
+      expect(asked[3]).toMatchObject({ action: 'sign', wallet: { did: wallet.did } })
+      expect(asked[3].digestHex).not.toBe(asked[2].digestHex)
+
+      answer = ['did:ethr:dev:0x' + '44'.repeat(20), members[1].did]
+      await expect(e.service.generateToken({ iss: wallet.did }, auth)).rejects.toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
+      expect(asked).toHaveLength(5)
+
+      await e.service.generateToken({ iss: wallet.did }, { ...auth, didAuth: await tokens(members[0], members[2]) })
+      expect(asked).toHaveLength(5)
+    } finally {
+      await e.close()
+    }
   })
 })
