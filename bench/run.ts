@@ -3,8 +3,8 @@
  * p50/p95 latencies of the service's hot paths on memory and SQLite storage, the storage
  * figures of every adapter it can reach (memory, SQLite, MongoDB when `MONGODB_URL` is set),
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
- * bodies, the raw secp256k1 rates of this machine in the same run, and the issue's targets as
- * pass/fail.
+ * bodies, MPC vaults' 2-of-3 signing and wallet derivation rates, the raw secp256k1 rates of
+ * this machine in the same run, and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -12,6 +12,7 @@ import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { benchUnauthenticatedFlood } from './flood.js'
+import { benchMpc } from './mpc.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
@@ -72,6 +73,15 @@ async function benchSqlite(): Promise<ServiceResults> {
   }
 }
 
+async function benchMpcSqlite() {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-mpc-'))
+  try {
+    return await benchMpc('sqlite', createSqliteStorage({ path: join(dir, 'mpc.db') }), OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const loadStart = os.loadavg()[0]
@@ -79,6 +89,7 @@ async function main(): Promise<void> {
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
+  const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -96,6 +107,8 @@ async function main(): Promise<void> {
     target('didAuthVerifyVsRawVerify', s, 0.7, ratios.didAuthVerifyVsRawVerify[s]),
     target('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
     target('didAuthVerify5ChangesVsRawVerify', s, 0.7, storage[s].did.ratios.owner),
+    target('mpcSigning2of3OpsPerSec', s, 200, mpc[s].signing2of3.opsPerSec),
+    target('mpcWalletDerivationOpsPerSec', s, 400, mpc[s].walletDerivation.opsPerSec),
   ])
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
@@ -120,6 +133,7 @@ async function main(): Promise<void> {
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     unauthenticatedFlood,
+    mpc,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

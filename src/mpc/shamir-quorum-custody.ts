@@ -14,11 +14,11 @@
  * the same port (docs/mpc.md).
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import { HARDENED_OFFSET, HDKey } from '@scure/bip32'
+import { HDKey } from '@scure/bip32'
 import { split, combine } from 'shamir-secret-sharing'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import type { KeyCustody } from '../keys/custody.js'
-import { ACCOUNT_PATH } from '../keys/hd.js'
+import { ACCOUNT_PATH, privateKeyAtPath } from '../keys/hd.js'
 import { bytesToHex, hexToBytes, signDigest } from '../keys/secp256k1.js'
 import { UniqueConstraintError, type StorageAdapter } from '../storage/port.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
@@ -148,35 +148,23 @@ async function splitSecret(secret: Uint8Array, n: number, threshold: number): Pr
 /** The public key the vault shows: the key of a `NONE` vault, the account node of a `BIP44` one. */
 function publicPart(secret: Uint8Array, hierarchy: MpcVaultRef['hierarchy']): { publicKey: string; chainCode?: string } {
   if (hierarchy === 'NONE') return { publicKey: bytesToHex(secp256k1.getPublicKey(secret, true)) }
-  const account = nodeAt(secret, ACCOUNT_PATH)
+  const root = HDKey.fromMasterSeed(secret)
+  const account = root.derive(ACCOUNT_PATH)
   try {
     return { publicKey: bytesToHex(account.publicKey!), chainCode: bytesToHex(account.chainCode!) }
   } finally {
+    root.wipePrivateData()
     account.wipePrivateData()
   }
 }
 
 function signAt(secret: Uint8Array, hierarchy: MpcVaultRef['hierarchy'], path: string, digest: Uint8Array) {
   if (hierarchy === 'NONE') return signDigest(secret, digest)
-  const node = nodeAt(secret, path)
+  const key = privateKeyAtPath(secret, path)
   try {
-    return signDigest(node.privateKey!, digest)
+    return signDigest(key, digest)
   } finally {
-    node.wipePrivateData()
+    key.fill(0)
   }
 }
 
-/** The node at `path` under the BIP32 root of `seed`, wiping every intermediate node's private data. The caller wipes the result. */
-function nodeAt(seed: Uint8Array, path: string): HDKey {
-  const segments = path.split('/')
-  if (segments[0] !== 'm') throw new Error(`not a BIP32 path: ${path}`)
-  let node = HDKey.fromMasterSeed(seed)
-  for (const segment of segments.slice(1)) {
-    const match = /^(\d+)('?)$/.exec(segment)
-    if (!match) throw new Error(`not a BIP32 path: ${path}`)
-    const child = node.deriveChild(Number(match[1]) + (match[2] ? HARDENED_OFFSET : 0))
-    node.wipePrivateData()
-    node = child
-  }
-  return node
-}

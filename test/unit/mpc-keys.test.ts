@@ -3,7 +3,7 @@ import { createPublicKey } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
-import { deriveChildPublicKey } from '../../src/keys/hd.js'
+import { deriveChildPublicKey, privateKeyAtPath } from '../../src/keys/hd.js'
 import { publicKeyDerHex } from '../../src/keys/spki.js'
 import { addressOf, bytesToHex, isLowS, publicKeyOf, recoverPublicKey } from '../../src/keys/secp256k1.js'
 import { createMemoryStorage, randomMasterKey } from '../../src/index.js'
@@ -24,6 +24,17 @@ describe('public BIP32 derivation (CKDpub)', () => {
     expect(addressOf(deriveChildPublicKey(node, 0))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
     expect(() => deriveChildPublicKey(node, 0x80000000)).toThrow(RangeError)
     expect(() => deriveChildPublicKey(node, -1)).toThrow(RangeError)
+  })
+})
+
+describe('private BIP32 derivation from a seed (CKDpriv)', () => {
+  it('gives the keys @scure/bip32 derives, at hardened and non-hardened paths; refuses what is not a path', () => {
+    const seed = mnemonicToSeedSync(DEV_MNEMONIC)
+    const root = HDKey.fromMasterSeed(seed)
+    for (const path of ['m', "m/44'/60'/0'/0/0", "m/44'/60'/0'/0/1", "m/44'/60'/0'/0/2147483647", "m/0/1'/2", "m/2147483647'"])
+      expect(bytesToHex(privateKeyAtPath(seed, path))).toBe(bytesToHex(root.derive(path).privateKey!))
+    expect(addressOf(publicKeyOf(privateKeyAtPath(seed, "m/44'/60'/0'/0/0")))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
+    for (const bad of ['', "44'/60'", 'm/x', "m/2147483648'", 'm/-1', 'm//0']) expect(() => privateKeyAtPath(seed, bad)).toThrow(/not a BIP32 path/)
   })
 })
 
