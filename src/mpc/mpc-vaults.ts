@@ -66,7 +66,8 @@ export class MpcVaults {
 
 /** The 403 a pending provider outcome means. */
 export function pendingError(pending: MpcPending) {
-  if (pending.reason === 'insufficient-approvals') return missingApprovals(pending.missingApprovals ?? 1, pending.group ?? 'the vault', pending.requestId)
+  if (pending.reason === 'insufficient-approvals' && pending.missingApprovals !== undefined) return missingApprovals(pending.missingApprovals, pending.group ?? 'the vault', pending.requestId)
+  if (pending.reason === 'insufficient-approvals') return forbidden(`MPC quorum not met: the provider needs more approvals${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`)
   return forbidden(`the MPC provider has not completed this request yet${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`)
 }
 
