@@ -4,8 +4,8 @@
  * figures of every adapter it can reach (memory, SQLite, MongoDB when `MONGODB_URL` is set),
  * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
- * bodies, the raw secp256k1 rates of this machine in the same run, and the issue's targets as
- * pass/fail.
+ * bodies, MPC vaults' 2-of-3 signing and wallet derivation rates, the raw secp256k1 rates of
+ * this machine in the same run, and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -13,6 +13,7 @@ import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { benchUnauthenticatedFlood } from './flood.js'
+import { benchMpc } from './mpc.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRoles, type RoleResults } from './roles.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
@@ -83,6 +84,15 @@ async function benchRolesSqlite(): Promise<RoleResults> {
   }
 }
 
+async function benchMpcSqlite() {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-mpc-'))
+  try {
+    return await benchMpc('sqlite', createSqliteStorage({ path: join(dir, 'mpc.db') }), OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const loadStart = os.loadavg()[0]
@@ -91,6 +101,7 @@ async function main(): Promise<void> {
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
+  const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -108,6 +119,8 @@ async function main(): Promise<void> {
     target('didAuthVerifyVsRawVerify', s, 0.7, ratios.didAuthVerifyVsRawVerify[s]),
     target('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
     target('didAuthVerify5ChangesVsRawVerify', s, 0.7, storage[s].did.ratios.owner),
+    target('mpcSigning2of3OpsPerSec', s, 200, mpc[s].signing2of3.opsPerSec),
+    target('mpcWalletDerivationOpsPerSec', s, 400, mpc[s].walletDerivation.opsPerSec),
   ])
   // Roles: creation, and "may this caller read this credential" (caller holding 100 roles; its facts computed once per request) at 100k assignments, within 2x of 10k.
   for (const s of ['memory', 'sqlite'] as const) {
@@ -145,6 +158,7 @@ async function main(): Promise<void> {
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     unauthenticatedFlood,
+    mpc,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

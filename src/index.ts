@@ -2,7 +2,7 @@
  * didvault — the core entry. Loads no optional peer (better-sqlite3, express, mongodb):
  * those live behind `didvault/sqlite`, `didvault/express`, `didvault/mongo`.
  */
-export { IdentityService, type IdentityServiceOptions, type BoundIdentityService, type OperationMethods } from './service.js'
+export { IdentityService, type IdentityServiceOptions, type BoundIdentityService, type MpcOptions, type OperationMethods } from './service.js'
 export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
 export type { AuthContext, Caller } from './auth/context.js'
 export { staticTenants, type TenantResolver } from './auth/tenants.js'
@@ -42,3 +42,17 @@ export { OPERATIONS, type OperationName } from './operations/table.js'
 export type { OperationDefinition, OperationInput, OperationOutput, Route } from './operations/define.js'
 export { OperationDispatcher, AuthenticatedCall } from './operations/dispatcher.js'
 export type { WalletConfig, TxInput } from './schemas/wallet-config.js'
+export type {
+  CreateMpcVaultRequest,
+  InitializeOutcome,
+  MpcPending,
+  MpcProvider,
+  MpcPublicKey,
+  MpcVaultRef,
+  QuorumGroup,
+  QuorumPolicy,
+  SignatureOutcome,
+  SignatureRequest,
+} from './mpc/port.js'
+export type { ApprovalAction, ApprovalRequest, ApproveCallback } from './mpc/approvals.js'
+export { ShamirQuorumCustody } from './mpc/shamir-quorum-custody.js'

@@ -26,6 +26,22 @@ import type { OperationInput, OperationOutput } from './operations/define.js'
 import { OperationDispatcher } from './operations/dispatcher.js'
 import { OPERATIONS, type OperationName } from './operations/table.js'
 import { WalletSigners } from './keys/wallet-signers.js'
+import { QuorumApprovals, type ApproveCallback } from './mpc/approvals.js'
+import { MpcVaults } from './mpc/mpc-vaults.js'
+import type { MpcProvider } from './mpc/port.js'
+import { ShamirQuorumCustody } from './mpc/shamir-quorum-custody.js'
+
+/** MPC vaults (docs/mpc.md). */
+export interface MpcOptions {
+  /** What holds MPC vaults' keys. Default: {@link ShamirQuorumCustody} over the service's storage and keyring (quorum custody with Shamir secret sharing, not threshold ECDSA). */
+  provider?: MpcProvider
+  /**
+   * Approvals gathered out of band, asked for when a request's own DID-auth tokens fall short
+   * of a quorum (signing with an MPC wallet, initializing, creating wallets in, deleting an MPC
+   * vault). Resolves to the approving members' DIDs.
+   */
+  approve?: ApproveCallback
+}
 
 export interface IdentityServiceOptions {
   /** Where records live: `createMemoryStorage()`, `createSqliteStorage(...)` from `didvault/sqlite`, or your adapter. */
@@ -49,6 +65,8 @@ export interface IdentityServiceOptions {
   /** `aud` of the DID-auth tokens this service issues and accepts. Default `didvault`. */
   audience?: string
   limits?: Partial<ServiceLimits>
+  /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
+  mpc?: MpcOptions
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
@@ -135,7 +153,8 @@ export class IdentityService {
     const keys = new PublicKeyDirectory(storage)
     const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
     const custody = new KeyCustody(keyring)
-    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), access: new AccessControl(new AccessFacts(resolver, storage)), resolver, registries, keys, config, now, onError }
+    const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
+    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody, mpc), mpc, access: new AccessControl(new AccessFacts(resolver, storage)), resolver, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, apiKeys)

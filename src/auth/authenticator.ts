@@ -3,7 +3,7 @@ import { unauthenticated } from '../errors.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
-import { verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions } from './did-auth.js'
+import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions } from './did-auth.js'
 import { bearerToken, type TenantResolver } from './tenants.js'
 
 export class Authenticator {
@@ -16,7 +16,8 @@ export class Authenticator {
   async authenticate(auth: AuthContext, need: AuthRequirement): Promise<Caller> {
     if (need === 'access') return this.#accessToken(auth.authorization)
     const tenantId = await this.#tenant(auth.authorization)
-    const proofs = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : []
+    // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).
+    const proofs = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : await validDidAuthProofs(auth.didAuth, this.didAuth)
     return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)) }
   }
 

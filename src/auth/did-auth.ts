@@ -4,7 +4,7 @@
  * rules). Any failure is 403 UNAUTHENTICATED with a short reason.
  */
 import type { Resolvable } from 'did-resolver'
-import { unauthenticated } from '../errors.js'
+import { IdentityError, unauthenticated } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import { JwtRejected, verifyDidJwt } from '../credentials/jwt-verifier.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
@@ -59,13 +59,31 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
   }
 }
 
-/** Verifies a header that may hold several comma-separated tokens; returns what each proves. */
-export async function verifyDidAuthHeader(header: string | undefined, options: DidAuthOptions): Promise<DidAuthProof[]> {
-  const tokens = (header ?? '')
+const tokensOf = (header: string | undefined) =>
+  (header ?? '')
     .split(',')
     .map((t) => t.trim())
     .filter(Boolean)
+
+/** Verifies a header that may hold several comma-separated tokens; returns what each proves. */
+export async function verifyDidAuthHeader(header: string | undefined, options: DidAuthOptions): Promise<DidAuthProof[]> {
+  const tokens = tokensOf(header)
   if (tokens.length === 0) throw unauthenticated('missing DID Auth Token')
   if (tokens.length > MAX_TOKENS) throw unauthenticated(`invalid DID-auth token: at most ${MAX_TOKENS} per request`)
   return Promise.all(tokens.map((t) => verifyDidAuthProof(t, options)))
+}
+
+/**
+ * What the valid tokens of an optional header prove, ignoring the invalid ones (expired,
+ * forged, unknown issuer) and any beyond the first ten: for operations that need no DID-auth
+ * token but may count the ones sent as MPC member approvals.
+ */
+export async function validDidAuthProofs(header: string | undefined, options: DidAuthOptions): Promise<DidAuthProof[]> {
+  const settled = await Promise.allSettled(tokensOf(header).slice(0, MAX_TOKENS).map((t) => verifyDidAuthProof(t, options)))
+  const proofs: DidAuthProof[] = []
+  for (const result of settled) {
+    if (result.status === 'fulfilled') proofs.push(result.value)
+    else if (!(result.reason instanceof IdentityError)) throw result.reason
+  }
+  return proofs
 }

@@ -68,3 +68,72 @@ export function deriveWalletKey(accountNode: Uint8Array, index: number): Uint8Ar
 
 const toBigInt = (bytes: Uint8Array) => BigInt('0x' + Buffer.from(bytes).toString('hex'))
 const toBytes32 = (n: bigint) => Uint8Array.from(Buffer.from(n.toString(16).padStart(64, '0'), 'hex'))
+
+/** The public half of a BIP32 node: what derives its non-hardened children's public keys. */
+export interface PublicNode {
+  /** 32 bytes. */
+  chainCode: Uint8Array
+  /** Compressed public key, 33 bytes. */
+  publicKey: Uint8Array
+}
+
+/**
+ * Compressed public key of child `index` of a public node (BIP32 CKDpub, non-hardened): what
+ * derives an MPC vault's wallets from its account public key, with no private key anywhere.
+ */
+export function deriveChildPublicKey(parent: PublicNode, index: number): Uint8Array {
+  if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError('HD index out of range')
+  const data = new Uint8Array(37)
+  data.set(parent.publicKey, 0)
+  new DataView(data.buffer).setUint32(33, index, false)
+  const I = hmac(sha512, parent.chainCode, data)
+  const tweak = toBigInt(I.subarray(0, 32))
+  if (tweak === 0n || tweak >= N) throw new Error(`BIP32: index ${index} yields no valid key`)
+  const child = secp256k1.Point.BASE.multiply(tweak).add(secp256k1.Point.fromBytes(parent.publicKey))
+  if (child.equals(secp256k1.Point.ZERO)) throw new Error(`BIP32: index ${index} yields no valid key`)
+  return child.toBytes(true)
+}
+
+const MASTER_SECRET = new TextEncoder().encode('Bitcoin seed')
+
+/**
+ * Private key at a BIP32 `path` (`m/44'/60'/0'/0/5`) under the root of `seed` (BIP32 CKDpriv
+ * from the master key). Hardened steps need no public key and non-hardened ones one each, so
+ * `m/44'/60'/0'/0/i` costs two curve multiplications, not the six @scure/bip32 spends on
+ * public keys and fingerprints. Every intermediate secret is wiped; the caller wipes the result.
+ */
+export function privateKeyAtPath(seed: Uint8Array, path: string): Uint8Array {
+  const segments = path.split('/')
+  if (segments[0] !== 'm') throw new Error(`not a BIP32 path: ${path}`)
+  const I = hmac(sha512, MASTER_SECRET, seed)
+  let key = toBigInt(I.subarray(0, 32))
+  const chain = Uint8Array.from(I.subarray(32))
+  I.fill(0)
+  if (key === 0n || key >= N) throw new Error('BIP32: this seed yields no valid master key')
+  const data = new Uint8Array(37)
+  try {
+    for (const segment of segments.slice(1)) {
+      const match = /^(\d+)('?)$/.exec(segment)
+      const index = match ? Number(match[1]) : NaN
+      if (!match || index >= 0x80000000) throw new Error(`not a BIP32 path: ${path}`)
+      const hardened = match[2] === "'"
+      if (hardened) {
+        data[0] = 0
+        data.set(toBytes32(key), 1)
+      } else {
+        data.set(secp256k1.Point.BASE.multiply(key).toBytes(true), 0)
+      }
+      new DataView(data.buffer).setUint32(33, hardened ? index + 0x80000000 : index, false)
+      const child = hmac(sha512, chain, data)
+      const tweak = toBigInt(child.subarray(0, 32))
+      key = (key + tweak) % N
+      chain.set(child.subarray(32))
+      child.fill(0)
+      if (tweak >= N || key === 0n) throw new Error(`BIP32: ${path} yields no valid key`)
+    }
+    return toBytes32(key)
+  } finally {
+    data.fill(0)
+    chain.fill(0)
+  }
+}

@@ -17,9 +17,14 @@ export function publicKeyOf(privateKey: Uint8Array): Uint8Array {
   return secp256k1.getPublicKey(privateKey, false)
 }
 
+/** The uncompressed form (65 bytes, 04 prefix) of a compressed public key (33 bytes). */
+export function uncompressedOf(publicKey: Uint8Array): Uint8Array {
+  return secp256k1.Point.fromBytes(publicKey).toBytes(false)
+}
+
 /** EIP-55 address of an uncompressed (65-byte) or compressed (33-byte) public key. */
 export function addressOf(publicKey: Uint8Array): string {
-  const uncompressed = publicKey.length === 65 ? publicKey : secp256k1.Point.fromBytes(publicKey).toBytes(false)
+  const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
   return checksummed(bytesToHex(keccak_256(uncompressed.subarray(1)).subarray(12)))
 }
 
@@ -36,6 +41,13 @@ export function signDigest(privateKey: Uint8Array, digest: Uint8Array): Recovera
   // noble v2 'recovered' layout: recovery byte, then r (32), then s (32); s is low-S.
   const sig = secp256k1.sign(digest, privateKey, { prehash: false, format: 'recovered' })
   return { recovery: sig[0] as 0 | 1, r: sig.slice(1, 33), s: sig.slice(33, 65) }
+}
+
+const HALF_N = secp256k1.Point.CURVE().n / 2n
+
+/** Whether `sig` has the low-S form (s ≤ n/2) that Ethereum and did-jwt require. */
+export function isLowS(sig: RecoverableSignature): boolean {
+  return BigInt('0x' + bytesToHex(sig.s)) <= HALF_N
 }
 
 /** Recovers the uncompressed public key that made `sig` over `digest`. */

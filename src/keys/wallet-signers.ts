@@ -5,23 +5,34 @@
  */
 import { IdentityError } from '../errors.js'
 import type { WalletRecord } from '../storage/collections.js'
+import type { ApprovalEvidence } from '../mpc/approvals.js'
+import type { MpcVaults } from '../mpc/mpc-vaults.js'
 import type { KeyCustody } from './custody.js'
 import { signDigest } from './secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from './signer.js'
 
 /** The fields of a wallet record a signer needs. */
-export type SignableWallet = Pick<WalletRecord, 'tenantId' | 'id' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey'>
+export type SignableWallet = Pick<WalletRecord, 'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyManagement'>
 
 export class WalletSigners {
-  constructor(private readonly custody: KeyCustody) {}
+  constructor(
+    private readonly custody: KeyCustody,
+    private readonly mpc: MpcVaults,
+  ) {}
 
-  /** Whether the service holds a key of this wallet it can sign with. */
+  /** Whether the service can sign with this wallet's key: it holds it sealed (ECS), or its MPC provider does. */
   canSign(wallet: SignableWallet): boolean {
-    return wallet.privateKey !== undefined
+    return wallet.privateKey !== undefined || wallet.keyManagement === 'MPC'
   }
 
-  /** The signer of `wallet`. Fails (403) for a wallet whose key the service does not hold. */
-  signerFor(wallet: SignableWallet): DigestSigner {
+  /**
+   * The signer of `wallet`. Fails (403) for a wallet whose key the service does not hold. An
+   * MPC wallet's signer signs only with a quorum of member approvals: the members among
+   * `approvals.dids` (the request's verified DID-auth tokens), then those the service's
+   * `mpc.approve` callback names; short of a quorum, its `sign` rejects with 403 FORBIDDEN.
+   */
+  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {
+    if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
     if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
     return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
   }

@@ -6,6 +6,7 @@ import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
 import type { KeyCustody } from '../keys/custody.js'
 import type { WalletSigners } from '../keys/wallet-signers.js'
+import type { MpcVaults } from '../mpc/mpc-vaults.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { DelegateKeyRecord, RoleAssignmentRecord, RoleRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
@@ -41,6 +42,8 @@ export interface OperationContext {
   signers: WalletSigners
   /** The access policy, with the facts it decides on: every "may this caller…" goes through it. */
   access: AccessControl
+  /** MPC vaults: their provider and the quorum approvals their keys need. */
+  mpc: MpcVaults
   resolver: Resolver
   /** The DID registry of each network. */
   registries: Registries

@@ -42,7 +42,10 @@ export function defineOperation<I extends z.ZodType, R extends z.ZodType, P exte
   return definition
 }
 
+/** The input of a body schema; one with no fields (`z.strictObject({})`, inferred as an index signature of `never`) is `{}`. */
+type BodyInput<I extends z.ZodType> = string extends keyof z.input<I> ? (z.input<I> extends Record<string, never> ? {} : z.input<I>) : z.input<I>
+
 /** The input a service method takes for an operation: path parameters and body (or query) in one object. */
-export type OperationInput<D> = D extends OperationDefinition<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.input<P>) & z.input<I> : never
+export type OperationInput<D> = D extends OperationDefinition<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.input<P>) & BodyInput<I> : never
 /** The response body an operation resolves to. */
 export type OperationOutput<D> = D extends OperationDefinition<z.ZodObject, z.ZodType, infer R> ? z.output<R> : never

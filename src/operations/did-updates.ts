@@ -21,6 +21,7 @@ import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/
 import type { z } from 'zod'
 import type { TxInput, registryReport } from '../schemas/wallet-config.js'
 import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
+import type { ApprovalEvidence } from '../mpc/approvals.js'
 import { collectionsOf, itemError, type OperationContext } from './context.js'
 
 /** What the registry did for a `walletConfig`; shown as the wallet's `registry` in responses. */
@@ -30,12 +31,15 @@ export type TransactionView = RegistryReport['transactions'][number]
 /** A delegate key the service generated for a wallet (never its private key). */
 export type DelegateView = NonNullable<TransactionView['delegate']>
 
-/** Applies `txs` in order to `wallet`'s DID document through `registry`. */
-export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[]): Promise<RegistryReport> {
+/**
+ * Applies `txs` in order to `wallet`'s DID document through `registry`. `approvals` (the
+ * request's verified DIDs) count as member approvals when the owner is an MPC wallet.
+ */
+export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[], approvals?: ApprovalEvidence): Promise<RegistryReport> {
   const report: RegistryReport = { apiUrl: registry.endpoint, transactions: [], errors: [] }
   for (const [index, tx] of txs.entries()) {
     try {
-      report.transactions.push({ index, ...(await applyOne(ctx, wallet, registry, tx)) })
+      report.transactions.push({ index, ...(await applyOne(ctx, wallet, registry, tx, approvals)) })
     } catch (err) {
       const error = err instanceof RegistryError ? invalid(err.message) : err
       report.errors.push({ index, error: itemError(ctx, error, 'apply walletConfig') })
@@ -45,9 +49,12 @@ export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, regi
   return report
 }
 
-async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput): Promise<Omit<TransactionView, 'index'>> {
+async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput, approvals?: ApprovalEvidence): Promise<Omit<TransactionView, 'index'>> {
   const identity = wallet.ethereumAddress
-  const signer = ctx.signers.signerFor(await ownerWallet(ctx, wallet, registry))
+  const owner = await ownerWallet(ctx, wallet, registry)
+  // An MPC owner's quorum is checked here for every registry: the embedded one records changes without a signature.
+  if (owner.keyManagement === 'MPC') await ctx.mpc.authorize(owner, 'changeDidDocument', approvals)
+  const signer = ctx.signers.signerFor(owner, approvals)
   const sign = (change: RegistryChange) => registry.apply(identity, change, signer)
   if (tx.newOwner !== undefined) {
     const newOwner = parseEthrDid(tx.newOwner)

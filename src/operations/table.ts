@@ -8,6 +8,7 @@ import { defineOperation } from './define.js'
 import * as roleAssignments from './role-assignments.js'
 import * as roles from './roles.js'
 import * as tokens from './tokens.js'
+import * as mpcVaults from './mpc-vaults.js'
 import * as vaults from './vaults.js'
 import * as wallets from './wallets.js'
 
@@ -235,6 +236,20 @@ export const OPERATIONS = {
     input: s.getRoleAssignmentsQuery,
     response: s.roleAssignmentsPage,
     handler: roleAssignments.getRoleAssignments,
+  }),
+
+  /** Initialize Identity Vault (`POST /vaults/:vaultID/initialize`, DESIGN §4): an MPC vault's key is created under its quorum policy → `INITIALIZED`. */
+  initializeVault: defineOperation({
+    summary: 'Initialize Identity Vault',
+    description:
+      'Asks the MPC provider to create the key of an MPC vault under its quorum policy; the vault becomes `INITIALIZED` and keeps its (account) public key, from which its wallets derive. Needs DID-auth tokens in `x-did-auth` from `requiredApprovals` distinct members of one of its groups (403 FORBIDDEN naming how many are missing). Idempotent: an initialized vault is returned unchanged. An ECS vault: 422.',
+    auth: 'tenant+did',
+    routes: [{ method: 'post', path: '/vaults/:vaultID/initialize' }],
+    params: s.initializeVaultParams,
+    input: s.initializeVault,
+    response: s.vaultResponse,
+    example: {},
+    handler: mpcVaults.initializeVault,
   }),
 }
 

@@ -19,7 +19,7 @@ export async function generateToken(ctx: OperationContext, caller: Caller, input
   const issuer = normalizeDid(input.iss)
   const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: issuer })
   if (!wallet || !ctx.signers.canSign(wallet)) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
-  const signer = ctx.signers.signerFor(wallet)
+  const signer = ctx.signers.signerFor(wallet, caller)
   try {
     return await issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver, keys: ctx.keys })
   } catch (err) {

@@ -13,30 +13,14 @@ import type { Caller } from '../auth/context.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from './wallet-config.js'
 import { buildWallet, presentWallet, withReport } from './wallet-records.js'
+import { createMpcVault, createMpcVaultWallet } from './mpc-vaults.js'
+import { presentVault } from './vault-views.js'
 import { aliasConflict, uniqueOr } from './unique.js'
 import { MAX_PAGE } from '../schemas/common.js'
 
-function presentVault(v: VaultRecord, wallets: WalletRecord[], mnemonic?: string): VaultView {
-  const view: VaultView = {
-    id: v.id,
-    name: v.name,
-    description: v.description,
-    hierarchy: v.hierarchy,
-    keyManagement: v.keyManagement,
-    status: v.status,
-    wallets: wallets.map((w) => presentWallet(w, { sealedKey: true })),
-  }
-  if (v.parentID !== undefined) view.parentID = v.parentID
-  if (mnemonic !== undefined) view.mnemonic = mnemonic
-  if (v.walletConfig !== undefined) view.walletConfig = v.walletConfig
-  if (v.mpcAccountID !== undefined) view.mpcAccountID = v.mpcAccountID
-  if (v.mpcVaultID !== undefined) view.mpcVault = { id: v.mpcVaultID }
-  return view
-}
-
-/** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once. */
+/** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
 export async function createVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
-  if (input.keyManagement === 'MPC') throw invalid('MPC vaults need an MPC provider; none is configured in this service')
+  if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
@@ -96,13 +80,17 @@ export async function createVault(ctx: OperationContext, caller: Caller, input: 
 export async function getVaults(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getVaultsQuery>): Promise<{ vaults: VaultView[]; nextCursor?: string }> {
   const filters: Where[] = []
   if (q.id !== undefined) filters.push({ field: 'id', op: 'eq', value: q.id })
+  const mpc: Where[] = []
+  if (q.mpcAccountID !== undefined) mpc.push({ field: 'mpcAccountID', op: 'eq', value: q.mpcAccountID })
+  if (q.mpcVaultID !== undefined) mpc.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
   if (q.parentID !== undefined) {
     filters.push({ field: 'parentID', op: 'eq', value: q.parentID })
-    // MPC vaults come with a parentID filter only when the MPC account is named too.
-    if (q.mpcAccountID === undefined) filters.push({ field: 'keyManagement', op: 'eq', value: 'ECS' })
+    // By parentID: the ECS children, and the MPC ones only when the MPC account is named too.
+    const ecs: Where = { field: 'keyManagement', op: 'eq', value: 'ECS' }
+    filters.push(q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] })
+  } else {
+    filters.push(...mpc)
   }
-  if (q.mpcAccountID !== undefined) filters.push({ field: 'mpcAccountID', op: 'eq', value: q.mpcAccountID })
-  if (q.mpcVaultID !== undefined) filters.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
 
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   let found: VaultRecord[]
@@ -126,11 +114,12 @@ export async function getVaults(ctx: OperationContext, caller: Caller, q: z.outp
   return result
 }
 
-/** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls. */
+/** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls, or of an MPC vault (see mpc-vaults). */
 export async function createVaultWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
   const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
+  if (vault.keyManagement === 'MPC') return createMpcVaultWallet(ctx, caller, vault, input)
   await ctx.access.assertControlsVault(caller, vault)
   if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
@@ -162,13 +151,16 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, i
 /**
  * Delete Identity Vault: removes its wallets (and their delegate keys) and the vault in one
  * transaction, so a wallet created concurrently is either deleted with it or refused. All or
- * nothing: there are no per-wallet failures to report.
+ * nothing: there are no per-wallet failures to report. An MPC vault needs its quorum, and its
+ * provider then destroys its key material (the shipped provider: its shares).
  */
 export async function deleteVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
   const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')
-  await ctx.access.assertControlsVault(caller, vault)
+  // An MPC vault is governed by its quorum; an ECS vault by vault control.
+  if (vault.keyManagement === 'MPC') await ctx.mpc.approvalsFor(vault, 'deleteVault', caller)
+  else await ctx.access.assertControlsVault(caller, vault)
   const removed = await ctx.storage.transaction(async (tx) => {
     const c = collectionsOf(tx, caller.tenantId)
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
@@ -182,5 +174,8 @@ export async function deleteVault(ctx: OperationContext, caller: Caller, input: 
     await c.vaults.delete(vault.id)
     return members
   })
+  // Then the key material: the vault is gone, so no request can reach it any more. A provider
+  // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
+  if (vault.keyManagement === 'MPC') await ctx.mpc.provider.deleteVault(ctx.mpc.refOf(vault)).catch((err) => ctx.onError('Delete Identity Vault (MPC provider)', err))
   return { wallets: removed.map((w) => presentWallet(w, { sealedKey: true })) }
 }

@@ -8,6 +8,7 @@ import { parseEthrDid, type EthrNetwork } from '../did/ethr.js'
 import type { DidRegistry } from '../did/registry/port.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
 import type { WalletRecord } from '../storage/collections.js'
+import type { ApprovalEvidence } from '../mpc/approvals.js'
 import type { OperationContext, ServiceConfig } from './context.js'
 import { applyTxs, type RegistryReport } from './did-updates.js'
 
@@ -66,10 +67,11 @@ export function registryForDid(ctx: OperationContext, did: string, config: Walle
 /**
  * Checks (before anything is written) that `config` can apply to `did`, and returns what
  * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network.
- * The applier resolves to undefined when there is nothing to apply.
+ * The applier resolves to undefined when there is nothing to apply. `approvals` count as member
+ * approvals of the signatures when the wallet is an MPC wallet.
  */
-export function walletConfigApplier(ctx: OperationContext, did: string, config: WalletConfig | undefined): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
+export function walletConfigApplier(ctx: OperationContext, did: string, config: WalletConfig | undefined, approvals?: ApprovalEvidence): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
-  return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs))
+  return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, approvals))
 }

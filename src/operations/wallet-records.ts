@@ -1,7 +1,8 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
 import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
-import { addressOf, bytesToHex, publicKeyOf } from '../keys/secp256k1.js'
+import { addressOf, bytesToHex, publicKeyOf, uncompressedOf } from '../keys/secp256k1.js'
+import { publicKeyDerHex } from '../keys/spki.js'
 import type { WalletRecord } from '../storage/collections.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
 import type { OperationContext } from './context.js'
@@ -24,17 +25,29 @@ export interface NewWallet {
 
 /** A wallet record for a key: address, DID on its network, sealed key. */
 export function buildWallet(ctx: OperationContext, input: NewWallet): WalletRecord {
-  const id = randomUUID()
-  const publicKey = publicKeyOf(input.privateKey)
-  const address = addressOf(publicKey)
+  const record = publicRecord(ctx, input, publicKeyOf(input.privateKey))
+  record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', input.privateKey)
+  return record
+}
+
+/** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
+export function buildMpcWallet(ctx: OperationContext, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
+  const record = publicRecord(ctx, input, input.publicKey)
+  record.keyManagement = 'MPC'
+  record.publicKeyDER = publicKeyDerHex(input.publicKey)
+  return record
+}
+
+function publicRecord(ctx: OperationContext, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
+  const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
+  const address = addressOf(uncompressed)
   const did = didOfChecksummed(input.network ?? ctx.config.network, address)
   const now = ctx.now()
   const record: WalletRecord = {
-    id,
+    id: randomUUID(),
     tenantId: input.tenantId,
     isHDWallet: input.index !== undefined,
-    privateKey: ctx.custody.seal('wallets', { tenantId: input.tenantId, id }, 'privateKey', input.privateKey),
-    publicKeyHex: bytesToHex(publicKey),
+    publicKeyHex: bytesToHex(uncompressed),
     ethereumAddress: address,
     did,
     didMethod: 'ethr',

@@ -50,7 +50,7 @@ export async function configureWallet(ctx: OperationContext, caller: Caller, inp
   const registry = registryForDid(ctx, wallet.did, config)
   // Refused before anything is applied when the service cannot sign as the current owner.
   await ownerWallet(ctx, wallet, registry)
-  const report = await applyTxs(ctx, wallet, registry, config?.txsInput ?? [])
+  const report = await applyTxs(ctx, wallet, registry, config?.txsInput ?? [], caller)
   return { wallet: withReport(presentWallet(wallet), report) }
 }
 

@@ -1,13 +1,14 @@
 /** Request and response schemas of the identity-vault operations. */
 import { z } from 'zod'
-import { id, label, nextCursor, page, text } from './common.js'
+import { normalizeDid } from '../did/ethr.js'
+import { did, id, label, nextCursor, page, text } from './common.js'
 import { walletConfig } from './wallet-config.js'
 import { walletInput, walletView } from './wallets.js'
 
 const mpcGroup = z.strictObject({
   name: label(),
   requiredApprovals: z.number().int().min(1).max(100),
-  members: z.array(z.strictObject({ id: id })).min(1).max(100),
+  members: z.array(z.strictObject({ id: did.meta({ description: 'A member DID: the member approves by presenting its DID-auth token.' }) })).min(1).max(100),
   mpcAccountID: id.optional(),
   mpcVaultID: id.optional(),
 })
@@ -21,6 +22,7 @@ export const createVault = z
     keyManagement: z.enum(['ECS', 'MPC']).default('ECS'),
     walletConfig: walletConfig.optional(),
     mpcAccountID: id.optional(),
+    mpcVaultID: id.optional().meta({ description: 'MPC: the provider vault id to use; the provider assigns one when absent. Returned as `mpcVault.id`.' }),
     // "Object, shown as an array in the example": both are accepted.
     mpcGroups: z.union([mpcGroup, z.array(mpcGroup).min(1).max(20)]).optional(),
   })
@@ -28,16 +30,32 @@ export const createVault = z
     if (v.keyManagement === 'MPC') {
       if (!v.mpcAccountID) ctx.addIssue({ code: 'custom', path: ['mpcAccountID'], message: 'required for MPC vaults' })
       if (!v.mpcGroups) ctx.addIssue({ code: 'custom', path: ['mpcGroups'], message: 'required for MPC vaults' })
-      const groups = v.mpcGroups === undefined ? [] : Array.isArray(v.mpcGroups) ? v.mpcGroups : [v.mpcGroups]
-      groups.forEach((g, i) => {
+      const vaultIds = new Set(v.mpcVaultID === undefined ? [] : [v.mpcVaultID])
+      groupsOf(v.mpcGroups).forEach((g, i) => {
         if (g.requiredApprovals > g.members.length)
           ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'requiredApprovals'], message: 'exceeds the number of members' })
+        const seen = new Set<string>()
+        g.members.forEach((m, j) => {
+          const member = normalizeDid(m.id)
+          if (seen.has(member)) ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'members', j, 'id'], message: 'duplicate member' })
+          seen.add(member)
+        })
+        // The spec also lists mpcAccountID and mpcVaultID under mpcGroups: they must agree with the vault's.
+        if (g.mpcAccountID !== undefined && g.mpcAccountID !== v.mpcAccountID)
+          ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'mpcAccountID'], message: 'differs from the vault’s mpcAccountID' })
+        if (g.mpcVaultID !== undefined) vaultIds.add(g.mpcVaultID)
       })
+      if (vaultIds.size > 1) ctx.addIssue({ code: 'custom', path: ['mpcVaultID'], message: 'the mpcVaultID values given disagree' })
     } else {
-      for (const f of ['mpcAccountID', 'mpcGroups'] as const)
+      for (const f of ['mpcAccountID', 'mpcVaultID', 'mpcGroups'] as const)
         if (v[f] !== undefined) ctx.addIssue({ code: 'custom', path: [f], message: 'only for MPC vaults' })
     }
   })
+
+/** The groups of `mpcGroups`, which may be one object or an array. */
+export function groupsOf(mpcGroups: z.output<typeof mpcGroup> | z.output<typeof mpcGroup>[] | undefined): z.output<typeof mpcGroup>[] {
+  return mpcGroups === undefined ? [] : Array.isArray(mpcGroups) ? mpcGroups : [mpcGroups]
+}
 
 export const getVaultsQuery = z.strictObject({
   id: id.optional(),
@@ -50,6 +68,9 @@ export const getVaultsQuery = z.strictObject({
 export const deleteVault = z.strictObject({ _id: id })
 
 export const createVaultWalletParams = z.strictObject({ vaultID: id })
+export const initializeVaultParams = z.strictObject({ vaultID: id })
+export const initializeVault = z.strictObject({})
+
 export const createVaultWallet = z.strictObject({
   wallet: walletInput.optional(),
   walletConfig: walletConfig.optional(),

@@ -5,6 +5,7 @@
 import type { CollectionSpec, StoredRecord } from './port.js'
 import type { WalletConfig } from '../schemas/wallet-config.js'
 import type { Permission, RoleAccess } from '../schemas/roles.js'
+import type { QuorumGroup } from '../mpc/port.js'
 
 export interface ApiKeyRecord extends StoredRecord {
   tenantId: string
@@ -43,7 +44,12 @@ export interface VaultRecord extends StoredRecord {
   hdIndex?: number
   mpcAccountID?: string
   mpcVaultID?: string
-  mpcGroups?: unknown
+  /** The quorum groups of an MPC vault (member DIDs canonical). */
+  mpcGroups?: QuorumGroup[]
+  /** MPC, once initialized: compressed public key (hex) of the key (`NONE`) or of the account node `m/44'/60'/0'/0` (`BIP44`). Public. */
+  mpcPublicKey?: string
+  /** MPC + BIP44, once initialized: chain code (hex) of the account node; with `mpcPublicKey` it derives the wallets' public keys. Public. */
+  mpcChainCode?: string
   createdAt: number
 }
 
@@ -54,6 +60,8 @@ export interface WalletRecord extends StoredRecord {
   index?: number
   /** Envelope of the private key (ECS). */
   privateKey?: string
+  /** `MPC` for a wallet of an MPC vault (its key is the MPC provider's); absent for ECS. */
+  keyManagement?: 'MPC'
   publicKeyHex: string
   publicKeyDER?: string
   ethereumAddress: string
@@ -162,6 +170,34 @@ export interface RoleAssignmentRecord extends StoredRecord {
   createdAt: number
 }
 
+/**
+ * The key of an initialized MPC vault in the shipped quorum custody (mpc/shamir-quorum-custody):
+ * its public part and the policy its shares were split under. `id` is the vault's id.
+ */
+export interface MpcKeyRecord extends StoredRecord {
+  tenantId: string
+  hierarchy: 'NONE' | 'BIP44'
+  groups: QuorumGroup[]
+  /** Compressed public key, hex: the key (`NONE`) or the account node (`BIP44`). */
+  publicKey: string
+  /** Chain code of the account node, hex (`BIP44`). */
+  chainCode?: string
+  createdAt: number
+}
+
+/** One member's Shamir share of an MPC vault's secret, sealed; `id` is `<vaultId>/<group index>/<member DID>`. */
+export interface MpcShareRecord extends StoredRecord {
+  tenantId: string
+  vaultId: string
+  /** Index of the quorum group in the vault's policy. */
+  group: number
+  /** Member DID. */
+  member: string
+  /** Envelope of the share. */
+  share: string
+  createdAt: number
+}
+
 const base = ['tenantId', 'createdAt']
 
 /** Every collection of the service. */
@@ -230,6 +266,18 @@ export const COLLECTIONS: CollectionSpec[] = [
       // "The roles assigned to these DIDs", in role order.
       { fields: ['tenantId', 'did', 'role'] },
     ],
+  },
+  {
+    name: 'mpcKeys',
+    fields: [...base],
+    // Read by id only.
+    indexes: [],
+  },
+  {
+    name: 'mpcShares',
+    fields: [...base, 'vaultId'],
+    indexes: [{ fields: ['tenantId', 'vaultId', 'createdAt'] }],
+    secretFields: ['share'],
   },
   {
     name: 'didEvents',

@@ -38,6 +38,7 @@ const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['wallet by alias', 'wallets', scoped({ field: 'alias', op: 'eq', value: 'a' }), { limit: 1000 }, 'wallets/ux/tenantId,alias'],
   ['wallets of a vault', 'wallets', scoped({ field: 'vaultId', op: 'eq', value: 'v' }), { limit: 1000 }, 'wallets/ix/tenantId,vaultId,createdAt'],
   ['vaults by parent (ECS)', 'vaults', scoped({ and: [{ field: 'parentID', op: 'eq', value: 'p' }, { field: 'keyManagement', op: 'eq', value: 'ECS' }] }), { limit: 1000 }, 'vaults/ix/tenantId,parentID,createdAt'],
+  ['vaults by parent, MPC ones of an account too', 'vaults', scoped({ and: [{ field: 'parentID', op: 'eq', value: 'p' }, { or: [{ field: 'keyManagement', op: 'eq', value: 'ECS' }, { and: [{ field: 'mpcAccountID', op: 'eq', value: 'a' }] }] }] }), { limit: 1000 }, 'vaults/ix/tenantId,parentID,createdAt'],
   ['vaults by MPC account', 'vaults', scoped({ field: 'mpcAccountID', op: 'eq', value: 'a' }), { limit: 1000 }, 'vaults/ix/tenantId,mpcAccountID,createdAt'],
   ['child vault count', 'vaults', scoped({ field: 'parentID', op: 'eq', value: 'p' }), { limit: 1 }, 'vaults/ix/tenantId,parentID,createdAt'],
   ['DID history up to its head', 'didEvents', { and: [{ field: 'network', op: 'eq', value: 'dev' }, { field: 'identity', op: 'eq', value: '0x' }, { field: 'seq', op: 'lte', value: 5 }] }, { orderBy: { field: 'seq' }, limit: 1000 }, 'didEvents/ux/network,identity,seq'],

@@ -1,0 +1,74 @@
+/**
+ * Gathering MPC approvals (DESIGN §4 *MPC approvals*): members approve by presenting their
+ * DID-auth tokens with the request (`x-did-auth`, comma-separated); the embedded API may also
+ * collect approvals out of band through an {@link ApproveCallback}. A member counts once, a
+ * non-member not at all; short of a group's quorum, the request fails with 403 `FORBIDDEN`
+ * naming how many approvals are missing.
+ */
+import { forbidden, type IdentityError } from '../errors.js'
+import { normalizeDid } from '../did/ethr.js'
+import type { QuorumPolicy } from './port.js'
+import { membersOf, standingOf } from './quorum.js'
+
+/** What needs a quorum: a signature with an MPC wallet, a change of its DID document, or governing the vault. */
+export type ApprovalAction = 'sign' | 'changeDidDocument' | 'initialize' | 'createWallet' | 'deleteVault'
+
+/** What an {@link ApproveCallback} is asked to approve. */
+export interface ApprovalRequest {
+  action: ApprovalAction
+  tenantId: string
+  /** didvault's id of the vault. */
+  vaultId: string
+  mpcVaultID: string
+  policy: QuorumPolicy
+  /** `sign`, `changeDidDocument`: the MPC wallet concerned. */
+  wallet?: { did: string; address: string }
+  /** `sign`: the 32-byte digest, hex. */
+  digestHex?: string
+  /** Members whose valid DID-auth tokens came with the request (they count already). */
+  approvedBy: readonly string[]
+}
+
+/**
+ * Approvals gathered out of band (service option `mpc.approve`): called when the request's
+ * own tokens fall short of the quorum; resolves to the DIDs of the members who approved
+ * `request`. Returned DIDs that are not members are ignored; each member counts once. The
+ * callback is trusted as the embedding application's word: verify your members' approvals
+ * before returning them.
+ */
+export type ApproveCallback = (request: ApprovalRequest) => Promise<readonly string[]> | readonly string[]
+
+/** The DIDs a request proved control of (its caller's verified DID-auth tokens). */
+export interface ApprovalEvidence {
+  dids: readonly string[]
+}
+
+export class QuorumApprovals {
+  constructor(private readonly approve?: ApproveCallback) {}
+
+  /**
+   * The approving members (as many as the met group requires) for `request`: the members among
+   * `evidence.dids`, then, if short, those the callback names. Rejects with 403 `FORBIDDEN`
+   * when no group's quorum is met.
+   */
+  async gather(request: Omit<ApprovalRequest, 'approvedBy'>, evidence?: ApprovalEvidence): Promise<string[]> {
+    const members = membersOf(request.policy)
+    const fromTokens = [...new Set((evidence?.dids ?? []).filter((did) => members.has(did)))]
+    let standing = standingOf(request.policy, fromTokens)
+    if (!standing.met && this.approve) {
+      const outOfBand = await this.approve({ ...request, approvedBy: fromTokens })
+      if (!Array.isArray(outOfBand)) throw new TypeError('mpc.approve must resolve to an array of member DIDs')
+      standing = standingOf(request.policy, [...fromTokens, ...outOfBand.map((did: string) => normalizeDid(did))])
+    }
+    if (!standing.met) throw missingApprovals(standing.missing, standing.group.name)
+    return standing.approvers
+  }
+}
+
+/** 403 FORBIDDEN naming how many approvals of which group are missing. */
+export function missingApprovals(missing: number, group: string, requestId?: string): IdentityError {
+  const pending = requestId === undefined ? '' : ` (provider request ${requestId})`
+  return forbidden(
+    `MPC quorum not met: ${missing} more approval${missing === 1 ? '' : 's'} needed from members of group "${group}"${pending}; members approve by sending their DID-auth tokens in x-did-auth`,
+  )
+}

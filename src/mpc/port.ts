@@ -1,0 +1,95 @@
+/**
+ * The `MpcProvider` port: whatever holds the keys of MPC vaults — the shipped quorum custody
+ * (`ShamirQuorumCustody`), a custodian's API, or a threshold-ECDSA library — plugs in here.
+ * didvault never sees an MPC vault's private key: it asks the provider for public keys and
+ * for signatures of 32-byte digests, and passes along the member approvals it gathered.
+ */
+import type { RecoverableSignature } from '../keys/signer.js'
+
+/** A quorum group: `requiredApprovals` distinct `members` (DIDs) must approve. */
+export interface QuorumGroup {
+  name: string
+  requiredApprovals: number
+  /** Member DIDs, canonical spelling, unique. */
+  members: string[]
+}
+
+/** The quorum policy of a vault: a signature needs the quorum of any one of its groups. */
+export interface QuorumPolicy {
+  groups: QuorumGroup[]
+}
+
+/** What a provider is told about a vault on every call. */
+export interface MpcVaultRef {
+  tenantId: string
+  /** didvault's id of the vault. */
+  vaultId: string
+  mpcAccountID: string
+  /** The provider's id of the vault (what {@link MpcProvider.createVault} returned). */
+  mpcVaultID: string
+  /** `BIP44`: the key is a BIP32 root and wallets live at `m/44'/60'/0'/0/<index>`; `NONE`: one key, path `m`. */
+  hierarchy: 'NONE' | 'BIP44'
+  policy: QuorumPolicy
+}
+
+export interface CreateMpcVaultRequest extends Omit<MpcVaultRef, 'mpcVaultID'> {
+  /** The id the caller asked for; the provider assigns one when absent. */
+  mpcVaultID?: string
+}
+
+/** A public key at a path, with the chain code when the path is an HD node. */
+export interface MpcPublicKey {
+  /** Compressed secp256k1 public key, 33 bytes. */
+  publicKey: Uint8Array
+  /** BIP32 chain code (32 bytes) of the node, for deriving its non-hardened children. */
+  chainCode?: Uint8Array
+}
+
+/** Not done yet: approvals are missing, or the provider (a custodian) has not finished. */
+export interface MpcPending {
+  status: 'pending'
+  /** `insufficient-approvals`: the policy's quorum is not met; `awaiting-provider`: the provider works asynchronously. */
+  reason: 'insufficient-approvals' | 'awaiting-provider'
+  /** The provider's id of the request, for a custodian's asynchronous flow (shown to the caller). */
+  requestId?: string
+  /** Approvals still needed by the group closest to its quorum (for `insufficient-approvals`). */
+  missingApprovals?: number
+  /** That group's name. */
+  group?: string
+}
+
+/** The outcome of a signature request: signed, or an explicit pending state. */
+export type SignatureOutcome = { status: 'signed'; signature: RecoverableSignature } | MpcPending
+
+/** The outcome of initializing a vault: its key exists, or an explicit pending state. */
+export type InitializeOutcome = { status: 'initialized' } | MpcPending
+
+export interface SignatureRequest {
+  vault: MpcVaultRef
+  /** BIP32 path of the key: `m` for a `NONE` vault, `m/44'/60'/0'/0/<index>` for a wallet of a `BIP44` one. */
+  path: string
+  /** The 32-byte digest to sign (already hashed). */
+  digest: Uint8Array
+  /** Member DIDs (canonical) that approved this request, each once. */
+  approvals: readonly string[]
+}
+
+/**
+ * An MPC key holder. Every method may be called concurrently and from several processes;
+ * `initialize` must be idempotent (a second call keeps the key the first one made).
+ */
+export interface MpcProvider {
+  /** Registers a vault under its quorum policy; resolves to the provider's vault id. No key is made yet. */
+  createVault(request: CreateMpcVaultRequest): Promise<{ mpcVaultID: string }>
+  /** Creates the vault's key (a BIP32 root for `BIP44` vaults) under its policy, once; `approvals` are the members who approved. */
+  initialize(vault: MpcVaultRef, approvals: readonly string[]): Promise<InitializeOutcome>
+  /**
+   * The public key at `path` of an initialized vault: `m` for a `NONE` vault, the account node
+   * `m/44'/60'/0'/0` (with its chain code) for a `BIP44` one. Needs no approval.
+   */
+  getPublicKey(vault: MpcVaultRef, path: string): Promise<MpcPublicKey>
+  /** Signs `digest` with the key at `path` when the approvals meet the policy; otherwise a pending outcome. Signatures are low-S. */
+  requestSignature(request: SignatureRequest): Promise<SignatureOutcome>
+  /** Forgets the vault and destroys its key material. Resolves also when there is none. */
+  deleteVault(vault: MpcVaultRef): Promise<void>
+}
