@@ -61,6 +61,8 @@ function addressOf(uncompressedPublicKey: Uint8Array): string {
 const alice = testSigner('0c5d4e2f1a3b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f')
 const bob = testSigner('1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f901')
 const ALICE_KEY = `did:ethr:dev:${alice.address}#controller`
+/** Bob's key as a delegate of Alice's DID: a second key of the issuer. */
+const ALICE_DELEGATE = `did:ethr:dev:${alice.address}#delegate-1`
 const BOB_KEY = `did:ethr:dev:${bob.address}#controller`
 
 /** A resolver that knows one DID URL. */
@@ -72,7 +74,7 @@ const byAddress = resolverFor(ALICE_KEY, [{ ethereumAddress: alice.address.toUpp
 const byAccountId = resolverFor(ALICE_KEY, [{ blockchainAccountId: `eip155:1:${alice.address}` }])
 const bothKeys: VerifyOptions = {
   resolveSigningKeys: async (url) =>
-    url === ALICE_KEY ? [{ publicKeyHex: alice.publicKeyHex }] : url === BOB_KEY ? [{ ethereumAddress: bob.address }] : [],
+    url === ALICE_KEY ? [{ publicKeyHex: alice.publicKeyHex }] : url === ALICE_DELEGATE || url === BOB_KEY ? [{ ethereumAddress: bob.address }] : [],
 }
 
 function credential(): JsonLdDocument {
@@ -253,8 +255,8 @@ describe('EcdsaSecp256k1RecoverySignature2020', () => {
 describe('proof sets', () => {
   it('adds a second proof of another suite; each proof verifies, and a bad one fails the set', async () => {
     const first = await signJsonLd(credential(), alice, fixed)
-    await expect(signJsonLd(first, bob, { creator: BOB_KEY })).rejects.toBeInstanceOf(JsonLdProofError)
-    const both = await addProof(first, bob, { creator: BOB_KEY, proofType: RECOVERY_2020 })
+    await expect(signJsonLd(first, bob, { creator: ALICE_DELEGATE })).rejects.toBeInstanceOf(JsonLdProofError)
+    const both = await addProof(first, bob, { creator: ALICE_DELEGATE, proofType: RECOVERY_2020 })
     const proofs = both.proof as ProofObject[]
     expect(proofs.map((p) => p.type)).toEqual([KOBLITZ_2016, RECOVERY_2020])
 
@@ -262,7 +264,7 @@ describe('proof sets', () => {
       verified: true,
       proofs: [
         { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, verified: true },
-        { type: RECOVERY_2020, verificationMethod: BOB_KEY, verified: true },
+        { type: RECOVERY_2020, verificationMethod: ALICE_DELEGATE, verified: true },
       ],
     })
     await expect(verifyKoblitz2016(both, bothKeys)).resolves.toEqual({ verified: true })
@@ -271,14 +273,26 @@ describe('proof sets', () => {
     const broken = { ...both, proof: [proofs[0], { ...proofs[1], created: '2030-01-01T00:00:00Z' }] }
     const result = await verifyJsonLd(broken, bothKeys)
     expect(result.verified).toBe(false)
-    expect(result.error).toBe(`proof 1: signature does not match any key of ${BOB_KEY}`)
+    expect(result.error).toBe(`proof 1: signature does not match any key of ${ALICE_DELEGATE}`)
     expect(result.proofs.map((p) => p.verified)).toEqual([true, false])
   })
 
   it('signs two Koblitz proofs into one set', async () => {
-    const twice = await addProof(await addProof(credential(), alice, fixed), bob, { creator: BOB_KEY })
+    const twice = await addProof(await addProof(credential(), alice, fixed), bob, { creator: ALICE_DELEGATE })
     expect(twice.proof).toHaveLength(2)
     await expect(verifyJsonLd(twice, bothKeys)).resolves.toMatchObject({ verified: true })
+  })
+
+  it('binds every proof to the issuer: a valid signature by another DID’s key does not verify', async () => {
+    const byBob = await signJsonLd(credential(), bob, { creator: BOB_KEY })
+    const result = await verifyJsonLd(byBob, bothKeys)
+    expect(result).toMatchObject({ verified: false, error: `proof 0: ${BOB_KEY} is not a key of the issuer did:ethr:dev:${alice.address}` })
+    // Bob's key verifies what Bob issues (`issuer` as an object too), and whatever `options.issuer` binds to Bob
+    const bobsOwn = await signJsonLd({ ...credential(), issuer: { id: `did:ethr:dev:${bob.address}` } }, bob, { creator: BOB_KEY })
+    await expect(verifyJsonLd(bobsOwn, bothKeys)).resolves.toMatchObject({ verified: true })
+    await expect(verifyJsonLd(byBob, { ...bothKeys, issuer: `did:ethr:dev:${bob.address}` })).resolves.toMatchObject({ verified: true })
+    const cosigned = await addProof(await signJsonLd(credential(), alice, fixed), bob, { creator: BOB_KEY })
+    await expect(verifyJsonLd(cosigned, bothKeys)).resolves.toMatchObject({ verified: false, proofs: [{ verified: true }, { verified: false }] })
   })
 
   it('reports unsupported proof types and rejects unknown proof types for signing', async () => {

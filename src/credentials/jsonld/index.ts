@@ -25,7 +25,7 @@ export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
 export { canonize } from './canonize.js'
 export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016.js'
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
-export { proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
+export { issuerOf, proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
 export type { JsonLdDocument, ProofOptions, SigningKey, VerifyOptions, VerifyResult } from './types.js'
 
 /** The proof suites didvault signs and verifies. */
@@ -84,7 +84,9 @@ export async function addProof<T extends JsonLdDocument>(
 /**
  * Verifies every proof of a document (one proof or a proof set, of either suite). It is
  * verified when it has at least one proof and all of them verify; `proofs` tells each
- * proof's outcome. An invalid or unsupported proof, or a document jsonld safe mode
+ * proof's outcome. A credential's proofs are bound to its issuer: each proof's `creator` /
+ * `verificationMethod` must be a DID URL of the document's `issuer` (or `options.issuer`), so a
+ * valid signature by another DID's key does not make it verified. An invalid or unsupported proof, or a document jsonld safe mode
  * rejects, is `verified: false` with the reason, never a throw.
  *
  * @throws {UnknownContextError} the document references an unknown context (422)

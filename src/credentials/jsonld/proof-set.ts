@@ -74,7 +74,9 @@ export function checkProofOptions(options: ProofOptions): { creator: string; cre
 
 /**
  * Verifies the proofs of `document` that `select` gives a verifier for (`null`: the proof
- * is not checked; `undefined`: its type is unsupported, a failure). The document is
+ * is not checked; `undefined`: its type is unsupported, a failure). Every checked proof must
+ * be made by the issuer ({@link VerifyOptions.issuer}, default the document's `issuer`): a
+ * proof whose method is another DID's fails, whatever its signature. The document is
  * canonicalized once for the whole set and the proofs are checked concurrently.
  *
  * @throws {UnknownContextError} the document or a proof references an unknown context
@@ -101,9 +103,10 @@ export async function verifyProofSet(
   }
 
   const context: ProofCheckContext = { documentContext: document['@context'], documentHash, options }
+  const issuer = options.issuer ?? issuerOf(document)
   const proofs = await Promise.all(
     checked.map(async ({ proof, type, verifier }): Promise<ProofResult> => {
-      const result = await checkOne(proof, type, verifier, context)
+      const result = await checkOne(proof, type, verifier, context, issuer)
       return { type, ...methodOf(proof), ...result }
     }),
   )
@@ -116,15 +119,33 @@ async function checkOne(
   type: string,
   verifier: ProofVerifier | undefined,
   context: ProofCheckContext,
+  issuer: string | undefined,
 ): Promise<VerifyResult> {
   if (!isObject(proof)) return { verified: false, error: 'proof is not an object' }
   if (verifier === undefined) return { verified: false, error: `unsupported proof type ${JSON.stringify(shown(type))}` }
+  const unbound = issuer === undefined ? undefined : notByIssuer(proof, issuer)
+  if (unbound !== undefined) return { verified: false, error: unbound }
   try {
     return await verifier(proof, context)
   } catch (err) {
     if (err instanceof JsonLdProcessingError) return { verified: false, error: err.message }
     throw err
   }
+}
+
+/** The issuer DID a credential names: `issuer`, or its `id` when it is an object. */
+export function issuerOf(document: JsonLdDocument): string | undefined {
+  const { issuer } = document
+  if (typeof issuer === 'string') return issuer
+  return isObject(issuer) && typeof issuer.id === 'string' ? issuer.id : undefined
+}
+
+/** Why `proof` is not made by a key of `issuer`, or undefined when its method is a DID URL of `issuer`. */
+function notByIssuer(proof: unknown, issuer: string): string | undefined {
+  const { verificationMethod } = methodOf(proof)
+  if (verificationMethod === undefined) return undefined // the suite names the missing method
+  if (verificationMethod.split('#')[0] === issuer) return undefined
+  return `${shown(verificationMethod)} is not a key of the issuer ${shown(issuer)}`
 }
 
 function methodOf(proof: unknown): { verificationMethod?: string } {

@@ -21,6 +21,12 @@ export interface VerifyOptions {
    * verified); a rejection propagates to the caller.
    */
   resolveSigningKeys(didUrl: string): Promise<SigningKey[]>
+  /**
+   * The DID every proof must be made by: a proof whose `creator` / `verificationMethod` is not
+   * a DID URL of this DID is not verified. Default: the document's `issuer` (a string, or an
+   * object's `id`), when it has one; a document without `issuer` binds its proofs to no DID.
+   */
+  issuer?: string
 }
 
 /** Outcome of verifying a document. An invalid signature is `verified: false`, never a throw. */
