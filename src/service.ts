@@ -3,7 +3,7 @@
  * query) and the request's {@link AuthContext}, resolving to the documented response body
  * or rejecting with an {@link IdentityError}.
  */
-import type { Resolver } from 'did-resolver'
+import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from './auth/authenticator.js'
 import type { AuthContext } from './auth/context.js'
 import { AccessPolicy } from './auth/policy.js'
@@ -12,6 +12,8 @@ import type { TenantResolver } from './auth/tenants.js'
 import { ApiKeyTenants } from './auth/api-keys.js'
 import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { Registries, createResolver } from './did/resolver.js'
+import { ClaimResolvers } from './did/resolvers.js'
+import { registerContext } from './credentials/jsonld/contexts.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { KeyCustody } from './keys/custody.js'
 import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
@@ -46,6 +48,18 @@ export interface IdentityServiceOptions {
   network?: string
   /** `aud` of the DID-auth tokens this service issues and accepts. Default `didvault`. */
   audience?: string
+  /**
+   * DID resolvers credential operations may name in `resolver`, by name (did-resolver
+   * `Resolvable`s, e.g. `universalResolver({ url })`). `default` is always the service's own
+   * (its registries, and did:key offline) and cannot be replaced.
+   */
+  resolvers?: Record<string, Resolvable>
+  /**
+   * JSON-LD context documents credentials may reference, by URL, besides the bundled ones
+   * (credentials, security, DID, secp256k1 suites). Contexts are never fetched: any other URL is
+   * refused (422). A URL names one document for the whole process (see `registerContext`).
+   */
+  contexts?: Record<string, object>
   limits?: Partial<ServiceLimits>
   /** Clock, ms since the epoch (tests). */
   now?: () => number
@@ -130,10 +144,12 @@ export class IdentityService {
       limits: { ...DEFAULT_LIMITS, ...options.limits },
     }
     const resolver = createResolver(registries)
+    const resolvers = new ClaimResolvers(resolver, options.resolvers)
+    for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
     const custody = new KeyCustody(keyring)
-    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), policy: new AccessPolicy(resolver), resolver, registries, keys, config, now, onError }
+    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody), policy: new AccessPolicy(resolver), resolver, resolvers, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, apiKeys)
