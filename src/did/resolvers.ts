@@ -141,7 +141,8 @@ function resultOf(status: number, body: unknown): DIDResolutionResult {
       didDocumentMetadata: isObject(body.didDocumentMetadata) ? body.didDocumentMetadata : {},
     }
   }
-  // A didvault router answers a failed resolution with its error body.
-  const notFound = status === 404 || body.errorType === 'NOT_FOUND'
-  return failure(notFound ? 'notFound' : 'internalError', `universal resolver: HTTP ${status}`)
+  // A didvault router answers a failed resolution with its error body, whose message starts with the resolution error.
+  const named = typeof body.errorMessage === 'string' ? /^([A-Za-z]{1,40}): /.exec(body.errorMessage)?.[1] : undefined
+  const error = named ?? (status === 404 || body.errorType === 'NOT_FOUND' ? 'notFound' : 'internalError')
+  return failure(error, `universal resolver: HTTP ${status} (${error})`)
 }
