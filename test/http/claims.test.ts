@@ -315,6 +315,28 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
   })
 })
 
+describe('documents built to make canonicalization explode', () => {
+  /** The "poison graph": n blank nodes, each linked to every other, all alike. */
+  function poison(n: number) {
+    const ref = (i: number) => ({ '@id': `_:n${i}` })
+    return { level: Array.from({ length: n }, (_, i) => ({ ...ref(i), level: Array.from({ length: n }, (_, j) => ref(j)).filter((_, j) => j !== i) })) }
+  }
+
+  it('is refused (sign: 422, verify: verified false) within 2 s, and the server stays responsive', async () => {
+    const started = Date.now()
+    const res = await sign(membership([{ payload: poison(30) }]))
+    expectError(res, 422, 'VALIDATION_ERROR')
+    expect(res.body.errorMessage).toMatch(/blank nodes need too much work/)
+    const unsigned = { '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL], type: ['VerifiableCredential'], issuer: issuer.did, issuanceDate: new Date().toISOString(), credentialSubject: poison(30) }
+    const forged = { ...unsigned, proof: { type: 'EcdsaKoblitzSignature2016', creator: `${issuer.did}#controller`, created: new Date().toISOString(), signatureValue: '00'.repeat(64) } }
+    const checked = await verify({ claims: [{ jsonld: forged }] })
+    expect(checked.status).toBe(200)
+    expect(checked.body.vcs[0]).toMatchObject({ verified: false, error: expect.stringMatching(/blank nodes need too much work/) })
+    expect(Date.now() - started).toBeLessThan(4_000)
+    expect((await h.request('GET', '/wallets?limit=1')).status).toBe(200)
+  })
+})
+
 describe('embedded API', () => {
   it('signs and verifies with the same semantics as the router', async () => {
     const api = h.service.as({ authorization: 'token-tenant-a-0123456789', didAuth: issuer.jwt })

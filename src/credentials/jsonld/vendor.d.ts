@@ -18,6 +18,8 @@ declare module 'jsonld' {
     safe?: boolean
     base?: string | null
     documentLoader?: (url: string) => Promise<RemoteDocument>
+    /** Passed to rdf-canonize: bounds on blank-node disambiguation. */
+    canonizeOptions?: { maxWorkFactor?: number; maxDeepIterations?: number; signal?: AbortSignal }
   }
   const jsonld: {
     canonize(input: object, options?: CanonizeOptions): Promise<string>
