@@ -13,6 +13,7 @@ export { DEFAULT_RESOLVER, universalResolver, type UniversalResolverOptions } fr
 export { EmbeddedRegistry } from './did/registry/embedded.js'
 export { OnchainRegistry, type OnchainNetwork, type OnchainRegistryOptions } from './did/registry/onchain.js'
 export { RegistryError, type AppliedChange, type DidRegistry, type RegistryChange } from './did/registry/port.js'
+export type { DidVersion, DidVersionQuery } from './did/version.js'
 export type { DigestSigner, RecoverableSignature } from './keys/signer.js'
 export { KeyringError, randomMasterKey } from './keys/keyring.js'
 export type { MasterKeyInput } from './keys/keyring-store.js'

@@ -3,7 +3,7 @@
  * query) and the request's {@link AuthContext}, resolving to the documented response body
  * or rejecting with an {@link IdentityError}.
  */
-import type { Resolvable, Resolver } from 'did-resolver'
+import type { DIDResolutionResult, Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from './auth/authenticator.js'
 import type { AuthContext } from './auth/context.js'
 import { AccessPolicy } from './auth/policy.js'
@@ -14,6 +14,7 @@ import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { Registries, createResolver } from './did/resolver.js'
 import { ClaimResolvers } from './did/resolvers.js'
 import { registerContext } from './credentials/jsonld/contexts.js'
+import { withVersion, type DidVersionQuery } from './did/version.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { KeyCustody } from './keys/custody.js'
 import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
@@ -175,9 +176,15 @@ export class IdentityService {
     return this.#ctx.config
   }
 
-  /** Resolves a DID to its resolution result (DID documents are public). */
-  resolveDid(did: string) {
-    return this.#ctx.resolver.resolve(did)
+  /**
+   * Resolves a DID (or DID URL) to its resolution result (DID documents are public): the
+   * current document, or the past version `version` names — `versionId` (an event sequence
+   * number of the embedded registry, a block number on chain) or `versionTime` (ISO 8601 with
+   * an offset). Malformed values resolve to the error `invalidDidUrl`, never to the current
+   * document; a `versionId` beyond the latest change is `notFound`.
+   */
+  resolveDid(did: string, version?: DidVersionQuery): Promise<DIDResolutionResult> {
+    return this.#ctx.resolver.resolve(withVersion(did, version))
   }
 
   /** The same operations with the headers bound once: `service.as(auth).createVault(body)`. */

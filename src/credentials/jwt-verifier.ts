@@ -76,6 +76,9 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   const alg = header.alg
   if (alg !== 'ES256K' && alg !== 'ES256K-R') throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
   if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw new JwtRejected('token has no issuer (iss)')
+  // A DID URL (`?versionId=`, a path, a fragment) would be checked against some other document
+  // than the DID's current one, e.g. a past version listing a revoked delegate.
+  if (!PLAIN_DID.test(payload.iss)) throw new JwtRejected('issuer (iss) must be a DID without path, query or fragment')
   checkTimes(payload, Math.floor((options.now ?? Date.now()) / 1000), options.skewSeconds ?? 60, options.requireExp ?? true)
   if (options.maxLifetimeSeconds !== undefined) checkLifetime(payload, options.maxLifetimeSeconds)
   checkAudience(payload.aud, options.audience)
@@ -88,6 +91,9 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   if (!found) throw new JwtRejected('signature does not match the issuer DID')
   return { header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss, signer: found.vm.id, signerAddress: found.address }
 }
+
+/** `did:<method>:<method-specific-id>` as DID Core's syntax allows it, nothing after. */
+const PLAIN_DID = /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})$/
 
 function checkTimes(payload: JWTPayload, now: number, skew: number, requireExp: boolean): void {
   for (const claim of ['exp', 'nbf', 'iat'] as const) {

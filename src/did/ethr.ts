@@ -64,8 +64,3 @@ export function parseEthrDid(did: string): ParsedEthrDid | undefined {
 export function normalizeDid(did: string): string {
   return parseEthrDid(did)?.did ?? did
 }
-
-/** True for any syntactically valid DID (`did:<method>:<id>`). */
-export function isDid(value: string): boolean {
-  return /^did:[a-z0-9]+:[A-Za-z0-9._%:-]+$/.test(value)
-}

@@ -82,12 +82,26 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     path: '/1.0/identifiers/{did}',
     operationId: 'resolveDid',
     summary: 'Resolve a DID',
-    description: 'The DID resolution result (DID documents are public: no auth).',
+    description:
+      'The DID resolution result (DID documents are public: no auth). The query is the DID URL’s query: `versionId` or `versionTime` (not both) resolve a past version of the document, with `versionId`/`updated` and, when a later one exists, `nextVersionId`/`nextUpdate` in `didDocumentMetadata`. A malformed value is the resolution error `invalidDidUrl` (422), never ignored.',
     tags: ['DIDs'],
-    request: { params: z.object({ did: z.string() }) },
+    request: {
+      params: z.object({ did: z.string() }),
+      query: z.object({
+        versionId: z
+          .string()
+          .regex(/^\d+$/)
+          .optional()
+          .meta({ description: 'The version: an event sequence number of the embedded registry (0 = before any change), a block number on chain. Beyond the latest: `notFound`.' }),
+        versionTime: z
+          .string()
+          .optional()
+          .meta({ description: 'The document as it was at this time: ISO 8601 with seconds and an offset, e.g. `2024-05-01T12:00:00Z`. Before the first change: the initial document.', example: '2024-05-01T12:00:00Z' }),
+      }),
+    },
     responses: {
       200: { description: 'DID resolution result', content: { 'application/json': { schema: z.object({ didDocument: z.record(z.string(), z.unknown()).nullable(), didDocumentMetadata: z.record(z.string(), z.unknown()), didResolutionMetadata: z.record(z.string(), z.unknown()) }) } } },
-      422: errorResponse('invalidDid, notFound, unknownNetwork, …'),
+      422: errorResponse('invalidDid, invalidDidUrl (malformed versionId/versionTime), notFound (also a versionId beyond the latest), unknownNetwork, …'),
     },
   })
 

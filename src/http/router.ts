@@ -17,7 +17,7 @@ import { openApiDocument } from './openapi.js'
 export interface RouterOptions {
   /** Largest JSON body accepted (bytes or a size string like `'1mb'`). Default 1 MiB; larger bodies get 413. */
   bodyLimit?: number | string
-  /** Serve `GET /1.0/identifiers/:did` (DID documents are public). Default true. */
+  /** Serve `GET /1.0/identifiers/:did` (DID documents are public; `?versionId=` / `?versionTime=` for past versions). Default true. */
   resolverRoute?: boolean
   /** Serve the OpenAPI 3.1 document at `GET /openapi.json` (no auth). Default true. */
   openApiRoute?: boolean
@@ -90,7 +90,9 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   if (options.resolverRoute !== false) {
     router.get('/1.0/identifiers/:did', async (req, res, next) => {
       try {
-        const result = await service.resolveDid(String(req.params.did))
+        // The request's query is the DID URL's query, as the DIF Universal Resolver reads it: `?versionId=` / `?versionTime=` pick a past version.
+        const query = req.url.indexOf('?')
+        const result = await service.resolveDid(String(req.params.did) + (query < 0 ? '' : req.url.slice(query)))
         const error = result.didResolutionMetadata.error
         if (error) throw new IdentityError(error === 'notFound' ? 'NOT_FOUND' : 'VALIDATION_ERROR', `${error}: ${result.didResolutionMetadata.message ?? 'DID could not be resolved'}`)
         res.status(200).json({ '@context': 'https://w3id.org/did-resolution/v1', ...result })
@@ -101,8 +103,11 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   }
 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
-  router.use((err: unknown, _req: Request, res: Response, _next: NextFunction) => {
+  router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const body = httpError(err)
+    // Refused before its body was read (authentication, content type, size): close the connection
+    // rather than receive and discard the rest of the body to keep it alive.
+    if (!req.complete) res.set('connection', 'close')
     res.status(body.statusCode).json(body)
   })
   return router

@@ -44,6 +44,8 @@ describe('authentication before the body', () => {
     for (const headers of [{}, { Authorization: 'Bearer not-a-key-of-any-tenant' }] as Array<Record<string, string>>) {
       const answer = await headersOnly('/vaults', headers, 1_000_000)
       expect(answer).toMatch(/^HTTP\/1\.1 403 /)
+      // The connection closes: the server does not go on receiving the body only to discard it.
+      expect(answer).toMatch(/^connection: close$/im)
       expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toMatchObject({ statusCode: 403, errorType: 'UNAUTHENTICATED' })
     }
   })

@@ -61,6 +61,18 @@ describe('GET /openapi.json', () => {
     }
   })
 
+  it('documents the resolver route with its versionId and versionTime query parameters', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    const resolve = doc.paths['/1.0/identifiers/{did}'].get
+    expect(resolve.security).toBeUndefined()
+    expect(resolve.parameters.map((p: { in: string; name: string; required?: boolean }) => [p.in, p.name, p.required ?? false])).toEqual([
+      ['path', 'did', true],
+      ['query', 'versionId', false],
+      ['query', 'versionTime', false],
+    ])
+    expect(resolve.responses['422'].description).toContain('invalidDidUrl')
+  })
+
   it('the router can leave it out', async () => {
     const { default: express } = await import('express')
     const { createRouter } = await import('../../src/http/router.js')

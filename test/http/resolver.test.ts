@@ -24,14 +24,3 @@ describe('GET /1.0/identifiers/:did (DIF Universal Resolver format)', () => {
     expectError(await h.request('GET', `/1.0/identifiers/did:ethr:goerli:0x70997970C51812dc3A010C7d01b50e0d17dc79C8`, { token: null }), 422, 'VALIDATION_ERROR')
   })
 })
-
-describe('historical versions', () => {
-  it('the embedded registry refuses ?versionId= rather than answering with the current document', async () => {
-    const w = (await h.request('POST', '/wallet', { json: { walletConfig: { txsInput: [{ delegate: { validity: 60_000 } }] } } })).body.wallet
-    const current = await h.service.resolveDid(w.did)
-    expect(current.didDocumentMetadata.versionId).toBe('1')
-    const past = await h.service.resolveDid(`${w.did}?versionId=0`)
-    expect(past.didResolutionMetadata.error).toBe('notSupported')
-    expect(past.didDocument).toBeNull()
-  })
-})

@@ -27,6 +27,19 @@ describe('DID-auth verification hardening', () => {
     expect(await directory.keyFor(wallet.ethereumAddress)).toBeUndefined()
   })
 
+  it('an iss that is a DID URL (version query, path, fragment, params) is refused, so no past document can vouch', async () => {
+    const storage = createMemoryStorage()
+    const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })
+    const signer = new LocalSigner(generatePrivateKey())
+    const did = ethrDid(DEV_NETWORK, signer.address)
+    const options = { resolver: service.resolver, audience: 'didvault' }
+    const sign = (iss: string) => createJWT({ iat: now, exp: now + 600 }, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
+    expect(await verifyDidAuthToken(await sign(did), options)).toBe(did)
+    for (const iss of [`${did}?versionId=0`, `${did}?versionTime=2020-01-01T00:00:00Z`, `${did};versionId=0`, `${did}/path`, `${did}#controller`, `${did}:`, 'did:ethr:', 'not-a-did']) {
+      await expect(verifyDidAuthToken(await sign(iss), options), iss).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/must be a DID|could not be resolved/) })
+    }
+  })
+
   it('tokens living longer than the cap (default 24 h) or without iat are rejected', async () => {
     const storage = createMemoryStorage()
     const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })

@@ -10,7 +10,11 @@
  *
  * Resolution reads the identity's head (one primary-key read: other processes may have
  * written) and reuses the cached history and document while the head is unchanged and no
- * validity has passed since the document was built.
+ * validity has passed since the document was built. Past versions (`?versionId=` = event
+ * `seq`, `?versionTime=`) are built from the same history, cut where `./log-versions.ts` says.
+ *
+ * Event times never go backwards (an event is stamped no earlier than the one before it, as a
+ * block is no earlier than its parent), so a time always selects a prefix of the log.
  */
 import { randomUUID } from 'node:crypto'
 import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
@@ -20,13 +24,16 @@ import type { DidEventRecord, DidHeadRecord } from '../../storage/collections.js
 import { UniqueConstraintError, type Collection, type StorageAdapter } from '../../storage/port.js'
 import { buildEthrDocument, type BuiltDocument, type Erc1056Event } from '../document.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
+import { versionRequest, type DidVersion } from '../version.js'
+import { selectVersion, versionMetadata } from './log-versions.js'
 import { RegistryError, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
 
 interface Chain {
   seq: number
-  /** Time of the head event, seconds. */
-  at: number
+  /** The identity's events, oldest first (`history[i]` has seq `i + 1`). */
   history: Erc1056Event[]
+  /** `times[i]`: when `history[i]` happened, UNIX seconds. */
+  times: number[]
   /** The document last built from `history`, and the `now` it was built at. */
   built?: { did: string; now: number; doc: BuiltDocument; result: DIDResolutionResult }
 }
@@ -53,11 +60,10 @@ export class EmbeddedRegistry implements DidRegistry {
   ) {
     this.#events = storage.collection<DidEventRecord>('didEvents')
     this.#heads = storage.collection<DidHeadRecord>('didHeads')
-    // Only the current document is kept: a request for a past version is refused, not answered with the present one.
-    this.resolver = (did, parsed) =>
-      /(^|&)version(Id|Time)=/.test(parsed?.query ?? '')
-        ? Promise.resolve(resolutionFailure('notSupported', 'the embedded registry resolves the current document only (no versionId/versionTime)'))
-        : this.resolve(did)
+    this.resolver = async (did, parsed) => {
+      const request = versionRequest(parsed)
+      return request.ok ? this.resolve(did, request.version) : request.failure
+    }
   }
 
   async identityOwner(address: string): Promise<string> {
@@ -68,7 +74,6 @@ export class EmbeddedRegistry implements DidRegistry {
     const change = normalized(input)
     const headId = `${this.network.name}/${address}`
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
-      const at = Math.floor(this.now() / 1000)
       let record: DidEventRecord | undefined
       try {
         // The owner check, the event and the head commit together; a concurrent writer of the same identity collides on (network, identity, seq).
@@ -78,6 +83,7 @@ export class EmbeddedRegistry implements DidRegistry {
           const currentOwner = head?.owner ?? address
           if (owner.address !== currentOwner) throw new RegistryError(`bad_actor: ${owner.address} is not the owner of ${address}`)
           const seq = (head?.seq ?? 0) + 1
+          const at = Math.max(head?.at ?? 0, Math.floor(this.now() / 1000))
           record = eventRecord(this.network.name, address, seq, at, currentOwner, change, this.now())
           await tx.collection<DidEventRecord>('didEvents').insert(record)
           const next = { seq, owner: record.owner, at }
@@ -98,22 +104,25 @@ export class EmbeddedRegistry implements DidRegistry {
     throw new RegistryError(`too many concurrent changes of ${address}; try again`)
   }
 
-  /** Resolves a did:ethr DID of this network (the did-resolver method resolver). */
-  async resolve(did: string): Promise<DIDResolutionResult> {
+  /**
+   * Resolves a did:ethr DID of this network: its current document, or the version `version`
+   * asks for (`notFound` when `versionId` is beyond the latest change).
+   */
+  async resolve(did: string, version?: DidVersion): Promise<DIDResolutionResult> {
     const parsed = parseEthrDid(did)
     if (!parsed || parsed.network !== this.network.name) return resolutionFailure('invalidDid', `Not a did:ethr of network ${this.network.name}: ${did}`)
     const chain = await this.#chain(parsed.address)
     const now = Math.floor(this.now() / 1000)
+    if (version) {
+      const selected = selectVersion(chain.times, version, now)
+      if (!selected) return resolutionFailure('notFound', `no such version of ${did}: its latest version is ${chain.seq}`)
+      const doc = buildEthrDocument(did, parsed.address, this.network.chainId, chain.history.slice(0, selected.count), selected.at)
+      return resultOf(doc, versionMetadata(chain.times, selected.count))
+    }
     const built = chain.built
     if (built && built.did === did && now >= built.now && now <= built.doc.stableUntil) return built.result
     const doc = buildEthrDocument(did, parsed.address, this.network.chainId, chain.history, now)
-    const meta: DIDResolutionResult['didDocumentMetadata'] = {}
-    if (doc.deactivated) meta.deactivated = true
-    if (chain.seq > 0) {
-      meta.versionId = String(chain.seq)
-      meta.updated = new Date(chain.at * 1000).toISOString().replace('.000', '')
-    }
-    const result = deepFreeze({ didResolutionMetadata: { contentType: 'application/did+ld+json' }, didDocument: doc.didDocument, didDocumentMetadata: meta })
+    const result = deepFreeze(resultOf(doc, versionMetadata(chain.times, chain.history.length)))
     chain.built = { did, now, doc, result }
     return result
   }
@@ -125,19 +134,21 @@ export class EmbeddedRegistry implements DidRegistry {
     const cached = this.#chains.get(key)
     if (cached && cached.seq === (head?.seq ?? 0)) return cached
     const history: Erc1056Event[] = []
+    const times: number[] = []
     let seq = 0
-    let at = 0
     if (head) {
       let cursor: string | undefined
       do {
         const page = await this.#events.find(this.#of(address, { field: 'seq', op: 'lte', value: head.seq }), { orderBy: { field: 'seq' }, limit: 1_000, cursor })
-        for (const r of page.items) history.push(eventOf(r))
+        for (const r of page.items) {
+          history.push(eventOf(r))
+          times.push(r.at)
+        }
         cursor = page.nextCursor
       } while (cursor)
       seq = head.seq
-      at = head.at
     }
-    const chain: Chain = { seq, at, history }
+    const chain: Chain = { seq, history, times }
     if (this.#chains.size >= MAX_CACHED && !this.#chains.has(key)) this.#chains.delete(this.#chains.keys().next().value!)
     this.#chains.set(key, chain)
     return chain
@@ -203,6 +214,15 @@ function eventOf(r: DidEventRecord): Erc1056Event {
   if (r.event === 'DIDOwnerChanged') return { event: r.event, owner: r.owner }
   if (r.event === 'DIDDelegateChanged') return { event: r.event, delegateType: r.delegateType!, delegate: r.delegate!, validTo: r.validTo! }
   return { event: r.event, name: r.name!, value: r.value!, validTo: r.validTo! }
+}
+
+/** A resolution result of `doc`: its document, and `meta` (with `deactivated` when it is). */
+function resultOf(doc: BuiltDocument, meta: DIDResolutionResult['didDocumentMetadata']): DIDResolutionResult {
+  return {
+    didResolutionMetadata: { contentType: 'application/did+ld+json' },
+    didDocument: doc.didDocument,
+    didDocumentMetadata: doc.deactivated ? { deactivated: true, ...meta } : meta,
+  }
 }
 
 /** Cached results are shared between callers: frozen, so no caller can change another's. */

@@ -6,13 +6,20 @@
  * ERC-1056 message hash through the {@link DigestSigner} seam (so its key never leaves
  * custody and needs no ether), and the network's gas payer submits the transaction. Writes
  * of one registry are sent one at a time, so the gas payer's nonces never collide.
+ *
+ * Past versions follow `ethr-did-resolver`'s block semantics: `?versionId=<block number>` is
+ * handed to it (validated first: it would read `abc` as the latest block and `-1` as the one
+ * before it), and `?versionTime=` — which it does not read — becomes the number of the last
+ * block stamped at or before that time.
  */
-import type { DIDResolver } from 'did-resolver'
+import type { DIDResolutionResult, DIDResolutionOptions, DIDResolver, ParsedDID, Resolvable } from 'did-resolver'
 import { Contract, JsonRpcProvider, encodeBytes32String, getAddress, getBytes, hexlify, solidityPackedKeccak256, type Provider, type Signer } from 'ethers'
 import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
 import type { DigestSigner } from '../../keys/signer.js'
 import type { EthrNetwork } from '../ethr.js'
-import { RegistryError, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
+import { versionRequest } from '../version.js'
+import { blockAtTime } from './block-at-time.js'
+import { RegistryError, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
 
 /** An on-chain network: a did:ethr network with its JSON-RPC endpoint and registry contract. */
 export interface OnchainNetwork extends EthrNetwork {
@@ -36,6 +43,8 @@ export class OnchainRegistry implements DidRegistry {
   readonly endpoint: string
   readonly resolver: DIDResolver
   readonly #contract: Contract
+  readonly #provider: Provider
+  readonly #ethr: DIDResolver
   readonly #gasPayer?: Signer
   #queue: Promise<unknown> = Promise.resolve()
 
@@ -47,9 +56,30 @@ export class OnchainRegistry implements DidRegistry {
     this.endpoint = (network.apiUrl ?? new URL(network.rpcUrl).origin).replace(/\/+$/, '')
     // No response sharing (ethers' 250 ms cache): a read right after a write must see it (owner, nonce, changed).
     const provider = options.provider ?? new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, cacheTimeout: -1 })
+    this.#provider = provider
     this.#gasPayer = options.gasPayer && !options.gasPayer.provider ? options.gasPayer.connect(provider) : options.gasPayer
     this.#contract = new Contract(network.registry, EthereumDIDRegistry.abi, this.#gasPayer ?? provider)
-    this.resolver = getResolver({ networks: [{ name: network.name, chainId: network.chainId, registry: network.registry, provider: provider as never }] }).ethr
+    this.#ethr = getResolver({ networks: [{ name: network.name, chainId: network.chainId, registry: network.registry, provider: provider as never }] }).ethr
+    this.resolver = (did, parsed, resolver, options) => this.#resolve(did, parsed, resolver, options)
+  }
+
+  /** ethr-did-resolver's resolution, given a well-formed `versionId` block number in place of the caller's version parameters. */
+  async #resolve(did: string, parsed: ParsedDID, resolver: Resolvable, options: DIDResolutionOptions): Promise<DIDResolutionResult> {
+    const request = versionRequest(parsed)
+    if (!request.ok) return request.failure
+    const version = request.version
+    if (!version) return this.#ethr(did, parsed, resolver, options)
+    let block: number
+    if ('versionId' in version) {
+      block = version.versionId
+    } else {
+      try {
+        block = await blockAtTime(this.#provider, version.versionTime)
+      } catch {
+        return resolutionFailure('notFound', `the blocks of network ${this.network.name} could not be read to find its block at versionTime`)
+      }
+    }
+    return this.#ethr(did, { ...parsed, query: `versionId=${block}` }, resolver, options)
   }
 
   async identityOwner(address: string): Promise<string> {

@@ -49,7 +49,11 @@ export interface DidRegistry {
   identityOwner(address: string): Promise<string>
   /** Applies `change` to identity `address`; `owner` must be the key of its current owner. */
   apply(address: string, change: RegistryChange, owner: DigestSigner): Promise<AppliedChange>
-  /** A did-resolver method resolver for did:ethr DIDs of this network. */
+  /**
+   * A did-resolver method resolver for did:ethr DIDs of this network. DID URLs with
+   * `?versionId=` / `?versionTime=` resolve to past versions (see `../version.ts`); malformed
+   * values to the error `invalidDidUrl`.
+   */
   readonly resolver: DIDResolver
 }
 
@@ -58,7 +62,7 @@ export function validitySeconds(ms: number): number {
   return Math.ceil(ms / 1000)
 }
 
-/** A failed resolution result (did-resolver's shape), e.g. `invalidDid`, `unknownNetwork`, `notSupported`. */
+/** A failed resolution result (did-resolver's shape), e.g. `invalidDid`, `invalidDidUrl`, `unknownNetwork`, `notFound`. */
 export function resolutionFailure(error: string, message: string): DIDResolutionResult {
   return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
 }
