@@ -1,12 +1,12 @@
 /**
- * Issuing a W3C verifiable credential (data model 1.1) in either form: JSON-LD with a proof
+ * Issuing a W3C verifiable credential in either form: JSON-LD with a proof
  * of a didvault suite, or a VC-JWT (ES256K) made by did-jwt-vc. Both are signed through the
  * {@link DigestSigner} seam; the key signs as the issuer DID's `#controller`.
  */
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from './jwt-signer.js'
-import { CREDENTIALS_V1_URL, signJsonLd, type JsonLdDocument, type ProofType } from './jsonld/index.js'
+import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from './jsonld/index.js'
 
 /** What a credential says, in either form. */
 export interface CredentialContent {
@@ -17,7 +17,10 @@ export interface CredentialContent {
   subject?: string
   /** Members of `credentialSubject` besides `id`. */
   claims: Record<string, unknown>
-  /** Context URLs after credentials/v1. */
+  /**
+   * Context URLs after the credentials context: credentials/v1 (data model 1.1), unless they
+   * include credentials/v2, which then comes first (data model 2.0).
+   */
   contexts: string[]
   /** Types after `VerifiableCredential`. */
   types: string[]
@@ -27,17 +30,27 @@ export interface CredentialContent {
   expiresAt?: number
 }
 
-/** The unsigned JSON-LD credential of `content`. */
+/** Whether `content` is a data model 2.0 credential (its contexts include credentials/v2). */
+export function isV2(content: Pick<CredentialContent, 'contexts'>): boolean {
+  return content.contexts.includes(CREDENTIALS_V2_URL)
+}
+
+/**
+ * The unsigned JSON-LD credential of `content`: data model 1.1 (`credentials/v1`,
+ * `issuanceDate`, `expirationDate`), or 2.0 when its contexts include `credentials/v2`
+ * (`credentials/v2` first, `validFrom`, `validUntil`).
+ */
 export function unsignedCredential(content: CredentialContent): JsonLdDocument {
+  const v2 = isV2(content)
   const credential: JsonLdDocument = {
-    '@context': unique([CREDENTIALS_V1_URL, ...content.contexts]),
+    '@context': unique([v2 ? CREDENTIALS_V2_URL : CREDENTIALS_V1_URL, ...content.contexts]),
     id: content.id,
     type: unique(['VerifiableCredential', ...content.types]),
     issuer: content.issuer,
-    issuanceDate: new Date(content.issuedAt).toISOString(),
+    [v2 ? 'validFrom' : 'issuanceDate']: new Date(content.issuedAt).toISOString(),
     credentialSubject: { ...(content.subject !== undefined && { id: content.subject }), ...content.claims },
   }
-  if (content.expiresAt !== undefined) credential.expirationDate = new Date(content.expiresAt).toISOString()
+  if (content.expiresAt !== undefined) credential[v2 ? 'validUntil' : 'expirationDate'] = new Date(content.expiresAt).toISOString()
   return credential
 }
 

@@ -5,7 +5,8 @@
  * - JSON-LD: the W3C shape (`format`); every proof of the proof set (`proof`, one check per
  *   proof) signed by a key of the issuer DID's current document listed under
  *   `assertionMethod` (the owner, or a live `veriKey`/`sigAuth` delegate); `issuanceDate` not
- *   in the future; `expirationDate`, when present, not past.
+ *   in the future; `expirationDate`, when present, not past (data model 2.0, credentials/v2
+ *   first: `validFrom` and `validUntil`, each when present).
  * - JWT: a VC-JWT (`format`); its signature (`signature`) by such a key of `iss`, checked by
  *   did-jwt-vc (ES256K, ES256K-R, EdDSA); `nbf` not in the future and `exp` not past, when
  *   present.
@@ -17,7 +18,7 @@ import { decodeJWT } from 'did-jwt'
 import { verifyCredential as verifyJwtVc } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { VerificationCheck } from '../schemas/claims.js'
-import { issuerOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from './jsonld/index.js'
+import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from './jsonld/index.js'
 import { shown } from './jsonld/errors.js'
 import { signingKeysResolver } from './signing-keys.js'
 
@@ -60,9 +61,9 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
           verified: p.verified,
           ...(p.error !== undefined && { error: p.error }),
         }))
-  const issued = Date.parse(String(vc.issuanceDate))
-  checks.push(dateCheck('issuanceDate', issued <= options.now + skewMs, 'is in the future'))
-  if (vc.expirationDate !== undefined) checks.push(dateCheck('expirationDate', Date.parse(String(vc.expirationDate)) > options.now - skewMs, 'has passed'))
+  const [from, until] = isV2Credential(vc) ? (['validFrom', 'validUntil'] as const) : (['issuanceDate', 'expirationDate'] as const)
+  if (vc[from] !== undefined) checks.push(dateCheck(from, Date.parse(String(vc[from])) <= options.now + skewMs, 'is in the future'))
+  if (vc[until] !== undefined) checks.push(dateCheck(until, Date.parse(String(vc[until])) > options.now - skewMs, 'has passed'))
   return outcome(issuer, checks)
 }
 
@@ -93,7 +94,7 @@ export async function verifyJwtCredential(jwt: string, options: CredentialVerify
   return outcome(issuer, checks)
 }
 
-function dateCheck(check: 'issuanceDate' | 'expirationDate' | 'nbf' | 'exp', ok: boolean, failure: string): VerificationCheck {
+function dateCheck(check: 'issuanceDate' | 'expirationDate' | 'validFrom' | 'validUntil' | 'nbf' | 'exp', ok: boolean, failure: string): VerificationCheck {
   return ok ? { check, verified: true } : { check, verified: false, error: `${check} is missing, malformed or ${failure}` }
 }
 
@@ -104,7 +105,17 @@ function outcome(issuer: string | null, checks: VerificationCheck[]): Credential
   return { verified: false, issuer, checks, error: `${which}: ${failed.error ?? 'failed'}` }
 }
 
-/** Why `vc` is not a W3C verifiable credential in JSON-LD, or undefined. */
+/** Whether `vc` is a data model 2.0 credential: its first `@context` is credentials/v2. */
+function isV2Credential(vc: JsonLdDocument): boolean {
+  const context = vc['@context']
+  return (Array.isArray(context) ? context[0] : context) === CREDENTIALS_V2_URL
+}
+
+/**
+ * Why `vc` is not a W3C verifiable credential in JSON-LD, or undefined. Data model 1.1 needs
+ * `issuanceDate`; 2.0 (credentials/v2 first) has optional `validFrom`/`validUntil`, strings
+ * when present.
+ */
 function shapeError(vc: JsonLdDocument): string | undefined {
   const context = vc['@context']
   if (context === undefined) return '@context: missing'
@@ -112,7 +123,10 @@ function shapeError(vc: JsonLdDocument): string | undefined {
   if (!types.includes('VerifiableCredential')) return 'type: must include VerifiableCredential'
   const subject = vc.credentialSubject
   if (typeof subject !== 'object' || subject === null) return 'credentialSubject: missing'
-  if (typeof vc.issuanceDate !== 'string') return 'issuanceDate: missing'
+  if (!isV2Credential(vc)) return typeof vc.issuanceDate !== 'string' ? 'issuanceDate: missing' : undefined
+  for (const field of ['validFrom', 'validUntil'] as const) {
+    if (vc[field] !== undefined && typeof vc[field] !== 'string') return `${field}: must be a date string`
+  }
   return undefined
 }
 

@@ -17,6 +17,7 @@ import { forbidden, invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import type { Caller } from '../auth/context.js'
 import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
+import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../credentials/jsonld/contexts.js'
 import type { DigestSigner } from '../keys/signer.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from '../schemas/claims.js'
@@ -81,11 +82,16 @@ function planClaim(ctx: OperationContext, caller: Caller, input: SignClaimsInput
   const claims = claim.payload ?? {}
   if (input.format === 'JWT' && Object.keys(claims).length === 0) throw invalid(`${field}.payload: a JWT credential needs at least one claim about its subject`)
   const subject = claim.sub ?? input.sub
+  const contexts = [...(input.context ?? []), ...(claim.context ?? [])]
+  if (contexts.includes(CREDENTIALS_V2_URL)) {
+    if (contexts.includes(CREDENTIALS_V1_URL)) throw invalid(`${field}: ${CREDENTIALS_V1_URL} and ${CREDENTIALS_V2_URL} cannot be mixed in one credential`)
+    if (input.format === 'JWT') throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
+  }
   const content: Omit<CredentialContent, 'id'> = {
     issuer,
     ...(subject !== undefined && { subject: normalizeDid(subject) }),
     claims,
-    contexts: [...(input.context ?? []), ...(claim.context ?? [])],
+    contexts,
     types: [...(input.type ?? []), ...(claim.type ?? [])],
     issuedAt: now,
     ...(expiresAt !== undefined && { expiresAt }),

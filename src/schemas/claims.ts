@@ -87,7 +87,7 @@ export const signClaims = z
     proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `JSON-LD proof suite (default ${KOBLITZ_2016}).` }),
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
-    context: oneOrMany(contextUrl, 20).optional().meta({ description: 'Context URL(s) after `https://www.w3.org/2018/credentials/v1`: bundled or registered only.' }),
+    context: oneOrMany(contextUrl, 20).optional().meta({ description: 'Context URL(s) after `https://www.w3.org/2018/credentials/v1`: bundled or registered only. With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only), the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.' }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'Type(s) after `VerifiableCredential`, for every claim.' }),
     sub: did.optional().meta({ description: 'Subject DID of the claims without their own.' }),
     ...expiration,
@@ -141,7 +141,7 @@ export type VerifyClaimsInput = z.output<typeof verifyClaims>
 /** What one verification check found (DESIGN §4 *Verify result*). */
 export const verificationCheck = z
   .strictObject({
-    check: z.enum(['format', 'proof', 'signature', 'issuanceDate', 'expirationDate', 'exp', 'nbf']),
+    check: z.enum(['format', 'proof', 'signature', 'issuanceDate', 'expirationDate', 'validFrom', 'validUntil', 'exp', 'nbf']),
     verified: z.boolean(),
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
     type: z.string().optional().meta({ description: 'The proof’s type.' }),

@@ -9,6 +9,7 @@ import { IdentityError } from '../../src/errors.js'
 import type { DigestSigner } from '../../src/keys/signer.js'
 import {
   CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
   JsonLdProcessingError,
   JsonLdProofError,
   KOBLITZ_2016,
@@ -360,6 +361,22 @@ describe('offline contexts and safe mode', () => {
         '',
       ].join('\n'),
     )
+  })
+
+  it('bundles credentials v2 (from @digitalbazaar/credentials-context): both suites sign and verify under it; Koblitz proof options canonicalize with security/v2 before it', async () => {
+    const { contexts } = await import('@digitalbazaar/credentials-context')
+    expect(getContext(CREDENTIALS_V2_URL)).toEqual(contexts.get(CREDENTIALS_V2_URL))
+    const { issuanceDate: _i, expirationDate: _e, ...rest } = credential()
+    const v2 = { ...rest, '@context': [CREDENTIALS_V2_URL, (credential()['@context'] as unknown[])[1]], validFrom: '2024-05-01T10:00:00Z', validUntil: '2034-05-01T10:00:00Z' }
+    for (const proofType of [KOBLITZ_2016, RECOVERY_2020] as const) {
+      const signed = await signJsonLd(v2, alice, { ...fixed, proofType })
+      await expect(verifyJsonLd(signed, byPublicKey)).resolves.toMatchObject({ verified: true })
+      await expect(verifyJsonLd({ ...signed, validUntil: '2035-05-01T10:00:00Z' }, byPublicKey)).resolves.toMatchObject({ verified: false })
+    }
+    const options = { creator: ALICE_KEY, created: '2024-05-01T10:00:00Z', nonce: 'n' }
+    expect(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V2_URL], ...options })).toBe(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V1_URL], ...options }))
+    // a v1-only term is undefined under v2, so safe mode refuses it
+    await expect(signJsonLd({ ...v2, issuanceDate: '2024-05-01T10:00:00Z' }, alice, fixed)).rejects.toMatchObject({ code: 'invalid property' })
   })
 
   it('uses contexts registered at start-up, and refuses to change a known one', async () => {

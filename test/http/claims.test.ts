@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeJWT } from 'did-jwt'
 import { createVerifiableCredentialJwt, verifyCredential } from 'did-jwt-vc'
 import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
-import { signJsonLd, CREDENTIALS_V1_URL, type JsonLdDocument } from '../../src/credentials/jsonld/index.js'
+import { signJsonLd, CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, type JsonLdDocument } from '../../src/credentials/jsonld/index.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 
@@ -155,6 +155,52 @@ describe('POST /claims/sign', () => {
     const res = await sign({ iss: moved.did, format: 'JWT', claims: [{ payload: { member: true } }] }, newOwner.jwt)
     expect(res.status).toBe(200)
     expect((await verify({ claims: [{ jwt: res.body.vcs[0].jwt }] })).body.vcs[0]).toMatchObject({ verified: true, issuer: moved.did })
+  })
+
+  it('credentials v2 context: data model 2.0 (v2 first, validFrom/validUntil), both proof types, verified by POST /claims/verify', async () => {
+    const exp = Date.now() + 3_600_000
+    for (const proofType of ['EcdsaKoblitzSignature2016', 'EcdsaSecp256k1RecoverySignature2020']) {
+      const res = await sign(membership([{ payload: { member: true }, exp }], { context: [CREDENTIALS_V2_URL, MEMBERSHIP_URL], proofType }))
+      expect(res.status).toBe(200)
+      const { proof, ...unsigned } = res.body.vcs[0].jsonld
+      expect(unsigned).toEqual({
+        '@context': [CREDENTIALS_V2_URL, MEMBERSHIP_URL, ...(proofType === 'EcdsaKoblitzSignature2016' ? [] : ['https://w3id.org/security/suites/secp256k1recovery-2020/v2'])],
+        id: expect.any(String),
+        type: ['VerifiableCredential', 'MembershipCredential'],
+        issuer: issuer.did,
+        validFrom: expect.stringMatching(/^\d{4}-/),
+        validUntil: new Date(exp).toISOString(),
+        credentialSubject: { id: subject.did, member: true },
+      })
+      expect(proof.type).toBe(proofType)
+      const checked = await verify({ claims: [{ jsonld: res.body.vcs[0].jsonld }] })
+      expect(checked.body.vcs[0]).toMatchObject({ verified: true, checks: [{ check: 'proof', type: proofType, verified: true }, { check: 'validFrom', verified: true }, { check: 'validUntil', verified: true }] })
+      const tampered = { ...res.body.vcs[0].jsonld, validUntil: '2099-01-01T00:00:00.000Z' }
+      expect((await verify({ claims: [{ jsonld: tampered }] })).body.vcs[0]).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: signature does not match/) })
+    }
+    // v2 dates are checked like v1's
+    const self = outsider()
+    const base = { '@context': [CREDENTIALS_V2_URL, MEMBERSHIP_URL], type: ['VerifiableCredential'], issuer: self.did, credentialSubject: { member: true } }
+    const expired = await signJsonLd({ ...base, validUntil: '2021-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })
+    const future = await signJsonLd({ ...base, validFrom: '2090-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })
+    const undated = await signJsonLd(base, self.signer, { creator: `${self.did}#controller` })
+    const res = await verify({ claims: [{ jsonld: expired }, { jsonld: future }, { jsonld: undated }] })
+    expect(res.body.vcs.map((v: any) => [v.verified, v.error ?? v.checks.map((c: any) => c.check).join()])).toEqual([
+      [false, 'validUntil: validUntil is missing, malformed or has passed'],
+      [false, 'validFrom: validFrom is missing, malformed or is in the future'],
+      [true, 'proof'],
+    ])
+    // a v1 term (issuanceDate) is undefined under v2: safe mode refuses it when signing, and verifying
+    await expect(signJsonLd({ ...base, issuanceDate: '2024-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })).rejects.toMatchObject({ code: 'invalid property' })
+    // v1 and v2 do not mix; a VC-JWT is data model 1.1
+    const before = await snapshot(h)
+    const mixed = await sign(membership([{ payload: { member: true } }], { context: [CREDENTIALS_V2_URL, MEMBERSHIP_URL, CREDENTIALS_V1_URL] }))
+    expectError(mixed, 422, 'VALIDATION_ERROR')
+    expect(mixed.body.errorMessage).toMatch(/cannot be mixed/)
+    const jwt = await sign(membership([{ id: 'urn:example:v2', payload: { member: true }, context: CREDENTIALS_V2_URL }], { format: 'JWT' }))
+    expectError(jwt, 422, 'VALIDATION_ERROR')
+    expect(jwt.body.errorMessage).toMatch(/is for JSON-LD credentials/)
+    expect(await snapshot(h)).toEqual(before)
   })
 
   it('every refusal is the error body, with nothing written', async () => {

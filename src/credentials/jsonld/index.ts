@@ -11,6 +11,7 @@ import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
 
 export {
   CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
   DID_V1_URL,
   SECP256K1_RECOVERY_2020_V0_URL,
   SECP256K1_RECOVERY_2020_V2_URL,

@@ -41,3 +41,8 @@ declare module 'did-context' {
   const pkg: { contexts: Map<string, object> }
   export default pkg
 }
+
+declare module '@digitalbazaar/credentials-context' {
+  /** Context URL → context document (credentials v1, v2 and undefined-terms v2). */
+  export const contexts: Map<string, object>
+}
