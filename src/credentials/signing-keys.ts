@@ -12,6 +12,8 @@ import type { SigningKey } from './jsonld/index.js'
 export function signingKeysResolver(resolver: Resolvable): (didUrl: string) => Promise<SigningKey[]> {
   return async (didUrl) => {
     const did = didUrl.split('#')[0]
+    // A path, query or parameters would name something else than the DID's current document.
+    if (/[/?;]/.test(did)) return []
     const { didDocument } = await resolver.resolve(did)
     if (!didDocument) return []
     const chosen = assertionMethods(didDocument).filter((m) => !didUrl.includes('#') || m.id === didUrl || `${did}${m.id}` === didUrl)

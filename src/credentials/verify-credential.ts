@@ -3,8 +3,10 @@
  * check is named with its outcome, and the credential is verified when every check is.
  *
  * - JSON-LD: the W3C shape (`format`); every proof of the proof set (`proof`, one check per
- *   proof) signed by a key of the issuer DID's current document listed under
- *   `assertionMethod` (the owner, or a live `veriKey`/`sigAuth` delegate); `issuanceDate` not
+ *   proof, naming the DID that made it) signed by a key that the current document of the DID
+ *   its `creator`/`verificationMethod` names lists under `assertionMethod` (for did:ethr the
+ *   owner, or a live `veriKey`/`sigAuth` delegate); at least one of them by the issuer
+ *   (`issuerProof`, a failed check only: the others may be co-signers'); `issuanceDate` not
  *   in the future; `expirationDate`, when present, not past (data model 2.0, credentials/v2
  *   first: `validFrom` and `validUntil`, each when present).
  * - JWT: a VC-JWT (`format`); its signature (`signature`) by such a key of `iss`, checked by
@@ -19,6 +21,7 @@ import { verifyCredential as verifyJwtVc } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { VerificationCheck } from '../schemas/claims.js'
 import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from './jsonld/index.js'
+import { noIssuerProof } from './jsonld/proof-set.js'
 import { shown } from './jsonld/errors.js'
 import { signingKeysResolver } from './signing-keys.js'
 
@@ -58,9 +61,13 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
           proof: index,
           type: p.type,
           ...(p.verificationMethod !== undefined && { verificationMethod: p.verificationMethod }),
+          ...(p.did !== undefined && { did: p.did }),
           verified: p.verified,
           ...(p.error !== undefined && { error: p.error }),
         }))
+  if (proofs.proofs.length > 0 && !proofs.proofs.some((p) => p.did === issuer)) {
+    checks.push({ check: 'issuerProof', verified: false, error: noIssuerProof(issuer) })
+  }
   const [from, until] = isV2Credential(vc) ? (['validFrom', 'validUntil'] as const) : (['issuanceDate', 'expirationDate'] as const)
   if (vc[from] !== undefined) checks.push(dateCheck(from, Date.parse(String(vc[from])) <= options.now + skewMs, 'is in the future'))
   if (vc[until] !== undefined) checks.push(dateCheck(until, Date.parse(String(vc[until])) > options.now - skewMs, 'has passed'))

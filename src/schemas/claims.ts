@@ -141,11 +141,12 @@ export type VerifyClaimsInput = z.output<typeof verifyClaims>
 /** What one verification check found (DESIGN §4 *Verify result*). */
 export const verificationCheck = z
   .strictObject({
-    check: z.enum(['format', 'proof', 'signature', 'issuanceDate', 'expirationDate', 'validFrom', 'validUntil', 'exp', 'nbf']),
+    check: z.enum(['format', 'proof', 'issuerProof', 'signature', 'issuanceDate', 'expirationDate', 'validFrom', 'validUntil', 'exp', 'nbf']),
     verified: z.boolean(),
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
     type: z.string().optional().meta({ description: 'The proof’s type.' }),
     verificationMethod: z.string().optional().meta({ description: 'The proof’s `creator` / `verificationMethod`.' }),
+    did: z.string().optional().meta({ description: 'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID URL naming a key).' }),
     error: z.string().optional(),
   })
   .meta({ id: 'VerificationCheck' })

@@ -61,6 +61,8 @@ function addressOf(uncompressedPublicKey: Uint8Array): string {
 
 const alice = testSigner('0c5d4e2f1a3b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f')
 const bob = testSigner('1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f901')
+const ALICE_DID = `did:ethr:dev:${alice.address}`
+const BOB_DID = `did:ethr:dev:${bob.address}`
 const ALICE_KEY = `did:ethr:dev:${alice.address}#controller`
 /** Bob's key as a delegate of Alice's DID: a second key of the issuer. */
 const ALICE_DELEGATE = `did:ethr:dev:${alice.address}#delegate-1`
@@ -264,8 +266,8 @@ describe('proof sets', () => {
     await expect(verifyJsonLd(both, bothKeys)).resolves.toEqual({
       verified: true,
       proofs: [
-        { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, verified: true },
-        { type: RECOVERY_2020, verificationMethod: ALICE_DELEGATE, verified: true },
+        { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, did: ALICE_DID, verified: true },
+        { type: RECOVERY_2020, verificationMethod: ALICE_DELEGATE, did: ALICE_DID, verified: true },
       ],
     })
     await expect(verifyKoblitz2016(both, bothKeys)).resolves.toEqual({ verified: true })
@@ -284,16 +286,43 @@ describe('proof sets', () => {
     await expect(verifyJsonLd(twice, bothKeys)).resolves.toMatchObject({ verified: true })
   })
 
-  it('binds every proof to the issuer: a valid signature by another DID’s key does not verify', async () => {
+  it('needs a proof by the issuer: a valid signature by another DID’s key alone does not verify', async () => {
     const byBob = await signJsonLd(credential(), bob, { creator: BOB_KEY })
     const result = await verifyJsonLd(byBob, bothKeys)
-    expect(result).toMatchObject({ verified: false, error: `proof 0: ${BOB_KEY} is not a key of the issuer did:ethr:dev:${alice.address}` })
+    expect(result).toEqual({ verified: false, error: `no proof is by the issuer ${ALICE_DID}`, proofs: [{ type: KOBLITZ_2016, verificationMethod: BOB_KEY, did: BOB_DID, verified: true }] })
     // Bob's key verifies what Bob issues (`issuer` as an object too), and whatever `options.issuer` binds to Bob
-    const bobsOwn = await signJsonLd({ ...credential(), issuer: { id: `did:ethr:dev:${bob.address}` } }, bob, { creator: BOB_KEY })
+    const bobsOwn = await signJsonLd({ ...credential(), issuer: { id: BOB_DID } }, bob, { creator: BOB_KEY })
     await expect(verifyJsonLd(bobsOwn, bothKeys)).resolves.toMatchObject({ verified: true })
-    await expect(verifyJsonLd(byBob, { ...bothKeys, issuer: `did:ethr:dev:${bob.address}` })).resolves.toMatchObject({ verified: true })
-    const cosigned = await addProof(await signJsonLd(credential(), alice, fixed), bob, { creator: BOB_KEY })
-    await expect(verifyJsonLd(cosigned, bothKeys)).resolves.toMatchObject({ verified: false, proofs: [{ verified: true }, { verified: false }] })
+    await expect(verifyJsonLd(byBob, { ...bothKeys, issuer: BOB_DID })).resolves.toMatchObject({ verified: true })
+    // only co-signers' proofs, however many: not verified
+    const twoStrangers = await addProof(byBob, bob, { creator: BOB_KEY, proofType: RECOVERY_2020 })
+    await expect(verifyJsonLd(twoStrangers, bothKeys)).resolves.toMatchObject({ verified: false, error: `no proof is by the issuer ${ALICE_DID}` })
+  })
+
+  it('takes co-signers: the issuer’s proof and proofs by other DIDs, each bound to its own DID’s keys', async () => {
+    const issued = await signJsonLd(credential(), alice, fixed)
+    const cosigned = await addProof(issued, bob, { creator: BOB_KEY })
+    await expect(verifyJsonLd(cosigned, bothKeys)).resolves.toEqual({
+      verified: true,
+      proofs: [
+        { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, did: ALICE_DID, verified: true },
+        { type: KOBLITZ_2016, verificationMethod: BOB_KEY, did: BOB_DID, verified: true },
+      ],
+    })
+    // the co-signer's proof with a key its DID does not list: signed by another key in Bob's name, or naming a key Bob's DID lacks
+    const carol = testSigner('2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a12')
+    const forged = await addProof(issued, carol, { creator: BOB_KEY })
+    await expect(verifyJsonLd(forged, bothKeys)).resolves.toMatchObject({ verified: false, error: `proof 1: signature does not match any key of ${BOB_KEY}`, proofs: [{ verified: true }, { did: BOB_DID, verified: false }] })
+    const unlisted = await addProof(issued, bob, { creator: `${BOB_DID}#delegate-7` })
+    await expect(verifyJsonLd(unlisted, bothKeys)).resolves.toMatchObject({ verified: false, error: `proof 1: no signing keys found for ${BOB_DID}#delegate-7` })
+    // a method that is not a DID URL naming a key (no fragment, a URL, a DID with a query) fails, whatever the key lookup says
+    const anyKey: VerifyOptions = { resolveSigningKeys: async () => [{ ethereumAddress: bob.address }] }
+    for (const creator of [BOB_DID, 'https://keys.example.com/bob#1', `${BOB_DID}?versionId=1#controller`, `${BOB_DID}/path#controller`]) {
+      const proof = { ...((cosigned.proof as ProofObject[])[1] as ProofObject), creator }
+      const result = await verifyJsonLd({ ...issued, proof: [issued.proof, proof] }, anyKey)
+      expect(result.verified).toBe(false)
+      expect(result.proofs[1]).toEqual({ type: KOBLITZ_2016, verificationMethod: creator, verified: false, error: expect.stringContaining('is not a DID URL naming a key') })
+    }
   })
 
   it('reports unsupported proof types and rejects unknown proof types for signing', async () => {
@@ -304,6 +333,7 @@ describe('proof sets', () => {
     expect(result.proofs[1]).toEqual({
       type: 'Ed25519Signature2018',
       verificationMethod: 'did:key:z#z',
+      did: 'did:key:z',
       verified: false,
       error: 'unsupported proof type "Ed25519Signature2018"',
     })

@@ -78,7 +78,7 @@ describe('POST /claims/sign', () => {
           verified: true,
           issuer: issuer.did,
           checks: [
-            { check: 'proof', proof: 0, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${issuer.did}#controller`, verified: true },
+            { check: 'proof', proof: 0, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${issuer.did}#controller`, did: issuer.did, verified: true },
             { check: 'issuanceDate', verified: true },
           ],
         },
@@ -276,7 +276,17 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
     expect(res.status).toBe(200)
     const [a, b, c] = res.body.vcs
     expect(a).toMatchObject({ verified: false, issuer: issuer.did, error: expect.stringMatching(/^proof 0: signature does not match/) })
-    expect(b).toMatchObject({ verified: false, error: `proof 0: ${stranger.did}#controller is not a key of the issuer ${issuer.did}` })
+    expect(b).toEqual({
+      jsonld: byStranger,
+      verified: false,
+      issuer: issuer.did,
+      checks: [
+        { check: 'proof', proof: 0, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${stranger.did}#controller`, did: stranger.did, verified: true },
+        { check: 'issuerProof', verified: false, error: `no proof is by the issuer ${issuer.did}` },
+        { check: 'issuanceDate', verified: true },
+      ],
+      error: `issuerProof: no proof is by the issuer ${issuer.did}`,
+    })
     expect(c).toMatchObject({ verified: false, checks: [{ check: 'proof', verified: false }, { check: 'issuanceDate', verified: true }] })
 
     // After an owner change the old key no longer speaks for the DID
@@ -299,6 +309,54 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
     const res = await verify({ claims: [{ jsonld: both }, { jsonld: { ...both, proof: [signed.proof, { ...(cosigned.proof as object), nonce: 'changed' }] } }] })
     expect(res.body.vcs[0]).toMatchObject({ verified: true, checks: [{ proof: 0, verified: true }, { proof: 1, verificationMethod: `${owner.did}#delegate-1`, verified: true }, { check: 'issuanceDate' }] })
     expect(res.body.vcs[1]).toMatchObject({ verified: false, checks: [{ proof: 0, verified: true }, { proof: 1, verified: false }, { check: 'issuanceDate' }] })
+  })
+
+  it('proof sets with co-signers: the issuer’s proof plus proofs by other DIDs, each bound to its own DID’s current document', async () => {
+    // issued with Recovery2020, so the document already carries that suite's context and co-signing leaves it unchanged
+    const issued = (await sign(membership([{ id: 'urn:example:cosigned', payload: { member: true } }], { proofType: 'EcdsaSecp256k1RecoverySignature2020' }))).body.vcs[0].jsonld as JsonLdDocument
+    const { proof: first, ...base } = issued
+    // co-signers: a DID the service holds, through its delegate key, and an outside did:ethr
+    const delegate = new LocalSigner(generatePrivateKey())
+    const held = await walletWithToken(h)
+    const configured = await h.request('POST', '/wallet/configure', { json: { wallet: { did: held.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } }, didAuth: held.jwt })
+    expect(configured.body.wallet.registry.errors).toEqual([])
+    const stranger = outsider()
+    const cosign = async (signer: LocalSigner, creator: string, proofType?: 'EcdsaSecp256k1RecoverySignature2020') => (await signJsonLd(base, signer, { creator, proofType })).proof
+    const heldProof = await cosign(delegate, `${held.did}#delegate-1`, 'EcdsaSecp256k1RecoverySignature2020')
+    const strangerProof = await cosign(stranger.signer, `${stranger.did}#controller`)
+    const forgedProof = await cosign(new LocalSigner(generatePrivateKey()), `${stranger.did}#controller`)
+    const unlistedProof = await cosign(stranger.signer, `${stranger.did}#delegate-1`)
+
+    const res = await verify({
+      claims: [
+        { jsonld: { ...base, proof: [first, heldProof, strangerProof] } },
+        { jsonld: { ...base, proof: [first, forgedProof] } },
+        { jsonld: { ...base, proof: [first, unlistedProof] } },
+        { jsonld: { ...base, proof: [heldProof, strangerProof] } },
+      ],
+    })
+    const [all, forged, unlisted, noIssuer] = res.body.vcs
+    expect(all).toMatchObject({
+      verified: true,
+      checks: [
+        { check: 'proof', proof: 0, did: issuer.did, verified: true },
+        { check: 'proof', proof: 1, type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${held.did}#delegate-1`, did: held.did, verified: true },
+        { check: 'proof', proof: 2, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${stranger.did}#controller`, did: stranger.did, verified: true },
+        { check: 'issuanceDate', verified: true },
+      ],
+    })
+    expect(all.checks).toHaveLength(4)
+    // a co-signer's proof with a key its DID's document does not list: signed by another key in its name, or naming a key it lacks
+    expect(forged).toMatchObject({ verified: false, error: `proof 1: signature does not match any key of ${stranger.did}#controller` })
+    expect(unlisted).toMatchObject({ verified: false, error: `proof 1: no signing keys found for ${stranger.did}#delegate-1` })
+    // co-signers only, no proof by the issuer
+    expect(noIssuer).toMatchObject({ verified: false, error: `issuerProof: no proof is by the issuer ${issuer.did}` })
+    expect(noIssuer.checks.map((c: any) => [c.check, c.did, c.verified])).toEqual([
+      ['proof', held.did, true],
+      ['proof', stranger.did, true],
+      ['issuerProof', undefined, false],
+      ['issuanceDate', undefined, true],
+    ])
   })
 
   it('dates: expired, not yet valid (JSON-LD and JWT)', async () => {

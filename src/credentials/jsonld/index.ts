@@ -84,11 +84,13 @@ export async function addProof<T extends JsonLdDocument>(
 
 /**
  * Verifies every proof of a document (one proof or a proof set, of either suite). It is
- * verified when it has at least one proof and all of them verify; `proofs` tells each
- * proof's outcome. A credential's proofs are bound to its issuer: each proof's `creator` /
- * `verificationMethod` must be a DID URL of the document's `issuer` (or `options.issuer`), so a
- * valid signature by another DID's key does not make it verified. An invalid or unsupported proof, or a document jsonld safe mode
- * rejects, is `verified: false` with the reason, never a throw.
+ * verified when it has at least one proof, all of them verify, and at least one is by the
+ * document's `issuer` (or `options.issuer`); `proofs` tells each proof's outcome and the DID
+ * that made it. Each proof's `creator` / `verificationMethod` must be a DID URL naming a key
+ * that `resolveSigningKeys` finds for that DID (co-signers' proofs are bound to their own DID),
+ * so a valid signature by another DID's key alone does not make a credential verified. An
+ * invalid or unsupported proof, or a document jsonld safe mode rejects, is `verified: false`
+ * with the reason, never a throw.
  *
  * @throws {UnknownContextError} the document references an unknown context (422)
  */

@@ -22,9 +22,10 @@ export interface VerifyOptions {
    */
   resolveSigningKeys(didUrl: string): Promise<SigningKey[]>
   /**
-   * The DID every proof must be made by: a proof whose `creator` / `verificationMethod` is not
-   * a DID URL of this DID is not verified. Default: the document's `issuer` (a string, or an
-   * object's `id`), when it has one; a document without `issuer` binds its proofs to no DID.
+   * The DID at least one proof must be made by (its `creator` / `verificationMethod` a DID URL
+   * of this DID); the other proofs may be by other DIDs, each with a key of its own. Default:
+   * the document's `issuer` (a string, or an object's `id`), when it has one; a document
+   * without `issuer` requires no proof by a particular DID.
    */
   issuer?: string
 }
