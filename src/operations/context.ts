@@ -4,6 +4,7 @@ import { errorObject, type ErrorBody } from '../errors.js'
 import type { AccessControl } from '../auth/access-control.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
+import type { ClaimResolvers } from '../did/resolvers.js'
 import type { KeyCustody } from '../keys/custody.js'
 import type { WalletSigners } from '../keys/wallet-signers.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
@@ -42,6 +43,8 @@ export interface OperationContext {
   /** The access policy, with the facts it decides on: every "may this caller…" goes through it. */
   access: AccessControl
   resolver: Resolver
+  /** The resolvers credential operations choose by name (`resolver`); `default` is the service's own, with did:key. */
+  resolvers: ClaimResolvers
   /** The DID registry of each network. */
   registries: Registries
   /** Public keys of the wallets the service holds, by address. */

@@ -7,6 +7,8 @@ import * as s from '../schemas/index.js'
 import { defineOperation } from './define.js'
 import * as roleAssignments from './role-assignments.js'
 import * as roles from './roles.js'
+import * as claimsSign from './claims-sign.js'
+import * as claimsVerify from './claims-verify.js'
 import * as tokens from './tokens.js'
 import * as vaults from './vaults.js'
 import * as wallets from './wallets.js'
@@ -235,6 +237,55 @@ export const OPERATIONS = {
     input: s.getRoleAssignmentsQuery,
     response: s.roleAssignmentsPage,
     handler: roleAssignments.getRoleAssignments,
+  }),
+
+  // ---- Verifiable credentials
+
+  /** Sign Verifiable Credentials (`POST /claims/sign`): credentials issued by a wallet of the tenant the caller controls, as JSON-LD or JWT. */
+  signClaims: defineOperation({
+    summary: 'Sign Verifiable Credentials',
+    description:
+      'Issues one credential per claim, signed by `iss` (a wallet DID of the tenant the caller controls; the key of its DID’s current owner signs, as `<iss>#controller`). `format` `JSON-LD` (default; proof `EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`) or `JWT` (did-jwt-vc, ES256K). A claim without `id` gets a new claim DID, a wallet of the tenant named by `alias`, whose document takes the claim’s `walletConfig`. Claim-level `exp`/`expiresIn`/`expirationDate` win over global ones; two at one level are 422; none: no expiration. Contexts must be bundled or registered (never fetched). Nothing is written when a claim is refused.',
+    auth: 'tenant+did',
+    routes: [{ method: 'post', path: '/claims/sign' }],
+    input: s.signClaims,
+    batch: 'claims',
+    response: s.signClaimsResponse,
+    example: {
+      iss: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+      format: 'JWT',
+      sub: 'did:ethr:dev:0x4d2a1b7b5e9d3e0c0b3b8b5a6f1c2d3e4f5a6b7c',
+      expiresIn: 86_400_000,
+      claims: [{ alias: 'membership-2025', type: 'MembershipCredential', payload: { member: true } }],
+    },
+    handler: claimsSign.signClaims,
+  }),
+
+  /** Patch Verifiable Credentials (`PATCH /claims`): the operation `operation` names (`verify`). */
+  patchClaims: defineOperation({
+    summary: 'Patch Verifiable Credentials',
+    description:
+      'Carries `operation`. `verify`: each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed.',
+    auth: 'tenant+did',
+    routes: [{ method: 'patch', path: '/claims' }],
+    input: s.patchClaims,
+    batch: ['claims', 'vcs'],
+    response: s.verifyClaimsResponse,
+    example: { operation: 'verify', claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
+    handler: claimsVerify.patchClaims,
+  }),
+
+  /** Verify Verifiable Credentials (`POST /claims/verify`): `PATCH /claims` with `operation: "verify"`, without the need to say so. */
+  verifyClaims: defineOperation({
+    summary: 'Verify Verifiable Credentials',
+    description: 'The unambiguous form of `PATCH /claims` with `operation: "verify"` (`operation` may be omitted).',
+    auth: 'tenant+did',
+    routes: [{ method: 'post', path: '/claims/verify' }],
+    input: s.verifyClaims,
+    batch: ['claims', 'vcs'],
+    response: s.verifyClaimsResponse,
+    example: { resolver: 'default', claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
+    handler: claimsVerify.verifyClaims,
   }),
 }
 
