@@ -9,7 +9,7 @@ import type { KeyCustody } from '../keys/custody.js'
 import type { WalletSigners } from '../keys/wallet-signers.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { DelegateKeyRecord, RoleAssignmentRecord, RoleRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
+import type { CredentialRecord, DelegateKeyRecord, RoleAssignmentRecord, RoleRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 
 export interface ServiceLimits {
@@ -71,5 +71,6 @@ export function collectionsOf(storage: StorageAdapter, tenantId: string) {
     delegateKeys: tenantCollection<DelegateKeyRecord>(storage, 'delegateKeys', tenantId),
     roles: tenantCollection<RoleRecord>(storage, 'roles', tenantId),
     roleAssignments: tenantCollection<RoleAssignmentRecord>(storage, 'roleAssignments', tenantId),
+    credentials: tenantCollection<CredentialRecord>(storage, 'credentials', tenantId),
   }
 }

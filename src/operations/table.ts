@@ -8,6 +8,7 @@ import { defineOperation } from './define.js'
 import * as roleAssignments from './role-assignments.js'
 import * as roles from './roles.js'
 import * as claimsSign from './claims-sign.js'
+import * as claimsStore from './claims-store.js'
 import * as claimsVerify from './claims-verify.js'
 import * as tokens from './tokens.js'
 import * as vaults from './vaults.js'
@@ -259,6 +260,46 @@ export const OPERATIONS = {
       claims: [{ alias: 'membership-2025', type: 'MembershipCredential', payload: { member: true } }],
     },
     handler: claimsSign.signClaims,
+  }),
+
+  /** Store Verifiable Credentials (`POST /claims`): parsed, indexed, optionally verified; idempotent per content. */
+  storeClaims: defineOperation({
+    summary: 'Store Verifiable Credentials',
+    description:
+      'Stores each credential of `claims` (`{ jsonld }` or `{ jwt }`, with optional `isPublicAccess` and `roles`). A JWT must decode as a VC-JWT; a JSON-LD VC needs `@context`, `type` with `VerifiableCredential`, `issuer`, `credentialSubject`. The signature is checked only with `verify: true` (an invalid credential is then an element of `errors`). `roles` (top level and per claim) must be role DIDs of the tenant that the caller manages (creator or owner of the role DID): otherwise 422 NOT_FOUND / 403 and nothing is stored; they are assigned to the credential’s DID. Storing the same JWT, or the same JSON-LD document with the same proofs, again returns the existing record. `storedBy` holds the DIDs the caller acts through.',
+    auth: 'tenant+did',
+    routes: [{ method: 'post', path: '/claims' }],
+    input: s.storeClaims,
+    batch: 'claims',
+    response: s.storeClaimsResponse,
+    example: { isPublicAccess: false, claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
+    handler: claimsStore.storeClaims,
+  }),
+
+  /** Fetch Verifiable Credentials (`GET /claims`): the stored credentials the caller may read, filtered and paged. */
+  getClaims: defineOperation({
+    summary: 'Fetch Verifiable Credentials',
+    description:
+      'The tenant’s stored credentials the caller may read — public ones, those it stored, issued or is the subject of (through a DID named by its `x-did-auth` tokens), those whose DID its key owns, those a role with Read or Write it holds is listed in or assigned to — filtered by `subject`, `issuer`, `ids` (comma-separated credential ids), `type`; oldest first, at most `limit` per page; `nextCursor` when more follow (a page is never cut short silently). The access set is computed by the database query.',
+    auth: 'tenant+did',
+    routes: [{ method: 'get', path: '/claims' }],
+    input: s.getClaimsQuery,
+    response: s.claimsPage,
+    handler: claimsStore.getClaims,
+  }),
+
+  /** Delete Verifiable Credentials (`DELETE /claims`): with the Access Token JWT; failures in `errors`. */
+  deleteClaims: defineOperation({
+    summary: 'Delete Verifiable Credentials',
+    description:
+      'Takes the Access Token JWT (`Authorization: Bearer <DID-auth JWT>`). Each stored credential of `ids` (`_id`s) may be deleted by the holder of its DID’s owner key or of a role with Write assigned to it; a credential with no DID (no `id`, or a non-DID URI) or whose DID owns itself may also be deleted by whoever stored it. Its role assignments go with it (when no other stored copy has its DID); nothing else changes. Failures are elements of `errors`.',
+    auth: 'access',
+    routes: [{ method: 'delete', path: '/claims' }],
+    input: s.deleteClaims,
+    batch: 'ids',
+    response: s.deleteClaimsResponse,
+    example: { ids: ['4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21'] },
+    handler: claimsStore.deleteClaims,
   }),
 
   /** Patch Verifiable Credentials (`PATCH /claims`): the operation `operation` names (`verify`). */

@@ -3,7 +3,7 @@ import { z } from 'zod'
 import { getContext } from '../credentials/jsonld/contexts.js'
 import { KOBLITZ_2016 } from '../credentials/jsonld/koblitz2016.js'
 import { RECOVERY_2020 } from '../credentials/jsonld/recovery2020.js'
-import { did, label } from './common.js'
+import { did, errorBody, label, nextCursor, page } from './common.js'
 import { expiration } from './tokens.js'
 import { registryReport, walletConfig } from './wallet-config.js'
 
@@ -178,3 +178,73 @@ export const signClaimsResponse = z.strictObject({ resolver: z.string().meta({ d
 export type VerificationCheck = z.infer<typeof verificationCheck>
 export type VerifiedCredential = z.infer<typeof verifiedCredential>
 export type SignedCredential = z.infer<typeof signedCredential>
+
+// ---- Store, fetch, delete (DESIGN §4 *Store VCs*, *Stored VC read access*, *VC write access*)
+
+const roleDids = z.array(did).max(100)
+const storeAccess = {
+  isPublicAccess: z.boolean().optional().meta({ description: 'Anyone of the tenant may read it (read only). Overrides the top-level value.' }),
+  roles: roleDids.optional().meta({ description: 'Role DIDs of the tenant granting access; added to the top-level `roles`.' }),
+}
+
+const storeItem = z.union([
+  z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }), ...storeAccess }),
+  z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT.' }), ...storeAccess }),
+])
+
+export const storeClaims = z.strictObject({
+  resolver: resolverName.optional(),
+  claims: z.array(storeItem).min(1),
+  isPublicAccess: z.boolean().optional().meta({ description: 'Default of the claims’ `isPublicAccess` (default false).' }),
+  roles: roleDids.optional().meta({ description: 'Role DIDs of the tenant for every claim. Each must be a role the caller manages (its creator or its DID’s owner); it is assigned to the credential’s DID.' }),
+  verify: z.boolean().optional().meta({ description: 'Verify each credential first (as `POST /claims/verify`); an invalid one is an element of `errors`.' }),
+})
+export type StoreClaimsInput = z.output<typeof storeClaims>
+
+const storedFields = {
+  _id: z.string().meta({ description: 'The stored-VC identifier (used to delete it).' }),
+  id: z.string().nullable().meta({ description: 'The credential’s own `id` (a DID or URI), null when it has none.' }),
+  isPublicAccess: z.boolean(),
+  roles: z.array(z.string()),
+  issuer: z.string().nullable(),
+  subject: z.string().nullable(),
+  type: z.array(z.string()),
+  storedBy: z.array(z.string()),
+  createdAt: z.string().meta({ description: 'ISO 8601.' }),
+}
+
+export const storedCredential = z
+  .union([z.strictObject({ ...storedFields, jsonld: jsonObject }), z.strictObject({ ...storedFields, jwt: z.string() })])
+  .meta({ id: 'StoredCredential' })
+export type StoredCredential = z.infer<typeof storedCredential>
+
+const claimError = z.strictObject({ claim: z.number().int().meta({ description: 'Index of the item in the request.' }), error: errorBody })
+
+export const storeClaimsResponse = z.strictObject({ resolver: z.string(), vcs: z.array(storedCredential), errors: z.array(claimError) })
+
+const commaList = z
+  .union([z.string().max(20_000), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0))
+  .pipe(z.array(z.string().min(1).max(2_000)).max(100))
+
+export const getClaimsQuery = z.strictObject({
+  resolver: resolverName.optional(),
+  subject: did.optional().meta({ description: 'The credential subject’s DID.' }),
+  issuer: did.optional().meta({ description: 'The issuer’s DID.' }),
+  ids: commaList.optional().meta({ description: 'Comma-separated credential ids (claim DIDs or URIs), at most 100.' }),
+  type: typeName.optional().meta({ description: 'A type the credential has.' }),
+  ...page,
+})
+
+export const claimsPage = z.strictObject({ resolver: z.string(), vcs: z.array(storedCredential), nextCursor })
+
+export const deleteClaims = z.strictObject({
+  resolver: resolverName.optional(),
+  ids: z.array(z.string().min(1).max(200)).min(1).meta({ description: 'Stored-VC `_id`s.' }),
+})
+
+export const deleteClaimsResponse = z.strictObject({
+  resolver: z.string(),
+  vcs: z.array(storedCredential).meta({ description: 'The deleted credentials.' }),
+  errors: z.array(z.strictObject({ _id: z.string(), error: errorBody })),
+})
