@@ -64,7 +64,7 @@ export async function signClaims(ctx: OperationContext, caller: Caller, input: S
  * The signer of the issuer: `iss` must be a wallet of the tenant (422 NOT_FOUND otherwise) that
  * the caller controls (403), whose DID's current owner key the service holds for the tenant (403).
  */
-async function issuerSigner(ctx: OperationContext, caller: Caller, iss: string): Promise<DigestSigner> {
+export async function issuerSigner(ctx: OperationContext, caller: Caller, iss: string): Promise<DigestSigner> {
   const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: normalizeDid(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)

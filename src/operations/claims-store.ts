@@ -38,7 +38,7 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value)
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
 const typesOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [])
 const isoOfSeconds = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined)
@@ -83,7 +83,7 @@ function parseJwt(jwt: string): ParsedCredential {
 }
 
 /** Parses a JSON-LD VC: `@context`, `type` with VerifiableCredential, `issuer`, `credentialSubject`. */
-function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
+export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
   if (jsonld['@context'] === undefined) throw invalid('jsonld: `@context` is missing')
   const types = typesOf(jsonld.type)
   if (!types.includes('VerifiableCredential')) throw invalid('jsonld: `type` must include VerifiableCredential')

@@ -7,8 +7,9 @@
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from '../credentials/verify-credential.js'
-import type { patchClaims as patchClaimsSchema, VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from '../schemas/claims.js'
+import type { patchClaims as patchClaimsSchema, patchClaimsResponse, VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from '../schemas/claims.js'
 import type { OperationContext } from './context.js'
+import { addProofs, removeProofs } from './claims-proofs.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 
@@ -23,9 +24,13 @@ export async function verifyClaims(ctx: OperationContext, _caller: Caller, input
 }
 
 /** `PATCH /claims`: the operation its `operation` names. */
-export async function patchClaims(ctx: OperationContext, caller: Caller, input: z.output<typeof patchClaimsSchema>): Promise<VerifyResponse> {
+export async function patchClaims(ctx: OperationContext, caller: Caller, input: z.output<typeof patchClaimsSchema>): Promise<z.output<typeof patchClaimsResponse>> {
   switch (input.operation) {
     case 'verify':
       return verifyClaims(ctx, caller, input)
+    case 'addProof':
+      return addProofs(ctx, caller, input)
+    case 'removeProof':
+      return removeProofs(ctx, caller, input)
   }
 }

@@ -8,6 +8,7 @@ import { defineOperation } from './define.js'
 import * as roleAssignments from './role-assignments.js'
 import * as roles from './roles.js'
 import * as claimsSign from './claims-sign.js'
+import * as claimsProofs from './claims-proofs.js'
 import * as claimsStore from './claims-store.js'
 import * as claimsVerify from './claims-verify.js'
 import * as tokens from './tokens.js'
@@ -306,14 +307,27 @@ export const OPERATIONS = {
   patchClaims: defineOperation({
     summary: 'Patch Verifiable Credentials',
     description:
-      'Carries `operation`. `verify`: each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed.',
+      'Carries `operation`: `verify`, `addProof` or `removeProof` (extension). `addProof`: each JSON-LD credential of `claims` (or `vcs`) — a stored one by `_id`, or a given `jsonld` (the tenant’s stored records with its `id` are updated too) — gets a proof by `iss` (a wallet of the tenant the caller controls; default the first DID the caller acts through), appended to its proof set; the caller must hold the owner key of the credential’s DID or a role with Write assigned to it (spec rule 5); a JWT cannot take a second proof (422 per item). `removeProof`: removes, under the same rule, the proofs whose `creator`/`verificationMethod` names a DID whose owner key the caller holds. Failures of add/remove are elements of `errors`. `verify`: each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed.',
     auth: 'tenant+did',
     routes: [{ method: 'patch', path: '/claims' }],
     input: s.patchClaims,
     batch: ['claims', 'vcs'],
-    response: s.verifyClaimsResponse,
+    response: s.patchClaimsResponse,
     example: { operation: 'verify', claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
     handler: claimsVerify.patchClaims,
+  }),
+
+  /** Patch Verifiable Credentials with new Proofs (`POST /claims/proofs`): `PATCH /claims` with `operation: "addProof"`. */
+  addProofs: defineOperation({
+    summary: 'Patch Verifiable Credentials with new Proofs',
+    description: 'The unambiguous form of `PATCH /claims` with `operation: "addProof"` (`operation` may be omitted).',
+    auth: 'tenant+did',
+    routes: [{ method: 'post', path: '/claims/proofs' }],
+    input: s.addProofs,
+    batch: ['claims', 'vcs'],
+    response: s.proofsResponse,
+    example: { iss: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72', claims: [{ _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21' }] },
+    handler: claimsProofs.addProofs,
   }),
 
   /** Verify Verifiable Credentials (`POST /claims/verify`): `PATCH /claims` with `operation: "verify"`, without the need to say so. */

@@ -126,7 +126,36 @@ export const verifyOperation = z.strictObject({ operation: z.literal('verify'), 
  * `PATCH /claims`: one member per `operation` (DESIGN §4 `PATCH /claims`). Each member is its own
  * object schema, so an operation is added as one more member.
  */
-const PATCH_MEMBERS = [verifyOperation] as const
+/** A credential to add a proof to, or remove proofs from: a stored one (`_id`), or one given (`jsonld`; a JWT is refused with 422). */
+const proofItem = z.union([
+  z.strictObject({ _id: z.string().min(1).max(200).meta({ description: 'A stored credential’s `_id`.' }) }),
+  z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD credential; stored records of the tenant with the same `id` are updated too.' }) }),
+  z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT: refused per item (a JWT cannot take a second proof).' }) }),
+])
+
+const proofBatch = {
+  resolver: resolverName.optional(),
+  claims: z.array(proofItem).min(1).optional().meta({ description: 'The credentials (or give them as `vcs`).' }),
+  vcs: z.array(proofItem).min(1).optional().meta({ description: 'The credentials (or give them as `claims`).' }),
+}
+
+const addProofFields = {
+  ...proofBatch,
+  iss: did.optional().meta({ description: 'The DID that signs the new proof: a wallet of the tenant the caller controls (default: the first DID the caller acts through).' }),
+  proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `Suite of the new proof (default ${KOBLITZ_2016}).` }),
+}
+
+/** Add a proof through `PATCH /claims` (`operation: "addProof"`). */
+export const addProofOperation = z.strictObject({ operation: z.literal('addProof'), ...addProofFields }).superRefine(oneBatch)
+/** Remove the caller's proofs through `PATCH /claims` (`operation: "removeProof"`, extension). */
+export const removeProofOperation = z.strictObject({ operation: z.literal('removeProof'), ...proofBatch }).superRefine(oneBatch)
+/** `POST /claims/proofs`: the addProof member, `operation` optional. */
+export const addProofs = z.strictObject({ operation: z.literal('addProof').optional(), ...addProofFields }).superRefine(oneBatch)
+
+export type AddProofInput = z.output<typeof addProofs>
+export type RemoveProofInput = z.output<typeof removeProofOperation>
+
+const PATCH_MEMBERS = [verifyOperation, addProofOperation, removeProofOperation] as const
 const PATCH_OPERATIONS = PATCH_MEMBERS.map((m) => m.shape.operation.value)
 
 export const patchClaims = z.discriminatedUnion('operation', PATCH_MEMBERS, {
@@ -248,3 +277,15 @@ export const deleteClaimsResponse = z.strictObject({
   vcs: z.array(storedCredential).meta({ description: 'The deleted credentials.' }),
   errors: z.array(z.strictObject({ _id: z.string(), error: errorBody })),
 })
+
+const patchedCredential = z
+  .strictObject({ jsonld: jsonObject, _ids: z.array(z.string()).meta({ description: 'The stored records updated with it.' }) })
+  .meta({ id: 'PatchedCredential' })
+
+export const proofsResponse = z.strictObject({
+  resolver: z.string(),
+  vcs: z.array(patchedCredential).meta({ description: 'The credentials with their new proof set, in request order (failed items left out).' }),
+  errors: z.array(claimError),
+})
+
+export const patchClaimsResponse = z.union([verifyClaimsResponse, proofsResponse])
