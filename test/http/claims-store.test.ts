@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccessFacts } from '../../src/auth/facts.js'
 import { canReadCredential } from '../../src/auth/policy.js'
 import type { CredentialRecord } from '../../src/storage/collections.js'
-import { expectError, snapshot, startHarness, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
+import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 
 /** A context that defines every term (`@vocab`), so test payloads pass JSON-LD safe mode. */
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
@@ -218,5 +218,43 @@ describe('DELETE /claims', () => {
     const id = stored.body.vcs[0]._id
     expect((await remove([id], stranger.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
     expect((await remove([id], holder.jwt)).body.vcs.map((v: any) => v._id)).toEqual([id])
+  })
+})
+
+describe('deletion rule: the owner of the credential’s DID, and the two exceptions', () => {
+  it('a DID handed to the subject (not self-owned): the storer may not delete, the owner may; a credential without DID: its storer may', async () => {
+    const handed = await signed('JSON-LD', { i: 9 }, { walletConfig: { txsInput: [{ newOwner: subject.did }] } })
+    const urn = await signed('JSON-LD', { j: 10 }, { id: 'urn:uuid:5b0f4a8e-2f51-4a8e-9c1e-3f3b3a2f0e01' })
+    const res = await store({ claims: [{ jsonld: handed.jsonld }, { jsonld: urn.jsonld }] })
+    const [a, b] = res.body.vcs
+    expect(b.id).toBe('urn:uuid:5b0f4a8e-2f51-4a8e-9c1e-3f3b3a2f0e01')
+    expect((await remove([a._id], issuer.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
+    expect((await remove([b._id], stranger.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
+    const byStorer = await remove([b._id], issuer.jwt)
+    expect(byStorer.body.vcs.map((v: any) => v._id)).toEqual([b._id])
+    const done = await remove([a._id, b._id], subject.jwt)
+    expect(done.body.vcs.map((v: any) => v._id)).toEqual([a._id])
+    expect(done.body.errors[0]).toMatchObject({ _id: b._id, error: { errorType: 'NOT_FOUND' } })
+  })
+
+  it('the owner of the credential’s DID (a claim DID’s own key) deletes a credential someone else stored', async () => {
+    const ld = await signed('JSON-LD', { k: 11 })
+    const stored = await store({ claims: [{ jsonld: ld.jsonld }] })
+    const owner = await tokenFor(h, ld.id)
+    expect((await remove([stored.body.vcs[0]._id], owner)).body.vcs).toHaveLength(1)
+  })
+})
+
+describe('embedded API', () => {
+  it('stores, fetches and deletes with the same semantics as the router', async () => {
+    const api = h.service.as({ authorization: TENANT_A, didAuth: issuer.jwt })
+    const ld = await signed('JSON-LD', { l: 12 })
+    const stored = await api.storeClaims({ claims: [{ jsonld: ld.jsonld! }] })
+    expect(stored.vcs[0].id).toBe(ld.id)
+    const fetched = await api.getClaims({ ids: [ld.id] })
+    expect(fetched.vcs.map((v) => v._id)).toEqual([stored.vcs[0]._id])
+    await expect(api.storeClaims({ resolver: 'nowhere', claims: [{ jsonld: ld.jsonld! }] })).rejects.toMatchObject({ statusCode: 422 })
+    const deleted = await h.service.as({ authorization: `Bearer ${issuer.jwt}` }).deleteClaims({ ids: [stored.vcs[0]._id] })
+    expect(deleted.vcs).toHaveLength(1)
   })
 })
