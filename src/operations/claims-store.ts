@@ -141,11 +141,12 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
   }
   const storedBy = [...(await ctx.access.facts.acting(caller)).dids].sort()
   const now = ctx.now()
-  const { results, errors } = await forEachItem(
+  // 1. Each claim parsed (and verified): a refused claim is an element of `errors`.
+  const { results: planned, errors } = await forEachItem(
     ctx,
     'store credential',
     input.claims.map((claim, index) => ({ claim, index })),
-    async ({ claim }) => {
+    async ({ claim, index }) => {
       const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
       if (input.verify === true) {
         const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now })
@@ -161,28 +162,43 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
         roles: claimRoles,
         createdAt: now,
       }
-      const byHash: Where = { field: 'hash', op: 'eq', value: parsed.hash }
-      try {
-        return presentCredential(
-          await ctx.storage.transaction(async (tx) => {
-            const t = collectionsOf(tx, caller.tenantId)
-            const existing = await t.credentials.findOne(byHash)
-            if (existing) return existing
-            await t.credentials.insert(record)
-            if (record.did !== undefined) await assignRoles(t.roleAssignments, caller.tenantId, record.did, claimRoles.map((r) => roles.get(r)!), now)
-            return record
-          }),
-        )
-      } catch (err) {
-        // Stored by a concurrent request in the meantime: the same outcome.
-        const raced = err instanceof UniqueConstraintError ? await c.credentials.findOne(byHash) : undefined
-        if (!raced) throw err
-        return presentCredential(raced)
-      }
+      return { index, record }
     },
     ({ index }, error) => ({ claim: index, error }),
   )
-  return { resolver: resolverName, vcs: results, errors }
+  // 2. The new ones inserted together (one transaction, one indexed lookup of the contents
+  // already stored); the same content twice in a batch, or already stored, is one record.
+  const put = async (items: typeof planned): Promise<Map<string, CredentialRecord>> =>
+    ctx.storage.transaction(async (tx) => {
+      const t = collectionsOf(tx, caller.tenantId)
+      const hashes = unique(items.map((p) => p.record.hash))
+      const byHash = new Map<string, CredentialRecord>()
+      if (hashes.length === 0) return byHash
+      const existing = await t.credentials.find({ field: 'hash', op: 'in', value: hashes }, { orderBy: { field: 'hash' }, limit: hashes.length })
+      for (const record of existing.items) byHash.set(record.hash, record)
+      const fresh: CredentialRecord[] = []
+      for (const { record } of items) {
+        if (byHash.has(record.hash)) continue
+        byHash.set(record.hash, record)
+        fresh.push(record)
+      }
+      await t.credentials.insertMany(fresh)
+      for (const record of fresh) {
+        if (record.did !== undefined && record.roles.length > 0) await assignRoles(t.roleAssignments, caller.tenantId, record.did, record.roles.map((r) => roles.get(r)!), now)
+      }
+      return byHash
+    })
+  let stored: Map<string, CredentialRecord>
+  try {
+    stored = await put(planned)
+  } catch (err) {
+    // Some content stored by a concurrent request in the meantime: the same outcome, once more.
+    if (!(err instanceof UniqueConstraintError)) throw err
+    stored = await put(planned)
+  }
+  const vcs = planned.map(({ record }) => presentCredential(stored.get(record.hash)!))
+  errors.sort((a, b) => a.claim - b.claim)
+  return { resolver: resolverName, vcs, errors }
 }
 
 /** Assigns each role to the credential's DID, unless already assigned. */

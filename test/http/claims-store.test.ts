@@ -56,7 +56,18 @@ describe('POST /claims', () => {
     const before = await snapshot(h)
     const again = await store({ claims: [{ jsonld: { ...ld.jsonld } }, { jwt: jwt.jwt }] })
     expect(again.body.vcs.map((v: any) => v._id)).toEqual([a._id, b._id])
+    // Keys in another order: the same content.
+    const reordered = Object.fromEntries(Object.entries(ld.jsonld!).reverse())
+    expect((await store({ claims: [{ jsonld: reordered }] })).body.vcs[0]._id).toBe(a._id)
     expect(await snapshot(h)).toEqual(before)
+  })
+
+  it('the same new content twice in one batch is one record', async () => {
+    const ld = await signed('JSON-LD', { twice: true })
+    const res = await store({ claims: [{ jsonld: ld.jsonld }, { jsonld: ld.jsonld }] })
+    expect(res.body.vcs).toHaveLength(2)
+    expect(res.body.vcs[0]._id).toBe(res.body.vcs[1]._id)
+    expect(await h.storage.collection('credentials').count({ field: 'vcId', op: 'eq', value: ld.id })).toBe(1)
   })
 
   it('verify: true makes an invalid credential an element of errors; a valid one is stored', async () => {

@@ -75,6 +75,7 @@ const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['roles of a DID the caller does not act through (listing by did)', 'roleAssignments', scoped({ and: [{ field: 'did', op: 'eq', value: 'd' }, { or: [{ field: 'roleCreator', op: 'in', value: ['a'] }, { field: 'role', op: 'in', value: ['a'] }] }] }), { orderBy: { field: 'role' }, limit: 1000 }, 'roleAssignments/ix/tenantId,did,role'],
   // Stored credentials
   ['credential by content hash (idempotent store)', 'credentials', scoped({ field: 'hash', op: 'eq', value: 'h' }), { limit: 1 }, 'credentials/ux/tenantId,hash'],
+  ['credentials of a batch already stored (Store)', 'credentials', scoped({ field: 'hash', op: 'in', value: many('h', 1000) }), { orderBy: { field: 'hash' }, limit: 1000 }, 'credentials/ux/tenantId,hash'],
   ['credentials with a DID (assignment target, delete)', 'credentials', scoped({ field: 'did', op: 'eq', value: 'd' }), { limit: 1 }, 'credentials/ix/tenantId,did,createdAt'],
   ['readable credentials of an issuer (Fetch by issuer)', 'credentials', scoped({ and: [{ field: 'issuer', op: 'eq', value: 'i' }, readable] }), { limit: 50 }, 'credentials/ix/tenantId,issuer,createdAt'],
   ['readable credentials of a subject (Fetch by subject)', 'credentials', scoped({ and: [{ field: 'subject', op: 'eq', value: 's' }, readable] }), { limit: 50 }, 'credentials/ix/tenantId,subject,createdAt'],
