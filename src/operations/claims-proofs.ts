@@ -131,7 +131,7 @@ export async function removeProofs(ctx: OperationContext, caller: Caller, input:
       }
       if (keep.length === proofs.length) throw notFound('the credential has no proof by a DID whose owner key the caller holds')
       const { proof: _dropped, ...rest } = document
-      const patched: JsonLdDocument = keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 && !Array.isArray(document.proof) ? keep[0] : keep.length === 1 ? keep[0] : keep }
+      const patched: JsonLdDocument = keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 ? keep[0] : keep }
       return { jsonld: patched as Record<string, unknown>, _ids: await update(ctx, caller, records, patched) }
     },
     ({ index }, error) => ({ claim: index, error }),
