@@ -12,6 +12,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
 import { benchMpc } from './mpc.js'
 import type { MeasureOptions } from './measure.js'
@@ -93,11 +94,21 @@ async function benchMpcSqlite() {
   }
 }
 
+async function benchCredentialsSqlite(): Promise<CredentialResults> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-credentials-'))
+  try {
+    return await benchCredentials('sqlite', createSqliteStorage({ path: join(dir, 'credentials.db') }), STORAGE_OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const loadStart = os.loadavg()[0]
   const storage = { memory: await benchService('memory', createMemoryStorage(), OPTIONS), sqlite: await benchSqlite() }
   const roles = { memory: await benchRoles('memory', createMemoryStorage(), OPTIONS), sqlite: await benchRolesSqlite() }
+  const credentials = { sqlite: await benchCredentialsSqlite() }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
@@ -134,6 +145,10 @@ async function main(): Promise<void> {
       targets.push({ name, storage: s, max: 2, actual, pass: actual <= 2 })
     }
   }
+  // Stored credentials (issue 10): store ≥ 25% of the adapter's batched insert (batches of 1,000); fetch by issuer (10 rows, access-filtered) ≥ 25% of the raw indexed page, and within 2x at 100k of 10k.
+  targets.push(target('credentialStoreVsRawInsert', 'sqlite', 0.25, credentials.sqlite.storeVsRawInsert))
+  targets.push(target('credentialFetchByIssuerVsRawIndexedPage', 'sqlite', 0.25, credentials.sqlite.fetch.at10k.ratio))
+  targets.push({ name: 'credentialFetchLatency100kVs10k', storage: 'sqlite', max: 2, actual: credentials.sqlite.fetch.latencyRatio100kVs10k, pass: credentials.sqlite.fetch.latencyRatio100kVs10k <= 2 })
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
@@ -155,6 +170,7 @@ async function main(): Promise<void> {
     measurement: { ...OPTIONS, concurrency: 1 },
     storage,
     roles,
+    credentials,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     unauthenticatedFlood,

@@ -3,7 +3,7 @@
  * query) and the request's {@link AuthContext}, resolving to the documented response body
  * or rejecting with an {@link IdentityError}.
  */
-import type { DIDResolutionResult, Resolver } from 'did-resolver'
+import type { DIDResolutionResult, Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from './auth/authenticator.js'
 import type { AuthContext } from './auth/context.js'
 import { AccessControl } from './auth/access-control.js'
@@ -13,6 +13,8 @@ import type { TenantResolver } from './auth/tenants.js'
 import { ApiKeyTenants } from './auth/api-keys.js'
 import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { Registries, createResolver } from './did/resolver.js'
+import { ClaimResolvers } from './did/resolvers.js'
+import { registerContext } from './credentials/jsonld/contexts.js'
 import { withVersion, type DidVersionQuery } from './did/version.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { KeyCustody } from './keys/custody.js'
@@ -64,6 +66,18 @@ export interface IdentityServiceOptions {
   network?: string
   /** `aud` of the DID-auth tokens this service issues and accepts. Default `didvault`. */
   audience?: string
+  /**
+   * DID resolvers credential operations may name in `resolver`, by name (did-resolver
+   * `Resolvable`s, e.g. `universalResolver({ url })`). `default` is always the service's own
+   * (its registries, and did:key offline) and cannot be replaced.
+   */
+  resolvers?: Record<string, Resolvable>
+  /**
+   * JSON-LD context documents credentials may reference, by URL, besides the bundled ones
+   * (credentials, security, DID, secp256k1 suites). Contexts are never fetched: any other URL is
+   * refused (422). A URL names one document for the whole process (see `registerContext`).
+   */
+  contexts?: Record<string, object>
   limits?: Partial<ServiceLimits>
   /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
   mpc?: MpcOptions
@@ -150,11 +164,13 @@ export class IdentityService {
       limits: { ...DEFAULT_LIMITS, ...options.limits },
     }
     const resolver = createResolver(registries)
+    const resolvers = new ClaimResolvers(resolver, options.resolvers)
+    for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
     const custody = new KeyCustody(keyring)
     const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
-    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody, mpc), mpc, access: new AccessControl(new AccessFacts(resolver, storage)), resolver, registries, keys, config, now, onError }
+    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody, mpc), mpc, access: new AccessControl(new AccessFacts(resolver, storage)), resolver, resolvers, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
     return new IdentityService(ctx, auth, apiKeys)

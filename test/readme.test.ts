@@ -58,5 +58,7 @@ describe.skipIf(!haveTools)('README quickstart', () => {
     expect(service, stdout).not.toBeNull()
     expect(stdout).toContain('"/vaults/{vaultID}/wallet"')
     expect(stdout).toContain('"/did-auth-jwt"')
+    // The credential signed in step 4 verifies.
+    expect(stdout).toMatch(/"verified": true,\s*"checks": \[\s*\{\s*"check": "signature",\s*"verified": true/)
   })
 })

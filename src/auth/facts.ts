@@ -8,10 +8,10 @@ import type { Resolvable } from 'did-resolver'
 import { parseEthrDid } from '../did/ethr.js'
 import type { Permission } from '../schemas/roles.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { RoleAssignmentRecord, RoleRecord, WalletRecord } from '../storage/collections.js'
+import type { CredentialRecord, RoleAssignmentRecord, RoleRecord, WalletRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 import type { Caller } from './context.js'
-import type { ActingFacts, HoldingFacts, RoleFacts, VaultFacts, VaultKeyFacts, WalletFacts } from './policy.js'
+import type { ActingFacts, CredentialFacts, HoldingFacts, RoleFacts, VaultFacts, VaultKeyFacts, WalletFacts } from './policy.js'
 
 /** Wallets looked at for the caller's vault keys (a caller proves at most 10 keys; each key is one wallet's). */
 const MAX_KEYS_CHECKED = 100
@@ -76,6 +76,24 @@ export class AccessFacts {
   /** A role's facts: its creator and the owner of the role DID's document (resolved). */
   async role(role: Pick<RoleRecord, 'did' | 'creator'>): Promise<RoleFacts> {
     return { did: role.did, creator: role.creator, ownerAddress: await this.ownerAddress(role.did) }
+  }
+
+  /**
+   * A stored credential's facts: the owner of its DID (resolved; `selfOwned` when a did:ethr
+   * DID's owner is its own address), the roles listed in it and those assigned to its DID.
+   */
+  async credential(record: Pick<CredentialRecord, 'tenantId' | 'did' | 'isPublicAccess' | 'storedBy' | 'issuer' | 'subject' | 'roles'>): Promise<CredentialFacts> {
+    const facts: CredentialFacts = { selfOwned: false, isPublicAccess: record.isPublicAccess, storedBy: record.storedBy, roles: new Set(record.roles) }
+    if (record.issuer !== undefined) facts.issuer = record.issuer
+    if (record.subject !== undefined) facts.subject = record.subject
+    if (record.did !== undefined) {
+      facts.did = record.did
+      const [owner, assigned] = await Promise.all([this.ownerAddress(record.did), this.rolesAssignedTo(record.tenantId, record.did)])
+      if (owner !== undefined) facts.ownerAddress = owner
+      facts.selfOwned = owner !== undefined && parseEthrDid(record.did)?.address === owner
+      facts.roles = new Set([...record.roles, ...assigned])
+    }
+    return facts
   }
 
   /**

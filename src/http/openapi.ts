@@ -110,7 +110,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     info: {
       title: 'didvault',
       version: packageJson.version,
-      description: 'Identity vaults, wallets, DIDs and DID-auth tokens. Errors are always `{ statusCode, errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are milliseconds; `exp` is UNIX time in milliseconds.',
+      description: 'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are milliseconds; `exp` is UNIX time in milliseconds.',
     },
   })
 }
@@ -119,5 +119,6 @@ function tagOf(path: string): string {
   if (path.startsWith('/vaults')) return 'Identity vaults'
   if (path.startsWith('/wallet')) return 'Identity wallets'
   if (path.startsWith('/roles')) return 'Roles'
+  if (path.startsWith('/claims')) return 'Verifiable credentials'
   return 'DID-auth tokens'
 }

@@ -4,12 +4,13 @@ import { errorObject, type ErrorBody } from '../errors.js'
 import type { AccessControl } from '../auth/access-control.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
+import type { ClaimResolvers } from '../did/resolvers.js'
 import type { KeyCustody } from '../keys/custody.js'
 import type { WalletSigners } from '../keys/wallet-signers.js'
 import type { MpcVaults } from '../mpc/mpc-vaults.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { DelegateKeyRecord, RoleAssignmentRecord, RoleRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
+import type { CredentialRecord, DelegateKeyRecord, RoleAssignmentRecord, RoleRecord, WalletRecord, VaultRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 
 export interface ServiceLimits {
@@ -45,6 +46,8 @@ export interface OperationContext {
   /** MPC vaults: their provider and the quorum approvals their keys need. */
   mpc: MpcVaults
   resolver: Resolver
+  /** The resolvers credential operations choose by name (`resolver`); `default` is the service's own, with did:key. */
+  resolvers: ClaimResolvers
   /** The DID registry of each network. */
   registries: Registries
   /** Public keys of the wallets the service holds, by address. */
@@ -71,5 +74,6 @@ export function collectionsOf(storage: StorageAdapter, tenantId: string) {
     delegateKeys: tenantCollection<DelegateKeyRecord>(storage, 'delegateKeys', tenantId),
     roles: tenantCollection<RoleRecord>(storage, 'roles', tenantId),
     roleAssignments: tenantCollection<RoleAssignmentRecord>(storage, 'roleAssignments', tenantId),
+    credentials: tenantCollection<CredentialRecord>(storage, 'credentials', tenantId),
   }
 }

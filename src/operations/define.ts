@@ -28,8 +28,8 @@ export interface OperationDefinition<P extends z.ZodObject = NoParams, I extends
   params?: P
   /** The request body (or query) schema. */
   input: I
-  /** The field of the input holding the batch items; its length is checked against the configured batch limit. */
-  batch?: string
+  /** The field(s) of the input holding the batch items; their lengths are checked against the configured batch limit. */
+  batch?: string | string[]
   /** The 200 response body. */
   response: R
   /** A request body (or query) that the operation accepts, shown in the OpenAPI document. */

@@ -68,10 +68,10 @@ export class OperationDispatcher {
     const definition = this.#definition(name)
     return this.#guard(definition, () => {
       const parsed = { ...(parse(definition.input, input) as object), ...(definition.params ? parse(definition.params, params ?? {}) : {}) }
-      if (definition.batch !== undefined) {
-        const items = (parsed as Record<string, unknown>)[definition.batch]
+      for (const field of [definition.batch ?? []].flat()) {
+        const items = (parsed as Record<string, unknown>)[field]
         const max = this.ctx.config.limits.batch
-        if (Array.isArray(items) && items.length > max) throw invalid(`${definition.batch}: at most ${max} items per request`)
+        if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
       }
       return definition.handler(this.ctx, caller, parsed)
     })

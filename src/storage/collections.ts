@@ -198,6 +198,35 @@ export interface MpcShareRecord extends StoredRecord {
   createdAt: number
 }
 
+/**
+ * A stored verifiable credential (DESIGN §4 *Store VCs*). `id` is the stored-VC identifier
+ * (`_id`); `vcId` the credential's own `id` (its DID, canonical spelling, or URI).
+ */
+export interface CredentialRecord extends StoredRecord {
+  tenantId: string
+  /** The credential's `id` (JWT: `jti`): a DID (canonical spelling) or URI; absent when it has none. */
+  vcId?: string
+  /** `vcId` when it is a DID: what role assignments and the owner rule name. */
+  did?: string
+  format: 'JSON-LD' | 'JWT'
+  jsonld?: Record<string, unknown>
+  jwt?: string
+  issuer?: string
+  subject?: string
+  /** Its types (`VerifiableCredential` included). */
+  types: string[]
+  issuanceDate?: string
+  expirationDate?: string
+  /** The DIDs the caller acted through when storing it (a re-store by others adds theirs). */
+  storedBy: string[]
+  isPublicAccess: boolean
+  /** The role DIDs given at store time (also assigned to its DID when it has one). */
+  roles: string[]
+  /** SHA-256 of the JWT, or of the JSON-LD document in canonical JSON (sorted keys): one record per tenant and content. */
+  hash: string
+  createdAt: number
+}
+
 const base = ['tenantId', 'createdAt']
 
 /** Every collection of the service. */
@@ -278,6 +307,22 @@ export const COLLECTIONS: CollectionSpec[] = [
     fields: [...base, 'vaultId'],
     indexes: [{ fields: ['tenantId', 'vaultId', 'createdAt'] }],
     secretFields: ['share'],
+  },
+  {
+    name: 'credentials',
+    fields: [...base, 'vcId', 'did', 'issuer', 'subject', 'isPublicAccess', 'hash'],
+    arrayFields: ['storedBy', 'roles', 'types'],
+    indexes: [
+      // Idempotent re-store: one record per content per tenant.
+      { fields: ['tenantId', 'hash'], unique: true },
+      // Each read-access ground and each filter is one index ending in createdAt, the order of a page.
+      { fields: ['tenantId', 'createdAt'] },
+      { fields: ['tenantId', 'vcId', 'createdAt'] },
+      { fields: ['tenantId', 'did', 'createdAt'] },
+      { fields: ['tenantId', 'issuer', 'createdAt'] },
+      { fields: ['tenantId', 'subject', 'createdAt'] },
+      { fields: ['tenantId', 'isPublicAccess', 'createdAt'] },
+    ],
   },
   {
     name: 'didEvents',

@@ -9,6 +9,7 @@ import { IdentityError } from '../../src/errors.js'
 import type { DigestSigner } from '../../src/keys/signer.js'
 import {
   CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
   JsonLdProcessingError,
   JsonLdProofError,
   KOBLITZ_2016,
@@ -60,7 +61,11 @@ function addressOf(uncompressedPublicKey: Uint8Array): string {
 
 const alice = testSigner('0c5d4e2f1a3b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f')
 const bob = testSigner('1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f901')
+const ALICE_DID = `did:ethr:dev:${alice.address}`
+const BOB_DID = `did:ethr:dev:${bob.address}`
 const ALICE_KEY = `did:ethr:dev:${alice.address}#controller`
+/** Bob's key as a delegate of Alice's DID: a second key of the issuer. */
+const ALICE_DELEGATE = `did:ethr:dev:${alice.address}#delegate-1`
 const BOB_KEY = `did:ethr:dev:${bob.address}#controller`
 
 /** A resolver that knows one DID URL. */
@@ -72,7 +77,7 @@ const byAddress = resolverFor(ALICE_KEY, [{ ethereumAddress: alice.address.toUpp
 const byAccountId = resolverFor(ALICE_KEY, [{ blockchainAccountId: `eip155:1:${alice.address}` }])
 const bothKeys: VerifyOptions = {
   resolveSigningKeys: async (url) =>
-    url === ALICE_KEY ? [{ publicKeyHex: alice.publicKeyHex }] : url === BOB_KEY ? [{ ethereumAddress: bob.address }] : [],
+    url === ALICE_KEY ? [{ publicKeyHex: alice.publicKeyHex }] : url === ALICE_DELEGATE || url === BOB_KEY ? [{ ethereumAddress: bob.address }] : [],
 }
 
 function credential(): JsonLdDocument {
@@ -253,16 +258,16 @@ describe('EcdsaSecp256k1RecoverySignature2020', () => {
 describe('proof sets', () => {
   it('adds a second proof of another suite; each proof verifies, and a bad one fails the set', async () => {
     const first = await signJsonLd(credential(), alice, fixed)
-    await expect(signJsonLd(first, bob, { creator: BOB_KEY })).rejects.toBeInstanceOf(JsonLdProofError)
-    const both = await addProof(first, bob, { creator: BOB_KEY, proofType: RECOVERY_2020 })
+    await expect(signJsonLd(first, bob, { creator: ALICE_DELEGATE })).rejects.toBeInstanceOf(JsonLdProofError)
+    const both = await addProof(first, bob, { creator: ALICE_DELEGATE, proofType: RECOVERY_2020 })
     const proofs = both.proof as ProofObject[]
     expect(proofs.map((p) => p.type)).toEqual([KOBLITZ_2016, RECOVERY_2020])
 
     await expect(verifyJsonLd(both, bothKeys)).resolves.toEqual({
       verified: true,
       proofs: [
-        { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, verified: true },
-        { type: RECOVERY_2020, verificationMethod: BOB_KEY, verified: true },
+        { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, did: ALICE_DID, verified: true },
+        { type: RECOVERY_2020, verificationMethod: ALICE_DELEGATE, did: ALICE_DID, verified: true },
       ],
     })
     await expect(verifyKoblitz2016(both, bothKeys)).resolves.toEqual({ verified: true })
@@ -271,14 +276,53 @@ describe('proof sets', () => {
     const broken = { ...both, proof: [proofs[0], { ...proofs[1], created: '2030-01-01T00:00:00Z' }] }
     const result = await verifyJsonLd(broken, bothKeys)
     expect(result.verified).toBe(false)
-    expect(result.error).toBe(`proof 1: signature does not match any key of ${BOB_KEY}`)
+    expect(result.error).toBe(`proof 1: signature does not match any key of ${ALICE_DELEGATE}`)
     expect(result.proofs.map((p) => p.verified)).toEqual([true, false])
   })
 
   it('signs two Koblitz proofs into one set', async () => {
-    const twice = await addProof(await addProof(credential(), alice, fixed), bob, { creator: BOB_KEY })
+    const twice = await addProof(await addProof(credential(), alice, fixed), bob, { creator: ALICE_DELEGATE })
     expect(twice.proof).toHaveLength(2)
     await expect(verifyJsonLd(twice, bothKeys)).resolves.toMatchObject({ verified: true })
+  })
+
+  it('needs a proof by the issuer: a valid signature by another DID’s key alone does not verify', async () => {
+    const byBob = await signJsonLd(credential(), bob, { creator: BOB_KEY })
+    const result = await verifyJsonLd(byBob, bothKeys)
+    expect(result).toEqual({ verified: false, error: `no proof is by the issuer ${ALICE_DID}`, proofs: [{ type: KOBLITZ_2016, verificationMethod: BOB_KEY, did: BOB_DID, verified: true }] })
+    // Bob's key verifies what Bob issues (`issuer` as an object too), and whatever `options.issuer` binds to Bob
+    const bobsOwn = await signJsonLd({ ...credential(), issuer: { id: BOB_DID } }, bob, { creator: BOB_KEY })
+    await expect(verifyJsonLd(bobsOwn, bothKeys)).resolves.toMatchObject({ verified: true })
+    await expect(verifyJsonLd(byBob, { ...bothKeys, issuer: BOB_DID })).resolves.toMatchObject({ verified: true })
+    // only co-signers' proofs, however many: not verified
+    const twoStrangers = await addProof(byBob, bob, { creator: BOB_KEY, proofType: RECOVERY_2020 })
+    await expect(verifyJsonLd(twoStrangers, bothKeys)).resolves.toMatchObject({ verified: false, error: `no proof is by the issuer ${ALICE_DID}` })
+  })
+
+  it('takes co-signers: the issuer’s proof and proofs by other DIDs, each bound to its own DID’s keys', async () => {
+    const issued = await signJsonLd(credential(), alice, fixed)
+    const cosigned = await addProof(issued, bob, { creator: BOB_KEY })
+    await expect(verifyJsonLd(cosigned, bothKeys)).resolves.toEqual({
+      verified: true,
+      proofs: [
+        { type: KOBLITZ_2016, verificationMethod: ALICE_KEY, did: ALICE_DID, verified: true },
+        { type: KOBLITZ_2016, verificationMethod: BOB_KEY, did: BOB_DID, verified: true },
+      ],
+    })
+    // the co-signer's proof with a key its DID does not list: signed by another key in Bob's name, or naming a key Bob's DID lacks
+    const carol = testSigner('2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a12')
+    const forged = await addProof(issued, carol, { creator: BOB_KEY })
+    await expect(verifyJsonLd(forged, bothKeys)).resolves.toMatchObject({ verified: false, error: `proof 1: signature does not match any key of ${BOB_KEY}`, proofs: [{ verified: true }, { did: BOB_DID, verified: false }] })
+    const unlisted = await addProof(issued, bob, { creator: `${BOB_DID}#delegate-7` })
+    await expect(verifyJsonLd(unlisted, bothKeys)).resolves.toMatchObject({ verified: false, error: `proof 1: no signing keys found for ${BOB_DID}#delegate-7` })
+    // a method that is not a DID URL naming a key (no fragment, a URL, a DID with a query) fails, whatever the key lookup says
+    const anyKey: VerifyOptions = { resolveSigningKeys: async () => [{ ethereumAddress: bob.address }] }
+    for (const creator of [BOB_DID, 'https://keys.example.com/bob#1', `${BOB_DID}?versionId=1#controller`, `${BOB_DID}/path#controller`]) {
+      const proof = { ...((cosigned.proof as ProofObject[])[1] as ProofObject), creator }
+      const result = await verifyJsonLd({ ...issued, proof: [issued.proof, proof] }, anyKey)
+      expect(result.verified).toBe(false)
+      expect(result.proofs[1]).toEqual({ type: KOBLITZ_2016, verificationMethod: creator, verified: false, error: expect.stringContaining('is not a DID URL naming a key') })
+    }
   })
 
   it('reports unsupported proof types and rejects unknown proof types for signing', async () => {
@@ -289,6 +333,7 @@ describe('proof sets', () => {
     expect(result.proofs[1]).toEqual({
       type: 'Ed25519Signature2018',
       verificationMethod: 'did:key:z#z',
+      did: 'did:key:z',
       verified: false,
       error: 'unsupported proof type "Ed25519Signature2018"',
     })
@@ -346,6 +391,22 @@ describe('offline contexts and safe mode', () => {
         '',
       ].join('\n'),
     )
+  })
+
+  it('bundles credentials v2 (from @digitalbazaar/credentials-context): both suites sign and verify under it; Koblitz proof options canonicalize with security/v2 before it', async () => {
+    const { contexts } = await import('@digitalbazaar/credentials-context')
+    expect(getContext(CREDENTIALS_V2_URL)).toEqual(contexts.get(CREDENTIALS_V2_URL))
+    const { issuanceDate: _i, expirationDate: _e, ...rest } = credential()
+    const v2 = { ...rest, '@context': [CREDENTIALS_V2_URL, (credential()['@context'] as unknown[])[1]], validFrom: '2024-05-01T10:00:00Z', validUntil: '2034-05-01T10:00:00Z' }
+    for (const proofType of [KOBLITZ_2016, RECOVERY_2020] as const) {
+      const signed = await signJsonLd(v2, alice, { ...fixed, proofType })
+      await expect(verifyJsonLd(signed, byPublicKey)).resolves.toMatchObject({ verified: true })
+      await expect(verifyJsonLd({ ...signed, validUntil: '2035-05-01T10:00:00Z' }, byPublicKey)).resolves.toMatchObject({ verified: false })
+    }
+    const options = { creator: ALICE_KEY, created: '2024-05-01T10:00:00Z', nonce: 'n' }
+    expect(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V2_URL], ...options })).toBe(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V1_URL], ...options }))
+    // a v1-only term is undefined under v2, so safe mode refuses it
+    await expect(signJsonLd({ ...v2, issuanceDate: '2024-05-01T10:00:00Z' }, alice, fixed)).rejects.toMatchObject({ code: 'invalid property' })
   })
 
   it('uses contexts registered at start-up, and refuses to change a known one', async () => {

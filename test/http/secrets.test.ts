@@ -39,14 +39,23 @@ beforeAll(async () => {
   await call('POST', '/did-auth-jwt', { json: { iss: v.wallets[0].did } })
   await call('DELETE', '/wallet', { json: { ids: ['nope'] }, didAuth: jwt })
   await call('POST', '/vaults', { json: { name: 'bad', hierarchy: 'X' } })
+  // Claim DIDs: wallets made by Sign Verifiable Credentials, in both formats, one with a generated delegate key
+  const signed = await call('POST', '/claims/sign', { json: { iss: v.wallets[0].did, claims: [{ alias: 'claim-ld', payload: {} }, { payload: {}, walletConfig: { txsInput: [{ delegate: { validity: 60_000 } }] } }] }, didAuth: jwt })
+  await call('POST', '/claims/sign', { json: { iss: v.wallets[0].did, format: 'JWT', claims: [{ alias: 'claim-jwt', payload: { a: 1 } }] }, didAuth: jwt })
+  await call('POST', '/claims/verify', { json: { claims: signed.body.vcs.map((vc: any) => ({ jsonld: vc.jsonld })) }, didAuth: jwt })
 })
 afterAll(() => h.close())
 
-/** Every plaintext private key: opened from the stored envelopes with the master key. */
+/** Every plaintext private key (wallets, claim DIDs, generated delegates): opened from the stored envelopes with the master key. */
 async function plaintextKeys(): Promise<Uint8Array[]> {
   const keyring = await openKeyring(h.storage, masterKey)
   const wallets = await h.storage.collection('wallets').find({ and: [] }, { limit: 1_000 })
-  return wallets.items.map((w: any) => keyring.open(w.privateKey, secretContext('wallets', w, 'privateKey')))
+  const delegates = await h.storage.collection('delegateKeys').find({ and: [] }, { limit: 1_000 })
+  expect(delegates.items.length).toBeGreaterThan(0)
+  return [
+    ...wallets.items.map((w: any) => keyring.open(w.privateKey, secretContext('wallets', w, 'privateKey'))),
+    ...delegates.items.map((d: any) => keyring.open(d.privateKey, secretContext('delegateKeys', d, 'privateKey'))),
+  ]
 }
 
 function databaseBytes(): Buffer {
@@ -57,7 +66,7 @@ function databaseBytes(): Buffer {
 describe('secrets at rest and in responses', () => {
   it('the database files hold no private key (hex, either case, or raw bytes) and no mnemonic', async () => {
     const keys = await plaintextKeys()
-    expect(keys.length).toBeGreaterThanOrEqual(6)
+    expect(keys.length).toBeGreaterThanOrEqual(9)
     const bytes = databaseBytes()
     const text = bytes.toString('latin1')
     for (const key of keys) {

@@ -12,13 +12,19 @@ import type { JsonLdDocument } from './types.js'
 
 /** Canonical hashes remembered (a document verified again, or signed then verified, is not re-canonicalized). */
 const MAX_REMEMBERED = 1024
+/** Longest one canonicalization may spend in blank-node disambiguation, ms. */
+const CANONIZE_TIMEOUT_MS = 2_000
+/** What rdf-canonize throws when a document's blank nodes need more than the allowed work ("poison graphs"). */
+const WORK_LIMIT = /^(Maximum deep iterations exceeded|Abort signal received)/
 
 /**
  * Canonical N-Quads of a JSON-LD document. Safe mode: anything jsonld would drop or
  * could not map to an absolute IRI is an error, never silently unsigned.
  *
  * @throws {UnknownContextError} the document references a context that is not bundled/registered
- * @throws {JsonLdProcessingError} the document is not safely canonicalizable
+ * @throws {JsonLdProcessingError} the document is not safely canonicalizable, or its blank
+ *   nodes need more disambiguation work than allowed (at most 2 s, and rdf-canonize's
+ *   `maxWorkFactor` 1)
  */
 export async function canonize(input: object): Promise<string> {
   try {
@@ -28,6 +34,9 @@ export async function canonize(input: object): Promise<string> {
       safe: true,
       base: null,
       documentLoader,
+      // Blank-node disambiguation is bounded: a graph built to make it explode (many
+      // indistinguishable blank nodes) is refused instead of running for hours.
+      canonizeOptions: { maxWorkFactor: 1, signal: AbortSignal.timeout(CANONIZE_TIMEOUT_MS) },
     })
   } catch (err) {
     throw translate(err)
@@ -74,6 +83,9 @@ function translate(err: unknown): unknown {
     if (e instanceof UnknownContextError) return e
   }
   const shape = err as JsonLdErrorShape
+  if (err instanceof Error && WORK_LIMIT.test(err.message)) {
+    return new JsonLdProcessingError('canonicalization limit', 'JSON-LD canonicalization refused: the document’s blank nodes need too much work to tell apart')
+  }
   if (typeof shape?.name !== 'string' || !shape.name.startsWith('jsonld.')) return err
   const event = shape.details?.event
   if (typeof event?.code === 'string') {

@@ -4,12 +4,15 @@
  * their own with {@link registerContext} at start-up.
  */
 import credentialsContext from 'credentials-context'
+import { contexts as credentialsV2Contexts } from '@digitalbazaar/credentials-context'
 import didContext from 'did-context'
 import securityContext from 'security-context'
 import { SECP256K1_RECOVERY_2020_V0, SECP256K1_RECOVERY_2020_V2 } from './suite-contexts.js'
 
 /** W3C Verifiable Credentials Data Model 1.x context. */
 export const CREDENTIALS_V1_URL = 'https://www.w3.org/2018/credentials/v1'
+/** W3C Verifiable Credentials Data Model 2.0 context (`validFrom`/`validUntil`; not to be mixed with v1). */
+export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2'
 /** Security vocabulary v1 (defines the EcdsaKoblitzSignature2016 proof terms). */
 export const SECURITY_V1_URL = 'https://w3id.org/security/v1'
 /** Security vocabulary v2 (v1 plus later suites). */
@@ -33,6 +36,7 @@ function packaged(pkg: { contexts: Map<string, object> }, url: string): ContextD
 
 const contexts = new Map<string, ContextDocument>([
   [CREDENTIALS_V1_URL, packaged(credentialsContext, CREDENTIALS_V1_URL)],
+  [CREDENTIALS_V2_URL, packaged({ contexts: credentialsV2Contexts }, CREDENTIALS_V2_URL)],
   [SECURITY_V1_URL, packaged(securityContext, SECURITY_V1_URL)],
   [SECURITY_V2_URL, packaged(securityContext, SECURITY_V2_URL)],
   [DID_V1_URL, packaged(didContext, DID_V1_URL)],

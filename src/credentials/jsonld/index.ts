@@ -11,6 +11,7 @@ import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
 
 export {
   CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
   DID_V1_URL,
   SECP256K1_RECOVERY_2020_V0_URL,
   SECP256K1_RECOVERY_2020_V2_URL,
@@ -25,7 +26,7 @@ export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
 export { canonize } from './canonize.js'
 export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016.js'
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
-export { proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
+export { issuerOf, proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
 export type { JsonLdDocument, ProofOptions, SigningKey, VerifyOptions, VerifyResult } from './types.js'
 
 /** The proof suites didvault signs and verifies. */
@@ -83,9 +84,13 @@ export async function addProof<T extends JsonLdDocument>(
 
 /**
  * Verifies every proof of a document (one proof or a proof set, of either suite). It is
- * verified when it has at least one proof and all of them verify; `proofs` tells each
- * proof's outcome. An invalid or unsupported proof, or a document jsonld safe mode
- * rejects, is `verified: false` with the reason, never a throw.
+ * verified when it has at least one proof, all of them verify, and at least one is by the
+ * document's `issuer` (or `options.issuer`); `proofs` tells each proof's outcome and the DID
+ * that made it. Each proof's `creator` / `verificationMethod` must be a DID URL naming a key
+ * that `resolveSigningKeys` finds for that DID (co-signers' proofs are bound to their own DID),
+ * so a valid signature by another DID's key alone does not make a credential verified. An
+ * invalid or unsupported proof, or a document jsonld safe mode rejects, is `verified: false`
+ * with the reason, never a throw.
  *
  * @throws {UnknownContextError} the document references an unknown context (422)
  */

@@ -27,9 +27,14 @@ export interface ProofResult extends VerifyResult {
   type: string
   /** The proof's `creator` or `verificationMethod`. */
   verificationMethod?: string
+  /** The DID whose key the proof names (it signed, when the proof verifies): the DID of its method, when that is a DID URL naming a key. */
+  did?: string
 }
 
-/** Outcome of verifying a document's proofs. `verified` only when every checked proof is. */
+/**
+ * Outcome of verifying a document's proofs. `verified` only when every checked proof is and,
+ * when the document has an issuer, at least one of them is by the issuer.
+ */
 export interface ProofSetResult extends VerifyResult {
   proofs: ProofResult[]
 }
@@ -59,6 +64,12 @@ export function contextList(context: unknown): unknown[] {
 /** A DID URL naming a key: `did:<method>:<id>#<fragment>`. */
 const DID_URL = /^did:[a-z0-9]+:[^\s#]+#[^\s#]+$/
 
+/**
+ * A proof method a verifier accepts: a plain DID (DID Core syntax: no path, query or
+ * parameters, so it names the DID's current document) and a fragment naming a key.
+ */
+const KEY_OF_DID = /^(did:[a-z0-9]+:(?:[A-Za-z0-9._:-]|%[0-9A-Fa-f]{2})*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2}))#([^\s#]+)$/
+
 /** Validated `creator` and `created` (ISO 8601) of new proof options. */
 export function checkProofOptions(options: ProofOptions): { creator: string; created: string } {
   if (typeof options.creator !== 'string' || !DID_URL.test(options.creator)) {
@@ -74,8 +85,17 @@ export function checkProofOptions(options: ProofOptions): { creator: string; cre
 
 /**
  * Verifies the proofs of `document` that `select` gives a verifier for (`null`: the proof
- * is not checked; `undefined`: its type is unsupported, a failure). The document is
- * canonicalized once for the whole set and the proofs are checked concurrently.
+ * is not checked; `undefined`: its type is unsupported, a failure). The set verifies when:
+ *
+ * - every checked proof verifies, its `creator` / `verificationMethod` being a DID URL that
+ *   names a key (`did:<method>:<id>#<key>`, no path or query) which `resolveSigningKeys`
+ *   finds — the key's own DID vouches for it, whoever that DID is (co-signers' proofs are
+ *   bound to their own DID, not to the issuer);
+ * - at least one checked proof is by the issuer ({@link VerifyOptions.issuer}, default the
+ *   document's `issuer`): its method's DID is the issuer. A document without issuer requires
+ *   no such proof.
+ *
+ * The document is canonicalized once for the whole set and the proofs are checked concurrently.
  *
  * @throws {UnknownContextError} the document or a proof references an unknown context
  */
@@ -108,17 +128,24 @@ export async function verifyProofSet(
     }),
   )
   const failed = proofs.find((p) => !p.verified)
-  return failed ? { verified: false, error: `proof ${proofs.indexOf(failed)}: ${failed.error}`, proofs } : { verified: true, proofs }
+  if (failed) return { verified: false, error: `proof ${proofs.indexOf(failed)}: ${failed.error}`, proofs }
+  const issuer = options.issuer ?? issuerOf(document)
+  if (issuer !== undefined && !proofs.some((p) => p.did === issuer)) return { verified: false, error: noIssuerProof(issuer), proofs }
+  return { verified: true, proofs }
 }
 
-async function checkOne(
-  proof: unknown,
-  type: string,
-  verifier: ProofVerifier | undefined,
-  context: ProofCheckContext,
-): Promise<VerifyResult> {
+/** The error of a proof set in which no proof is by `issuer`. */
+export function noIssuerProof(issuer: string): string {
+  return `no proof is by the issuer ${shown(issuer)}`
+}
+
+async function checkOne(proof: unknown, type: string, verifier: ProofVerifier | undefined, context: ProofCheckContext): Promise<VerifyResult> {
   if (!isObject(proof)) return { verified: false, error: 'proof is not an object' }
   if (verifier === undefined) return { verified: false, error: `unsupported proof type ${JSON.stringify(shown(type))}` }
+  const { verificationMethod } = methodOf(proof)
+  if (verificationMethod !== undefined && !KEY_OF_DID.test(verificationMethod)) {
+    return { verified: false, error: `${shown(verificationMethod)} is not a DID URL naming a key (did:<method>:<id>#<key>, without path or query)` }
+  }
   try {
     return await verifier(proof, context)
   } catch (err) {
@@ -127,10 +154,20 @@ async function checkOne(
   }
 }
 
-function methodOf(proof: unknown): { verificationMethod?: string } {
+/** The issuer DID a credential names: `issuer`, or its `id` when it is an object. */
+export function issuerOf(document: JsonLdDocument): string | undefined {
+  const { issuer } = document
+  if (typeof issuer === 'string') return issuer
+  return isObject(issuer) && typeof issuer.id === 'string' ? issuer.id : undefined
+}
+
+/** The proof's method (`creator`, else `verificationMethod`) and, when it names a key of a DID, that DID. */
+function methodOf(proof: unknown): { verificationMethod?: string; did?: string } {
   if (!isObject(proof)) return {}
   const method = proof.creator ?? proof.verificationMethod
-  return typeof method === 'string' ? { verificationMethod: method } : {}
+  if (typeof method !== 'string') return {}
+  const did = KEY_OF_DID.exec(method)?.[1]
+  return did === undefined ? { verificationMethod: method } : { verificationMethod: method, did }
 }
 
 /** Whether `value` is a plain (non-array) object. */

@@ -12,13 +12,22 @@
  *   `{"alg":"ES256K-R","b64":false,"crit":["b64"]}`, signature over
  *   sha256(ASCII(base64url(header) + ".") ‖ verifyData), encoded as base64url(r‖s‖v),
  *   65 bytes with the recovery bit v.
+ *
+ * Verification also accepts the form of jsonld-signatures 5 and earlier (which
+ * @transmute/lds-ecdsa-secp256k1-recovery2020 0.0.x signs with): there the proof options are
+ * canonicalized under `https://w3id.org/security/v2` instead of the document's context, a
+ * context that does not define the suite's `type`, so the type is not part of the signed
+ * options. That form is tried only when the first does not verify; it is canonicalized in
+ * safe mode like the first (any other option security/v2 does not define is refused, never
+ * silently unsigned), and it still covers the document, `created`, `verificationMethod`,
+ * `proofPurpose` and any `nonce`/`domain`/`challenge`/`expires`. didvault signs the first form only.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { DigestSigner } from '../../keys/signer.js'
 import { hashCanonical, hashDocument } from './canonize.js'
-import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL } from './contexts.js'
-import { shown } from './errors.js'
+import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL, SECURITY_V2_URL } from './contexts.js'
+import { JsonLdProcessingError, shown } from './errors.js'
 import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
 import {
   appendProof,
@@ -67,6 +76,16 @@ async function digestOver(
 ): Promise<Uint8Array> {
   const { jws: _jws, signatureValue: _signature, proofValue: _value, ...options } = proof
   const optionsHash = await hashCanonical({ '@context': documentContext, ...options })
+  return sha256(concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash))
+}
+
+/**
+ * sha256 of the JWS signing input over the verifyData of jsonld-signatures ≤ 5: the proof
+ * options without `type` (nor their own `@context`), canonicalized under security/v2.
+ */
+async function legacyDigestOver(documentHash: Uint8Array, proof: ProofObject, encodedHeader: string): Promise<Uint8Array> {
+  const { jws: _jws, signatureValue: _signature, proofValue: _value, type: _type, '@context': _context, ...options } = proof
+  const optionsHash = await hashCanonical({ '@context': SECURITY_V2_URL, ...options })
   return sha256(concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash))
 }
 
@@ -132,12 +151,24 @@ export async function verifyRecovery2020Proof(proof: ProofObject, context: Proof
   if (v !== 0 && v !== 1) return { verified: false, error: 'jws signature has an invalid recovery bit' }
   const compact = signature.subarray(0, 64)
   if (hasHighS(compact)) return { verified: false, error: 'signature is not low-S (malleable form rejected)' }
-  const digest = await digestOver(context.documentHash, proof, context.documentContext, encodedHeader)
   const keys = await context.options.resolveSigningKeys(verificationMethod)
   if (keys.length === 0) return { verified: false, error: `no signing keys found for ${shown(verificationMethod)}` }
-  return signedByAnyKey(digest, compact, v, keys)
-    ? { verified: true }
-    : { verified: false, error: `signature does not match any key of ${shown(verificationMethod)}` }
+  let unprocessable: JsonLdProcessingError | undefined
+  try {
+    const digest = await digestOver(context.documentHash, proof, context.documentContext, encodedHeader)
+    if (signedByAnyKey(digest, compact, v, keys)) return { verified: true }
+  } catch (err) {
+    if (!(err instanceof JsonLdProcessingError)) throw err
+    unprocessable = err
+  }
+  // The jsonld-signatures ≤ 5 form (see the module comment); its own failure reports the first form's.
+  try {
+    if (signedByAnyKey(await legacyDigestOver(context.documentHash, proof, encodedHeader), compact, v, keys)) return { verified: true }
+  } catch (err) {
+    if (!(err instanceof JsonLdProcessingError)) throw err
+  }
+  if (unprocessable) throw unprocessable
+  return { verified: false, error: `signature does not match any key of ${shown(verificationMethod)}` }
 }
 
 /** Why a JWS header is not an ES256K-R unencoded-payload header, or undefined when it is. */

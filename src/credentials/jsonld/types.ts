@@ -21,6 +21,13 @@ export interface VerifyOptions {
    * verified); a rejection propagates to the caller.
    */
   resolveSigningKeys(didUrl: string): Promise<SigningKey[]>
+  /**
+   * The DID at least one proof must be made by (its `creator` / `verificationMethod` a DID URL
+   * of this DID); the other proofs may be by other DIDs, each with a key of its own. Default:
+   * the document's `issuer` (a string, or an object's `id`), when it has one; a document
+   * without `issuer` requires no proof by a particular DID.
+   */
+  issuer?: string
 }
 
 /** Outcome of verifying a document. An invalid signature is `verified: false`, never a throw. */

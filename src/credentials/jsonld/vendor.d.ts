@@ -18,6 +18,8 @@ declare module 'jsonld' {
     safe?: boolean
     base?: string | null
     documentLoader?: (url: string) => Promise<RemoteDocument>
+    /** Passed to rdf-canonize: bounds on blank-node disambiguation. */
+    canonizeOptions?: { maxWorkFactor?: number; maxDeepIterations?: number; signal?: AbortSignal }
   }
   const jsonld: {
     canonize(input: object, options?: CanonizeOptions): Promise<string>
@@ -38,4 +40,9 @@ declare module 'security-context' {
 declare module 'did-context' {
   const pkg: { contexts: Map<string, object> }
   export default pkg
+}
+
+declare module '@digitalbazaar/credentials-context' {
+  /** Context URL → context document (credentials v1, v2 and undefined-terms v2). */
+  export const contexts: Map<string, object>
 }

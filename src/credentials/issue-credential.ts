@@ -1,0 +1,82 @@
+/**
+ * Issuing a W3C verifiable credential in either form: JSON-LD with a proof
+ * of a didvault suite, or a VC-JWT (ES256K) made by did-jwt-vc. Both are signed through the
+ * {@link DigestSigner} seam; the key signs as the issuer DID's `#controller`.
+ */
+import { createVerifiableCredentialJwt } from 'did-jwt-vc'
+import type { DigestSigner } from '../keys/signer.js'
+import { didJwtSigner } from './jwt-signer.js'
+import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from './jsonld/index.js'
+
+/** What a credential says, in either form. */
+export interface CredentialContent {
+  /** The credential's id (a DID or URI). */
+  id: string
+  issuer: string
+  /** Subject DID (`credentialSubject.id`), if any. */
+  subject?: string
+  /** Members of `credentialSubject` besides `id`. */
+  claims: Record<string, unknown>
+  /**
+   * Context URLs after the credentials context: credentials/v1 (data model 1.1), unless they
+   * include credentials/v2, which then comes first (data model 2.0).
+   */
+  contexts: string[]
+  /** Types after `VerifiableCredential`. */
+  types: string[]
+  /** Issuance, ms. */
+  issuedAt: number
+  /** Expiration, ms; none when undefined. */
+  expiresAt?: number
+}
+
+/** Whether `content` is a data model 2.0 credential (its contexts include credentials/v2). */
+export function isV2(content: Pick<CredentialContent, 'contexts'>): boolean {
+  return content.contexts.includes(CREDENTIALS_V2_URL)
+}
+
+/**
+ * The unsigned JSON-LD credential of `content`: data model 1.1 (`credentials/v1`,
+ * `issuanceDate`, `expirationDate`), or 2.0 when its contexts include `credentials/v2`
+ * (`credentials/v2` first, `validFrom`, `validUntil`).
+ */
+export function unsignedCredential(content: CredentialContent): JsonLdDocument {
+  const v2 = isV2(content)
+  const credential: JsonLdDocument = {
+    '@context': unique([v2 ? CREDENTIALS_V2_URL : CREDENTIALS_V1_URL, ...content.contexts]),
+    id: content.id,
+    type: unique(['VerifiableCredential', ...content.types]),
+    issuer: content.issuer,
+    [v2 ? 'validFrom' : 'issuanceDate']: new Date(content.issuedAt).toISOString(),
+    credentialSubject: { ...(content.subject !== undefined && { id: content.subject }), ...content.claims },
+  }
+  if (content.expiresAt !== undefined) credential[v2 ? 'validUntil' : 'expirationDate'] = new Date(content.expiresAt).toISOString()
+  return credential
+}
+
+/** `content` as JSON-LD, signed with one proof of `proofType` (default EcdsaKoblitzSignature2016) by the issuer's `#controller`. */
+export async function issueJsonLdCredential(content: CredentialContent, signer: DigestSigner, proofType?: ProofType): Promise<JsonLdDocument> {
+  return signJsonLd(unsignedCredential(content), signer, { creator: `${content.issuer}#controller`, created: new Date(content.issuedAt), proofType })
+}
+
+/**
+ * `content` as a VC-JWT (ES256K): `iss`, `sub` (the subject), `jti` (the id), `nbf` (issuance)
+ * and `exp` in seconds (rounded down), and the credential's `@context`, `type` and the other
+ * `credentialSubject` members in `vc`. did-jwt-vc refuses an empty `credentialSubject`: a JWT
+ * credential needs at least one claim besides its subject.
+ */
+export async function issueJwtCredential(content: CredentialContent, signer: DigestSigner): Promise<string> {
+  const { '@context': context, type } = unsignedCredential(content)
+  const payload = {
+    ...(content.subject !== undefined && { sub: content.subject }),
+    jti: content.id,
+    nbf: Math.floor(content.issuedAt / 1000),
+    ...(content.expiresAt !== undefined && { exp: Math.floor(content.expiresAt / 1000) }),
+    vc: { '@context': context as string[], type: type as string[], credentialSubject: content.claims },
+  }
+  return createVerifiableCredentialJwt(payload, { did: content.issuer, signer: didJwtSigner(signer), alg: 'ES256K' })
+}
+
+function unique<T>(items: T[]): T[] {
+  return [...new Set(items)]
+}

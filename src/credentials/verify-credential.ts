@@ -1,0 +1,162 @@
+/**
+ * Verification of a verifiable credential, as DESIGN §4 *Verify result* defines it: each
+ * check is named with its outcome, and the credential is verified when every check is.
+ *
+ * - JSON-LD: the W3C shape (`format`); every proof of the proof set (`proof`, one check per
+ *   proof, naming the DID that made it) signed by a key that the current document of the DID
+ *   its `creator`/`verificationMethod` names lists under `assertionMethod` (for did:ethr the
+ *   owner, or a live `veriKey`/`sigAuth` delegate); at least one of them by the issuer
+ *   (`issuerProof`, a failed check only: the others may be co-signers'); `issuanceDate` not
+ *   in the future; `expirationDate`, when present, not past (data model 2.0, credentials/v2
+ *   first: `validFrom` and `validUntil`, each when present).
+ * - JWT: a VC-JWT (`format`); its signature (`signature`) by such a key of `iss`, checked by
+ *   did-jwt-vc (ES256K, ES256K-R, EdDSA); `nbf` not in the future and `exp` not past, when
+ *   present.
+ *
+ * An invalid credential is a result with `verified: false`, never a throw; a JSON-LD document
+ * referencing a context that is not bundled is the caller's error ({@link UnknownContextError}).
+ */
+import { decodeJWT } from 'did-jwt'
+import { verifyCredential as verifyJwtVc } from 'did-jwt-vc'
+import type { Resolvable } from 'did-resolver'
+import type { VerificationCheck } from '../schemas/claims.js'
+import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from './jsonld/index.js'
+import { noIssuerProof } from './jsonld/proof-set.js'
+import { shown } from './jsonld/errors.js'
+import { signingKeysResolver } from './signing-keys.js'
+
+/** The outcome for one credential. */
+export interface CredentialVerification {
+  verified: boolean
+  /** The issuer DID the credential names, or null. */
+  issuer: string | null
+  checks: VerificationCheck[]
+  /** The first failed check. */
+  error?: string
+}
+
+export interface CredentialVerifyOptions {
+  /** Resolves the issuer's DID document. */
+  resolver: Resolvable
+  /** Current time, ms. */
+  now: number
+  /** Clock skew allowed for dates, seconds (default 60). */
+  skewSeconds?: number
+}
+
+const DEFAULT_SKEW = 60
+
+/** Verifies a JSON-LD credential. @throws {UnknownContextError} it references a context that is not bundled or registered */
+export async function verifyJsonLdCredential(vc: JsonLdDocument, options: CredentialVerifyOptions): Promise<CredentialVerification> {
+  const issuer = issuerOf(vc) ?? null
+  const malformed = shapeError(vc)
+  if (malformed !== undefined || issuer === null) return outcome(issuer, [{ check: 'format', verified: false, error: malformed ?? 'issuer: missing' }])
+  const skewMs = (options.skewSeconds ?? DEFAULT_SKEW) * 1000
+  const proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(signingKeysResolver(options.resolver)), issuer })
+  const checks: VerificationCheck[] =
+    proofs.proofs.length === 0
+      ? [{ check: 'proof', verified: false, error: proofs.error ?? 'no proof' }]
+      : proofs.proofs.map((p, index) => ({
+          check: 'proof',
+          proof: index,
+          type: p.type,
+          ...(p.verificationMethod !== undefined && { verificationMethod: p.verificationMethod }),
+          ...(p.did !== undefined && { did: p.did }),
+          verified: p.verified,
+          ...(p.error !== undefined && { error: p.error }),
+        }))
+  if (proofs.proofs.length > 0 && !proofs.proofs.some((p) => p.did === issuer)) {
+    checks.push({ check: 'issuerProof', verified: false, error: noIssuerProof(issuer) })
+  }
+  const [from, until] = isV2Credential(vc) ? (['validFrom', 'validUntil'] as const) : (['issuanceDate', 'expirationDate'] as const)
+  if (vc[from] !== undefined) checks.push(dateCheck(from, Date.parse(String(vc[from])) <= options.now + skewMs, 'is in the future'))
+  if (vc[until] !== undefined) checks.push(dateCheck(until, Date.parse(String(vc[until])) > options.now - skewMs, 'has passed'))
+  return outcome(issuer, checks)
+}
+
+/** Verifies a VC-JWT. */
+export async function verifyJwtCredential(jwt: string, options: CredentialVerifyOptions): Promise<CredentialVerification> {
+  let payload: Record<string, unknown>
+  try {
+    payload = decodeJWT(jwt, false).payload as Record<string, unknown>
+  } catch {
+    return outcome(null, [{ check: 'format', verified: false, error: 'not a JWT' }])
+  }
+  const issuer = typeof payload.iss === 'string' ? payload.iss : null
+  const nowSeconds = Math.floor(options.now / 1000)
+  const skew = options.skewSeconds ?? DEFAULT_SKEW
+  try {
+    await verifyJwtVc(jwt, orThrowless(options.resolver), {
+      proofPurpose: 'assertionMethod',
+      policies: { now: nowSeconds, issuanceDate: false, expirationDate: false, aud: false },
+    })
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err)
+    const isFormat = /^(schema_error|format_error|invalid_argument|invalid_jwt: (Incorrect format|JWT iss))/.test(message)
+    return outcome(issuer, [{ check: isFormat ? 'format' : 'signature', verified: false, error: shown(message) }])
+  }
+  const checks: VerificationCheck[] = [{ check: 'signature', verified: true }]
+  if (payload.nbf !== undefined) checks.push(dateCheck('nbf', typeof payload.nbf === 'number' && payload.nbf <= nowSeconds + skew, 'is in the future'))
+  if (payload.exp !== undefined) checks.push(dateCheck('exp', typeof payload.exp === 'number' && payload.exp > nowSeconds - skew, 'has passed'))
+  return outcome(issuer, checks)
+}
+
+function dateCheck(check: 'issuanceDate' | 'expirationDate' | 'validFrom' | 'validUntil' | 'nbf' | 'exp', ok: boolean, failure: string): VerificationCheck {
+  return ok ? { check, verified: true } : { check, verified: false, error: `${check} is missing, malformed or ${failure}` }
+}
+
+function outcome(issuer: string | null, checks: VerificationCheck[]): CredentialVerification {
+  const failed = checks.find((c) => !c.verified)
+  if (!failed) return { verified: true, issuer, checks }
+  const which = failed.check === 'proof' && failed.proof !== undefined ? `proof ${failed.proof}` : failed.check
+  return { verified: false, issuer, checks, error: `${which}: ${failed.error ?? 'failed'}` }
+}
+
+/** Whether `vc` is a data model 2.0 credential: its first `@context` is credentials/v2. */
+function isV2Credential(vc: JsonLdDocument): boolean {
+  const context = vc['@context']
+  return (Array.isArray(context) ? context[0] : context) === CREDENTIALS_V2_URL
+}
+
+/**
+ * Why `vc` is not a W3C verifiable credential in JSON-LD, or undefined. Data model 1.1 needs
+ * `issuanceDate`; 2.0 (credentials/v2 first) has optional `validFrom`/`validUntil`, strings
+ * when present.
+ */
+function shapeError(vc: JsonLdDocument): string | undefined {
+  const context = vc['@context']
+  if (context === undefined) return '@context: missing'
+  const types = Array.isArray(vc.type) ? vc.type : [vc.type]
+  if (!types.includes('VerifiableCredential')) return 'type: must include VerifiableCredential'
+  const subject = vc.credentialSubject
+  if (typeof subject !== 'object' || subject === null) return 'credentialSubject: missing'
+  if (!isV2Credential(vc)) return typeof vc.issuanceDate !== 'string' ? 'issuanceDate: missing' : undefined
+  for (const field of ['validFrom', 'validUntil'] as const) {
+    if (vc[field] !== undefined && typeof vc[field] !== 'string') return `${field}: must be a date string`
+  }
+  return undefined
+}
+
+/** A key lookup that treats a resolver failure (a thrown error) as "no keys": the proof is then not verified. */
+function orNone(lookup: (didUrl: string) => Promise<SigningKey[]>): (didUrl: string) => Promise<SigningKey[]> {
+  return async (didUrl) => {
+    try {
+      return await lookup(didUrl)
+    } catch {
+      return []
+    }
+  }
+}
+
+/** `resolver`, answering a thrown error as a failed resolution (did-jwt then names it). */
+function orThrowless(resolver: Resolvable): Resolvable {
+  return {
+    resolve: async (didUrl, options) => {
+      try {
+        return await resolver.resolve(didUrl, options)
+      } catch {
+        return { didResolutionMetadata: { error: 'internalError', message: 'the resolver failed' }, didDocument: null, didDocumentMetadata: {} }
+      }
+    },
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Add and remove proofs of JSON-LD credentials (`PATCH /claims` with `operation: "addProof"`,
+ * alias `POST /claims/proofs`, and `operation: "removeProof"`; DESIGN §4 `PATCH /claims`,
+ * *Patch (add proof) items*, *VC write access*).
+ *
+ * Each item is a stored credential (`_id`) or a given JSON-LD credential (`jsonld`; the
+ * tenant's stored records with the same `id` are updated too). Spec rule 5 decides on the
+ * credential's DID (`canWriteCredential`: the owner of its DID, or a Write role assigned to it
+ * and held by the caller). The new proof is appended to the proof set; the existing proofs are
+ * kept as they are. A JWT cannot take a second proof (422).
+ */
+import type { z } from 'zod'
+import type { Caller } from '../auth/context.js'
+import { canWriteCredential, type HoldingFacts } from '../auth/policy.js'
+import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../credentials/jsonld/index.js'
+import { normalizeDid } from '../did/ethr.js'
+import { forbidden, invalid, notFound } from '../errors.js'
+import type { DigestSigner } from '../keys/signer.js'
+import type { AddProofInput, RemoveProofInput, proofsResponse } from '../schemas/claims.js'
+import type { CredentialRecord } from '../storage/collections.js'
+import { UniqueConstraintError } from '../storage/port.js'
+import { forEachItem } from './batch.js'
+import { canonicalJson, parseJsonLd, sha256 } from './claims-store.js'
+import { issuerSigner } from './claims-sign.js'
+import { collectionsOf, type OperationContext } from './context.js'
+
+type ProofsResponse = z.output<typeof proofsResponse>
+type Item = { _id: string } | { jsonld: Record<string, unknown> } | { jwt: string }
+
+const JWT_REFUSED = 'a JWT credential cannot take a second proof (its signature is its only proof): give a JSON-LD credential'
+
+/** The credential of an item and the stored records it updates; rule 5 checked. */
+async function target(ctx: OperationContext, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
+  const { credentials } = collectionsOf(ctx.storage, caller.tenantId)
+  if ('jwt' in item) throw invalid(JWT_REFUSED)
+  let document: JsonLdDocument
+  let records: CredentialRecord[]
+  if ('_id' in item) {
+    const record = await credentials.get(item._id)
+    if (!record) throw notFound(`no stored credential ${item._id}`)
+    if (record.jsonld === undefined) throw invalid(JWT_REFUSED)
+    document = record.jsonld as JsonLdDocument
+    records = [record]
+  } else {
+    const parsed = parseJsonLd(item.jsonld)
+    document = item.jsonld as JsonLdDocument
+    records = parsed.vcId === undefined ? [] : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter((r) => r.jsonld !== undefined)
+    const facts = await ctx.access.facts.credential({ tenantId: caller.tenantId, ...(parsed.did !== undefined && { did: parsed.did }), isPublicAccess: false, storedBy: [], roles: [], ...(parsed.issuer !== undefined && { issuer: parsed.issuer }), ...(parsed.subject !== undefined && { subject: parsed.subject }) })
+    if (!canWriteCredential(holding, facts)) throw forbidden(refusal(parsed.vcId))
+  }
+  for (const record of records) {
+    if (!canWriteCredential(holding, await ctx.access.facts.credential(record))) throw forbidden(refusal(record.vcId ?? record.id))
+  }
+  return { document, records }
+}
+
+const refusal = (id: string | undefined) =>
+  `only the owner of the credential’s DID or a holder of a Write role assigned to it may change its proofs${id === undefined ? ' (it has no DID)' : ` (${id})`}`
+
+/** Writes the new document into the stored records (their content hash follows). */
+async function update(ctx: OperationContext, caller: Caller, records: CredentialRecord[], document: JsonLdDocument): Promise<string[]> {
+  if (records.length === 0) return []
+  const hash = sha256(`jsonld\n${canonicalJson(document)}`)
+  try {
+    await ctx.storage.transaction(async (tx) => {
+      const { credentials } = collectionsOf(tx, caller.tenantId)
+      for (const record of records) await credentials.update(record.id, { jsonld: document as Record<string, unknown>, hash })
+    })
+  } catch (err) {
+    if (err instanceof UniqueConstraintError) throw invalid('the tenant already stores this credential with this proof set')
+    throw err
+  }
+  return records.map((r) => r.id)
+}
+
+/** Add a proof: signed by `iss` (or the caller's first DID), appended to each credential's proof set. */
+export async function addProofs(ctx: OperationContext, caller: Caller, input: AddProofInput): Promise<ProofsResponse> {
+  const { name } = ctx.resolvers.get(input.resolver)
+  const holding = await ctx.access.facts.holding(caller)
+  const iss = input.iss ?? [...holding.dids][0]
+  if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
+  const signer: DigestSigner = await issuerSigner(ctx, caller, iss)
+  const creator = `${normalizeDid(iss)}#controller`
+  const items: Item[] = input.claims ?? input.vcs ?? []
+  const { results, errors } = await forEachItem(
+    ctx,
+    'add proof',
+    items.map((item, index) => ({ item, index })),
+    async ({ item }) => {
+      const { document, records } = await target(ctx, caller, holding, item)
+      const signed = (await addProof(document, signer, { creator, created: new Date(ctx.now()), proofType: input.proofType })) as JsonLdDocument
+      return { jsonld: signed as Record<string, unknown>, _ids: await update(ctx, caller, records, signed) }
+    },
+    ({ index }, error) => ({ claim: index, error }),
+  )
+  return { resolver: name, vcs: results, errors }
+}
+
+/** The DID a proof's `creator` / `verificationMethod` names. */
+function proofDid(proof: unknown): string | undefined {
+  if (proof === null || typeof proof !== 'object') return undefined
+  const method = (proof as ProofObject).verificationMethod ?? (proof as ProofObject).creator
+  return typeof method === 'string' && method.startsWith('did:') ? normalizeDid(method.split('#')[0]) : undefined
+}
+
+/** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */
+export async function removeProofs(ctx: OperationContext, caller: Caller, input: RemoveProofInput): Promise<ProofsResponse> {
+  const { name } = ctx.resolvers.get(input.resolver)
+  const holding = await ctx.access.facts.holding(caller)
+  const owned = new Map<string, Promise<boolean>>()
+  const ownsDid = (did: string) => {
+    let hit = owned.get(did)
+    if (hit === undefined) {
+      hit = ctx.access.facts.ownerAddress(did).then((owner) => owner !== undefined && holding.addresses.has(owner), () => false)
+      owned.set(did, hit)
+    }
+    return hit
+  }
+  const items: Item[] = input.claims ?? input.vcs ?? []
+  const { results, errors } = await forEachItem(
+    ctx,
+    'remove proof',
+    items.map((item, index) => ({ item, index })),
+    async ({ item }) => {
+      const { document, records } = await target(ctx, caller, holding, item)
+      const proofs = proofsOf(document)
+      const keep: unknown[] = []
+      for (const proof of proofs) {
+        const did = proofDid(proof)
+        if (did === undefined || !(await ownsDid(did))) keep.push(proof)
+      }
+      if (keep.length === proofs.length) throw notFound('the credential has no proof by a DID whose owner key the caller holds')
+      const { proof: _dropped, ...rest } = document
+      const patched: JsonLdDocument = keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 ? keep[0] : keep }
+      return { jsonld: patched as Record<string, unknown>, _ids: await update(ctx, caller, records, patched) }
+    },
+    ({ index }, error) => ({ claim: index, error }),
+  )
+  return { resolver: name, vcs: results, errors }
+}

@@ -1,0 +1,302 @@
+/**
+ * Store, Fetch and Delete Verifiable Credentials (`POST /claims`, `GET /claims`, `DELETE
+ * /claims`; DESIGN §4 *Store VCs*, *Stored VC read access*, *VC write access*).
+ *
+ * Read access is computed by the database query ({@link readableWhere}): an `or` of indexed
+ * conditions that mirrors `RULES.readCredential` of the access policy. Delete decides per
+ * record with the pure rule `canDeleteCredential` over the record's facts.
+ */
+import { createHash, randomUUID } from 'node:crypto'
+import { decodeJWT } from 'did-jwt'
+import type { z } from 'zod'
+import type { Caller } from '../auth/context.js'
+import { canDeleteCredential, grants, type HoldingFacts } from '../auth/policy.js'
+import { verifyJsonLdCredential, verifyJwtCredential } from '../credentials/verify-credential.js'
+import { ethrDid, normalizeDid } from '../did/ethr.js'
+import { forbidden, invalid, notFound } from '../errors.js'
+import { MAX_PAGE } from '../schemas/common.js'
+import type * as schemas from '../schemas/claims.js'
+import type { StoreClaimsInput, StoredCredential } from '../schemas/claims.js'
+import type { CredentialRecord, RoleAssignmentRecord } from '../storage/collections.js'
+import { UniqueConstraintError, type Where } from '../storage/port.js'
+import { forEachItem } from './batch.js'
+import { collectionsOf, type OperationContext } from './context.js'
+import { findRole } from './role-records.js'
+
+/** What a credential is indexed by, parsed from it (nothing verified). */
+type ParsedCredential = Pick<CredentialRecord, 'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'>
+
+/** JSON with object keys sorted: the same document and proofs give the same text whatever the key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
+  }
+  return JSON.stringify(value)
+}
+
+export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
+const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
+const typesOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [])
+const isoOfSeconds = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined)
+const didOrUndefined = (v: string | undefined) => (v !== undefined && v.startsWith('did:') ? v : undefined)
+
+/** The credential's id, issuer and subject in canonical spelling (did:ethr checksummed). */
+function ids(vcId: string | undefined, issuer: string | undefined, subject: string | undefined) {
+  const id = vcId === undefined ? undefined : vcId.startsWith('did:') ? normalizeDid(vcId) : vcId
+  return {
+    ...(id !== undefined && { vcId: id }),
+    ...(didOrUndefined(id) !== undefined && { did: id }),
+    ...(issuer !== undefined && { issuer: normalizeDid(issuer) }),
+    ...(subject !== undefined && { subject: normalizeDid(subject) }),
+  }
+}
+
+/** Parses a VC-JWT: it must decode, with a `vc` object. */
+function parseJwt(jwt: string): ParsedCredential {
+  let payload: Record<string, unknown>
+  try {
+    payload = decodeJWT(jwt, false).payload as Record<string, unknown>
+  } catch {
+    throw invalid('jwt: does not decode as a JWT')
+  }
+  const vc = payload.vc
+  if (vc === null || typeof vc !== 'object' || Array.isArray(vc)) throw invalid('jwt: not a VC-JWT (no `vc` claim)')
+  const body = vc as Record<string, unknown>
+  const issuer = asString(payload.iss)
+  if (issuer === undefined) throw invalid('jwt: no `iss`')
+  const subjectClaim = body.credentialSubject as Record<string, unknown> | undefined
+  const types = typesOf(body.type)
+  if (!types.includes('VerifiableCredential')) throw invalid('jwt: `vc.type` must include VerifiableCredential')
+  return {
+    format: 'JWT',
+    jwt,
+    ...ids(asString(payload.jti) ?? asString(body.id), issuer, asString(payload.sub) ?? asString(subjectClaim?.id)),
+    types,
+    ...(isoOfSeconds(payload.nbf ?? payload.iat) !== undefined && { issuanceDate: isoOfSeconds(payload.nbf ?? payload.iat) }),
+    ...(isoOfSeconds(payload.exp) !== undefined && { expirationDate: isoOfSeconds(payload.exp) }),
+    hash: sha256(`jwt\n${jwt}`),
+  }
+}
+
+/** Parses a JSON-LD VC: `@context`, `type` with VerifiableCredential, `issuer`, `credentialSubject`. */
+export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
+  if (jsonld['@context'] === undefined) throw invalid('jsonld: `@context` is missing')
+  const types = typesOf(jsonld.type)
+  if (!types.includes('VerifiableCredential')) throw invalid('jsonld: `type` must include VerifiableCredential')
+  const issuerField = jsonld.issuer
+  const issuer = asString(issuerField) ?? (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
+  if (issuer === undefined) throw invalid('jsonld: `issuer` is missing')
+  const subjectField = Array.isArray(jsonld.credentialSubject) ? jsonld.credentialSubject[0] : jsonld.credentialSubject
+  if (subjectField === null || typeof subjectField !== 'object') throw invalid('jsonld: `credentialSubject` is missing')
+  const issuanceDate = asString(jsonld.issuanceDate) ?? asString(jsonld.validFrom)
+  const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)
+  return {
+    format: 'JSON-LD',
+    jsonld,
+    ...ids(asString(jsonld.id), issuer, asString((subjectField as Record<string, unknown>).id)),
+    types,
+    ...(issuanceDate !== undefined && { issuanceDate }),
+    ...(expirationDate !== undefined && { expirationDate }),
+    hash: sha256(`jsonld\n${canonicalJson(jsonld)}`),
+  }
+}
+
+/** A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*). */
+export function presentCredential(r: CredentialRecord): StoredCredential {
+  const fields = {
+    _id: r.id,
+    id: r.vcId ?? null,
+    isPublicAccess: r.isPublicAccess,
+    roles: [...r.roles],
+    issuer: r.issuer ?? null,
+    subject: r.subject ?? null,
+    type: [...r.types],
+    storedBy: [...r.storedBy],
+    createdAt: new Date(r.createdAt).toISOString(),
+  }
+  return r.jwt !== undefined ? { ...fields, jwt: r.jwt } : { ...fields, jsonld: r.jsonld ?? {} }
+}
+
+const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
+
+/**
+ * Store Verifiable Credentials. Roles are checked first (each a role of the tenant the caller
+ * may assign: 422 NOT_FOUND / 403, nothing stored); then each claim is parsed (and verified,
+ * with `verify: true`) and stored, or reported in `errors`. Storing the same content again
+ * returns the existing record.
+ */
+export async function storeClaims(ctx: OperationContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
+  const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
+  const c = collectionsOf(ctx.storage, caller.tenantId)
+  const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(normalizeDid))
+  const roles = new Map<string, { did: string; creator: string }>()
+  for (const did of roleDids) {
+    const role = await findRole(c.roles, did)
+    await ctx.access.assertManagesRole(caller, role)
+    roles.set(did, { did: role.did, creator: role.creator })
+  }
+  const storedBy = [...(await ctx.access.facts.acting(caller)).dids].sort()
+  const now = ctx.now()
+  // 1. Each claim parsed (and verified): a refused claim is an element of `errors`.
+  const { results: planned, errors } = await forEachItem(
+    ctx,
+    'store credential',
+    input.claims.map((claim, index) => ({ claim, index })),
+    async ({ claim, index }) => {
+      const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
+      if (input.verify === true) {
+        const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now })
+        if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
+      }
+      const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(normalizeDid))
+      const record: CredentialRecord = {
+        id: randomUUID(),
+        tenantId: caller.tenantId,
+        ...parsed,
+        storedBy,
+        isPublicAccess: claim.isPublicAccess ?? input.isPublicAccess ?? false,
+        roles: claimRoles,
+        createdAt: now,
+      }
+      return { index, record }
+    },
+    ({ index }, error) => ({ claim: index, error }),
+  )
+  // 2. The new ones inserted together (one transaction, one indexed lookup of the contents
+  // already stored); the same content twice in a batch, or already stored, is one record.
+  const put = async (items: typeof planned): Promise<Map<string, CredentialRecord>> =>
+    ctx.storage.transaction(async (tx) => {
+      const t = collectionsOf(tx, caller.tenantId)
+      const hashes = unique(items.map((p) => p.record.hash))
+      const byHash = new Map<string, CredentialRecord>()
+      if (hashes.length === 0) return byHash
+      const existing = await t.credentials.find({ field: 'hash', op: 'in', value: hashes }, { orderBy: { field: 'hash' }, limit: hashes.length })
+      for (const record of existing.items) byHash.set(record.hash, record)
+      const fresh: CredentialRecord[] = []
+      for (const { record } of items) {
+        if (byHash.has(record.hash)) continue
+        byHash.set(record.hash, record)
+        fresh.push(record)
+      }
+      await t.credentials.insertMany(fresh)
+      for (const record of fresh) {
+        if (record.did !== undefined && record.roles.length > 0) await assignRoles(t.roleAssignments, caller.tenantId, record.did, record.roles.map((r) => roles.get(r)!), now)
+      }
+      return byHash
+    })
+  let stored: Map<string, CredentialRecord>
+  try {
+    stored = await put(planned)
+  } catch (err) {
+    // Some content stored by a concurrent request in the meantime: the same outcome, once more.
+    if (!(err instanceof UniqueConstraintError)) throw err
+    stored = await put(planned)
+  }
+  const vcs = planned.map(({ record }) => presentCredential(stored.get(record.hash)!))
+  errors.sort((a, b) => a.claim - b.claim)
+  return { resolver: resolverName, vcs, errors }
+}
+
+/** Assigns each role to the credential's DID, unless already assigned. */
+async function assignRoles(assignments: ReturnType<typeof collectionsOf>['roleAssignments'], tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
+  for (const role of roles) {
+    const pair: Where = { and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'did', op: 'eq', value: did }] }
+    if (await assignments.findOne(pair)) continue
+    const record: RoleAssignmentRecord = { id: randomUUID(), tenantId, role: role.did, did, roleCreator: role.creator, createdAt: now }
+    await assignments.insert(record)
+  }
+}
+
+/**
+ * The DIDs the caller owns that a stored credential may have as its DID, as far as they can be
+ * listed without scanning: the did:ethr DIDs of the caller's keys on each network of the
+ * service (resolved: kept while the key still owns them) and the DIDs its tokens name that
+ * its keys own. A DID whose ownership moved to a caller's key is not listed here (the
+ * registry's owner data is not indexed by owner): such credentials are listed on the other
+ * grounds (subject, issuer, stored by, roles); delete and add-proof decide on the resolved owner.
+ */
+async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
+  const candidates = unique([...caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address))), ...caller.dids.map(normalizeDid)])
+  const owners = await Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did).catch(() => undefined)))
+  return candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i]))
+}
+
+/**
+ * The credentials the caller may read, as a database filter: an `or` of indexed conditions
+ * mirroring `RULES.readCredential` (public; stored by, issued by, issued to a DID the caller
+ * acts through; its DID owned by the caller's key; a role with Read or Write the caller holds
+ * listed in it or assigned to its DID). The role part reads the assignments of the caller's
+ * roles (index tenantId, role, did).
+ */
+export async function readableWhere(ctx: OperationContext, caller: Caller): Promise<Where> {
+  const facts = await ctx.access.facts.holding(caller)
+  const dids = [...facts.dids]
+  const grounds: Where[] = [{ field: 'isPublicAccess', op: 'eq', value: true }]
+  if (dids.length > 0) {
+    grounds.push({ field: 'storedBy', op: 'containsAny', value: dids }, { field: 'issuer', op: 'in', value: dids }, { field: 'subject', op: 'in', value: dids })
+  }
+  const owned = await ownedDids(ctx, caller, facts)
+  const readRoles = [...facts.roles].filter(([, permissions]) => grants(permissions, 'Read')).map(([role]) => role)
+  let holders: string[] = []
+  if (readRoles.length > 0) {
+    grounds.push({ field: 'roles', op: 'containsAny', value: readRoles })
+    const assigned = await collectionsOf(ctx.storage, caller.tenantId).roleAssignments.all({ field: 'role', op: 'in', value: readRoles }, { orderBy: { field: 'role' } })
+    holders = assigned.map((a) => a.did)
+  }
+  const byDid = unique([...owned, ...holders])
+  if (byDid.length > 0) grounds.push({ field: 'did', op: 'in', value: byDid })
+  return { or: grounds }
+}
+
+/** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
+export async function getClaims(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
+  const { name } = ctx.resolvers.get(q.resolver)
+  const filters: Where[] = []
+  if (q.subject !== undefined) filters.push({ field: 'subject', op: 'eq', value: normalizeDid(q.subject) })
+  if (q.issuer !== undefined) filters.push({ field: 'issuer', op: 'eq', value: normalizeDid(q.issuer) })
+  if (q.ids !== undefined) filters.push({ field: 'vcId', op: 'in', value: unique(q.ids.map((id) => (id.startsWith('did:') ? normalizeDid(id) : id))) })
+  if (q.type !== undefined) filters.push({ field: 'types', op: 'containsAny', value: [q.type] })
+  filters.push(await readableWhere(ctx, caller))
+  const page = await collectionsOf(ctx.storage, caller.tenantId).credentials.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  return { resolver: name, vcs: page.items.map(presentCredential), ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) }
+}
+
+/**
+ * Delete Verifiable Credentials (Access Token JWT): each `_id` removed with the role
+ * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
+ */
+export async function deleteClaims(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
+  const { name } = ctx.resolvers.get(input.resolver)
+  const { credentials } = collectionsOf(ctx.storage, caller.tenantId)
+  const holding = await ctx.access.facts.holding(caller)
+  const { results, errors } = await forEachItem(
+    ctx,
+    'delete credential',
+    unique(input.ids),
+    async (id) => {
+      const record = await credentials.get(id)
+      if (!record) throw notFound(`no stored credential ${id}`)
+      if (!canDeleteCredential(holding, await ctx.access.facts.credential(record))) {
+        throw forbidden(
+          `only the owner of the credential’s DID, a holder of a Write role assigned to it, or — when it has no DID or its DID owns itself — whoever stored it may delete ${id}`,
+        )
+      }
+      const deleted = await ctx.storage.transaction(async (tx) => {
+        const t = collectionsOf(tx, caller.tenantId)
+        if (!(await t.credentials.delete(id))) return false
+        if (record.did !== undefined && (await t.credentials.count({ field: 'did', op: 'eq', value: record.did })) === 0) {
+          await t.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: record.did })
+        }
+        return true
+      })
+      if (!deleted) throw notFound(`no stored credential ${id}`)
+      return presentCredential(record)
+    },
+    (_id, error) => ({ _id, error }),
+  )
+  return { resolver: name, vcs: results, errors }
+}
