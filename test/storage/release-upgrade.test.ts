@@ -20,8 +20,20 @@ import { RELEASE_DB } from '../fixtures/release-db.js'
 
 const FIXTURE = new URL('../fixtures/release-0.1.0.db', import.meta.url).pathname
 const made = JSON.parse(readFileSync(new URL('../fixtures/release-0.1.0.json', import.meta.url), 'utf8')) as { vaultId: string; rootDid: string; standaloneDid: string }
-/** The collections the release had: today's, less the ones roles added. */
-const RELEASE_COLLECTIONS = COLLECTIONS.filter((c) => c.name !== 'roles' && c.name !== 'roleAssignments' && c.name !== 'credentials')
+/** The collections the release had: the tables of its file (whatever later releases add). */
+const RELEASE_COLLECTIONS = (() => {
+  // Read through a copy: even a read-only open of a WAL database creates its -shm next to it.
+  const copy = join(mkdtempSync(join(tmpdir(), 'didvault-release-tables-')), 'release.db')
+  copyFileSync(FIXTURE, copy)
+  const fixture = new Database(copy, { readonly: true, fileMustExist: true })
+  try {
+    const tables = new Set((fixture.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name))
+    return COLLECTIONS.filter((c) => tables.has(c.name))
+  } finally {
+    fixture.close()
+    rmSync(join(copy, '..'), { recursive: true, force: true })
+  }
+})()
 
 const dir = mkdtempSync(join(tmpdir(), 'didvault-upgrade-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
