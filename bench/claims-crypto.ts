@@ -31,6 +31,8 @@ import { nativeSecp256k1 } from './secp256k1.js'
 const API_KEY = 'bench-claims-crypto-api-key-0123456789'
 /** Credentials verified per suite, cycled: more than the canonical-hash cache holds (1,024 hashes, two per credential). */
 const POOL = 700
+/** A context defining the claims (JSON-LD safe mode refuses undefined terms). */
+const BENCH_CONTEXT = 'https://example.com/contexts/bench/v1'
 const SUITES: ProofType[] = ['EcdsaKoblitzSignature2016', 'EcdsaSecp256k1RecoverySignature2020']
 
 export interface Paired {
@@ -55,7 +57,12 @@ async function pair(a: Operation, b: Operation, options: MeasureOptions): Promis
 
 export async function benchClaimsCrypto(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<ClaimsCryptoResults> {
   const masterKey = randomMasterKey()
-  const service = await IdentityService.create({ storage, masterKey, tenants: staticTenants({ [API_KEY]: 'bench-claims' }) })
+  const service = await IdentityService.create({
+    storage,
+    masterKey,
+    tenants: staticTenants({ [API_KEY]: 'bench-claims' }),
+    contexts: { [BENCH_CONTEXT]: { '@context': { '@version': 1.1, '@protected': true, degree: 'https://example.com/bench#degree', n: 'https://example.com/bench#n' } } },
+  })
   try {
     const authorization = `Bearer ${API_KEY}`
     const api = service.as({ authorization })
@@ -94,7 +101,7 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
     const jsonLd: ClaimsCryptoResults['jsonLd'] = {}
     const noble = secp256k1.utils.randomSecretKey()
     for (const proofType of SUITES) {
-      const sign = () => as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, claims: [claim()] })
+      const sign = () => as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, context: [BENCH_CONTEXT], claims: [claim()] })
       // The floor: the unsigned credential and its proof options canonicalized, the digest signed (noble, as the SDK signs).
       const floorInputs = (doc: JsonLdDocument) => {
         const { proof, ...unsigned } = doc
@@ -111,7 +118,7 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
       )
       process.stderr.write(`bench: signing ${POOL} ${proofType} credentials to verify\n`)
       const pool: JsonLdDocument[] = []
-      for (let i = 0; i < POOL; i += 50) pool.push(...(await as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, claims: Array.from({ length: 50 }, claim) })).vcs.map((v) => (v as { jsonld: JsonLdDocument }).jsonld))
+      for (let i = 0; i < POOL; i += 50) pool.push(...(await as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, context: [BENCH_CONTEXT], claims: Array.from({ length: 50 }, claim) })).vcs.map((v) => (v as { jsonld: JsonLdDocument }).jsonld))
       let i = 0
       let j = POOL >> 1
       const rawVerify = nativeSecp256k1().verify
