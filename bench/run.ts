@@ -12,6 +12,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { benchClaimsCrypto, type ClaimsCryptoResults } from './claims-crypto.js'
 import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
 import { benchMpc } from './mpc.js'
@@ -103,12 +104,22 @@ async function benchCredentialsSqlite(): Promise<CredentialResults> {
   }
 }
 
+async function benchClaimsCryptoSqlite(): Promise<ClaimsCryptoResults> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-claims-crypto-'))
+  try {
+    return await benchClaimsCrypto('sqlite', createSqliteStorage({ path: join(dir, 'claims.db') }), OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const loadStart = os.loadavg()[0]
   const storage = { memory: await benchService('memory', createMemoryStorage(), OPTIONS), sqlite: await benchSqlite() }
   const roles = { memory: await benchRoles('memory', createMemoryStorage(), OPTIONS), sqlite: await benchRolesSqlite() }
   const credentials = { sqlite: await benchCredentialsSqlite() }
+  const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
@@ -149,6 +160,17 @@ async function main(): Promise<void> {
   targets.push(target('credentialStoreVsRawInsert', 'sqlite', 0.25, credentials.sqlite.storeVsRawInsert))
   targets.push(target('credentialFetchByIssuerVsRawIndexedPage', 'sqlite', 0.25, credentials.sqlite.fetch.at10k.ratio))
   targets.push({ name: 'credentialFetchLatency100kVs10k', storage: 'sqlite', max: 2, actual: credentials.sqlite.fetch.latencyRatio100kVs10k, pass: credentials.sqlite.fetch.latencyRatio100kVs10k <= 2 })
+  // Signing and verifying credentials (issue 10), each against its floor measured interleaved: JWT sign ≥ 70% of did-jwt-vc's createVerifiableCredentialJwt, JWT verify ≥ 70% of raw OpenSSL verify (owner and generated delegate), JSON-LD ≥ 55% of two canonicalizations + one sign/verify per suite and ≥ 10× Veramo (21/s sign, 13/s verify).
+  const cc = claimsCrypto.sqlite
+  targets.push(target('jwtVcSignVsRawCreateVerifiableCredentialJwt', 'sqlite', 0.7, cc.jwtSign.ratio))
+  targets.push(target('jwtVcVerifyVsRawVerify', 'sqlite', 0.7, cc.jwtVerify.ratio))
+  targets.push(target('jwtVcVerifyByDelegateVsRawVerify', 'sqlite', 0.7, cc.jwtVerifyByDelegate.ratio))
+  for (const [suite, r] of Object.entries(cc.jsonLd)) {
+    targets.push(target(`jsonLdSignVsFloor:${suite}`, 'sqlite', 0.55, r.sign.ratio))
+    targets.push(target(`jsonLdVerifyVsFloor:${suite}`, 'sqlite', 0.55, r.verify.ratio))
+    targets.push(target(`jsonLdSignOpsPerSec:${suite}`, 'sqlite', 210, r.sign.ours.opsPerSec))
+    targets.push(target(`jsonLdVerifyOpsPerSec:${suite}`, 'sqlite', 130, r.verify.ours.opsPerSec))
+  }
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
@@ -171,6 +193,7 @@ async function main(): Promise<void> {
     storage,
     roles,
     credentials,
+    claimsCrypto,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     unauthenticatedFlood,

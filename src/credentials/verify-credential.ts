@@ -9,21 +9,25 @@
  *   (`issuerProof`, a failed check only: the others may be co-signers'); `issuanceDate` not
  *   in the future; `expirationDate`, when present, not past (data model 2.0, credentials/v2
  *   first: `validFrom` and `validUntil`, each when present).
- * - JWT: a VC-JWT (`format`); its signature (`signature`) by such a key of `iss`, checked by
- *   did-jwt-vc (ES256K, ES256K-R, EdDSA); `nbf` not in the future and `exp` not past, when
- *   present.
+ * - JWT: a VC-JWT (`format`); its signature (`signature`) by such a key of `iss`, checked the
+ *   way did-jwt-vc's `verifyCredential` does (ES256K, ES256K-R, EdDSA); `nbf` not in the future
+ *   and `exp` not past, when present. ES256K/ES256K-R tokens of a plain DID go through the
+ *   service's own verifier first (OpenSSL for keys the service knows, see {@link verifyDidJwt})
+ *   and did-jwt-vc's payload checks; whatever that path does not accept is decided, and its
+ *   failure named, by did-jwt-vc itself (a differential test holds the two to the same verdicts).
  *
  * An invalid credential is a result with `verified: false`, never a throw; a JSON-LD document
  * referencing a context that is not bundled is the caller's error ({@link UnknownContextError}).
  */
 import { decodeJWT } from 'did-jwt'
-import { verifyCredential as verifyJwtVc } from 'did-jwt-vc'
+import { normalizeCredential, validateCredentialPayload, verifyCredential as verifyJwtVc } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { VerificationCheck } from '../schemas/claims.js'
 import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from './jsonld/index.js'
 import { noIssuerProof } from './jsonld/proof-set.js'
 import { shown } from './jsonld/errors.js'
 import { signingKeysResolver } from './signing-keys.js'
+import { verifyDidJwt, type JwtVerifyOptions } from './jwt-verifier.js'
 
 /** The outcome for one credential. */
 export interface CredentialVerification {
@@ -42,6 +46,8 @@ export interface CredentialVerifyOptions {
   now: number
   /** Clock skew allowed for dates, seconds (default 60). */
   skewSeconds?: number
+  /** Known public keys (the service's `PublicKeyDirectory`): JWT signatures by them are checked natively. */
+  keys?: JwtVerifyOptions['keys']
 }
 
 const DEFAULT_SKEW = 60
@@ -85,20 +91,37 @@ export async function verifyJwtCredential(jwt: string, options: CredentialVerify
   const issuer = typeof payload.iss === 'string' ? payload.iss : null
   const nowSeconds = Math.floor(options.now / 1000)
   const skew = options.skewSeconds ?? DEFAULT_SKEW
-  try {
-    await verifyJwtVc(jwt, orThrowless(options.resolver), {
-      proofPurpose: 'assertionMethod',
-      policies: { now: nowSeconds, issuanceDate: false, expirationDate: false, aud: false },
-    })
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err)
-    const isFormat = /^(schema_error|format_error|invalid_argument|invalid_jwt: (Incorrect format|JWT iss))/.test(message)
-    return outcome(issuer, [{ check: isFormat ? 'format' : 'signature', verified: false, error: shown(message) }])
+  if (!(await acceptedNatively(jwt, options))) {
+    try {
+      await verifyJwtVc(jwt, orThrowless(options.resolver), {
+        proofPurpose: 'assertionMethod',
+        policies: { now: nowSeconds, issuanceDate: false, expirationDate: false, aud: false },
+      })
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err)
+      const isFormat = /^(schema_error|format_error|invalid_argument|invalid_jwt: (Incorrect format|JWT iss))/.test(message)
+      return outcome(issuer, [{ check: isFormat ? 'format' : 'signature', verified: false, error: shown(message) }])
+    }
   }
   const checks: VerificationCheck[] = [{ check: 'signature', verified: true }]
   if (payload.nbf !== undefined) checks.push(dateCheck('nbf', typeof payload.nbf === 'number' && payload.nbf <= nowSeconds + skew, 'is in the future'))
   if (payload.exp !== undefined) checks.push(dateCheck('exp', typeof payload.exp === 'number' && payload.exp > nowSeconds - skew, 'has passed'))
   return outcome(issuer, checks)
+}
+
+/**
+ * Whether the service's verifier accepts `jwt` as did-jwt-vc's `verifyCredential` would (time
+ * and audience policies off): an ES256K(-R) signature by an `assertionMethod` key of `iss`,
+ * then did-jwt-vc's own payload checks. False is no verdict: did-jwt-vc then decides.
+ */
+export async function acceptedNatively(jwt: string, options: CredentialVerifyOptions): Promise<boolean> {
+  try {
+    await verifyDidJwt(jwt, { resolver: options.resolver, audience: false, checkTimes: false, proofPurpose: 'assertionMethod', keys: options.keys })
+    validateCredentialPayload(normalizeCredential(jwt))
+    return true
+  } catch {
+    return false
+  }
 }
 
 function dateCheck(check: 'issuanceDate' | 'expirationDate' | 'validFrom' | 'validUntil' | 'nbf' | 'exp', ok: boolean, failure: string): VerificationCheck {

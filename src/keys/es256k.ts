@@ -30,17 +30,23 @@ export function verifyEs256k(data: string, signature: Uint8Array, key: KeyObject
  * carries its recovery byte (0/1 or 27/28), two otherwise.
  */
 export function recoverEs256kAddresses(data: string, signature: Uint8Array): string[] {
+  return recoverEs256kKeys(data, signature).map((k) => k.address)
+}
+
+/** The keys (uncompressed) that could have made `signature` over `data`, with their addresses; as {@link recoverEs256kAddresses}. */
+export function recoverEs256kKeys(data: string, signature: Uint8Array): Array<{ address: string; publicKey: Uint8Array }> {
   if (signature.length !== 64 && signature.length !== 65) return []
   const digest = sha256(new TextEncoder().encode(data))
   const bits = signature.length === 65 ? [signature[64] >= 27 ? signature[64] - 27 : signature[64]] : [0, 1]
-  const out: string[] = []
+  const out: Array<{ address: string; publicKey: Uint8Array }> = []
   for (const bit of bits) {
     if (bit !== 0 && bit !== 1) continue
     const bytes = new Uint8Array(65)
     bytes[0] = bit
     bytes.set(signature.subarray(0, 64), 1)
     try {
-      out.push(addressOf(secp256k1.recoverPublicKey(bytes, digest, { prehash: false })))
+      const publicKey = secp256k1.Point.fromBytes(secp256k1.recoverPublicKey(bytes, digest, { prehash: false })).toBytes(false)
+      out.push({ address: addressOf(publicKey), publicKey })
     } catch {
       /* not a valid signature for this recovery bit */
     }

@@ -1,33 +1,69 @@
 /**
- * Public keys the service knows by address: the keys of the wallets it holds. A DID-auth
- * signature by a known key is checked directly (fast, native) instead of recovering the
- * signer's address. An address is the hash of its key, so the mapping never goes stale and
- * is cached without invalidation.
+ * Public keys the service knows by address: the keys of the wallets it holds, of the delegate
+ * keys it generated, and of the signers it recovered once. A JWT signature by a known key is
+ * checked directly (fast, native) instead of recovering the signer's address. An address is
+ * the hash of its key, so the mapping never goes stale and is cached without invalidation.
+ *
+ * It also remembers, per issuer DID, which verification method last made a valid signature:
+ * a verifier tries that one first (the order only: the verdict is the same either way).
  */
 import type { KeyObject } from 'node:crypto'
 import type { StorageAdapter } from '../storage/port.js'
-import type { WalletRecord } from '../storage/collections.js'
+import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
 import { publicKeyObject } from './es256k.js'
 import { addressOf } from './secp256k1.js'
 
 export class PublicKeyDirectory {
   readonly #byAddress = new Map<string, KeyObject>()
   readonly #byHex = new Map<string, KeyObject>()
+  readonly #lastSigner = new Map<string, string>()
 
   constructor(
     private readonly storage: StorageAdapter,
     private readonly maxCached = 10_000,
   ) {}
 
-  /** The key of `address` (EIP-55), if a wallet of any tenant has it. Public keys are public: no tenant scope applies. */
+  /**
+   * The key of `address` (EIP-55), if a wallet or a generated delegate key of any tenant has it,
+   * or it was learned. Public keys are public: no tenant scope applies.
+   */
   async keyFor(address: string): Promise<KeyObject | undefined> {
     const hit = this.#byAddress.get(address)
     if (hit) return hit
-    const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'ethereumAddress', op: 'eq', value: address })
+    const byAddress = { field: 'ethereumAddress', op: 'eq', value: address } as const
     // A stored row is trusted only as far as its key hashes to the address asked for: a row
     // with a foreign key (a corrupted or forged record, any tenant's) must not vouch for it.
-    if (!wallet || !keyHasAddress(wallet.publicKeyHex, address)) return undefined
-    return this.#remember(this.#byAddress, address, publicKeyObject(wallet.publicKeyHex))
+    for (const collection of ['wallets', 'delegateKeys'] as const) {
+      const row = await this.storage.collection<WalletRecord | DelegateKeyRecord>(collection).findOne(byAddress)
+      if (row && keyHasAddress(row.publicKeyHex, address)) return this.#remember(this.#byAddress, address, publicKeyObject(row.publicKeyHex))
+    }
+    return undefined
+  }
+
+  /**
+   * Remembers the key of `address` found by recovering a signature (a signer outside the
+   * service): the next signature by it is checked natively. Ignored unless the key hashes to
+   * the address.
+   */
+  learn(address: string, publicKey: Uint8Array): void {
+    if (this.#byAddress.has(address)) return
+    let hashes: boolean
+    try {
+      hashes = addressOf(publicKey) === address
+    } catch {
+      return
+    }
+    if (hashes) this.#remember(this.#byAddress, address, publicKeyObject(Buffer.from(publicKey).toString('hex')))
+  }
+
+  /** The verification method of `did` that last made a valid signature, if any (a hint). */
+  lastSigner(did: string): string | undefined {
+    return this.#lastSigner.get(did)
+  }
+
+  /** Notes that `methodId` of `did` made a valid signature. */
+  noteSigner(did: string, methodId: string): void {
+    if (this.#lastSigner.get(did) !== methodId) this.#remember(this.#lastSigner, did, methodId)
   }
 
   /** The key object of a hex public key (parsing one costs more than verifying with it). */
@@ -35,7 +71,7 @@ export class PublicKeyDirectory {
     return this.#byHex.get(publicKeyHex) ?? this.#remember(this.#byHex, publicKeyHex, publicKeyObject(publicKeyHex))
   }
 
-  #remember(cache: Map<string, KeyObject>, id: string, key: KeyObject): KeyObject {
+  #remember<V>(cache: Map<string, V>, id: string, key: V): V {
     if (cache.size >= this.maxCached) cache.delete(cache.keys().next().value!)
     cache.set(id, key)
     return key

@@ -149,7 +149,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
     async ({ claim, index }) => {
       const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
       if (input.verify === true) {
-        const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now })
+        const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now, keys: ctx.keys }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now })
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
       const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(normalizeDid))

@@ -1,0 +1,149 @@
+/**
+ * Differential test for VC-JWTs: the service's native path (`acceptedNatively`: its own JWT
+ * verifier with the known-key directory, then did-jwt-vc's payload checks) never accepts a
+ * credential that did-jwt-vc's `verifyCredential` rejects, and accepts the ordinary ones it
+ * accepts — those signed by the issuer's owner, a stranger's own DID, a `veriKey` delegate the
+ * service generated, and an outside delegate. Keys the service knows: its wallets and its
+ * generated delegate keys, a row counting only when its key hashes to the address.
+ */
+import { randomUUID } from 'node:crypto'
+import { describe, expect, it } from 'vitest'
+import { createJWT, verifyJWT } from 'did-jwt'
+import { createVerifiableCredentialJwt, verifyCredential } from 'did-jwt-vc'
+import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
+import { acceptedNatively, verifyJwtCredential } from '../../src/credentials/verify-credential.js'
+import { verifyDidJwt } from '../../src/credentials/jwt-verifier.js'
+import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
+import { PublicKeyDirectory } from '../../src/keys/public-keys.js'
+import { openKeyring } from '../../src/keys/keyring-store.js'
+import { LocalSigner, generatePrivateKey, publicKeyOf } from '../../src/keys/secp256k1.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+import { secretContext, type DelegateKeyRecord } from '../../src/storage/collections.js'
+import { alterPayload, tamper } from '../helpers/tokens.js'
+
+const API_KEY = 'token-0123456789ab'
+const masterKey = randomMasterKey()
+const storage = createMemoryStorage()
+const service = await IdentityService.create({ storage, masterKey, tenants: staticTenants({ [API_KEY]: 't' }) })
+const api = service.as({ authorization: API_KEY })
+const outside = new LocalSigner(generatePrivateKey())
+const day = 86_400_000
+const held = (await api.generateWallet({ walletConfig: { txsInput: [{ delegate: { validity: day } }, { delegate: { address: outside.address, validity: day } }] } })).wallet
+const heldToken = (await api.generateToken({ iss: held.did })).jwt
+const asHeld = service.as({ authorization: API_KEY, didAuth: heldToken })
+const keyring = await openKeyring(storage, masterKey)
+const delegateRow = (await storage.collection<DelegateKeyRecord>('delegateKeys').find({ field: 'ethereumAddress', op: 'eq', value: (held.registry!.transactions[0] as { delegate: { address: string } }).delegate.address }, { limit: 1 })).items[0]
+const generated = new LocalSigner(keyring.open(delegateRow.privateKey, secretContext('delegateKeys', delegateRow, 'privateKey')))
+const now = Math.floor(Date.now() / 1000)
+const vc = { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { degree: 'BSc' } }
+
+async function vcJwt(o: { signer?: LocalSigner; iss?: string; alg?: 'ES256K' | 'ES256K-R'; payload?: Record<string, unknown>; raw?: boolean } = {}) {
+  const signer = o.signer ?? new LocalSigner(generatePrivateKey())
+  const iss = o.iss ?? ethrDid(DEV_NETWORK, signer.address)
+  const payload = { nbf: now, jti: `urn:uuid:${randomUUID()}`, vc, ...o.payload }
+  // `raw`: past did-jwt-vc's own checks at creation (a malformed credential someone else made).
+  if (o.raw) return createJWT(payload, { issuer: iss, signer: didJwtSigner(signer), alg: o.alg ?? 'ES256K' })
+  return createVerifiableCredentialJwt(payload as never, { did: iss, signer: didJwtSigner(signer), alg: o.alg ?? 'ES256K' })
+}
+
+const serviceIssued = async () => {
+  const { vcs } = await asHeld.signClaims({ iss: held.did, format: 'JWT', claims: [{ id: `urn:uuid:${randomUUID()}`, payload: { degree: 'BSc' } }] })
+  return (vcs[0] as { jwt: string }).jwt
+}
+
+/** [name, make]: the first eight are valid (see the last test). */
+const cases: Array<[string, () => Promise<string>]> = [
+  ['issued by the service (held wallet)', serviceIssued],
+  ['a stranger, ES256K', () => vcJwt()],
+  ['a stranger, ES256K-R', () => vcJwt({ alg: 'ES256K-R' })],
+  ['a generated delegate of the held DID', () => vcJwt({ signer: generated, iss: held.did })],
+  ['a generated delegate, ES256K-R', () => vcJwt({ signer: generated, iss: held.did, alg: 'ES256K-R' })],
+  ['an outside delegate of the held DID', () => vcJwt({ signer: outside, iss: held.did })],
+  ['expired and with a foreign aud (time and audience are checked outside)', () => vcJwt({ payload: { exp: now - 3600, aud: 'someone-else' } })],
+  ['nbf not a whole number (did-jwt-vc floors it)', () => vcJwt({ raw: true, payload: { nbf: now + 0.5 } })],
+  ['tampered signature', async () => tamper(await serviceIssued())],
+  ['payload altered', async () => alterPayload(await serviceIssued(), (p) => (p.sub = 'did:ethr:dev:0x0000000000000000000000000000000000000001'))],
+  ['another key claims the held DID', () => vcJwt({ iss: held.did })],
+  ['another key claims the held DID, ES256K-R', () => vcJwt({ iss: held.did, alg: 'ES256K-R' })],
+  ['no VerifiableCredential type', () => vcJwt({ raw: true, payload: { vc: { ...vc, type: ['Other'] } } })],
+  ['no credentials context', () => vcJwt({ raw: true, payload: { vc: { ...vc, '@context': ['https://example.com/x'] } } })],
+  ['empty credentialSubject', () => vcJwt({ raw: true, payload: { vc: { ...vc, credentialSubject: {} } } })],
+  ['nbf in milliseconds', () => vcJwt({ raw: true, payload: { nbf: now * 1000 } })],
+  ['no vc claim', () => vcJwt({ raw: true, payload: { vc: undefined } })],
+  ['unknown network', () => vcJwt({ iss: 'did:ethr:rinkeby:0x0000000000000000000000000000000000000001' })],
+  ['garbage', async () => 'a.b.c'],
+]
+
+async function didJwtVcAccepts(jwt: string): Promise<boolean> {
+  return verifyCredential(jwt, service.resolver, { proofPurpose: 'assertionMethod', policies: { now, issuanceDate: false, expirationDate: false, aud: false } }).then(
+    () => true,
+    () => false,
+  )
+}
+
+const natively = (jwt: string, keys?: PublicKeyDirectory) => acceptedNatively(jwt, { resolver: service.resolver, now: now * 1000, keys })
+
+describe('VC-JWT: the native path agrees with did-jwt-vc verifyCredential', () => {
+  it.each(cases)('%s', async (_name, make) => {
+    const jwt = await make()
+    const expected = await didJwtVcAccepts(jwt)
+    expect(await natively(jwt)).toBe(expected)
+    const keys = new PublicKeyDirectory(storage)
+    expect(await natively(jwt, keys)).toBe(expected)
+    // again, with what the directory learned (recovered signers, the last signing method)
+    expect(await natively(jwt, keys)).toBe(expected)
+    expect((await verifyJwtCredential(jwt, { resolver: service.resolver, now: now * 1000, keys })).checks[0]).toMatchObject(expected ? { check: 'signature', verified: true } : { verified: false })
+  })
+
+  it('the positive cases are really accepted and the negative ones really rejected', async () => {
+    const verdicts = await Promise.all(cases.map(async ([name, make]) => [name, await didJwtVcAccepts(await make())] as const))
+    expect(verdicts.filter(([, ok]) => ok).map(([n]) => n)).toEqual(cases.slice(0, 8).map(([n]) => n))
+  })
+})
+
+describe('PublicKeyDirectory knows the generated delegate keys', () => {
+  it('by address, with the key the row seals', async () => {
+    const keys = new PublicKeyDirectory(storage)
+    const key = await keys.keyFor(generated.address)
+    expect(key?.export({ format: 'jwk' })).toEqual((await new PublicKeyDirectory(storage).keyFromHex(delegateRow.publicKeyHex)).export({ format: 'jwk' }))
+    expect(await keys.keyFor(outside.address)).toBeUndefined()
+  })
+
+  it('a row whose key does not hash to its address vouches for nothing', async () => {
+    const stranger = generatePrivateKey()
+    const victim = new LocalSigner(generatePrivateKey())
+    const forged: DelegateKeyRecord = { ...delegateRow, id: randomUUID(), ethereumAddress: victim.address, publicKeyHex: Buffer.from(publicKeyOf(stranger)).toString('hex') }
+    await storage.collection<DelegateKeyRecord>('delegateKeys').insert(forged)
+    try {
+      expect(await new PublicKeyDirectory(storage).keyFor(victim.address)).toBeUndefined()
+    } finally {
+      await storage.collection('delegateKeys').delete(forged.id)
+    }
+  })
+
+  it('learns a recovered signer only under its own address', () => {
+    const keys = new PublicKeyDirectory(storage)
+    const a = generatePrivateKey()
+    keys.learn(outside.address, publicKeyOf(a))
+    return expect(keys.keyFor(outside.address)).resolves.toBeUndefined()
+  })
+
+  it('a DID-auth token by a generated delegate verifies natively, as did-jwt has it, and names the delegate', async () => {
+    const jwt = await createJWT({ iat: now, exp: now + 600, aud: 'didvault' }, { issuer: held.did, signer: didJwtSigner(generated), alg: 'ES256K-R' })
+    await expect(verifyJWT(jwt, { resolver: service.resolver, audience: 'didvault', policies: { now } })).resolves.toMatchObject({ verified: true })
+    const keys = new PublicKeyDirectory(storage)
+    for (let i = 0; i < 2; i++) {
+      const v = await verifyDidJwt(jwt, { resolver: service.resolver, audience: 'didvault', keys, now: now * 1000 })
+      expect(v.signerAddress).toBe(generated.address)
+      expect(v.signer).toMatch(/#delegate-\d+$/)
+      expect(keys.lastSigner(held.did)).toBe(v.signer)
+    }
+  })
+
+  it('an outside delegate is learned after one recovery', async () => {
+    const keys = new PublicKeyDirectory(storage)
+    expect(await keys.keyFor(outside.address)).toBeUndefined()
+    expect(await natively(await vcJwt({ signer: outside, iss: held.did }), keys)).toBe(true)
+    expect(await keys.keyFor(outside.address)).toBeDefined()
+  })
+})
