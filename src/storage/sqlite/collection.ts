@@ -3,7 +3,7 @@ import type { Connection } from './connection.js'
 import type { Bound } from './encoding.js'
 import { assertFieldName, type Layout } from './layout.js'
 import { assertLimit } from '../paging.js'
-import { compileWhere, cursorAfter, findQueries } from './query.js'
+import { compileWhere, cursorAfter, findQueries, withLimit } from './query.js'
 
 /** What a collection needs from the adapter scope it was obtained from. */
 export interface SqliteSession {
@@ -98,7 +98,7 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
       const rows: Array<Row & { k: unknown; id: string }> = []
       for (const query of queries) {
         const remaining = wanted === Infinity ? -1 : wanted - rows.length
-        rows.push(...(connection.statement(query.sql).all(...query.params, remaining) as typeof rows))
+        rows.push(...(connection.statement(withLimit(query, remaining)).all(...query.params) as typeof rows))
         if (rows.length >= wanted) break
       }
       if (rows.length < wanted) return { items: rows.map((row) => parse<T>(row)) }

@@ -5,7 +5,7 @@ import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
 import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { migrate } from './migrate.js'
-import { findQueries } from './query.js'
+import { findQueries, withLimit } from './query.js'
 
 /** State shared by an adapter and every transaction adapter derived from it. */
 interface Core {
@@ -123,7 +123,7 @@ export class SqliteStorage extends SqliteAdapter {
     return this.exclusive(() =>
       this.usable(() => {
         const [query] = findQueries(this.layout(collection), where, options).queries
-        const plan = this.core.connection.db.prepare(`EXPLAIN QUERY PLAN ${query.sql}`).all(...query.params, 1)
+        const plan = this.core.connection.db.prepare(`EXPLAIN QUERY PLAN ${withLimit(query, 1)}`).all(...query.params)
         return (plan as Array<{ detail: string }>).map((step) => step.detail)
       }),
     )
