@@ -235,20 +235,24 @@ async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFa
 export async function readableWhere(ctx: OperationContext, caller: Caller): Promise<Where> {
   const facts = await ctx.access.facts.holding(caller)
   const dids = [...facts.dids]
-  const grounds: Where[] = [{ field: 'isPublicAccess', op: 'eq', value: true }]
-  if (dids.length > 0) {
-    grounds.push({ field: 'storedBy', op: 'containsAny', value: dids }, { field: 'issuer', op: 'in', value: dids }, { field: 'subject', op: 'in', value: dids })
-  }
-  const owned = await ownedDids(ctx, caller, facts)
   const readRoles = [...facts.roles].filter(([, permissions]) => grants(permissions, 'Read')).map(([role]) => role)
-  let holders: string[] = []
-  if (readRoles.length > 0) {
-    grounds.push({ field: 'roles', op: 'containsAny', value: readRoles })
-    const assigned = await collectionsOf(ctx.storage, caller.tenantId).roleAssignments.all({ field: 'role', op: 'in', value: readRoles }, { orderBy: { field: 'role' } })
-    holders = assigned.map((a) => a.did)
-  }
+  const [owned, holders] = await Promise.all([
+    ownedDids(ctx, caller, facts),
+    readRoles.length === 0
+      ? []
+      : collectionsOf(ctx.storage, caller.tenantId)
+          .roleAssignments.all({ field: 'role', op: 'in', value: readRoles }, { orderBy: { field: 'role' } })
+          .then((assigned) => assigned.map((a) => a.did)),
+  ])
+  // Column tests first, list tests last: SQLite stops at the first ground that holds, and a
+  // list ground read for no row is never read (`storedBy` lists all the caller ever stored).
+  const grounds: Where[] = []
+  if (dids.length > 0) grounds.push({ field: 'issuer', op: 'in', value: dids }, { field: 'subject', op: 'in', value: dids })
   const byDid = unique([...owned, ...holders])
   if (byDid.length > 0) grounds.push({ field: 'did', op: 'in', value: byDid })
+  grounds.push({ field: 'isPublicAccess', op: 'eq', value: true })
+  if (dids.length > 0) grounds.push({ field: 'storedBy', op: 'containsAny', value: dids })
+  if (readRoles.length > 0) grounds.push({ field: 'roles', op: 'containsAny', value: readRoles })
   return { or: grounds }
 }
 

@@ -95,6 +95,14 @@ describe('query plans of the service queries', () => {
     expect(plan).not.toMatch(/\bSCAN credentials\b/)
     expect(plan).toContain('USING INDEX credentials/ix/tenantId,')
     expect(plan).toContain('credentials__storedBy/value')
+    // Each row's `storedBy` elements are looked up (correlated), not every id the caller ever stored listed first.
+    expect(plan).not.toMatch(/LIST SUBQUERY/)
+  })
+
+  it('Fetch by issuer: the access `or` looks up the rows’ list elements, it never lists all the ids a caller stored', async () => {
+    const plan = (await storage.explain('credentials', scoped({ and: [{ field: 'issuer', op: 'eq', value: 'i' }, readable] }), { limit: 50 })).join('\n')
+    expect(plan).toContain('CORRELATED SCALAR SUBQUERY')
+    expect(plan).not.toMatch(/LIST SUBQUERY/)
   })
 
   it.each(cases)('%s searches its index', async (_name, collection, where, options, index) => {

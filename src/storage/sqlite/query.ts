@@ -8,19 +8,19 @@ const RANGE_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const
 /**
  * Compiles a {@link Where} into an SQL boolean expression over the collection's table, pushing
  * parameters onto `params`. Field names are resolved through the layout (undeclared ones throw);
- * values are always bound.
+ * values are always bound. `underOr`: the condition is a part of an `or` (at any depth).
  */
-export function compileWhere(layout: Layout, where: Where, params: Bound[]): string {
+export function compileWhere(layout: Layout, where: Where, params: Bound[], underOr = false): string {
   if (typeof where !== 'object' || where === null) throw new TypeError('where must be an object')
-  if ('and' in where) return compileGroup(layout, where.and, ' AND ', '1', params)
-  if ('or' in where) return compileGroup(layout, where.or, ' OR ', '0', params)
-  return compileCondition(layout, where, params)
+  if ('and' in where) return compileGroup(layout, where.and, ' AND ', '1', params, underOr)
+  if ('or' in where) return compileGroup(layout, where.or, ' OR ', '0', params, true)
+  return compileCondition(layout, where, params, underOr)
 }
 
-function compileGroup(layout: Layout, parts: Where[], joiner: string, empty: string, params: Bound[]): string {
+function compileGroup(layout: Layout, parts: Where[], joiner: string, empty: string, params: Bound[], underOr: boolean): string {
   if (!Array.isArray(parts)) throw new TypeError('and/or take an array of filters')
   if (parts.length === 0) return empty
-  return `(${parts.map((part) => compileWhere(layout, part, params)).join(joiner)})`
+  return `(${parts.map((part) => compileWhere(layout, part, params, underOr)).join(joiner)})`
 }
 
 /** Short lists are bound one parameter per element, so the planner sees how few rows they match and picks their index; long lists are one JSON parameter (one cached statement for any length). */
@@ -35,7 +35,7 @@ function listElements(values: unknown, params: Bound[]): string {
   return LIST_ELEMENTS
 }
 
-function compileCondition(layout: Layout, condition: Condition, params: Bound[]): string {
+function compileCondition(layout: Layout, condition: Condition, params: Bound[], underOr: boolean): string {
   switch (condition.op) {
     case 'eq': {
       const column = layout.column(condition.field)
@@ -63,6 +63,10 @@ function compileCondition(layout: Layout, condition: Condition, params: Bound[])
       const side = layout.sideTable(condition.field)
       const elements = listElements(condition.value, params)
       const element = condition.value.includes(null) ? `(value IN (${elements}) OR value IS NULL)` : `value IN (${elements})`
+      // Alone or and-ed, the matching ids are one list the planner may start from. Under an
+      // `or` the rows come from another index, and that list would be built in full for each
+      // query (every credential a caller ever stored, say): each row's elements are looked up.
+      if (underOr) return `EXISTS (SELECT 1 FROM ${side} WHERE ${side}.id = ${layout.table}.id AND ${element})`
       return `id IN (SELECT id FROM ${side} WHERE ${element})`
     }
     case 'exists': {
