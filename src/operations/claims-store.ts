@@ -107,18 +107,12 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
 
 /** A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*). */
 export function presentCredential(r: CredentialRecord): StoredCredential {
-  const fields = {
-    _id: r.id,
-    id: r.vcId ?? null,
-    isPublicAccess: r.isPublicAccess,
-    roles: [...r.roles],
-    issuer: r.issuer ?? null,
-    subject: r.subject ?? null,
-    type: [...r.types],
-    storedBy: [...r.storedBy],
-    createdAt: new Date(r.createdAt).toISOString(),
+  // One object literal per shape (no spreads): a page presents up to 1,000 of them.
+  const createdAt = new Date(r.createdAt).toISOString()
+  if (r.jwt !== undefined) {
+    return { _id: r.id, id: r.vcId ?? null, isPublicAccess: r.isPublicAccess, roles: r.roles.slice(), issuer: r.issuer ?? null, subject: r.subject ?? null, type: r.types.slice(), storedBy: r.storedBy.slice(), createdAt, jwt: r.jwt }
   }
-  return r.jwt !== undefined ? { ...fields, jwt: r.jwt } : { ...fields, jsonld: r.jsonld ?? {} }
+  return { _id: r.id, id: r.vcId ?? null, isPublicAccess: r.isPublicAccess, roles: r.roles.slice(), issuer: r.issuer ?? null, subject: r.subject ?? null, type: r.types.slice(), storedBy: r.storedBy.slice(), createdAt, jsonld: r.jsonld ?? {} }
 }
 
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]

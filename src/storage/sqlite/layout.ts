@@ -49,6 +49,9 @@ export class Layout {
   readonly scalarFields: readonly string[]
   readonly arrayFields: readonly string[]
   readonly indexes: readonly IndexLayout[]
+  /** Quoted columns and side tables by field, resolved once (every query resolves its fields). */
+  readonly #columns = new Map<string, string>()
+  readonly #sideTables = new Map<string, string>()
 
   constructor(readonly spec: CollectionSpec) {
     if (!COLLECTION_NAME.test(spec.name)) {
@@ -62,23 +65,27 @@ export class Layout {
     const overlap = this.arrayFields.find((field) => this.scalarFields.includes(field))
     if (overlap) throw new Error(`field "${overlap}" of "${spec.name}" is declared both in fields and arrayFields`)
     this.defaultOrderField = this.scalarFields.includes('createdAt') ? 'createdAt' : 'id'
+    for (const field of this.scalarFields) this.#columns.set(field, quoteIdentifier(columnName(field)))
+    for (const field of this.arrayFields) this.#sideTables.set(field, quoteIdentifier(sideTableName(spec.name, field)))
     this.indexes = this.planIndexes()
   }
 
   /** The quoted generated column of a declared scalar field. */
   column(field: string): string {
-    if (!this.scalarFields.includes(field)) {
+    const column = this.#columns.get(field)
+    if (column === undefined) {
       throw new Error(`unknown field "${field}" in collection "${this.name}" (declared fields: ${this.scalarFields.join(', ')})`)
     }
-    return quoteIdentifier(columnName(field))
+    return column
   }
 
   /** The quoted side table of a declared array field. */
   sideTable(field: string): string {
-    if (!this.arrayFields.includes(field)) {
+    const side = this.#sideTables.get(field)
+    if (side === undefined) {
       throw new Error(`field "${field}" of collection "${this.name}" is not a declared array field (arrayFields: ${this.arrayFields.join(', ')})`)
     }
-    return quoteIdentifier(sideTableName(this.name, field))
+    return side
   }
 
   /** The JSON path of a declared scalar or array field. */
