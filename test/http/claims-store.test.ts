@@ -161,12 +161,20 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     it('the query and the pure rule canReadCredential agree, for every caller and credential', async () => {
       const facts = new AccessFacts(h.service.resolver, h.storage)
       const records = (await h.storage.collection<CredentialRecord>('credentials').find({ field: 'tenantId', op: 'eq', value: 'tenant-a' }, { limit: 1000 })).items
+      expect(records.some((r) => r.issuer === issuer.did) && records.some((r) => r.subject === subject.did)).toBe(true)
       for (const who of [issuer, subject, stranger, holder]) {
         const caller = { tenantId: 'tenant-a', dids: [who.did], addresses: [who.did.split(':').pop()!] }
         const holding = await facts.holding(caller)
         const expected: string[] = []
         for (const r of records) if (canReadCredential(holding, await facts.credential(r))) expected.push(r.id)
         expect(ids(await fetchAs('', who.jwt)).sort()).toEqual(expected.sort())
+        // By issuer and by subject, the caller's own DID (the `or` left out: its ground holds) and the others'.
+        for (const named of [issuer, subject, stranger, holder]) {
+          for (const field of ['issuer', 'subject'] as const) {
+            const matching = records.filter((r) => r[field] === named.did && expected.includes(r.id)).map((r) => r.id)
+            expect(ids(await fetchAs(`?${field}=${named.did}`, who.jwt)).sort()).toEqual(matching.sort())
+          }
+        }
       }
     })
 
