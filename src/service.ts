@@ -20,6 +20,7 @@ import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { KeyCustody } from './keys/custody.js'
 import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from './keys/keyring-store.js'
 import { PublicKeyDirectory } from './keys/public-keys.js'
+import { SignatureMemo } from './credentials/signature-memo.js'
 import { rotateMasterKey, type RotationProgress } from './keys/rotation.js'
 import { COLLECTIONS } from './storage/collections.js'
 import type { StorageAdapter } from './storage/port.js'
@@ -172,7 +173,7 @@ export class IdentityService {
     const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
     const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody, mpc), mpc, access: new AccessControl(new AccessFacts(resolver, storage)), resolver, resolvers, registries, keys, config, now, onError }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
-    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now }, storage)
+    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() }, storage)
     return new IdentityService(ctx, auth, apiKeys)
   }
 
@@ -186,7 +187,11 @@ export class IdentityService {
     return this.#ctx.registries
   }
 
-  /** Options for verifying DID-auth tokens the way this service does (`verifyDidAuthToken`). */
+  /**
+   * Options for verifying DID-auth tokens the way this service does (`verifyDidAuthToken`),
+   * except that every signature is checked (the service remembers the signers of tokens it
+   * verified; these options do not).
+   */
   get didAuthOptions(): DidAuthOptions {
     return { resolver: this.#ctx.resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: this.#ctx.now }
   }

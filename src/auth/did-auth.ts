@@ -8,6 +8,7 @@ import { IdentityError, unauthenticated } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import { JwtRejected, verifyDidJwt } from '../credentials/jwt-verifier.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
+import type { SignatureMemo } from '../credentials/signature-memo.js'
 
 export interface DidAuthOptions {
   resolver: Resolvable
@@ -20,6 +21,8 @@ export interface DidAuthOptions {
   maxLifetimeSeconds?: number
   /** Current time, ms (tests). */
   now?: () => number
+  /** Remembers verified tokens' signers (see {@link SignatureMemo}); without it every signature is checked. */
+  memo?: SignatureMemo
 }
 
 /** Longest token accepted (characters); larger ones are rejected before parsing. */
@@ -51,6 +54,7 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       skewSeconds: options.skewSeconds,
       maxLifetimeSeconds: options.maxLifetimeSeconds ?? 24 * 3600,
       now: options.now?.(),
+      memo: options.memo,
     })
     return { did: normalizeDid(verified.issuer), address: verified.signerAddress }
   } catch (err) {

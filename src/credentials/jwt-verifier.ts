@@ -14,13 +14,13 @@
  * what did-jwt-vc's `verifyCredential` has did-jwt check of a VC-JWT (with the time and
  * audience policies off).
  */
-import { decodeJWT } from 'did-jwt'
 import type { JWTPayload } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { publicKeyObject, recoverEs256kKeys, verifyEs256k } from '../keys/es256k.js'
 import { addressOf } from '../keys/secp256k1.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import { parseEthrDid } from '../did/ethr.js'
+import type { SignatureMemo } from './signature-memo.js'
 
 /** Why a JWT was not accepted. `reason` is short and carries no secret. */
 export class JwtRejected extends Error {
@@ -54,6 +54,12 @@ export interface JwtVerifyOptions {
    * rejected. Default: no cap (did-jwt's behaviour).
    */
   maxLifetimeSeconds?: number
+  /**
+   * Tokens whose signature was already checked (DID-auth tokens, presented with every request):
+   * a remembered signer is trusted while the issuer's current document lists its method with
+   * the same key; every other rule is checked again. Leave it out to check every signature.
+   */
+  memo?: SignatureMemo
 }
 
 export interface VerifiedJwt {
@@ -78,13 +84,7 @@ const SECP256K1_METHODS = new Set([
 ])
 
 export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Promise<VerifiedJwt> {
-  let decoded: ReturnType<typeof decodeJWT>
-  try {
-    decoded = decodeJWT(jwt, false)
-  } catch {
-    throw new JwtRejected('malformed token')
-  }
-  const { header, payload, signature, data } = decoded
+  const { header, payload, signature, data } = decodeJwt(jwt)
   const alg = header.alg
   if (alg !== 'ES256K' && alg !== 'ES256K-R') throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
   if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw new JwtRejected('token has no issuer (iss)')
@@ -100,10 +100,46 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   const { didDocument } = await options.resolver.resolve(payload.iss)
   if (!didDocument) throw new JwtRejected('issuer DID could not be resolved')
   const methods = options.proofPurpose ? methodsFor(didDocument, options.proofPurpose) : (didDocument.verificationMethod ?? [])
-  const found = await findSigner(data, sig, preferred(methods, options.keys?.lastSigner?.(payload.iss)), options.keys)
+  const verified = (signer: string, signerAddress: string): VerifiedJwt => ({ header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss!, signer, signerAddress })
+  const remembered = options.memo?.recall(jwt)
+  if (remembered && methods.some((vm) => vm.id === remembered.method && SECP256K1_METHODS.has(vm.type) && keyIdOf(vm) === remembered.key)) {
+    return verified(remembered.method, remembered.address)
+  }
+  // The hint is per purpose: a DID's tokens and its credentials may be signed by different keys.
+  const hint = `${options.proofPurpose ?? 'any'} ${payload.iss}`
+  const found = await findSigner(data, sig, preferred(methods, options.keys?.lastSigner?.(hint)), options.keys)
   if (!found) throw new JwtRejected('signature does not match the issuer DID')
-  options.keys?.noteSigner?.(payload.iss, found.vm.id)
-  return { header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss, signer: found.vm.id, signerAddress: found.address }
+  options.keys?.noteSigner?.(hint, found.vm.id)
+  const key = keyIdOf(found.vm)
+  if (key !== undefined) options.memo?.remember(jwt, { method: found.vm.id, key, address: found.address })
+  return verified(found.vm.id, found.address)
+}
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/
+
+/**
+ * Header, payload and signature of a compact JWS with JSON header and payload, as did-jwt's
+ * `decodeJWT(jwt, false)` reads it (natively). @throws {JwtRejected} 'malformed token'
+ */
+export function decodeJwt(jwt: string): { header: Record<string, unknown>; payload: JWTPayload; signature: string; data: string } {
+  const parts = jwt.split('.')
+  if (parts.length !== 3 || !parts.every((p) => BASE64URL.test(p))) throw new JwtRejected('malformed token')
+  const json = (part: string): Record<string, unknown> => {
+    let value: unknown
+    try {
+      value = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
+    } catch {
+      throw new JwtRejected('malformed token')
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JwtRejected('malformed token')
+    return value as Record<string, unknown>
+  }
+  return { header: json(parts[0]), payload: json(parts[1]) as JWTPayload, signature: parts[2], data: `${parts[0]}.${parts[1]}` }
+}
+
+/** What identifies a method's key: its public key (hex, lowercase, no 0x) or the address it names. */
+function keyIdOf(vm: VerificationMethod): string | undefined {
+  return vm.publicKeyHex ? vm.publicKeyHex.replace(/^0x/, '').toLowerCase() : accountAddress(vm)
 }
 
 /** `did:<method>:<method-specific-id>` as DID Core's syntax allows it, nothing after. */

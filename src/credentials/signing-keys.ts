@@ -4,12 +4,18 @@
  * lists under `assertionMethod` — for did:ethr, the owner's `#controller` and the live
  * `veriKey`/`sigAuth` delegates. A key the document no longer lists (a former owner, an
  * expired or revoked delegate) signs nothing.
+ *
+ * A method that names only an address whose public key `keys` knows (the service's wallets
+ * and delegate keys, signers recovered before) is given as that public key, so its signatures
+ * are checked by verification instead of recovering the signer (several times slower).
  */
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
+import { parseEthrDid } from '../did/ethr.js'
+import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { SigningKey } from './jsonld/index.js'
 
 /** A `resolveSigningKeys` for JSON-LD verification over `resolver`. */
-export function signingKeysResolver(resolver: Resolvable): (didUrl: string) => Promise<SigningKey[]> {
+export function signingKeysResolver(resolver: Resolvable, keys?: Pick<PublicKeyDirectory, 'publicKeyHexFor'>): (didUrl: string) => Promise<SigningKey[]> {
   return async (didUrl) => {
     const did = didUrl.split('#')[0]
     // A path, query or parameters would name something else than the DID's current document.
@@ -17,8 +23,18 @@ export function signingKeysResolver(resolver: Resolvable): (didUrl: string) => P
     const { didDocument } = await resolver.resolve(did)
     if (!didDocument) return []
     const chosen = assertionMethods(didDocument).filter((m) => !didUrl.includes('#') || m.id === didUrl || `${did}${m.id}` === didUrl)
-    return chosen.map((m) => ({ publicKeyHex: m.publicKeyHex, ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }))
+    return Promise.all(chosen.map((m) => signingKeyOf(m, keys)))
   }
+}
+
+async function signingKeyOf(m: VerificationMethod, keys: Pick<PublicKeyDirectory, 'publicKeyHexFor'> | undefined): Promise<SigningKey> {
+  const named = { publicKeyHex: m.publicKeyHex, ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }
+  if (m.publicKeyHex !== undefined || keys === undefined) return named
+  const raw = m.ethereumAddress ?? m.blockchainAccountId?.split(':').pop()?.split('@')[0]
+  const address = raw === undefined ? undefined : parseEthrDid(`did:ethr:${raw}`)?.address
+  const publicKeyHex = address === undefined ? undefined : await keys.publicKeyHexFor(address)
+  // The directory's key hashes to the address: it stands for the method exactly.
+  return publicKeyHex === undefined ? named : { publicKeyHex }
 }
 
 /** The verification methods `document` lists under `assertionMethod` (by reference or embedded). */

@@ -19,7 +19,7 @@
  * An invalid credential is a result with `verified: false`, never a throw; a JSON-LD document
  * referencing a context that is not bundled is the caller's error ({@link UnknownContextError}).
  */
-import { decodeJWT } from 'did-jwt'
+import type { JwtCredentialPayload } from 'did-jwt-vc'
 import { normalizeCredential, validateCredentialPayload, verifyCredential as verifyJwtVc } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { VerificationCheck } from '../schemas/claims.js'
@@ -27,7 +27,8 @@ import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type S
 import { noIssuerProof } from './jsonld/proof-set.js'
 import { shown } from './jsonld/errors.js'
 import { signingKeysResolver } from './signing-keys.js'
-import { verifyDidJwt, type JwtVerifyOptions } from './jwt-verifier.js'
+import { decodeJwt, verifyDidJwt, type JwtVerifyOptions } from './jwt-verifier.js'
+import type { PublicKeyDirectory } from '../keys/public-keys.js'
 
 /** The outcome for one credential. */
 export interface CredentialVerification {
@@ -46,8 +47,8 @@ export interface CredentialVerifyOptions {
   now: number
   /** Clock skew allowed for dates, seconds (default 60). */
   skewSeconds?: number
-  /** Known public keys (the service's `PublicKeyDirectory`): JWT signatures by them are checked natively. */
-  keys?: JwtVerifyOptions['keys']
+  /** Known public keys (the service's `PublicKeyDirectory`): signatures by them are checked natively, by verification. */
+  keys?: JwtVerifyOptions['keys'] & Pick<PublicKeyDirectory, 'publicKeyHexFor'>
 }
 
 const DEFAULT_SKEW = 60
@@ -58,7 +59,7 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
   const malformed = shapeError(vc)
   if (malformed !== undefined || issuer === null) return outcome(issuer, [{ check: 'format', verified: false, error: malformed ?? 'issuer: missing' }])
   const skewMs = (options.skewSeconds ?? DEFAULT_SKEW) * 1000
-  const proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(signingKeysResolver(options.resolver)), issuer })
+  const proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(signingKeysResolver(options.resolver, options.keys)), issuer })
   const checks: VerificationCheck[] =
     proofs.proofs.length === 0
       ? [{ check: 'proof', verified: false, error: proofs.error ?? 'no proof' }]
@@ -84,7 +85,7 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
 export async function verifyJwtCredential(jwt: string, options: CredentialVerifyOptions): Promise<CredentialVerification> {
   let payload: Record<string, unknown>
   try {
-    payload = decodeJWT(jwt, false).payload as Record<string, unknown>
+    payload = decodeJwt(jwt).payload as Record<string, unknown>
   } catch {
     return outcome(null, [{ check: 'format', verified: false, error: 'not a JWT' }])
   }
@@ -116,8 +117,8 @@ export async function verifyJwtCredential(jwt: string, options: CredentialVerify
  */
 export async function acceptedNatively(jwt: string, options: CredentialVerifyOptions): Promise<boolean> {
   try {
-    await verifyDidJwt(jwt, { resolver: options.resolver, audience: false, checkTimes: false, proofPurpose: 'assertionMethod', keys: options.keys })
-    validateCredentialPayload(normalizeCredential(jwt))
+    const { payload } = await verifyDidJwt(jwt, { resolver: options.resolver, audience: false, checkTimes: false, proofPurpose: 'assertionMethod', keys: options.keys })
+    validateCredentialPayload(normalizeCredential(payload as JwtCredentialPayload))
     return true
   } catch {
     return false

@@ -4,8 +4,9 @@
  * checked directly (fast, native) instead of recovering the signer's address. An address is
  * the hash of its key, so the mapping never goes stale and is cached without invalidation.
  *
- * It also remembers, per issuer DID, which verification method last made a valid signature:
- * a verifier tries that one first (the order only: the verdict is the same either way).
+ * It also remembers, per issuer DID and purpose (the verifier's key, e.g. `"assertionMethod
+ * did:ethr:…"`), which verification method last made a valid signature: a verifier tries that
+ * one first (the order only: the verdict is the same either way).
  */
 import type { KeyObject } from 'node:crypto'
 import type { StorageAdapter } from '../storage/port.js'
@@ -15,6 +16,7 @@ import { addressOf } from './secp256k1.js'
 
 export class PublicKeyDirectory {
   readonly #byAddress = new Map<string, KeyObject>()
+  readonly #hexByAddress = new Map<string, string>()
   readonly #byHex = new Map<string, KeyObject>()
   readonly #lastSigner = new Map<string, string>()
 
@@ -35,9 +37,18 @@ export class PublicKeyDirectory {
     // with a foreign key (a corrupted or forged record, any tenant's) must not vouch for it.
     for (const collection of ['wallets', 'delegateKeys'] as const) {
       const row = await this.storage.collection<WalletRecord | DelegateKeyRecord>(collection).findOne(byAddress)
-      if (row && keyHasAddress(row.publicKeyHex, address)) return this.#remember(this.#byAddress, address, publicKeyObject(row.publicKeyHex))
+      if (row && keyHasAddress(row.publicKeyHex, address)) {
+        this.#remember(this.#hexByAddress, address, row.publicKeyHex)
+        return this.#remember(this.#byAddress, address, publicKeyObject(row.publicKeyHex))
+      }
     }
     return undefined
+  }
+
+  /** The public key (hex) of `address`, when {@link keyFor} knows it. */
+  async publicKeyHexFor(address: string): Promise<string | undefined> {
+    if (!this.#hexByAddress.has(address)) await this.keyFor(address)
+    return this.#hexByAddress.get(address)
   }
 
   /**
@@ -53,17 +64,20 @@ export class PublicKeyDirectory {
     } catch {
       return
     }
-    if (hashes) this.#remember(this.#byAddress, address, publicKeyObject(Buffer.from(publicKey).toString('hex')))
+    if (!hashes) return
+    const hex = Buffer.from(publicKey).toString('hex')
+    this.#remember(this.#hexByAddress, address, hex)
+    this.#remember(this.#byAddress, address, publicKeyObject(hex))
   }
 
-  /** The verification method of `did` that last made a valid signature, if any (a hint). */
-  lastSigner(did: string): string | undefined {
-    return this.#lastSigner.get(did)
+  /** The verification method that last made a valid signature for `hint` (an issuer DID and a purpose), if any. */
+  lastSigner(hint: string): string | undefined {
+    return this.#lastSigner.get(hint)
   }
 
-  /** Notes that `methodId` of `did` made a valid signature. */
-  noteSigner(did: string, methodId: string): void {
-    if (this.#lastSigner.get(did) !== methodId) this.#remember(this.#lastSigner, did, methodId)
+  /** Notes that `methodId` made a valid signature for `hint`. */
+  noteSigner(hint: string, methodId: string): void {
+    if (this.#lastSigner.get(hint) !== methodId) this.#remember(this.#lastSigner, hint, methodId)
   }
 
   /** The key object of a hex public key (parsing one costs more than verifying with it). */

@@ -7,7 +7,6 @@
  * record with the pure rule `canDeleteCredential` over the record's facts.
  */
 import { createHash, randomUUID } from 'node:crypto'
-import { decodeJWT } from 'did-jwt'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canDeleteCredential, grants, type HoldingFacts } from '../auth/policy.js'
@@ -22,6 +21,7 @@ import { UniqueConstraintError, type Where } from '../storage/port.js'
 import { forEachItem } from './batch.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { findRole } from './role-records.js'
+import { decodeJwt } from '../credentials/jwt-verifier.js'
 
 /** What a credential is indexed by, parsed from it (nothing verified). */
 type ParsedCredential = Pick<CredentialRecord, 'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'>
@@ -59,7 +59,7 @@ function ids(vcId: string | undefined, issuer: string | undefined, subject: stri
 function parseJwt(jwt: string): ParsedCredential {
   let payload: Record<string, unknown>
   try {
-    payload = decodeJWT(jwt, false).payload as Record<string, unknown>
+    payload = decodeJwt(jwt).payload as Record<string, unknown>
   } catch {
     throw invalid('jwt: does not decode as a JWT')
   }
@@ -143,7 +143,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
     async ({ claim, index }) => {
       const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
       if (input.verify === true) {
-        const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now, keys: ctx.keys }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now })
+        const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now, keys: ctx.keys }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now, keys: ctx.keys })
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
       const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(normalizeDid))

@@ -18,7 +18,7 @@ export async function verifyClaims(ctx: OperationContext, _caller: Caller, input
   const now = ctx.now()
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {
-    vcs.push('jwt' in item ? { jwt: item.jwt, ...(await verifyJwtCredential(item.jwt, { resolver, now, keys: ctx.keys })) } : { jsonld: item.jsonld, ...(await verifyJsonLdCredential(item.jsonld, { resolver, now })) })
+    vcs.push('jwt' in item ? { jwt: item.jwt, ...(await verifyJwtCredential(item.jwt, { resolver, now, keys: ctx.keys })) } : { jsonld: item.jsonld, ...(await verifyJsonLdCredential(item.jsonld, { resolver, now, keys: ctx.keys })) })
   }
   return { resolver: name, vcs }
 }

@@ -2,9 +2,12 @@
  * secp256k1 helpers of the proof suites: low-S normalisation of what a signer returns, and
  * matching a signature against the keys a DID URL resolves to.
  */
+import { verify, type KeyObject } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
+import { sha256 } from '@noble/hashes/sha2.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, bytesToNumberBE, concatBytes, numberToBytesBE } from '@noble/curves/utils.js'
+import { publicKeyObject } from '../../keys/es256k.js'
 import type { RecoverableSignature } from '../../keys/signer.js'
 import type { SigningKey } from './types.js'
 
@@ -34,27 +37,25 @@ export function hasHighS(compact: Uint8Array): boolean {
 }
 
 /**
- * Whether low-S `compact` (r‖s) over `digest` was made by one of `keys`. A key with
- * `publicKeyHex` is checked by ECDSA verification; a key given by address (`ethereumAddress`
- * or an `eip155` `blockchainAccountId`) by recovering the public key, with `recovery` when
- * the proof carries it, else with both recovery bits.
+ * Whether low-S `compact` (r‖s) over SHA-256(`input`) was made by one of `keys`. A key with
+ * `publicKeyHex` is checked by ECDSA verification (OpenSSL); a key given only by address
+ * (`ethereumAddress` or an `eip155` `blockchainAccountId`) by recovering the public key, with
+ * `recovery` when the proof carries it, else with both recovery bits. A key known by its
+ * public key is checked by verification only, so a recovery bit the proof carries is then not
+ * compared (the signature is valid under the key either way).
  */
-export function signedByAnyKey(
-  digest: Uint8Array,
-  compact: Uint8Array,
-  recovery: 0 | 1 | undefined,
-  keys: readonly SigningKey[],
-): boolean {
+export function signedByAnyKey(input: Uint8Array, compact: Uint8Array, recovery: 0 | 1 | undefined, keys: readonly SigningKey[]): boolean {
   const addresses = new Set<string>()
   for (const key of keys) {
     if (key.publicKeyHex !== undefined) {
-      const publicKey = parsePublicKey(key.publicKeyHex)
-      if (publicKey && secp256k1.verify(compact, digest, publicKey, { prehash: false })) return true
+      const publicKey = keyObjectOf(key.publicKeyHex)
+      if (publicKey && verify('sha256', input, { key: publicKey, dsaEncoding: 'ieee-p1363' }, compact)) return true
     }
     const address = key.ethereumAddress ?? accountAddress(key.blockchainAccountId)
     if (address !== undefined) addresses.add(address.toLowerCase())
   }
   if (addresses.size === 0) return false
+  const digest = sha256(input)
   for (const bit of recovery === undefined ? ([0, 1] as const) : [recovery]) {
     const address = recoverAddress(digest, compact, bit)
     if (address !== undefined && addresses.has(address)) return true
@@ -62,13 +63,22 @@ export function signedByAnyKey(
   return false
 }
 
-/** Uncompressed public key bytes (verification skips decompression), if `hex` is a valid key. */
-function parsePublicKey(hex: string): Uint8Array | undefined {
+const KEY_OBJECTS = new Map<string, KeyObject | null>()
+const MAX_KEY_OBJECTS = 1_000
+
+/** The node:crypto key of a hex public key (parsed once: parsing costs more than a verification), null when it is not a valid key. */
+function keyObjectOf(hex: string): KeyObject | null {
+  const id = hex.replace(/^0x/i, '').toLowerCase()
+  let key = KEY_OBJECTS.get(id)
+  if (key !== undefined) return key
   try {
-    return secp256k1.Point.fromHex(hex.replace(/^0x/i, '')).toBytes(false)
+    key = publicKeyObject(id)
   } catch {
-    return undefined
+    key = null
   }
+  if (KEY_OBJECTS.size >= MAX_KEY_OBJECTS) KEY_OBJECTS.delete(KEY_OBJECTS.keys().next().value!)
+  KEY_OBJECTS.set(id, key)
+  return key
 }
 
 /** Address in a CAIP-10 `eip155:<chain>:<address>` (or legacy `<address>@eip155:<chain>`) account id. */

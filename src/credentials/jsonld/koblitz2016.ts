@@ -62,13 +62,14 @@ const NONCE_BYTES = 8
  * @throws {UnknownContextError} | {JsonLdProcessingError} when canonicalization fails
  */
 export async function koblitz2016Digest(document: JsonLdDocument, proof: ProofObject): Promise<Uint8Array> {
-  return digestOver(await hashDocument(document), proof, document['@context'])
+  return sha256(await signingInput(await hashDocument(document), proof, document['@context']))
 }
 
-async function digestOver(documentHash: Uint8Array, proof: ProofObject, documentContext: unknown): Promise<Uint8Array> {
+/** What the signature's digest is the SHA-256 of: the options' canonical hash, then the document's. */
+async function signingInput(documentHash: Uint8Array, proof: ProofObject, documentContext: unknown): Promise<Uint8Array> {
   const { id: _id, type: _type, signatureValue: _signature, ...options } = proof
   const optionsHash = await hashCanonical({ '@context': [SECURITY_V2_URL, ...contextList(documentContext)], ...options })
-  return sha256(concatBytes(optionsHash, documentHash))
+  return concatBytes(optionsHash, documentHash)
 }
 
 /**
@@ -123,10 +124,10 @@ export async function verifyKoblitz2016Proof(proof: ProofObject, context: ProofC
   }
   const compact = hexToBytes(signatureValue)
   if (hasHighS(compact)) return { verified: false, error: 'signature is not low-S (malleable form rejected)' }
-  const digest = await digestOver(context.documentHash, proof, context.documentContext)
+  const input = await signingInput(context.documentHash, proof, context.documentContext)
   const keys = await context.options.resolveSigningKeys(creator)
   if (keys.length === 0) return { verified: false, error: `no signing keys found for ${shown(creator)}` }
-  return signedByAnyKey(digest, compact, undefined, keys)
+  return signedByAnyKey(input, compact, undefined, keys)
     ? { verified: true }
     : { verified: false, error: `signature does not match any key of ${shown(creator)}` }
 }

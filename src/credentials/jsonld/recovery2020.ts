@@ -67,8 +67,8 @@ function withSuiteContext<T extends JsonLdDocument>(document: T): T {
   return { ...document, '@context': [...context, SECP256K1_RECOVERY_2020_V2_URL] }
 }
 
-/** sha256 of the JWS signing input over verifyData, for `encodedHeader`. */
-async function digestOver(
+/** The JWS signing input over verifyData, for `encodedHeader` (its SHA-256 is what is signed). */
+async function signingInput(
   documentHash: Uint8Array,
   proof: ProofObject,
   documentContext: unknown,
@@ -76,17 +76,17 @@ async function digestOver(
 ): Promise<Uint8Array> {
   const { jws: _jws, signatureValue: _signature, proofValue: _value, ...options } = proof
   const optionsHash = await hashCanonical({ '@context': documentContext, ...options })
-  return sha256(concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash))
+  return concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash)
 }
 
 /**
- * sha256 of the JWS signing input over the verifyData of jsonld-signatures ≤ 5: the proof
+ * The JWS signing input over the verifyData of jsonld-signatures ≤ 5: the proof
  * options without `type` (nor their own `@context`), canonicalized under security/v2.
  */
-async function legacyDigestOver(documentHash: Uint8Array, proof: ProofObject, encodedHeader: string): Promise<Uint8Array> {
+async function legacySigningInput(documentHash: Uint8Array, proof: ProofObject, encodedHeader: string): Promise<Uint8Array> {
   const { jws: _jws, signatureValue: _signature, proofValue: _value, type: _type, '@context': _context, ...options } = proof
   const optionsHash = await hashCanonical({ '@context': SECURITY_V2_URL, ...options })
-  return sha256(concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash))
+  return concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash)
 }
 
 /**
@@ -112,7 +112,7 @@ export async function signRecovery2020<T extends JsonLdDocument>(
     ...(options.domain !== undefined && { domain: options.domain }),
     ...(options.nonce !== undefined && { nonce: options.nonce }),
   }
-  const digest = await digestOver(await hashDocument(signed), proof, signed['@context'], ENCODED_HEADER)
+  const digest = sha256(await signingInput(await hashDocument(signed), proof, signed['@context'], ENCODED_HEADER))
   const { compact, recovery } = toCompactLowS(await signer.sign(digest))
   const signature = Buffer.from(concatBytes(compact, Uint8Array.of(recovery))).toString('base64url')
   return appendProof(signed, { ...proof, jws: `${ENCODED_HEADER}..${signature}` })
@@ -155,15 +155,15 @@ export async function verifyRecovery2020Proof(proof: ProofObject, context: Proof
   if (keys.length === 0) return { verified: false, error: `no signing keys found for ${shown(verificationMethod)}` }
   let unprocessable: JsonLdProcessingError | undefined
   try {
-    const digest = await digestOver(context.documentHash, proof, context.documentContext, encodedHeader)
-    if (signedByAnyKey(digest, compact, v, keys)) return { verified: true }
+    const input = await signingInput(context.documentHash, proof, context.documentContext, encodedHeader)
+    if (signedByAnyKey(input, compact, v, keys)) return { verified: true }
   } catch (err) {
     if (!(err instanceof JsonLdProcessingError)) throw err
     unprocessable = err
   }
   // The jsonld-signatures ≤ 5 form (see the module comment); its own failure reports the first form's.
   try {
-    if (signedByAnyKey(await legacyDigestOver(context.documentHash, proof, encodedHeader), compact, v, keys)) return { verified: true }
+    if (signedByAnyKey(await legacySigningInput(context.documentHash, proof, encodedHeader), compact, v, keys)) return { verified: true }
   } catch (err) {
     if (!(err instanceof JsonLdProcessingError)) throw err
   }
