@@ -18,7 +18,7 @@ export class Authenticator {
     const tenantId = await this.#tenant(auth.authorization)
     // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).
     const proofs = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : await validDidAuthProofs(auth.didAuth, this.didAuth)
-    return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)) }
+    return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)), ownerSigned: unique(proofs.filter((p) => p.byOwner).map((p) => p.did)) }
   }
 
   async #tenant(header: string | undefined): Promise<string> {
@@ -33,10 +33,10 @@ export class Authenticator {
   async #accessToken(header: string | undefined): Promise<Caller> {
     const token = bearerToken(header)
     if (!token) throw unauthenticated('missing Access Token JWT')
-    const { did, address } = await verifyDidAuthProof(token, this.didAuth)
+    const { did, address, byOwner } = await verifyDidAuthProof(token, this.didAuth)
     const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did })
     if (!wallet) throw unauthenticated('the Access Token issuer is not a wallet of this service')
-    return { tenantId: wallet.tenantId, dids: [did], addresses: [address] }
+    return { tenantId: wallet.tenantId, dids: [did], addresses: [address], ownerSigned: byOwner ? [did] : [] }
   }
 }
 

@@ -14,6 +14,12 @@ export interface Caller {
   dids: string[]
   /** EIP-55 addresses of the keys the caller holds (they signed its DID-auth tokens). */
   addresses: string[]
+  /**
+   * The did:ethr DIDs among `dids` whose token was signed by the owner key (the current
+   * document's `#controller`, checked when the token was verified, in this request): their
+   * owner is known without resolving them again. Optional: without it, owners are resolved.
+   */
+  ownerSigned?: string[]
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid, parseEthrDid } from '../did/ethr.js'
 import { JwtRejected, verifyDidJwt } from '../credentials/jwt-verifier.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { SignatureMemo } from '../credentials/signature-memo.js'
@@ -36,6 +36,8 @@ export interface DidAuthProof {
   did: string
   /** Address of the key that signed: its holder may act wherever that address is the owner. */
   address: string
+  /** Whether that key is the owner key of the DID's current document (a did:ethr `#controller`). */
+  byOwner: boolean
 }
 
 /** Verifies one token; resolves to its issuer DID (canonical spelling) or rejects with 403 UNAUTHENTICATED. */
@@ -56,7 +58,9 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       now: options.now?.(),
       memo: options.memo,
     })
-    return { did: normalizeDid(verified.issuer), address: verified.signerAddress }
+    const did = normalizeDid(verified.issuer)
+    const byOwner = verified.signer.endsWith('#controller') && parseEthrDid(verified.signer.slice(0, -'#controller'.length))?.did === did
+    return { did, address: verified.signerAddress, byOwner }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
     throw err

@@ -129,8 +129,10 @@ export class AccessFacts {
    */
   async #actingDids(caller: Caller, addresses: ReadonlySet<string>): Promise<Set<string>> {
     if (addresses.size === 0) return new Set()
-    const owners = await Promise.all(caller.dids.map((did) => this.ownerAddress(did)))
-    const owned = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
+    // A DID whose token its owner key signed (checked against its current document in this request) is not resolved again.
+    const ownerSigned = new Set(caller.ownerSigned)
+    const owners = await Promise.all(caller.dids.map((did) => (ownerSigned.has(did) ? undefined : this.ownerAddress(did))))
+    const owned = caller.dids.filter((did, i) => ownerSigned.has(did) || (owners[i] !== undefined && addresses.has(owners[i])))
     if (owned.length === 0) return new Set()
     const wallets = await this.storage.collection<WalletRecord>('wallets').find({ field: 'did', op: 'in', value: owned }, { orderBy: { field: 'did' }, limit: owned.length })
     const foreign = new Set(wallets.items.filter((w) => w.tenantId !== caller.tenantId).map((w) => w.did))

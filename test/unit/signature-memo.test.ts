@@ -47,10 +47,10 @@ describe('SignatureMemo on DID-auth tokens', () => {
     const { wallet } = await api.generateWallet({})
     const { jwt } = await api.generateToken({ iss: wallet.did })
     const { options, lookups } = withMemo()
-    await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: wallet.ethereumAddress })
+    await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: wallet.ethereumAddress, byOwner: true })
     const afterFirst = lookups.count
     expect(afterFirst).toBeGreaterThan(0)
-    await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: wallet.ethereumAddress })
+    await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: wallet.ethereumAddress, byOwner: true })
     expect(lookups.count).toBe(afterFirst)
   })
 
@@ -93,7 +93,7 @@ describe('SignatureMemo on DID-auth tokens', () => {
     const { wallet } = await api.generateWallet({ walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 60_000 } }] } })
     const jwt = await tokenBy(delegate, wallet.did, 23 * 3_600)
     const { options } = withMemo()
-    await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: delegate.address })
+    await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: delegate.address, byOwner: false })
     const saved = clock
     try {
       clock += 120_000
