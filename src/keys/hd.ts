@@ -14,6 +14,7 @@ import { wordlist } from '@scure/bip39/wordlists/english.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha512 } from '@noble/hashes/sha2.js'
+import { bytesToHex } from '@noble/hashes/utils.js'
 
 /** Derivation path of the account node whose children are the vault's wallets. */
 export const ACCOUNT_PATH = "m/44'/60'/0'/0"
@@ -78,10 +79,12 @@ export interface PublicNode {
 }
 
 /**
- * Compressed public key of child `index` of a public node (BIP32 CKDpub, non-hardened): what
- * derives an MPC vault's wallets from its account public key, with no private key anywhere.
+ * Public key of child `index` of a public node (BIP32 CKDpub, non-hardened): what derives an
+ * MPC vault's wallets from its account public key, with no private key anywhere. Compressed
+ * (33 bytes) by default; `compressed: false` gives the 65-byte form without a second
+ * decompression. The parent's point is parsed once per node (a vault derives many children).
  */
-export function deriveChildPublicKey(parent: PublicNode, index: number): Uint8Array {
+export function deriveChildPublicKey(parent: PublicNode, index: number, compressed = true): Uint8Array {
   if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new RangeError('HD index out of range')
   const data = new Uint8Array(37)
   data.set(parent.publicKey, 0)
@@ -89,9 +92,27 @@ export function deriveChildPublicKey(parent: PublicNode, index: number): Uint8Ar
   const I = hmac(sha512, parent.chainCode, data)
   const tweak = toBigInt(I.subarray(0, 32))
   if (tweak === 0n || tweak >= N) throw new Error(`BIP32: index ${index} yields no valid key`)
-  const child = secp256k1.Point.BASE.multiply(tweak).add(secp256k1.Point.fromBytes(parent.publicKey))
+  // Not constant-time, deliberately: the tweak is no secret — anyone with the public node (the
+  // vault record keeps it as plain data) computes it — and knowing it reveals no key.
+  const child = secp256k1.Point.BASE.multiplyUnsafe(tweak).add(parentPoint(parent.publicKey))
   if (child.equals(secp256k1.Point.ZERO)) throw new Error(`BIP32: index ${index} yields no valid key`)
-  return child.toBytes(true)
+  return child.toBytes(compressed)
+}
+
+type Point = ReturnType<typeof secp256k1.Point.fromBytes>
+const PARENT_POINTS = new Map<string, Point>()
+const MAX_PARENT_POINTS = 256
+
+/** The point of a parent public key (decompressing one costs a modular square root), remembered. */
+function parentPoint(publicKey: Uint8Array): Point {
+  const id = bytesToHex(publicKey)
+  let point = PARENT_POINTS.get(id)
+  if (point === undefined) {
+    point = secp256k1.Point.fromBytes(publicKey)
+    if (PARENT_POINTS.size >= MAX_PARENT_POINTS) PARENT_POINTS.delete(PARENT_POINTS.keys().next().value!)
+    PARENT_POINTS.set(id, point)
+  }
+  return point
 }
 
 const MASTER_SECRET = new TextEncoder().encode('Bitcoin seed')

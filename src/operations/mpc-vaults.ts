@@ -117,7 +117,7 @@ export async function createMpcVaultWallet(
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         if (vault.hierarchy === 'NONE' && index > 0) throw invalid('this vault has hierarchy NONE: it holds only its one wallet')
         const hd = vault.hierarchy === 'BIP44'
-        const publicKey = hd ? deriveChildPublicKey({ publicKey: key.publicKey, chainCode: key.chainCode! }, index) : key.publicKey
+        const publicKey = hd ? deriveChildPublicKey({ publicKey: key.publicKey, chainCode: key.chainCode! }, index, false) : key.publicKey
         const record = buildMpcWallet(ctx, { tenantId: caller.tenantId, publicKey, vaultId: vault.id, index: hd ? index : undefined, alias: input.wallet?.alias, walletConfig, network })
         await c.wallets.insert(record)
         return record

@@ -5,7 +5,7 @@ import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { deriveChildPublicKey, privateKeyAtPath } from '../../src/keys/hd.js'
 import { publicKeyDerHex } from '../../src/keys/spki.js'
-import { addressOf, bytesToHex, isLowS, publicKeyOf, recoverPublicKey } from '../../src/keys/secp256k1.js'
+import { addressOf, bytesToHex, isLowS, publicKeyOf, recoverPublicKey, uncompressedOf } from '../../src/keys/secp256k1.js'
 import { createMemoryStorage, randomMasterKey } from '../../src/index.js'
 import { COLLECTIONS } from '../../src/storage/collections.js'
 import { openKeyring } from '../../src/keys/keyring-store.js'
@@ -21,6 +21,7 @@ describe('public BIP32 derivation (CKDpub)', () => {
     const account = HDKey.fromMasterSeed(mnemonicToSeedSync(DEV_MNEMONIC)).derive("m/44'/60'/0'/0")
     const node = { publicKey: account.publicKey!, chainCode: account.chainCode! }
     for (const i of [0, 1, 7, 1000, 0x7fffffff]) expect(bytesToHex(deriveChildPublicKey(node, i))).toBe(bytesToHex(account.deriveChild(i).publicKey!))
+    for (const i of [0, 5]) expect(bytesToHex(deriveChildPublicKey(node, i, false))).toBe(bytesToHex(uncompressedOf(account.deriveChild(i).publicKey!)))
     expect(addressOf(deriveChildPublicKey(node, 0))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
     expect(() => deriveChildPublicKey(node, 0x80000000)).toThrow(RangeError)
     expect(() => deriveChildPublicKey(node, -1)).toThrow(RangeError)
