@@ -2,7 +2,10 @@
  * Signing and verifying credentials through the service (`signClaims`, `verifyClaims`), each
  * measured interleaved with its raw floor in the same run (issue 10, *Performance*):
  *
- * - JWT sign vs did-jwt-vc's own `createVerifiableCredentialJwt` with a local key;
+ * - JWT sign vs did-jwt-vc's own `createVerifiableCredentialJwt` with a local key signing through
+ *   the SDK's primitive (noble-curves 2, whose secret multiplications are blinded), the target's
+ *   floor; and, for information, vs the same call with did-jwt's `ES256KSigner` (noble-curves 1,
+ *   no blinding), the fastest raw path;
  * - JWT verify (did:ethr issuer on the embedded registry), signed by the owner and by a
  *   `veriKey` delegate key the service generated, vs raw OpenSSL ES256K verify;
  * - JSON-LD sign and verify, per suite, vs "two canonicalizations + one sign or verify" (the
@@ -12,6 +15,7 @@
  *   canonical-hash cache, cycled through.
  */
 import { randomUUID } from 'node:crypto'
+import { ES256KSigner } from 'did-jwt'
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
@@ -43,6 +47,8 @@ export interface Paired {
 
 export interface ClaimsCryptoResults {
   jwtSign: Paired
+  /** Informational: against `createVerifiableCredentialJwt` with did-jwt's own `ES256KSigner`. */
+  jwtSignVsDidJwtSigner: Paired
   jwtVerify: Paired
   jwtVerifyByDelegate: Paired
   jsonLd: Record<string, { sign: Paired; verify: Paired }>
@@ -84,6 +90,16 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
       {
         label: `${label}: raw createVerifiableCredentialJwt (interleaved)`,
         fn: () => createVerifiableCredentialJwt({ jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } }, { did: rawDid, signer: didJwtSigner(rawKey), alg: 'ES256K' }),
+      },
+      options,
+    )
+
+    const didJwtKey = ES256KSigner(generatePrivateKey())
+    const jwtSignVsDidJwtSigner = await pair(
+      { label: `${label}: JWT VC sign (service)`, fn: () => as.signClaims({ iss: issuer, format: 'JWT', claims: [claim()] }) },
+      {
+        label: `${label}: raw createVerifiableCredentialJwt, did-jwt ES256KSigner (interleaved)`,
+        fn: () => createVerifiableCredentialJwt({ jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } }, { did: rawDid, signer: didJwtKey, alg: 'ES256K' }),
       },
       options,
     )
@@ -143,7 +159,7 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
       )
       jsonLd[proofType] = { sign: signPair, verify: verifyPair }
     }
-    return { jwtSign, jwtVerify, jwtVerifyByDelegate, jsonLd }
+    return { jwtSign, jwtSignVsDidJwtSigner, jwtVerify, jwtVerifyByDelegate, jsonLd }
   } finally {
     await service.close()
   }

@@ -4,7 +4,8 @@
  * figures of every adapter it can reach (memory, SQLite, MongoDB when `MONGODB_URL` is set),
  * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
- * bodies, MPC vaults' 2-of-3 signing and wallet derivation rates, the raw secp256k1 rates of
+ * bodies, MPC vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server
+ * process holding 100k credentials, the raw secp256k1 rates of
  * this machine in the same run, and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -18,6 +19,7 @@ import { benchUnauthenticatedFlood } from './flood.js'
 import { benchMpc } from './mpc.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRoles, type RoleResults } from './roles.js'
+import { benchServerRss } from './rss.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
 import { benchStorage, type StorageResults } from './storage.js'
@@ -124,6 +126,7 @@ async function main(): Promise<void> {
   const storageAdapters = await benchStorageAdapters()
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
   const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
+  const serverRss = await benchServerRss()
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -171,6 +174,8 @@ async function main(): Promise<void> {
     targets.push(target(`jsonLdSignOpsPerSec:${suite}`, 'sqlite', 210, r.sign.ours.opsPerSec))
     targets.push(target(`jsonLdVerifyOpsPerSec:${suite}`, 'sqlite', 130, r.verify.ours.opsPerSec))
   }
+  // A didvault serve process holding 100k credentials (SQLite) peaks under 300 MB resident.
+  targets.push({ name: 'serverPeakRssMbWith100kCredentials', storage: 'sqlite', max: 300, actual: serverRss.peakRssMb, pass: serverRss.peakRssMb <= 300 })
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
@@ -198,6 +203,7 @@ async function main(): Promise<void> {
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     unauthenticatedFlood,
     mpc,
+    serverRss,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

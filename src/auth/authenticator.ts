@@ -18,7 +18,7 @@ export class Authenticator {
     const tenantId = await this.#tenant(auth.authorization)
     // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).
     const proofs = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : await validDidAuthProofs(auth.didAuth, this.didAuth)
-    return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)), ownerSigned: unique(proofs.filter((p) => p.byOwner).map((p) => p.did)) }
+    return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)), owners: Object.fromEntries(proofs.filter((p) => p.byOwner).map((p) => [p.did, p.address])) }
   }
 
   async #tenant(header: string | undefined): Promise<string> {
@@ -36,7 +36,7 @@ export class Authenticator {
     const { did, address, byOwner } = await verifyDidAuthProof(token, this.didAuth)
     const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did })
     if (!wallet) throw unauthenticated('the Access Token issuer is not a wallet of this service')
-    return { tenantId: wallet.tenantId, dids: [did], addresses: [address], ownerSigned: byOwner ? [did] : [] }
+    return { tenantId: wallet.tenantId, dids: [did], addresses: [address], owners: byOwner ? { [did]: address } : {} }
   }
 }
 

@@ -15,11 +15,11 @@ export interface Caller {
   /** EIP-55 addresses of the keys the caller holds (they signed its DID-auth tokens). */
   addresses: string[]
   /**
-   * The did:ethr DIDs among `dids` whose token was signed by the owner key (the current
-   * document's `#controller`, checked when the token was verified, in this request): their
-   * owner is known without resolving them again. Optional: without it, owners are resolved.
+   * Owners this request's tokens proved: a did:ethr DID among `dids` whose token was signed by
+   * its owner key (its current document's `#controller`, checked when the token was verified)
+   * → that key's address. Those owners are not resolved again. Optional: without it, they are.
    */
-  ownerSigned?: string[]
+  owners?: Readonly<Record<string, string>>
 }
 
 /**

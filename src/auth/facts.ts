@@ -50,17 +50,22 @@ export class AccessFacts {
     return (memo.vaultKeys ??= this.#vaultKeys(caller).then((vaultKeys) => ({ addresses: new Set(caller.addresses), vaultKeys })))
   }
 
-  /** The address of the current owner of a did:ethr document (its `#controller`); undefined when it does not resolve. */
-  async ownerAddress(did: string): Promise<string | undefined> {
+  /**
+   * The address of the current owner of a did:ethr document (its `#controller`); undefined when
+   * it does not resolve. An owner the caller's tokens proved in this request (`caller.owners`)
+   * is taken as is.
+   */
+  async ownerAddress(did: string, caller?: Caller): Promise<string | undefined> {
+    if (caller?.owners !== undefined && Object.hasOwn(caller.owners, did)) return caller.owners[did]
     const { didDocument } = await this.resolver.resolve(did)
     const controller = didDocument?.verificationMethod?.find((vm) => vm.id === `${did}#controller`)
     const account = controller?.blockchainAccountId?.split(':').pop()
     return account ? parseEthrDid(`did:ethr:${account}`)?.address : undefined
   }
 
-  /** A wallet's facts: the owner of its DID document (resolved), its vault. */
-  async wallet(wallet: Pick<WalletRecord, 'did' | 'vaultId'>): Promise<WalletFacts> {
-    const facts: WalletFacts = { did: wallet.did, ownerAddress: await this.ownerAddress(wallet.did) }
+  /** A wallet's facts: the owner of its DID document (resolved, unless the caller's tokens proved it), its vault. */
+  async wallet(wallet: Pick<WalletRecord, 'did' | 'vaultId'>, caller?: Caller): Promise<WalletFacts> {
+    const facts: WalletFacts = { did: wallet.did, ownerAddress: await this.ownerAddress(wallet.did, caller) }
     if (wallet.vaultId !== undefined) facts.vault = { id: wallet.vaultId }
     return facts
   }
@@ -73,9 +78,9 @@ export class AccessFacts {
     return facts
   }
 
-  /** A role's facts: its creator and the owner of the role DID's document (resolved). */
-  async role(role: Pick<RoleRecord, 'did' | 'creator'>): Promise<RoleFacts> {
-    return { did: role.did, creator: role.creator, ownerAddress: await this.ownerAddress(role.did) }
+  /** A role's facts: its creator and the owner of the role DID's document (resolved, unless the caller's tokens proved it). */
+  async role(role: Pick<RoleRecord, 'did' | 'creator'>, caller?: Caller): Promise<RoleFacts> {
+    return { did: role.did, creator: role.creator, ownerAddress: await this.ownerAddress(role.did, caller) }
   }
 
   /**
@@ -129,10 +134,8 @@ export class AccessFacts {
    */
   async #actingDids(caller: Caller, addresses: ReadonlySet<string>): Promise<Set<string>> {
     if (addresses.size === 0) return new Set()
-    // A DID whose token its owner key signed (checked against its current document in this request) is not resolved again.
-    const ownerSigned = new Set(caller.ownerSigned)
-    const owners = await Promise.all(caller.dids.map((did) => (ownerSigned.has(did) ? undefined : this.ownerAddress(did))))
-    const owned = caller.dids.filter((did, i) => ownerSigned.has(did) || (owners[i] !== undefined && addresses.has(owners[i])))
+    const owners = await Promise.all(caller.dids.map((did) => this.ownerAddress(did, caller)))
+    const owned = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
     if (owned.length === 0) return new Set()
     const wallets = await this.storage.collection<WalletRecord>('wallets').find({ field: 'did', op: 'in', value: owned }, { orderBy: { field: 'did' }, limit: owned.length })
     const foreign = new Set(wallets.items.filter((w) => w.tenantId !== caller.tenantId).map((w) => w.did))

@@ -111,7 +111,7 @@ export async function removeProofs(ctx: OperationContext, caller: Caller, input:
   const ownsDid = (did: string) => {
     let hit = owned.get(did)
     if (hit === undefined) {
-      hit = ctx.access.facts.ownerAddress(did).then((owner) => owner !== undefined && holding.addresses.has(owner), () => false)
+      hit = ctx.access.facts.ownerAddress(did, caller).then((owner) => owner !== undefined && holding.addresses.has(owner), () => false)
       owned.set(did, hit)
     }
     return hit

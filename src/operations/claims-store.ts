@@ -215,7 +215,7 @@ async function assignRoles(assignments: ReturnType<typeof collectionsOf>['roleAs
  */
 async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
   const candidates = unique([...caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address))), ...caller.dids.map(normalizeDid)])
-  const owners = await Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did).catch(() => undefined)))
+  const owners = await Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did, caller).catch(() => undefined)))
   return candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i]))
 }
 

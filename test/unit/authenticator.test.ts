@@ -17,7 +17,7 @@ describe('Authenticator', () => {
     const { service, auth } = await setup()
     const { wallet } = await service.generateWallet({}, { authorization: 'Bearer token-b-0123456789' })
     const token = await service.generateToken({ iss: wallet.did }, { authorization: 'token-b-0123456789' })
-    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({ tenantId: 'b', dids: [wallet.did], addresses: [wallet.ethereumAddress], ownerSigned: [wallet.did] })
+    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({ tenantId: 'b', dids: [wallet.did], addresses: [wallet.ethereumAddress], owners: { [wallet.did]: wallet.ethereumAddress } })
     // a valid JWT of a DID the service does not hold
     const stranger = await mintToken()
     await expect(auth.authenticate({ authorization: `Bearer ${stranger.jwt}` }, 'access')).rejects.toMatchObject({ statusCode: 403, errorType: 'UNAUTHENTICATED' })
@@ -29,7 +29,7 @@ describe('Authenticator', () => {
   it('tenant+did needs both headers', async () => {
     const { auth } = await setup()
     const t = await mintToken()
-    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did], addresses: [t.did.split(':').pop()], ownerSigned: [t.did] })
+    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did], addresses: [t.did.split(':').pop()], owners: { [t.did]: t.did.split(':').pop() } })
     await expect(auth.authenticate({ authorization: 'token-a-0123456789' }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
     await expect(auth.authenticate({ didAuth: t.jwt }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
   })
