@@ -6,7 +6,7 @@
  */
 import { Resolver, type DIDResolver } from 'did-resolver'
 import type { StorageAdapter } from '../storage/port.js'
-import { parseEthrDid, type EthrNetwork } from './ethr.js'
+import { didOfChecksummed, parseEthrDid, type EthrNetwork } from './ethr.js'
 import { EmbeddedRegistry } from './registry/embedded.js'
 import { OnchainRegistry, isOnchain, type OnchainRegistryOptions } from './registry/onchain.js'
 import { resolutionFailure, type DidRegistry } from './registry/port.js'
@@ -35,6 +35,18 @@ export class Registries {
   /** Every registry endpoint (`local` and the on-chain networks' `rpcUrl`s), for `walletConfig.apiUrl`. */
   get endpoints(): string[] {
     return [...new Set([...this.#byNetwork.values()].map((r) => r.endpoint))]
+  }
+
+  /**
+   * The did:ethr DIDs handed to one of `owners` (current owner one of them, not the DID's own
+   * key), at most `limit` per network, from the registries that can list them by owner (the
+   * embedded ones; a chain cannot be asked who owns what).
+   */
+  async handedTo(owners: readonly string[], limit: number): Promise<string[]> {
+    const lists = await Promise.all(
+      [...this.#byNetwork.values()].map(async (r) => (r.identitiesHandedTo ? (await r.identitiesHandedTo(owners, limit)).map((identity) => didOfChecksummed(r.network, identity)) : [])),
+    )
+    return lists.flat()
   }
 
   /** The did-resolver method resolver for `ethr`: a DID goes to its network's registry. */

@@ -205,18 +205,24 @@ async function assignRoles(assignments: ReturnType<typeof collectionsOf>['roleAs
   }
 }
 
+/** DIDs handed to the caller's keys read per network for the "owner of its DID" ground of Fetch. */
+const MAX_HANDED_DIDS = 1_000
+
 /**
- * The DIDs the caller owns that a stored credential may have as its DID, as far as they can be
- * listed without scanning: the did:ethr DIDs of the caller's keys on each network of the
- * service (resolved: kept while the key still owns them) and the DIDs its tokens name that
- * its keys own. A DID whose ownership moved to a caller's key is not listed here (the
- * registry's owner data is not indexed by owner): such credentials are listed on the other
- * grounds (subject, issuer, stored by, roles); delete and add-proof decide on the resolved owner.
+ * The DIDs the caller owns that a stored credential may have as its DID: the did:ethr DIDs of
+ * the caller's keys on each network of the service and the DIDs its tokens name (resolved:
+ * kept while its keys still own them), and the DIDs whose ownership was handed to its keys
+ * (the embedded registry's owner index, up to 1,000 per network; on-chain registries cannot be
+ * asked who owns what — credentials whose DID was handed over on chain are listed on the other
+ * grounds, and Delete / add-proof decide on the resolved owner either way).
  */
 async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
   const candidates = unique([...caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address))), ...caller.dids.map(normalizeDid)])
-  const owners = await Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did, caller).catch(() => undefined)))
-  return candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i]))
+  const [owners, handed] = await Promise.all([
+    Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did, caller).catch(() => undefined))),
+    ctx.registries.handedTo(caller.addresses, MAX_HANDED_DIDS),
+  ])
+  return unique([...candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i])), ...handed])
 }
 
 /**

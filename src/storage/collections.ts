@@ -332,9 +332,9 @@ export const COLLECTIONS: CollectionSpec[] = [
   },
   {
     name: 'didHeads',
-    fields: ['createdAt'],
-    // Read by id only.
-    indexes: [],
+    fields: ['owner', 'network', 'identity', 'createdAt'],
+    // Read by id; listed by owner (Fetch Verifiable Credentials: the DIDs handed to the caller's keys).
+    indexes: [{ fields: ['owner', 'network', 'identity'] }],
   },
 ]
 

@@ -19,12 +19,14 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
   let subject: { did: string; _id: string; jwt: string }
   let stranger: { did: string; _id: string; jwt: string }
   let holder: { did: string; _id: string; jwt: string }
+  let heir: { did: string; _id: string; jwt: string }
   beforeAll(async () => {
     h = await startHarness({ storage, service: { contexts: { [VOCAB_URL]: VOCAB } } })
     issuer = await walletWithToken(h)
     subject = await walletWithToken(h)
     stranger = await walletWithToken(h)
     holder = await walletWithToken(h)
+    heir = await walletWithToken(h)
   })
   afterAll(() => h?.close())
 
@@ -158,11 +160,22 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       expect(res.body.vcs).toEqual([])
     })
 
+    it('a credential whose DID was handed to a caller’s key is listed for that caller (the owner ground)', async () => {
+      // A claim DID whose walletConfig hands it to the heir: neither issuer, subject nor storer.
+      const ld = await signed('JSON-LD', { h: 8 }, { walletConfig: { txsInput: [{ newOwner: heir.did }] } })
+      const stored = (await store({ claims: [{ jsonld: ld.jsonld }] })).body.vcs[0]
+      const doc = (await h.service.resolveDid(ld.id)).didDocument!
+      expect(doc.verificationMethod!.find((m) => m.id.endsWith('#controller'))!.blockchainAccountId).toContain(heir.did.split(':').pop()!)
+      expect(ids(await fetchAs('', heir.jwt))).toContain(stored._id)
+      expect(ids(await fetchAs(`?ids=${ld.id}`, heir.jwt))).toEqual([stored._id])
+      expect(ids(await fetchAs('', stranger.jwt))).not.toContain(stored._id)
+    })
+
     it('the query and the pure rule canReadCredential agree, for every caller and credential', async () => {
       const facts = new AccessFacts(h.service.resolver, h.storage)
       const records = (await h.storage.collection<CredentialRecord>('credentials').find({ field: 'tenantId', op: 'eq', value: 'tenant-a' }, { limit: 1000 })).items
       expect(records.some((r) => r.issuer === issuer.did) && records.some((r) => r.subject === subject.did)).toBe(true)
-      for (const who of [issuer, subject, stranger, holder]) {
+      for (const who of [issuer, subject, stranger, holder, heir]) {
         const caller = { tenantId: 'tenant-a', dids: [who.did], addresses: [who.did.split(':').pop()!] }
         const holding = await facts.holding(caller)
         const expected: string[] = []

@@ -54,6 +54,7 @@ const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['vaults by MPC account', 'vaults', scoped({ field: 'mpcAccountID', op: 'eq', value: 'a' }), { limit: 1000 }, 'vaults/ix/tenantId,mpcAccountID,createdAt'],
   ['child vault count', 'vaults', scoped({ field: 'parentID', op: 'eq', value: 'p' }), { limit: 1 }, 'vaults/ix/tenantId,parentID,createdAt'],
   ['DID history up to its head', 'didEvents', { and: [{ field: 'network', op: 'eq', value: 'dev' }, { field: 'identity', op: 'eq', value: '0x' }, { field: 'seq', op: 'lte', value: 5 }] }, { orderBy: { field: 'seq' }, limit: 1000 }, 'didEvents/ux/network,identity,seq'],
+  ['DIDs handed to the caller\'s keys (embedded registry)', 'didHeads', { and: [{ field: 'owner', op: 'in', value: ['0x1', '0x2'] }, { field: 'network', op: 'eq', value: 'dev' }] }, { orderBy: { field: 'identity' }, limit: 1002 }, 'didHeads/ix/owner,network,identity'],
   ['delegate keys of a wallet', 'delegateKeys', scoped({ field: 'walletId', op: 'eq', value: 'w' }), { limit: 1000 }, 'delegateKeys/ix/tenantId,walletId,createdAt'],
   ['the caller\'s wallets by signing address (vault control)', 'wallets', scoped({ field: 'ethereumAddress', op: 'in', value: ['0x1', '0x2'] }), { orderBy: { field: 'ethereumAddress' }, limit: 100 }, 'wallets/ix/tenantId,ethereumAddress,createdAt'],
   ['wallets of a page of vaults', 'wallets', scoped({ field: 'vaultId', op: 'in', value: ['v1', 'v2', 'v3'] }), { orderBy: { field: 'vaultId' }, limit: 1000 }, 'wallets/ix/tenantId,vaultId,createdAt'],

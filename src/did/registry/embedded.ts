@@ -70,6 +70,16 @@ export class EmbeddedRegistry implements DidRegistry {
     return (await this.#head(address))?.owner ?? address
   }
 
+  async identitiesHandedTo(owners: readonly string[], limit: number): Promise<string[]> {
+    if (owners.length === 0 || limit <= 0) return []
+    const heads = await this.#heads.find(
+      { and: [{ field: 'owner', op: 'in', value: [...owners] }, { field: 'network', op: 'eq', value: this.network.name }] },
+      { orderBy: { field: 'identity' }, limit: limit + owners.length },
+    )
+    // An identity whose ownership came back to itself has its own key as owner: it is not handed over.
+    return heads.items.filter((h) => h.owner !== h.identity).slice(0, limit).map((h) => h.identity)
+  }
+
   async apply(address: string, input: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
     const change = normalized(input)
     const headId = `${this.network.name}/${address}`

@@ -47,6 +47,13 @@ export interface DidRegistry {
   readonly endpoint: string
   /** The current owner address (EIP-55) of identity `address`. */
   identityOwner(address: string): Promise<string>
+  /**
+   * Identities (EIP-55 addresses) whose ownership was handed to one of `owners` (their current
+   * owner is one of them and not the identity itself), at most `limit`, in address order — for
+   * registries that can list them by owner (the embedded one: an index). Absent: the registry
+   * cannot list owners (a chain is not indexed by owner).
+   */
+  identitiesHandedTo?(owners: readonly string[], limit: number): Promise<string[]>
   /** Applies `change` to identity `address`; `owner` must be the key of its current owner. */
   apply(address: string, change: RegistryChange, owner: DigestSigner): Promise<AppliedChange>
   /**
