@@ -5,11 +5,15 @@
  * `veriKey`/`sigAuth` delegates. A key the document no longer lists (a former owner, an
  * expired or revoked delegate) signs nothing.
  *
- * A method that names only an address whose public key `keys` knows (the service's wallets
+ * A secp256k1 method that gives its key in another encoding (`publicKeyBase58`, as did:key
+ * documents do; `publicKeyMultibase`; `publicKeyJwk`) is given as `publicKeyHex`. A method that
+ * names only an address whose public key `keys` knows (the service's wallets
  * and delegate keys, signers recovered before) is given as that public key, so its signatures
  * are checked by verification instead of recovering the signer (several times slower).
  */
+import { extractPublicKeyBytes } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
+import { bytesToHex } from '@noble/hashes/utils.js'
 import { parseEthrDid } from '../did/ethr.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { SigningKey } from './jsonld/index.js'
@@ -28,8 +32,8 @@ export function signingKeysResolver(resolver: Resolvable, keys?: Pick<PublicKeyD
 }
 
 async function signingKeyOf(m: VerificationMethod, keys: Pick<PublicKeyDirectory, 'publicKeyHexFor'> | undefined): Promise<SigningKey> {
-  const named = { publicKeyHex: m.publicKeyHex, ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }
-  if (m.publicKeyHex !== undefined || keys === undefined) return named
+  const named = { publicKeyHex: m.publicKeyHex ?? secp256k1KeyHex(m), ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }
+  if (named.publicKeyHex !== undefined || keys === undefined) return named
   const raw = m.ethereumAddress ?? m.blockchainAccountId?.split(':').pop()?.split('@')[0]
   const address = raw === undefined ? undefined : parseEthrDid(`did:ethr:${raw}`)?.address
   const publicKeyHex = address === undefined ? undefined : await keys.publicKeyHexFor(address)
@@ -46,4 +50,15 @@ function assertionMethods(document: DIDDocument): VerificationMethod[] {
     const found = methods.find((m) => absolute(m.id) === absolute(entry))
     return found ? [found] : []
   })
+}
+
+/** The hex secp256k1 key of a method that gives it base58, multibase or as a JWK; undefined for other keys. */
+function secp256k1KeyHex(m: VerificationMethod): string | undefined {
+  if (m.publicKeyBase58 === undefined && m.publicKeyMultibase === undefined && m.publicKeyJwk === undefined) return undefined
+  try {
+    const { keyBytes, keyType } = extractPublicKeyBytes(m)
+    return keyType === 'Secp256k1' && (keyBytes.length === 33 || keyBytes.length === 65) ? bytesToHex(keyBytes) : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { Resolver, type DIDResolutionOptions, type DIDResolutionResult, type Resolvable } from 'did-resolver'
 import { invalid } from '../errors.js'
-import { didKeyResolver } from './did-key.js'
+import KeyDidResolver from 'key-did-resolver'
 
 /** The name of the service's own resolver. */
 export const DEFAULT_RESOLVER = 'default'
@@ -52,9 +52,9 @@ export class ClaimResolvers {
   }
 }
 
-/** `own`, with did:key DIDs resolved offline (every other DID goes to `own`). */
+/** `own`, with did:key DIDs resolved offline by Ceramic's `key-did-resolver` (every other DID goes to `own`). */
 function withDidKey(own: Resolvable): Resolvable {
-  const keys = new Resolver({ key: didKeyResolver }, { cache: false })
+  const keys = new Resolver(KeyDidResolver.getResolver(), { cache: false })
   return { resolve: (didUrl, options) => (didUrl.startsWith('did:key:') ? keys.resolve(didUrl, options) : own.resolve(didUrl, options)) }
 }
 
