@@ -71,7 +71,9 @@ export async function issuerSigner(ctx: OperationContext, caller: Caller, iss: s
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
   // An MPC wallet is governed by its vault's quorum: the signer asks for the members' approvals (403 when short).
   if (wallet.keyManagement !== 'MPC') await ctx.access.assertControlsWallet(caller, wallet)
-  return ctx.signers.signerFor(await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined)), caller)
+  // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
+  const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
+  return ctx.signers.signerFor(await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), proved), caller)
 }
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */

@@ -110,10 +110,12 @@ async function addGeneratedDelegate(
 /**
  * The wallet of the same tenant whose key is the identity's current owner (the wallet itself,
  * or the wallet a previous `newOwner` named). 403 naming the owner when the service holds no
- * such key: the change must then be signed by whoever holds it.
+ * such key: the change must then be signed by whoever holds it. `knownOwner`: the owner as this
+ * request already established it (a token its `#controller` key signed), instead of asking the
+ * registry again.
  */
-export async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry): Promise<WalletRecord> {
-  const owner = await registry.identityOwner(wallet.ethereumAddress)
+export async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, knownOwner?: string): Promise<WalletRecord> {
+  const owner = knownOwner ?? (await registry.identityOwner(wallet.ethereumAddress))
   const found = owner === wallet.ethereumAddress ? wallet : await collectionsOf(ctx.storage, wallet.tenantId).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
   if (!found || !ctx.signers.canSign(found)) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
   return found
