@@ -17,7 +17,10 @@ export interface Caller {
   /**
    * Owners this request's tokens proved: a did:ethr DID among `dids` whose token was signed by
    * its owner key (its current document's `#controller`, checked when the token was verified)
-   * → that key's address. Those owners are not resolved again. Optional: without it, they are.
+   * → that key's address, as of authentication. Access facts and the choice of an issuer's
+   * signing key use it instead of resolving again; an operation that changes an owner and then
+   * acts on it in the same request must read the registry. Optional: without it, owners are
+   * resolved.
    */
   owners?: Readonly<Record<string, string>>
 }

@@ -21,6 +21,7 @@ import { addressOf } from '../keys/secp256k1.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import { parseEthrDid } from '../did/ethr.js'
 import type { SignatureMemo } from './signature-memo.js'
+import { secp256k1KeyHex } from './signing-keys.js'
 
 /** Why a JWT was not accepted. `reason` is short and carries no secret. */
 export class JwtRejected extends Error {
@@ -139,7 +140,8 @@ export function decodeJwt(jwt: string): { header: Record<string, unknown>; paylo
 
 /** What identifies a method's key: its public key (hex, lowercase, no 0x) or the address it names. */
 function keyIdOf(vm: VerificationMethod): string | undefined {
-  return vm.publicKeyHex ? vm.publicKeyHex.replace(/^0x/, '').toLowerCase() : accountAddress(vm)
+  const publicKeyHex = vm.publicKeyHex || secp256k1KeyHex(vm)
+  return publicKeyHex ? publicKeyHex.replace(/^0x/, '').toLowerCase() : accountAddress(vm)
 }
 
 /** `did:<method>:<method-specific-id>` as DID Core's syntax allows it, nothing after. */
@@ -193,9 +195,10 @@ async function findSigner(
   let recovered: Array<{ address: string; publicKey: Uint8Array }> | undefined
   for (const vm of methods) {
     if (!SECP256K1_METHODS.has(vm.type)) continue
-    if (vm.publicKeyHex) {
-      const key = keyObjectOf(vm.publicKeyHex, keys)
-      if (key && verifyEs256k(data, sig, key)) return { vm, address: addressOf(Buffer.from(vm.publicKeyHex.replace(/^0x/, ''), 'hex')) }
+    const publicKeyHex = vm.publicKeyHex || secp256k1KeyHex(vm)
+    if (publicKeyHex) {
+      const key = keyObjectOf(publicKeyHex, keys)
+      if (key && verifyEs256k(data, sig, key)) return { vm, address: addressOf(Buffer.from(publicKeyHex.replace(/^0x/, ''), 'hex')) }
       continue
     }
     const address = accountAddress(vm)

@@ -52,8 +52,8 @@ function assertionMethods(document: DIDDocument): VerificationMethod[] {
   })
 }
 
-/** The hex secp256k1 key of a method that gives it base58, multibase or as a JWK; undefined for other keys. */
-function secp256k1KeyHex(m: VerificationMethod): string | undefined {
+/** The hex secp256k1 key of a method that gives it base58, multibase or as a JWK (as did:key documents do); undefined for other keys. */
+export function secp256k1KeyHex(m: VerificationMethod): string | undefined {
   if (m.publicKeyBase58 === undefined && m.publicKeyMultibase === undefined && m.publicKeyJwk === undefined) return undefined
   try {
     const { keyBytes, keyType } = extractPublicKeyBytes(m)

@@ -14,9 +14,13 @@ import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
 import { publicKeyObject } from './es256k.js'
 import { addressOf } from './secp256k1.js'
 
+const MISS_TTL_MS = 60_000
+
 export class PublicKeyDirectory {
   readonly #byAddress = new Map<string, KeyObject>()
   readonly #hexByAddress = new Map<string, string>()
+  /** Addresses looked up and not found, until when (ms): a stranger's key is not read for on every proof. */
+  readonly #misses = new Map<string, number>()
   readonly #byHex = new Map<string, KeyObject>()
   readonly #lastSigner = new Map<string, string>()
 
@@ -32,6 +36,10 @@ export class PublicKeyDirectory {
   async keyFor(address: string): Promise<KeyObject | undefined> {
     const hit = this.#byAddress.get(address)
     if (hit) return hit
+    // A miss is remembered for a minute: a key created meanwhile is only found later (its
+    // signatures are recovered until then — slower, the same verdict).
+    const missedUntil = this.#misses.get(address)
+    if (missedUntil !== undefined && missedUntil > Date.now()) return undefined
     const byAddress = { field: 'ethereumAddress', op: 'eq', value: address } as const
     // A stored row is trusted only as far as its key hashes to the address asked for: a row
     // with a foreign key (a corrupted or forged record, any tenant's) must not vouch for it.
@@ -42,6 +50,7 @@ export class PublicKeyDirectory {
         return this.#remember(this.#byAddress, address, publicKeyObject(row.publicKeyHex))
       }
     }
+    this.#remember(this.#misses, address, Date.now() + MISS_TTL_MS)
     return undefined
   }
 
@@ -65,6 +74,7 @@ export class PublicKeyDirectory {
       return
     }
     if (!hashes) return
+    this.#misses.delete(address)
     const hex = Buffer.from(publicKey).toString('hex')
     this.#remember(this.#hexByAddress, address, hex)
     this.#remember(this.#byAddress, address, publicKeyObject(hex))

@@ -255,6 +255,23 @@ describe('EcdsaSecp256k1RecoverySignature2020', () => {
   })
 })
 
+describe('EcdsaSecp256k1RecoverySignature2020: the recovery bit', () => {
+  it('is a hint: a proof with the other bit verifies alike whether its key is known or recovered; a bit out of range is refused', async () => {
+    const signed = await signRecovery2020(credential(), alice, fixed)
+    const [header, , signature] = (proofOf(signed).jws as string).split('.')
+    const bytes = Buffer.from(signature!, 'base64url')
+    const withV = (v: number) => withProof(signed, { jws: `${header}..${Buffer.concat([bytes.subarray(0, 64), Buffer.of(v)]).toString('base64url')}` })
+    const flipped = withV(bytes[64]! ^ 1)
+    for (const options of [byPublicKey, byAddress, byAccountId]) {
+      await expect(verifyRecovery2020(flipped, options)).resolves.toEqual({ verified: true })
+      await expect(verifyRecovery2020(withV(bytes[64]! + 27), options)).resolves.toEqual({ verified: true })
+    }
+    // Still bound to the key: the other bit does not make Bob's key acceptable.
+    await expect(verifyRecovery2020(flipped, resolverFor(ALICE_KEY, [{ ethereumAddress: bob.address }]))).resolves.toMatchObject({ verified: false })
+    await expect(verifyRecovery2020(withV(5), byAddress)).resolves.toMatchObject({ verified: false, error: 'proof 0: jws signature has an invalid recovery bit' })
+  })
+})
+
 describe('proof sets', () => {
   it('adds a second proof of another suite; each proof verifies, and a bad one fails the set', async () => {
     const first = await signJsonLd(credential(), alice, fixed)

@@ -13,6 +13,9 @@ import { createVerifiableCredentialJwt, verifyCredential } from 'did-jwt-vc'
 import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
 import { acceptedNatively, verifyJwtCredential } from '../../src/credentials/verify-credential.js'
 import { verifyDidJwt } from '../../src/credentials/jwt-verifier.js'
+import { ClaimResolvers } from '../../src/did/resolvers.js'
+import { bytesToMultibase } from 'did-jwt'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
 import { PublicKeyDirectory } from '../../src/keys/public-keys.js'
 import { openKeyring } from '../../src/keys/keyring-store.js'
@@ -101,6 +104,25 @@ describe('VC-JWT: the native path agrees with did-jwt-vc verifyCredential', () =
   })
 })
 
+describe('VC-JWT by a did:key issuer (key-did-resolver documents: publicKeyBase58)', () => {
+  it('is checked natively, with did-jwt-vc’s verdict, and a signature by another key is refused by both', async () => {
+    const resolver = new ClaimResolvers(service.resolver).get().resolver
+    const key = new LocalSigner(generatePrivateKey())
+    const did = `did:key:${bytesToMultibase(secp256k1.Point.fromHex(key.publicKeyHex).toBytes(true), 'base58btc', 'secp256k1-pub')}`
+    const good = await vcJwt({ signer: key, iss: did })
+    const forged = await vcJwt({ iss: did })
+    const didJwtVc = (jwt: string) => verifyCredential(jwt, resolver, { proofPurpose: 'assertionMethod', policies: { now, issuanceDate: false, expirationDate: false, aud: false } }).then(() => true, () => false)
+    expect(await didJwtVc(good)).toBe(true)
+    expect(await didJwtVc(forged)).toBe(false)
+    // Native: verifyDidJwt itself accepts it (no fallback to did-jwt-vc needed), and names the method.
+    const native = await verifyDidJwt(good, { resolver, audience: false, checkTimes: false, proofPurpose: 'assertionMethod' })
+    expect(native.signer).toBe(`${did}#${did.slice('did:key:'.length)}`)
+    expect(native.signerAddress).toBe(key.address)
+    expect(await acceptedNatively(good, { resolver, now: now * 1000 })).toBe(true)
+    expect(await acceptedNatively(forged, { resolver, now: now * 1000 })).toBe(false)
+  })
+})
+
 describe('PublicKeyDirectory knows the generated delegate keys', () => {
   it('by address, with the key the row seals', async () => {
     const keys = new PublicKeyDirectory(storage)
@@ -138,6 +160,27 @@ describe('PublicKeyDirectory knows the generated delegate keys', () => {
       expect(v.signer).toMatch(/#delegate-\d+$/)
       expect(keys.lastSigner(`any ${held.did}`)).toBe(v.signer)
     }
+  })
+
+  it('an unknown address is looked up once a minute, not on every signature', async () => {
+    let reads = 0
+    const counting = new Proxy(storage, {
+      get: (target, prop, receiver) =>
+        prop === 'collection'
+          ? (name: string) => {
+              const c = target.collection(name)
+              return new Proxy(c, { get: (t, p) => (p === 'findOne' ? (...a: unknown[]) => (reads++, (t.findOne as (...x: unknown[]) => unknown)(...a)) : Reflect.get(t, p)) })
+            }
+          : Reflect.get(target, prop, receiver),
+    })
+    const keys = new PublicKeyDirectory(counting)
+    expect(await keys.keyFor(outside.address)).toBeUndefined()
+    const afterFirst = reads
+    expect(afterFirst).toBeGreaterThan(0)
+    expect(await keys.keyFor(outside.address)).toBeUndefined()
+    expect(reads).toBe(afterFirst)
+    // A held key is still found (and its verdicts never depended on the directory).
+    expect(await keys.keyFor(generated.address)).toBeDefined()
   })
 
   it('an outside delegate is learned after one recovery', async () => {

@@ -37,12 +37,12 @@ export function hasHighS(compact: Uint8Array): boolean {
 }
 
 /**
- * Whether low-S `compact` (r‖s) over SHA-256(`input`) was made by one of `keys`. A key with
- * `publicKeyHex` is checked by ECDSA verification (OpenSSL); a key given only by address
- * (`ethereumAddress` or an `eip155` `blockchainAccountId`) by recovering the public key, with
- * `recovery` when the proof carries it, else with both recovery bits. A key known by its
- * public key is checked by verification only, so a recovery bit the proof carries is then not
- * compared (the signature is valid under the key either way).
+ * Whether low-S `compact` (r‖s) over SHA-256(`input`) was made by one of `keys`: whether the
+ * signature is valid under one of their public keys. A key with `publicKeyHex` is checked by
+ * ECDSA verification (OpenSSL); a key given only by address (`ethereumAddress` or an `eip155`
+ * `blockchainAccountId`) by recovering the public key — first with `recovery`, the bit a
+ * Recovery2020 proof carries, then with the other one. The recovery bit is a hint, never part
+ * of the verdict, so a proof verifies the same whether its key is known or must be recovered.
  */
 export function signedByAnyKey(input: Uint8Array, compact: Uint8Array, recovery: 0 | 1 | undefined, keys: readonly SigningKey[]): boolean {
   const addresses = new Set<string>()
@@ -56,7 +56,7 @@ export function signedByAnyKey(input: Uint8Array, compact: Uint8Array, recovery:
   }
   if (addresses.size === 0) return false
   const digest = sha256(input)
-  for (const bit of recovery === undefined ? ([0, 1] as const) : [recovery]) {
+  for (const bit of recovery === 1 ? ([1, 0] as const) : ([0, 1] as const)) {
     const address = recoverAddress(digest, compact, bit)
     if (address !== undefined && addresses.has(address)) return true
   }

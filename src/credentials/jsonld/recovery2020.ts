@@ -120,10 +120,11 @@ export async function signRecovery2020<T extends JsonLdDocument>(
 
 /**
  * Verifies the EcdsaSecp256k1RecoverySignature2020 proofs of `document` (other proof
- * types are ignored; at least one must be present and all must verify). The public key is
- * recovered with the JWS's recovery bit and must match a key `resolveSigningKeys
- * (verificationMethod)` returns (public key or address); a `publicKeyHex` key is also
- * checked by plain ECDSA verification.
+ * types are ignored; at least one must be present and all must verify). The signature must be
+ * valid under a key `resolveSigningKeys(verificationMethod)` returns: checked by ECDSA
+ * verification against a public key, or by recovering the key (the JWS's recovery bit first)
+ * and comparing its address. The recovery bit must be 0/1 (or 27/28) but is not otherwise part
+ * of the verdict (see `signedByAnyKey`).
  *
  * @throws {UnknownContextError} the document references an unknown context
  */
