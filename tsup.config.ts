@@ -8,16 +8,20 @@ export default defineConfig([
       mongo: 'src/storage/mongo/index.ts',
       express: 'src/http/index.ts',
       testing: 'src/storage/conformance/index.ts',
+      // The JSON-LD worker pool's module: piscina loads it by path, beside the code that starts the pool.
+      'canonize-worker': 'src/credentials/jsonld/canonize-worker.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
     target: 'node20',
     splitting: true,
+    // import.meta.url in the CommonJS build (the pool finds its worker module with it).
+    shims: true,
     external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
   },
   {
-    entry: { 'cli/main': 'src/cli/main.ts' },
+    entry: { 'cli/main': 'src/cli/main.ts', 'cli/canonize-worker': 'src/credentials/jsonld/canonize-worker.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',

@@ -2,7 +2,17 @@
  * didvault — the core entry. Loads no optional peer (better-sqlite3, express, mongodb):
  * those live behind `didvault/sqlite`, `didvault/express`, `didvault/mongo`.
  */
-export { IdentityService, type IdentityServiceOptions, type BoundIdentityService, type MpcOptions, type OperationMethods } from './service.js'
+export {
+  IdentityService,
+  type IdentityServiceOptions,
+  type BoundIdentityService,
+  type MpcOptions,
+  type OperationMethods,
+  type ServiceLimitsOptions,
+} from './service.js'
+export type { ServiceConfig, ServiceLimits } from './operations/context.js'
+export { DEFAULT_JSONLD_LIMITS, type JsonLdLimits } from './credentials/jsonld/bounds.js'
+export type { JsonLdPoolStats, JsonLdWorkerOptions } from './credentials/jsonld/canonicalization-pool.js'
 export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
 export type { AuthContext, Caller } from './auth/context.js'
 export { staticTenants, type TenantResolver } from './auth/tenants.js'

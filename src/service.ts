@@ -15,6 +15,8 @@ import { DEV_NETWORK, type EthrNetwork } from './did/ethr.js'
 import { Registries, createResolver } from './did/resolver.js'
 import { ClaimResolvers } from './did/resolvers.js'
 import { registerContext } from './credentials/jsonld/contexts.js'
+import { jsonLdLimitsOf, type JsonLdLimits } from './credentials/jsonld/bounds.js'
+import { CanonicalizationPool, type JsonLdPoolStats, type JsonLdWorkerOptions } from './credentials/jsonld/canonicalization-pool.js'
 import { withVersion, type DidVersionQuery } from './did/version.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { KeyCustody } from './keys/custody.js'
@@ -79,7 +81,13 @@ export interface IdentityServiceOptions {
    * refused (422). A URL names one document for the whole process (see `registerContext`).
    */
   contexts?: Record<string, object>
-  limits?: Partial<ServiceLimits>
+  /** Batch size, DID-auth token lifetimes, and the bounds of JSON-LD inputs (`jsonld`; docs/credentials.md *Work bounds*). */
+  limits?: ServiceLimitsOptions
+  /**
+   * How JSON-LD canonicalization runs: in a pool of worker threads (`threads`), at most
+   * `perTenant` tasks of one tenant at once, each within `deadlineMs` (docs/credentials.md *Work bounds*).
+   */
+  jsonldWorkers?: JsonLdWorkerOptions
   /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
   mpc?: MpcOptions
   /** Clock, ms since the epoch (tests). */
@@ -91,7 +99,10 @@ export interface IdentityServiceOptions {
   onError?: (operation: string, error: unknown) => void
 }
 
-const DEFAULT_LIMITS: ServiceLimits = {
+/** {@link ServiceLimits} as options: any of them, and any of the JSON-LD bounds. */
+export type ServiceLimitsOptions = Partial<Omit<ServiceLimits, 'jsonld'>> & { jsonld?: Partial<JsonLdLimits> }
+
+const DEFAULT_LIMITS: Omit<ServiceLimits, 'jsonld'> = {
   batch: 1_000,
   tokenDefaultLifetimeMs: 15 * 60_000,
   tokenMaxLifetimeMs: 24 * 3_600_000,
@@ -149,6 +160,10 @@ export class IdentityService {
       throw new TypeError('IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database')
     }
     const { storage } = options
+    const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
+    const logError = (op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`)
+    const onError = options.onError ?? logError
+    const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
     await storage.init(COLLECTIONS)
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
     const networks = options.networks ?? [DEV_NETWORK]
@@ -162,16 +177,29 @@ export class IdentityService {
       didMethods: ['ethr'],
       apiUrls: registries.endpoints,
       audience: options.audience ?? 'didvault',
-      limits: { ...DEFAULT_LIMITS, ...options.limits },
+      limits,
     }
     const resolver = createResolver(registries)
     const resolvers = new ClaimResolvers(resolver, options.resolvers)
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
-    const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
     const custody = new KeyCustody(keyring)
     const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
-    const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody, mpc), mpc, access: new AccessControl(new AccessFacts(resolver, storage)), resolver, resolvers, registries, keys, config, now, onError }
+    const ctx: OperationContext = {
+      storage,
+      custody,
+      signers: new WalletSigners(custody, mpc),
+      mpc,
+      access: new AccessControl(new AccessFacts(resolver, storage)),
+      resolver,
+      resolvers,
+      registries,
+      keys,
+      jsonld,
+      config,
+      now,
+      onError,
+    }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
     const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() }, storage)
     return new IdentityService(ctx, auth, apiKeys)
@@ -230,8 +258,18 @@ export class IdentityService {
     return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, onProgress)
   }
 
-  /** Closes the storage. */
-  close(): Promise<void> {
-    return this.#ctx.storage.close()
+  /**
+   * What the JSON-LD worker pool is doing: its threads, per-tenant cap and deadline, tasks
+   * running and waiting, the most tasks of one tenant that ever ran at once, and the tasks
+   * finished and stopped at the deadline.
+   */
+  jsonldStats(): JsonLdPoolStats {
+    return this.#ctx.jsonld.stats()
+  }
+
+  /** Stops the JSON-LD workers and closes the storage. */
+  async close(): Promise<void> {
+    await this.#ctx.jsonld.close()
+    await this.#ctx.storage.close()
   }
 }

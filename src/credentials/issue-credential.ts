@@ -7,6 +7,7 @@ import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from './jwt-signer.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from './jsonld/index.js'
+import type { CanonicalHasher } from './jsonld/canonical-hasher.js'
 
 /** What a credential says, in either form. */
 export interface CredentialContent {
@@ -54,9 +55,18 @@ export function unsignedCredential(content: CredentialContent): JsonLdDocument {
   return credential
 }
 
-/** `content` as JSON-LD, signed with one proof of `proofType` (default EcdsaKoblitzSignature2016) by the issuer's `#controller`. */
-export async function issueJsonLdCredential(content: CredentialContent, signer: DigestSigner, proofType?: ProofType): Promise<JsonLdDocument> {
-  return signJsonLd(unsignedCredential(content), signer, { creator: `${content.issuer}#controller`, created: new Date(content.issuedAt), proofType })
+/**
+ * `content` as JSON-LD, signed with one proof of `proofType` (default EcdsaKoblitzSignature2016)
+ * by the issuer's `#controller`, canonicalized by `hasher` (default: in this thread).
+ */
+export async function issueJsonLdCredential(
+  content: CredentialContent,
+  signer: DigestSigner,
+  proofType?: ProofType,
+  hasher?: CanonicalHasher,
+): Promise<JsonLdDocument> {
+  const creator = `${content.issuer}#controller`
+  return signJsonLd(unsignedCredential(content), signer, { creator, created: new Date(content.issuedAt), proofType, hasher })
 }
 
 /**

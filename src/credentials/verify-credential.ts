@@ -2,8 +2,11 @@
  * Verification of a verifiable credential, as DESIGN §4 *Verify result* defines it: each
  * check is named with its outcome, and the credential is verified when every check is.
  *
- * - JSON-LD: the W3C shape (`format`); every proof of the proof set (`proof`, one check per
- *   proof, naming the DID that made it) signed by a key that the current document of the DID
+ * - JSON-LD: within the JSON-LD work bounds (`bounds`) and free of `__proto__`, `constructor`
+ *   and `prototype` keys (`keys`), checked before anything else; the W3C shape (`format`);
+ *   canonicalized within the worker pool's deadline (`deadline`); every proof of the proof
+ *   set (`proof`, one check per proof, naming the DID that made it) signed by a key that the
+ *   current document of the DID
  *   its `creator`/`verificationMethod` names lists under `assertionMethod` (for did:ethr the
  *   owner, or a live `veriKey`/`sigAuth` delegate); at least one of them by the issuer
  *   (`issuerProof`, a failed check only: the others may be co-signers'); `issuanceDate` not
@@ -23,9 +26,11 @@ import type { JwtCredentialPayload } from 'did-jwt-vc'
 import { normalizeCredential, validateCredentialPayload, verifyCredential as verifyJwtVc } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { VerificationCheck } from '../schemas/claims.js'
-import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from './jsonld/index.js'
+import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type ProofSetResult, type SigningKey } from './jsonld/index.js'
+import { JsonLdBoundsError, jsonLdBoundsError } from './jsonld/bounds.js'
+import { IN_THREAD_HASHER, type CanonicalHasher } from './jsonld/canonical-hasher.js'
 import { noIssuerProof } from './jsonld/proof-set.js'
-import { shown } from './jsonld/errors.js'
+import { JsonLdDeadlineError, shown } from './jsonld/errors.js'
 import { signingKeysResolver } from './signing-keys.js'
 import { decodeJwt, verifyDidJwt, type JwtVerifyOptions } from './jwt-verifier.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
@@ -49,17 +54,35 @@ export interface CredentialVerifyOptions {
   skewSeconds?: number
   /** Known public keys (the service's `PublicKeyDirectory`): signatures by them are checked natively, by verification. */
   keys?: JwtVerifyOptions['keys'] & Pick<PublicKeyDirectory, 'publicKeyHexFor'>
+  /** Canonicalizes JSON-LD within its bounds (the service's: in its worker pool). Default: in this thread, default bounds. */
+  hasher?: CanonicalHasher
 }
 
 const DEFAULT_SKEW = 60
 
-/** Verifies a JSON-LD credential. @throws {UnknownContextError} it references a context that is not bundled or registered */
+/**
+ * Verifies a JSON-LD credential. Before anything else its JSON is checked against the hasher's
+ * bounds (`bounds`) and for forbidden keys (`keys`): nothing of a credential that fails them is
+ * processed. Canonicalization stopped at the pool's deadline is the check `deadline`.
+ *
+ * @throws {UnknownContextError} it references a context that is not bundled or registered
+ */
 export async function verifyJsonLdCredential(vc: JsonLdDocument, options: CredentialVerifyOptions): Promise<CredentialVerification> {
+  const hasher = options.hasher ?? IN_THREAD_HASHER
+  const refused = jsonLdBoundsError(vc, hasher.limits)
   const issuer = issuerOf(vc) ?? null
+  if (refused !== undefined) return outcome(issuer, [{ check: refused.check, verified: false, error: refused.message }])
   const malformed = shapeError(vc)
   if (malformed !== undefined || issuer === null) return outcome(issuer, [{ check: 'format', verified: false, error: malformed ?? 'issuer: missing' }])
   const skewMs = (options.skewSeconds ?? DEFAULT_SKEW) * 1000
-  const proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(signingKeysResolver(options.resolver, options.keys)), issuer })
+  let proofs: ProofSetResult
+  try {
+    proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(signingKeysResolver(options.resolver, options.keys)), issuer, hasher })
+  } catch (err) {
+    if (err instanceof JsonLdDeadlineError) return outcome(issuer, [{ check: 'deadline', verified: false, error: err.message }])
+    if (err instanceof JsonLdBoundsError) return outcome(issuer, [{ check: err.check, verified: false, error: err.message }])
+    throw err
+  }
   const checks: VerificationCheck[] =
     proofs.proofs.length === 0
       ? [{ check: 'proof', verified: false, error: proofs.error ?? 'no proof' }]

@@ -23,6 +23,7 @@ import { forEachItem } from './batch.js'
 import { canonicalJson, parseJsonLd, sha256 } from './claims-store.js'
 import { issuerSigner } from './claims-sign.js'
 import { collectionsOf, type OperationContext } from './context.js'
+import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 
 type ProofsResponse = z.output<typeof proofsResponse>
 type Item = { _id: string } | { jsonld: Record<string, unknown> } | { jwt: string }
@@ -54,6 +55,13 @@ async function target(ctx: OperationContext, caller: Caller, holding: HoldingFac
   return { document, records }
 }
 
+/** The request's items, each credential given as `jsonld` checked against the service's JSON-LD bounds first (422 for the request). */
+function checkedItems(ctx: OperationContext, input: { claims?: Item[]; vcs?: Item[] }): Item[] {
+  const [field, items] = input.claims !== undefined ? ['claims', input.claims] : ['vcs', input.vcs ?? []]
+  for (const [i, item] of items.entries()) if ('jsonld' in item) assertJsonLdInput(ctx, item.jsonld, `${field}.${i}.jsonld`)
+  return items
+}
+
 const refusal = (id: string | undefined) =>
   `only the owner of the credential’s DID or a holder of a Write role assigned to it may change its proofs${id === undefined ? ' (it has no DID)' : ` (${id})`}`
 
@@ -81,14 +89,16 @@ export async function addProofs(ctx: OperationContext, caller: Caller, input: Ad
   if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
   const signer: DigestSigner = await issuerSigner(ctx, caller, iss)
   const creator = `${normalizeDid(iss)}#controller`
-  const items: Item[] = input.claims ?? input.vcs ?? []
+  const items = checkedItems(ctx, input)
+  const hasher = jsonLdHasher(ctx, caller)
   const { results, errors } = await forEachItem(
     ctx,
     'add proof',
     items.map((item, index) => ({ item, index })),
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
-      const signed = (await addProof(document, signer, { creator, created: new Date(ctx.now()), proofType: input.proofType })) as JsonLdDocument
+      const options = { creator, created: new Date(ctx.now()), proofType: input.proofType, hasher }
+      const signed = (await addProof(document, signer, options)) as JsonLdDocument
       return { jsonld: signed as Record<string, unknown>, _ids: await update(ctx, caller, records, signed) }
     },
     ({ index }, error) => ({ claim: index, error }),
@@ -116,7 +126,7 @@ export async function removeProofs(ctx: OperationContext, caller: Caller, input:
     }
     return hit
   }
-  const items: Item[] = input.claims ?? input.vcs ?? []
+  const items = checkedItems(ctx, input)
   const { results, errors } = await forEachItem(
     ctx,
     'remove proof',

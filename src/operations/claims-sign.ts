@@ -16,7 +16,7 @@ import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import type { Caller } from '../auth/context.js'
-import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
+import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from '../credentials/issue-credential.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../credentials/jsonld/contexts.js'
 import type { DigestSigner } from '../keys/signer.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
@@ -26,6 +26,7 @@ import { collectionsOf, type OperationContext } from './context.js'
 import type { RegistryReport } from './did-updates.js'
 import { ownerWallet } from './did-updates.js'
 import { expirationOf } from './expiration.js'
+import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 import { aliasConflict, uniqueOr } from './unique.js'
 import { checkWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from './wallet-config.js'
 import { buildWallet } from './wallet-records.js'
@@ -46,9 +47,14 @@ export async function signClaims(ctx: OperationContext, caller: Caller, input: S
   const now = ctx.now()
   const plans = input.claims.map((claim, i) => planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
 
+  const hasher = jsonLdHasher(ctx, caller)
   const vcs: SignedCredential[] = []
   for (const { content } of plans) {
-    vcs.push(input.format === 'JWT' ? { id: content.id, jwt: await issueJwtCredential(content, signer) } : { id: content.id, jsonld: await issueJsonLdCredential(content, signer, input.proofType) })
+    vcs.push(
+      input.format === 'JWT'
+        ? { id: content.id, jwt: await issueJwtCredential(content, signer) }
+        : { id: content.id, jsonld: await issueJsonLdCredential(content, signer, input.proofType, hasher) },
+    )
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
@@ -98,6 +104,10 @@ function planClaim(ctx: OperationContext, caller: Caller, input: SignClaimsInput
     issuedAt: now,
     ...(expiresAt !== undefined && { expiresAt }),
   }
+  // Checked before its claim DID is made (its id is a string either way): a JSON-LD credential
+  // against the bounds, a JWT's claims for forbidden keys.
+  if (input.format === 'JWT') assertJsonInput(ctx, claims, `${field}.payload`)
+  else assertJsonLdInput(ctx, unsignedCredential({ ...content, id: claim.id ?? '' }), field)
   if (claim.id !== undefined) return { content: { ...content, id: claim.id } }
 
   checkWalletConfig(claim.walletConfig, ctx.config)

@@ -22,6 +22,7 @@ import { forEachItem } from './batch.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { findRole } from './role-records.js'
 import { decodeJwt } from '../credentials/jwt-verifier.js'
+import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 
 /** What a credential is indexed by, parsed from it (nothing verified). */
 type ParsedCredential = Pick<CredentialRecord, 'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'>
@@ -125,6 +126,8 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
  */
 export async function storeClaims(ctx: OperationContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
+  // Stored and returned as given, verified or not: within the bounds, no forbidden key.
+  for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
   const c = collectionsOf(ctx.storage, caller.tenantId)
   const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(normalizeDid))
   const roles = new Map<string, { did: string; creator: string }>()
@@ -135,6 +138,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
   }
   const storedBy = [...(await ctx.access.facts.acting(caller)).dids].sort()
   const now = ctx.now()
+  const verifying = { resolver, now, keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
   // 1. Each claim parsed (and verified): a refused claim is an element of `errors`.
   const { results: planned, errors } = await forEachItem(
     ctx,
@@ -143,7 +147,10 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
     async ({ claim, index }) => {
       const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
       if (input.verify === true) {
-        const outcome = parsed.jwt !== undefined ? await verifyJwtCredential(parsed.jwt, { resolver, now, keys: ctx.keys }) : await verifyJsonLdCredential(parsed.jsonld as never, { resolver, now, keys: ctx.keys })
+        const outcome =
+          parsed.jwt !== undefined
+            ? await verifyJwtCredential(parsed.jwt, verifying)
+            : await verifyJsonLdCredential(parsed.jsonld!, verifying)
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
       const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(normalizeDid))

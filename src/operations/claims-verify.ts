@@ -10,15 +10,20 @@ import { verifyJsonLdCredential, verifyJwtCredential } from '../credentials/veri
 import type { patchClaims as patchClaimsSchema, patchClaimsResponse, VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from '../schemas/claims.js'
 import type { OperationContext } from './context.js'
 import { addProofs, removeProofs } from './claims-proofs.js'
+import { jsonLdHasher } from './jsonld-work.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 
-export async function verifyClaims(ctx: OperationContext, _caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
+export async function verifyClaims(ctx: OperationContext, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
   const { name, resolver } = ctx.resolvers.get(input.resolver)
-  const now = ctx.now()
+  const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {
-    vcs.push('jwt' in item ? { jwt: item.jwt, ...(await verifyJwtCredential(item.jwt, { resolver, now, keys: ctx.keys })) } : { jsonld: item.jsonld, ...(await verifyJsonLdCredential(item.jsonld, { resolver, now, keys: ctx.keys })) })
+    vcs.push(
+      'jwt' in item
+        ? { jwt: item.jwt, ...(await verifyJwtCredential(item.jwt, options)) }
+        : { jsonld: item.jsonld, ...(await verifyJsonLdCredential(item.jsonld, options)) },
+    )
   }
   return { resolver: name, vcs }
 }

@@ -2,6 +2,8 @@
 import type { Resolver } from 'did-resolver'
 import { errorObject, type ErrorBody } from '../errors.js'
 import type { AccessControl } from '../auth/access-control.js'
+import type { JsonLdLimits } from '../credentials/jsonld/bounds.js'
+import type { CanonicalizationPool } from '../credentials/jsonld/canonicalization-pool.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
 import type { ClaimResolvers } from '../did/resolvers.js'
@@ -20,6 +22,8 @@ export interface ServiceLimits {
   tokenDefaultLifetimeMs: number
   /** Longest DID-auth token lifetime, ms. */
   tokenMaxLifetimeMs: number
+  /** Bounds of every JSON-LD input, checked before any JSON-LD processing (docs/credentials.md *Work bounds*). */
+  jsonld: JsonLdLimits
 }
 
 export interface ServiceConfig {
@@ -52,6 +56,8 @@ export interface OperationContext {
   registries: Registries
   /** Public keys of the wallets the service holds, by address. */
   keys: PublicKeyDirectory
+  /** The worker pool JSON-LD canonicalization runs in (see `jsonLdHasher`). */
+  jsonld: CanonicalizationPool
   config: ServiceConfig
   /** Current time, ms. */
   now(): number

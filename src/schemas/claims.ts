@@ -1,14 +1,12 @@
 /** Request and response schemas of the verifiable-credential operations (`/claims`). */
 import { z } from 'zod'
+import { MAX_JSON_DEPTH } from '../credentials/jsonld/bounds.js'
 import { getContext } from '../credentials/jsonld/contexts.js'
 import { KOBLITZ_2016 } from '../credentials/jsonld/koblitz2016.js'
 import { RECOVERY_2020 } from '../credentials/jsonld/recovery2020.js'
 import { did, errorBody, label, nextCursor, page } from './common.js'
 import { expiration } from './tokens.js'
 import { registryReport, walletConfig } from './wallet-config.js'
-
-/** Deepest nesting a credential's JSON may have (objects and arrays); deeper documents are refused before any processing. */
-export const MAX_JSON_DEPTH = 32
 
 /** Whether `value` nests at most `max` levels of objects/arrays. */
 function depthAtMost(value: unknown, max: number): boolean {
@@ -22,10 +20,17 @@ function depthAtMost(value: unknown, max: number): boolean {
   return true
 }
 
-/** A JSON object of bounded depth. */
+const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * A JSON object, taken as given: every own key is kept (an object schema would drop a
+ * `__proto__` key silently, and the JSON-LD checks must see it to refuse it). Nesting is capped
+ * at {@link MAX_JSON_DEPTH}; the service's JSON-LD bounds (`limits.jsonld`) apply in the operations.
+ */
 export const jsonObject = z
-  .record(z.string(), z.unknown())
+  .custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object')
   .refine((v) => depthAtMost(v, MAX_JSON_DEPTH), `nests deeper than ${MAX_JSON_DEPTH} levels`)
+  .meta({ type: 'object', additionalProperties: {} })
 
 /** Either one value or an array of them, as an array. */
 const oneOrMany = <T extends z.ZodType>(item: T, max: number) => z.union([item, z.array(item).max(max)]).transform((v): Array<z.output<T>> => (Array.isArray(v) ? v : [v]))
@@ -71,7 +76,9 @@ const claimInput = z
     }
   })
   .superRefine((c, ctx) => {
-    if (c.payload !== undefined && 'id' in c.payload) ctx.addIssue({ code: 'custom', path: ['payload', 'id'], message: 'the subject is given by `sub`' })
+    if (c.payload !== undefined && Object.hasOwn(c.payload, 'id')) {
+      ctx.addIssue({ code: 'custom', path: ['payload', 'id'], message: 'the subject is given by `sub`' })
+    }
   })
 
 /** `format`, case-insensitive. */
@@ -170,7 +177,21 @@ export type VerifyClaimsInput = z.output<typeof verifyClaims>
 /** What one verification check found (DESIGN §4 *Verify result*). */
 export const verificationCheck = z
   .strictObject({
-    check: z.enum(['format', 'proof', 'issuerProof', 'signature', 'issuanceDate', 'expirationDate', 'validFrom', 'validUntil', 'exp', 'nbf']),
+    check: z.enum([
+      'format',
+      'bounds',
+      'keys',
+      'deadline',
+      'proof',
+      'issuerProof',
+      'signature',
+      'issuanceDate',
+      'expirationDate',
+      'validFrom',
+      'validUntil',
+      'exp',
+      'nbf',
+    ]),
     verified: z.boolean(),
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
     type: z.string().optional().meta({ description: 'The proof’s type.' }),

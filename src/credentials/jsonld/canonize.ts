@@ -1,21 +1,17 @@
 /**
  * RDF Dataset Canonicalization (RDFC-1.0, formerly URDNA2015) in jsonld's safe mode, over
- * the offline document loader, and the hashes the proof suites build on.
+ * the offline document loader. This is the CPU-heavy step of JSON-LD signing and
+ * verification: the service runs it in its worker pool (`canonize-worker.ts`), never on the
+ * event loop, and only on inputs within the bounds (`bounds.ts`).
  */
-import { createHash } from 'node:crypto'
 import jsonld from 'jsonld'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { utf8ToBytes } from '@noble/hashes/utils.js'
 import { documentLoader, UnknownContextError } from './document-loader.js'
 import { JsonLdProcessingError, shown } from './errors.js'
-import type { JsonLdDocument } from './types.js'
 
-/** Canonical hashes remembered (a document verified again, or signed then verified, is not re-canonicalized). */
-const MAX_REMEMBERED = 1024
-/** Longest one canonicalization may spend in blank-node disambiguation, ms. */
-const CANONIZE_TIMEOUT_MS = 2_000
 /** What rdf-canonize throws when a document's blank nodes need more than the allowed work ("poison graphs"). */
-const WORK_LIMIT = /^(Maximum deep iterations exceeded|Abort signal received)/
+const WORK_LIMIT = /^Maximum deep iterations exceeded/
 
 /**
  * Canonical N-Quads of a JSON-LD document. Safe mode: anything jsonld would drop or
@@ -23,8 +19,8 @@ const WORK_LIMIT = /^(Maximum deep iterations exceeded|Abort signal received)/
  *
  * @throws {UnknownContextError} the document references a context that is not bundled/registered
  * @throws {JsonLdProcessingError} the document is not safely canonicalizable, or its blank
- *   nodes need more disambiguation work than allowed (at most 2 s, and rdf-canonize's
- *   `maxWorkFactor` 1)
+ *   nodes need more disambiguation work than allowed (rdf-canonize's `maxWorkFactor` 1: a
+ *   count of steps, not a clock; the service's time bound is its worker pool's deadline)
  */
 export async function canonize(input: object): Promise<string> {
   try {
@@ -36,39 +32,34 @@ export async function canonize(input: object): Promise<string> {
       documentLoader,
       // Blank-node disambiguation is bounded: a graph built to make it explode (many
       // indistinguishable blank nodes) is refused instead of running for hours.
-      canonizeOptions: { maxWorkFactor: 1, signal: AbortSignal.timeout(CANONIZE_TIMEOUT_MS) },
+      canonizeOptions: { maxWorkFactor: 1 },
     })
   } catch (err) {
     throw translate(err)
   }
 }
 
-const remembered = new Map<string, Uint8Array>()
+/**
+ * Why one input could not be canonicalized, as plain data (it crosses the worker boundary):
+ * a context URL this thread does not know, or a {@link JsonLdProcessingError}'s code and message.
+ */
+export type CanonicalFailure = { unknownContext: string } | { code: string; message: string }
+
+/** sha256 of an input's canonical N-Quads, or why there is none. */
+export type CanonicalOutcome = Uint8Array | CanonicalFailure
 
 /**
- * sha256 of the canonical form of `input`, taken as JSON (what is canonicalized is exactly
- * the JSON text's value). Results are remembered by the JSON text's hash, least recently
- * used first out: contexts never change once known, so equal JSON means equal N-Quads.
+ * sha256 of the canonical N-Quads of the JSON text `json` (what is canonicalized is exactly
+ * the text's value), or why it has none. Anything else thrown is a fault and propagates.
  */
-export async function hashCanonical(input: object): Promise<Uint8Array> {
-  const json = JSON.stringify(input)
-  const key = createHash('sha256').update(json).digest('base64')
-  const known = remembered.get(key)
-  if (known !== undefined) {
-    remembered.delete(key)
-    remembered.set(key, known)
-    return known
+export async function canonicalOutcome(json: string): Promise<CanonicalOutcome> {
+  try {
+    return sha256(utf8ToBytes(await canonize(JSON.parse(json) as object)))
+  } catch (err) {
+    if (err instanceof UnknownContextError) return { unknownContext: err.url }
+    if (err instanceof JsonLdProcessingError) return { code: err.code, message: err.message }
+    throw err
   }
-  const hash = sha256(utf8ToBytes(await canonize(JSON.parse(json) as object)))
-  remembered.set(key, hash)
-  if (remembered.size > MAX_REMEMBERED) remembered.delete(remembered.keys().next().value as string)
-  return hash
-}
-
-/** sha256 of the canonical form of `document` without its `proof` (the proof set's common input). */
-export async function hashDocument(document: JsonLdDocument): Promise<Uint8Array> {
-  const { proof: _proof, ...unsigned } = document
-  return hashCanonical(unsigned)
 }
 
 interface JsonLdErrorShape {

@@ -44,6 +44,9 @@ const contexts = new Map<string, ContextDocument>([
   [SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V0],
 ])
 
+/** The URLs registered with {@link registerContext} (not bundled), in registration order. */
+const registered: string[] = []
+
 function isContextDocument(value: unknown): value is ContextDocument {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && '@context' in value
 }
@@ -70,9 +73,18 @@ export function registerContext(url: string, document: object): void {
     throw new Error(`JSON-LD context ${url} is already registered with different content`)
   }
   contexts.set(url, copy)
+  registered.push(url)
 }
 
 /** The bundled or registered context document for `url`, if any. */
 export function getContext(url: string): ContextDocument | undefined {
   return contexts.get(url)
+}
+
+/**
+ * The contexts registered with {@link registerContext} (not the bundled ones), as `[url,
+ * document]` pairs: what another thread needs to process the same documents.
+ */
+export function registeredContexts(): Array<[string, ContextDocument]> {
+  return registered.map((url) => [url, contexts.get(url)!])
 }

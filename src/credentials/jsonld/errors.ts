@@ -35,3 +35,20 @@ export class JsonLdProofError extends IdentityError {
     this.name = 'JsonLdProofError'
   }
 }
+
+/**
+ * The JSON-LD work of a request ran past the deadline in its worker: the worker was stopped
+ * and the work given up. Only this request fails; a `VALIDATION_ERROR` (422): its document is
+ * too costly to process.
+ */
+export class JsonLdDeadlineError extends IdentityError {
+  /** The deadline, ms. */
+  readonly deadlineMs: number
+
+  constructor(deadlineMs: number) {
+    const message = `JSON-LD canonicalization did not finish within the deadline of ${deadlineMs} ms (jsonldWorkers.deadlineMs)`
+    super('VALIDATION_ERROR', `${message}: the document costs too much to process`)
+    this.name = 'JsonLdDeadlineError'
+    this.deadlineMs = deadlineMs
+  }
+}

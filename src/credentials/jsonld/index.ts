@@ -4,9 +4,9 @@
  */
 import type { DigestSigner } from '../../keys/signer.js'
 import { JsonLdProofError, shown } from './errors.js'
-import { KOBLITZ_2016, signKoblitz2016, verifyKoblitz2016Proof } from './koblitz2016.js'
-import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult, type ProofVerifier } from './proof-set.js'
-import { RECOVERY_2020, signRecovery2020, verifyRecovery2020Proof } from './recovery2020.js'
+import { KOBLITZ_2016, KOBLITZ_2016_SUITE, signKoblitz2016 } from './koblitz2016.js'
+import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult, type ProofSuite } from './proof-set.js'
+import { RECOVERY_2020, RECOVERY_2020_SUITE, signRecovery2020 } from './recovery2020.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
 
 export {
@@ -22,8 +22,10 @@ export {
   type ContextDocument,
 } from './contexts.js'
 export { UnknownContextError, documentLoader, type LoadedContext } from './document-loader.js'
-export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
+export { JsonLdDeadlineError, JsonLdProcessingError, JsonLdProofError } from './errors.js'
 export { canonize } from './canonize.js'
+export type { CanonicalHasher } from './canonical-hasher.js'
+export { JsonLdBoundsError, type JsonLdLimits } from './bounds.js'
 export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016.js'
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
 export { issuerOf, proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
@@ -38,9 +40,9 @@ export interface SignJsonLdOptions extends ProofOptions {
   proofType?: ProofType
 }
 
-const VERIFIERS: ReadonlyMap<string, ProofVerifier> = new Map([
-  [KOBLITZ_2016, verifyKoblitz2016Proof],
-  [RECOVERY_2020, verifyRecovery2020Proof],
+const SUITES: ReadonlyMap<string, ProofSuite> = new Map([
+  [KOBLITZ_2016, KOBLITZ_2016_SUITE],
+  [RECOVERY_2020, RECOVERY_2020_SUITE],
 ])
 
 /**
@@ -95,5 +97,5 @@ export async function addProof<T extends JsonLdDocument>(
  * @throws {UnknownContextError} the document references an unknown context (422)
  */
 export async function verifyJsonLd(document: JsonLdDocument, options: VerifyOptions): Promise<ProofSetResult> {
-  return verifyProofSet(document, options, (type) => VERIFIERS.get(type))
+  return verifyProofSet(document, options, (type) => SUITES.get(type))
 }

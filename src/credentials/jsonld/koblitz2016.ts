@@ -22,7 +22,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, concatBytes, hexToBytes, randomBytes } from '@noble/hashes/utils.js'
 import type { DigestSigner } from '../../keys/signer.js'
-import { hashCanonical, hashDocument } from './canonize.js'
+import { IN_THREAD_HASHER, type CanonicalHasher } from './canonical-hasher.js'
 import { SECURITY_V2_URL } from './contexts.js'
 import { shown } from './errors.js'
 import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
@@ -30,9 +30,11 @@ import {
   appendProof,
   checkProofOptions,
   contextList,
+  unsignedOf,
   verifyProofSet,
   type ProofCheckContext,
   type ProofObject,
+  type ProofSuite,
 } from './proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
 
@@ -57,19 +59,28 @@ const NONCE_BYTES = 8
 
 /**
  * The 32-byte digest a Koblitz2016 `proof` signs over `document` (whose own `proof`, if
- * any, is ignored). The proof's `signatureValue`, `id` and `type` do not enter it.
+ * any, is ignored). The proof's `signatureValue`, `id` and `type` do not enter it. Both
+ * canonicalizations are one unit of work of `hasher`.
  *
  * @throws {UnknownContextError} | {JsonLdProcessingError} when canonicalization fails
  */
-export async function koblitz2016Digest(document: JsonLdDocument, proof: ProofObject): Promise<Uint8Array> {
-  return sha256(await signingInput(await hashDocument(document), proof, document['@context']))
+export async function koblitz2016Digest(
+  document: JsonLdDocument,
+  proof: ProofObject,
+  hasher: CanonicalHasher = IN_THREAD_HASHER,
+): Promise<Uint8Array> {
+  const [documentHash, optionsHash] = hasher.hashEach([unsignedOf(document), optionsInput(proof, document['@context'])])
+  const documentPart = await documentHash
+  return sha256(concatBytes(await optionsHash, documentPart))
 }
 
-/** What the signature's digest is the SHA-256 of: the options' canonical hash, then the document's. */
-async function signingInput(documentHash: Uint8Array, proof: ProofObject, documentContext: unknown): Promise<Uint8Array> {
+/**
+ * What a proof's options hash is taken of: the proof without `id`, `type` and
+ * `signatureValue`, under security/v2 and the document's context.
+ */
+function optionsInput(proof: ProofObject, documentContext: unknown): object {
   const { id: _id, type: _type, signatureValue: _signature, ...options } = proof
-  const optionsHash = await hashCanonical({ '@context': [SECURITY_V2_URL, ...contextList(documentContext)], ...options })
-  return concatBytes(optionsHash, documentHash)
+  return { '@context': [SECURITY_V2_URL, ...contextList(documentContext)], ...options }
 }
 
 /**
@@ -93,7 +104,7 @@ export async function signKoblitz2016<T extends JsonLdDocument>(
     nonce: options.nonce ?? bytesToHex(randomBytes(NONCE_BYTES)),
     ...(options.domain !== undefined && { domain: options.domain }),
   }
-  const digest = await koblitz2016Digest(document, proof)
+  const digest = await koblitz2016Digest(document, proof, options.hasher)
   const { compact } = toCompactLowS(await signer.sign(digest))
   return appendProof(document, { ...proof, signatureValue: bytesToHex(compact) })
 }
@@ -108,14 +119,12 @@ export async function signKoblitz2016<T extends JsonLdDocument>(
  * @throws {UnknownContextError} the document references an unknown context
  */
 export async function verifyKoblitz2016(document: JsonLdDocument, options: VerifyOptions): Promise<VerifyResult> {
-  const { verified, error } = await verifyProofSet(document, options, (type) =>
-    type === KOBLITZ_2016 ? verifyKoblitz2016Proof : null,
-  )
+  const { verified, error } = await verifyProofSet(document, options, (type) => (type === KOBLITZ_2016 ? KOBLITZ_2016_SUITE : null))
   return verified ? { verified } : { verified, error }
 }
 
 /** Checks one Koblitz2016 proof against a document already hashed. */
-export async function verifyKoblitz2016Proof(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
+async function verifyKoblitz2016Proof(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
   const { creator, signatureValue } = proof
   if (typeof creator !== 'string' || creator === '') return { verified: false, error: 'proof has no creator' }
   if (typeof proof.created !== 'string') return { verified: false, error: 'proof has no created date' }
@@ -124,10 +133,13 @@ export async function verifyKoblitz2016Proof(proof: ProofObject, context: ProofC
   }
   const compact = hexToBytes(signatureValue)
   if (hasHighS(compact)) return { verified: false, error: 'signature is not low-S (malleable form rejected)' }
-  const input = await signingInput(context.documentHash, proof, context.documentContext)
+  const input = concatBytes(await context.optionsHash, context.documentHash)
   const keys = await context.options.resolveSigningKeys(creator)
   if (keys.length === 0) return { verified: false, error: `no signing keys found for ${shown(creator)}` }
   return signedByAnyKey(input, compact, undefined, keys)
     ? { verified: true }
     : { verified: false, error: `signature does not match any key of ${shown(creator)}` }
 }
+
+/** The suite, as proof sets verify it. */
+export const KOBLITZ_2016_SUITE: ProofSuite = { optionsInput, verify: verifyKoblitz2016Proof }

@@ -2,24 +2,39 @@
  * Proof sets: a document's `proof` is one proof or an array of them, each signing the
  * document without any proof. Shared by the suites and the dispatching API.
  */
-import { hashDocument } from './canonize.js'
+import { IN_THREAD_HASHER, type CanonicalHasher } from './canonical-hasher.js'
 import { JsonLdProcessingError, JsonLdProofError, shown } from './errors.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
 
 /** A proof as found in a document. */
 export type ProofObject = Record<string, unknown>
 
-/** What a proof is checked against: computed once per document, shared by all its proofs. */
+/** What a proof is checked against: the document's part computed once, shared by all its proofs. */
 export interface ProofCheckContext {
   /** The document's `@context`, which proof options are canonicalized with. */
   documentContext: unknown
   /** sha256 of the canonical document without `proof`. */
   documentHash: Uint8Array
+  /** sha256 of the canonical {@link ProofSuite.optionsInput} of this proof (computed with the document's, in one unit of work). */
+  optionsHash: Promise<Uint8Array>
+  /** Computes any other hash the suite needs. */
+  hasher: CanonicalHasher
   options: VerifyOptions
 }
 
-/** Verifies one proof of a suite. Resolves `verified: false` for a bad proof; never throws for one. */
-export type ProofVerifier = (proof: ProofObject, context: ProofCheckContext) => Promise<VerifyResult>
+/** A proof suite, as the proof set verifies it. */
+export interface ProofSuite {
+  /** What the suite canonicalizes of a proof besides the document: its options, under `documentContext`. */
+  optionsInput(proof: ProofObject, documentContext: unknown): object
+  /** Verifies one proof. Resolves `verified: false` for a bad proof; never throws for one. */
+  verify(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult>
+}
+
+/** The document a proof signs: `document` without its `proof`. */
+export function unsignedOf(document: JsonLdDocument): JsonLdDocument {
+  const { proof: _proof, ...unsigned } = document
+  return unsigned
+}
 
 /** Outcome for one proof of a proof set. */
 export interface ProofResult extends VerifyResult {
@@ -84,7 +99,7 @@ export function checkProofOptions(options: ProofOptions): { creator: string; cre
 }
 
 /**
- * Verifies the proofs of `document` that `select` gives a verifier for (`null`: the proof
+ * Verifies the proofs of `document` that `select` gives a suite for (`null`: the proof
  * is not checked; `undefined`: its type is unsupported, a failure). The set verifies when:
  *
  * - every checked proof verifies, its `creator` / `verificationMethod` being a DID URL that
@@ -95,36 +110,45 @@ export function checkProofOptions(options: ProofOptions): { creator: string; cre
  *   document's `issuer`): its method's DID is the issuer. A document without issuer requires
  *   no such proof.
  *
- * The document is canonicalized once for the whole set and the proofs are checked concurrently.
+ * The document and every proof's options are canonicalized in one unit of work of the
+ * hasher ({@link VerifyOptions.hasher}), and the proofs are checked concurrently.
  *
  * @throws {UnknownContextError} the document or a proof references an unknown context
+ * @throws {JsonLdBoundsError} | {JsonLdDeadlineError} the hasher refused or gave up the work
  */
 export async function verifyProofSet(
   document: JsonLdDocument,
   options: VerifyOptions,
-  select: (type: string) => ProofVerifier | null | undefined,
+  select: (type: string) => ProofSuite | null | undefined,
 ): Promise<ProofSetResult> {
   const checked = proofsOf(document).flatMap((proof) => {
     const type = isObject(proof) && typeof proof.type === 'string' ? proof.type : ''
-    const verifier = select(type)
-    return verifier === null ? [] : [{ proof, type, verifier }]
+    const suite = select(type)
+    return suite === null ? [] : [{ proof, type, suite }]
   })
   if (checked.length === 0) return { verified: false, error: 'document has no proof to verify', proofs: [] }
 
+  const hasher = options.hasher ?? IN_THREAD_HASHER
+  const documentContext = document['@context']
+  // One unit of work: the document, then the options of each proof a suite checks.
+  const inputs: object[] = [unsignedOf(document)]
+  const optionsAt = checked.map(({ proof, suite }) =>
+    isObject(proof) && suite !== undefined ? inputs.push(suite.optionsInput(proof, documentContext)) - 1 : -1,
+  )
+  const hashes = hasher.hashEach(inputs)
   let documentHash: Uint8Array
   try {
-    documentHash = await hashDocument(document)
+    documentHash = await hashes[0]
   } catch (err) {
     if (!(err instanceof JsonLdProcessingError)) throw err
     const proofs = checked.map(({ proof, type }) => ({ type, ...methodOf(proof), verified: false, error: err.message }))
     return { verified: false, error: err.message, proofs }
   }
 
-  const context: ProofCheckContext = { documentContext: document['@context'], documentHash, options }
   const proofs = await Promise.all(
-    checked.map(async ({ proof, type, verifier }): Promise<ProofResult> => {
-      const result = await checkOne(proof, type, verifier, context)
-      return { type, ...methodOf(proof), ...result }
+    checked.map(async ({ proof, type, suite }, i): Promise<ProofResult> => {
+      const context = optionsAt[i] < 0 ? undefined : { documentContext, documentHash, optionsHash: hashes[optionsAt[i]], hasher, options }
+      return { type, ...methodOf(proof), ...(await checkOne(proof, type, suite, context)) }
     }),
   )
   const failed = proofs.find((p) => !p.verified)
@@ -139,15 +163,22 @@ export function noIssuerProof(issuer: string): string {
   return `no proof is by the issuer ${shown(issuer)}`
 }
 
-async function checkOne(proof: unknown, type: string, verifier: ProofVerifier | undefined, context: ProofCheckContext): Promise<VerifyResult> {
+async function checkOne(
+  proof: unknown,
+  type: string,
+  suite: ProofSuite | undefined,
+  context: ProofCheckContext | undefined,
+): Promise<VerifyResult> {
   if (!isObject(proof)) return { verified: false, error: 'proof is not an object' }
-  if (verifier === undefined) return { verified: false, error: `unsupported proof type ${JSON.stringify(shown(type))}` }
+  if (suite === undefined || context === undefined) {
+    return { verified: false, error: `unsupported proof type ${JSON.stringify(shown(type))}` }
+  }
   const { verificationMethod } = methodOf(proof)
   if (verificationMethod !== undefined && !KEY_OF_DID.test(verificationMethod)) {
     return { verified: false, error: `${shown(verificationMethod)} is not a DID URL naming a key (did:<method>:<id>#<key>, without path or query)` }
   }
   try {
-    return await verifier(proof, context)
+    return await suite.verify(proof, context)
   } catch (err) {
     if (err instanceof JsonLdProcessingError) return { verified: false, error: err.message }
     throw err

@@ -25,7 +25,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import type { DigestSigner } from '../../keys/signer.js'
-import { hashCanonical, hashDocument } from './canonize.js'
+import { IN_THREAD_HASHER } from './canonical-hasher.js'
 import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL, SECURITY_V2_URL } from './contexts.js'
 import { JsonLdProcessingError, shown } from './errors.js'
 import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
@@ -33,9 +33,11 @@ import {
   appendProof,
   checkProofOptions,
   contextList,
+  unsignedOf,
   verifyProofSet,
   type ProofCheckContext,
   type ProofObject,
+  type ProofSuite,
 } from './proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
 
@@ -67,25 +69,23 @@ function withSuiteContext<T extends JsonLdDocument>(document: T): T {
   return { ...document, '@context': [...context, SECP256K1_RECOVERY_2020_V2_URL] }
 }
 
-/** The JWS signing input over verifyData, for `encodedHeader` (its SHA-256 is what is signed). */
-async function signingInput(
-  documentHash: Uint8Array,
-  proof: ProofObject,
-  documentContext: unknown,
-  encodedHeader: string,
-): Promise<Uint8Array> {
+/** What a proof's options hash is taken of: the proof without `jws` (nor `signatureValue`/`proofValue`), under the document's context. */
+function optionsInput(proof: ProofObject, documentContext: unknown): object {
   const { jws: _jws, signatureValue: _signature, proofValue: _value, ...options } = proof
-  const optionsHash = await hashCanonical({ '@context': documentContext, ...options })
-  return concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash)
+  return { '@context': documentContext, ...options }
 }
 
 /**
- * The JWS signing input over the verifyData of jsonld-signatures ≤ 5: the proof
- * options without `type` (nor their own `@context`), canonicalized under security/v2.
+ * What jsonld-signatures ≤ 5 took the options hash of: the proof options without `type`
+ * (nor their own `@context`), canonicalized under security/v2.
  */
-async function legacySigningInput(documentHash: Uint8Array, proof: ProofObject, encodedHeader: string): Promise<Uint8Array> {
+function legacyOptionsInput(proof: ProofObject): object {
   const { jws: _jws, signatureValue: _signature, proofValue: _value, type: _type, '@context': _context, ...options } = proof
-  const optionsHash = await hashCanonical({ '@context': SECURITY_V2_URL, ...options })
+  return { '@context': SECURITY_V2_URL, ...options }
+}
+
+/** The JWS signing input over verifyData (its SHA-256 is what is signed). */
+function signingInput(encodedHeader: string, optionsHash: Uint8Array, documentHash: Uint8Array): Uint8Array {
   return concatBytes(utf8ToBytes(`${encodedHeader}.`), optionsHash, documentHash)
 }
 
@@ -112,7 +112,10 @@ export async function signRecovery2020<T extends JsonLdDocument>(
     ...(options.domain !== undefined && { domain: options.domain }),
     ...(options.nonce !== undefined && { nonce: options.nonce }),
   }
-  const digest = sha256(await signingInput(await hashDocument(signed), proof, signed['@context'], ENCODED_HEADER))
+  const hasher = options.hasher ?? IN_THREAD_HASHER
+  const [documentHash, optionsHash] = hasher.hashEach([unsignedOf(signed), optionsInput(proof, signed['@context'])])
+  const documentPart = await documentHash
+  const digest = sha256(signingInput(ENCODED_HEADER, await optionsHash, documentPart))
   const { compact, recovery } = toCompactLowS(await signer.sign(digest))
   const signature = Buffer.from(concatBytes(compact, Uint8Array.of(recovery))).toString('base64url')
   return appendProof(signed, { ...proof, jws: `${ENCODED_HEADER}..${signature}` })
@@ -129,14 +132,12 @@ export async function signRecovery2020<T extends JsonLdDocument>(
  * @throws {UnknownContextError} the document references an unknown context
  */
 export async function verifyRecovery2020(document: JsonLdDocument, options: VerifyOptions): Promise<VerifyResult> {
-  const { verified, error } = await verifyProofSet(document, options, (type) =>
-    type === RECOVERY_2020 ? verifyRecovery2020Proof : null,
-  )
+  const { verified, error } = await verifyProofSet(document, options, (type) => (type === RECOVERY_2020 ? RECOVERY_2020_SUITE : null))
   return verified ? { verified } : { verified, error }
 }
 
 /** Checks one Recovery2020 proof against a document already hashed. */
-export async function verifyRecovery2020Proof(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
+async function verifyRecovery2020Proof(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
   const { verificationMethod, jws } = proof
   if (typeof verificationMethod !== 'string' || verificationMethod === '') {
     return { verified: false, error: 'proof has no verificationMethod' }
@@ -156,7 +157,7 @@ export async function verifyRecovery2020Proof(proof: ProofObject, context: Proof
   if (keys.length === 0) return { verified: false, error: `no signing keys found for ${shown(verificationMethod)}` }
   let unprocessable: JsonLdProcessingError | undefined
   try {
-    const input = await signingInput(context.documentHash, proof, context.documentContext, encodedHeader)
+    const input = signingInput(encodedHeader, await context.optionsHash, context.documentHash)
     if (signedByAnyKey(input, compact, v, keys)) return { verified: true }
   } catch (err) {
     if (!(err instanceof JsonLdProcessingError)) throw err
@@ -164,7 +165,8 @@ export async function verifyRecovery2020Proof(proof: ProofObject, context: Proof
   }
   // The jsonld-signatures ≤ 5 form (see the module comment); its own failure reports the first form's.
   try {
-    if (signedByAnyKey(await legacySigningInput(context.documentHash, proof, encodedHeader), compact, v, keys)) return { verified: true }
+    const [legacyHash] = context.hasher.hashEach([legacyOptionsInput(proof)])
+    if (signedByAnyKey(signingInput(encodedHeader, await legacyHash, context.documentHash), compact, v, keys)) return { verified: true }
   } catch (err) {
     if (!(err instanceof JsonLdProcessingError)) throw err
   }
@@ -185,3 +187,6 @@ function checkHeader(encodedHeader: string): string | undefined {
   if (b64 !== false || !Array.isArray(crit) || !crit.includes('b64')) return 'jws header is not RFC 7797 unencoded (b64: false, crit: ["b64"])'
   return undefined
 }
+
+/** The suite, as proof sets verify it. */
+export const RECOVERY_2020_SUITE: ProofSuite = { optionsInput, verify: verifyRecovery2020Proof }

@@ -1,4 +1,5 @@
 /** Shapes shared by the JSON-LD proof suites. */
+import type { CanonicalHasher } from './canonical-hasher.js'
 
 /** A JSON-LD document (e.g. a W3C Verifiable Credential), signed or not. */
 export type JsonLdDocument = Record<string, unknown>
@@ -28,6 +29,8 @@ export interface VerifyOptions {
    * without `issuer` requires no proof by a particular DID.
    */
   issuer?: string
+  /** Canonicalizes (within its bounds); default: in this thread, default bounds. */
+  hasher?: CanonicalHasher
 }
 
 /** Outcome of verifying a document. An invalid signature is `verified: false`, never a throw. */
@@ -47,4 +50,6 @@ export interface ProofOptions {
   nonce?: string
   /** Domain the proof is restricted to. */
   domain?: string
+  /** Canonicalizes (within its bounds); default: in this thread, default bounds. */
+  hasher?: CanonicalHasher
 }

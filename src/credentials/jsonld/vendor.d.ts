@@ -19,7 +19,7 @@ declare module 'jsonld' {
     base?: string | null
     documentLoader?: (url: string) => Promise<RemoteDocument>
     /** Passed to rdf-canonize: bounds on blank-node disambiguation. */
-    canonizeOptions?: { maxWorkFactor?: number; maxDeepIterations?: number; signal?: AbortSignal }
+    canonizeOptions?: { maxWorkFactor?: number; maxDeepIterations?: number }
   }
   const jsonld: {
     canonize(input: object, options?: CanonizeOptions): Promise<string>

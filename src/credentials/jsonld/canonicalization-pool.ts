@@ -1,0 +1,219 @@
+/**
+ * The service's JSON-LD canonicalization, off the event loop: a pool of worker threads
+ * (piscina) running `canonize-worker.ts`, each task with a deadline, each tenant with a cap
+ * on its tasks at once ({@link FairScheduler}). Canonical hashes stay cached in this thread
+ * (`canonical-hasher.ts`), so a cache hit never reaches the pool.
+ *
+ * Small inputs (every input of a unit at most `inlineMaxNodes` values) are canonicalized in
+ * this thread, then the event loop is let go once: a handoff to a worker costs more than their
+ * whole canonicalization (about 0.2 ms for a typical credential and its proof options), and the
+ * costliest shape that small takes a few milliseconds.
+ *
+ * Contexts: bundled ones are known to every worker; those registered in this thread
+ * (`registerContext`, the service's `contexts`) are sent to a worker when a task meets one it
+ * does not know: the task's inputs that failed so are run once more, with every registered
+ * context. Nothing is ever fetched.
+ *
+ * The workers start with the first task (a service that never processes JSON-LD starts none),
+ * stay while the pool is open (unreferenced while idle: they never keep a process alive) and
+ * stop at {@link CanonicalizationPool.close}.
+ */
+import { existsSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { availableParallelism } from 'node:os'
+import { setImmediate as turnOfTheEventLoop } from 'node:timers/promises'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Piscina } from 'piscina'
+import type { JsonLdLimits } from './bounds.js'
+import { canonicalHasher, computeInThread, type CanonicalHasher, type CanonicalInput } from './canonical-hasher.js'
+import type { CanonicalOutcome } from './canonize.js'
+import type { CanonicalizeTask, TaskStarted } from './canonize-worker.js'
+import { getContext, registeredContexts } from './contexts.js'
+import { JsonLdDeadlineError } from './errors.js'
+import { FairScheduler, type SchedulerStats } from './fair-scheduler.js'
+
+/** How the service runs JSON-LD canonicalization. */
+export interface JsonLdWorkerOptions {
+  /** Worker threads. Default: the machine's parallelism less one for the event loop, at least 2. */
+  threads?: number
+  /** Most tasks of one tenant running at once; the tenant's others wait in its own queue. Default: half the threads, at least 1. */
+  perTenant?: number
+  /**
+   * Longest one task (a document and its proofs' options) may run in its worker, ms. Then the
+   * worker is stopped and the request's JSON-LD work fails alone: 422 when signing, `verified:
+   * false` (check `deadline`) when verifying. Default 5,000.
+   */
+  deadlineMs?: number
+  /**
+   * Inputs of at most this many values (a typical credential has 15 to 60) are canonicalized
+   * in the calling thread, which is faster than a handoff to a worker; 0 sends everything to
+   * the workers. Default 64.
+   */
+  inlineMaxNodes?: number
+}
+
+/** What the pool is doing (for operators' metrics, and tests). */
+export interface JsonLdPoolStats extends SchedulerStats {
+  threads: number
+  perTenant: number
+  deadlineMs: number
+  /** Units of work the pool finished (answered, failed or stopped at the deadline). */
+  completed: number
+  /** Tasks stopped at the deadline. */
+  timedOut: number
+  /** Units of work small enough to be canonicalized in the calling thread. */
+  inline: number
+}
+
+const DEFAULT_DEADLINE_MS = 5_000
+const DEFAULT_INLINE_MAX_NODES = 64
+const MAX_THREADS = 64
+const MAX_DEADLINE_MS = 600_000
+/** The highest `inlineMaxNodes`: the costliest shapes of this size took about 5 ms here; larger belong in a worker. */
+const MAX_INLINE_NODES = 256
+
+/** `options` with the defaults filled in. @throws {TypeError} naming the first option out of range */
+export function jsonLdWorkerOptionsOf(options: JsonLdWorkerOptions = {}): Required<JsonLdWorkerOptions> {
+  const threads = options.threads ?? Math.max(2, availableParallelism() - 1)
+  const checked = (name: keyof JsonLdWorkerOptions, value: number, min: number, max: number) => {
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new TypeError(`jsonldWorkers.${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+    }
+    return value
+  }
+  return {
+    threads: checked('threads', threads, 1, MAX_THREADS),
+    perTenant: checked('perTenant', options.perTenant ?? Math.max(1, Math.floor(threads / 2)), 1, threads),
+    deadlineMs: checked('deadlineMs', options.deadlineMs ?? DEFAULT_DEADLINE_MS, 1, MAX_DEADLINE_MS),
+    inlineMaxNodes: checked('inlineMaxNodes', options.inlineMaxNodes ?? DEFAULT_INLINE_MAX_NODES, 0, MAX_INLINE_NODES),
+  }
+}
+
+/**
+ * The worker module beside this one: the built `.js` (the package), else the `.ts` source run
+ * through tsx (tests and benchmarks run the sources).
+ */
+function workerModule(): { filename: string; execArgv: string[] } {
+  const built = new URL('./canonize-worker.js', import.meta.url)
+  if (existsSync(fileURLToPath(built))) return { filename: built.href, execArgv: [] }
+  const source = new URL('./canonize-worker.ts', import.meta.url)
+  if (!existsSync(fileURLToPath(source))) throw new Error(`didvault: the JSON-LD worker module is missing beside ${import.meta.url}`)
+  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
+  return { filename: source.href, execArgv: ['--import', tsx] }
+}
+
+export class CanonicalizationPool {
+  readonly #options: Required<JsonLdWorkerOptions>
+  readonly #onError: (error: unknown) => void
+  readonly #scheduler: FairScheduler
+  #piscina?: Piscina<CanonicalizeTask, CanonicalOutcome[]>
+  #closed = false
+  #completed = 0
+  #timedOut = 0
+  #inline = 0
+  #lastTaskId = 0
+  /** Arms the deadline of each task handed to a worker, once the worker says it has started it. */
+  readonly #arming = new Map<number, () => void>()
+
+  /**
+   * @param onError - receives a worker's failure outside any task (tasks' own failures reject
+   *   their promises); the worker is replaced
+   */
+  constructor(options: JsonLdWorkerOptions = {}, onError: (error: unknown) => void = () => undefined) {
+    this.#options = jsonLdWorkerOptionsOf(options)
+    this.#onError = onError
+    this.#scheduler = new FairScheduler(this.#options.threads, this.#options.perTenant)
+  }
+
+  /**
+   * A hasher for `tenantId`'s work: inputs checked against `limits`; misses computed in the
+   * calling thread when small, else in the pool under the tenant's cap.
+   */
+  hasherFor(tenantId: string, limits: JsonLdLimits): CanonicalHasher {
+    const small = (inputs: readonly CanonicalInput[]) => inputs.every((input) => input.nodes <= this.#options.inlineMaxNodes)
+    return canonicalHasher(limits, (inputs) => (small(inputs) ? this.#inThread(inputs) : this.#compute(tenantId, inputs)))
+  }
+
+  stats(): JsonLdPoolStats {
+    return { ...this.#options, ...this.#scheduler.stats(), completed: this.#completed, timedOut: this.#timedOut, inline: this.#inline }
+  }
+
+  /** Stops the workers; tasks still running fail. */
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#piscina?.destroy()
+  }
+
+  /** Small inputs, in this thread; then other work gets its turn (a batch of them never holds the event loop). */
+  async #inThread(inputs: readonly CanonicalInput[]): Promise<CanonicalOutcome[]> {
+    this.#inline++
+    const outcomes = await computeInThread(inputs)
+    await turnOfTheEventLoop()
+    return outcomes
+  }
+
+  /** One unit of work in the pool, under the tenant's cap. */
+  async #compute(tenantId: string, inputs: readonly CanonicalInput[]): Promise<CanonicalOutcome[]> {
+    const jsons = inputs.map((input) => input.json)
+    try {
+      const outcomes = await this.#scheduler.run(tenantId, () => this.#task(jsons, []))
+      // Inputs that met a context this thread knows but the worker did not: once more, with the registered contexts.
+      const knownHere = (o: CanonicalOutcome) => !(o instanceof Uint8Array) && 'unknownContext' in o && getContext(o.unknownContext)
+      const again = outcomes.flatMap((outcome, i) => (knownHere(outcome) ? [i] : []))
+      if (again.length === 0) return outcomes
+      const retried = await this.#scheduler.run(tenantId, () => this.#task(again.map((i) => jsons[i]), registeredContexts()))
+      again.forEach((at, i) => (outcomes[at] = retried[i]))
+      return outcomes
+    } finally {
+      this.#completed++
+    }
+  }
+
+  /**
+   * One task in a worker, given up at the deadline. The deadline counts from the moment the
+   * worker starts the task: waiting for a worker (one starting up, or replacing one stopped at
+   * a deadline) is not the task's cost. The scheduler hands over no more tasks than threads.
+   */
+  async #task(jsons: string[], contexts: CanonicalizeTask['contexts']): Promise<CanonicalOutcome[]> {
+    const id = ++this.#lastTaskId
+    const deadline = new AbortController()
+    let timer: NodeJS.Timeout | undefined
+    this.#arming.set(id, () => {
+      timer = setTimeout(() => deadline.abort(), this.#options.deadlineMs).unref()
+    })
+    try {
+      return await this.#pool().run({ id, jsons, contexts }, { signal: deadline.signal })
+    } catch (err) {
+      if (!deadline.signal.aborted) throw err
+      this.#timedOut++
+      throw new JsonLdDeadlineError(this.#options.deadlineMs)
+    } finally {
+      this.#arming.delete(id)
+      clearTimeout(timer)
+    }
+  }
+
+  #pool(): Piscina<CanonicalizeTask, CanonicalOutcome[]> {
+    if (this.#closed) throw new Error('didvault: the service is closed (its JSON-LD workers are stopped)')
+    if (this.#piscina === undefined) {
+      const { filename, execArgv } = workerModule()
+      const { threads } = this.#options
+      const pool = new Piscina<CanonicalizeTask, CanonicalOutcome[]>({
+        filename,
+        execArgv,
+        minThreads: threads,
+        maxThreads: threads,
+        idleTimeout: Infinity,
+        concurrentTasksPerWorker: 1,
+      })
+      pool.on('message', (message: TaskStarted) => {
+        const arm = this.#arming.get(message.started)
+        this.#arming.delete(message.started)
+        arm?.()
+      })
+      pool.on('error', this.#onError)
+      this.#piscina = pool
+    }
+    return this.#piscina
+  }
+}
