@@ -304,6 +304,24 @@ describe('didvault serve: shutdown', () => {
     expect(Date.now() - answered).toBeLessThan(3_500) // before the fix: the 5 s keep-alive timeout
   })
 
+  it('JSON-LD credentials larger than the inline size are signed and verified in the worker pool; SIGTERM still exits 0', async () => {
+    const key = 'key-acme-123456789'
+    const { proc, url } = await serve(['--storage', 'memory'], { DIDVAULT_API_KEYS: `acme:${key}` })
+    const { did } = (await http(`${url}/wallet`, { method: 'POST', token: key, json: {} })).body.wallet
+    const headers = { 'x-did-auth': (await mintToken(url, key, did)).body.jwt }
+    // 80 values in one member: past the inline size (64), so canonicalized by the built worker module.
+    const alsoKnownAs = Array.from({ length: 80 }, (_, i) => `https://example.com/${i}`)
+    const claims = [{ id: 'urn:example:pooled', payload: { alsoKnownAs } }]
+    const post = (path: string, json: unknown) => http(`${url}${path}`, { method: 'POST', token: key, headers, json })
+    const signed = await post('/claims/sign', { iss: did, context: 'https://www.w3.org/ns/did/v1', claims })
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+    const vc = signed.body.vcs[0].jsonld
+    const altered = { ...vc, credentialSubject: { ...vc.credentialSubject, alsoKnownAs: [...alsoKnownAs, 'https://example.com/x'] } }
+    const checked = await post('/claims/verify', { claims: [{ jsonld: vc }, { jsonld: altered }] })
+    expect(checked.body.vcs.map((v: { verified: boolean }) => v.verified)).toEqual([true, false])
+    await stop(proc)
+  })
+
   it('on SIGINT exits 0 and closes the database', async () => {
     const db = join(dir, 'x.db')
     const { proc, url } = await serve(['--storage', `sqlite:${db}`], { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' })
