@@ -12,7 +12,9 @@
  *   document and the proof options canonicalized, jsonld directly, then a noble sign or an
  *   OpenSSL verify). Every measured call canonicalizes documents it has not seen: the signed
  *   credentials differ (id, nonce), and the verified ones are a pool larger than the
- *   canonical-hash cache, cycled through.
+ *   canonical-hash cache, cycled through. These credentials are small enough to be
+ *   canonicalized inline (`jsonldWorkers.inlineMaxNodes`); `benchJsonLdPoolOnly` measures the
+ *   same pairs with every canonicalization handed to the worker pool.
  */
 import { randomUUID } from 'node:crypto'
 import { ES256KSigner } from 'did-jwt'
@@ -20,7 +22,8 @@ import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { IdentityService, staticTenants, type StorageAdapter } from '../src/index.js'
+import { IdentityService, staticTenants } from '../src/index.js'
+import type { BoundIdentityService, IdentityServiceOptions, StorageAdapter } from '../src/index.js'
 import { randomMasterKey } from '../src/index.js'
 import { didJwtSigner } from '../src/credentials/jwt-signer.js'
 import { canonize } from '../src/credentials/jsonld/canonize.js'
@@ -56,6 +59,12 @@ export interface ClaimsCryptoResults {
 
 const round = (n: number) => Number(n.toFixed(3))
 
+/** The service of these measurements: a context defines the claims (JSON-LD safe mode refuses undefined terms). */
+function serviceOptions(storage: StorageAdapter, masterKey: Uint8Array): IdentityServiceOptions {
+  const terms = { '@version': 1.1, '@protected': true, degree: 'https://example.com/bench#degree', n: 'https://example.com/bench#n' }
+  return { storage, masterKey, tenants: staticTenants({ [API_KEY]: 'bench-claims' }), contexts: { [BENCH_CONTEXT]: { '@context': terms } } }
+}
+
 async function pair(a: Operation, b: Operation, options: MeasureOptions): Promise<Paired> {
   const [ours, floor] = await measurePair(a, b, options)
   return { ours, floor, ratio: round(ours.opsPerSec / floor.opsPerSec) }
@@ -63,12 +72,7 @@ async function pair(a: Operation, b: Operation, options: MeasureOptions): Promis
 
 export async function benchClaimsCrypto(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<ClaimsCryptoResults> {
   const masterKey = randomMasterKey()
-  const service = await IdentityService.create({
-    storage,
-    masterKey,
-    tenants: staticTenants({ [API_KEY]: 'bench-claims' }),
-    contexts: { [BENCH_CONTEXT]: { '@context': { '@version': 1.1, '@protected': true, degree: 'https://example.com/bench#degree', n: 'https://example.com/bench#n' } } },
-  })
+  const service = await IdentityService.create(serviceOptions(storage, masterKey))
   try {
     const authorization = `Bearer ${API_KEY}`
     const api = service.as({ authorization })
@@ -114,52 +118,78 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
     const jwtVerify = await pair({ label: `${label}: JWT VC verify, owner (service)`, fn: verifyJwt(signed.jwt) }, { ...rawOpenSsl, label: `${label}: raw OpenSSL verify (interleaved)` }, options)
     const jwtVerifyByDelegate = await pair({ label: `${label}: JWT VC verify, generated delegate`, fn: verifyJwt(byDelegate) }, { ...rawOpenSsl, label: `${label}: raw OpenSSL verify (interleaved)` }, options)
 
-    const jsonLd: ClaimsCryptoResults['jsonLd'] = {}
-    const noble = secp256k1.utils.randomSecretKey()
-    for (const proofType of SUITES) {
-      const sign = () => as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, context: [BENCH_CONTEXT], claims: [claim()] })
-      // The floor: the unsigned credential and its proof options canonicalized, the digest signed (noble, as the SDK signs).
-      const floorInputs = (doc: JsonLdDocument) => {
-        const { proof, ...unsigned } = doc
-        const { signatureValue: _s, jws: _j, type: _t, id: _i, ...proofOptions } = proof as Record<string, unknown>
-        return { unsigned, options: { '@context': [SECURITY_V2_URL, ...(unsigned['@context'] as string[])], ...proofOptions } }
-      }
-      const template = floorInputs(((await sign()).vcs[0] as { jsonld: JsonLdDocument }).jsonld)
-      const fresh = (): { unsigned: object; options: object } => ({ unsigned: { ...template.unsigned, id: `urn:uuid:${randomUUID()}` }, options: { ...template.options, nonce: randomUUID() } })
-      const digestOf = async (inputs: { unsigned: object; options: object }) => sha256(concatBytes(sha256(utf8ToBytes(await canonize(inputs.options))), sha256(utf8ToBytes(await canonize(inputs.unsigned)))))
-      const signPair = await pair(
-        { label: `${label}: JSON-LD sign, ${proofType} (service)`, fn: sign },
-        { label: `${label}: 2 canonicalizations + noble sign (interleaved)`, fn: async () => secp256k1.sign(await digestOf(fresh()), noble, { prehash: false }) },
-        options,
-      )
-      process.stderr.write(`bench: signing ${POOL} ${proofType} credentials to verify\n`)
-      const pool: JsonLdDocument[] = []
-      // One credential per request: a request's proofs share their \`created\` time, and a Recovery2020
-      // proof has no nonce, so credentials signed together would share their proof options' hash.
-      for (let i = 0; i < POOL; i++) pool.push(((await as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, context: [BENCH_CONTEXT], claims: [claim()] })).vcs[0] as { jsonld: JsonLdDocument }).jsonld)
-      let i = 0
-      let j = POOL >> 1
-      const rawVerify = nativeSecp256k1().verify
-      const verifyPair = await pair(
-        {
-          label: `${label}: JSON-LD verify, ${proofType} (service)`,
-          fn: async () => {
-            if (!(await as.verifyClaims({ claims: [{ jsonld: pool[i++ % POOL] }] })).vcs[0].verified) throw new Error('bench: JSON-LD VC not verified')
-          },
-        },
-        {
-          label: `${label}: 2 canonicalizations + OpenSSL verify (interleaved)`,
-          fn: async () => {
-            const { unsigned, options: o } = floorInputs(pool[j++ % POOL])
-            await digestOf({ unsigned, options: o })
-            return rawVerify.fn()
-          },
-        },
-        options,
-      )
-      jsonLd[proofType] = { sign: signPair, verify: verifyPair }
-    }
+    const jsonLd = await jsonLdPairs(label, as, issuer, options)
     return { jwtSign, jwtSignVsDidJwtSigner, jwtVerify, jwtVerifyByDelegate, jsonLd }
+  } finally {
+    await service.close()
+  }
+}
+
+/** Per suite, JSON-LD sign and verify through the service, each against its floor measured interleaved. */
+type JsonLdPairs = Record<string, { sign: Paired; verify: Paired }>
+
+async function jsonLdPairs(label: string, as: BoundIdentityService, issuer: string, options: MeasureOptions): Promise<JsonLdPairs> {
+  const claim = () => ({ id: `urn:uuid:${randomUUID()}`, payload: { degree: 'BSc', n: Math.random() } })
+  const jsonLd: JsonLdPairs = {}
+  const noble = secp256k1.utils.randomSecretKey()
+  for (const proofType of SUITES) {
+    const sign = () => as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, context: [BENCH_CONTEXT], claims: [claim()] })
+    // The floor: the unsigned credential and its proof options canonicalized, the digest signed (noble, as the SDK signs).
+    const floorInputs = (doc: JsonLdDocument) => {
+      const { proof, ...unsigned } = doc
+      const { signatureValue: _s, jws: _j, type: _t, id: _i, ...proofOptions } = proof as Record<string, unknown>
+      return { unsigned, options: { '@context': [SECURITY_V2_URL, ...(unsigned['@context'] as string[])], ...proofOptions } }
+    }
+    const template = floorInputs(((await sign()).vcs[0] as { jsonld: JsonLdDocument }).jsonld)
+    const fresh = (): { unsigned: object; options: object } => ({ unsigned: { ...template.unsigned, id: `urn:uuid:${randomUUID()}` }, options: { ...template.options, nonce: randomUUID() } })
+    const digestOf = async (inputs: { unsigned: object; options: object }) => sha256(concatBytes(sha256(utf8ToBytes(await canonize(inputs.options))), sha256(utf8ToBytes(await canonize(inputs.unsigned)))))
+    const signPair = await pair(
+      { label: `${label}: JSON-LD sign, ${proofType} (service)`, fn: sign },
+      { label: `${label}: 2 canonicalizations + noble sign (interleaved)`, fn: async () => secp256k1.sign(await digestOf(fresh()), noble, { prehash: false }) },
+      options,
+    )
+    process.stderr.write(`bench: signing ${POOL} ${proofType} credentials to verify\n`)
+    const pool: JsonLdDocument[] = []
+    // One credential per request: a request's proofs share their \`created\` time, and a Recovery2020
+    // proof has no nonce, so credentials signed together would share their proof options' hash.
+    for (let i = 0; i < POOL; i++) pool.push(((await as.signClaims({ iss: issuer, format: 'JSON-LD', proofType, context: [BENCH_CONTEXT], claims: [claim()] })).vcs[0] as { jsonld: JsonLdDocument }).jsonld)
+    let i = 0
+    let j = POOL >> 1
+    const rawVerify = nativeSecp256k1().verify
+    const verifyPair = await pair(
+      {
+        label: `${label}: JSON-LD verify, ${proofType} (service)`,
+        fn: async () => {
+          if (!(await as.verifyClaims({ claims: [{ jsonld: pool[i++ % POOL] }] })).vcs[0].verified) throw new Error('bench: JSON-LD VC not verified')
+        },
+      },
+      {
+        label: `${label}: 2 canonicalizations + OpenSSL verify (interleaved)`,
+        fn: async () => {
+          const { unsigned, options: o } = floorInputs(pool[j++ % POOL])
+          await digestOf({ unsigned, options: o })
+          return rawVerify.fn()
+        },
+      },
+      options,
+    )
+    jsonLd[proofType] = { sign: signPair, verify: verifyPair }
+  }
+  return jsonLd
+}
+
+/**
+ * The same JSON-LD pairs on a service whose every canonicalization goes to the worker pool
+ * (`inlineMaxNodes: 0`; by default inputs this small are canonicalized inline): what the
+ * handoff to a worker costs, for information.
+ */
+export async function benchJsonLdPoolOnly(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<JsonLdPairs> {
+  const service = await IdentityService.create({ ...serviceOptions(storage, randomMasterKey()), jsonldWorkers: { inlineMaxNodes: 0 } })
+  try {
+    const api = service.as({ authorization: `Bearer ${API_KEY}` })
+    const issuer = (await api.generateWallet({})).wallet.did
+    const as = service.as({ authorization: `Bearer ${API_KEY}`, didAuth: (await api.generateToken({ iss: issuer })).jwt })
+    return await jsonLdPairs(`${label}, pool only`, as, issuer, options)
   } finally {
     await service.close()
   }
