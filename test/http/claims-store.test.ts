@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccessFacts } from '../../src/auth/facts.js'
 import { canReadCredential } from '../../src/auth/policy.js'
 import type { CredentialRecord } from '../../src/storage/collections.js'
+import { generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
+import { mintToken } from '../helpers/tokens.js'
 
 /** A context that defines every term (`@vocab`), so test payloads pass JSON-LD safe mode. */
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
@@ -125,9 +127,10 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const held = ids(await fetchAs('', holder.jwt))
       expect(held).toContain(viaRole._id)
       expect(ids(await fetchAs('', stranger.jwt))).not.toContain(viaRole._id)
-      // The role is assigned to the credential's DID as well.
+      // The role reaches the record through its own `roles`: the issuer holds no key of the claim
+      // DID (it owns itself), so the role does not govern that DID — no assignment to it.
       const assignments = await h.request('GET', `/roles/assignmnets?role=${roleDid}`, { didAuth: issuer.jwt })
-      expect(assignments.body.assignments.map((a: any) => a.did)).toContain(viaRole.id)
+      expect(assignments.body.assignments.map((a: any) => a.did)).toEqual([holder.did])
     })
 
     it('filters subject, issuer, ids, type; pages with nextCursor, never truncating silently', async () => {
@@ -191,13 +194,22 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       }
     })
 
-    it('a stored credential’s DID is a role-assignment target', async () => {
-      const outsiderId = 'did:ethr:dev:0x1111111111111111111111111111111111111111'
-      const ld = await signed('JSON-LD', { e: 5 }, { id: outsiderId })
+    it('a stored credential’s DID is a role-assignment target for whoever has rights over it', async () => {
+      const { did: ownedId, jwt: ownerJwt } = await mintToken({ signerKey: generatePrivateKey() })
+      const ld = await signed('JSON-LD', { e: 5 }, { id: ownedId })
       expect((await store({ claims: [{ jsonld: ld.jsonld }] })).status).toBe(200)
-      const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: outsiderId }] }, didAuth: issuer.jwt })
+      // The role's manager alone has no rights over that DID: the item is refused, nothing written.
+      const before = await snapshot(h)
+      const refused = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: ownedId }] }, didAuth: issuer.jwt })
+      expect(refused.status).toBe(200)
+      expect(refused.body.errors).toEqual([{ assignment: { role: roleDid, did: ownedId }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+      expect(await snapshot(h)).toEqual(before)
+      expect(ids(await fetchAs(`?ids=${ownedId}`, holder.jwt))).toEqual([])
+      // With the DID's owner key as well (its token beside the manager's): granted, governing the DID.
+      const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: ownedId }] }, didAuth: `${issuer.jwt},${ownerJwt}` })
       expect(res.body.errors).toEqual([])
-      expect(ids(await fetchAs(`?ids=${outsiderId}`, holder.jwt))).toHaveLength(1)
+      expect(res.body.assignments).toEqual([expect.objectContaining({ role: roleDid, did: ownedId, governsCredentials: true })])
+      expect(ids(await fetchAs(`?ids=${ownedId}`, holder.jwt))).toHaveLength(1)
     })
   })
 
@@ -206,7 +218,9 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const role = await h.request('POST', '/roles', { json: { description: 'Writers', permissions: ['Write'] }, didAuth: issuer.jwt })
       const ld = await signed('JSON-LD', { f: 6 })
       const kept = await signed('JSON-LD', { g: 7 })
-      const stored = await store({ roles: [role.body.role.did], claims: [{ jsonld: ld.jsonld }, { jsonld: kept.jsonld }] })
+      // Stored by the issuer holding the claim DIDs' keys too: the role governs both DIDs.
+      const owners = `${issuer.jwt},${await tokenFor(h, ld.id)},${await tokenFor(h, kept.id)}`
+      const stored = await store({ roles: [role.body.role.did], claims: [{ jsonld: ld.jsonld }, { jsonld: kept.jsonld }] }, owners)
       const [target, other] = stored.body.vcs
       const keptBefore = await h.storage.collection('credentials').get(other._id)
 
