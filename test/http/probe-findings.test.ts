@@ -126,6 +126,44 @@ describe('finding 1 (High): a tenant user grants herself another user’s creden
   })
 })
 
+describe('finding 1, at its root: raising a role’s permissions is a grant wherever the role reaches', () => {
+  it('a co-manager of a role that governs Alice’s credential cannot raise it to Write; Alice can', async () => {
+    // Eve creates R and hands its DID to Alice's key: both manage R (creator, owner of the role DID).
+    const created = await h.request('POST', '/roles', { json: { permissions: ['Read'], walletConfig: { txsInput: [{ newOwner: alice.did }] } }, didAuth: eve.jwt })
+    expect(created.status).toBe(200)
+    const r: string = created.body.role.did
+    const { vc, stored } = await alicesPrivateCredential({ governed: true })
+    const xOwner = await tokenFor(h, vc.id)
+    const granted = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: r, did: stored.id }, { role: r, did: eve.did }] }, didAuth: `${alice.jwt},${xOwner}` })
+    expect(granted.body.errors).toEqual([])
+    expect(ids(await h.request('GET', '/claims', { didAuth: eve.jwt }))).toContain(stored._id)
+    const before = await snapshot(h)
+    const raised = await h.request('PUT', '/roles', { json: { did: r, permissions: ['Read', 'Write'] }, didAuth: eve.jwt })
+    expect(raised.body.roles).toEqual([])
+    expect(raised.body.errors).toEqual([expect.objectContaining({ roleDid: r, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) })])
+    expect(raised.body.errors[0].message).toMatch(/governs the credentials of/)
+    expect(await snapshot(h)).toEqual(before)
+    // Its description is still Eve's to change; Alice, with rights over the credential's DID, may raise it.
+    expect((await h.request('PUT', '/roles', { json: { did: r, description: 'team' }, didAuth: eve.jwt })).body.errors).toEqual([])
+    const byOwner = await h.request('PUT', '/roles', { json: { did: r, permissions: ['Write'] }, didAuth: `${alice.jwt},${xOwner}` })
+    expect(byOwner.body.errors).toEqual([])
+    expect(byOwner.body.roles[0].permissions).toEqual(['Write'])
+  })
+
+  it('a role listed by a stored credential is raised only by its storer or a writer of it', async () => {
+    const created = await h.request('POST', '/roles', { json: { permissions: ['Read'], walletConfig: { txsInput: [{ newOwner: alice.did }] } }, didAuth: eve.jwt })
+    const r: string = created.body.role.did
+    const vc = await sign({ listed: true })
+    await store({ roles: [r], claims: [{ jsonld: vc.jsonld }] }, alice.jwt)
+    const before = await snapshot(h)
+    const raised = await h.request('PUT', '/roles', { json: { did: r, permissions: ['Write'] }, didAuth: eve.jwt })
+    expect(raised.body.errors.map((e: any) => e.error.errorType)).toEqual(['FORBIDDEN'])
+    expect(raised.body.errors[0].message).toMatch(/is listed by the stored credential/)
+    expect(await snapshot(h)).toEqual(before)
+    expect((await h.request('PUT', '/roles', { json: { did: r, permissions: ['Write'] }, didAuth: alice.jwt })).body.errors).toEqual([])
+  })
+})
+
 describe('finding 3 (Medium): addProof must change nothing but the proof set', () => {
   it('a Write-role holder’s addProof with the issuer and claims changed is 422 and leaves the record byte-identical; with the stored document it appends', async () => {
     const writers = await role(alice, ['Write'])
