@@ -88,7 +88,8 @@ function redactMnemonics(text: string): string {
 
 /** One error: its stack (which begins with `name: message`), or name and message when it has no usable stack. */
 function describeOne(err: unknown): string {
-  if (!(err instanceof Error)) return typeof err === 'string' ? `thrown string: ${err}` : `thrown ${err === null ? 'null' : typeof err} (not an Error)`
+  if (typeof err === 'string') return `thrown string: ${err}`
+  if (!(err instanceof Error)) return `thrown ${err === null ? 'null' : typeof err} (not an Error)`
   const head = `${err.name}: ${err.message}`
   const stack = typeof err.stack === 'string' ? err.stack : ''
   return stack.includes(err.message) ? stack : stack ? `${head}\n${stack}` : head

@@ -43,7 +43,8 @@ function failingFinds(inner: StorageAdapter, collection: string): StorageAdapter
 
 beforeAll(async () => {
   vi.spyOn(console, 'error').mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')))
-  const networks = [{ name: 'dev', chainId: 1337 }, { name: 'chain', chainId: 1, rpcUrl: RPC_URL, registry: '0xdca7ef03e98e0dc2b855be647c39abe984fcf21b' }]
+  const chain = { name: 'chain', chainId: 1, rpcUrl: RPC_URL, registry: '0xdca7ef03e98e0dc2b855be647c39abe984fcf21b' }
+  const networks = [{ name: 'dev', chainId: 1337 }, chain]
   h = await startHarness({ service: { masterKey, networks, storage: failingFinds(createMemoryStorage(), 'vaults') } })
 })
 afterAll(async () => {
