@@ -5,7 +5,7 @@
  * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
  * bodies, MPC vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server
- * process holding 100k credentials, the raw secp256k1 rates of
+ * process holding 100k credentials, Authorization header parsing on hostile input, the raw secp256k1 rates of
  * this machine in the same run, and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -13,6 +13,7 @@ import os from 'node:os'
 import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { benchAuthHeader } from './auth-header.js'
 import { benchClaimsCrypto, type ClaimsCryptoResults } from './claims-crypto.js'
 import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
@@ -127,6 +128,7 @@ async function main(): Promise<void> {
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
   const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
   const serverRss = await benchServerRss()
+  const authorizationParsing = await benchAuthHeader(STORAGE_OPTIONS)
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -204,6 +206,7 @@ async function main(): Promise<void> {
     unauthenticatedFlood,
     mpc,
     serverRss,
+    authorizationParsing,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

@@ -33,6 +33,7 @@ import { QuorumApprovals, type ApproveCallback } from './mpc/approvals.js'
 import { MpcVaults } from './mpc/mpc-vaults.js'
 import type { MpcProvider } from './mpc/port.js'
 import { ShamirQuorumCustody } from './mpc/shamir-quorum-custody.js'
+import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 
 /** MPC vaults (docs/mpc.md). */
 export interface MpcOptions {
@@ -86,9 +87,18 @@ export interface IdentityServiceOptions {
   now?: () => number
   /**
    * Called with unexpected (500) errors, for logging. The error may come from a library; the
-   * response never carries its message. Default: one line on stderr with the operation name.
+   * response never carries its message. Default: on stderr, the operation name, then the error's
+   * message and stack and those of its `cause` chain, with secrets redacted (the master keys,
+   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics).
    */
   onError?: (operation: string, error: unknown) => void
+}
+
+/** The secrets the service is configured with, which the default error log never shows. */
+function configuredSecrets(options: IdentityServiceOptions): string[] {
+  const keys = [options.masterKey, ...(options.previousMasterKeys ?? [])].flatMap(secretFormsOfKey)
+  const urls = (options.networks ?? []).flatMap((network) => (network.rpcUrl === undefined ? [] : secretPartsOfUrl(network.rpcUrl)))
+  return [...keys, ...urls]
 }
 
 const DEFAULT_LIMITS: ServiceLimits = {
@@ -168,7 +178,7 @@ export class IdentityService {
     const resolvers = new ClaimResolvers(resolver, options.resolvers)
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
-    const onError = options.onError ?? ((op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`))
+    const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const custody = new KeyCustody(keyring)
     const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
     const ctx: OperationContext = { storage, custody, signers: new WalletSigners(custody, mpc), mpc, access: new AccessControl(new AccessFacts(resolver, storage)), resolver, resolvers, registries, keys, config, now, onError }
