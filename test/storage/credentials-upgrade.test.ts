@@ -1,5 +1,5 @@
 /**
- * A database of the release with credentials and roles (test/fixtures/release-0.1.1-credentials.db,
+ * A database written by main at 992c473 (credentials and roles, before issue 16) (test/fixtures/credentials-992c473.db,
  * written by that release: see make-credentials-db.ts) opens with the current code: the unique
  * index of that release, one record per content and tenant, is dropped in favour of one per
  * content and storer, so another user storing the same content gets a record of its own
@@ -20,8 +20,8 @@ import type { CollectionSpec } from '../../src/storage/port.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
 import { RELEASE_DB } from '../fixtures/release-db.js'
 
-const FIXTURE = new URL('../fixtures/release-0.1.1-credentials.db', import.meta.url).pathname
-const made = JSON.parse(readFileSync(new URL('../fixtures/release-0.1.1-credentials.json', import.meta.url), 'utf8')) as {
+const FIXTURE = new URL('../fixtures/credentials-992c473.db', import.meta.url).pathname
+const made = JSON.parse(readFileSync(new URL('../fixtures/credentials-992c473.json', import.meta.url), 'utf8')) as {
   issuer: string
   holder: string
   other: string
@@ -30,7 +30,7 @@ const made = JSON.parse(readFileSync(new URL('../fixtures/release-0.1.1-credenti
 }
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
 
-/** The collections as that release declared them: credentials unique per (tenant, content). */
+/** The collections as 992c473 declared them: credentials unique per (tenant, content). */
 const RELEASE_COLLECTIONS: CollectionSpec[] = COLLECTIONS.map((spec) =>
   spec.name !== 'credentials'
     ? spec
@@ -70,7 +70,7 @@ async function expectUpgraded(service: IdentityService): Promise<void> {
   expect(listed.assignments.find((a) => a.did === made.credential.id)).toMatchObject({ governsCredentials: false })
 }
 
-describe('a SQLite database of the release with credentials', () => {
+describe('a SQLite database written before issue 16 (992c473)', () => {
   it('opens in place: the per-tenant unique content index is dropped, one per content and storer made', async () => {
     const path = join(dir, 'release.db')
     copyFileSync(FIXTURE, path)
@@ -91,8 +91,8 @@ describe('a SQLite database of the release with credentials', () => {
   })
 })
 
-describe('a MongoDB database of the release with credentials (stand-in server, not a real MongoDB)', () => {
-  it('the same records under the release’s collections: init drops the old unique index, and storing works as on SQLite', async () => {
+describe('a MongoDB database written before issue 16 (stand-in server, not a real MongoDB)', () => {
+  it('the same records under that code’s collections: init drops the old unique index, and storing works as on SQLite', async () => {
     const server = await new MongoWireServer().start()
     try {
       const url = `${server.url}/release`
