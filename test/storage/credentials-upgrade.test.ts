@@ -1,7 +1,7 @@
 /**
  * A database written by main at 992c473 (credentials and roles, before issue 16) (test/fixtures/credentials-992c473.db,
- * written by that release: see make-credentials-db.ts) opens with the current code: the unique
- * index of that release, one record per content and tenant, is dropped in favour of one per
+ * written by that code: see make-credentials-db.ts) opens with the current code: the unique
+ * index of that code, one record per content and tenant, is dropped in favour of one per
  * content and storer, so another user storing the same content gets a record of its own
  * (issue 16, finding 6) instead of a unique-constraint failure or the issuer's record. The
  * same records go through the same upgrade on the MongoDB stand-in server.
@@ -63,7 +63,7 @@ async function expectUpgraded(service: IdentityService): Promise<void> {
   expect(others._id).not.toBe(made.credential._id)
   expect(others).toMatchObject({ storedBy: [made.other], roles: [] })
   expect((await (await as(made.other)).storeClaims({ claims: [{ jsonld }] })).vcs[0]._id).toBe(others._id)
-  // The holder of the role the record lists still reads it; the release's assignment of that
+  // The holder of the role the record lists still reads it; the old assignment of that
   // role to the credential's DID governs nothing now (made under the old rule).
   expect((await (await as(made.holder)).getClaims({ ids: [made.credential.id] })).vcs.map((v) => v._id)).toEqual([made.credential._id])
   const listed = await (await as(made.issuer)).getRoleAssignments({ role: made.role })
