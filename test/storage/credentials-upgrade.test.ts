@@ -1,10 +1,10 @@
 /**
- * A database written by main at 992c473 (credentials and roles, before issue 16) (test/fixtures/credentials-992c473.db,
- * written by that code: see make-credentials-db.ts) opens with the current code: the unique
- * index of that code, one record per content and tenant, is dropped in favour of one per
- * content and storer, so another user storing the same content gets a record of its own
- * (issue 16, finding 6) instead of a unique-constraint failure or the issuer's record. The
- * same records go through the same upgrade on the MongoDB stand-in server.
+ * A database written by main at 992c473, before issue 16 (test/fixtures/credentials-992c473.db;
+ * see make-credentials-db.ts), opens with the current code: its unique index, one record per
+ * content and tenant, is dropped in favour of one per content and storer, so another user
+ * storing the same content gets a record of its own (issue 16, finding 6) instead of a
+ * unique-constraint failure or the issuer's record. The same records go through the same
+ * upgrade on the MongoDB stand-in server.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
