@@ -7,7 +7,6 @@ export default defineConfig([
       sqlite: 'src/storage/sqlite/index.ts',
       mongo: 'src/storage/mongo/index.ts',
       express: 'src/http/index.ts',
-      testing: 'src/storage/conformance/index.ts',
       // The JSON-LD worker pool's module: piscina loads it by path, beside the code that starts the pool.
       'canonize-worker': 'src/credentials/jsonld/canonize-worker.ts',
     },
@@ -18,6 +17,15 @@ export default defineConfig([
     splitting: true,
     // import.meta.url in the CommonJS build (the pool finds its worker module with it).
     shims: true,
+    external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
+  },
+  {
+    // ESM only: the conformance suite runs under vitest, which cannot be required.
+    entry: { testing: 'src/storage/conformance/index.ts' },
+    format: ['esm'],
+    dts: true,
+    sourcemap: true,
+    target: 'node20',
     external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
   },
   {

@@ -62,13 +62,16 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     // The caller's 100 roles (made through the service), one of them also assigned to the credential.
     const held: string[] = []
     for (let i = 0; i < HELD; i++) held.push((await asCaller.createRole({ permissions: [i % 2 === 0 ? 'Read' : 'Write'] })).role.did)
-    const assigned = await asCaller.createRoleAssignments({ assignments: [...held.map((role) => ({ role, did: caller.did })), { role: held[HELD - 1], did: credential.did }] })
-    if (assigned.errors.length > 0) throw new Error('bench: assignments failed')
+    const assigned = await asCaller.createRoleAssignments({ assignments: held.map((role) => ({ role, did: caller.did })) })
+    // Granted over the credential's DID by a caller who also holds that DID's owner key: the role governs it.
+    const asOwner = service.as({ authorization, didAuth: `${(await api.generateToken({ iss: caller.did })).jwt},${(await api.generateToken({ iss: credential.did })).jwt}` })
+    const governing = await asOwner.createRoleAssignments({ assignments: [{ role: held[HELD - 1], did: credential.did }] })
+    if (assigned.errors.length > 0 || governing.errors.length > 0 || !governing.assignments[0].governsCredentials) throw new Error('bench: assignments failed')
 
     const facts = new AccessFacts(service.resolver, storage)
     const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress] })
     const credentialFacts = async (): Promise<CredentialFacts> => {
-      const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), facts.rolesAssignedTo(TENANT, credential.did)])
+      const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), facts.rolesGoverning(TENANT, credential.did)])
       return { did: credential.did, ownerAddress, selfOwned: false, isPublicAccess: false, storedBy: [], roles }
     }
     const decide = async (of: Caller) => {

@@ -7,14 +7,15 @@
  * bodies and while another tenant verifies the largest JSON-LD credential the bounds accept in
  * a loop, the JSON-LD sign/verify figures with every canonicalization in the worker pool, MPC
  * vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server process
- * holding 100k credentials, the raw secp256k1 rates of this machine in the same run, and the
- * issue's targets as pass/fail.
+ * holding 100k credentials, Authorization header parsing on hostile input, the raw secp256k1
+ * rates of this machine in the same run, and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { benchAuthHeader } from './auth-header.js'
 import { benchClaimsCrypto, benchJsonLdPoolOnly, type ClaimsCryptoResults } from './claims-crypto.js'
 import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
@@ -135,6 +136,7 @@ async function main(): Promise<void> {
   const jsonLdLoad = await benchJsonLdLoad(JSONLD_LOAD_OPTIONS)
   const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
   const serverRss = await benchServerRss()
+  const authorizationParsing = await benchAuthHeader(STORAGE_OPTIONS)
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -217,6 +219,7 @@ async function main(): Promise<void> {
     jsonLdLoad,
     mpc,
     serverRss,
+    authorizationParsing,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

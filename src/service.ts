@@ -35,6 +35,7 @@ import { QuorumApprovals, type ApproveCallback } from './mpc/approvals.js'
 import { MpcVaults } from './mpc/mpc-vaults.js'
 import type { MpcProvider } from './mpc/port.js'
 import { ShamirQuorumCustody } from './mpc/shamir-quorum-custody.js'
+import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 
 /** MPC vaults (docs/mpc.md). */
 export interface MpcOptions {
@@ -94,9 +95,18 @@ export interface IdentityServiceOptions {
   now?: () => number
   /**
    * Called with unexpected (500) errors, for logging. The error may come from a library; the
-   * response never carries its message. Default: one line on stderr with the operation name.
+   * response never carries its message. Default: on stderr, the operation name, then the error's
+   * message and stack and those of its `cause` chain, with secrets redacted (the master keys,
+   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics).
    */
   onError?: (operation: string, error: unknown) => void
+}
+
+/** The secrets the service is configured with, which the default error log never shows. */
+function configuredSecrets(options: IdentityServiceOptions): string[] {
+  const keys = [options.masterKey, ...(options.previousMasterKeys ?? [])].flatMap(secretFormsOfKey)
+  const urls = (options.networks ?? []).flatMap((network) => (network.rpcUrl === undefined ? [] : secretPartsOfUrl(network.rpcUrl)))
+  return [...keys, ...urls]
 }
 
 /** {@link ServiceLimits} as options: any of them, and any of the JSON-LD bounds. */
@@ -161,8 +171,7 @@ export class IdentityService {
     }
     const { storage } = options
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
-    const logError = (op: string, err: unknown) => console.error(`didvault: ${op} failed (${err instanceof Error ? err.name : typeof err})`)
-    const onError = options.onError ?? logError
+    const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
     await storage.init(COLLECTIONS)
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)

@@ -1,10 +1,11 @@
 /**
- * The built package, as users import it: subpath exports resolve (ESM and CJS), the core
- * entry loads none of the optional peers (better-sqlite3, express, mongodb), and both builds
- * find their JSON-LD worker module.
+ * The built package, as users import it: every subpath export resolves (ESM, and CJS where it
+ * declares it: all but `didvault/testing`, which runs on ESM-only vitest), the core entry
+ * loads none of the optional peers (better-sqlite3, express, mongodb), and both builds find
+ * their JSON-LD worker module.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -13,6 +14,19 @@ import { ensureBuilt } from './helpers/build.js'
 const root = join(import.meta.dirname, '..')
 
 beforeAll(ensureBuilt, 180_000)
+
+/** The `exports` of package.json: subpath → conditions. */
+const EXPORTS: Record<string, { import?: unknown; require?: unknown }> = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  .exports
+
+/** One function each entry point must export; a subpath added to package.json without one here fails the test. */
+const ENTRY_POINTS: Record<string, string> = {
+  '.': 'IdentityService',
+  './sqlite': 'createSqliteStorage',
+  './mongo': 'createMongoStorage',
+  './express': 'createRouter',
+  './testing': 'runStorageConformance',
+}
 
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
@@ -39,22 +53,22 @@ describe('package entry points', () => {
     }
   })
 
-  it('every subpath resolves in ESM and CJS', () => {
-    const esm = node([
-      '--input-type=module',
-      '-e',
-      "const a = await import('didvault'); const b = await import('didvault/sqlite'); const c = await import('didvault/express'); console.log([typeof a.IdentityService, typeof b.createSqliteStorage, typeof c.createRouter].join())",
-    ])
-    expect(esm.trim()).toBe('function,function,function')
-    const cjs = node(['-e', "const a = require('didvault'); const b = require('didvault/sqlite'); const c = require('didvault/express'); console.log([typeof a.IdentityService, typeof b.createSqliteStorage, typeof c.createRouter].join())"])
-    expect(cjs.trim()).toBe('function,function,function')
+  it('every subpath of package.json exports resolves, in ESM and (where it declares one) in CJS, to its entry point', () => {
+    const exported = Object.entries(EXPORTS).filter(([subpath]) => subpath !== './package.json')
+    expect(exported.map(([subpath]) => subpath).sort()).toEqual(Object.keys(ENTRY_POINTS).sort())
+    for (const [subpath, conditions] of exported) {
+      const specifier = `didvault${subpath.slice(1)}`
+      const name = ENTRY_POINTS[subpath]
+      const esm = node(['--input-type=module', '-e', `const m = await import(${JSON.stringify(specifier)}); console.log(typeof m.${name})`])
+      expect(esm.trim(), `import ${specifier}`).toBe('function')
+      if (conditions.require === undefined) continue
+      const cjs = node(['-e', `console.log(typeof require(${JSON.stringify(specifier)}).${name})`])
+      expect(cjs.trim(), `require ${specifier}`).toBe('function')
+    }
   })
-})
 
-describe('didvault/mongo entry', () => {
-  it('resolves in ESM and CJS', () => {
-    expect(node(['--input-type=module', '-e', "const m = await import('didvault/mongo'); console.log(typeof m.createMongoStorage)"]).trim()).toBe('function')
-    expect(node(['-e', "console.log(typeof require('didvault/mongo').createMongoStorage)"]).trim()).toBe('function')
+  it('didvault/testing is ESM only: vitest, which it runs on, cannot be required', () => {
+    expect(EXPORTS['./testing'].require).toBeUndefined()
   })
 })
 

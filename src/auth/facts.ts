@@ -11,7 +11,7 @@ import type { StorageAdapter } from '../storage/port.js'
 import type { CredentialRecord, RoleAssignmentRecord, RoleRecord, WalletRecord } from '../storage/collections.js'
 import { tenantCollection } from '../storage/tenant-scope.js'
 import type { Caller } from './context.js'
-import type { ActingFacts, CredentialFacts, HoldingFacts, RoleFacts, VaultFacts, VaultKeyFacts, WalletFacts } from './policy.js'
+import type { ActingFacts, CredentialDidFacts, CredentialFacts, HoldingFacts, RoleFacts, VaultFacts, VaultKeyFacts, WalletFacts } from './policy.js'
 
 /** Wallets looked at for the caller's vault keys (a caller proves at most 10 keys; each key is one wallet's). */
 const MAX_KEYS_CHECKED = 100
@@ -85,30 +85,40 @@ export class AccessFacts {
 
   /**
    * A stored credential's facts: the owner of its DID (resolved; `selfOwned` when a did:ethr
-   * DID's owner is its own address), the roles listed in it and those assigned to its DID.
+   * DID's owner is its own address), the roles listed in it and those governing its DID.
    */
   async credential(record: Pick<CredentialRecord, 'tenantId' | 'did' | 'isPublicAccess' | 'storedBy' | 'issuer' | 'subject' | 'roles'>): Promise<CredentialFacts> {
     const facts: CredentialFacts = { selfOwned: false, isPublicAccess: record.isPublicAccess, storedBy: record.storedBy, roles: new Set(record.roles) }
     if (record.issuer !== undefined) facts.issuer = record.issuer
     if (record.subject !== undefined) facts.subject = record.subject
     if (record.did !== undefined) {
-      facts.did = record.did
-      const [owner, assigned] = await Promise.all([this.ownerAddress(record.did), this.rolesAssignedTo(record.tenantId, record.did)])
-      if (owner !== undefined) facts.ownerAddress = owner
-      facts.selfOwned = owner !== undefined && parseEthrDid(record.did)?.address === owner
-      facts.roles = new Set([...record.roles, ...assigned])
+      const did = await this.credentialDid(record.tenantId, record.did)
+      facts.did = did.did
+      if (did.ownerAddress !== undefined) facts.ownerAddress = did.ownerAddress
+      facts.selfOwned = did.ownerAddress !== undefined && parseEthrDid(record.did)?.address === did.ownerAddress
+      facts.roles = new Set([...record.roles, ...did.roles])
     }
     return facts
   }
 
   /**
-   * The roles assigned to `did` in the tenant (with the roles a credential lists, the roles
-   * that give access to it: `CredentialFacts.roles`). One query on the index (tenantId, did,
-   * role), reading that DID's assignments only.
+   * A credential DID's facts, shared by every stored credential with that DID: the owner of
+   * its document (resolved, unless the caller's tokens proved it) and the roles governing it.
    */
-  async rolesAssignedTo(tenantId: string, did: string): Promise<Set<string>> {
+  async credentialDid(tenantId: string, did: string, caller?: Caller): Promise<CredentialDidFacts> {
+    const [owner, roles] = await Promise.all([this.ownerAddress(did, caller), this.rolesGoverning(tenantId, did)])
+    return { did, ...(owner !== undefined && { ownerAddress: owner }), roles }
+  }
+
+  /**
+   * The roles governing the stored credentials whose DID is `did`: assigned to that DID by
+   * someone with rights over it (`governsCredentials`). One query on the index (tenantId, did,
+   * role), reading that DID's assignments only. A role merely assigned to a wallet DID (which
+   * makes the wallet a holder of the role) does not reach credentials that carry that DID.
+   */
+  async rolesGoverning(tenantId: string, did: string): Promise<Set<string>> {
     const assignments = tenantCollection<RoleAssignmentRecord>(this.storage, 'roleAssignments', tenantId)
-    const found = await assignments.all({ field: 'did', op: 'eq', value: did }, { orderBy: { field: 'role' } })
+    const found = await assignments.all({ and: [{ field: 'did', op: 'eq', value: did }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
     return new Set(found.map((a) => a.role))
   }
 

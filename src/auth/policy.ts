@@ -70,6 +70,14 @@ export interface CredentialFacts {
   roles: ReadonlySet<string>
 }
 
+/**
+ * A credential DID, as far as granting roles over it goes: what every stored credential with
+ * that DID shares. `roles` holds only the roles governing the DID (assigned to it by someone
+ * with rights over it), never those one record lists: a record's own `roles` reach that
+ * record alone.
+ */
+export type CredentialDidFacts = Pick<CredentialFacts, 'ownerAddress' | 'roles'> & { did: string }
+
 /** The caller's keys and the DIDs it acts through: what managing a role reads. */
 export type ActingFacts = Pick<CallerFacts, 'addresses' | 'dids'>
 /** With the caller's effective roles: what seeing roles and deciding on credentials read. */
@@ -98,11 +106,14 @@ const vaultRule: Rule<VaultKeyFacts, VaultFacts> = {
   holds: (c, v) => c.vaultKeys.has(v.id) || holdsKey(c, v.rootAddress),
 }
 /** A role granting `need` is assigned both to the credential and to a DID the caller acts through. */
-const roleGrant = (need: Permission): Rule<HoldingFacts, CredentialFacts> => ({
+const roleGrant = (need: Permission): Rule<HoldingFacts, Pick<CredentialFacts, 'roles'>> => ({
   ground: `holds a role with ${need} assigned to the credential`,
   holds: (c, v) => [...v.roles].some((role) => grants(c.roles.get(role), need)),
 })
-const didOwner: Rule<HoldingFacts, CredentialFacts> = { ground: 'holds the owner key of the credential’s DID', holds: (c, v) => v.did !== undefined && holdsKey(c, v.ownerAddress) }
+const didOwner: Rule<HoldingFacts, Pick<CredentialFacts, 'did' | 'ownerAddress'>> = {
+  ground: 'holds the owner key of the credential’s DID',
+  holds: (c, v) => v.did !== undefined && holdsKey(c, v.ownerAddress),
+}
 const storedIt: Rule<HoldingFacts, CredentialFacts> = { ground: 'stored it', holds: (c, v) => v.storedBy.some((d) => c.dids.has(d)) }
 const roleCreator: Rule<ActingFacts, RoleFacts> = { ground: 'created the role', holds: (c, r) => c.dids.has(r.creator) }
 const roleOwner: Rule<ActingFacts, RoleFacts> = { ground: 'holds the owner key of the role DID', holds: (c, r) => holdsKey(c, r.ownerAddress) }
@@ -133,6 +144,8 @@ export const RULES = {
     roleGrant('Read'),
   ] satisfies Rule<HoldingFacts, CredentialFacts>[],
   writeCredential: [didOwner, roleGrant('Write')],
+  // Grant a role over the credentials with a DID (all of them, now and later): rights over the DID itself.
+  governCredentialDid: [didOwner, roleGrant('Write')] satisfies Rule<HoldingFacts, CredentialDidFacts>[],
   deleteCredential: [
     didOwner,
     roleGrant('Write'),
@@ -158,5 +171,11 @@ export const canSeeRole = (caller: HoldingFacts, role: Pick<RoleFacts, 'did' | '
 export const canReadCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.readCredential, caller, credential).allowed
 /** Add or remove a stored credential's proofs (spec rule 5). */
 export const canWriteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.writeCredential, caller, credential).allowed
+/**
+ * Grant a role over the stored credentials with a DID (DESIGN §4 *Role assignments*): the
+ * caller holds the DID's owner key, or a role with `Write` that already governs the DID. That
+ * is write access to every credential with the DID as it stands before the grant.
+ */
+export const canGovernCredentialDid = (caller: HoldingFacts, did: CredentialDidFacts) => decide(RULES.governCredentialDid, caller, did).allowed
 /** Delete a stored credential (spec rule 5 and its deletion rule). */
 export const canDeleteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(RULES.deleteCredential, caller, credential).allowed

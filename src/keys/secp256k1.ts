@@ -50,6 +50,16 @@ export function isLowS(sig: RecoverableSignature): boolean {
   return BigInt('0x' + bytesToHex(sig.s)) <= HALF_N
 }
 
+/**
+ * The low-S form of a signature's `s` (32 bytes, big-endian): `s` itself when s ≤ n/2, else
+ * n − s, which makes the same signature (its recovery bit flips). `flipped` tells which.
+ */
+export function lowS(s: Uint8Array): { s: Uint8Array; flipped: boolean } {
+  const value = BigInt('0x' + bytesToHex(s))
+  if (value <= HALF_N) return { s, flipped: false }
+  return { s: hexToBytes((HALF_N * 2n + 1n - value).toString(16).padStart(64, '0')), flipped: true }
+}
+
 /** Recovers the uncompressed public key that made `sig` over `digest`. */
 export function recoverPublicKey(sig: RecoverableSignature, digest: Uint8Array): Uint8Array {
   const bytes = new Uint8Array(65)

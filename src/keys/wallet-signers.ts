@@ -28,7 +28,7 @@ export class WalletSigners {
   /**
    * The signer of `wallet`. Fails (403) for a wallet whose key the service does not hold. An
    * MPC wallet's signer signs only with a quorum of member approvals: the members among
-   * `approvals.dids` (the request's verified DID-auth tokens), then those the service's
+   * `approvals.owners` (DIDs whose owner key signed one of the request's tokens), then those the service's
    * `mpc.approve` callback names; short of a quorum, its `sign` rejects with 403 FORBIDDEN.
    */
   signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {

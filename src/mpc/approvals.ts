@@ -38,22 +38,28 @@ export interface ApprovalRequest {
  */
 export type ApproveCallback = (request: ApprovalRequest) => Promise<readonly string[]> | readonly string[]
 
-/** The DIDs a request proved control of (its caller's verified DID-auth tokens). */
+/**
+ * What a request proves towards a quorum: the DIDs whose DID-auth tokens were signed by the
+ * DID's current owner key (`Caller.owners`: DID → owner address). A token signed by a
+ * delegate (`veriKey`, `sigAuth`) authenticates its DID but is no member's approval: members
+ * approve with the key that owns their DID.
+ */
 export interface ApprovalEvidence {
-  dids: readonly string[]
+  owners?: Readonly<Record<string, string>>
 }
 
 export class QuorumApprovals {
   constructor(private readonly approve?: ApproveCallback) {}
 
   /**
-   * The approving members (as many as the met group requires) for `request`: the members among
-   * `evidence.dids`, then, if short, those the callback names. Rejects with 403 `FORBIDDEN`
+   * The approving members (as many as the met group requires) for `request`: the members whose
+   * owner key signed one of the request's tokens (`evidence.owners`), then, if short, those the
+   * callback names. Rejects with 403 `FORBIDDEN`
    * when no group's quorum is met.
    */
   async gather(request: Omit<ApprovalRequest, 'approvedBy'>, evidence?: ApprovalEvidence): Promise<string[]> {
     const members = membersOf(request.policy)
-    const fromTokens = [...new Set((evidence?.dids ?? []).filter((did) => members.has(did)))]
+    const fromTokens = Object.keys(evidence?.owners ?? {}).filter((did) => members.has(did))
     let standing = standingOf(request.policy, fromTokens)
     if (!standing.met && this.approve) {
       const outOfBand = await this.approve({ ...request, approvedBy: fromTokens })

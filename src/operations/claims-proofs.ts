@@ -13,6 +13,7 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canWriteCredential, type HoldingFacts } from '../auth/policy.js'
 import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../credentials/jsonld/index.js'
+import { appendProof } from '../credentials/jsonld/proof-set.js'
 import { normalizeDid } from '../did/ethr.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import type { DigestSigner } from '../keys/signer.js'
@@ -20,7 +21,8 @@ import type { AddProofInput, RemoveProofInput, proofsResponse } from '../schemas
 import type { CredentialRecord } from '../storage/collections.js'
 import { UniqueConstraintError } from '../storage/port.js'
 import { forEachItem } from './batch.js'
-import { canonicalJson, parseJsonLd, sha256 } from './claims-store.js'
+import { canonicalJson, jsonLdHash } from '../credentials/content-hash.js'
+import { parseJsonLd } from './claims-store.js'
 import { issuerSigner } from './claims-sign.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
@@ -30,7 +32,20 @@ type Item = { _id: string } | { jsonld: Record<string, unknown> } | { jwt: strin
 
 const JWT_REFUSED = 'a JWT credential cannot take a second proof (its signature is its only proof): give a JSON-LD credential'
 
-/** The credential of an item and the stored records it updates; rule 5 checked. */
+/** The credential text a proof signs: the document without its proof set, in canonical JSON (sorted keys). */
+const unsignedText = (document: JsonLdDocument): string => {
+  const { proof: _proofs, ...unsigned } = document
+  return canonicalJson(unsigned)
+}
+
+/**
+ * The credential of an item and the stored records it changes; rule 5 checked on each. A
+ * `jsonld` item changes the tenant's stored records with the same `id` whose document, proofs
+ * aside, is the one given (canonical comparison): a proof is added to a credential, never a
+ * new text written over it. Records that share the `id` with other content are other
+ * credentials and stay as they are; when no record holds the given text and some hold the
+ * `id`, the item is refused (422), naming the difference as the reason.
+ */
 async function target(ctx: OperationContext, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
   const { credentials } = collectionsOf(ctx.storage, caller.tenantId)
   if ('jwt' in item) throw invalid(JWT_REFUSED)
@@ -45,9 +60,19 @@ async function target(ctx: OperationContext, caller: Caller, holding: HoldingFac
   } else {
     const parsed = parseJsonLd(item.jsonld)
     document = item.jsonld as JsonLdDocument
-    records = parsed.vcId === undefined ? [] : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter((r) => r.jsonld !== undefined)
-    const facts = await ctx.access.facts.credential({ tenantId: caller.tenantId, ...(parsed.did !== undefined && { did: parsed.did }), isPublicAccess: false, storedBy: [], roles: [], ...(parsed.issuer !== undefined && { issuer: parsed.issuer }), ...(parsed.subject !== undefined && { subject: parsed.subject }) })
-    if (!canWriteCredential(holding, facts)) throw forbidden(refusal(parsed.vcId))
+    const sameId = parsed.vcId === undefined ? [] : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter((r) => r.jsonld !== undefined)
+    const text = unsignedText(document)
+    records = sameId.filter((r) => unsignedText(r.jsonld as JsonLdDocument) === text)
+    if (records.length === 0) {
+      // A caller who may change a stored copy learns why it is refused; anyone else only that it may not.
+      for (const record of sameId) {
+        if (canWriteCredential(holding, await ctx.access.facts.credential(record))) {
+          throw invalid(`jsonld: differs from the stored credential ${parsed.vcId} in more than its proofs; a proof changes only the proof set (send the stored document, or its _id)`)
+        }
+      }
+      const facts = await ctx.access.facts.credential({ tenantId: caller.tenantId, ...(parsed.did !== undefined && { did: parsed.did }), isPublicAccess: false, storedBy: [], roles: [] })
+      if (!canWriteCredential(holding, facts)) throw forbidden(refusal(parsed.vcId))
+    }
   }
   for (const record of records) {
     if (!canWriteCredential(holding, await ctx.access.facts.credential(record))) throw forbidden(refusal(record.vcId ?? record.id))
@@ -65,14 +90,20 @@ function checkedItems(ctx: OperationContext, input: { claims?: Item[]; vcs?: Ite
 const refusal = (id: string | undefined) =>
   `only the owner of the credential’s DID or a holder of a Write role assigned to it may change its proofs${id === undefined ? ' (it has no DID)' : ` (${id})`}`
 
-/** Writes the new document into the stored records (their content hash follows). */
-async function update(ctx: OperationContext, caller: Caller, records: CredentialRecord[], document: JsonLdDocument): Promise<string[]> {
+/**
+ * Applies `change` (a change of the proof set only) to each stored record's own document —
+ * its other proofs stay byte for byte — and writes them in one transaction (each record's
+ * content hash follows its new proof set).
+ */
+async function update(ctx: OperationContext, caller: Caller, records: CredentialRecord[], change: (document: JsonLdDocument) => JsonLdDocument): Promise<string[]> {
   if (records.length === 0) return []
-  const hash = sha256(`jsonld\n${canonicalJson(document)}`)
   try {
     await ctx.storage.transaction(async (tx) => {
       const { credentials } = collectionsOf(tx, caller.tenantId)
-      for (const record of records) await credentials.update(record.id, { jsonld: document as Record<string, unknown>, hash })
+      for (const record of records) {
+        const document = change(record.jsonld as JsonLdDocument) as Record<string, unknown>
+        await credentials.update(record.id, { jsonld: document, hash: jsonLdHash(document) })
+      }
     })
   } catch (err) {
     if (err instanceof UniqueConstraintError) throw invalid('the tenant already stores this credential with this proof set')
@@ -99,7 +130,10 @@ export async function addProofs(ctx: OperationContext, caller: Caller, input: Ad
       const { document, records } = await target(ctx, caller, holding, item)
       const options = { creator, created: new Date(ctx.now()), proofType: input.proofType, hasher }
       const signed = (await addProof(document, signer, options)) as JsonLdDocument
-      return { jsonld: signed as Record<string, unknown>, _ids: await update(ctx, caller, records, signed) }
+      const added = proofsOf(signed).at(-1) as ProofObject
+      // Each record keeps its own proofs; the suite may have added its context (nothing else changed).
+      const withAdded = (stored: JsonLdDocument) => appendProof({ ...stored, '@context': signed['@context'] }, added)
+      return { jsonld: signed as Record<string, unknown>, _ids: await update(ctx, caller, records, withAdded) }
     },
     ({ index }, error) => ({ claim: index, error }),
   )
@@ -133,16 +167,18 @@ export async function removeProofs(ctx: OperationContext, caller: Caller, input:
     items.map((item, index) => ({ item, index })),
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
-      const proofs = proofsOf(document)
-      const keep: unknown[] = []
-      for (const proof of proofs) {
+      const removable = new Set<unknown>()
+      for (const proof of [document, ...records.map((r) => r.jsonld as JsonLdDocument)].flatMap(proofsOf)) {
         const did = proofDid(proof)
-        if (did === undefined || !(await ownsDid(did))) keep.push(proof)
+        if (did !== undefined && (await ownsDid(did))) removable.add(proof)
       }
-      if (keep.length === proofs.length) throw notFound('the credential has no proof by a DID whose owner key the caller holds')
-      const { proof: _dropped, ...rest } = document
-      const patched: JsonLdDocument = keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 ? keep[0] : keep }
-      return { jsonld: patched as Record<string, unknown>, _ids: await update(ctx, caller, records, patched) }
+      const without = (d: JsonLdDocument): JsonLdDocument => {
+        const keep = proofsOf(d).filter((proof) => !removable.has(proof))
+        const { proof: _dropped, ...rest } = d
+        return keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 ? keep[0] : keep }
+      }
+      if (!proofsOf(document).some((proof) => removable.has(proof))) throw notFound('the credential has no proof by a DID whose owner key the caller holds')
+      return { jsonld: without(document) as Record<string, unknown>, _ids: await update(ctx, caller, records, without) }
     },
     ({ index }, error) => ({ claim: index, error }),
   )

@@ -6,10 +6,11 @@
  * conditions that mirrors `RULES.readCredential` of the access policy. Delete decides per
  * record with the pure rule `canDeleteCredential` over the record's facts.
  */
-import { createHash, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
-import { canDeleteCredential, grants, type HoldingFacts } from '../auth/policy.js'
+import { canDeleteCredential, canGovernCredentialDid, grants, type HoldingFacts } from '../auth/policy.js'
+import { jsonLdHash, jwtHash, sha256 } from '../credentials/content-hash.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from '../credentials/verify-credential.js'
 import { ethrDid, normalizeDid } from '../did/ethr.js'
 import { forbidden, invalid, notFound } from '../errors.js'
@@ -27,19 +28,6 @@ import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 /** What a credential is indexed by, parsed from it (nothing verified). */
 type ParsedCredential = Pick<CredentialRecord, 'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'>
 
-/** JSON with object keys sorted: the same document and proofs give the same text whatever the key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`
-  }
-  return JSON.stringify(value)
-}
-
-export const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
 const typesOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [])
 const isoOfSeconds = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined)
@@ -79,7 +67,7 @@ function parseJwt(jwt: string): ParsedCredential {
     types,
     ...(isoOfSeconds(payload.nbf ?? payload.iat) !== undefined && { issuanceDate: isoOfSeconds(payload.nbf ?? payload.iat) }),
     ...(isoOfSeconds(payload.exp) !== undefined && { expirationDate: isoOfSeconds(payload.exp) }),
-    hash: sha256(`jwt\n${jwt}`),
+    hash: jwtHash(jwt),
   }
 }
 
@@ -102,7 +90,7 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
     types,
     ...(issuanceDate !== undefined && { issuanceDate }),
     ...(expirationDate !== undefined && { expirationDate }),
-    hash: sha256(`jsonld\n${canonicalJson(jsonld)}`),
+    hash: jsonLdHash(jsonld),
   }
 }
 
@@ -121,8 +109,15 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
 /**
  * Store Verifiable Credentials. Roles are checked first (each a role of the tenant the caller
  * may assign: 422 NOT_FOUND / 403, nothing stored); then each claim is parsed (and verified,
- * with `verify: true`) and stored, or reported in `errors`. Storing the same content again
- * returns the existing record.
+ * with `verify: true`) and stored, or reported in `errors`.
+ *
+ * Content already stored is deduplicated within what the caller may read: storing a copy of a
+ * credential the caller may read returns that record; a caller who may not read any copy gets
+ * a record of its own and learns nothing of the others.
+ *
+ * `roles` attach to the stored record (its `roles`: they reach that record only). They also
+ * govern the credential's DID — and with it every record sharing that DID — only when the
+ * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
  */
 export async function storeClaims(ctx: OperationContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
@@ -136,7 +131,9 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
     await ctx.access.assertManagesRole(caller, role)
     roles.set(did, { did: role.did, creator: role.creator })
   }
-  const storedBy = [...(await ctx.access.facts.acting(caller)).dids].sort()
+  const holding = await ctx.access.facts.holding(caller)
+  const storedBy = [...holding.dids].sort()
+  const storerKey = sha256(JSON.stringify(storedBy))
   const now = ctx.now()
   const verifying = { resolver, now, keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
   // 1. Each claim parsed (and verified): a refused claim is an element of `errors`.
@@ -159,6 +156,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
         tenantId: caller.tenantId,
         ...parsed,
         storedBy,
+        storerKey,
         isPublicAccess: claim.isPublicAccess ?? input.isPublicAccess ?? false,
         roles: claimRoles,
         createdAt: now,
@@ -167,16 +165,26 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
     },
     ({ index }, error) => ({ claim: index, error }),
   )
-  // 2. The new ones inserted together (one transaction, one indexed lookup of the contents
-  // already stored); the same content twice in a batch, or already stored, is one record.
+  // The DIDs whose stored credentials the given roles may govern: those the caller has rights over.
+  const governed = new Set<string>()
+  for (const did of unique(planned.flatMap(({ record }) => (record.did !== undefined && record.roles.length > 0 ? [record.did] : [])))) {
+    if (canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))) governed.add(did)
+  }
+  const readable = planned.length === 0 ? undefined : await readableWhere(ctx, caller)
+  // 2. The new ones inserted together (one transaction, one indexed lookup of the copies the
+  // caller may read); the same content twice in a batch, or already readable, is one record.
   const put = async (items: typeof planned): Promise<Map<string, CredentialRecord>> =>
     ctx.storage.transaction(async (tx) => {
       const t = collectionsOf(tx, caller.tenantId)
       const hashes = unique(items.map((p) => p.record.hash))
       const byHash = new Map<string, CredentialRecord>()
-      if (hashes.length === 0) return byHash
-      const existing = await t.credentials.find({ field: 'hash', op: 'in', value: hashes }, { orderBy: { field: 'hash' }, limit: hashes.length })
-      for (const record of existing.items) byHash.set(record.hash, record)
+      if (hashes.length === 0 || readable === undefined) return byHash
+      const existing = await t.credentials.all({ and: [{ field: 'hash', op: 'in', value: hashes }, readable] }, { orderBy: { field: 'hash' } })
+      // Of several readable copies: the caller's own, else the oldest.
+      for (const record of existing) {
+        const chosen = byHash.get(record.hash)
+        if (chosen === undefined || (chosen.storerKey !== storerKey && (record.storerKey === storerKey || record.createdAt < chosen.createdAt))) byHash.set(record.hash, record)
+      }
       const fresh: CredentialRecord[] = []
       for (const { record } of items) {
         if (byHash.has(record.hash)) continue
@@ -185,7 +193,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
       }
       await t.credentials.insertMany(fresh)
       for (const record of fresh) {
-        if (record.did !== undefined && record.roles.length > 0) await assignRoles(t.roleAssignments, caller.tenantId, record.did, record.roles.map((r) => roles.get(r)!), now)
+        if (record.did !== undefined && governed.has(record.did)) await governDid(t.roleAssignments, caller.tenantId, record.did, record.roles.map((r) => roles.get(r)!), now)
       }
       return byHash
     })
@@ -193,7 +201,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
   try {
     stored = await put(planned)
   } catch (err) {
-    // Some content stored by a concurrent request in the meantime: the same outcome, once more.
+    // Some content stored by a concurrent request of the same storer in the meantime: the same outcome, once more.
     if (!(err instanceof UniqueConstraintError)) throw err
     stored = await put(planned)
   }
@@ -202,12 +210,17 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
   return { resolver: resolverName, vcs, errors }
 }
 
-/** Assigns each role to the credential's DID, unless already assigned. */
-async function assignRoles(assignments: ReturnType<typeof collectionsOf>['roleAssignments'], tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
+/** Assigns each role over the credential DID (governing its credentials), unless it already governs it. */
+async function governDid(assignments: ReturnType<typeof collectionsOf>['roleAssignments'], tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
   for (const role of roles) {
     const pair: Where = { and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'did', op: 'eq', value: did }] }
-    if (await assignments.findOne(pair)) continue
-    const record: RoleAssignmentRecord = { id: randomUUID(), tenantId, role: role.did, did, roleCreator: role.creator, createdAt: now }
+    const existing = await assignments.findOne(pair)
+    if (existing?.governsCredentials === true) continue
+    if (existing) {
+      await assignments.update(existing.id, { governsCredentials: true })
+      continue
+    }
+    const record: RoleAssignmentRecord = { id: randomUUID(), tenantId, role: role.did, did, roleCreator: role.creator, governsCredentials: true, createdAt: now }
     await assignments.insert(record)
   }
 }
@@ -236,8 +249,8 @@ async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFa
  * The credentials the caller may read, as a database filter: an `or` of indexed conditions
  * mirroring `RULES.readCredential` (public; stored by, issued by, issued to a DID the caller
  * acts through; its DID owned by the caller's key; a role with Read or Write the caller holds
- * listed in it or assigned to its DID). The role part reads the assignments of the caller's
- * roles (index tenantId, role, did).
+ * listed in it or governing its DID). The role part reads the assignments of the caller's
+ * roles (index tenantId, role, did) that govern credentials.
  */
 export async function readableWhere(ctx: OperationContext, caller: Caller): Promise<Where> {
   const facts = await ctx.access.facts.holding(caller)
@@ -248,7 +261,7 @@ export async function readableWhere(ctx: OperationContext, caller: Caller): Prom
     readRoles.length === 0
       ? []
       : collectionsOf(ctx.storage, caller.tenantId)
-          .roleAssignments.all({ field: 'role', op: 'in', value: readRoles }, { orderBy: { field: 'role' } })
+          .roleAssignments.all({ and: [{ field: 'role', op: 'in', value: readRoles }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
           .then((assigned) => assigned.map((a) => a.did)),
   ])
   // Column tests first, list tests last: SQLite stops at the first ground that holds, and a

@@ -2,12 +2,19 @@
  * Role assignments: create, delete, list (DESIGN §4 "Role assignments", "Listing assignments").
  * Only a role's creator or the holder of its owner key assigns and unassigns it; assigning
  * twice is idempotent; removing what is not assigned is a per-item NOT_FOUND.
+ *
+ * A grant reaches only what its grantor may already write. Assigning a role to the DID of
+ * stored credentials grants it over them, which also needs rights over that DID as it stands
+ * before the grant (`canGovernCredentialDid`: its owner key, or a `Write` role already
+ * governing it); otherwise the item is refused (403). Assigning a role to a wallet DID that no
+ * stored credential carries makes the wallet a holder of the role; it governs credentials
+ * later stored with that DID only when the grantor had rights over the DID.
  */
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
-import { notFound, type ErrorBody } from '../errors.js'
+import { forbidden, notFound, type ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
-import { canManageRole } from '../auth/policy.js'
+import { canGovernCredentialDid, canManageRole } from '../auth/policy.js'
 import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/roles.js'
 import type { AssignmentView } from '../schemas/roles.js'
@@ -16,7 +23,7 @@ import { UniqueConstraintError, type OrderBy, type Where } from '../storage/port
 import { forEachItem } from './batch.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { findRole, presentAssignment } from './role-records.js'
-import { assertAssignable } from './role-targets.js'
+import { assignmentTarget } from './role-targets.js'
 
 type Item = { role: string; did: string }
 type AssignmentsResult = { assignments: AssignmentView[]; errors: Array<{ assignment: Item; error: ErrorBody }> }
@@ -44,24 +51,32 @@ const byPair = (item: Item): Where => ({ and: [{ field: 'role', op: 'eq', value:
 export async function createRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
   const { roleAssignments } = collectionsOf(ctx.storage, caller.tenantId)
   const managed = managedRoles(ctx, caller)
+  const holding = await ctx.access.facts.holding(caller)
   const { results, errors } = await forEachItem(
     ctx,
     'assign role',
     input.assignments,
     async (item) => {
       const role = await managed(item.role)
-      const record: RoleAssignmentRecord = { id: randomUUID(), tenantId: caller.tenantId, role: role.did, did: item.did, roleCreator: role.creator, createdAt: ctx.now() }
+      // Rights over the target DID as it stands before the grant (resolved outside the write).
+      const governs = canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, item.did, caller))
+      const record: RoleAssignmentRecord = { id: randomUUID(), tenantId: caller.tenantId, role: role.did, did: item.did, roleCreator: role.creator, governsCredentials: governs, createdAt: ctx.now() }
       try {
         // The role and the target are checked where the assignment is written: deleting either
         // (each one transaction, with its assignments) cannot leave an assignment behind.
         const stored = await ctx.storage.transaction(async (tx) => {
           const c = collectionsOf(tx, caller.tenantId)
           if (!(await c.roles.get(role.id))) throw notFound(`no role ${item.role}`)
-          await assertAssignable(tx, caller.tenantId, item.did)
+          if ((await assignmentTarget(tx, caller.tenantId, item.did)) === 'credential' && !governs) throw forbidden(refusedOverCredentials(item.did))
           const existing = await c.roleAssignments.findOne(byPair(item))
-          if (existing) return existing
-          await c.roleAssignments.insert(record)
-          return record
+          if (!existing) {
+            await c.roleAssignments.insert(record)
+            return record
+          }
+          if (existing.governsCredentials === true || !governs) return existing
+          // Assigned before as a holder's role; granted now by someone with rights over the DID.
+          await c.roleAssignments.update(existing.id, { governsCredentials: true })
+          return { ...existing, governsCredentials: true }
         })
         return presentAssignment(stored)
       } catch (err) {
@@ -75,6 +90,10 @@ export async function createRoleAssignments(ctx: OperationContext, caller: Calle
   )
   return { assignments: results, errors }
 }
+
+const refusedOverCredentials = (did: string) =>
+  `${did} is the DID of stored credentials: granting a role over them needs write access to them as they stand ` +
+  '(the owner key of that DID, or a role with Write already assigned to it and held by the caller)'
 
 /** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
 export async function deleteRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {

@@ -29,4 +29,9 @@ export function presentRole(r: RoleRecord, registry?: RegistryReport): RoleView 
   return view
 }
 
-export const presentAssignment = (a: RoleAssignmentRecord): AssignmentView => ({ role: a.role, did: a.did, createdAt: a.createdAt })
+export const presentAssignment = (a: RoleAssignmentRecord): AssignmentView => ({
+  role: a.role,
+  did: a.did,
+  governsCredentials: a.governsCredentials === true,
+  createdAt: a.createdAt,
+})

@@ -3,12 +3,12 @@ import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
-import { canSeeRole } from '../auth/policy.js'
+import { canGovernCredentialDid, canSeeRole, canWriteCredential } from '../auth/policy.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/roles.js'
 import { accessOf } from '../schemas/roles.js'
-import type { RoleView } from '../schemas/roles.js'
+import type { RoleAccess, RoleView } from '../schemas/roles.js'
 import type { RoleRecord } from '../storage/collections.js'
 import type { OrderBy, Where } from '../storage/port.js'
 import { forEachItem } from './batch.js'
@@ -90,7 +90,44 @@ export async function getRoles(ctx: OperationContext, caller: Caller, q: z.outpu
   return result
 }
 
-/** Update Roles: each role's description and/or permissions, by its creator or the holder of its owner key; failures in `errors`. */
+const RANK: Record<RoleAccess, number> = { none: 0, Read: 1, Write: 2 }
+/** Stored credentials looked at when a role's permissions are raised; a role reaching more is refused (grant a new role instead). */
+const MAX_REACHED = 1_000
+
+/**
+ * Raising a role's permissions grants the new ones wherever the role reaches, so it needs the
+ * rights a new grant there would (DESIGN §5: a grant reaches only what its grantor may
+ * already write): over every credential DID the role governs, rights over that DID; over every
+ * stored credential that lists the role, write access to it or having stored it (a record's
+ * `roles` are its storer's to choose). 403 naming the first resource refused.
+ */
+async function assertMayRaise(ctx: OperationContext, caller: Caller, role: RoleRecord): Promise<void> {
+  const c = collectionsOf(ctx.storage, caller.tenantId)
+  const holding = await ctx.access.facts.holding(caller)
+  const [governed, listing] = await Promise.all([
+    c.roleAssignments.find({ and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'did' }, limit: MAX_REACHED }),
+    c.credentials.find({ field: 'roles', op: 'containsAny', value: [role.did] }, { limit: MAX_REACHED }),
+  ])
+  if (governed.nextCursor !== undefined || listing.nextCursor !== undefined) {
+    throw forbidden(`${role.did} reaches more than ${MAX_REACHED} credentials: its permissions are not raised (create a new role with them instead)`)
+  }
+  for (const { did } of governed.items) {
+    if (!canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))) {
+      throw forbidden(`${role.did} governs the credentials of ${did}: raising its permissions needs rights over that DID (its owner key, or a Write role governing it)`)
+    }
+  }
+  for (const record of listing.items) {
+    if (!record.storedBy.some((did) => holding.dids.has(did)) && !canWriteCredential(holding, await ctx.access.facts.credential(record))) {
+      throw forbidden(`${role.did} is listed by the stored credential ${record.id}: raising its permissions needs write access to it, or to have stored it`)
+    }
+  }
+}
+
+/**
+ * Update Roles: each role's description and/or permissions, by its creator or the holder of its
+ * owner key; raising the permissions also needs rights over what the role reaches
+ * ({@link assertMayRaise}). Failures in `errors`.
+ */
 export async function updateRoles(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.updateRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = collectionsOf(ctx.storage, caller.tenantId)
   const { results, errors } = await forEachItem(
@@ -102,7 +139,11 @@ export async function updateRoles(ctx: OperationContext, caller: Caller, input: 
       await ctx.access.assertManagesRole(caller, role)
       const patch: Partial<RoleRecord> = { updatedAt: ctx.now() }
       if (item.description !== undefined) patch.description = item.description
-      if (item.permissions !== undefined) Object.assign(patch, { permissions: item.permissions, access: accessOf(item.permissions) })
+      if (item.permissions !== undefined) {
+        const access = accessOf(item.permissions)
+        if (RANK[access] > RANK[role.access]) await assertMayRaise(ctx, caller, role)
+        Object.assign(patch, { permissions: item.permissions, access })
+      }
       const updated = await roles.update(role.id, patch)
       if (!updated) throw notFound(`no role ${item.did}`)
       return presentRole(updated)

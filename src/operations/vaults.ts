@@ -8,7 +8,9 @@ import type * as schemas from '../schemas/vaults.js'
 import type { VaultView } from '../schemas/vaults.js'
 import type { WalletView } from '../schemas/wallets.js'
 import type { Where } from '../storage/port.js'
-import type { VaultRecord, WalletRecord } from '../storage/collections.js'
+import { COLLECTIONS, type VaultRecord, type WalletRecord } from '../storage/collections.js'
+import type { TenantCollection } from '../storage/tenant-scope.js'
+import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
 import { collectionsOf, type OperationContext } from './context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from './wallet-config.js'
@@ -76,30 +78,45 @@ export async function createVault(ctx: OperationContext, caller: Caller, input: 
   return { vault: view }
 }
 
-/** Get Identity Vaults, with their wallets: one page of vaults, and their wallets in one query. */
-export async function getVaults(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getVaultsQuery>): Promise<{ vaults: VaultView[]; nextCursor?: string }> {
-  const filters: Where[] = []
-  if (q.id !== undefined) filters.push({ field: 'id', op: 'eq', value: q.id })
+type VaultsQuery = z.output<typeof schemas.getVaultsQuery>
+type VaultsPage = { vaults: VaultView[]; nextCursor?: string }
+
+/**
+ * The filters of a Get Identity Vaults query other than `id`, as one storage filter. By
+ * `parentID`: the ECS children, and the MPC ones only when the MPC account is named too (DESIGN
+ * §4 "parentID"); `mpcAccountID`/`mpcVaultID` then narrow the MPC ones only.
+ */
+function vaultFilter(q: VaultsQuery): Where {
   const mpc: Where[] = []
   if (q.mpcAccountID !== undefined) mpc.push({ field: 'mpcAccountID', op: 'eq', value: q.mpcAccountID })
   if (q.mpcVaultID !== undefined) mpc.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
-  if (q.parentID !== undefined) {
-    filters.push({ field: 'parentID', op: 'eq', value: q.parentID })
-    // By parentID: the ECS children, and the MPC ones only when the MPC account is named too.
-    const ecs: Where = { field: 'keyManagement', op: 'eq', value: 'ECS' }
-    filters.push(q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] })
-  } else {
-    filters.push(...mpc)
-  }
+  if (q.parentID === undefined) return { and: mpc }
+  const ecs: Where = { field: 'keyManagement', op: 'eq', value: 'ECS' }
+  return { and: [{ field: 'parentID', op: 'eq', value: q.parentID }, q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] }] }
+}
 
+const VAULTS_SPEC = COLLECTIONS.find((spec) => spec.name === 'vaults')!
+
+/**
+ * The vault `id` if it passes the query's other filters. The primary key is not a field a query
+ * may name, so the record is read by id and held to the same filter in memory (one record).
+ */
+async function vaultById(vaults: TenantCollection<VaultRecord>, q: VaultsQuery & { id: string }): Promise<VaultRecord[]> {
+  // A listing by id is one page: no cursor was ever issued for it.
+  if (q.cursor !== undefined) throw invalid('cursor: a listing by id has a single page, so no cursor applies to it')
+  const vault = await vaults.get(q.id)
+  return vault && wherePredicate(VAULTS_SPEC, vaultFilter(q))(vault) ? [vault] : []
+}
+
+/** Get Identity Vaults, with their wallets: one page of vaults, and their wallets in one query. */
+export async function getVaults(ctx: OperationContext, caller: Caller, q: VaultsQuery): Promise<VaultsPage> {
   const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
   let found: VaultRecord[]
   let nextCursor: string | undefined
-  if (q.id !== undefined && filters.length === 1 && q.cursor === undefined) {
-    const vault = await vaults.get(q.id)
-    found = vault ? [vault] : []
+  if (q.id !== undefined) {
+    found = await vaultById(vaults, { ...q, id: q.id })
   } else {
-    const page = await vaults.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+    const page = await vaults.find(vaultFilter(q), { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
     found = page.items
     nextCursor = page.nextCursor
   }
@@ -109,7 +126,7 @@ export async function getVaults(ctx: OperationContext, caller: Caller, q: z.outp
     for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] }, { orderBy: { field: 'vaultId' } })) byVault.get(w.vaultId!)?.push(w)
     for (const members of byVault.values()) members.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
   }
-  const result: { vaults: VaultView[]; nextCursor?: string } = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
+  const result: VaultsPage = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
   if (nextCursor !== undefined) result.nextCursor = nextCursor
   return result
 }

@@ -129,7 +129,16 @@ export const updateRolesResponse = z.strictObject({ roles: z.array(roleView), er
 export const deleteRolesResponse = z.strictObject({ roles: z.array(roleView).meta({ description: 'The deleted roles.' }), errors: z.array(roleError) })
 
 export const assignmentView = z
-  .strictObject({ role: z.string(), did: z.string(), createdAt: z.number().int().meta({ description: 'UNIX time, ms.' }) })
+  .strictObject({
+    role: z.string(),
+    did: z.string(),
+    governsCredentials: z.boolean().meta({
+      description:
+        'Whether the role also governs the stored credentials whose DID is `did` (granted by someone with rights over that DID); ' +
+        'otherwise `did` only holds the role.',
+    }),
+    createdAt: z.number().int().meta({ description: 'UNIX time, ms.' }),
+  })
   .meta({ id: 'RoleAssignment' })
 
 export type AssignmentView = z.infer<typeof assignmentView>

@@ -167,6 +167,12 @@ export interface RoleAssignmentRecord extends StoredRecord {
   did: string
   /** The role's creator (it never changes): lets an assignment listing keep to the roles a caller created with one indexed query. */
   roleCreator: string
+  /**
+   * The role also governs the stored credentials whose DID is `did`: granted by someone with
+   * rights over that DID (its owner key, or a `Write` role governing it). Without it (and on
+   * rows of earlier releases) the assignment only makes `did` a holder of the role.
+   */
+  governsCredentials?: boolean
   createdAt: number
 }
 
@@ -220,10 +226,16 @@ export interface CredentialRecord extends StoredRecord {
   /** The DIDs the caller acted through when storing it (a re-store by others adds theirs). */
   storedBy: string[]
   isPublicAccess: boolean
-  /** The role DIDs given at store time (also assigned to its DID when it has one). */
+  /** The role DIDs given at store time: they reach this record only (see `RoleAssignmentRecord.governsCredentials` for its DID). */
   roles: string[]
-  /** SHA-256 of the JWT, or of the JSON-LD document in canonical JSON (sorted keys): one record per tenant and content. */
+  /** SHA-256 of the JWT (canonical low-S signature), or of the JSON-LD document in canonical JSON (sorted keys). */
   hash: string
+  /**
+   * SHA-256 of `storedBy` (JSON): with `hash`, one record per content and storer — a caller
+   * re-storing content it may read gets that record, one that may not gets its own. Absent on
+   * records of earlier releases.
+   */
+  storerKey?: string
   createdAt: number
 }
 
@@ -288,7 +300,8 @@ export const COLLECTIONS: CollectionSpec[] = [
   },
   {
     name: 'roleAssignments',
-    fields: [...base, 'role', 'did', 'roleCreator'],
+    // `governsCredentials` is filtered within what the (did, role) index selects, never searched on its own.
+    fields: [...base, 'role', 'did', 'roleCreator', 'governsCredentials'],
     indexes: [
       // One assignment per (role, DID); also "the DIDs holding this role", in DID order.
       { fields: ['tenantId', 'role', 'did'], unique: true },
@@ -310,11 +323,11 @@ export const COLLECTIONS: CollectionSpec[] = [
   },
   {
     name: 'credentials',
-    fields: [...base, 'vcId', 'did', 'issuer', 'subject', 'isPublicAccess', 'hash'],
+    fields: [...base, 'vcId', 'did', 'issuer', 'subject', 'isPublicAccess', 'hash', 'storerKey'],
     arrayFields: ['storedBy', 'roles', 'types'],
     indexes: [
-      // Idempotent re-store: one record per content per tenant.
-      { fields: ['tenantId', 'hash'], unique: true },
+      // Idempotent re-store: one record per content and storer; its prefix finds the copies of a content.
+      { fields: ['tenantId', 'hash', 'storerKey'], unique: true },
       // Each read-access ground and each filter is one index ending in createdAt, the order of a page.
       { fields: ['tenantId', 'createdAt'] },
       { fields: ['tenantId', 'vcId', 'createdAt'] },

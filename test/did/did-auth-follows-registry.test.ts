@@ -9,6 +9,7 @@ import { createMemoryStorage, IdentityService, randomMasterKey, staticTenants } 
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
 import type { DidRegistry } from '../../src/did/registry/port.js'
 import { mintToken } from '../helpers/tokens.js'
+import { IdentityError, type ErrorBody } from '../../src/errors.js'
 
 let clock = Date.now()
 let service: IdentityService
@@ -19,15 +20,27 @@ beforeAll(async () => {
 })
 afterAll(() => service.close())
 
-/** Verifies a token minted now (by the test's clock) for `iss`, signed by `key`. */
-async function verifies(iss: string, key: Uint8Array): Promise<boolean> {
+/** How verification refuses a token whose signer is not (or no longer) a key of the issuer DID. */
+const NOT_THE_DIDS_KEY: ErrorBody = {
+  statusCode: 403,
+  errorType: 'UNAUTHENTICATED',
+  errorMessage: 'invalid DID-auth token: signature does not match the issuer DID',
+}
+
+/**
+ * What verification says of a token minted now (by the test's clock) for `iss`, signed by `key`:
+ * the DID it authenticates, or the refusal's error body. Anything else thrown fails the test:
+ * a crash is not a refusal.
+ */
+async function verdict(iss: string, key: Uint8Array): Promise<string | ErrorBody> {
   const realNow = Date.now
   Date.now = () => clock // mintToken stamps iat/exp from Date.now
   try {
     const { jwt } = await mintToken({ iss, signerKey: key })
-    return (await verifyDidAuthToken(jwt, service.didAuthOptions)) === iss
-  } catch {
-    return false
+    return await verifyDidAuthToken(jwt, service.didAuthOptions)
+  } catch (err) {
+    if (err instanceof IdentityError) return err.toJSON()
+    throw err
   } finally {
     Date.now = realNow
   }
@@ -40,25 +53,25 @@ describe('DID-auth verification follows the embedded registry', () => {
     const did = `did:ethr:dev:${owner.address}`
     const delegateKey = generatePrivateKey()
     const delegate = new LocalSigner(delegateKey).address
-    expect(await verifies(did, delegateKey)).toBe(false)
+    expect(await verdict(did, delegateKey)).toEqual(NOT_THE_DIDS_KEY)
     await registry.apply(owner.address, { op: 'addDelegate', delegateType, delegate, validity: 60 }, owner)
-    expect(await verifies(did, delegateKey)).toBe(true)
-    expect(await verifies(did, ownerKey)).toBe(true)
+    expect(await verdict(did, delegateKey)).toBe(did)
+    expect(await verdict(did, ownerKey)).toBe(did)
     clock += 61_000
-    expect(await verifies(did, delegateKey)).toBe(false)
+    expect(await verdict(did, delegateKey)).toEqual(NOT_THE_DIDS_KEY)
     // re-added, then revoked: valid until the end of the revocation's second, as on chain
     await registry.apply(owner.address, { op: 'addDelegate', delegateType, delegate, validity: 60 }, owner)
-    expect(await verifies(did, delegateKey)).toBe(true)
+    expect(await verdict(did, delegateKey)).toBe(did)
     await registry.apply(owner.address, { op: 'revokeDelegate', delegateType, delegate }, owner)
     clock += 1_000
-    expect(await verifies(did, delegateKey)).toBe(false)
+    expect(await verdict(did, delegateKey)).toEqual(NOT_THE_DIDS_KEY)
   })
 
   it('a delegate of another type (enc) does not sign for the DID', async () => {
     const owner = new LocalSigner(generatePrivateKey())
     const key = generatePrivateKey()
     await registry.apply(owner.address, { op: 'addDelegate', delegateType: 'enc', delegate: new LocalSigner(key).address, validity: 60 }, owner)
-    expect(await verifies(`did:ethr:dev:${owner.address}`, key)).toBe(false)
+    expect(await verdict(`did:ethr:dev:${owner.address}`, key)).toEqual(NOT_THE_DIDS_KEY)
   })
 
   it('after changeOwner the new owner\'s key signs for the DID and the old key does not', async () => {
@@ -67,8 +80,8 @@ describe('DID-auth verification follows the embedded registry', () => {
     const newKey = generatePrivateKey()
     const did = `did:ethr:dev:${old.address}`
     await registry.apply(old.address, { op: 'changeOwner', newOwner: new LocalSigner(newKey).address }, old)
-    expect(await verifies(did, oldKey)).toBe(false)
-    expect(await verifies(did, newKey)).toBe(true)
+    expect(await verdict(did, oldKey)).toEqual(NOT_THE_DIDS_KEY)
+    expect(await verdict(did, newKey)).toBe(did)
     // and only the new owner may change the document now
     await expect(registry.apply(old.address, { op: 'changeOwner', newOwner: old.address }, old)).rejects.toThrow(/not the owner/)
   })

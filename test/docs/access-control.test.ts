@@ -60,7 +60,7 @@ describe('docs/access-control.md', () => {
       const source = block('ts').replace("from 'didvault'", `from '${new URL('../../src/index.js', import.meta.url).pathname}'`)
       writeFileSync(file, `${source}\nexport const result = { role, assignments }\n`)
       const { result } = await import(file)
-      expect(result.assignments).toEqual([{ role: result.role.did, did: expect.stringMatching(/^did:ethr:dev:0x/), createdAt: expect.any(Number) }])
+      expect(result.assignments).toEqual([{ role: result.role.did, did: expect.stringMatching(/^did:ethr:dev:0x/), governsCredentials: false, createdAt: expect.any(Number) }])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

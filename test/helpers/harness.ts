@@ -41,14 +41,39 @@ export interface Harness {
   close(): Promise<void>
 }
 
-export async function startHarness(options: { storage?: 'memory' | 'sqlite'; service?: Partial<IdentityServiceOptions> } = {}): Promise<Harness> {
+/**
+ * Storages a harness runs on: memory, SQLite (a real file) and MongoDB through the real driver
+ * against the wire-protocol stand-in of `mongo-wire-server.ts` (a standalone server; not a real
+ * MongoDB — see docs/storage.md for what it cannot show).
+ */
+export type HarnessStorage = 'memory' | 'sqlite' | 'mongo-stand-in'
+
+/** A MongoDB adapter on a fresh stand-in server, and how to stop that server. */
+async function mongoStandIn(): Promise<{ storage: StorageAdapter; stop: () => Promise<void> }> {
+  const { MongoWireServer } = await import('./mongo-wire-server.js')
+  const { createMongoStorage } = await import('../../src/storage/mongo/index.js')
+  const server = await new MongoWireServer().start()
+  return { storage: await createMongoStorage({ url: `${server.url}/harness` }), stop: () => server.stop() }
+}
+
+export interface HarnessOptions {
+  storage?: HarnessStorage
+  service?: Partial<IdentityServiceOptions>
+}
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   let dir: string | undefined
   let dbPath: string | undefined
   let storage: StorageAdapter
+  let stopServer = async () => {}
   if (options.storage === 'sqlite') {
     dir = mkdtempSync(join(tmpdir(), 'didvault-test-'))
     dbPath = join(dir, 'test.db')
     storage = createSqliteStorage({ path: dbPath })
+  } else if (options.storage === 'mongo-stand-in') {
+    const standIn = await mongoStandIn()
+    storage = standIn.storage
+    stopServer = standIn.stop
   } else {
     storage = createMemoryStorage()
   }
@@ -97,6 +122,7 @@ export async function startHarness(options: { storage?: 'memory' | 'sqlite'; ser
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()))
       await service.close()
+      await stopServer()
       if (dir) rmSync(dir, { recursive: true, force: true })
     },
   }

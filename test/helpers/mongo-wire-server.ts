@@ -335,6 +335,14 @@ export class MongoWireServer {
         for (const spec of command.indexes as IndexSpec[]) store.addIndex({ name: spec.name, key: spec.key, ...(spec.unique && { unique: true }), ...(spec.partialFilterExpression && { partialFilterExpression: spec.partialFilterExpression }) })
         return { numIndexesBefore: before, numIndexesAfter: store.indexes.length }
       }
+      case 'dropindexes': {
+        const store = this.store(db, command.dropIndexes, false)
+        const at = store.indexes.findIndex((index) => index.name === command.index)
+        if (at < 0 || command.index === '_id_') throw new ServerError(27, 'IndexNotFound', `index not found with name [${String(command.index)}]`)
+        const before = store.indexes.length
+        store.indexes.splice(at, 1)
+        return { nIndexesWas: before }
+      }
       case 'listindexes':
         return cursorReply(`${db}.${command.listIndexes}`, this.store(db, command.listIndexes, false).indexes.map((index) => ({ v: 2, ...index })))
       case 'insert': {

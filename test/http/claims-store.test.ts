@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccessFacts } from '../../src/auth/facts.js'
 import { canReadCredential } from '../../src/auth/policy.js'
 import type { CredentialRecord } from '../../src/storage/collections.js'
+import { generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
+import { mintToken } from '../helpers/tokens.js'
 
 /** A context that defines every term (`@vocab`), so test payloads pass JSON-LD safe mode. */
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
@@ -33,6 +35,24 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
   const store = (json: unknown, didAuth = issuer.jwt, token?: string) => h.request('POST', '/claims', { json, didAuth, token })
   const fetchAs = (query: string, didAuth: string) => h.request('GET', `/claims${query}`, { didAuth })
   const remove = (ids: string[], accessToken: string) => h.request('DELETE', '/claims', { json: { ids }, token: accessToken })
+
+  /** A DELETE /claims whose every item is refused with `errorType`: a 200 of errors only, and nothing written anywhere. */
+  async function expectDeleteRefused(ids: string[], accessToken: string, errorType: 'FORBIDDEN' | 'NOT_FOUND') {
+    const before = await snapshot(h)
+    const res = await remove(ids, accessToken)
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.vcs).toEqual([])
+    const error = { statusCode: errorType === 'FORBIDDEN' ? 403 : 422, errorType, errorMessage: expect.any(String) }
+    expect(res.body.errors).toEqual(ids.map((_id) => ({ _id, error })))
+    expect(await snapshot(h)).toEqual(before)
+  }
+
+  /** Every record of a collection, by id. */
+  async function recordsOf(collection: string): Promise<Map<string, unknown>> {
+    const page = await h.storage.collection(collection).find({ and: [] }, { limit: 1_000 })
+    expect(page.nextCursor).toBeUndefined()
+    return new Map(page.items.map((record) => [record.id, record]))
+  }
 
   async function signed(format: 'JSON-LD' | 'JWT', payload: Record<string, unknown>, extra: Record<string, unknown> = {}) {
     const res = await h.request('POST', '/claims/sign', { json: { iss: issuer.did, sub: subject.did, format, ...(format === 'JSON-LD' && { context: VOCAB_URL }), type: 'ExampleCredential', claims: [{ payload, ...extra }] }, didAuth: issuer.jwt })
@@ -125,9 +145,10 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const held = ids(await fetchAs('', holder.jwt))
       expect(held).toContain(viaRole._id)
       expect(ids(await fetchAs('', stranger.jwt))).not.toContain(viaRole._id)
-      // The role is assigned to the credential's DID as well.
+      // The role reaches the record through its own `roles`: the issuer holds no key of the claim
+      // DID (it owns itself), so the role does not govern that DID — no assignment to it.
       const assignments = await h.request('GET', `/roles/assignmnets?role=${roleDid}`, { didAuth: issuer.jwt })
-      expect(assignments.body.assignments.map((a: any) => a.did)).toContain(viaRole.id)
+      expect(assignments.body.assignments.map((a: any) => a.did)).toEqual([holder.did])
     })
 
     it('filters subject, issuer, ids, type; pages with nextCursor, never truncating silently', async () => {
@@ -191,13 +212,22 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       }
     })
 
-    it('a stored credential’s DID is a role-assignment target', async () => {
-      const outsiderId = 'did:ethr:dev:0x1111111111111111111111111111111111111111'
-      const ld = await signed('JSON-LD', { e: 5 }, { id: outsiderId })
+    it('a stored credential’s DID is a role-assignment target for whoever has rights over it', async () => {
+      const { did: ownedId, jwt: ownerJwt } = await mintToken({ signerKey: generatePrivateKey() })
+      const ld = await signed('JSON-LD', { e: 5 }, { id: ownedId })
       expect((await store({ claims: [{ jsonld: ld.jsonld }] })).status).toBe(200)
-      const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: outsiderId }] }, didAuth: issuer.jwt })
+      // The role's manager alone has no rights over that DID: the item is refused, nothing written.
+      const before = await snapshot(h)
+      const refused = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: ownedId }] }, didAuth: issuer.jwt })
+      expect(refused.status).toBe(200)
+      expect(refused.body.errors).toEqual([{ assignment: { role: roleDid, did: ownedId }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+      expect(await snapshot(h)).toEqual(before)
+      expect(ids(await fetchAs(`?ids=${ownedId}`, holder.jwt))).toEqual([])
+      // With the DID's owner key as well (its token beside the manager's): granted, governing the DID.
+      const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: ownedId }] }, didAuth: `${issuer.jwt},${ownerJwt}` })
       expect(res.body.errors).toEqual([])
-      expect(ids(await fetchAs(`?ids=${outsiderId}`, holder.jwt))).toHaveLength(1)
+      expect(res.body.assignments).toEqual([expect.objectContaining({ role: roleDid, did: ownedId, governsCredentials: true })])
+      expect(ids(await fetchAs(`?ids=${ownedId}`, holder.jwt))).toHaveLength(1)
     })
   })
 
@@ -206,36 +236,39 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const role = await h.request('POST', '/roles', { json: { description: 'Writers', permissions: ['Write'] }, didAuth: issuer.jwt })
       const ld = await signed('JSON-LD', { f: 6 })
       const kept = await signed('JSON-LD', { g: 7 })
-      const stored = await store({ roles: [role.body.role.did], claims: [{ jsonld: ld.jsonld }, { jsonld: kept.jsonld }] })
+      // Stored by the issuer holding the claim DIDs' keys too: the role governs both DIDs.
+      const owners = `${issuer.jwt},${await tokenFor(h, ld.id)},${await tokenFor(h, kept.id)}`
+      const stored = await store({ roles: [role.body.role.did], claims: [{ jsonld: ld.jsonld }, { jsonld: kept.jsonld }] }, owners)
       const [target, other] = stored.body.vcs
       const keptBefore = await h.storage.collection('credentials').get(other._id)
 
       // A stranger: neither owner, nor role holder, nor storer.
-      const refused = await remove([target._id], stranger.jwt)
-      expect(refused.status).toBe(200)
-      expect(refused.body.vcs).toEqual([])
-      expect(refused.body.errors).toEqual([{ _id: target._id, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+      await expectDeleteRefused([target._id], stranger.jwt, 'FORBIDDEN')
 
       const before = await snapshot(h)
+      const [credentialsBefore, assignmentsBefore] = [await recordsOf('credentials'), await recordsOf('roleAssignments')]
+      const targetAssignments = [...assignmentsBefore.values()].filter((a) => (a as { did: string }).did === target.id)
+      expect(targetAssignments).toHaveLength(1)
       // The storer, on a credential whose claim DID owns itself (exception b); an unknown id is NOT_FOUND.
       const res = await remove([target._id, 'no-such-id'], issuer.jwt)
       expect(res.status).toBe(200)
-      expect(res.body.vcs.map((v: any) => v._id)).toEqual([target._id])
-      expect(res.body.errors).toEqual([{ _id: 'no-such-id', error: expect.objectContaining({ statusCode: 422, errorType: 'NOT_FOUND' }) }])
+      expect(res.body.vcs.map((v: { _id: string }) => v._id)).toEqual([target._id])
+      const notFound = { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: expect.any(String) }
+      expect(res.body.errors).toEqual([{ _id: 'no-such-id', error: notFound }])
+      // Exactly the credential and its role assignments are gone; every other record of every collection is unchanged.
       const after = await snapshot(h)
       for (const name of Object.keys(before)) if (name !== 'credentials' && name !== 'roleAssignments') expect(after[name], name).toBe(before[name])
-      expect(await h.storage.collection('credentials').get(target._id)).toBeUndefined()
+      credentialsBefore.delete(target._id)
+      expect(await recordsOf('credentials')).toEqual(credentialsBefore)
+      for (const removed of targetAssignments) assignmentsBefore.delete((removed as { id: string }).id)
+      expect(await recordsOf('roleAssignments')).toEqual(assignmentsBefore)
       expect(await h.storage.collection('credentials').get(other._id)).toEqual(keptBefore)
-      const left = await h.storage.collection('roleAssignments').find({ field: 'did', op: 'eq', value: target.id }, { limit: 10 })
-      expect(left.items).toEqual([])
-      const otherAssignments = await h.storage.collection('roleAssignments').find({ field: 'did', op: 'eq', value: other.id }, { limit: 10 })
-      expect(otherAssignments.items).toHaveLength(1)
 
       // Deleting again: NOT_FOUND, nothing written; another tenant's Access Token: NOT_FOUND.
       const b = await walletWithToken(h, TENANT_B)
+      await expectDeleteRefused([target._id], issuer.jwt, 'NOT_FOUND')
+      await expectDeleteRefused([other._id], b.jwt, 'NOT_FOUND')
       const snap = await snapshot(h)
-      expect((await remove([target._id], issuer.jwt)).body.errors[0].error.errorType).toBe('NOT_FOUND')
-      expect((await remove([other._id], b.jwt)).body.errors[0].error.errorType).toBe('NOT_FOUND')
       expectError(await remove([other._id], 'garbage'), 403, 'UNAUTHENTICATED')
       expectError(await h.request('DELETE', '/claims', { json: { ids: [] }, token: issuer.jwt }), 422, 'VALIDATION_ERROR')
       expect(await snapshot(h)).toEqual(snap)
@@ -249,8 +282,8 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const ld = await signed('JSON-LD', { h: 8 })
       const stored = await store({ roles: [writers.body.role.did, readers.body.role.did], claims: [{ jsonld: ld.jsonld }] })
       const id = stored.body.vcs[0]._id
-      expect((await remove([id], stranger.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
-      expect((await remove([id], holder.jwt)).body.vcs.map((v: any) => v._id)).toEqual([id])
+      await expectDeleteRefused([id], stranger.jwt, 'FORBIDDEN')
+      expect((await remove([id], holder.jwt)).body.vcs.map((v: { _id: string }) => v._id)).toEqual([id])
     })
   })
 
@@ -261,8 +294,8 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const res = await store({ claims: [{ jsonld: handed.jsonld }, { jsonld: urn.jsonld }] })
       const [a, b] = res.body.vcs
       expect(b.id).toBe('urn:uuid:5b0f4a8e-2f51-4a8e-9c1e-3f3b3a2f0e01')
-      expect((await remove([a._id], issuer.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
-      expect((await remove([b._id], stranger.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
+      await expectDeleteRefused([a._id], issuer.jwt, 'FORBIDDEN')
+      await expectDeleteRefused([b._id], stranger.jwt, 'FORBIDDEN')
       const byStorer = await remove([b._id], issuer.jwt)
       expect(byStorer.body.vcs.map((v: any) => v._id)).toEqual([b._id])
       const done = await remove([a._id, b._id], subject.jwt)

@@ -215,7 +215,44 @@ describe('Get Identity Vaults: mpcAccountID, mpcVaultID and the parentID rule', 
     // Another tenant sees none of them.
     expect((await h.request('GET', '/vaults?mpcAccountID=acct-filter', { token: TENANT_B })).body.vaults).toEqual([])
   })
+
+  it('by id with any other filter (was a 500): the vault when it passes them all, as the listing without id says', async () => {
+    const parent = (await h.request('POST', '/vaults', { json: { name: 'id-parent' } })).body.vault
+    const ecsChild = (await h.request('POST', '/vaults', { json: { name: 'id-ecs-child', parentID: parent.id } })).body.vault
+    const childBody = mpcVaultBody({ parentID: parent.id, mpcAccountID: 'acct-id', mpcVaultID: 'id-vault' })
+    const mpcChild = (await h.request('POST', '/vaults', { json: childBody })).body.vault
+    const mpcRoot = (await h.request('POST', '/vaults', { json: mpcVaultBody({ mpcAccountID: 'acct-id' }) })).body.vault
+    const listed = async (query: URLSearchParams) => {
+      const res = await h.request('GET', `/vaults?${query}`)
+      expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200)
+      return res.body.vaults.map((v: { id: string }) => v.id)
+    }
+    // The exact request of the report.
+    expect(await listed(new URLSearchParams({ id: mpcRoot.id, mpcAccountID: 'acct-id' }))).toEqual([mpcRoot.id])
+    expect(await listed(new URLSearchParams({ id: ecsChild.id, mpcAccountID: 'acct-id' }))).toEqual([])
+    expect(await listed(new URLSearchParams({ id: mpcChild.id, parentID: parent.id }))).toEqual([])
+    expect(await listed(new URLSearchParams({ id: mpcChild.id, parentID: parent.id, mpcAccountID: 'acct-id' }))).toEqual([mpcChild.id])
+
+    const filters = { parentID: [parent.id], mpcAccountID: ['acct-id', 'acct-none'], mpcVaultID: ['id-vault'] }
+    for (const id of [parent.id, ecsChild.id, mpcChild.id, mpcRoot.id, 'no-such-vault']) {
+      for (const others of filterCombinations(filters)) {
+        const withoutId = (await listed(new URLSearchParams(others))).filter((found: string) => found === id)
+        expect(await listed(new URLSearchParams({ ...others, id })), JSON.stringify({ id, ...others })).toEqual(withoutId)
+      }
+    }
+    // A listing by id is one page: a cursor with it is the caller's mistake.
+    expectError(await h.request('GET', `/vaults?id=${mpcRoot.id}&cursor=abc`), 422, 'VALIDATION_ERROR')
+  })
 })
+
+/** Every combination of the filters: each absent or one of its values. */
+function filterCombinations(filters: Record<string, string[]>): Array<Record<string, string>> {
+  let combinations: Array<Record<string, string>> = [{}]
+  for (const [name, values] of Object.entries(filters)) {
+    combinations = combinations.flatMap((c) => [c, ...values.map((value) => ({ ...c, [name]: value }))])
+  }
+  return combinations
+}
 
 describe('bad input: error body, nothing written', () => {
   const group = (g: Record<string, unknown>) => ({ name: 'g', requiredApprovals: 1, members: [{ id: 'did:ethr:dev:0x' + '22'.repeat(20) }], ...g })

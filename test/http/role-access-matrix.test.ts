@@ -6,7 +6,9 @@
  * The resource of every row is a role T created by the creator and assigned to the row's
  * assignee (T has `Read` for "assignee with Read" rows, `Write` for "assignee with Write"
  * rows) and to a second wallet; "role wallet" is T's backing wallet. The credential columns
- * of the same callers are in test/unit/access-policy.test.ts (no credential route exists yet).
+ * of the same callers are decided in test/unit/access-policy.test.ts and run through the
+ * credential routes in test/http/claims-store.test.ts; grants over credentials are the second
+ * matrix below.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { accountNodeOf, deriveWalletKey } from '../../src/keys/hd.js'
@@ -197,5 +199,116 @@ describe('access matrix of roles through HTTP (caller × action → outcome)', (
     }
     // Refused (or only read): nothing written.
     expect(await snapshot(h)).toEqual(before)
+  })
+})
+
+/**
+ * Grants over credentials, as data (issue 16): can a user of the same tenant give herself
+ * someone's credential? The resource is Alice's private credential C with claim DID X; the
+ * caller manages a role R of its own and tries to grant it over X (Create Role Assignments),
+ * and to store a copy of C with `roles: [R]` (Store). Credential kinds: `own` — the caller also
+ * holds X's owner key; `foreign` — it does not; `shared` — it does not, and X is carried by a
+ * forged copy of its own as well (a record its own Write role reaches). Write: `none`;
+ * `governing` — a Write role assigned to X by its owner, held by the caller; `listed` — a Write
+ * role only listed in C's `roles`, held by the caller. Every row asserts the item's outcome, the
+ * assignment it leaves (governing or not), what a holder of R can read, and for a refusal that
+ * nothing was written.
+ */
+type CredentialKind = 'own' | 'foreign' | 'shared'
+type WriteKind = 'none' | 'governing' | 'listed'
+type GrantOutcome = { grant: 'allowed' | 'FORBIDDEN'; storeGoverns: boolean }
+
+// prettier-ignore
+const GRANTS: Array<[CredentialKind, WriteKind, GrantOutcome]> = [
+  ['own',     'none',      { grant: 'allowed',   storeGoverns: true }],
+  ['own',     'governing', { grant: 'allowed',   storeGoverns: true }],
+  ['own',     'listed',    { grant: 'allowed',   storeGoverns: true }],
+  ['foreign', 'none',      { grant: 'FORBIDDEN', storeGoverns: false }],
+  ['foreign', 'governing', { grant: 'allowed',   storeGoverns: true }],
+  ['foreign', 'listed',    { grant: 'FORBIDDEN', storeGoverns: false }],
+  ['shared',  'none',      { grant: 'FORBIDDEN', storeGoverns: false }],
+  ['shared',  'governing', { grant: 'allowed',   storeGoverns: true }],
+  ['shared',  'listed',    { grant: 'FORBIDDEN', storeGoverns: false }],
+]
+
+describe('grants over credentials through HTTP (credential × Write held → grant, store)', () => {
+  let alice: { did: string; jwt: string }
+  let eve: { did: string; jwt: string }
+  let reader: { did: string; jwt: string }
+  beforeAll(async () => {
+    alice = await walletWithToken(h)
+    eve = await walletWithToken(h)
+    reader = await walletWithToken(h)
+  })
+
+  it('covers every credential kind with every kind of Write', () => {
+    expect(GRANTS).toHaveLength(3 * 3)
+  })
+
+  const assign = (json: unknown, didAuth: string) => h.request('POST', '/roles/assignmnets', { json, didAuth })
+  const newRole = async (by: { jwt: string }, permissions: string[]) => (await h.request('POST', '/roles', { json: { permissions }, didAuth: by.jwt })).body.role.did as string
+  const governs = async (role: string, did: string) => (await stored.assignment(role, did))?.governsCredentials === true
+
+  /** Alice's credential C with claim DID X, Eve's Write as the row says, Eve's role R held by `reader`, and Eve's tokens. */
+  async function world(kind: CredentialKind, write: WriteKind) {
+    const signed = await h.request('POST', '/claims/sign', { json: { iss: alice.did, sub: reader.did, claims: [{ payload: {} }] }, didAuth: alice.jwt })
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+    const vc = signed.body.vcs[0] as { id: string; jsonld: Record<string, unknown> }
+    const xOwner = await tokenFor(h, vc.id)
+    let roles: string[] = []
+    if (write !== 'none') {
+      const writers = await newRole(alice, ['Write'])
+      const grants = [{ role: writers, did: eve.did }, ...(write === 'governing' ? [{ role: writers, did: vc.id }] : [])]
+      const res = await assign({ assignments: grants }, `${alice.jwt},${xOwner}`)
+      expect(res.body.errors).toEqual([])
+      if (write === 'listed') roles = [writers]
+    }
+    const c = await h.request('POST', '/claims', { json: { roles, claims: [{ jsonld: vc.jsonld }] }, didAuth: alice.jwt })
+    expect(c.status).toBe(200)
+    if (kind === 'shared') {
+      const forgedRole = await newRole(eve, ['Write'])
+      expect((await assign({ assignments: [{ role: forgedRole, did: eve.did }] }, eve.jwt)).body.errors).toEqual([])
+      const forged = { ...vc.jsonld, issuanceDate: '2020-01-01T00:00:00Z' }
+      expect((await h.request('POST', '/claims', { json: { roles: [forgedRole], claims: [{ jsonld: forged }] }, didAuth: eve.jwt })).status).toBe(200)
+    }
+    const role = await newRole(eve, ['Read'])
+    expect((await assign({ assignments: [{ role, did: reader.did }] }, eve.jwt)).body.errors).toEqual([])
+    const tokens = kind === 'own' ? `${eve.jwt},${xOwner}` : eve.jwt
+    return { vc, credential: c.body.vcs[0]._id as string, role, tokens }
+  }
+
+  /** Whether the holder of Eve's role R reads Alice's C (it is not the subject's: `reader` is, so ask by a second holder). */
+  async function rReaches(role: string, credential: string, id: string) {
+    const holder = await walletWithToken(h)
+    expect((await assign({ assignments: [{ role, did: holder.did }] }, eve.jwt)).body.errors).toEqual([])
+    const res = await h.request('GET', `/claims?ids=${encodeURIComponent(id)}`, { didAuth: holder.jwt })
+    return res.body.vcs.some((v: { _id: string }) => v._id === credential)
+  }
+
+  it.each(GRANTS)('%s credential, Write %s → grant %o', async (kind, write, outcome) => {
+    const w = await world(kind, write)
+    const before = await snapshot(h)
+    const res = await assign({ assignments: [{ role: w.role, did: w.vc.id }] }, w.tokens)
+    expect(res.status).toBe(200)
+    if (outcome.grant === 'allowed') {
+      expect(res.body.errors).toEqual([])
+      expect(res.body.assignments).toEqual([expect.objectContaining({ role: w.role, did: w.vc.id, governsCredentials: true })])
+      expect(await governs(w.role, w.vc.id)).toBe(true)
+    } else {
+      expect(res.body.assignments).toEqual([])
+      expect(res.body.errors).toEqual([{ assignment: { role: w.role, did: w.vc.id }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+      expect(await snapshot(h)).toEqual(before)
+    }
+    expect(await rReaches(w.role, w.credential, w.vc.id)).toBe(outcome.grant === 'allowed')
+  })
+
+  it.each(GRANTS)('%s credential, Write %s → store with roles %o', async (kind, write, outcome) => {
+    const w = await world(kind, write)
+    const copy = { ...w.vc.jsonld, expirationDate: '2999-01-01T00:00:00Z' }
+    const res = await h.request('POST', '/claims', { json: { roles: [w.role], claims: [{ jsonld: copy }] }, didAuth: w.tokens })
+    expect(res.status).toBe(200)
+    expect(res.body.vcs[0]).toMatchObject({ id: w.vc.id, roles: [w.role] })
+    expect(await governs(w.role, w.vc.id)).toBe(outcome.storeGoverns)
+    expect(await rReaches(w.role, w.credential, w.vc.id)).toBe(outcome.storeGoverns)
   })
 })

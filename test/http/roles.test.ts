@@ -141,7 +141,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
     it('assign (both spellings), idempotent; list by role and by did; unassign with the Access Token JWT', async () => {
       const role = (await createRole({ permissions: ['Read'] })).body.role.did
       const first = await assign([{ role, did: holder.did }])
-      expect(first.body).toEqual({ assignments: [{ role, did: holder.did, createdAt: expect.any(Number) }], errors: [] })
+      expect(first.body).toEqual({ assignments: [{ role, did: holder.did, governsCredentials: false, createdAt: expect.any(Number) }], errors: [] })
       // again, through the other spelling: the same assignment, not a copy
       const again = await assign([{ role, did: holder.did.toLowerCase() }], creator.jwt, '/roles/assignments')
       expect(again.body).toEqual(first.body)

@@ -1,10 +1,11 @@
 /**
- * The access policy's credential decisions, as data. No credential route exists yet, so the
- * credential columns of the access matrix run here: the callers' facts are gathered by the
- * real `AccessFacts` over a real service (roles created and assigned through it), the
- * credential's facts are what the credential operations will gather (its role grants through
- * the same `rolesAssignedTo` query), and the pure decisions are asked. A further table covers
- * the grounds that do not involve roles (public, stored, issued, subject, DID owner).
+ * The access policy's credential decisions, as data, at the level of the pure decisions: the
+ * callers' facts are gathered by the real `AccessFacts` over a real service (roles created
+ * and assigned through it), the credential's facts are what the credential operations gather
+ * (the roles governing its DID through the same `rolesGoverning` query), and the pure
+ * decisions are asked. The same callers run through the real credential routes in
+ * test/http/claims-store.test.ts and test/http/role-access-matrix.test.ts. A further table
+ * covers the grounds that do not involve roles (public, stored, issued, subject, DID owner).
  */
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,7 +33,7 @@ describe('grants: Write implies Read', () => {
 describe('credential columns of the access matrix (facts gathered from a real service)', () => {
   let h: Harness
   let facts: AccessFacts
-  /** A wallet DID standing in for the stored credential's DID: assignments to it are the same records. */
+  /** A wallet DID standing in for the stored credential's DID: assignments governing it are the same records. */
   let credentialDid: string
   const callers = {} as Record<string, { dids: string[]; addresses: string[]; tenantId: string }>
 
@@ -50,11 +51,18 @@ describe('credential columns of the access matrix (facts gathered from a real se
       assignments: [
         { role: readRole, did: read.did },
         { role: writeRole, did: write.did },
+      ],
+    })
+    expect(assigned.errors).toEqual([])
+    // Granted over the credential DID by the creator holding that DID's owner key too: the roles govern it.
+    const governing = await api(`${creator.jwt},${credential.jwt}`).createRoleAssignments({
+      assignments: [
         { role: readRole, did: credentialDid },
         { role: writeRole, did: credentialDid },
       ],
     })
-    expect(assigned.errors).toEqual([])
+    expect(governing.errors).toEqual([])
+    expect(governing.assignments.map((a) => a.governsCredentials)).toEqual([true, true])
     const address = async (did: string) => (await facts.ownerAddress(did))!
     const delegate = new LocalSigner(generatePrivateKey())
     await api(creator.jwt).configureWallet({ wallet: { did: creator.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 600_000 } }] } })
@@ -69,14 +77,14 @@ describe('credential columns of the access matrix (facts gathered from a real se
   })
   afterAll(() => h.close())
 
-  /** A private credential (not public, stored by nobody here) with DID `credentialDid`, both roles assigned to it. */
+  /** A private credential (not public, stored by nobody here) with DID `credentialDid`, both roles governing it. */
   const credentialFor = async (caller: HoldingFacts): Promise<CredentialFacts> => ({
     did: credentialDid,
     ownerAddress: await facts.ownerAddress(credentialDid),
     selfOwned: false,
     isPublicAccess: false,
     storedBy: [],
-    roles: await facts.rolesAssignedTo('tenant-a', credentialDid),
+    roles: await facts.rolesGoverning('tenant-a', credentialDid),
   })
 
   // prettier-ignore

@@ -77,12 +77,40 @@ describe('DID-auth verification hardening', () => {
     await expect(verifyDidJwt(other, { resolver, audience: 'didvault' })).rejects.toThrow(/signature/)
   })
 
-  it('Authorization parsing is linear on hostile input and bounded', () => {
-    const hostile = 'Bearer ' + ' \n'.repeat(20_000) + 'x'
-    const t = performance.now()
-    bearerToken(hostile)
-    bearerToken('a'.repeat(16_000))
-    expect(performance.now() - t).toBeLessThan(250) // the quadratic regex took ~480 ms on 20k characters here
-    expect(bearerToken('x'.repeat(20_000))).toBeUndefined()
+  it('Authorization parsing: no pattern runs over the cap; under it, one anchored fixed-width pattern', () => {
+    // Within the cap (16 KiB): the input that made the old, quadratic regex take ~480 ms (bench: authorizationParsing).
+    const hostile = `Bearer ${' \n'.repeat(8_000)}x`
+    expect(hostile.length).toBeLessThan(16 * 1024)
+    const parsed = regexRuns(() => bearerToken(hostile))
+    expect(parsed.result).toBe('x')
+    expect(parsed.runs.length).toBeLessThanOrEqual(1)
+    for (const run of parsed.runs) expect(isAnchoredFixedWidth(run.source), run.source).toBe(true)
+    expect(regexRuns(() => bearerToken('a'.repeat(16_000))).runs.every((run) => isAnchoredFixedWidth(run.source))).toBe(true)
+    // Over the cap: refused on its length, before any pattern runs.
+    for (const over of [`Bearer ${' \n'.repeat(20_000)}x`, 'x'.repeat(20_000)]) {
+      const refused = regexRuns(() => bearerToken(over))
+      expect(refused.result).toBeUndefined()
+      expect(refused.runs).toEqual([])
+    }
   })
 })
+
+/** The regular expressions run while `fn` runs (every run of a pattern goes through `RegExp.prototype.exec`). */
+function regexRuns<T>(fn: () => T): { result: T; runs: Array<{ source: string }> } {
+  const exec = RegExp.prototype.exec
+  const runs: Array<{ source: string }> = []
+  RegExp.prototype.exec = function (this: RegExp, input: string) {
+    runs.push({ source: this.source })
+    return exec.call(this, input)
+  }
+  try {
+    return { result: fn(), runs }
+  } finally {
+    RegExp.prototype.exec = exec
+  }
+}
+
+/** Anchored at the start, with no quantifier or back-reference: it reads at most as many characters as it names, whatever the input. */
+function isAnchoredFixedWidth(source: string): boolean {
+  return source.startsWith('^') && !/[*+?{|]|\\\d/.test(source.replace(/\\[^\d]/g, ''))
+}

@@ -1,4 +1,4 @@
-import { type ClientSession, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
+import { type ClientSession, type Collection as NativeCollection, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
 import type { Collection, CollectionSpec, FindOptions, StorageAdapter, StorageCapabilities, StoredRecord, Where } from '../port.js'
 import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
@@ -60,6 +60,21 @@ interface Scope extends TransactionScope {
 /** NamespaceExists: `createCollection` of a collection that exists. */
 const NAMESPACE_EXISTS = 48
 
+/** Names didvault gives its indexes (see `planIndexes`): only these are ever dropped. */
+const DIDVAULT_INDEX = /^(f|ux|ix)_/
+
+/**
+ * Drops the indexes didvault made on a collection that the specs no longer plan (a unique
+ * constraint a release relaxed). Indexes named otherwise (`_id_`, an operator's own) are kept.
+ */
+async function dropRetiredIndexes(native: NativeCollection, planned: readonly { name: string }[]): Promise<void> {
+  const keep = new Set(planned.map((index) => index.name))
+  const existing = (await native.listIndexes().toArray()) as Array<{ name: string }>
+  for (const { name } of existing) {
+    if (DIDVAULT_INDEX.test(name) && !keep.has(name)) await native.dropIndex(name)
+  }
+}
+
 class MongoAdapter implements StorageAdapter {
   readonly name = 'mongodb'
   readonly capabilities: StorageCapabilities
@@ -91,6 +106,7 @@ class MongoAdapter implements StorageAdapter {
           if ((err as { code?: unknown }).code !== NAMESPACE_EXISTS) throw err
         })
         const native = this.core.db.collection(spec.name, { ignoreUndefined: true })
+        await dropRetiredIndexes(native, indexes)
         try {
           await native.createIndexes(
             indexes.map(({ name, key, unique, partialFilterExpression }) => ({ name, key, unique, ...(partialFilterExpression && { partialFilterExpression }) })),

@@ -12,7 +12,9 @@ import { columnExpression, columnName, jsonPath, type Layout, quoteIdentifier, s
 export const SCHEMA_VERSION = 1
 
 /**
- * Brings the database up to `layouts`, idempotently and additively (nothing is dropped).
+ * Brings the database up to `layouts`, idempotently: tables, columns and side tables are only
+ * ever added (no data is dropped); indexes didvault made that the specs no longer declare (a
+ * unique constraint a release relaxed) are dropped.
  * Call inside {@link Connection.atomically} so concurrent processes initialise one at a time.
  */
 export function migrate(connection: Connection, layouts: Layout[]): void {
@@ -50,6 +52,7 @@ function migrateCollection(connection: Connection, layout: Layout): void {
 
   for (const field of layout.arrayFields) migrateSideTable(connection, layout, field)
 
+  dropRetiredIndexes(connection, layout)
   for (const index of layout.indexes) {
     try {
       db.exec(
@@ -59,6 +62,18 @@ function migrateCollection(connection: Connection, layout: Layout): void {
       if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(layout.name, index.fields)
       throw err
     }
+  }
+}
+
+/**
+ * Drops the indexes of the collection's table that didvault named (`<collection>/…`) and the
+ * layout no longer plans. Side tables' indexes belong to their own tables and are not touched.
+ */
+function dropRetiredIndexes(connection: Connection, layout: Layout): void {
+  const planned = new Set(layout.indexes.map((index) => index.name))
+  const existing = connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?").all(layout.name) as Array<{ name: string }>
+  for (const { name } of existing) {
+    if (name.startsWith(`${layout.name}/`) && !planned.has(name)) connection.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(name)}`)
   }
 }
 
