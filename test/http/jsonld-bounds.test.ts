@@ -319,7 +319,7 @@ describe('the worker pool: deadline and per-tenant cap', () => {
     const quick = api.verify(b, smallAgain(), TENANT_B).then(() => order.push('b'))
     await Promise.all([first, second, quick])
     expect(order).toEqual(['b', 'a1', 'a2'])
-    expect(h.service.jsonldStats()).toMatchObject({ peakRunningPerKey: 1, timedOut: 2 })
+    expect(h.service.jsonldStats()).toMatchObject({ peakRunningPerTenant: 1, timedOut: 2 })
   })
 })
 

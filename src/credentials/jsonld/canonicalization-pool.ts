@@ -30,7 +30,7 @@ import type { CanonicalOutcome } from './canonize.js'
 import type { CanonicalizeTask, TaskStarted } from './canonize-worker.js'
 import { getContext, registeredContexts } from './contexts.js'
 import { JsonLdDeadlineError } from './errors.js'
-import { FairScheduler, type SchedulerStats } from './fair-scheduler.js'
+import { FairScheduler } from './fair-scheduler.js'
 
 /** How the service runs JSON-LD canonicalization. */
 export interface JsonLdWorkerOptions {
@@ -53,10 +53,13 @@ export interface JsonLdWorkerOptions {
 }
 
 /** What the pool is doing (for operators' metrics, and tests). */
-export interface JsonLdPoolStats extends SchedulerStats {
-  threads: number
-  perTenant: number
-  deadlineMs: number
+export interface JsonLdPoolStats extends Required<JsonLdWorkerOptions> {
+  /** Tasks running in the workers now. */
+  running: number
+  /** Tasks waiting for a worker, or for their tenant to be under its cap. */
+  waiting: number
+  /** The most tasks of one tenant that ever ran at once (never above `perTenant`). */
+  peakRunningPerTenant: number
   /** Units of work the pool finished (answered, failed or stopped at the deadline). */
   completed: number
   /** Tasks stopped at the deadline. */
@@ -135,7 +138,9 @@ export class CanonicalizationPool {
   }
 
   stats(): JsonLdPoolStats {
-    return { ...this.#options, ...this.#scheduler.stats(), completed: this.#completed, timedOut: this.#timedOut, inline: this.#inline }
+    const { running, waiting, peakRunningPerKey } = this.#scheduler.stats()
+    const work = { completed: this.#completed, timedOut: this.#timedOut, inline: this.#inline }
+    return { ...this.#options, running, waiting, peakRunningPerTenant: peakRunningPerKey, ...work }
   }
 
   /** Stops the workers; tasks still running fail. */
