@@ -52,7 +52,7 @@ const CEILINGS: Readonly<JsonLdLimits> = {
 }
 
 /** Keys refused anywhere in a credential: they name or reach an object's prototype in JavaScript. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
+const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype'])
 
 /** What a failed check is named in a verification result: a bound, or a forbidden key. */
 export type BoundsCheck = 'bounds' | 'keys'

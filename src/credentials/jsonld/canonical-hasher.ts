@@ -57,7 +57,7 @@ function remember(key: string, hash: Uint8Array): void {
 }
 
 /** The error a failed input stands for. */
-export function failureError(failure: CanonicalFailure): IdentityError {
+function failureError(failure: CanonicalFailure): IdentityError {
   if ('unknownContext' in failure) return new UnknownContextError(failure.unknownContext)
   return new JsonLdProcessingError(failure.code, failure.message)
 }

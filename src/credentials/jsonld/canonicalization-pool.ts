@@ -36,7 +36,7 @@ import { FairScheduler } from './fair-scheduler.js'
 export interface JsonLdWorkerOptions {
   /** Worker threads. Default: the machine's parallelism less one for the event loop, at least 2. */
   threads?: number
-  /** Most tasks of one tenant running at once; the tenant's others wait in its own queue. Default: half the threads, at least 1. */
+  /** Most tasks of one tenant running at once; its others wait in its own queue. Default: half the threads, at least 1. */
   perTenant?: number
   /**
    * Longest one task (a document and its proofs' options) may run in its worker, ms. Then the
@@ -76,7 +76,7 @@ const MAX_DEADLINE_MS = 600_000
 const MAX_INLINE_NODES = 256
 
 /** `options` with the defaults filled in. @throws {TypeError} naming the first option out of range */
-export function jsonLdWorkerOptionsOf(options: JsonLdWorkerOptions = {}): Required<JsonLdWorkerOptions> {
+function jsonLdWorkerOptionsOf(options: JsonLdWorkerOptions = {}): Required<JsonLdWorkerOptions> {
   const threads = options.threads ?? Math.max(2, availableParallelism() - 1)
   const checked = (name: keyof JsonLdWorkerOptions, value: number, min: number, max: number) => {
     if (!Number.isSafeInteger(value) || value < min || value > max) {

@@ -22,10 +22,8 @@ export {
   type ContextDocument,
 } from './contexts.js'
 export { UnknownContextError, documentLoader, type LoadedContext } from './document-loader.js'
-export { JsonLdDeadlineError, JsonLdProcessingError, JsonLdProofError } from './errors.js'
+export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
 export { canonize } from './canonize.js'
-export type { CanonicalHasher } from './canonical-hasher.js'
-export { JsonLdBoundsError, type JsonLdLimits } from './bounds.js'
 export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016.js'
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
 export { issuerOf, proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
