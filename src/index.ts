@@ -13,6 +13,7 @@ export {
 export type { ServiceConfig, ServiceLimits } from './operations/context.js'
 export { DEFAULT_JSONLD_LIMITS, type JsonLdLimits } from './credentials/jsonld/bounds.js'
 export type { JsonLdPoolStats, JsonLdWorkerOptions } from './credentials/jsonld/canonicalization-pool.js'
+export type { UndefinedTerms } from './credentials/jsonld/undefined-terms.js'
 export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
 export type { AuthContext, Caller } from './auth/context.js'
 export { staticTenants, type TenantResolver } from './auth/tenants.js'

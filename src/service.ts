@@ -17,6 +17,7 @@ import { ClaimResolvers } from './did/resolvers.js'
 import { registerContext } from './credentials/jsonld/contexts.js'
 import { jsonLdLimitsOf, type JsonLdLimits } from './credentials/jsonld/bounds.js'
 import { CanonicalizationPool, type JsonLdPoolStats, type JsonLdWorkerOptions } from './credentials/jsonld/canonicalization-pool.js'
+import { UNDEFINED_TERMS_POLICIES, type UndefinedTerms } from './credentials/jsonld/undefined-terms.js'
 import { withVersion, type DidVersionQuery } from './did/version.js'
 import type { OnchainRegistryOptions } from './did/registry/onchain.js'
 import { KeyCustody } from './keys/custody.js'
@@ -82,6 +83,13 @@ export interface IdentityServiceOptions {
    * refused (422). A URL names one document for the whole process (see `registerContext`).
    */
   contexts?: Record<string, object>
+  /**
+   * What Sign Verifiable Credentials does with JSON-LD terms no context defines, when a request
+   * does not say (its `undefinedTerms`): `vocab` (default, W3C VCDM 2.0) signs them under the
+   * undefined-terms context `https://www.w3.org/ns/credentials/undefined-terms/v2`, appended
+   * last when needed; `reject` refuses such a credential (422). docs/credentials.md *Undefined terms*.
+   */
+  undefinedTerms?: UndefinedTerms
   /** Batch size, DID-auth token lifetimes, and the bounds of JSON-LD inputs (`jsonld`; docs/credentials.md *Work bounds*). */
   limits?: ServiceLimitsOptions
   /**
@@ -170,6 +178,10 @@ export class IdentityService {
       throw new TypeError('IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database')
     }
     const { storage } = options
+    const undefinedTerms = options.undefinedTerms ?? 'vocab'
+    if (!UNDEFINED_TERMS_POLICIES.includes(undefinedTerms)) {
+      throw new TypeError(`IdentityService.create: options.undefinedTerms must be ${UNDEFINED_TERMS_POLICIES.map((p) => `"${p}"`).join(' or ')}`)
+    }
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
     const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
@@ -187,6 +199,7 @@ export class IdentityService {
       apiUrls: registries.endpoints,
       audience: options.audience ?? 'didvault',
       limits,
+      undefinedTerms,
     }
     const resolver = createResolver(registries)
     const resolvers = new ClaimResolvers(resolver, options.resolvers)

@@ -8,6 +8,8 @@ import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from './jwt-signer.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from './jsonld/index.js'
 import type { CanonicalHasher } from './jsonld/canonical-hasher.js'
+import type { ContextEntry } from './jsonld/contexts.js'
+import { isUndefinedTermError, withUndefinedTerms, type UndefinedTerms } from './jsonld/undefined-terms.js'
 
 /** What a credential says, in either form. */
 export interface CredentialContent {
@@ -19,10 +21,11 @@ export interface CredentialContent {
   /** Members of `credentialSubject` besides `id`. */
   claims: Record<string, unknown>
   /**
-   * Context URLs after the credentials context: credentials/v1 (data model 1.1), unless they
-   * include credentials/v2, which then comes first (data model 2.0).
+   * Contexts after the credentials context (URLs, or inline context definitions):
+   * credentials/v1 (data model 1.1), unless they include credentials/v2, which then comes first
+   * (data model 2.0).
    */
-  contexts: string[]
+  contexts: ContextEntry[]
   /** Types after `VerifiableCredential`. */
   types: string[]
   /** Issuance, ms. */
@@ -55,18 +58,39 @@ export function unsignedCredential(content: CredentialContent): JsonLdDocument {
   return credential
 }
 
+/** How {@link issueJsonLdCredential} signs. */
+export interface JsonLdIssueOptions {
+  /** The proof suite; default EcdsaKoblitzSignature2016. */
+  proofType?: ProofType
+  /** Canonicalizes; default: in this thread. */
+  hasher?: CanonicalHasher
+  /**
+   * Terms no context defines: `vocab` (default) signs them under the undefined-terms context,
+   * appended last only when safe mode refuses the credential for such a term; `reject` lets the
+   * refusal stand.
+   */
+  undefinedTerms?: UndefinedTerms
+}
+
 /**
- * `content` as JSON-LD, signed with one proof of `proofType` (default EcdsaKoblitzSignature2016)
- * by the issuer's `#controller`, canonicalized by `hasher` (default: in this thread).
+ * `content` as JSON-LD, signed with one proof by the issuer's `#controller` (see
+ * {@link JsonLdIssueOptions}). A credential whose terms are all defined is signed as it is; one
+ * with a term no context defines is signed again with the undefined-terms context last (the
+ * failed attempt costs its canonicalization, up to the undefined term), unless
+ * `undefinedTerms` is `reject`.
+ *
+ * @throws {JsonLdProcessingError} | {UnknownContextError} the credential is not safely canonicalizable
  */
-export async function issueJsonLdCredential(
-  content: CredentialContent,
-  signer: DigestSigner,
-  proofType?: ProofType,
-  hasher?: CanonicalHasher,
-): Promise<JsonLdDocument> {
-  const creator = `${content.issuer}#controller`
-  return signJsonLd(unsignedCredential(content), signer, { creator, created: new Date(content.issuedAt), proofType, hasher })
+export async function issueJsonLdCredential(content: CredentialContent, signer: DigestSigner, options: JsonLdIssueOptions = {}): Promise<JsonLdDocument> {
+  const { proofType, hasher, undefinedTerms = 'vocab' } = options
+  const proof = { creator: `${content.issuer}#controller`, created: new Date(content.issuedAt), proofType, hasher }
+  const unsigned = unsignedCredential(content)
+  try {
+    return await signJsonLd(unsigned, signer, proof)
+  } catch (err) {
+    if (undefinedTerms === 'reject' || !isUndefinedTermError(err)) throw err
+  }
+  return signJsonLd(withUndefinedTerms(unsigned), signer, proof)
 }
 
 /**
@@ -82,6 +106,7 @@ export async function issueJwtCredential(content: CredentialContent, signer: Dig
     jti: content.id,
     nbf: Math.floor(content.issuedAt / 1000),
     ...(content.expiresAt !== undefined && { exp: Math.floor(content.expiresAt / 1000) }),
+    // Inline contexts stay objects: a VC-JWT's `@context` is not processed as JSON-LD (did-jwt-vc types it as strings).
     vc: { '@context': context as string[], type: type as string[], credentialSubject: content.claims },
   }
   return createVerifiableCredentialJwt(payload, { did: content.issuer, signer: didJwtSigner(signer), alg: 'ES256K' })

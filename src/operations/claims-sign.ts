@@ -48,12 +48,13 @@ export async function signClaims(ctx: OperationContext, caller: Caller, input: S
   const plans = input.claims.map((claim, i) => planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
 
   const hasher = jsonLdHasher(ctx, caller)
+  const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
   const vcs: SignedCredential[] = []
   for (const { content } of plans) {
     vcs.push(
       input.format === 'JWT'
         ? { id: content.id, jwt: await issueJwtCredential(content, signer) }
-        : { id: content.id, jsonld: await issueJsonLdCredential(content, signer, input.proofType, hasher) },
+        : { id: content.id, jsonld: await issueJsonLdCredential(content, signer, { proofType: input.proofType, hasher, undefinedTerms }) },
     )
   }
 

@@ -4,6 +4,7 @@ import { errorObject, type ErrorBody } from '../errors.js'
 import type { AccessControl } from '../auth/access-control.js'
 import type { JsonLdLimits } from '../credentials/jsonld/bounds.js'
 import type { CanonicalizationPool } from '../credentials/jsonld/canonicalization-pool.js'
+import type { UndefinedTerms } from '../credentials/jsonld/undefined-terms.js'
 import type { EthrNetwork } from '../did/ethr.js'
 import type { Registries } from '../did/resolver.js'
 import type { ClaimResolvers } from '../did/resolvers.js'
@@ -37,6 +38,8 @@ export interface ServiceConfig {
   /** `aud` of DID-auth tokens this service issues and accepts. */
   audience: string
   limits: ServiceLimits
+  /** What Sign Verifiable Credentials does with JSON-LD terms no context defines, when the request does not say. */
+  undefinedTerms: UndefinedTerms
 }
 
 export interface OperationContext {

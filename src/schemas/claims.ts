@@ -95,6 +95,11 @@ export const signClaims = z
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
     context: oneOrMany(contextUrl, 20).optional().meta({ description: 'Context URL(s) after `https://www.w3.org/2018/credentials/v1`: bundled or registered only. With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only), the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.' }),
+    undefinedTerms: z.enum(['vocab', 'reject']).optional().meta({
+      description:
+        'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`, appended last to `@context` '
+        + 'only when a claim needs it; `reject` refuses such a claim (422). Default: the service’s (`vocab` unless configured otherwise).',
+    }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'Type(s) after `VerifiableCredential`, for every claim.' }),
     sub: did.optional().meta({ description: 'Subject DID of the claims without their own.' }),
     ...expiration,
@@ -102,7 +107,9 @@ export const signClaims = z
   })
   .superRefine(oneExpiration)
   .superRefine((v, ctx) => {
-    if (v.proofType !== undefined && v.format !== 'JSON-LD') ctx.addIssue({ code: 'custom', path: ['proofType'], message: 'only for JSON-LD credentials' })
+    for (const field of ['proofType', 'undefinedTerms'] as const) {
+      if (v[field] !== undefined && v.format !== 'JSON-LD') ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
+    }
   })
 
 export type SignClaimsInput = z.output<typeof signClaims>

@@ -13,6 +13,11 @@ import { SECP256K1_RECOVERY_2020_V0, SECP256K1_RECOVERY_2020_V2 } from './suite-
 export const CREDENTIALS_V1_URL = 'https://www.w3.org/2018/credentials/v1'
 /** W3C Verifiable Credentials Data Model 2.0 context (`validFrom`/`validUntil`; not to be mixed with v1). */
 export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2'
+/**
+ * W3C undefined-terms context (VCDM 2.0 §5.2): only `@vocab`, mapping every term no other
+ * context defines to `https://www.w3.org/ns/credentials/undefined-term#<term>`.
+ */
+export const UNDEFINED_TERMS_V2_URL = 'https://www.w3.org/ns/credentials/undefined-terms/v2'
 /** Security vocabulary v1 (defines the EcdsaKoblitzSignature2016 proof terms). */
 export const SECURITY_V1_URL = 'https://w3id.org/security/v1'
 /** Security vocabulary v2 (v1 plus later suites). */
@@ -28,6 +33,9 @@ export const SECP256K1_RECOVERY_2020_V0_URL =
 /** A JSON-LD context document: an object with a `@context` entry. */
 export type ContextDocument = { '@context': unknown } & Record<string, unknown>
 
+/** One entry of a document's `@context`: a context URL, or an inline (embedded) context definition. */
+export type ContextEntry = string | Record<string, unknown>
+
 function packaged(pkg: { contexts: Map<string, object> }, url: string): ContextDocument {
   const document = pkg.contexts.get(url)
   if (!isContextDocument(document)) throw new Error(`bundled JSON-LD context ${url} is missing from its package`)
@@ -37,6 +45,7 @@ function packaged(pkg: { contexts: Map<string, object> }, url: string): ContextD
 const contexts = new Map<string, ContextDocument>([
   [CREDENTIALS_V1_URL, packaged(credentialsContext, CREDENTIALS_V1_URL)],
   [CREDENTIALS_V2_URL, packaged({ contexts: credentialsV2Contexts }, CREDENTIALS_V2_URL)],
+  [UNDEFINED_TERMS_V2_URL, packaged({ contexts: credentialsV2Contexts }, UNDEFINED_TERMS_V2_URL)],
   [SECURITY_V1_URL, packaged(securityContext, SECURITY_V1_URL)],
   [SECURITY_V2_URL, packaged(securityContext, SECURITY_V2_URL)],
   [DID_V1_URL, packaged(didContext, DID_V1_URL)],

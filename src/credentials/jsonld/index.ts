@@ -17,9 +17,11 @@ export {
   SECP256K1_RECOVERY_2020_V2_URL,
   SECURITY_V1_URL,
   SECURITY_V2_URL,
+  UNDEFINED_TERMS_V2_URL,
   getContext,
   registerContext,
   type ContextDocument,
+  type ContextEntry,
 } from './contexts.js'
 export { UnknownContextError, documentLoader, type LoadedContext } from './document-loader.js'
 export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
@@ -28,6 +30,7 @@ export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, ty
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
 export { issuerOf, proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
 export type { JsonLdDocument, ProofOptions, SigningKey, VerifyOptions, VerifyResult } from './types.js'
+export type { UndefinedTerms } from './undefined-terms.js'
 
 /** The proof suites didvault signs and verifies. */
 export type ProofType = typeof KOBLITZ_2016 | typeof RECOVERY_2020

@@ -7,7 +7,8 @@
  * - verifyData = sha256(c14n(proof options)) ‖ sha256(c14n(document without proof)), where
  *   proof options = the proof without `jws` (nor `signatureValue`/`proofValue`) under the
  *   document's own `@context` (which must define the suite's terms: signing adds the
- *   suite context `secp256k1recovery-2020/v2` unless a suite context is already there);
+ *   suite context `secp256k1recovery-2020/v2` unless a suite context is already there, last
+ *   but before an undefined-terms context ending `@context`);
  * - jws = detached JWS (RFC 7797, unencoded payload): header
  *   `{"alg":"ES256K-R","b64":false,"crit":["b64"]}`, signature over
  *   sha256(ASCII(base64url(header) + ".") ‖ verifyData), encoded as base64url(r‖s‖v),
@@ -40,6 +41,7 @@ import {
   type ProofSuite,
 } from './proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
+import { addContextBeforeUndefinedTerms } from './undefined-terms.js'
 
 /** The suite's proof type. */
 export const RECOVERY_2020 = 'EcdsaSecp256k1RecoverySignature2020'
@@ -62,11 +64,14 @@ const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: 'ES256K-R', b64: false,
 const DETACHED_JWS = /^([A-Za-z0-9_-]+)\.\.([A-Za-z0-9_-]+)$/
 const SUITE_CONTEXTS: readonly unknown[] = [SECP256K1_RECOVERY_2020_V2_URL, SECP256K1_RECOVERY_2020_V0_URL]
 
-/** `document` with the suite context appended to `@context`, unless a suite context is there. */
+/**
+ * `document` with the suite context added to `@context` (last, but before an undefined-terms
+ * context ending it), unless a suite context is there.
+ */
 function withSuiteContext<T extends JsonLdDocument>(document: T): T {
-  const context = contextList(document['@context'])
-  if (context.some((entry) => SUITE_CONTEXTS.includes(entry))) return document
-  return { ...document, '@context': [...context, SECP256K1_RECOVERY_2020_V2_URL] }
+  const context = document['@context']
+  if (contextList(context).some((entry) => SUITE_CONTEXTS.includes(entry))) return document
+  return { ...document, '@context': addContextBeforeUndefinedTerms(context, SECP256K1_RECOVERY_2020_V2_URL) }
 }
 
 /** What a proof's options hash is taken of: the proof without `jws` (nor `signatureValue`/`proofValue`), under the document's context. */
