@@ -2,6 +2,7 @@
 import { z } from 'zod'
 import { MAX_JSON_DEPTH } from '../credentials/jsonld/bounds.js'
 import { getContext } from '../credentials/jsonld/contexts.js'
+import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../credentials/jsonld/inline-contexts.js'
 import { KOBLITZ_2016 } from '../credentials/jsonld/koblitz2016.js'
 import { RECOVERY_2020 } from '../credentials/jsonld/recovery2020.js'
 import { did, errorBody, label, nextCursor, page } from './common.js'
@@ -41,6 +42,18 @@ export const contextUrl = z
   .max(2_000)
   .refine((url) => getContext(url) !== undefined, 'not a bundled or registered JSON-LD context (contexts are never fetched; register yours with the `contexts` option)')
 
+/**
+ * An inline JSON-LD context: a context definition object, as an entry of `@context` holds one
+ * (standard JSON-LD, processed offline), within the inline-context limits.
+ */
+const inlineContext = jsonObject.superRefine((context, ctx) => {
+  const problem = inlineContextProblem(context)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
+})
+
+/** A context of a credential to sign: a bundled or registered URL, or an inline context. */
+const contextEntry = z.union([contextUrl, inlineContext])
+
 /** Credential type names (a term its contexts define, or an absolute IRI). */
 const typeName = z.string().min(1).max(200).regex(/^\S+$/, 'must not contain spaces')
 
@@ -62,7 +75,7 @@ const claimInput = z
     id: claimId.optional().meta({ description: 'The credential’s id. Absent: a new claim DID is made (a wallet of the tenant, named by `alias`).' }),
     alias: label(200).optional().meta({ description: 'Alias of the new claim DID’s wallet (default: the DID). Only for claims without `id`.' }),
     sub: did.optional().meta({ description: 'Subject DID (`credentialSubject.id`); overrides the global `sub`.' }),
-    context: oneOrMany(contextUrl, 20).optional().meta({ description: 'More context URLs for this claim (after the global ones).' }),
+    context: oneOrMany(contextEntry, 20).optional().meta({ description: 'More contexts for this claim (after the global ones): URLs or inline contexts.' }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'More types for this claim (after the global ones).' }),
     payload: jsonObject.optional().meta({ description: 'The claims about the subject: the members of `credentialSubject`.' }),
     ...expiration,
@@ -94,7 +107,12 @@ export const signClaims = z
     proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `JSON-LD proof suite (default ${KOBLITZ_2016}).` }),
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
-    context: oneOrMany(contextUrl, 20).optional().meta({ description: 'Context URL(s) after `https://www.w3.org/2018/credentials/v1`: bundled or registered only. With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only), the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.' }),
+    context: oneOrMany(contextEntry, 20).optional().meta({
+      description:
+        'Context(s) after `https://www.w3.org/2018/credentials/v1`: URLs of bundled or registered contexts, or inline context objects '
+        + `(at most ${MAX_INLINE_CONTEXT_CHARS} characters of JSON and ${MAX_INLINE_CONTEXT_TERMS} term definitions each; a URL they reference must be bundled or registered). `
+        + 'With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only), the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.',
+    }),
     undefinedTerms: z.enum(['vocab', 'reject']).optional().meta({
       description:
         'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`, appended last to `@context` '

@@ -7,6 +7,7 @@
 import jsonld from 'jsonld'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { utf8ToBytes } from '@noble/hashes/utils.js'
+import { getContext } from './contexts.js'
 import { documentLoader, UnknownContextError } from './document-loader.js'
 import { JsonLdProcessingError, shown } from './errors.js'
 
@@ -65,10 +66,20 @@ export async function canonicalOutcome(json: string): Promise<CanonicalOutcome> 
 interface JsonLdErrorShape {
   name?: unknown
   message?: unknown
-  details?: { code?: unknown; cause?: unknown; event?: { code?: unknown; details?: Record<string, unknown> } }
+  details?: { code?: unknown; cause?: unknown; term?: unknown; context?: unknown; event?: { code?: unknown; details?: Record<string, unknown> } }
 }
 
-/** The loader's own error wherever jsonld wrapped it, else a {@link JsonLdProcessingError}. */
+/**
+ * The first context URL in a scoped context that is neither bundled nor registered. jsonld
+ * reports a scoped context it could not load as an `invalid scoped context`, without the
+ * loader's error; the URL is what the caller needs to hear about.
+ */
+function unknownUrlIn(context: unknown): string | undefined {
+  const entries = Array.isArray(context) ? context : [context]
+  return entries.find((entry): entry is string => typeof entry === 'string' && getContext(entry) === undefined)
+}
+
+/** The loader's own error wherever jsonld wrapped it (or dropped it: a scoped context), else a {@link JsonLdProcessingError}. */
 function translate(err: unknown): unknown {
   for (let e: unknown = err, depth = 0; e && depth < 8; e = (e as JsonLdErrorShape).details?.cause, depth++) {
     if (e instanceof UnknownContextError) return e
@@ -85,5 +96,12 @@ function translate(err: unknown): unknown {
     return new JsonLdProcessingError(event.code, `JSON-LD safe mode rejected the document: ${event.code}${about}`)
   }
   const code = typeof shape.details?.code === 'string' ? shape.details.code : shape.name
-  return new JsonLdProcessingError(code, `JSON-LD processing failed: ${shown(String(shape.message))}`)
+  const unknown = code === 'invalid scoped context' ? unknownUrlIn(shape.details?.context) : undefined
+  if (unknown !== undefined) return new UnknownContextError(unknown)
+  const term = typeof shape.details?.term === 'string' ? shown(JSON.stringify(shape.details.term)) : undefined
+  if (code === 'protected term redefinition' && term !== undefined) {
+    return new JsonLdProcessingError(code, `JSON-LD processing failed: a context redefines the protected term ${term} (an earlier context protects it)`)
+  }
+  const about = term === undefined ? '' : ` (term ${term})`
+  return new JsonLdProcessingError(code, `JSON-LD processing failed: ${shown(String(shape.message))}${about}`)
 }
