@@ -6,7 +6,9 @@
  *
  * - didvault signs (`POST /claims/sign`, `proofType: "EcdsaSecp256k1RecoverySignature2020"`),
  *   jsonld-signatures verifies with the suite, reading the issuer's DID document from
- *   didvault's resolver and every context from didvault's bundled ones.
+ *   didvault's resolver and every context from didvault's bundled ones — also a credential whose
+ *   terms no context defines, signed under the W3C undefined-terms context, whose canonical
+ *   form the suite's own jsonld (3) computes exactly as didvault's (9) does.
  * - the suite signs with a delegate key of a didvault-held DID, didvault verifies
  *   (`POST /claims/verify`, the issuer's current document).
  *
@@ -29,10 +31,12 @@ import { bytesToHex } from '@noble/hashes/utils.js'
 import { getAddress } from 'ethers'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
+  canonize,
   CREDENTIALS_V1_URL,
   DID_V1_URL,
   SECP256K1_RECOVERY_2020_V0_URL,
   SECP256K1_RECOVERY_2020_V2_URL,
+  UNDEFINED_TERMS_V2_URL,
   documentLoader,
   signRecovery2020,
   type JsonLdDocument,
@@ -43,6 +47,8 @@ import { startHarness, walletWithToken, type Harness } from '../helpers/harness.
 const require = createRequire(import.meta.url)
 const { EcdsaSecp256k1RecoveryMethod2020, EcdsaSecp256k1RecoverySignature2020 } = require('@transmute/lds-ecdsa-secp256k1-recovery2020')
 const jsigs = require('jsonld-signatures')
+/** The JSON-LD processor the suite itself depends on (jsonld 3), not didvault's. */
+const suiteJsonld = createRequire(require.resolve('@transmute/lds-ecdsa-secp256k1-recovery2020'))('jsonld')
 
 const MEMBERSHIP_URL = 'https://example.com/contexts/membership/v1'
 const MEMBERSHIP = { '@context': { '@version': 1.1, MembershipCredential: 'https://example.com/vocab#MembershipCredential', member: 'https://example.com/vocab#member' } }
@@ -136,6 +142,38 @@ describe('didvault → transmute', () => {
     const forged = await signRecovery2020(unsigned, new LocalSigner(generatePrivateKey()), { creator: `${issuer.did}#controller` })
     await expect(transmuteVerify(proofInDocumentContext(forged))).resolves.toEqual(REFUSED)
     expect((await verifyWithDidvault(forged)).verified).toBe(false)
+    network.expectNone()
+  })
+
+  it('terms no context defines, signed under the undefined-terms context: the suite verifies them given the same contexts; tampered, it does not', async () => {
+    const payload = { email: 'bob@example.com', address: { city: 'Paris' } }
+    const signed = await h.request('POST', '/claims/sign', {
+      json: { iss: issuer.did, type: 'ContactCredential', proofType: 'EcdsaSecp256k1RecoverySignature2020', claims: [{ id: 'urn:example:transmute-ut', payload }] },
+      didAuth: issuer.jwt,
+    })
+    expect(signed.status).toBe(200)
+    const vc = signed.body.vcs[0].jsonld as JsonLdDocument
+    expect(vc['@context']).toEqual([CREDENTIALS_V1_URL, SECP256K1_RECOVERY_2020_V2_URL, UNDEFINED_TERMS_V2_URL])
+    const network = watchNetwork()
+
+    await expect(transmuteVerify(proofInDocumentContext(vc))).resolves.toEqual({ verified: true, errors: [] })
+    // the suite's own JSON-LD processor (jsonld 3) canonicalizes the credential as didvault's does, undefined-term IRIs included
+    const { proof: _proof, ...unsigned } = vc
+    const theirs: string = await suiteJsonld.canonize(structuredClone(unsigned), { algorithm: 'URDNA2015', format: 'application/n-quads', documentLoader: transmuteLoader })
+    expect(theirs).toBe(await canonize(unsigned))
+    expect(theirs).toContain('<https://www.w3.org/ns/credentials/undefined-term#email> "bob@example.com" .')
+    expect(theirs).toContain('<https://www.w3.org/ns/credentials/undefined-term#ContactCredential> .')
+
+    const subject = vc.credentialSubject as Record<string, unknown>
+    for (const tampered of [
+      { ...vc, credentialSubject: { ...subject, email: 'eve@example.com' } },
+      { ...vc, credentialSubject: { mail: subject.email, address: subject.address } },
+      { ...vc, credentialSubject: { ...subject, address: { city: 'Lyon' } } },
+      { ...vc, type: ['VerifiableCredential', 'AdminCredential'] },
+    ]) {
+      await expect(transmuteVerify(proofInDocumentContext(tampered))).resolves.toEqual(REFUSED)
+      expect((await verifyWithDidvault(tampered)).verified).toBe(false)
+    }
     network.expectNone()
   })
 })
