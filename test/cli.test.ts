@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createServer, request } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -340,6 +340,92 @@ describe('didvault serve: shutdown', () => {
   })
 })
 
+describe('didvault serve --context <url>=<file>', () => {
+  const KEY = 'key-acme-123456789'
+  const COURSE_URL = 'https://example.com/contexts/course/v1?version=1'
+  const COURSE = {
+    '@context': { '@version': 1.1, CourseCredential: 'https://example.com/vocab#CourseCredential', course: 'https://example.com/vocab#course', grade: 'https://example.com/vocab#grade' },
+  }
+  /** Writes `content` (JSON unless a string) to `name` in the test's directory; returns its path. */
+  const file = (name: string, content: unknown) => {
+    const path = join(dir, name)
+    writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content))
+    return path
+  }
+
+  it('registers each file under its URL (the path after the last "="): credentials reference it, in the worker pool too; undefined terms are signed by default', async () => {
+    const course = file('course.jsonld', COURSE)
+    const other = file('other.jsonld', { '@context': { nickname: 'https://example.com/vocab#nickname' } })
+    const { proc, url } = await serve(
+      ['--storage', 'memory', '--context', `${COURSE_URL}=${course}`, '--context', `urn:example:other=${other}`, '--context', `${COURSE_URL}=${course}`],
+      { DIDVAULT_API_KEYS: `acme:${KEY}` },
+    )
+    const { did } = (await http(`${url}/wallet`, { method: 'POST', token: KEY, json: {} })).body.wallet
+    const headers = { 'x-did-auth': (await mintToken(url, KEY, did)).body.jwt }
+    const post = (path: string, json: unknown) => http(`${url}${path}`, { method: 'POST', token: KEY, headers, json })
+    // 70 grades: past the inline size, so a worker meets the registered context and learns it
+    const grades = Array.from({ length: 70 }, (_, i) => `A${i}`)
+    const signed = await post('/claims/sign', {
+      iss: did,
+      context: [COURSE_URL, 'urn:example:other'],
+      type: 'CourseCredential',
+      claims: [{ payload: { course: 'Chemistry', grade: grades, nickname: 'bob' } }, { payload: { email: 'bob@example.com' } }],
+    })
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+    const [defined, spec] = signed.body.vcs.map((v: { jsonld: Record<string, unknown> }) => v.jsonld)
+    expect(defined['@context']).toEqual(['https://www.w3.org/2018/credentials/v1', COURSE_URL, 'urn:example:other'])
+    expect(spec['@context']).toEqual(['https://www.w3.org/2018/credentials/v1', COURSE_URL, 'urn:example:other', 'https://www.w3.org/ns/credentials/undefined-terms/v2'])
+    const altered = { ...defined, credentialSubject: { ...defined.credentialSubject, course: 'Physics' } }
+    const checked = await post('/claims/verify', { claims: [{ jsonld: defined }, { jsonld: spec }, { jsonld: altered }] })
+    expect(checked.body.vcs.map((v: { verified: boolean }) => v.verified)).toEqual([true, true, false])
+    await stop(proc)
+  })
+
+  it.each([
+    ['a file that does not exist', () => `https://example.com/c=${join(dir, 'missing.jsonld')}`, /--context https:\/\/example\.com\/c=.*missing\.jsonld: cannot read the file \(ENOENT\)/],
+    ['a file that is not JSON', () => `https://example.com/c=${file('broken.jsonld', '{"@context": ')}`, /broken\.jsonld: the file is not JSON/],
+    ['JSON without "@context"', () => `https://example.com/c=${file('plain.json', { course: 'x' })}`, /plain\.json: the file is not a JSON-LD context document/],
+    ['an array', () => `https://example.com/c=${file('array.json', [COURSE])}`, /array\.json: the file is not a JSON-LD context document/],
+    ['an invalid JSON-LD context', () => `https://example.com/c=${file('bad-term.jsonld', { '@context': { course: 42 } })}`, /bad-term\.jsonld: not a valid JSON-LD context: JSON-LD processing failed/],
+    [
+      'a context referencing one that is not known',
+      () => `https://example.com/c=${file('scoped.jsonld', { '@context': { course: { '@id': 'https://example.com/course', '@context': 'https://evil.example/x' } } })}`,
+      /scoped\.jsonld: not a valid JSON-LD context: unknown JSON-LD context "https:\/\/evil\.example\/x"/,
+    ],
+    ['another document under a bundled URL', () => `https://www.w3.org/2018/credentials/v1=${file('fake-v1.jsonld', COURSE)}`, /fake-v1\.jsonld: didvault bundles another document under this URL/],
+  ])('%s stops the start (exit 1) with a message naming the file, before the storage is opened', async (_what, arg, message) => {
+    const value = arg()
+    const before = readdirSync(dir)
+    const proc = cli(['serve', '--port', '0', '--context', value])
+    expect((await proc.exited).code).toBe(1)
+    expect(proc.stderr()).toMatch(message)
+    expect(proc.stdout()).toBe('')
+    expect(readdirSync(dir)).toEqual(before)
+  })
+
+  it('two files for one URL with different documents stop the start, naming both', async () => {
+    const a = file('a.jsonld', COURSE)
+    const b = file('b.jsonld', { '@context': { course: 'https://example.com/other#course' } })
+    const proc = cli(['serve', '--port', '0', '--context', `${COURSE_URL}=${a}`, '--context', `${COURSE_URL}=${b}`])
+    expect((await proc.exited).code).toBe(1)
+    expect(proc.stderr()).toContain(`--context ${COURSE_URL}=${b}: ${a} gives another document for this URL`)
+    expect(readdirSync(dir).sort()).toEqual(['a.jsonld', 'b.jsonld'])
+  })
+
+  it.each([
+    [['--context', 'no-equals-sign'], /--context must be <url>=<file\.jsonld>, got "no-equals-sign"/],
+    [['--context', 'https://example.com/c='], /--context must be <url>=<file\.jsonld>/],
+    [['--context', 'relative/path=./c.jsonld'], /--context relative\/path: not an absolute http\(s\) or urn URL/],
+    [['--context'], /--context/],
+  ])('malformed %j: a usage error (exit 2)', async (args, message) => {
+    const proc = cli(['serve', '--port', '0', ...args])
+    expect((await proc.exited).code).toBe(2)
+    expect(proc.stderr()).toMatch(message)
+    expect(proc.stderr()).toContain('see: didvault serve --help')
+    expect(readdirSync(dir)).toEqual([])
+  })
+})
+
 describe('didvault: arguments', () => {
   it.each(['abc', '70000', '-1', '1.5'])('rejects --port %s with a non-zero exit and a message naming --port', async (port) => {
     const proc = cli(['serve', '--port', port, '--storage', 'memory'])
@@ -371,6 +457,7 @@ describe('didvault: arguments', () => {
     [['help'], /usage: didvault <command>/],
     [['serve', '--help'], /usage: didvault serve/],
     [['serve', '-h'], /usage: didvault serve/],
+    [['serve', '--help'], /--context <url>=<file\.jsonld>\n.*JSON-LD context document/],
     [['keys', '--help'], /usage: didvault keys/],
     [['keys', 'create', '--help'], /didvault keys create --tenant/],
     [['keys', 'revoke', '-h'], /didvault keys revoke <id>/],

@@ -21,6 +21,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       host: { type: 'string', default: '127.0.0.1' },
       port: { type: 'string', default: '8080' },
       storage: { type: 'string', default: defaultStorage(env) },
+      context: { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -28,7 +29,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (values.help) return out(USAGE.serve)
   const port = Number(values.port)
   if (!/^\d+$/.test(values.port!) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
-  await serve({ host: values.host!, port, storage: values.storage! }, env)
+  await serve({ host: values.host!, port, storage: values.storage!, contexts: values.context! }, env)
 }
 
 /** parseArgs reports unknown options and missing values with these codes. */

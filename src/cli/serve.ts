@@ -6,6 +6,7 @@ import express from 'express'
 import type { IdentityService } from '../service.js'
 import { createRouter } from '../http/router.js'
 import { answerClientErrors } from '../http/client-errors.js'
+import { registerContextFiles } from './context-files.js'
 import { openService, storageTargetOf } from './storage-target.js'
 
 export interface ServeOptions {
@@ -13,6 +14,8 @@ export interface ServeOptions {
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
+  /** `--context` values, `<url>=<file.jsonld>`: JSON-LD contexts registered before the service starts. */
+  contexts?: readonly string[]
 }
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -31,6 +34,8 @@ export function parseApiKeys(value: string): Array<{ tenant: string; key: string
 export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const target = storageTargetOf(options.storage)
   const envKeys = env.DIDVAULT_API_KEYS ? parseApiKeys(env.DIDVAULT_API_KEYS) : []
+  // Before the storage is opened: a bad context file leaves nothing behind.
+  await registerContextFiles(options.contexts ?? [])
   const { service, storage } = await openService(target, env)
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn('didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic within this process only; run one didvault process per database, or use a replica set')

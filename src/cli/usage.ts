@@ -28,11 +28,16 @@ options:
 
 ${ENVIRONMENT}`,
 
-  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>]
+  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--context <url>=<file.jsonld>]...
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
 ${STORAGE}
+  --context <url>=<file.jsonld>
+                  a JSON-LD context document (a JSON object with "@context") credentials may reference
+                  by <url>, read from the file at start (the path is what follows the last "="); repeatable.
+                  Contexts are never fetched: without it only the bundled ones (credentials, security,
+                  DID, secp256k1 suites, undefined-terms) are known. A problem with a file stops the start.
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

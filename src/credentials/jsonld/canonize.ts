@@ -41,6 +41,22 @@ export async function canonize(input: object): Promise<string> {
 }
 
 /**
+ * Processes the context known under `url` (bundled or registered) as jsonld does for a
+ * document referencing it, so that a malformed one — a bad term definition, a scoped context
+ * that is not known, a protected term redefined within it — is found before a document needs it.
+ *
+ * @throws {UnknownContextError} it references a context that is not bundled/registered (or is not one)
+ * @throws {JsonLdProcessingError} jsonld refuses it
+ */
+export async function checkContext(url: string): Promise<void> {
+  try {
+    await jsonld.expand({ '@context': url }, { documentLoader, base: null })
+  } catch (err) {
+    throw translate(err)
+  }
+}
+
+/**
  * Why one input could not be canonicalized, as plain data (it crosses the worker boundary):
  * a context URL this thread does not know, or a {@link JsonLdProcessingError}'s code and message.
  */

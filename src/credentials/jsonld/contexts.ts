@@ -56,8 +56,14 @@ const contexts = new Map<string, ContextDocument>([
 /** The URLs registered with {@link registerContext} (not bundled), in registration order. */
 const registered: string[] = []
 
-function isContextDocument(value: unknown): value is ContextDocument {
+/** Whether `value` is a context document: a JSON object with a `@context` entry. */
+export function isContextDocument(value: unknown): value is ContextDocument {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && '@context' in value
+}
+
+/** Whether `url` may name a registered context: an absolute http(s) or urn URL. */
+export function isContextUrl(url: string): boolean {
+  return /^(https?:\/\/|urn:)\S+$/.test(url)
 }
 
 /**
@@ -73,7 +79,7 @@ function isContextDocument(value: unknown): value is ContextDocument {
  * @param document - the context document, e.g. `{ "@context": { ... } }`
  */
 export function registerContext(url: string, document: object): void {
-  if (!/^(https?:\/\/|urn:)\S+$/.test(url)) throw new TypeError(`context URL must be an absolute http(s) or urn URL: ${url}`)
+  if (!isContextUrl(url)) throw new TypeError(`context URL must be an absolute http(s) or urn URL: ${url}`)
   if (!isContextDocument(document)) throw new TypeError(`context document for ${url} must be an object with "@context"`)
   const copy = structuredClone(document)
   const known = contexts.get(url)

@@ -21,8 +21,13 @@ declare module 'jsonld' {
     /** Passed to rdf-canonize: bounds on blank-node disambiguation. */
     canonizeOptions?: { maxWorkFactor?: number; maxDeepIterations?: number }
   }
+  export interface ExpandOptions {
+    base?: string | null
+    documentLoader?: (url: string) => Promise<RemoteDocument>
+  }
   const jsonld: {
     canonize(input: object, options?: CanonizeOptions): Promise<string>
+    expand(input: object, options?: ExpandOptions): Promise<unknown[]>
   }
   export default jsonld
 }
