@@ -180,7 +180,8 @@ export class IdentityService {
     const { storage } = options
     const undefinedTerms = options.undefinedTerms ?? 'vocab'
     if (!UNDEFINED_TERMS_POLICIES.includes(undefinedTerms)) {
-      throw new TypeError(`IdentityService.create: options.undefinedTerms must be ${UNDEFINED_TERMS_POLICIES.map((p) => `"${p}"`).join(' or ')}`)
+      const policies = UNDEFINED_TERMS_POLICIES.map((p) => `"${p}"`).join(' or ')
+      throw new TypeError(`IdentityService.create: options.undefinedTerms must be ${policies}`)
     }
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
     const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))

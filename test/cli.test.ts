@@ -344,7 +344,12 @@ describe('didvault serve --context <url>=<file>', () => {
   const KEY = 'key-acme-123456789'
   const COURSE_URL = 'https://example.com/contexts/course/v1?version=1'
   const COURSE = {
-    '@context': { '@version': 1.1, CourseCredential: 'https://example.com/vocab#CourseCredential', course: 'https://example.com/vocab#course', grade: 'https://example.com/vocab#grade' },
+    '@context': {
+      '@version': 1.1,
+      CourseCredential: 'https://example.com/vocab#CourseCredential',
+      course: 'https://example.com/vocab#course',
+      grade: 'https://example.com/vocab#grade',
+    },
   }
   /** Writes `content` (JSON unless a string) to `name` in the test's directory; returns its path. */
   const file = (name: string, content: unknown) => {
@@ -353,13 +358,11 @@ describe('didvault serve --context <url>=<file>', () => {
     return path
   }
 
-  it('registers each file under its URL (the path after the last "="): credentials reference it, in the worker pool too; undefined terms are signed by default', async () => {
+  it('registers each file under its URL (the path after the last "="), in the worker pool too; undefined terms are signed by default', async () => {
     const course = file('course.jsonld', COURSE)
     const other = file('other.jsonld', { '@context': { nickname: 'https://example.com/vocab#nickname' } })
-    const { proc, url } = await serve(
-      ['--storage', 'memory', '--context', `${COURSE_URL}=${course}`, '--context', `urn:example:other=${other}`, '--context', `${COURSE_URL}=${course}`],
-      { DIDVAULT_API_KEYS: `acme:${KEY}` },
-    )
+    const flags = ['--context', `${COURSE_URL}=${course}`, '--context', `urn:example:other=${other}`, '--context', `${COURSE_URL}=${course}`]
+    const { proc, url } = await serve(['--storage', 'memory', ...flags], { DIDVAULT_API_KEYS: `acme:${KEY}` })
     const { did } = (await http(`${url}/wallet`, { method: 'POST', token: KEY, json: {} })).body.wallet
     const headers = { 'x-did-auth': (await mintToken(url, KEY, did)).body.jwt }
     const post = (path: string, json: unknown) => http(`${url}${path}`, { method: 'POST', token: KEY, headers, json })
@@ -373,26 +376,40 @@ describe('didvault serve --context <url>=<file>', () => {
     })
     expect(signed.status, JSON.stringify(signed.body)).toBe(200)
     const [defined, spec] = signed.body.vcs.map((v: { jsonld: Record<string, unknown> }) => v.jsonld)
-    expect(defined['@context']).toEqual(['https://www.w3.org/2018/credentials/v1', COURSE_URL, 'urn:example:other'])
-    expect(spec['@context']).toEqual(['https://www.w3.org/2018/credentials/v1', COURSE_URL, 'urn:example:other', 'https://www.w3.org/ns/credentials/undefined-terms/v2'])
+    const contexts = ['https://www.w3.org/2018/credentials/v1', COURSE_URL, 'urn:example:other']
+    expect(defined['@context']).toEqual(contexts)
+    expect(spec['@context']).toEqual([...contexts, 'https://www.w3.org/ns/credentials/undefined-terms/v2'])
     const altered = { ...defined, credentialSubject: { ...defined.credentialSubject, course: 'Physics' } }
     const checked = await post('/claims/verify', { claims: [{ jsonld: defined }, { jsonld: spec }, { jsonld: altered }] })
     expect(checked.body.vcs.map((v: { verified: boolean }) => v.verified)).toEqual([true, true, false])
     await stop(proc)
   })
 
+  const scoped = { '@context': { course: { '@id': 'https://example.com/course', '@context': 'https://evil.example/x' } } }
   it.each([
-    ['a file that does not exist', () => `https://example.com/c=${join(dir, 'missing.jsonld')}`, /--context https:\/\/example\.com\/c=.*missing\.jsonld: cannot read the file \(ENOENT\)/],
+    [
+      'a file that does not exist',
+      () => `https://example.com/c=${join(dir, 'missing.jsonld')}`,
+      /--context https:\/\/example\.com\/c=.*missing\.jsonld: cannot read the file \(ENOENT\)/,
+    ],
     ['a file that is not JSON', () => `https://example.com/c=${file('broken.jsonld', '{"@context": ')}`, /broken\.jsonld: the file is not JSON/],
-    ['JSON without "@context"', () => `https://example.com/c=${file('plain.json', { course: 'x' })}`, /plain\.json: the file is not a JSON-LD context document/],
+    ['JSON without "@context"', () => `https://example.com/c=${file('plain.json', { course: 'x' })}`, /plain\.json: the file is not a JSON-LD context/],
     ['an array', () => `https://example.com/c=${file('array.json', [COURSE])}`, /array\.json: the file is not a JSON-LD context document/],
-    ['an invalid JSON-LD context', () => `https://example.com/c=${file('bad-term.jsonld', { '@context': { course: 42 } })}`, /bad-term\.jsonld: not a valid JSON-LD context: JSON-LD processing failed/],
+    [
+      'an invalid JSON-LD context',
+      () => `https://example.com/c=${file('bad-term.jsonld', { '@context': { course: 42 } })}`,
+      /bad-term\.jsonld: not a valid JSON-LD context: JSON-LD processing failed/,
+    ],
     [
       'a context referencing one that is not known',
-      () => `https://example.com/c=${file('scoped.jsonld', { '@context': { course: { '@id': 'https://example.com/course', '@context': 'https://evil.example/x' } } })}`,
+      () => `https://example.com/c=${file('scoped.jsonld', scoped)}`,
       /scoped\.jsonld: not a valid JSON-LD context: unknown JSON-LD context "https:\/\/evil\.example\/x"/,
     ],
-    ['another document under a bundled URL', () => `https://www.w3.org/2018/credentials/v1=${file('fake-v1.jsonld', COURSE)}`, /fake-v1\.jsonld: didvault bundles another document under this URL/],
+    [
+      'another document under a bundled URL',
+      () => `https://www.w3.org/2018/credentials/v1=${file('fake-v1.jsonld', COURSE)}`,
+      /fake-v1\.jsonld: didvault bundles another document under this URL/,
+    ],
   ])('%s stops the start (exit 1) with a message naming the file, before the storage is opened', async (_what, arg, message) => {
     const value = arg()
     const before = readdirSync(dir)

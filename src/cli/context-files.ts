@@ -62,7 +62,8 @@ export async function registerContextFiles(values: readonly string[]): Promise<v
     const known = getContext(flag.url)
     if (known !== undefined && JSON.stringify(known) !== JSON.stringify(document)) {
       const earlier = fileOf.get(flag.url)
-      throw new Error(`${about}: ${earlier === undefined ? 'didvault bundles another document under this URL' : `${earlier} gives another document for this URL`}`)
+      if (earlier !== undefined) throw new Error(`${about}: ${earlier} gives another document for this URL`)
+      throw new Error(`${about}: didvault bundles another document under this URL`)
     }
     registerContext(flag.url, document)
     fileOf.set(flag.url, flag.file)

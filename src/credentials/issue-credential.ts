@@ -81,7 +81,11 @@ export interface JsonLdIssueOptions {
  *
  * @throws {JsonLdProcessingError} | {UnknownContextError} the credential is not safely canonicalizable
  */
-export async function issueJsonLdCredential(content: CredentialContent, signer: DigestSigner, options: JsonLdIssueOptions = {}): Promise<JsonLdDocument> {
+export async function issueJsonLdCredential(
+  content: CredentialContent,
+  signer: DigestSigner,
+  options: JsonLdIssueOptions = {},
+): Promise<JsonLdDocument> {
   const { proofType, hasher, undefinedTerms = 'vocab' } = options
   const proof = { creator: `${content.issuer}#controller`, created: new Date(content.issuedAt), proofType, hasher }
   const unsigned = unsignedCredential(content)

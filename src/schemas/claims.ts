@@ -75,7 +75,9 @@ const claimInput = z
     id: claimId.optional().meta({ description: 'The credential’s id. Absent: a new claim DID is made (a wallet of the tenant, named by `alias`).' }),
     alias: label(200).optional().meta({ description: 'Alias of the new claim DID’s wallet (default: the DID). Only for claims without `id`.' }),
     sub: did.optional().meta({ description: 'Subject DID (`credentialSubject.id`); overrides the global `sub`.' }),
-    context: oneOrMany(contextEntry, 20).optional().meta({ description: 'More contexts for this claim (after the global ones): URLs or inline contexts.' }),
+    context: oneOrMany(contextEntry, 20)
+      .optional()
+      .meta({ description: 'More contexts for this claim (after the global ones): URLs or inline contexts.' }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'More types for this claim (after the global ones).' }),
     payload: jsonObject.optional().meta({ description: 'The claims about the subject: the members of `credentialSubject`.' }),
     ...expiration,
@@ -108,15 +110,19 @@ export const signClaims = z
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
     context: oneOrMany(contextEntry, 20).optional().meta({
-      description:
-        'Context(s) after `https://www.w3.org/2018/credentials/v1`: URLs of bundled or registered contexts, or inline context objects '
-        + `(at most ${MAX_INLINE_CONTEXT_CHARS} characters of JSON and ${MAX_INLINE_CONTEXT_TERMS} term definitions each; a URL they reference must be bundled or registered). `
-        + 'With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only), the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.',
+      description: [
+        'Context(s) after `https://www.w3.org/2018/credentials/v1`: URLs of bundled or registered contexts, or inline context objects',
+        `(at most ${MAX_INLINE_CONTEXT_CHARS} characters of JSON and ${MAX_INLINE_CONTEXT_TERMS} term definitions each;`,
+        'a URL they reference must be bundled or registered). With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only),',
+        'the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.',
+      ].join(' '),
     }),
     undefinedTerms: z.enum(['vocab', 'reject']).optional().meta({
-      description:
-        'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`, appended last to `@context` '
-        + 'only when a claim needs it; `reject` refuses such a claim (422). Default: the service’s (`vocab` unless configured otherwise).',
+      description: [
+        'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`,',
+        'appended last to `@context` only when a claim needs it; `reject` refuses such a claim (422).',
+        'Default: the service’s (`vocab` unless configured otherwise).',
+      ].join(' '),
     }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'Type(s) after `VerifiableCredential`, for every claim.' }),
     sub: did.optional().meta({ description: 'Subject DID of the claims without their own.' }),
@@ -126,7 +132,8 @@ export const signClaims = z
   .superRefine(oneExpiration)
   .superRefine((v, ctx) => {
     for (const field of ['proofType', 'undefinedTerms'] as const) {
-      if (v[field] !== undefined && v.format !== 'JSON-LD') ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
+      if (v[field] === undefined || v.format === 'JSON-LD') continue
+      ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
     }
   })
 

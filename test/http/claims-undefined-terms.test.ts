@@ -25,7 +25,13 @@ const PROOF_TYPES = [KOBLITZ, RECOVERY] as const
 const UNDEFINED_TERM = 'https://www.w3.org/ns/credentials/undefined-term#'
 
 const MEMBERSHIP_URL = 'https://example.com/contexts/membership/v1'
-const MEMBERSHIP = { '@context': { '@version': 1.1, MembershipCredential: 'https://example.com/vocab#MembershipCredential', member: 'https://example.com/vocab#member' } }
+const MEMBERSHIP = {
+  '@context': {
+    '@version': 1.1,
+    MembershipCredential: 'https://example.com/vocab#MembershipCredential',
+    member: 'https://example.com/vocab#member',
+  },
+}
 
 let h: Harness
 let issuer: { did: string; jwt: string }
@@ -71,12 +77,14 @@ describe('undefined terms are signed under the undefined-terms context (the defa
 
   it('data model 2.0 credentials too (credentials/v2 defines no @vocab)', async () => {
     for (const proofType of PROOF_TYPES) {
-      const vc = signedOf(await sign({ iss: issuer.did, context: CREDENTIALS_V2_URL, proofType, claims: [{ payload: { email: 'bob@example.com' } }] }))
+      const claims = [{ payload: { email: 'bob@example.com' } }]
+      const vc = signedOf(await sign({ iss: issuer.did, context: CREDENTIALS_V2_URL, proofType, claims }))
       const suite = proofType === RECOVERY ? [SECP256K1_RECOVERY_2020_V2_URL] : []
       expect(vc['@context']).toEqual([CREDENTIALS_V2_URL, ...suite, UNDEFINED_TERMS_V2_URL])
       expect(vc).toHaveProperty('validFrom')
       expect(await nquadsOf(vc)).toContain(`<${UNDEFINED_TERM}email> "bob@example.com" .`)
-      expect(await verify(vc)).toMatchObject({ verified: true, checks: [{ check: 'proof', type: proofType, verified: true }, { check: 'validFrom', verified: true }] })
+      const checks = [{ check: 'proof', type: proofType, verified: true }, { check: 'validFrom', verified: true }]
+      expect(await verify(vc)).toMatchObject({ verified: true, checks })
     }
   })
 
@@ -100,8 +108,9 @@ describe('undefined terms are signed under the undefined-terms context (the defa
     expect((await verify(vc)).verified).toBe(true)
   })
 
-  it('a credential whose terms are all defined is signed exactly as before: no undefined-terms context; each claim decides alone', async () => {
-    const res = await sign({ iss: issuer.did, context: MEMBERSHIP_URL, type: 'MembershipCredential', claims: [{ payload: { member: true } }, { payload: { member: true, nickname: 'bob' } }] })
+  it('a credential whose terms are all defined is signed as before: no undefined-terms context; each claim decides alone', async () => {
+    const claims = [{ payload: { member: true } }, { payload: { member: true, nickname: 'bob' } }]
+    const res = await sign({ iss: issuer.did, context: MEMBERSHIP_URL, type: 'MembershipCredential', claims })
     const [defined, undefinedOne] = [signedOf(res, 0), signedOf(res, 1)]
     expect(defined['@context']).toEqual([CREDENTIALS_V1_URL, MEMBERSHIP_URL])
     expect(undefinedOne['@context']).toEqual([CREDENTIALS_V1_URL, MEMBERSHIP_URL, UNDEFINED_TERMS_V2_URL])
@@ -112,7 +121,7 @@ describe('undefined terms are signed under the undefined-terms context (the defa
     for (const vc of [defined, undefinedOne]) expect((await verify(vc)).verified).toBe(true)
   })
 
-  it('tampering with any claim — value, key, added, removed, nested, type, or the contexts — fails verification, with either proof type', async () => {
+  it('tampering with any claim — value, key, added, removed, nested, type, or the contexts — fails verification (both suites)', async () => {
     for (const proofType of PROOF_TYPES) {
       const payload = { email: 'bob@example.com', address: { city: 'Paris' }, tags: ['a', 'b'] }
       const vc = signedOf(await sign({ iss: issuer.did, type: 'ContactCredential', proofType, claims: [{ payload }] }))
@@ -129,7 +138,8 @@ describe('undefined terms are signed under the undefined-terms context (the defa
         ['contexts', { ...vc, '@context': (vc['@context'] as string[]).filter((c) => c !== UNDEFINED_TERMS_V2_URL) }],
       ]
       for (const [what, credential] of tampered) {
-        expect(await verify(credential), `${proofType}: ${what}`).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: /) })
+        const failed = { verified: false, error: expect.stringMatching(/^proof 0: /) }
+        expect(await verify(credential), `${proofType}: ${what}`).toMatchObject(failed)
       }
     }
   })
@@ -169,7 +179,8 @@ describe('adding a proof to a credential signed under the undefined-terms contex
     const cosigned = res.body.vcs[0].jsonld
     expect(cosigned['@context']).toEqual([CREDENTIALS_V1_URL, SECP256K1_RECOVERY_2020_V2_URL, UNDEFINED_TERMS_V2_URL])
     expect(cosigned.proof.map((p: { type: string }) => p.type)).toEqual([KOBLITZ, RECOVERY])
-    expect(await verify(cosigned)).toMatchObject({ verified: true, checks: [{ check: 'proof', verified: true }, { check: 'proof', verified: true }, { check: 'issuanceDate' }] })
+    const checks = [{ check: 'proof', verified: true }, { check: 'proof', verified: true }, { check: 'issuanceDate' }]
+    expect(await verify(cosigned)).toMatchObject({ verified: true, checks })
   })
 })
 
@@ -185,10 +196,9 @@ describe('undefinedTerms: "reject"', () => {
       expect(type.body.errorMessage).toBe('JSON-LD safe mode rejected the document: relative @type reference ("EmailCredential")')
     }
     // defined terms sign as ever
-    expect(signedOf(await sign({ iss: issuer.did, undefinedTerms: 'reject', context: MEMBERSHIP_URL, claims: [{ id: 'urn:example:r', payload: { member: true } }] }))['@context']).toEqual([
-      CREDENTIALS_V1_URL,
-      MEMBERSHIP_URL,
-    ])
+    const claims = [{ id: 'urn:example:r', payload: { member: true } }]
+    const defined = { iss: issuer.did, undefinedTerms: 'reject', context: MEMBERSHIP_URL, claims }
+    expect(signedOf(await sign(defined))['@context']).toEqual([CREDENTIALS_V1_URL, MEMBERSHIP_URL])
     // only "vocab" and "reject"; only for JSON-LD
     expectError(await sign({ iss: issuer.did, undefinedTerms: 'drop', claims: [{ payload: { email: 'x' } }] }), 422, 'VALIDATION_ERROR')
     const jwt = await sign({ iss: issuer.did, format: 'JWT', undefinedTerms: 'reject', claims: [{ payload: { email: 'x' } }] })
@@ -206,15 +216,16 @@ describe('undefinedTerms: "reject"', () => {
       expectError(refused, 422, 'VALIDATION_ERROR')
       expect(refused.body.errorMessage).toBe('JSON-LD safe mode rejected the document: invalid property ("email")')
       expect(await snapshot(strict)).toEqual(before)
-      const vc = signedOf(await sign({ iss: who.did, undefinedTerms: 'vocab', claims: [{ payload: { email: 'bob@example.com' } }] }, strict, who.jwt))
+      const asked = { iss: who.did, undefinedTerms: 'vocab', claims: [{ payload: { email: 'bob@example.com' } }] }
+      const vc = signedOf(await sign(asked, strict, who.jwt))
       expect(vc['@context']).toEqual([CREDENTIALS_V1_URL, UNDEFINED_TERMS_V2_URL])
       expect((await verify(vc, strict, who.jwt)).verified).toBe(true)
     } finally {
       await strict.close()
     }
-    await expect(IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), undefinedTerms: 'drop' as 'reject' })).rejects.toThrow(
-      /undefinedTerms must be "vocab" or "reject"/,
-    )
+    const undefinedTerms = 'drop' as 'reject'
+    const misconfigured = IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), undefinedTerms })
+    await expect(misconfigured).rejects.toThrow(/undefinedTerms must be "vocab" or "reject"/)
   })
 })
 
@@ -223,7 +234,8 @@ describe('inline contexts', () => {
 
   it('an inline context defines the terms it names (no undefined-terms context needed); both proof types; tampering fails', async () => {
     for (const proofType of PROOF_TYPES) {
-      const vc = signedOf(await sign({ iss: issuer.did, proofType, context: SCHEMA_EMAIL, type: 'EmailCredential', claims: [{ payload: { email: 'bob@example.com' } }] }))
+      const claims = [{ payload: { email: 'bob@example.com' } }]
+      const vc = signedOf(await sign({ iss: issuer.did, proofType, context: SCHEMA_EMAIL, type: 'EmailCredential', claims }))
       const suite = proofType === RECOVERY ? [SECP256K1_RECOVERY_2020_V2_URL] : []
       expect(vc['@context']).toEqual([CREDENTIALS_V1_URL, SCHEMA_EMAIL, ...suite])
       const nquads = await nquadsOf(vc)
@@ -239,15 +251,19 @@ describe('inline contexts', () => {
     }
   })
 
-  it('global and per-claim, mixed with URLs; with undefined terms the undefined-terms context still comes last; v2 and JWT too', async () => {
+  it('global and per-claim, mixed with URLs; the undefined-terms context, when needed, still comes last; v2 and JWT too', async () => {
     const res = await sign({
       iss: issuer.did,
       context: [MEMBERSHIP_URL, { email: 'https://schema.org/email' }],
-      claims: [{ context: { phone: 'https://schema.org/telephone' }, payload: { member: true, email: 'a@b.c', phone: '+33' } }, { payload: { email: 'a@b.c', fax: '+1' } }],
+      claims: [
+        { context: { phone: 'https://schema.org/telephone' }, payload: { member: true, email: 'a@b.c', phone: '+33' } },
+        { payload: { email: 'a@b.c', fax: '+1' } },
+      ],
     })
     const [first, second] = [signedOf(res, 0), signedOf(res, 1)]
-    expect(first['@context']).toEqual([CREDENTIALS_V1_URL, MEMBERSHIP_URL, { email: 'https://schema.org/email' }, { phone: 'https://schema.org/telephone' }])
-    expect(second['@context']).toEqual([CREDENTIALS_V1_URL, MEMBERSHIP_URL, { email: 'https://schema.org/email' }, UNDEFINED_TERMS_V2_URL])
+    const globals = [CREDENTIALS_V1_URL, MEMBERSHIP_URL, { email: 'https://schema.org/email' }]
+    expect(first['@context']).toEqual([...globals, { phone: 'https://schema.org/telephone' }])
+    expect(second['@context']).toEqual([...globals, UNDEFINED_TERMS_V2_URL])
     expect(await nquadsOf(second)).toContain(`<${UNDEFINED_TERM}fax> "+1"`)
     for (const vc of [first, second]) expect((await verify(vc)).verified).toBe(true)
 
@@ -255,17 +271,20 @@ describe('inline contexts', () => {
     expect(v2['@context']).toEqual([CREDENTIALS_V2_URL, SCHEMA_EMAIL])
     expect((await verify(v2)).verified).toBe(true)
 
-    const jwt = await sign({ iss: issuer.did, format: 'JWT', context: SCHEMA_EMAIL, claims: [{ id: 'urn:example:jwt-inline', payload: { email: 'a@b.c' } }] })
+    const jwtClaims = [{ id: 'urn:example:jwt', payload: { email: 'a@b.c' } }]
+    const jwt = await sign({ iss: issuer.did, format: 'JWT', context: SCHEMA_EMAIL, claims: jwtClaims })
     expect(jwt.status).toBe(200)
-    const checked = (await h.request('POST', '/claims/verify', { json: { claims: [{ jwt: jwt.body.vcs[0].jwt }] }, didAuth: issuer.jwt })).body.vcs[0]
-    expect(checked.verified).toBe(true)
+    const checked = await h.request('POST', '/claims/verify', { json: { claims: [{ jwt: jwt.body.vcs[0].jwt }] }, didAuth: issuer.jwt })
+    expect(checked.body.vcs[0].verified).toBe(true)
   })
 
   it('limits: characters of JSON and term definitions (scoped ones included), each a 422 naming the limit; nothing written', async () => {
     const before = await snapshot(h)
     const long = { note: `https://example.com/${'x'.repeat(MAX_INLINE_CONTEXT_CHARS)}` }
-    const manyTerms = Object.fromEntries(Array.from({ length: MAX_INLINE_CONTEXT_TERMS + 1 }, (_, i) => [`t${i}`, `https://example.com/t${i}`]))
-    const half = Object.fromEntries(Array.from({ length: MAX_INLINE_CONTEXT_TERMS / 2 + 1 }, (_, i) => [`s${i}`, `https://example.com/s${i}`]))
+    const terms = (n: number, prefix: string) =>
+      Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}${i}`, `https://example.com/${prefix}${i}`]))
+    const manyTerms = terms(MAX_INLINE_CONTEXT_TERMS + 1, 't')
+    const half = terms(MAX_INLINE_CONTEXT_TERMS / 2 + 1, 's')
     const scoped = { ...half, nested: { '@id': 'https://example.com/nested', '@context': half } }
     for (const [context, limit] of [
       [long, `${MAX_INLINE_CONTEXT_CHARS} characters of JSON`],
@@ -297,10 +316,12 @@ describe('inline contexts', () => {
 
   it('no fetch, no protected-term redefinition, no malformed context: each a 422 with a clear message; nothing written', async () => {
     const before = await snapshot(h)
+    const scoped = (context: unknown) => ({ address: { '@id': 'https://schema.org/address', '@context': context } })
+    const unknown = (url: string) => `unknown JSON-LD context "${url}"`
     const refusals: Array<[unknown, string]> = [
-      [{ '@import': 'https://evil.example/ctx.jsonld', email: 'https://schema.org/email' }, 'unknown JSON-LD context "https://evil.example/ctx.jsonld"'],
-      [{ address: { '@id': 'https://schema.org/address', '@context': 'https://evil.example/scoped.jsonld' } }, 'unknown JSON-LD context "https://evil.example/scoped.jsonld"'],
-      [{ address: { '@id': 'https://schema.org/address', '@context': [{ '@version': 1.1 }, 'https://evil.example/a.jsonld'] } }, 'unknown JSON-LD context "https://evil.example/a.jsonld"'],
+      [{ '@import': 'https://evil.example/ctx.jsonld', email: 'https://schema.org/email' }, unknown('https://evil.example/ctx.jsonld')],
+      [scoped('https://evil.example/scoped.jsonld'), unknown('https://evil.example/scoped.jsonld')],
+      [scoped([{ '@version': 1.1 }, 'https://evil.example/a.jsonld']), unknown('https://evil.example/a.jsonld')],
       [{ VerifiableCredential: 'https://evil.example/VC' }, 'a context redefines the protected term "VerifiableCredential"'],
       [{ proof: 'https://evil.example/proof' }, 'a context redefines the protected term "proof"'],
       [{ email: 42 }, 'JSON-LD processing failed: '],
@@ -308,7 +329,8 @@ describe('inline contexts', () => {
     ]
     for (const [context, message] of refusals) {
       for (const proofType of PROOF_TYPES) {
-        const res = await sign({ iss: issuer.did, proofType, context, claims: [{ payload: { email: 'a@b.c', address: { city: 'Paris' } } }] })
+        const claims = [{ payload: { email: 'a@b.c', address: { city: 'Paris' } } }]
+        const res = await sign({ iss: issuer.did, proofType, context, claims })
         expectError(res, 422, 'VALIDATION_ERROR')
         expect(res.body.errorMessage).toContain(message)
       }
@@ -317,7 +339,8 @@ describe('inline contexts', () => {
     const vc = signedOf(await sign({ iss: issuer.did, claims: [{ id: 'urn:example:v', payload: { email: 'a@b.c' } }] }))
     const forged = { ...vc, '@context': [CREDENTIALS_V1_URL, { '@import': 'https://evil.example/ctx.jsonld' }, UNDEFINED_TERMS_V2_URL] }
     expectError(await h.request('POST', '/claims/verify', { json: { claims: [{ jsonld: forged }] }, didAuth: issuer.jwt }), 422, 'VALIDATION_ERROR')
-    expect((await verify({ ...vc, '@context': [CREDENTIALS_V1_URL, { proof: 'https://evil.example/proof' }, UNDEFINED_TERMS_V2_URL] })).verified).toBe(false)
+    const redefining = [CREDENTIALS_V1_URL, { proof: 'https://evil.example/proof' }, UNDEFINED_TERMS_V2_URL]
+    expect((await verify({ ...vc, '@context': redefining })).verified).toBe(false)
     expect(await snapshot(h)).toEqual(before)
   })
 

@@ -82,7 +82,13 @@ export async function canonicalOutcome(json: string): Promise<CanonicalOutcome> 
 interface JsonLdErrorShape {
   name?: unknown
   message?: unknown
-  details?: { code?: unknown; cause?: unknown; term?: unknown; context?: unknown; event?: { code?: unknown; details?: Record<string, unknown> } }
+  details?: {
+    code?: unknown
+    cause?: unknown
+    term?: unknown
+    context?: unknown
+    event?: { code?: unknown; details?: Record<string, unknown> }
+  }
 }
 
 /**
@@ -116,7 +122,8 @@ function translate(err: unknown): unknown {
   if (unknown !== undefined) return new UnknownContextError(unknown)
   const term = typeof shape.details?.term === 'string' ? shown(JSON.stringify(shape.details.term)) : undefined
   if (code === 'protected term redefinition' && term !== undefined) {
-    return new JsonLdProcessingError(code, `JSON-LD processing failed: a context redefines the protected term ${term} (an earlier context protects it)`)
+    const message = `JSON-LD processing failed: a context redefines the protected term ${term} (an earlier context protects it)`
+    return new JsonLdProcessingError(code, message)
   }
   const about = term === undefined ? '' : ` (term ${term})`
   return new JsonLdProcessingError(code, `JSON-LD processing failed: ${shown(String(shape.message))}${about}`)
