@@ -92,9 +92,11 @@ export async function issueJsonLdCredential(
   try {
     return await signJsonLd(unsigned, signer, proof)
   } catch (err) {
-    if (undefinedTerms === 'reject' || !isUndefinedTermError(err)) throw err
+    // Signed again only when the undefined-terms context is what it lacked (not there yet).
+    const underVocab = undefinedTerms === 'vocab' && isUndefinedTermError(err) ? withUndefinedTerms(unsigned) : unsigned
+    if (underVocab === unsigned) throw err
+    return signJsonLd(underVocab, signer, proof)
   }
-  return signJsonLd(withUndefinedTerms(unsigned), signer, proof)
 }
 
 /**

@@ -163,6 +163,11 @@ describe('undefined terms are signed under the undefined-terms context (the defa
     const relative = await sign({ iss: issuer.did, claims: [{ payload: { friend: { id: 'bob' } } }] })
     expectError(relative, 422, 'VALIDATION_ERROR')
     expect(relative.body.errorMessage).toContain('relative @id reference')
+    // the context given by the caller already: no second attempt (one unit of work in the pool)
+    const work = h.service.jsonldStats().completed
+    const payload = { ...Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`field${i}`, i])), 'first name': 'Bob' }
+    expectError(await sign({ iss: issuer.did, context: UNDEFINED_TERMS_V2_URL, claims: [{ payload }] }), 422, 'VALIDATION_ERROR')
+    expect(h.service.jsonldStats().completed).toBe(work + 1)
     expect(await snapshot(h)).toEqual(before)
   })
 })
