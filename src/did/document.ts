@@ -142,7 +142,9 @@ export function buildEthrDocument(subject: DocumentSubject, chainId: number, his
   const base: DIDDocument = { id: did, verificationMethod: [], authentication: [], assertionMethod: [] }
   if (deactivated) return { didDocument: { '@context': DID_DOCUMENT_CONTEXT, ...base }, deactivated, stableUntil: Infinity }
   const controllerId = `${did}#controller`
-  const own: VerificationMethod[] = [{ id: controllerId, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:${chainId}:${controller}` }]
+  const own: VerificationMethod[] = [
+    { id: controllerId, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:${chainId}:${controller}` },
+  ]
   // The DID's own key is listed only while its address owns the identity.
   if (subject.controllerKey !== undefined && controller === address) {
     own.push({ id: `${did}#controllerKey`, type: VERIFICATION_KEY_2019, controller: did, publicKeyHex: strip0x(subject.controllerKey) })

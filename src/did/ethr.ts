@@ -56,7 +56,8 @@ export function didOfChecksummed(network: EthrNetwork, address: string): string 
   return didOn(network.name, address)
 }
 
-const didOn = (network: string, identifier: string) => (network === 'mainnet' ? `did:ethr:${identifier}` : `did:ethr:${network}:${identifier}`)
+const didOn = (network: string, identifier: string) =>
+  network === 'mainnet' ? `did:ethr:${identifier}` : `did:ethr:${network}:${identifier}`
 
 /**
  * The EIP-55 spelling of an address (`0x` + 40 hex: all lowercase, all uppercase, or with a
@@ -105,7 +106,8 @@ function publicKeyDid(network: string, key: string): ParsedEthrDid | undefined {
     return undefined
   }
   const address = computeAddress(compressed)
-  return { did: didOn(network, key), principal: didOn(network, address), network, address, controllerKey: key.length === 68 ? key : compressed }
+  const controllerKey = key.length === 68 ? key : compressed
+  return { did: didOn(network, key), principal: didOn(network, address), network, address, controllerKey }
 }
 
 /** The canonical spelling of a DID: did:ethr addresses checksummed (public keys as given); other DIDs unchanged. */

@@ -6,7 +6,7 @@
  * naming how many approvals are missing.
  */
 import { forbidden, type IdentityError } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { principalOf } from '../did/ethr.js'
 import type { QuorumPolicy } from './port.js'
 import { membersOf, standingOf } from './quorum.js'
 
@@ -64,7 +64,7 @@ export class QuorumApprovals {
     if (!standing.met && this.approve) {
       const outOfBand = await this.approve({ ...request, approvedBy: fromTokens })
       if (!Array.isArray(outOfBand)) throw new TypeError('mpc.approve must resolve to an array of member DIDs')
-      standing = standingOf(request.policy, [...fromTokens, ...outOfBand.map((did: string) => normalizeDid(did))])
+      standing = standingOf(request.policy, [...fromTokens, ...outOfBand.map((did: string) => principalOf(did))])
     }
     if (!standing.met) throw missingApprovals(standing.missing, standing.group.name)
     return standing.approvers

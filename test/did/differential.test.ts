@@ -41,7 +41,8 @@ beforeAll(async () => {
   await storage.init(COLLECTIONS)
   embedded = new EmbeddedRegistry(storage, { name: 'dev', chainId: evm.chainId }, () => Date.now())
   onchain = new OnchainRegistry(network, { gasPayer: evm.gasPayer })
-  plain = new Resolver(getResolver({ networks: [{ name: 'dev', chainId: evm.chainId, rpcUrl: evm.rpcUrl, registry: evm.registry }] }), { cache: false })
+  const networks = [{ name: 'dev', chainId: evm.chainId, rpcUrl: evm.rpcUrl, registry: evm.registry }]
+  plain = new Resolver(getResolver({ networks }), { cache: false })
 })
 afterAll(async () => {
   await evm?.close()
@@ -104,7 +105,7 @@ async function plainDocumentOf(did: string, compressed?: string) {
   return JSON.parse(JSON.stringify((await plain.resolve(compressed)).didDocument).replaceAll(compressed, did))
 }
 
-/** Both registries resolve `did` alike; and plain ethr-did-resolver too, unless `plainToo` is false (see {@link plainDocumentOf} for `compressed`). */
+/** Both registries resolve `did` alike; plain ethr-did-resolver too, unless `plainToo` is false (`compressed`: {@link plainDocumentOf}). */
 async function expectSameDocuments(did: string, compressed?: string, plainToo = true) {
   const { embedded: a, onchain: b } = await documentsOf(did)
   expect(b.didResolutionMetadata.error).toBeUndefined()
@@ -194,19 +195,20 @@ describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
     await expectSameDocuments(did)
   })
 
-  it('a public-key DID lists its key as #controllerKey while its address owns it, beside the delegates; an owner change removes it', async () => {
+  it('a public-key DID lists its key as #controllerKey while its address owns it, beside delegates; an owner change removes it', async () => {
     const identity = new LocalSigner(generatePrivateKey())
     const next = new LocalSigner(generatePrivateKey())
     const delegate = new LocalSigner(generatePrivateKey()).address
+    const RECOVERY_2020 = 'EcdsaSecp256k1RecoveryMethod2020'
     const { compressed, uncompressed } = spellingsOf(identity)
     const key = compressed.slice('did:ethr:dev:0x'.length)
     await both(identity.address, { op: 'addDelegate', delegateType: 'sigAuth', delegate, validity: 60 }, identity)
     for (const did of [compressed, uncompressed]) {
       const document = (await documentsOf(did)).onchain.didDocument!
       expect(document.verificationMethod!.slice(0, 3)).toEqual([
-        { id: `${did}#controller`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${identity.address}` },
+        { id: `${did}#controller`, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:1337:${identity.address}` },
         { id: `${did}#controllerKey`, type: 'EcdsaSecp256k1VerificationKey2019', controller: did, publicKeyHex: key },
-        { id: `${did}#delegate-1`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${delegate}` },
+        { id: `${did}#delegate-1`, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:1337:${delegate}` },
       ])
       expect(document.authentication).toEqual([`${did}#controller`, `${did}#controllerKey`, `${did}#delegate-1`])
       expect(document.assertionMethod).toEqual([`${did}#controller`, `${did}#controllerKey`, `${did}#delegate-1`])
@@ -219,7 +221,8 @@ describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
     await expectSameInEverySpelling(identity)
     // Ownership back to the key's own address: the key is listed again.
     await both(identity.address, { op: 'changeOwner', newOwner: identity.address }, next)
-    expect((await documentsOf(compressed)).embedded.didDocument!.verificationMethod!.map((vm) => vm.id)).toContain(`${compressed}#controllerKey`)
+    const back = (await documentsOf(compressed)).embedded.didDocument!
+    expect(back.verificationMethod!.map((vm) => vm.id)).toContain(`${compressed}#controllerKey`)
     await expectSameInEverySpelling(identity)
   })
 
