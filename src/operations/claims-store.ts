@@ -300,6 +300,20 @@ export async function readableWhere(ctx: OperationContext, caller: Caller): Prom
   return { or: grounds }
 }
 
+/**
+ * The values a credential naming `did` is indexed under: its principal — and, for a public-key
+ * did:ethr, that spelling too, under which earlier releases indexed it.
+ */
+function indexedAs(did: string): string[] {
+  return unique([principalOf(did), normalizeDid(did)])
+}
+
+/** The credentials whose `field` names `did` (an equality on its index, unless it has two spellings). */
+function naming(field: 'issuer' | 'subject', did: string): Where {
+  const values = indexedAs(did)
+  return values.length === 1 ? { field, op: 'eq', value: values[0] } : { field, op: 'in', value: values }
+}
+
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
 export async function getClaims(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
   const { name } = ctx.resolvers.get(q.resolver)
@@ -307,9 +321,9 @@ export async function getClaims(ctx: OperationContext, caller: Caller, q: z.outp
   // Either spelling of a principal finds its credentials (indexed as principals).
   const subject = q.subject === undefined ? undefined : principalOf(q.subject)
   const issuer = q.issuer === undefined ? undefined : principalOf(q.issuer)
-  if (subject !== undefined) filters.push({ field: 'subject', op: 'eq', value: subject })
-  if (issuer !== undefined) filters.push({ field: 'issuer', op: 'eq', value: issuer })
-  if (q.ids !== undefined) filters.push({ field: 'vcId', op: 'in', value: unique(q.ids.map(principalOf)) })
+  if (q.subject !== undefined) filters.push(naming('subject', q.subject))
+  if (q.issuer !== undefined) filters.push(naming('issuer', q.issuer))
+  if (q.ids !== undefined) filters.push({ field: 'vcId', op: 'in', value: unique(q.ids.flatMap(indexedAs)) })
   if (q.type !== undefined) filters.push({ field: 'types', op: 'containsAny', value: [q.type] })
   // Asked for the credentials issued by (or to) a DID the caller acts through: each one matching
   // is readable on that ground of the `or`, so the `or` — and the facts only it needs (roles,

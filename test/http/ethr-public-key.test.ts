@@ -148,6 +148,31 @@ describe('credentials issued by a Veramo agent', () => {
     expect((await h.request('GET', '/claims', { didAuth: (await mintToken()).jwt })).body.vcs).toEqual([])
   })
 
+  it('a record of an earlier release, indexed under the public-key spelling itself, is still found by that spelling', async () => {
+    const legacy = await issuer.issue({ credentialSubject: { id: holder.did, legacy: true } })
+    const record = {
+      id: 'legacy-record',
+      tenantId: 'tenant-a',
+      format: 'JWT',
+      jwt: legacy,
+      issuer: issuer.did,
+      subject: holder.did,
+      types: ['VerifiableCredential'],
+      storedBy: [],
+      isPublicAccess: true,
+      roles: [],
+      hash: 'legacy-hash',
+      createdAt: Date.now(),
+    }
+    await h.storage.collection('credentials').insert(record)
+    const didAuth = await keeper.token()
+    for (const query of [`issuer=${encodeURIComponent(issuer.did)}`, `subject=${encodeURIComponent(holder.did)}`]) {
+      const res = await h.request('GET', `/claims?${query}`, { didAuth })
+      expect(idsOf(res), query).toContain('legacy-record')
+    }
+    await h.storage.collection('credentials').delete('legacy-record')
+  })
+
   it('a token signed by a Veramo key but naming another DID does not authenticate', async () => {
     const forged = await issuer.token({ iss: holder.did })
     expectError(await h.request('GET', '/claims', { didAuth: forged }), 403, 'UNAUTHENTICATED')

@@ -10,6 +10,7 @@ import { eip55Address, normalizeDid, parseEthrDid, principalOf } from '../../src
 import { isEthrDidSyntax, isSecp256k1Point } from '../../src/did/ethr-syntax.js'
 import { did as didSchema } from '../../src/schemas/common.js'
 import { addressOf, bytesToHex, generatePrivateKey } from '../../src/keys/secp256k1.js'
+import { QuorumApprovals } from '../../src/mpc/approvals.js'
 
 function key() {
   const privateKey = generatePrivateKey()
@@ -103,5 +104,20 @@ describe('principalOf', () => {
     const flipped = k.address.replace(/[a-f]/, (c) => c.toUpperCase())
     if (flipped !== k.address) expect(eip55Address(flipped)).toBeUndefined()
     expect(eip55Address(`0x${k.compressed}`)).toBeUndefined()
+  })
+})
+
+describe('MPC members by principal', () => {
+  it('a member is matched in any spelling and given as its policy spells it (policies of earlier releases name keys)', async () => {
+    const [a, b] = [key(), key()]
+    const members = [`did:ethr:dev:0x${a.compressed}`, `did:ethr:dev:${b.address}`]
+    const policy = { groups: [{ name: 'g', requiredApprovals: 2, members }] }
+    const request = { action: 'initialize' as const, tenantId: 't', vaultId: 'v', mpcVaultID: 'm', policy }
+    const owners = { [`did:ethr:dev:${a.address}`]: a.address, [`did:ethr:dev:${b.address}`]: b.address }
+    expect(await new QuorumApprovals().gather(request, { owners })).toEqual(policy.groups[0].members)
+    const outOfBand = new QuorumApprovals(() => [`did:ethr:dev:0x${a.uncompressed}`, 'did:web:not-a-member'])
+    expect(await outOfBand.gather(request, { owners: { [`did:ethr:dev:${b.address}`]: b.address } })).toEqual(policy.groups[0].members)
+    const short = new QuorumApprovals().gather(request, { owners: { [`did:ethr:dev:${a.address}`]: a.address } })
+    await expect(short).rejects.toThrow(/1 more approval/)
   })
 })
