@@ -1,6 +1,6 @@
 /** Request and response schemas of the role and role-assignment operations. */
 import { z } from 'zod'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
 import { did, errorBody, id, nextCursor, page, text } from './common.js'
 import { registryReport, walletConfig } from './wallet-config.js'
 import { walletInput } from './wallets.js'
@@ -33,7 +33,7 @@ export const permissions = z
   .transform(sortPermissions)
   .meta({ description: 'Permission types: `Read`, `Write` (case-insensitive; `Write` implies `Read`). A bare string is refused: send an array.' })
 
-/** A DID in its canonical spelling (did:ethr addresses checksummed), so equal DIDs compare equal. */
+/** A DID in its canonical spelling (did:ethr addresses checksummed; public keys as given). Batches compare principals (`principalOf`). */
 const canonicalDid = did.transform(normalizeDid)
 
 /** Names `path` when two items of a batch are the same (422: nothing is written). */
@@ -75,7 +75,7 @@ const roleUpdates = z.array(roleUpdate).min(1)
 /** Update Roles: `{ roles: [...] }`, or one update as the whole body. */
 export const updateRoles = z
   .union([z.strictObject({ roles: roleUpdates }), roleUpdate.transform((u) => ({ roles: [u] }))])
-  .superRefine((v, ctx) => noDuplicates<{ did: string }>((u) => u.did, 'roles')(v.roles, ctx))
+  .superRefine((v, ctx) => noDuplicates<{ did: string }>((u) => principalOf(u.did), 'roles')(v.roles, ctx))
 
 /** Role DIDs (or record ids): an array, or one comma-separated string. */
 const roleRefs = z
@@ -89,7 +89,7 @@ export const deleteRoles = z
     if ((v.dids === undefined) === (v.ids === undefined)) ctx.addIssue({ code: 'custom', path: ['dids'], message: 'give the role DIDs in dids (or ids), not both' })
   })
   .transform((v) => ({ dids: (v.dids ?? v.ids) as string[] }))
-  .superRefine((v, ctx) => noDuplicates<string>((d) => d, 'dids')(v.dids, ctx))
+  .superRefine((v, ctx) => noDuplicates<string>(principalOf, 'dids')(v.dids, ctx))
 
 const assignment = z.strictObject({
   role: canonicalDid.meta({ description: 'A role DID of the tenant.' }),
@@ -99,7 +99,10 @@ const assignment = z.strictObject({
 /** Create and Delete Role Assignments: `{ assignments: [{ role, did }] }`. */
 export const roleAssignments = z
   .strictObject({ assignments: z.array(assignment).min(1) })
-  .superRefine((v, ctx) => noDuplicates<{ role: string; did: string }>((a) => `${a.role} ${a.did}`, 'assignments')(v.assignments, ctx))
+  .superRefine((v, ctx) => {
+    const pair = (a: { role: string; did: string }) => `${principalOf(a.role)} ${principalOf(a.did)}`
+    noDuplicates(pair, 'assignments')(v.assignments, ctx)
+  })
 
 export const getRoleAssignmentsQuery = z
   .strictObject({ role: canonicalDid.optional(), did: canonicalDid.optional(), ...page })

@@ -1,6 +1,6 @@
 /** Request and response schemas of the identity-vault operations. */
 import { z } from 'zod'
-import { normalizeDid } from '../did/ethr.js'
+import { principalOf } from '../did/ethr.js'
 import { did, id, label, nextCursor, page, text } from './common.js'
 import { walletConfig } from './wallet-config.js'
 import { walletInput, walletView } from './wallets.js'
@@ -36,7 +36,7 @@ export const createVault = z
           ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'requiredApprovals'], message: 'exceeds the number of members' })
         const seen = new Set<string>()
         g.members.forEach((m, j) => {
-          const member = normalizeDid(m.id)
+          const member = principalOf(m.id)
           if (seen.has(member)) ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'members', j, 'id'], message: 'duplicate member' })
           seen.add(member)
         })
