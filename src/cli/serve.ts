@@ -13,6 +13,8 @@ export interface ServeOptions {
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
+  /** Origins whose browser pages may call the routes (CORS). Default: none. */
+  corsOrigins?: string[]
 }
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -48,7 +50,8 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
     res.on('close', () => pending.delete(res))
     next()
   })
-  app.use(createRouter(service))
+  const corsOrigins = options.corsOrigins ?? []
+  app.use(createRouter(service, corsOrigins.length > 0 ? { cors: { origins: corsOrigins } } : {}))
   app.use((_req, res) => {
     res.status(404).json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })

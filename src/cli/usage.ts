@@ -28,11 +28,13 @@ options:
 
 ${ENVIRONMENT}`,
 
-  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>]
+  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--cors <origin>]...
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
 ${STORAGE}
+  --cors <origin> let browser pages of this origin (scheme://host[:port], e.g. https://app.example.com)
+                  call the API; repeat for more origins. Default: none (browsers refuse cross-origin calls)
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

@@ -11,6 +11,7 @@ import { IdentityError } from '../errors.js'
 import type { AuthenticatedCall } from '../operations/dispatcher.js'
 import { CONTRACTS, type OperationName } from '../operations/contracts.js'
 import type { IdentityService } from '../service.js'
+import { cors, type CorsOptions } from './cors.js'
 import { httpError } from './errors.js'
 import { openApiDocument } from './openapi.js'
 
@@ -21,6 +22,11 @@ export interface RouterOptions {
   resolverRoute?: boolean
   /** Serve the OpenAPI 3.1 document at `GET /openapi.json` (no auth). Default true. */
   openApiRoute?: boolean
+  /**
+   * Browser pages of these origins may call the routes (CORS: preflights answered, the exact origin
+   * echoed); other origins get no CORS header, so browsers refuse them. Default: no origin.
+   */
+  cors?: CorsOptions
 }
 
 const authOf = (req: Request): AuthContext => ({
@@ -70,6 +76,7 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
   const router = express.Router()
+  if (options.cors) router.use(cors(options.cors))
   const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
 
   for (const name of Object.keys(CONTRACTS) as OperationName[]) {
