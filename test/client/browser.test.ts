@@ -36,7 +36,7 @@ const CHROMIUM_ARGS = [
 /** The example page, bundled by esbuild and served from memory on a loopback port of its own (its own origin). */
 async function servePage(): Promise<{ origin: string; ctx: BuildContext }> {
   const dir = join(ROOT, 'examples/browser')
-  const ctx = await context({ entryPoints: [join(dir, 'main.ts')], bundle: true, format: 'esm', platform: 'browser', outdir: dir, logLevel: 'silent' })
+  const ctx = await context({ entryPoints: [join(dir, 'main.ts')], bundle: true, format: 'esm', platform: 'browser', outdir: dir, write: false, logLevel: 'silent' })
   const { port } = await ctx.serve({ servedir: dir, host: '127.0.0.1', port: 0 })
   return { origin: `http://127.0.0.1:${port}`, ctx }
 }
