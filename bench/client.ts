@@ -36,7 +36,14 @@ export interface WalletsPageRateResults {
 }
 
 /** The service behind the router on a loopback port, with one API key (stored hashed, as `didvault serve` keeps them). */
-async function served(storage: StorageAdapter): Promise<{ service: IdentityService; apiKey: string; base: string; close(): Promise<void> }> {
+interface Served {
+  service: IdentityService
+  apiKey: string
+  base: string
+  close(): Promise<void>
+}
+
+async function served(storage: StorageAdapter): Promise<Served> {
   const service = await IdentityService.create({ storage, masterKey: randomMasterKey() })
   const { key: apiKey } = await service.apiKeys!.create('bench', { label: 'bench' })
   const app = express()
@@ -94,20 +101,33 @@ function sendRequests(config: RateConfig): Promise<RateCounts> {
   return new Promise((resolve, reject) => {
     let counts: RateCounts | undefined
     child.once('message', (m: RateCounts) => (counts = m))
-    child.once('exit', (code) => (counts ? resolve(counts) : reject(new Error(`bench: the HTTP rate sender exited with ${code} before reporting`))))
+    child.once('exit', (code) => {
+      if (counts) resolve(counts)
+      else reject(new Error(`bench: the HTTP rate sender exited with ${code} before reporting`))
+    })
   })
 }
 
-export async function benchWalletsPageRate(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<WalletsPageRateResults> {
+export async function benchWalletsPageRate(
+  label: string,
+  storage: StorageAdapter,
+  options: MeasureOptions,
+): Promise<WalletsPageRateResults> {
   const { service, apiKey, base, close } = await served(storage)
   try {
     const api = service.as({ authorization: `Bearer ${apiKey}` })
     for (let i = 0; i < 25; i++) await api.generateWallet({ wallet: { alias: `w${i}` } })
     const connections = 16
-    const counts = await sendRequests({ url: `${base}/wallets?limit=10`, headers: { authorization: `Bearer ${apiKey}` }, connections, ...options })
-    process.stderr.write(`bench: ${`HTTP GET /wallets?limit=10 (${label}), ${connections} connections`.padEnd(48)} ${String(counts.requestsPerSec).padStart(9)} req/s  p50 ${counts.p50Ms} ms  p99 ${counts.p99Ms} ms\n`)
-    if (Object.keys(counts.other).length > 0) throw new Error(`bench: GET /wallets answered other than 200: ${JSON.stringify(counts.other)}`)
-    return { request: 'GET /wallets?limit=10, valid API key, 25 wallets (10 per page)', storage: label, connections, durationMs: options.durationMs, counts }
+    const url = `${base}/wallets?limit=10`
+    const counts = await sendRequests({ url, headers: { authorization: `Bearer ${apiKey}` }, connections, ...options })
+    const name = `HTTP GET /wallets?limit=10 (${label}), ${connections} connections`.padEnd(48)
+    const rate = String(counts.requestsPerSec).padStart(9)
+    process.stderr.write(`bench: ${name} ${rate} req/s  p50 ${counts.p50Ms} ms  p99 ${counts.p99Ms} ms\n`)
+    if (Object.keys(counts.other).length > 0) {
+      throw new Error(`bench: GET /wallets answered other than 200: ${JSON.stringify(counts.other)}`)
+    }
+    const request = 'GET /wallets?limit=10, valid API key, 25 wallets (10 per page)'
+    return { request, storage: label, connections, durationMs: options.durationMs, counts }
   } finally {
     await close()
   }

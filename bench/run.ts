@@ -151,7 +151,10 @@ async function main(): Promise<void> {
   const authorizationParsing = await benchAuthHeader(STORAGE_OPTIONS)
   const client = {
     overhead: await benchClientOverhead(OPTIONS),
-    walletsPageHttp: { memory: await benchWalletsPageRate('memory', createMemoryStorage(), OPTIONS), sqlite: await benchWalletsPageRateSqlite() },
+    walletsPageHttp: {
+      memory: await benchWalletsPageRate('memory', createMemoryStorage(), OPTIONS),
+      sqlite: await benchWalletsPageRateSqlite(),
+    },
   }
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.

@@ -281,8 +281,10 @@ describe('didvault serve: --storage mongodb://', () => {
 })
 
 describe('didvault serve: --cors', () => {
-  const preflight = (url: string, origin: string) =>
-    fetch(`${url}/vaults`, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' } })
+  const preflight = (url: string, origin: string) => {
+    const asks = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' }
+    return fetch(`${url}/vaults`, { method: 'OPTIONS', headers: { origin, ...asks } })
+  }
 
   it('answers the preflights of the listed origins only (repeatable, any spelling of them), and none by default', async () => {
     const { proc, url } = await serve(['--storage', 'memory', '--cors', 'http://127.0.0.1:5173', '--cors', 'HTTPS://App.Example.com:443'])

@@ -92,7 +92,14 @@ describe('didvault/client of the built package', () => {
       '-e',
       `const core = await import('didvault'); const client = await import('didvault/client')
 const fromBody = client.IdentityError.fromBody({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
-console.log(JSON.stringify([core.IdentityError === client.IdentityError, fromBody instanceof core.IdentityError, new core.IdentityError('CONFLICT', 'x') instanceof client.IdentityError, new Error('x') instanceof client.IdentityError, fromBody.statusCode]))`,
+const coreMade = new core.IdentityError('CONFLICT', 'x')
+console.log(JSON.stringify([
+  core.IdentityError === client.IdentityError,
+  fromBody instanceof core.IdentityError,
+  coreMade instanceof client.IdentityError,
+  new Error('x') instanceof client.IdentityError,
+  fromBody.statusCode,
+]))`,
     ])
     expect(JSON.parse(out)).toEqual([false, true, true, false, 404])
   })

@@ -43,7 +43,10 @@ export interface OpenApiDocument {
 }
 
 export type DidvaultClient = ClientOperations & {
-  /** The same operations with other headers, for every call made through it: `client.as({ authorization: 'Bearer <access JWT>' }).deleteClaims(…)`. */
+  /**
+   * The same operations with exactly these headers, like `service.as`:
+   * `client.as({ authorization: 'Bearer <access JWT>' }).deleteClaims(…)`.
+   */
   as(auth: AuthSource): ClientOperations
   /**
    * Resolves a DID (no auth: DID documents are public), or a past version of its document. Unlike
@@ -80,18 +83,22 @@ export function createClient(options: ClientOptions): DidvaultClient {
     return outcomeOf(response, what)
   }
 
-  const defaults: AuthContext = {
-    ...(options.apiKey !== undefined && { authorization: `Bearer ${options.apiKey}` }),
-    ...(options.didAuth !== undefined && { didAuth: options.didAuth }),
-  }
-  const bind = (source: AuthSource, over: AuthContext = {}): ClientOperations => {
+  /** The operations, each sending the headers of `source` over `defaults`. */
+  const bind = (source: AuthSource, defaults: AuthContext = {}): ClientOperations => {
     const operations: Record<string, (input?: unknown) => Promise<unknown>> = {}
     for (const name of Object.keys(CONTRACTS) as OperationName[]) {
-      operations[name] = async (input) => send(httpRequestOf(CONTRACTS[name], input ?? {}), { ...over, ...definedFields(await authOf(source)) })
+      operations[name] = async (input) => {
+        const auth = { ...defaults, ...definedFields(await authOf(source)) }
+        return send(httpRequestOf(CONTRACTS[name], input ?? {}), auth)
+      }
     }
     return operations as ClientOperations
   }
 
+  const defaults: AuthContext = {
+    ...(options.apiKey !== undefined && { authorization: `Bearer ${options.apiKey}` }),
+    ...(options.didAuth !== undefined && { didAuth: options.didAuth }),
+  }
   return Object.assign(bind(options.auth ?? {}, defaults), {
     as: (auth: AuthSource) => bind(auth),
     resolveDid: (did: string, version: DidVersionQuery = {}) => {

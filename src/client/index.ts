@@ -4,7 +4,15 @@
  * built-in (it uses the global `fetch`) and none of the service's code beyond its browser-safe
  * operation contracts and schemas.
  */
-export { createClient, type AuthSource, type ClientOperations, type ClientOptions, type DidResolution, type DidvaultClient, type OpenApiDocument } from './create-client.js'
+export {
+  createClient,
+  type AuthSource,
+  type ClientOperations,
+  type ClientOptions,
+  type DidResolution,
+  type DidvaultClient,
+  type OpenApiDocument,
+} from './create-client.js'
 export { TransportError } from './transport-error.js'
 export { IdentityError, type ErrorBody, type ErrorType } from '../errors.js'
 export type { AuthContext } from '../auth/context.js'

@@ -46,7 +46,11 @@ export function cors(options: CorsOptions): RequestHandler {
     if (origin === undefined || !allowed.has(origin)) return next()
     res.set('access-control-allow-origin', origin)
     if (req.method !== 'OPTIONS' || req.get('access-control-request-method') === undefined) return next()
-    res.set({ 'access-control-allow-methods': ALLOW_METHODS, 'access-control-allow-headers': ALLOW_HEADERS, 'access-control-max-age': PREFLIGHT_MAX_AGE })
+    res.set({
+      'access-control-allow-methods': ALLOW_METHODS,
+      'access-control-allow-headers': ALLOW_HEADERS,
+      'access-control-max-age': PREFLIGHT_MAX_AGE,
+    })
     res.status(204).end()
   }
 }

@@ -13,7 +13,13 @@ import type { CONTRACTS } from './contracts.js'
 type Parsed<K extends keyof typeof CONTRACTS> = ParsedInput<(typeof CONTRACTS)[K]>
 
 /** Adds an issue at `pathOf(i)` for every item whose key an earlier item had. */
-function noDuplicates<T>(ctx: z.RefinementCtx, items: readonly T[], key: (item: T) => string, pathOf: (i: number) => PropertyKey[], message: string): void {
+function noDuplicates<T>(
+  ctx: z.RefinementCtx,
+  items: readonly T[],
+  key: (item: T) => string,
+  pathOf: (i: number) => PropertyKey[],
+  message: string,
+): void {
   const seen = new Set<string>()
   items.forEach((item, i) => {
     const k = key(item)

@@ -27,7 +27,10 @@ export interface OperationContract<P extends z.ZodObject = NoParams, I extends z
   routes: [Route, ...Route[]]
   /** Path parameters (strings), merged into the input of the service method. */
   params?: P
-  /** The request body (or query) schema: its shape as the wire carries it. Checks that need the service's state or code are the operation's. */
+  /**
+   * The request body (or query) schema: its shape as the wire carries it. Checks that need the
+   * service's state or code are the operation's (`OperationImplementation.refine`).
+   */
   input: I
   /** The field(s) of the input holding the batch items; their lengths are checked against the configured batch limit. */
   batch?: string | string[]
@@ -38,17 +41,25 @@ export interface OperationContract<P extends z.ZodObject = NoParams, I extends z
 }
 
 /** Declares an operation's contract, keeping its schemas' types. */
-export function defineContract<I extends z.ZodType, R extends z.ZodType, P extends z.ZodObject = NoParams>(contract: OperationContract<P, I, R>): OperationContract<P, I, R> {
+export function defineContract<I extends z.ZodType, R extends z.ZodType, P extends z.ZodObject = NoParams>(
+  contract: OperationContract<P, I, R>,
+): OperationContract<P, I, R> {
   return contract
 }
 
 /** The input of a body schema; one with no fields (`z.strictObject({})`, inferred as an index signature of `never`) is `{}`. */
-type BodyInput<I extends z.ZodType> = string extends keyof z.input<I> ? (z.input<I> extends Record<string, never> ? {} : z.input<I>) : z.input<I>
+type BodyInput<I extends z.ZodType> = string extends keyof z.input<I>
+  ? z.input<I> extends Record<string, never>
+    ? {}
+    : z.input<I>
+  : z.input<I>
 
 /** The input a caller gives for an operation: path parameters and body (or query) in one object. */
-export type OperationInput<C> = C extends OperationContract<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.input<P>) & BodyInput<I> : never
+export type OperationInput<C> =
+  C extends OperationContract<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.input<P>) & BodyInput<I> : never
 /** The input as the operation's handler receives it: path parameters and body (or query), parsed. */
-export type ParsedInput<C> = C extends OperationContract<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.output<P>) & z.output<I> : never
+export type ParsedInput<C> =
+  C extends OperationContract<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.output<P>) & z.output<I> : never
 /** The response body an operation resolves to. */
 export type OperationOutput<C> = C extends OperationContract<z.ZodObject, z.ZodType, infer R> ? z.output<R> : never
 

@@ -21,11 +21,13 @@ export interface OperationImplementation<C> {
   handler: OperationHandler<C>
 }
 
+/** Any operation's contract. */
+type AnyContract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
+
 /** A contract with its implementation: an entry of the operation table. */
-export type OperationDefinition<C extends OperationContract<z.ZodObject, z.ZodType, z.ZodType> = OperationContract<z.ZodObject, z.ZodType, z.ZodType>> = C &
-  OperationImplementation<C>
+export type OperationDefinition<C extends AnyContract = AnyContract> = C & OperationImplementation<C>
 
 /** Pairs a contract with its implementation. */
-export function defineOperation<C extends OperationContract<z.ZodObject, z.ZodType, z.ZodType>>(contract: C, implementation: OperationImplementation<C>): OperationDefinition<C> {
+export function defineOperation<C extends AnyContract>(contract: C, implementation: OperationImplementation<C>): OperationDefinition<C> {
   return { ...contract, ...implementation }
 }

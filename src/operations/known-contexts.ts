@@ -9,12 +9,15 @@ import { getContext } from '../credentials/jsonld/contexts.js'
 import type { ParsedInput } from './contract.js'
 import type { CONTRACTS } from './contracts.js'
 
-const UNKNOWN_CONTEXT = 'not a bundled or registered JSON-LD context (contexts are never fetched; register yours with the `contexts` option)'
+const UNKNOWN_CONTEXT =
+  'not a bundled or registered JSON-LD context (contexts are never fetched; register yours with the `contexts` option)'
 
 export const knownContexts = z.custom<ParsedInput<(typeof CONTRACTS)['signClaims']>>().superRefine((v, ctx) => {
   const check = (contexts: readonly unknown[] | undefined, path: PropertyKey[]) =>
     contexts?.forEach((context, j) => {
-      if (typeof context === 'string' && getContext(context) === undefined) ctx.addIssue({ code: 'custom', path: [...path, j], message: UNKNOWN_CONTEXT })
+      if (typeof context === 'string' && getContext(context) === undefined) {
+        ctx.addIssue({ code: 'custom', path: [...path, j], message: UNKNOWN_CONTEXT })
+      }
     })
   check(v.context, ['context'])
   v.claims.forEach((claim, i) => check(claim.context, ['claims', i, 'context']))

@@ -34,9 +34,18 @@ export const OPERATIONS = {
   createRole: defineOperation(C.createRole, { handler: roles.createRole }),
   updateRoles: defineOperation(C.updateRoles, { refine: canonical.updateRoles, handler: roles.updateRoles }),
   deleteRoles: defineOperation(C.deleteRoles, { refine: canonical.deleteRoles, handler: roles.deleteRoles }),
-  createRoleAssignments: defineOperation(C.createRoleAssignments, { refine: canonical.roleAssignments, handler: roleAssignments.createRoleAssignments }),
-  deleteRoleAssignments: defineOperation(C.deleteRoleAssignments, { refine: canonical.roleAssignments, handler: roleAssignments.deleteRoleAssignments }),
-  getRoleAssignments: defineOperation(C.getRoleAssignments, { refine: canonical.roleAssignmentsQuery, handler: roleAssignments.getRoleAssignments }),
+  createRoleAssignments: defineOperation(C.createRoleAssignments, {
+    refine: canonical.roleAssignments,
+    handler: roleAssignments.createRoleAssignments,
+  }),
+  deleteRoleAssignments: defineOperation(C.deleteRoleAssignments, {
+    refine: canonical.roleAssignments,
+    handler: roleAssignments.deleteRoleAssignments,
+  }),
+  getRoleAssignments: defineOperation(C.getRoleAssignments, {
+    refine: canonical.roleAssignmentsQuery,
+    handler: roleAssignments.getRoleAssignments,
+  }),
   initializeVault: defineOperation(C.initializeVault, { handler: mpcVaults.initializeVault }),
   signClaims: defineOperation(C.signClaims, { refine: knownContexts, handler: claimsSign.signClaims }),
   storeClaims: defineOperation(C.storeClaims, { handler: claimsStore.storeClaims }),

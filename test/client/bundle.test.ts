@@ -47,7 +47,8 @@ describe('the browser bundle of didvault/client', () => {
     expect(packagesIn(result.metafile)).toEqual(ALLOWED_PACKAGES)
     const code = result.outputFiles[0].contents
     const size = { minified: code.byteLength, gzipped: gzipSync(code).byteLength }
-    console.log(`didvault/client browser bundle: ${(size.minified / 1000).toFixed(1)} kB minified, ${(size.gzipped / 1000).toFixed(1)} kB gzipped`)
+    const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`
+    console.log(`didvault/client browser bundle: ${kB(size.minified)} minified, ${kB(size.gzipped)} gzipped`)
     expect(size.minified).toBeLessThanOrEqual(BUDGET.minified)
     expect(size.gzipped).toBeLessThanOrEqual(BUDGET.gzipped)
   })

@@ -18,7 +18,8 @@ interface Sent {
 function recording(options: Partial<ClientOptions> = {}, answer: () => Response | Promise<Response> = () => Response.json({ ok: true })) {
   const sent: Sent[] = []
   const fetch: typeof globalThis.fetch = async (input, init) => {
-    sent.push({ url: String(input), method: init?.method ?? 'GET', headers: { ...(init?.headers as Record<string, string>) }, body: init?.body as string | undefined })
+    const headers = { ...(init?.headers as Record<string, string>) }
+    sent.push({ url: String(input), method: init?.method ?? 'GET', headers, body: init?.body as string | undefined })
     return answer()
   }
   return { client: createClient({ baseUrl: 'http://127.0.0.1:8080/identity/', fetch, ...options }), sent }
@@ -29,7 +30,11 @@ describe('requests', () => {
     const { client, sent } = recording({ apiKey: 'k' })
     await client.getClaims({ ids: ['urn:a', 'did:ethr:dev:0x1'], limit: 10, issuer: undefined, type: 'A B' })
     expect(sent).toEqual([
-      { url: 'http://127.0.0.1:8080/identity/claims?ids=urn%3Aa&ids=did%3Aethr%3Adev%3A0x1&limit=10&type=A+B', method: 'GET', headers: { authorization: 'Bearer k' } },
+      {
+        url: 'http://127.0.0.1:8080/identity/claims?ids=urn%3Aa&ids=did%3Aethr%3Adev%3A0x1&limit=10&type=A+B',
+        method: 'GET',
+        headers: { authorization: 'Bearer k' },
+      },
     ])
     await client.getWallets()
     expect(sent[1].url).toBe('http://127.0.0.1:8080/identity/wallets')
@@ -59,7 +64,8 @@ describe('requests', () => {
     const { client, sent } = recording()
     const error = await client.initializeVault({} as never).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(IdentityError)
-    expect((error as IdentityError).toJSON()).toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR', errorMessage: expect.stringMatching(/^invalid request: vaultID: /) })
+    const errorMessage = expect.stringMatching(/^invalid request: vaultID: /)
+    expect((error as IdentityError).toJSON()).toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR', errorMessage })
     expect(sent).toEqual([])
   })
 
@@ -92,23 +98,28 @@ describe('auth', () => {
     const { client, sent } = recording({ apiKey: 'k', didAuth: 't' })
     await client.as({ authorization: 'Bearer eyJ.access.jwt' }).deleteClaims({ ids: ['x'] })
     await client.as(async () => ({ authorization: 'Bearer other' })).getVaults()
-    expect(sent.map((s) => s.headers)).toEqual([{ authorization: 'Bearer eyJ.access.jwt', 'content-type': 'application/json' }, { authorization: 'Bearer other' }])
+    expect(sent.map((s) => s.headers)).toEqual([
+      { authorization: 'Bearer eyJ.access.jwt', 'content-type': 'application/json' },
+      { authorization: 'Bearer other' },
+    ])
   })
 })
 
 describe('answers', () => {
   it('an error body is the IdentityError it carries, with its own status (404 of an unknown route included)', async () => {
-    const { client } = recording({}, () => Response.json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' }, { status: 404 }))
+    const notFound = { statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' }
+    const { client } = recording({}, () => Response.json(notFound, { status: 404 }))
     const error = await client.getVaults().catch((e: unknown) => e)
     expect(error).toBeInstanceOf(IdentityError)
     expect((error as IdentityError).toJSON()).toEqual({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })
 
+  const teapot = { statusCode: 418, errorType: 'TEAPOT', errorMessage: 'x' }
   it.each([
-    ['a network failure', () => Promise.reject(new TypeError('fetch failed')), undefined, /GET \/vaults: no response from http:\/\/127\.0\.0\.1:8080\/identity \(fetch failed\)/],
+    ['a network failure', () => Promise.reject(new TypeError('fetch failed')), undefined, /GET \/vaults: no response from http:\/\/127\.0\.0\.1:8080\/identity/],
     ['a proxy’s HTML error page', () => new Response('<html>Bad gateway</html>', { status: 502 }), 502, /HTTP 502 with a body that is not JSON/],
     ['JSON that is not an error body', () => Response.json({ error: 'nope' }, { status: 500 }), 500, /HTTP 500 without didvault's error body/],
-    ['an error body of an unknown type', () => Response.json({ statusCode: 418, errorType: 'TEAPOT', errorMessage: 'x' }, { status: 418 }), 418, /without didvault's error body/],
+    ['an error body of an unknown type', () => Response.json(teapot, { status: 418 }), 418, /error body/],
     ['a 200 that is not JSON', () => new Response('ok'), 200, /HTTP 200 with a body that is not JSON/],
   ])('%s is a TransportError, not an IdentityError', async (_name, answer, status, message) => {
     const { client } = recording({}, answer)

@@ -333,7 +333,13 @@ export const OPERATION_CASES: OperationCase[] = [
     operation: 'signClaims',
     name: 'a JWT credential about the solo wallet',
     auth: (f) => acting(f.rootJwt),
-    input: (f) => ({ iss: f.rootDid, format: 'jwt', sub: f.soloDid, expiresIn: 86_400_000, claims: [{ id: 'urn:example:jwt-1', payload: { role: 'treasurer' } }] }),
+    input: (f) => ({
+      iss: f.rootDid,
+      format: 'jwt',
+      sub: f.soloDid,
+      expiresIn: 86_400_000,
+      claims: [{ id: 'urn:example:jwt-1', payload: { role: 'treasurer' } }],
+    }),
     then: ({ vcs }, f) => {
       expect(vcs[0].id).toBe('urn:example:jwt-1')
       f.jwtVc = 'jwt' in vcs[0] ? vcs[0].jwt : ''
@@ -444,7 +450,12 @@ export const OPERATION_CASES: OperationCase[] = [
     operation: 'createVault',
     name: 'an MPC vault whose one member is the first wallet',
     auth: () => tenant(),
-    input: (f) => ({ name: 'mpc', keyManagement: 'MPC', mpcAccountID: 'acct-1', mpcGroups: { name: 'signers', requiredApprovals: 1, members: [{ id: f.rootDid }] } }),
+    input: (f) => ({
+      name: 'mpc',
+      keyManagement: 'MPC',
+      mpcAccountID: 'acct-1',
+      mpcGroups: { name: 'signers', requiredApprovals: 1, members: [{ id: f.rootDid }] },
+    }),
     then: ({ vault }, f) => {
       expect(vault).toMatchObject({ keyManagement: 'MPC', status: 'NOT_INITIALIZED', wallets: [] })
       f.mpcVaultId = vault.id

@@ -29,15 +29,18 @@ async function serve(options: Parameters<typeof createRouter>[1]): Promise<strin
 }
 
 beforeAll(async () => {
-  service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants: staticTenants({ [KEY]: 't' }) })
+  const tenants = staticTenants({ [KEY]: 't' })
+  service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants })
 })
 afterAll(async () => {
   for (const server of servers) await new Promise((resolve) => server.close(resolve))
   await service.close()
 })
 
-const preflight = (url: string, origin: string, method = 'POST') =>
-  fetch(url, { method: 'OPTIONS', headers: { origin, 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,x-did-auth' } })
+const preflight = (url: string, origin: string, method = 'POST') => {
+  const asks = { 'access-control-request-method': method, 'access-control-request-headers': 'authorization,content-type,x-did-auth' }
+  return fetch(url, { method: 'OPTIONS', headers: { origin, ...asks } })
+}
 
 const corsHeaders = (res: Response) => Object.fromEntries([...res.headers].filter(([name]) => name.startsWith('access-control-')))
 
@@ -62,7 +65,8 @@ describe('createRouter with cors.origins', () => {
   })
 
   it('a listed origin’s requests carry its origin: results and error bodies', async () => {
-    const ok = await fetch(`${base}/vaults`, { method: 'POST', headers: { origin: LISTED, authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }, body: '{"name":"v"}' })
+    const headers = { origin: LISTED, authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
+    const ok = await fetch(`${base}/vaults`, { method: 'POST', headers, body: '{"name":"v"}' })
     expect(ok.status).toBe(200)
     expect(corsHeaders(ok)).toEqual({ 'access-control-allow-origin': LISTED })
     const denied = await fetch(`${base}/vaults`, { headers: { origin: LISTED } })
@@ -72,7 +76,8 @@ describe('createRouter with cors.origins', () => {
   })
 
   it('an unlisted origin (another port, scheme or host; or `null`) gets no CORS header, and its preflight no allowance', async () => {
-    for (const origin of ['http://127.0.0.1:5174', 'https://127.0.0.1:5173', 'http://localhost:5173', 'null', 'https://app.example.com.evil.test']) {
+    const unlisted = ['http://127.0.0.1:5174', 'https://127.0.0.1:5173', 'http://localhost:5173', 'null', 'https://app.example.com.evil']
+    for (const origin of unlisted) {
       const pre = await preflight(`${base}/vaults`, origin)
       expect(corsHeaders(pre), origin).toEqual({})
       const res = await fetch(`${base}/vaults`, { headers: { origin, authorization: `Bearer ${KEY}` } })
@@ -111,11 +116,12 @@ describe('origins', () => {
     expect(canonicalOrigin(given)).toBe(canonical)
   })
 
-  it.each(['*', 'null', 'http://a.example/', 'http://a.example/path', 'http://user@a.example', 'a.example', 'http://a.example:99999', 'http://a.example?x', ''])(
-    '%j is refused',
-    (origin) => {
-      expect(() => canonicalOrigin(origin)).toThrow(TypeError)
-      expect(() => createRouter(service, { cors: { origins: [origin] } })).toThrow(/not an origin|out of range/)
-    },
-  )
+  const NOT_ORIGINS = [
+    ...['*', 'null', '', 'a.example'],
+    ...['http://a.example/', 'http://a.example/path', 'http://a.example?x', 'http://user@a.example', 'http://a.example:99999'],
+  ]
+  it.each(NOT_ORIGINS)('%j is refused', (origin) => {
+    expect(() => canonicalOrigin(origin)).toThrow(TypeError)
+    expect(() => createRouter(service, { cors: { origins: [origin] } })).toThrow(/not an origin|out of range/)
+  })
 })
