@@ -8,7 +8,11 @@ export interface AuthContext {
   didAuth?: string
 }
 
-/** An authenticated caller: its tenant, the DIDs it proved control of (canonical spelling), and the addresses whose keys signed those proofs. */
+/**
+ * An authenticated caller: its tenant, the DIDs it proved control of — as principals (a did:ethr
+ * public-key DID in its address form, see `principalOf`) —, and the addresses whose keys signed
+ * those proofs.
+ */
 export interface Caller {
   tenantId: string
   dids: string[]
@@ -16,7 +20,8 @@ export interface Caller {
   addresses: string[]
   /**
    * Owners this request's tokens proved: a did:ethr DID among `dids` whose token was signed by
-   * its owner key (its current document's `#controller`, checked when the token was verified)
+   * its owner key (its current document's `#controller`, or a public-key DID's `#controllerKey`,
+   * checked when the token was verified)
    * → that key's address, as of authentication. Access facts and the choice of an issuer's
    * signing key use it instead of resolving again; an operation that changes an owner and then
    * acts on it in the same request must read the registry. Optional: without it, owners are

@@ -5,7 +5,7 @@
  */
 import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
-import { normalizeDid, parseEthrDid } from '../did/ethr.js'
+import { parseEthrDid, principalOf } from '../did/ethr.js'
 import { JwtRejected, verifyDidJwt } from '../credentials/jwt-verifier.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { SignatureMemo } from '../credentials/signature-memo.js'
@@ -32,15 +32,18 @@ const MAX_TOKENS = 10
 
 /** What a verified DID-auth token proves: control of a DID, by holding the key of an address. */
 export interface DidAuthProof {
-  /** The issuer DID (canonical spelling). */
+  /** The issuer DID's principal (a did:ethr public-key DID in its address form). */
   did: string
   /** Address of the key that signed: its holder may act wherever that address is the owner. */
   address: string
-  /** Whether that key is the owner key of the DID's current document (a did:ethr `#controller`). */
+  /**
+   * Whether that key is the owner key of the DID's current document: a did:ethr `#controller`,
+   * or a public-key DID's `#controllerKey` (listed only while the key's address owns the DID).
+   */
   byOwner: boolean
 }
 
-/** Verifies one token; resolves to its issuer DID (canonical spelling) or rejects with 403 UNAUTHENTICATED. */
+/** Verifies one token; resolves to its issuer's principal (see {@link DidAuthProof.did}) or rejects with 403 UNAUTHENTICATED. */
 export async function verifyDidAuthToken(token: string, options: DidAuthOptions): Promise<string> {
   return (await verifyDidAuthProof(token, options)).did
 }
@@ -58,13 +61,19 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       now: options.now?.(),
       memo: options.memo,
     })
-    const did = normalizeDid(verified.issuer)
-    const byOwner = verified.signer.endsWith('#controller') && parseEthrDid(verified.signer.slice(0, -'#controller'.length))?.did === did
-    return { did, address: verified.signerAddress, byOwner }
+    const did = principalOf(verified.issuer)
+    return { did, address: verified.signerAddress, byOwner: isOwnerMethod(verified.signer, did) }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
     throw err
   }
+}
+
+/** Whether verification method `id` is the owner key of did:ethr principal `did`: its `#controller` or `#controllerKey`. */
+function isOwnerMethod(id: string, did: string): boolean {
+  const hash = id.indexOf('#')
+  const fragment = id.slice(hash + 1)
+  return hash > 0 && (fragment === 'controller' || fragment === 'controllerKey') && parseEthrDid(id.slice(0, hash))?.principal === did
 }
 
 const tokensOf = (header: string | undefined) =>

@@ -5,7 +5,7 @@
  * and only when a decision needs it: the {@link Caller} object of a request is the memo key.
  */
 import type { Resolvable } from 'did-resolver'
-import { parseEthrDid } from '../did/ethr.js'
+import { eip55Address, parseEthrDid, principalOf } from '../did/ethr.js'
 import type { Permission } from '../schemas/roles.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { CredentialRecord, RoleAssignmentRecord, RoleRecord, WalletRecord } from '../storage/collections.js'
@@ -51,16 +51,17 @@ export class AccessFacts {
   }
 
   /**
-   * The address of the current owner of a did:ethr document (its `#controller`); undefined when
-   * it does not resolve. An owner the caller's tokens proved in this request (`caller.owners`)
-   * is taken as is.
+   * The address of the current owner of a did:ethr document (its `#controller`) — the same for
+   * both spellings of a principal: the address form is resolved; undefined when it does not
+   * resolve. An owner the caller's tokens proved in this request (`caller.owners`) is taken as is.
    */
   async ownerAddress(did: string, caller?: Caller): Promise<string | undefined> {
-    if (caller?.owners !== undefined && Object.hasOwn(caller.owners, did)) return caller.owners[did]
-    const { didDocument } = await this.resolver.resolve(did)
-    const controller = didDocument?.verificationMethod?.find((vm) => vm.id === `${did}#controller`)
+    const principal = principalOf(did)
+    if (caller?.owners !== undefined && Object.hasOwn(caller.owners, principal)) return caller.owners[principal]
+    const { didDocument } = await this.resolver.resolve(principal)
+    const controller = didDocument?.verificationMethod?.find((vm) => vm.id === `${principal}#controller`)
     const account = controller?.blockchainAccountId?.split(':').pop()
-    return account ? parseEthrDid(`did:ethr:${account}`)?.address : undefined
+    return account ? eip55Address(account) : undefined
   }
 
   /** A wallet's facts: the owner of its DID document (resolved, unless the caller's tokens proved it), its vault. */

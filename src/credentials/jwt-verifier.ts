@@ -19,7 +19,7 @@ import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { publicKeyObject, recoverEs256kKeys, verifyEs256k } from '../keys/es256k.js'
 import { addressOf } from '../keys/secp256k1.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
-import { parseEthrDid } from '../did/ethr.js'
+import { eip55Address } from '../did/ethr.js'
 import type { SignatureMemo } from './signature-memo.js'
 import { secp256k1KeyHex } from './signing-keys.js'
 
@@ -230,5 +230,5 @@ function keyObjectOf(publicKeyHex: string, keys: JwtVerifyOptions['keys']) {
 /** The EIP-55 address a verification method names (`ethereumAddress` or a CAIP-10 `blockchainAccountId`). */
 function accountAddress(vm: VerificationMethod): string | undefined {
   const raw = vm.ethereumAddress ?? vm.blockchainAccountId?.split(':').pop()?.split('@')[0]
-  return raw ? parseEthrDid(`did:ethr:${raw}`)?.address : undefined
+  return raw ? eip55Address(raw) : undefined
 }

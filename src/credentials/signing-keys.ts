@@ -14,7 +14,7 @@
 import { extractPublicKeyBytes } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { parseEthrDid } from '../did/ethr.js'
+import { eip55Address } from '../did/ethr.js'
 import type { PublicKeyDirectory } from '../keys/public-keys.js'
 import type { SigningKey } from './jsonld/index.js'
 
@@ -35,7 +35,7 @@ async function signingKeyOf(m: VerificationMethod, keys: Pick<PublicKeyDirectory
   const named = { publicKeyHex: m.publicKeyHex ?? secp256k1KeyHex(m), ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }
   if (named.publicKeyHex !== undefined || keys === undefined) return named
   const raw = m.ethereumAddress ?? m.blockchainAccountId?.split(':').pop()?.split('@')[0]
-  const address = raw === undefined ? undefined : parseEthrDid(`did:ethr:${raw}`)?.address
+  const address = raw === undefined ? undefined : eip55Address(raw)
   const publicKeyHex = address === undefined ? undefined : await keys.publicKeyHexFor(address)
   // The directory's key hashes to the address: it stands for the method exactly.
   return publicKeyHex === undefined ? named : { publicKeyHex }

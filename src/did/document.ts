@@ -37,6 +37,7 @@ export interface BuiltDocument {
 }
 
 const RECOVERY_2020 = 'EcdsaSecp256k1RecoveryMethod2020'
+const VERIFICATION_KEY_2019 = 'EcdsaSecp256k1VerificationKey2019'
 const ATTRIBUTE = /^did\/(pub|svc)\/(\w+)(\/(\w+))?(\/(\w+))?$/
 const ATTR_TYPES: Record<string, string> = { sigAuth: 'SignatureAuthentication2018', veriKey: 'VerificationKey2018', enc: 'KeyAgreementKey2019' }
 const ALGO_TYPES: Record<string, string> = {
@@ -50,11 +51,23 @@ const ALGO_TYPES: Record<string, string> = {
 
 const strip0x = (hex: string) => (hex.startsWith('0x') ? hex.slice(2) : hex)
 
+/** Whose document is built: the DID as resolved, its identity's address, and — for a public-key DID — its `#controllerKey`. */
+export interface DocumentSubject {
+  did: string
+  address: string
+  /** 0x-hex public key of a public-key DID (see `ParsedEthrDid.controllerKey`). */
+  controllerKey?: string
+}
+
 /**
- * The document of identity `address` (DID `did`, chain `chainId`) after `history` (oldest
- * first), at time `now` (UNIX seconds): delegates and attributes count while `validTo ≥ now`.
+ * The document of identity `subject.address` (DID `subject.did`, chain `chainId`) after
+ * `history` (oldest first), at time `now` (UNIX seconds): delegates and attributes count while
+ * `validTo ≥ now`. A public-key DID also lists its key as `#controllerKey`
+ * (`EcdsaSecp256k1VerificationKey2019`, `publicKeyHex`) while its identity owns itself, as
+ * `ethr-did-resolver` does.
  */
-export function buildEthrDocument(did: string, address: string, chainId: number, history: readonly Erc1056Event[], now: number): BuiltDocument {
+export function buildEthrDocument(subject: DocumentSubject, chainId: number, history: readonly Erc1056Event[], now: number): BuiltDocument {
+  const { did, address } = subject
   let controller = address
   let delegateCount = 0
   let serviceCount = 0
@@ -129,15 +142,20 @@ export function buildEthrDocument(did: string, address: string, chainId: number,
   const base: DIDDocument = { id: did, verificationMethod: [], authentication: [], assertionMethod: [] }
   if (deactivated) return { didDocument: { '@context': DID_DOCUMENT_CONTEXT, ...base }, deactivated, stableUntil: Infinity }
   const controllerId = `${did}#controller`
+  const own: VerificationMethod[] = [
+    { id: controllerId, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:${chainId}:${controller}` },
+  ]
+  // The DID's own key is listed only while its address owns the identity.
+  if (subject.controllerKey !== undefined && controller === address) {
+    own.push({ id: `${did}#controllerKey`, type: VERIFICATION_KEY_2019, controller: did, publicKeyHex: strip0x(subject.controllerKey) })
+  }
+  const ownIds = own.map((vm) => vm.id)
   const didDocument: DIDDocument = {
     '@context': DID_DOCUMENT_CONTEXT,
     ...base,
-    verificationMethod: [
-      { id: controllerId, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:${chainId}:${controller}` },
-      ...Object.values(pks),
-    ],
-    authentication: [controllerId, ...Object.values(auth)],
-    assertionMethod: [controllerId, ...Object.values(signingRefs)],
+    verificationMethod: [...own, ...Object.values(pks)],
+    authentication: [...ownIds, ...Object.values(auth)],
+    assertionMethod: [...ownIds, ...Object.values(signingRefs)],
   }
   if (Object.keys(services).length > 0) didDocument.service = Object.values(services)
   if (Object.keys(keyAgreementRefs).length > 0) didDocument.keyAgreement = Object.values(keyAgreementRefs)

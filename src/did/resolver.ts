@@ -9,7 +9,7 @@ import type { StorageAdapter } from '../storage/port.js'
 import { didOfChecksummed, parseEthrDid, type EthrNetwork } from './ethr.js'
 import { EmbeddedRegistry } from './registry/embedded.js'
 import { OnchainRegistry, isOnchain, type OnchainRegistryOptions } from './registry/onchain.js'
-import { resolutionFailure, type DidRegistry } from './registry/port.js'
+import { invalidEthrDid, resolutionFailure, type DidRegistry } from './registry/port.js'
 
 /** The registries of a set of networks, by network name and by endpoint. */
 export class Registries {
@@ -52,7 +52,7 @@ export class Registries {
   /** The did-resolver method resolver for `ethr`: a DID goes to its network's registry. */
   readonly ethr: DIDResolver = async (did, parsed, resolver, options) => {
     const id = parseEthrDid(did)
-    if (!id) return resolutionFailure('invalidDid', `Not a valid did:ethr: ${did}`)
+    if (!id) return invalidEthrDid(did)
     const registry = this.#byNetwork.get(id.network)
     if (!registry) return resolutionFailure('unknownNetwork', `No configuration for network: ${id.network}`)
     return registry.resolver(did, parsed, resolver, options)

@@ -6,7 +6,7 @@
  * naming how many approvals are missing.
  */
 import { forbidden, type IdentityError } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { principalOf } from '../did/ethr.js'
 import type { QuorumPolicy } from './port.js'
 import { membersOf, standingOf } from './quorum.js'
 
@@ -56,15 +56,21 @@ export class QuorumApprovals {
    * owner key signed one of the request's tokens (`evidence.owners`), then, if short, those the
    * callback names. Rejects with 403 `FORBIDDEN`
    * when no group's quorum is met.
+   *
+   * Members are matched by principal (`principalOf`): a member approves with a token naming any
+   * spelling of its key's DID, and is counted — and given to the provider — as the policy spells it
+   * (policies of earlier releases may name a member by its public key).
    */
   async gather(request: Omit<ApprovalRequest, 'approvedBy'>, evidence?: ApprovalEvidence): Promise<string[]> {
-    const members = membersOf(request.policy)
-    const fromTokens = Object.keys(evidence?.owners ?? {}).filter((did) => members.has(did))
+    const members = new Map([...membersOf(request.policy)].map((member) => [principalOf(member), member]))
+    const asMembers = (dids: readonly string[]) => dids.flatMap((did) => members.get(principalOf(did)) ?? [])
+    const fromTokens = asMembers(Object.keys(evidence?.owners ?? {}))
     let standing = standingOf(request.policy, fromTokens)
     if (!standing.met && this.approve) {
-      const outOfBand = await this.approve({ ...request, approvedBy: fromTokens })
+      const outOfBand: unknown = await this.approve({ ...request, approvedBy: fromTokens })
       if (!Array.isArray(outOfBand)) throw new TypeError('mpc.approve must resolve to an array of member DIDs')
-      standing = standingOf(request.policy, [...fromTokens, ...outOfBand.map((did: string) => normalizeDid(did))])
+      const named = outOfBand.filter((did): did is string => typeof did === 'string')
+      standing = standingOf(request.policy, [...fromTokens, ...asMembers(named)])
     }
     if (!standing.met) throw missingApprovals(standing.missing, standing.group.name)
     return standing.approvers

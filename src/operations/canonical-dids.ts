@@ -1,11 +1,12 @@
 /**
  * Refinements of role and vault inputs (see `OperationImplementation.refine`): DIDs in their
- * canonical spelling (did:ethr addresses checksummed, by `normalizeDid`), and batches checked for
- * duplicates in that spelling, so one DID given twice in two spellings is one item twice (422,
- * nothing written). The checksum's code stays out of the browser-safe contracts.
+ * canonical spelling (did:ethr addresses checksummed, public keys as given: `normalizeDid`), and
+ * batches checked for duplicates by principal (`principalOf`: an address DID and the public-key
+ * DIDs of its key are one), so one DID given twice in two spellings is one item twice (422,
+ * nothing written). Checksums and key addresses need code the browser-safe contracts leave out.
  */
 import { z } from 'zod'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
 import { groupsOf } from '../schemas/vaults.js'
 import type { ParsedInput } from './contract.js'
 import type { CONTRACTS } from './contracts.js'
@@ -30,23 +31,25 @@ function noDuplicates<T>(
 
 const DUPLICATE = 'duplicate of an earlier item'
 
-/** Update Roles: role DIDs canonical, each role once. */
+/** Update Roles: role DIDs canonical, each role (principal) once. */
 export const updateRoles = z
   .custom<Parsed<'updateRoles'>>()
   .transform((v) => ({ roles: v.roles.map((u) => ({ ...u, did: normalizeDid(u.did) })) }))
-  .superRefine((v, ctx) => noDuplicates(ctx, v.roles, (u) => u.did, (i) => ['roles', i], DUPLICATE))
+  .superRefine((v, ctx) => noDuplicates(ctx, v.roles, (u) => principalOf(u.did), (i) => ['roles', i], DUPLICATE))
 
-/** Delete Roles: role DIDs canonical (record ids unchanged), each once. */
+/** Delete Roles: role DIDs canonical (record ids unchanged), each (principal) once. */
 export const deleteRoles = z
   .custom<Parsed<'deleteRoles'>>()
   .transform((v) => ({ dids: v.dids.map(normalizeDid) }))
-  .superRefine((v, ctx) => noDuplicates(ctx, v.dids, (d) => d, (i) => ['dids', i], DUPLICATE))
+  .superRefine((v, ctx) => noDuplicates(ctx, v.dids, principalOf, (i) => ['dids', i], DUPLICATE))
 
-/** Create and Delete Role Assignments: both DIDs of each assignment canonical, each assignment once. */
+/** Create and Delete Role Assignments: both DIDs of each assignment canonical, each pair of principals once. */
 export const roleAssignments = z
   .custom<Parsed<'createRoleAssignments'>>()
   .transform((v) => ({ assignments: v.assignments.map((a) => ({ role: normalizeDid(a.role), did: normalizeDid(a.did) })) }))
-  .superRefine((v, ctx) => noDuplicates(ctx, v.assignments, (a) => `${a.role} ${a.did}`, (i) => ['assignments', i], DUPLICATE))
+  .superRefine((v, ctx) => {
+    noDuplicates(ctx, v.assignments, (a) => `${principalOf(a.role)} ${principalOf(a.did)}`, (i) => ['assignments', i], DUPLICATE)
+  })
 
 /** Get Role Assignments: the `role` and `did` filters canonical. */
 export const roleAssignmentsQuery = z.custom<Parsed<'getRoleAssignments'>>().transform((q) => ({
@@ -55,9 +58,9 @@ export const roleAssignmentsQuery = z.custom<Parsed<'getRoleAssignments'>>().tra
   ...(q.did !== undefined && { did: normalizeDid(q.did) }),
 }))
 
-/** Create Identity Vault: each MPC group's members distinct, whatever their spelling. */
+/** Create Identity Vault: each MPC group's members distinct principals, whatever their spelling. */
 export const createVault = z.custom<Parsed<'createVault'>>().superRefine((v, ctx) => {
   groupsOf(v.mpcGroups).forEach((group, i) => {
-    noDuplicates(ctx, group.members, (m) => normalizeDid(m.id), (j) => ['mpcGroups', i, 'members', j, 'id'], 'duplicate member')
+    noDuplicates(ctx, group.members, (m) => principalOf(m.id), (j) => ['mpcGroups', i, 'members', j, 'id'], 'duplicate member')
   })
 })

@@ -14,7 +14,7 @@ import type { Caller } from '../auth/context.js'
 import { canWriteCredential, type HoldingFacts } from '../auth/policy.js'
 import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../credentials/jsonld/index.js'
 import { appendProof } from '../credentials/jsonld/proof-set.js'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import type { DigestSigner } from '../keys/signer.js'
 import type { AddProofInput, RemoveProofInput, proofsResponse } from '../schemas/claims.js'
@@ -140,11 +140,11 @@ export async function addProofs(ctx: OperationContext, caller: Caller, input: Ad
   return { resolver: name, vcs: results, errors }
 }
 
-/** The DID a proof's `creator` / `verificationMethod` names. */
+/** The principal of the DID a proof's `creator` / `verificationMethod` names. */
 function proofDid(proof: unknown): string | undefined {
   if (proof === null || typeof proof !== 'object') return undefined
   const method = (proof as ProofObject).verificationMethod ?? (proof as ProofObject).creator
-  return typeof method === 'string' && method.startsWith('did:') ? normalizeDid(method.split('#')[0]) : undefined
+  return typeof method === 'string' && method.startsWith('did:') ? principalOf(method.split('#')[0]) : undefined
 }
 
 /** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */

@@ -14,7 +14,7 @@
  */
 import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
 import type { Caller } from '../auth/context.js'
 import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from '../credentials/issue-credential.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../credentials/jsonld/contexts.js'
@@ -73,7 +73,7 @@ export async function signClaims(ctx: OperationContext, caller: Caller, input: S
  */
 export async function issuerSigner(ctx: OperationContext, caller: Caller, iss: string): Promise<DigestSigner> {
   const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
-  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: normalizeDid(iss) })
+  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
   // An MPC wallet is governed by its vault's quorum: the signer asks for the members' approvals (403 when short).
   if (wallet.keyManagement !== 'MPC') await ctx.access.assertControlsWallet(caller, wallet)

@@ -12,7 +12,7 @@ import type { Caller } from '../auth/context.js'
 import { canDeleteCredential, canGovernCredentialDid, grants, type HoldingFacts } from '../auth/policy.js'
 import { jsonLdHash, jwtHash, sha256 } from '../credentials/content-hash.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from '../credentials/verify-credential.js'
-import { ethrDid, normalizeDid } from '../did/ethr.js'
+import { ethrDid, normalizeDid, principalOf } from '../did/ethr.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/claims.js'
@@ -26,21 +26,36 @@ import { decodeJwt } from '../credentials/jwt-verifier.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 
 /** What a credential is indexed by, parsed from it (nothing verified). */
-type ParsedCredential = Pick<CredentialRecord, 'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'>
+type ParsedCredential = Pick<
+  CredentialRecord,
+  'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'
+>
 
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
 const typesOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [])
 const isoOfSeconds = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined)
 const didOrUndefined = (v: string | undefined) => (v !== undefined && v.startsWith('did:') ? v : undefined)
 
-/** The credential's id, issuer and subject in canonical spelling (did:ethr checksummed). */
-function ids(vcId: string | undefined, issuer: string | undefined, subject: string | undefined) {
-  const id = vcId === undefined ? undefined : vcId.startsWith('did:') ? normalizeDid(vcId) : vcId
+/**
+ * The credential's id, issuer and subject as indexed: DIDs as principals (did:ethr in address
+ * form, checksummed); and, where the credential spells one otherwise (a public-key did:ethr),
+ * that spelling in `spelled`, which responses show.
+ */
+function ids(vcId?: string, issuer?: string, subject?: string): Pick<ParsedCredential, 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled'> {
+  const given = { vcId, issuer, subject }
+  const indexed: Pick<ParsedCredential, 'vcId' | 'issuer' | 'subject'> = {}
+  const spelled: NonNullable<CredentialRecord['spelled']> = {}
+  for (const field of ['vcId', 'issuer', 'subject'] as const) {
+    const value = given[field]
+    if (value === undefined) continue
+    indexed[field] = principalOf(value)
+    const shown = normalizeDid(value)
+    if (shown !== indexed[field]) spelled[field] = shown
+  }
   return {
-    ...(id !== undefined && { vcId: id }),
-    ...(didOrUndefined(id) !== undefined && { did: id }),
-    ...(issuer !== undefined && { issuer: normalizeDid(issuer) }),
-    ...(subject !== undefined && { subject: normalizeDid(subject) }),
+    ...indexed,
+    ...(didOrUndefined(indexed.vcId) !== undefined && { did: indexed.vcId }),
+    ...(Object.keys(spelled).length > 0 && { spelled }),
   }
 }
 
@@ -94,14 +109,22 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
   }
 }
 
-/** A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*). */
+/**
+ * A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*): its id, issuer
+ * and subject as the credential spells them; `storedBy` as principals.
+ */
 export function presentCredential(r: CredentialRecord): StoredCredential {
   // One object literal per shape (no spreads): a page presents up to 1,000 of them.
   const createdAt = new Date(r.createdAt).toISOString()
+  const id = r.spelled?.vcId ?? r.vcId ?? null
+  const issuer = r.spelled?.issuer ?? r.issuer ?? null
+  const subject = r.spelled?.subject ?? r.subject ?? null
   if (r.jwt !== undefined) {
-    return { _id: r.id, id: r.vcId ?? null, isPublicAccess: r.isPublicAccess, roles: r.roles.slice(), issuer: r.issuer ?? null, subject: r.subject ?? null, type: r.types.slice(), storedBy: r.storedBy.slice(), createdAt, jwt: r.jwt }
+    const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
+    return { _id: r.id, id, isPublicAccess: r.isPublicAccess, roles, issuer, subject, type, storedBy, createdAt, jwt: r.jwt }
   }
-  return { _id: r.id, id: r.vcId ?? null, isPublicAccess: r.isPublicAccess, roles: r.roles.slice(), issuer: r.issuer ?? null, subject: r.subject ?? null, type: r.types.slice(), storedBy: r.storedBy.slice(), createdAt, jsonld: r.jsonld ?? {} }
+  const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
+  return { _id: r.id, id, isPublicAccess: r.isPublicAccess, roles, issuer, subject, type, storedBy, createdAt, jsonld: r.jsonld ?? {} }
 }
 
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
@@ -124,7 +147,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
   // Stored and returned as given, verified or not: within the bounds, no forbidden key.
   for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
   const c = collectionsOf(ctx.storage, caller.tenantId)
-  const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(normalizeDid))
+  const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(principalOf))
   const roles = new Map<string, { did: string; creator: string }>()
   for (const did of roleDids) {
     const role = await findRole(c.roles, did)
@@ -150,7 +173,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
             : await verifyJsonLdCredential(parsed.jsonld!, verifying)
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
-      const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(normalizeDid))
+      const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(principalOf))
       const record: CredentialRecord = {
         id: randomUUID(),
         tenantId: caller.tenantId,
@@ -237,7 +260,8 @@ const MAX_HANDED_DIDS = 1_000
  * grounds, and Delete / add-proof decide on the resolved owner either way).
  */
 async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
-  const candidates = unique([...caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address))), ...caller.dids.map(normalizeDid)])
+  const ofKeys = caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address)))
+  const candidates = unique([...ofKeys, ...caller.dids])
   const [owners, handed] = await Promise.all([
     Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did, caller).catch(() => undefined))),
     ctx.registries.handedTo(caller.addresses, MAX_HANDED_DIDS),
@@ -276,15 +300,30 @@ export async function readableWhere(ctx: OperationContext, caller: Caller): Prom
   return { or: grounds }
 }
 
+/**
+ * The values a credential naming `did` is indexed under: its principal — and, for a public-key
+ * did:ethr, that spelling too, under which earlier releases indexed it.
+ */
+function indexedAs(did: string): string[] {
+  return unique([principalOf(did), normalizeDid(did)])
+}
+
+/** The credentials whose `field` names `did` (an equality on its index, unless it has two spellings). */
+function naming(field: 'issuer' | 'subject', did: string): Where {
+  const values = indexedAs(did)
+  return values.length === 1 ? { field, op: 'eq', value: values[0] } : { field, op: 'in', value: values }
+}
+
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
 export async function getClaims(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
   const { name } = ctx.resolvers.get(q.resolver)
   const filters: Where[] = []
-  const subject = q.subject === undefined ? undefined : normalizeDid(q.subject)
-  const issuer = q.issuer === undefined ? undefined : normalizeDid(q.issuer)
-  if (subject !== undefined) filters.push({ field: 'subject', op: 'eq', value: subject })
-  if (issuer !== undefined) filters.push({ field: 'issuer', op: 'eq', value: issuer })
-  if (q.ids !== undefined) filters.push({ field: 'vcId', op: 'in', value: unique(q.ids.map((id) => (id.startsWith('did:') ? normalizeDid(id) : id))) })
+  // Either spelling of a principal finds its credentials (indexed as principals).
+  const subject = q.subject === undefined ? undefined : principalOf(q.subject)
+  const issuer = q.issuer === undefined ? undefined : principalOf(q.issuer)
+  if (q.subject !== undefined) filters.push(naming('subject', q.subject))
+  if (q.issuer !== undefined) filters.push(naming('issuer', q.issuer))
+  if (q.ids !== undefined) filters.push({ field: 'vcId', op: 'in', value: unique(q.ids.flatMap(indexedAs)) })
   if (q.type !== undefined) filters.push({ field: 'types', op: 'containsAny', value: [q.type] })
   // Asked for the credentials issued by (or to) a DID the caller acts through: each one matching
   // is readable on that ground of the `or`, so the `or` — and the facts only it needs (roles,

@@ -4,7 +4,7 @@
  * `service` → attribute `did/svc/<name>` = the URL; `delegate.address` → a `veriKey`
  * delegate; `delegate` with only `validity` → a new key, sealed in `delegateKeys`, linked to
  * the wallet and added as a `veriKey` delegate; `newOwner` → an owner change to the DID's
- * address.
+ * address (the address of its key, for a public-key DID).
  *
  * Each change is signed by the identity's current owner, which must be a wallet of the same
  * tenant (the wallet itself, or the wallet a previous `newOwner` named); otherwise the item
@@ -15,7 +15,7 @@
 import { randomUUID } from 'node:crypto'
 import { hexlify, toUtf8Bytes } from 'ethers'
 import { forbidden, invalid } from '../errors.js'
-import { parseEthrDid } from '../did/ethr.js'
+import { eip55Address, parseEthrDid } from '../did/ethr.js'
 import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, type RegistryChange } from '../did/registry/port.js'
 import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
 import type { z } from 'zod'
@@ -57,8 +57,9 @@ async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: D
   const signer = ctx.signers.signerFor(owner, approvals)
   const sign = (change: RegistryChange) => registry.apply(identity, change, signer)
   if (tx.newOwner !== undefined) {
+    // Either form of a key's DID: the owner is its address.
     const newOwner = parseEthrDid(tx.newOwner)
-    if (!newOwner) throw invalid('newOwner: must be a did:ethr DID with an address')
+    if (!newOwner) throw invalid('newOwner: must be a did:ethr DID (an address, or a secp256k1 public key)')
     return sign({ op: 'changeOwner', newOwner: newOwner.address })
   }
   if (tx.service !== undefined) {
@@ -66,7 +67,11 @@ async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: D
     return sign({ op: 'setAttribute', name: `did/svc/${name}`, value: hexlify(toUtf8Bytes(value)), validity: validitySeconds(validity) })
   }
   const { address, validity } = tx.delegate!
-  if (address !== undefined) return sign({ op: 'addDelegate', delegateType: 'veriKey', delegate: parseEthrDid(`did:ethr:${address}`)!.address, validity: validitySeconds(validity) })
+  if (address !== undefined) {
+    const delegate = eip55Address(address)
+    if (delegate === undefined) throw invalid('delegate.address: not an Ethereum address (its mixed case is not a valid EIP-55 checksum)')
+    return sign({ op: 'addDelegate', delegateType: 'veriKey', delegate, validity: validitySeconds(validity) })
+  }
   return addGeneratedDelegate(ctx, wallet, validitySeconds(validity), sign)
 }
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { IdentityError, invalid, notFound } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { principalOf } from '../did/ethr.js'
 import { ACCOUNT_PATH, deriveChildPublicKey } from '../keys/hd.js'
 import { bytesToHex, hexToBytes } from '../keys/secp256k1.js'
 import { pendingError } from '../mpc/mpc-vaults.js'
@@ -32,7 +32,9 @@ export async function createMpcVault(ctx: OperationContext, caller: Caller, inpu
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
 
   const groups = groupsOf(input.mpcGroups)
-  const policy = { groups: groups.map((g): QuorumGroup => ({ name: g.name, requiredApprovals: g.requiredApprovals, members: g.members.map((m) => normalizeDid(m.id)) })) }
+  // Members are principals: either spelling of a member's key approves for it.
+  const members = (g: (typeof groups)[number]) => g.members.map((m) => principalOf(m.id))
+  const policy = { groups: groups.map((g): QuorumGroup => ({ name: g.name, requiredApprovals: g.requiredApprovals, members: members(g) })) }
   const id = randomUUID()
   const mpcAccountID = input.mpcAccountID!
   const requested = input.mpcVaultID ?? groups.find((g) => g.mpcVaultID !== undefined)?.mpcVaultID

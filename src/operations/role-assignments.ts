@@ -9,10 +9,14 @@
  * governing it); otherwise the item is refused (403). Assigning a role to a wallet DID that no
  * stored credential carries makes the wallet a holder of the role; it governs credentials
  * later stored with that DID only when the grantor had rights over the DID.
+ *
+ * DIDs are stored and compared as principals (a did:ethr public-key DID in its address form):
+ * both spellings of a key name the same assignment. Answers to a request echo its spelling.
  */
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
+import { principalOf } from '../did/ethr.js'
 import type { Caller } from '../auth/context.js'
 import { canGovernCredentialDid, canManageRole } from '../auth/policy.js'
 import { MAX_PAGE } from '../schemas/common.js'
@@ -45,7 +49,19 @@ function managedRoles(ctx: OperationContext, caller: Caller): (did: string) => P
   }
 }
 
-const byPair = (item: Item): Where => ({ and: [{ field: 'role', op: 'eq', value: item.role }, { field: 'did', op: 'eq', value: item.did }] })
+const byPair = (role: string, did: string): Where => ({
+  and: [
+    { field: 'role', op: 'eq', value: role },
+    { field: 'did', op: 'eq', value: did },
+  ],
+})
+
+/** An assignment as the answer to `item` shows it: in the DIDs' spelling the request gave. */
+const echoed = (record: RoleAssignmentRecord, item: Item): AssignmentView => ({
+  ...presentAssignment(record),
+  role: item.role,
+  did: item.did,
+})
 
 /** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
 export async function createRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
@@ -58,17 +74,27 @@ export async function createRoleAssignments(ctx: OperationContext, caller: Calle
     input.assignments,
     async (item) => {
       const role = await managed(item.role)
+      const did = principalOf(item.did)
       // Rights over the target DID as it stands before the grant (resolved outside the write).
-      const governs = canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, item.did, caller))
-      const record: RoleAssignmentRecord = { id: randomUUID(), tenantId: caller.tenantId, role: role.did, did: item.did, roleCreator: role.creator, governsCredentials: governs, createdAt: ctx.now() }
+      const governs = canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))
+      const record: RoleAssignmentRecord = {
+        id: randomUUID(),
+        tenantId: caller.tenantId,
+        role: role.did,
+        did,
+        roleCreator: role.creator,
+        governsCredentials: governs,
+        createdAt: ctx.now(),
+      }
       try {
         // The role and the target are checked where the assignment is written: deleting either
         // (each one transaction, with its assignments) cannot leave an assignment behind.
         const stored = await ctx.storage.transaction(async (tx) => {
           const c = collectionsOf(tx, caller.tenantId)
           if (!(await c.roles.get(role.id))) throw notFound(`no role ${item.role}`)
-          if ((await assignmentTarget(tx, caller.tenantId, item.did)) === 'credential' && !governs) throw forbidden(refusedOverCredentials(item.did))
-          const existing = await c.roleAssignments.findOne(byPair(item))
+          const target = await assignmentTarget(tx, caller.tenantId, did)
+          if (target === 'credential' && !governs) throw forbidden(refusedOverCredentials(item.did))
+          const existing = await c.roleAssignments.findOne(byPair(role.did, did))
           if (!existing) {
             await c.roleAssignments.insert(record)
             return record
@@ -78,12 +104,12 @@ export async function createRoleAssignments(ctx: OperationContext, caller: Calle
           await c.roleAssignments.update(existing.id, { governsCredentials: true })
           return { ...existing, governsCredentials: true }
         })
-        return presentAssignment(stored)
+        return echoed(stored, item)
       } catch (err) {
         // Assigned by a concurrent request in the meantime: the same outcome.
-        const raced = err instanceof UniqueConstraintError ? await roleAssignments.findOne(byPair(item)) : undefined
+        const raced = err instanceof UniqueConstraintError ? await roleAssignments.findOne(byPair(role.did, did)) : undefined
         if (!raced) throw err
-        return presentAssignment(raced)
+        return echoed(raced, item)
       }
     },
     (assignment, error) => ({ assignment, error }),
@@ -104,10 +130,10 @@ export async function deleteRoleAssignments(ctx: OperationContext, caller: Calle
     'unassign role',
     input.assignments,
     async (item) => {
-      await managed(item.role)
-      const existing = await roleAssignments.findOne(byPair(item))
+      const role = await managed(item.role)
+      const existing = await roleAssignments.findOne(byPair(role.did, principalOf(item.did)))
       if (!existing || !(await roleAssignments.delete(existing.id))) throw notFound(`role ${item.role} is not assigned to ${item.did}`)
-      return presentAssignment(existing)
+      return echoed(existing, item)
     },
     (assignment, error) => ({ assignment, error }),
   )
@@ -117,7 +143,8 @@ export async function deleteRoleAssignments(ctx: OperationContext, caller: Calle
 /**
  * List role assignments (extension) by `role`, `did` or both, one page at a time. A caller
  * who may manage the role sees all of its assignments; otherwise only those to DIDs it acts
- * through, or — listing by `did` — those of roles it created or acts through.
+ * through, or — listing by `did` — those of roles it created or acts through. The DIDs the query
+ * names are shown in its spelling; the others as stored (principals).
  */
 export async function getRoleAssignments(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
   const c = collectionsOf(ctx.storage, caller.tenantId)
@@ -135,11 +162,19 @@ export async function getRoleAssignments(ctx: OperationContext, caller: Caller, 
     orderBy = { field: 'role' }
   }
   if (q.did !== undefined) {
-    filters.push({ field: 'did', op: 'eq', value: q.did })
-    if (q.role === undefined && !facts.dids.has(q.did)) filters.push({ or: [{ field: 'roleCreator', op: 'in', value: dids }, { field: 'role', op: 'in', value: dids }] })
+    const did = principalOf(q.did)
+    filters.push({ field: 'did', op: 'eq', value: did })
+    if (q.role === undefined && !facts.dids.has(did)) {
+      filters.push({ or: [{ field: 'roleCreator', op: 'in', value: dids }, { field: 'role', op: 'in', value: dids }] })
+    }
   }
   const page = await c.roleAssignments.find({ and: filters }, { orderBy, limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
-  const result: { assignments: AssignmentView[]; nextCursor?: string } = { assignments: page.items.map(presentAssignment) }
+  const shown = (a: RoleAssignmentRecord): AssignmentView => ({
+    ...presentAssignment(a),
+    ...(q.role !== undefined && { role: q.role }),
+    ...(q.did !== undefined && { did: q.did }),
+  })
+  const result: { assignments: AssignmentView[]; nextCursor?: string } = { assignments: page.items.map(shown) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result
 }

@@ -1,7 +1,10 @@
-/** Generate Token (`POST /did-auth-jwt`): a DID-auth token for a wallet of the caller's tenant. */
+/**
+ * Generate Token (`POST /did-auth-jwt`): a DID-auth token for a wallet of the caller's tenant.
+ * `iss` may spell the wallet's DID in public-key form: the token's `iss` is the spelling given.
+ */
 import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
 import type { generateToken as generateTokenSchema, DidAuthToken } from '../schemas/tokens.js'
 import { issueDidAuthToken } from '../credentials/did-auth-credential.js'
 import { JwtRejected } from '../credentials/jwt-verifier.js'
@@ -17,7 +20,7 @@ export async function generateToken(ctx: OperationContext, caller: Caller, input
   if (expiresAt > now + tokenMaxLifetimeMs) throw invalid(`expiration must be at most ${tokenMaxLifetimeMs / 3_600_000} hours away`)
 
   const issuer = normalizeDid(input.iss)
-  const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: issuer })
+  const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: principalOf(issuer) })
   if (!wallet || !ctx.signers.canSign(wallet)) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
   const signer = ctx.signers.signerFor(wallet, caller)
   try {

@@ -20,7 +20,10 @@ export function mergeWalletConfig(template?: WalletConfig, override?: WalletConf
   return merged
 }
 
-/** Rejects (422) a config naming an unknown DID method or registry endpoint, or a newOwner that is not an address-bearing DID. */
+/**
+ * Rejects (422) a config naming an unknown DID method or registry endpoint, or a newOwner that is
+ * not a did:ethr DID (address or public key) of a configured network.
+ */
 export function checkWalletConfig(config: WalletConfig | undefined, service: ServiceConfig): void {
   if (!config) return
   if (config.didMethod !== undefined && !service.didMethods.includes(config.didMethod)) {
@@ -33,7 +36,8 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Ser
     if (tx.newOwner !== undefined) {
       const owner = parseEthrDid(tx.newOwner)
       if (!owner || !service.networks.some((n) => n.name === owner.network)) {
-        throw invalid(`walletConfig.txsInput.${i}.newOwner: must be a did:ethr DID with an address on a configured network`)
+        const what = 'must be a did:ethr DID (an address or a secp256k1 public key) on a configured network'
+        throw invalid(`walletConfig.txsInput.${i}.newOwner: ${what}`)
       }
     }
   })

@@ -1,7 +1,7 @@
 /** Identity wallets: generate, list, configure, rename, delete (spec: Identity wallet). */
 import type { z } from 'zod'
 import { conflict, notFound } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { principalOf } from '../did/ethr.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../schemas/common.js'
 import type * as schemas from '../schemas/wallets.js'
@@ -58,7 +58,7 @@ export async function configureWallet(ctx: OperationContext, caller: Caller, inp
 export async function getWallets(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
   const filters: Where[] = []
   if (q.vaultId !== undefined) filters.push({ field: 'vaultId', op: 'eq', value: q.vaultId })
-  if (q.did !== undefined) filters.push({ field: 'did', op: 'eq', value: normalizeDid(q.did) })
+  if (q.did !== undefined) filters.push({ field: 'did', op: 'eq', value: principalOf(q.did) })
   if (q.alias !== undefined) filters.push({ field: 'alias', op: 'eq', value: q.alias })
   const page = await collectionsOf(ctx.storage, caller.tenantId).wallets.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
   const result: { wallets: WalletView[]; nextCursor?: string } = { wallets: page.items.map((w) => presentWallet(w)) }
@@ -122,7 +122,7 @@ export async function deleteWallets(
 }
 
 async function findByDid(wallets: Wallets, did: string): Promise<WalletRecord> {
-  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: normalizeDid(did) })
+  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(did) })
   if (!wallet) throw notFound(`no wallet with DID ${did}`)
   return wallet
 }

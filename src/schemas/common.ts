@@ -1,5 +1,6 @@
 /** Building blocks shared by the request and response schemas. */
 import * as z from 'zod'
+import { isEthrDidSyntax } from '../did/ethr-syntax.js'
 
 /** Longest string any free-text field accepts. */
 export const MAX_TEXT = 2_000
@@ -18,7 +19,15 @@ export const text = (max = MAX_TEXT) => z.string().max(max).refine((s) => !UNSAF
 /** A one-line name (aliases, vault names): trimmed, 1 to `max` characters, no control characters or bidi overrides. */
 export const label = (max = 200) =>
   z.string().trim().min(1).max(max).refine((s) => !UNSAFE_IN_LABEL.test(s), 'must not contain control characters or bidirectional overrides')
-export const did = z.string().regex(/^did:[a-z0-9]+:[A-Za-z0-9._%:-]+$/, 'must be a DID').max(500)
+/** A DID; a did:ethr one must be an address or a secp256k1 public key (compressed or uncompressed) on the curve. */
+export const did = z
+  .string()
+  .regex(/^did:[a-z0-9]+:[A-Za-z0-9._%:-]+$/, 'must be a DID')
+  .max(500)
+  .refine(
+    (d) => !d.startsWith('did:ethr:') || isEthrDidSyntax(d),
+    'not a valid did:ethr: give an address (0x + 40 hex) or a secp256k1 public key (0x + 66 or 130 hex)',
+  )
 export const ethAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an Ethereum address')
 export const id = z.string().trim().min(1).max(200)
 /** Milliseconds, positive, at most ~100 years. */

@@ -1,7 +1,8 @@
 /**
  * Request and response schemas of the role and role-assignment operations. DIDs are put in their
- * canonical spelling, and batches checked for duplicates in it, by the operations
- * (src/operations/canonical-dids.ts): the checksum needs code these browser-safe schemas leave out.
+ * canonical spelling, and batches checked for duplicates by principal, by the operations
+ * (src/operations/canonical-dids.ts): checksums and key addresses need code these browser-safe
+ * schemas leave out.
  */
 import * as z from 'zod'
 import { did, errorBody, id, nextCursor, page, text } from './common.js'

@@ -1,6 +1,7 @@
 /**
  * Request and response schemas of the identity-vault operations. MPC members are checked for
- * duplicates in their canonical DID spelling by the operation (src/operations/canonical-dids.ts).
+ * duplicates by principal (both spellings of a did:ethr key are one member) by the operation
+ * (src/operations/canonical-dids.ts).
  */
 import * as z from 'zod'
 import { did, id, label, nextCursor, page, text } from './common.js'

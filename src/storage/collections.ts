@@ -210,15 +210,19 @@ export interface MpcShareRecord extends StoredRecord {
  */
 export interface CredentialRecord extends StoredRecord {
   tenantId: string
-  /** The credential's `id` (JWT: `jti`): a DID (canonical spelling) or URI; absent when it has none. */
+  /** The credential's `id` (JWT: `jti`): a DID (as a principal) or URI; absent when it has none. */
   vcId?: string
   /** `vcId` when it is a DID: what role assignments and the owner rule name. */
   did?: string
   format: 'JSON-LD' | 'JWT'
   jsonld?: Record<string, unknown>
   jwt?: string
+  /** The issuer DID as a principal (a did:ethr public-key DID in its address form): what Fetch's `issuer` and the read rule match. */
   issuer?: string
+  /** The subject DID as a principal, like `issuer`. */
   subject?: string
+  /** `vcId`, `issuer`, `subject` as the credential spells them, where that differs from the principal kept above (responses show it). */
+  spelled?: { vcId?: string; issuer?: string; subject?: string }
   /** Its types (`VerifiableCredential` included). */
   types: string[]
   issuanceDate?: string

@@ -3,11 +3,18 @@
  * same randomized ERC-1056 changes, resolve to the same DID documents — also after validities
  * expire. Document metadata (versionId: event sequence vs block number; updated) differs by
  * nature and is not compared.
+ *
+ * Every identity is resolved in its three spellings: address, compressed public key (as Veramo
+ * makes did:ethr DIDs) and uncompressed public key. Both registries are also held to a plain
+ * `ethr-did-resolver` on the same chain: the same document for the address and compressed forms
+ * (`#controllerKey` while the key owns itself), and for the uncompressed form — which that
+ * resolver refuses — the compressed form's document under the uncompressed DID.
  */
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import fc from 'fast-check'
 import { Resolver } from 'did-resolver'
-import { hexlify, toUtf8Bytes } from 'ethers'
+import { SigningKey, hexlify, toUtf8Bytes } from 'ethers'
+import { getResolver } from 'ethr-did-resolver'
 import { createMemoryStorage } from '../../src/index.js'
 import { COLLECTIONS } from '../../src/storage/collections.js'
 import { EmbeddedRegistry } from '../../src/did/registry/embedded.js'
@@ -21,6 +28,8 @@ import { startEvm, type LocalEvm } from '../helpers/evm.js'
 let evm: LocalEvm
 let embedded: EmbeddedRegistry
 let onchain: OnchainRegistry
+/** `ethr-did-resolver` as a Veramo agent would configure it, against the same chain and contract. */
+let plain: Resolver
 let clock = 1_900_000_000_000
 
 beforeAll(async () => {
@@ -32,6 +41,8 @@ beforeAll(async () => {
   await storage.init(COLLECTIONS)
   embedded = new EmbeddedRegistry(storage, { name: 'dev', chainId: evm.chainId }, () => Date.now())
   onchain = new OnchainRegistry(network, { gasPayer: evm.gasPayer })
+  const networks = [{ name: 'dev', chainId: evm.chainId, rpcUrl: evm.rpcUrl, registry: evm.registry }]
+  plain = new Resolver(getResolver({ networks }), { cache: false })
 })
 afterAll(async () => {
   await evm?.close()
@@ -77,13 +88,46 @@ async function documentsOf(did: string) {
   return { embedded: a, onchain: b }
 }
 
-async function expectSameDocuments(did: string) {
+/** The three spellings of one key's DID on `dev`. */
+function spellingsOf(signer: LocalSigner) {
+  const uncompressed = `0x${signer.publicKeyHex}`
+  return {
+    address: `did:ethr:dev:${signer.address}`,
+    compressed: `did:ethr:dev:${SigningKey.computePublicKey(uncompressed, true)}`,
+    uncompressed: `did:ethr:dev:${uncompressed}`,
+  }
+}
+
+/** What plain `ethr-did-resolver` answers for `did`; for an uncompressed key, its answer for `compressed` with the DID renamed. */
+async function plainDocumentOf(did: string, compressed?: string) {
+  if (compressed === undefined) return (await plain.resolve(did)).didDocument
+  expect((await plain.resolve(did)).didResolutionMetadata.error).toBe('invalidDid')
+  return JSON.parse(JSON.stringify((await plain.resolve(compressed)).didDocument).replaceAll(compressed, did))
+}
+
+/** Both registries resolve `did` alike; plain ethr-did-resolver too, unless `plainToo` is false (`compressed`: {@link plainDocumentOf}). */
+async function expectSameDocuments(did: string, compressed?: string, plainToo = true) {
   const { embedded: a, onchain: b } = await documentsOf(did)
   expect(b.didResolutionMetadata.error).toBeUndefined()
   expect(a.didDocument).toEqual(b.didDocument)
   expect(a.didResolutionMetadata).toEqual(b.didResolutionMetadata)
   const strip = (m: Record<string, unknown>) => ({ ...m, versionId: m.versionId !== undefined, updated: m.updated !== undefined })
   expect(strip(a.didDocumentMetadata)).toEqual(strip(b.didDocumentMetadata))
+  if (plainToo) expect(a.didDocument).toEqual(await plainDocumentOf(did, compressed))
+}
+
+/**
+ * Every spelling of `signer`'s DID resolves the same on both registries and on plain
+ * ethr-did-resolver. `quick`: the address and compressed forms on both registries only (the
+ * on-chain registry hands those to ethr-did-resolver as they are; the uncompressed form's
+ * document is the compressed one's under another id) — what the randomized steps check between
+ * their full checks.
+ */
+async function expectSameInEverySpelling(signer: LocalSigner, quick = false) {
+  const dids = spellingsOf(signer)
+  await expectSameDocuments(dids.address, undefined, !quick)
+  await expectSameDocuments(dids.compressed, undefined, !quick)
+  if (!quick) await expectSameDocuments(dids.uncompressed, dids.compressed)
 }
 
 async function run(steps: Step[]) {
@@ -91,7 +135,6 @@ async function run(steps: Step[]) {
   const others = [new LocalSigner(generatePrivateKey()), new LocalSigner(generatePrivateKey())]
   const keys = [identity, ...others]
   const delegates = [others[0].address, others[1].address, new LocalSigner(generatePrivateKey()).address]
-  const did = `did:ethr:dev:${identity.address}`
   let owner: LocalSigner | undefined = identity
   for (const s of steps) {
     if (s.kind === 'wait') {
@@ -114,17 +157,17 @@ async function run(steps: Step[]) {
     } else {
       await both(identity.address, { op: 'revokeAttribute', name: ATTRIBUTES[s.name], value: VALUES[s.value] }, owner)
     }
-    await expectSameDocuments(did)
+    await expectSameInEverySpelling(identity, true)
   }
-  await expectSameDocuments(did)
+  await expectSameInEverySpelling(identity)
   // Every validity above is ≤ 120 s: past it, everything but the owner has expired on both.
   advance(121)
-  await expectSameDocuments(did)
+  await expectSameInEverySpelling(identity)
 }
 
 describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
-  it('an untouched identity resolves the same', async () => {
-    await expectSameDocuments(`did:ethr:dev:${new LocalSigner(generatePrivateKey()).address}`)
+  it('an untouched identity resolves the same, in every spelling', async () => {
+    await expectSameInEverySpelling(new LocalSigner(generatePrivateKey()))
   })
 
   it('randomized sequences of owner changes, delegates and attributes resolve to identical documents, before and after expiry', async () => {
@@ -150,6 +193,61 @@ describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
     advance(10)
     expect((await documentsOf(did)).onchain.didDocument!.service).toBeUndefined()
     await expectSameDocuments(did)
+  })
+
+  it('a public-key DID lists its key as #controllerKey while its address owns it, beside delegates; an owner change removes it', async () => {
+    const identity = new LocalSigner(generatePrivateKey())
+    const next = new LocalSigner(generatePrivateKey())
+    const delegate = new LocalSigner(generatePrivateKey()).address
+    const RECOVERY_2020 = 'EcdsaSecp256k1RecoveryMethod2020'
+    const { compressed, uncompressed } = spellingsOf(identity)
+    const key = compressed.slice('did:ethr:dev:0x'.length)
+    await both(identity.address, { op: 'addDelegate', delegateType: 'sigAuth', delegate, validity: 60 }, identity)
+    for (const did of [compressed, uncompressed]) {
+      const document = (await documentsOf(did)).onchain.didDocument!
+      expect(document.verificationMethod!.slice(0, 3)).toEqual([
+        { id: `${did}#controller`, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:1337:${identity.address}` },
+        { id: `${did}#controllerKey`, type: 'EcdsaSecp256k1VerificationKey2019', controller: did, publicKeyHex: key },
+        { id: `${did}#delegate-1`, type: RECOVERY_2020, controller: did, blockchainAccountId: `eip155:1337:${delegate}` },
+      ])
+      expect(document.authentication).toEqual([`${did}#controller`, `${did}#controllerKey`, `${did}#delegate-1`])
+      expect(document.assertionMethod).toEqual([`${did}#controller`, `${did}#controllerKey`, `${did}#delegate-1`])
+    }
+    await expectSameInEverySpelling(identity)
+    await both(identity.address, { op: 'changeOwner', newOwner: next.address }, identity)
+    const moved = (await documentsOf(compressed)).embedded.didDocument!
+    expect(moved.verificationMethod!.map((vm) => vm.id)).toEqual([`${compressed}#controller`, `${compressed}#delegate-1`])
+    expect(moved.verificationMethod![0].blockchainAccountId).toBe(`eip155:1337:${next.address}`)
+    await expectSameInEverySpelling(identity)
+    // Ownership back to the key's own address: the key is listed again.
+    await both(identity.address, { op: 'changeOwner', newOwner: identity.address }, next)
+    const back = (await documentsOf(compressed)).embedded.didDocument!
+    expect(back.verificationMethod!.map((vm) => vm.id)).toContain(`${compressed}#controllerKey`)
+    await expectSameInEverySpelling(identity)
+  })
+
+  it('a compressed key spelled in uppercase hex is listed as spelled, like ethr-did-resolver does', async () => {
+    const identity = new LocalSigner(generatePrivateKey())
+    const did = `did:ethr:dev:0x${spellingsOf(identity).compressed.slice('did:ethr:dev:0x'.length).toUpperCase()}`
+    await expectSameDocuments(did)
+  })
+
+  it('malformed public keys are invalidDid on both registries', async () => {
+    const identity = new LocalSigner(generatePrivateKey())
+    const key = spellingsOf(identity).compressed.slice('did:ethr:dev:0x'.length)
+    const notOnCurve = `02${'ab'.repeat(31)}ac`
+    expect(() => SigningKey.computePublicKey(`0x${notOnCurve}`)).toThrow()
+    const malformed = [
+      `did:ethr:dev:0x${key.slice(2)}`, // 64 hex: a private key's length, not a public key's
+      `did:ethr:dev:0x${key}0`, // odd length
+      `did:ethr:dev:0x${notOnCurve}`, // 33 bytes, not a point
+      `did:ethr:dev:0x04${key.slice(2)}`, // 33 bytes with the uncompressed prefix
+      `did:ethr:dev:0x02${identity.publicKeyHex.slice(2)}`, // 65 bytes with a compressed prefix
+    ]
+    for (const did of malformed) {
+      const { embedded: a, onchain: b } = await documentsOf(did)
+      expect([did, a.didResolutionMetadata.error, b.didResolutionMetadata.error]).toEqual([did, 'invalidDid', 'invalidDid'])
+    }
   })
 
   it('both refuse a change signed by a key that is not the owner', async () => {

@@ -22,6 +22,15 @@ for (const storage of ['memory', 'sqlite'] as const) {
     const configure = (did: string, walletConfig: unknown, didAuth?: string, token?: string) =>
       h.request('POST', '/wallet/configure', { json: { wallet: { did }, walletConfig }, didAuth, token })
 
+    it('a delegate address whose mixed case is not its EIP-55 checksum is a 422 item error, not an internal error', async () => {
+      const w = await walletWithToken(h)
+      // 0x70997970C51812dc3A010C7d01b50e0d17dc79C8 with its last letter in the wrong case.
+      const miscased = '0x70997970C51812dc3A010C7d01b50e0d17dc79c8'
+      const res = await configure(w.did, { txsInput: [{ delegate: { address: miscased, validity: 1_000 } }] }, w.jwt)
+      expect(res.status).toBe(200)
+      expect(res.body.wallet.registry.errors).toMatchObject([{ index: 0, error: { statusCode: 422, errorType: 'VALIDATION_ERROR' } }])
+    })
+
     it('Generate Identity Wallet applies txsInput in order: service, generated delegate, given delegate', async () => {
       const given = new LocalSigner(generatePrivateKey()).address
       const res = await h.request('POST', '/wallet', {

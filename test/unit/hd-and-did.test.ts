@@ -56,7 +56,8 @@ describe('did:ethr', () => {
   it('builds, parses and normalizes DIDs', () => {
     expect(ethrDid(DEV_NETWORK, address.toLowerCase())).toBe(`did:ethr:dev:${address}`)
     expect(ethrDid({ name: 'mainnet', chainId: 1 }, address)).toBe(`did:ethr:${address}`)
-    expect(parseEthrDid(`did:ethr:dev:${address.toLowerCase()}`)).toEqual({ did: `did:ethr:dev:${address}`, network: 'dev', address })
+    const did = `did:ethr:dev:${address}`
+    expect(parseEthrDid(`did:ethr:dev:${address.toLowerCase()}`)).toEqual({ did, principal: did, network: 'dev', address })
     expect(parseEthrDid('did:ethr:dev:0x123')).toBeUndefined()
     expect(parseEthrDid('did:web:example.com')).toBeUndefined()
     expect(normalizeDid('did:web:example.com')).toBe('did:web:example.com')

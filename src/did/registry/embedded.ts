@@ -126,12 +126,12 @@ export class EmbeddedRegistry implements DidRegistry {
     if (version) {
       const selected = selectVersion(chain.times, version, now)
       if (!selected) return resolutionFailure('notFound', `no such version of ${did}: its latest version is ${chain.seq}`)
-      const doc = buildEthrDocument(did, parsed.address, this.network.chainId, chain.history.slice(0, selected.count), selected.at)
+      const doc = buildEthrDocument({ ...parsed, did }, this.network.chainId, chain.history.slice(0, selected.count), selected.at)
       return resultOf(doc, versionMetadata(chain.times, selected.count))
     }
     const built = chain.built
     if (built && built.did === did && now >= built.now && now <= built.doc.stableUntil) return built.result
-    const doc = buildEthrDocument(did, parsed.address, this.network.chainId, chain.history, now)
+    const doc = buildEthrDocument({ ...parsed, did }, this.network.chainId, chain.history, now)
     const result = deepFreeze(resultOf(doc, versionMetadata(chain.times, chain.history.length)))
     chain.built = { did, now, doc, result }
     return result

@@ -7,6 +7,10 @@
  * custody and needs no ether), and the network's gas payer submits the transaction. Writes
  * of one registry are sent one at a time, so the gas payer's nonces never collide.
  *
+ * Public-key DIDs are resolved by `ethr-did-resolver` too. It reads compressed keys only: an
+ * uncompressed one is handed to it as its compressed form, under the DID as given, so the
+ * document is the one the embedded registry builds (`#controllerKey` with the compressed key).
+ *
  * Past versions follow `ethr-did-resolver`'s block semantics: `?versionId=<block number>` is
  * handed to it (validated first: it would read `abc` as the latest block and `-1` as the one
  * before it), and `?versionTime=` — which it does not read — becomes the number of the last
@@ -16,10 +20,10 @@ import type { DIDResolutionResult, DIDResolutionOptions, DIDResolver, ParsedDID,
 import { Contract, JsonRpcProvider, encodeBytes32String, getAddress, getBytes, hexlify, solidityPackedKeccak256, type Provider, type Signer } from 'ethers'
 import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
 import type { DigestSigner } from '../../keys/signer.js'
-import type { EthrNetwork } from '../ethr.js'
+import { parseEthrDid, type EthrNetwork } from '../ethr.js'
 import { versionRequest } from '../version.js'
 import { blockAtTime } from './block-at-time.js'
-import { RegistryError, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
+import { RegistryError, invalidEthrDid, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
 
 /** An on-chain network: a did:ethr network with its JSON-RPC endpoint and registry contract. */
 export interface OnchainNetwork extends EthrNetwork {
@@ -64,9 +68,13 @@ export class OnchainRegistry implements DidRegistry {
   }
 
   /** ethr-did-resolver's resolution, given a well-formed `versionId` block number in place of the caller's version parameters. */
-  async #resolve(did: string, parsed: ParsedDID, resolver: Resolvable, options: DIDResolutionOptions): Promise<DIDResolutionResult> {
-    const request = versionRequest(parsed)
+  async #resolve(did: string, given: ParsedDID, resolver: Resolvable, options: DIDResolutionOptions): Promise<DIDResolutionResult> {
+    const request = versionRequest(given)
     if (!request.ok) return request.failure
+    // Refused here: ethr-did-resolver reports a key off the curve as `notFound`, and reads no uncompressed key.
+    const id = parseEthrDid(did)
+    if (!id) return invalidEthrDid(did)
+    const parsed = withControllerKey(given, id.controllerKey)
     const version = request.version
     if (!version) return this.#ethr(did, parsed, resolver, options)
     let block: number
@@ -114,6 +122,15 @@ export class OnchainRegistry implements DidRegistry {
     }
     return applied
   }
+}
+
+/**
+ * `parsed` with the identifier of its method-specific id replaced by `controllerKey` — an
+ * uncompressed key by its compressed form, which `ethr-did-resolver` reads; others as they are.
+ */
+function withControllerKey(parsed: ParsedDID, controllerKey: string | undefined): ParsedDID {
+  if (controllerKey === undefined || parsed.id.endsWith(controllerKey)) return parsed
+  return { ...parsed, id: parsed.id.slice(0, parsed.id.lastIndexOf(':') + 1) + controllerKey }
 }
 
 /** The packed message types and values of a change (after the common prefix), and the contract call's arguments. */

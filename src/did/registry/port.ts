@@ -73,3 +73,8 @@ export function validitySeconds(ms: number): number {
 export function resolutionFailure(error: string, message: string): DIDResolutionResult {
   return { didResolutionMetadata: { error, message }, didDocument: null, didDocumentMetadata: {} }
 }
+
+/** The resolution failure of a DID that is not a did:ethr DID as `parseEthrDid` reads them. */
+export function invalidEthrDid(did: string): DIDResolutionResult {
+  return resolutionFailure('invalidDid', `Not a valid did:ethr (an address, or a compressed or uncompressed secp256k1 public key): ${did}`)
+}
