@@ -29,6 +29,15 @@ export default defineConfig([
     external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
   },
   {
+    // The HTTP client, built apart so it shares no chunk with the Node entries: it must load in browsers.
+    entry: { client: 'src/client/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    platform: 'browser',
+    target: 'es2022',
+  },
+  {
     entry: { 'cli/main': 'src/cli/main.ts', 'cli/canonize-worker': 'src/credentials/jsonld/canonize-worker.ts' },
     format: ['esm'],
     sourcemap: true,

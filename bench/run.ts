@@ -7,8 +7,10 @@
  * bodies and while another tenant verifies the largest JSON-LD credential the bounds accept in
  * a loop, the JSON-LD sign/verify figures with every canonicalization in the worker pool, MPC
  * vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server process
- * holding 100k credentials, Authorization header parsing on hostile input, the raw secp256k1
- * rates of this machine in the same run, and the issue's targets as pass/fail.
+ * holding 100k credentials, Authorization header parsing on hostile input, the overhead of
+ * `didvault/client` over loopback HTTP and the rate of authenticated `GET /wallets?limit=10` from
+ * a separate client process, the raw secp256k1 rates of this machine in the same run, and the
+ * issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -16,6 +18,7 @@ import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { benchAuthHeader } from './auth-header.js'
+import { benchClientOverhead, benchWalletsPageRate, type WalletsPageRateResults } from './client.js'
 import { benchClaimsCrypto, benchJsonLdPoolOnly, type ClaimsCryptoResults } from './claims-crypto.js'
 import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
@@ -123,6 +126,15 @@ async function benchClaimsCryptoSqlite(): Promise<ClaimsCryptoResults & { jsonLd
   }
 }
 
+async function benchWalletsPageRateSqlite(): Promise<WalletsPageRateResults> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-wallets-page-'))
+  try {
+    return await benchWalletsPageRate('sqlite', createSqliteStorage({ path: join(dir, 'wallets.db') }), OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
 async function main(): Promise<void> {
   const started = Date.now()
   const loadStart = os.loadavg()[0]
@@ -137,6 +149,13 @@ async function main(): Promise<void> {
   const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
   const serverRss = await benchServerRss()
   const authorizationParsing = await benchAuthHeader(STORAGE_OPTIONS)
+  const client = {
+    overhead: await benchClientOverhead(OPTIONS),
+    walletsPageHttp: {
+      memory: await benchWalletsPageRate('memory', createMemoryStorage(), OPTIONS),
+      sqlite: await benchWalletsPageRateSqlite(),
+    },
+  }
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -195,6 +214,8 @@ async function main(): Promise<void> {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
     targets.push({ name: 'filteredListLatency100kVs10k', storage: s, max: 2, actual, pass: actual <= 2 })
   }
+  // Issue 17: authenticated GET /wallets?limit=10 from a separate client process (the client's overhead is information only).
+  for (const [s, rate] of Object.entries(client.walletsPageHttp)) targets.push(target('httpGetWalletsLimit10PerSec', s, 2_000, rate.counts.requestsPerSec))
   // Unauthenticated 1 MiB bodies do not slow an authenticated request down much.
   const floodRatio = unauthenticatedFlood.p50Ratio
   targets.push({ name: 'authenticatedP50UnderUnauthenticatedFloodVsAlone', storage: 'memory', max: 1.5, actual: floodRatio, pass: floodRatio <= 1.5 })
@@ -220,6 +241,7 @@ async function main(): Promise<void> {
     mpc,
     serverRss,
     authorizationParsing,
+    client,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

@@ -23,6 +23,11 @@ const STATUS: Record<ErrorType, number> = {
   INTERNAL_ERROR: 500,
 }
 
+/** Whether `value` names an error type. */
+export function isErrorType(value: string): value is ErrorType {
+  return Object.hasOwn(STATUS, value)
+}
+
 /** The spec's error body. */
 export interface ErrorBody {
   statusCode: number
@@ -30,18 +35,41 @@ export interface ErrorBody {
   errorMessage: string
 }
 
+/** Marks IdentityErrors, whichever copy of this module made them (see {@link IdentityError}'s `instanceof`). */
+const IDENTITY_ERROR = Symbol.for('didvault.IdentityError')
+
 /** An error an operation answers with; `statusCode` is the HTTP status the router sends. */
 export class IdentityError extends Error {
   readonly statusCode: number
   readonly errorType: ErrorType
   readonly errorMessage: string
 
-  constructor(errorType: ErrorType, errorMessage: string) {
+  /**
+   * @param statusCode - the HTTP status, when it is not the one of `errorType`: only for error
+   * bodies the HTTP layer answers (404 for a path no route serves, 431, 400), see {@link IdentityError.fromBody}
+   */
+  constructor(errorType: ErrorType, errorMessage: string, statusCode: number = STATUS[errorType]) {
     super(errorMessage)
     this.name = 'IdentityError'
     this.errorType = errorType
     this.errorMessage = errorMessage
-    this.statusCode = STATUS[errorType]
+    this.statusCode = statusCode
+    Object.defineProperty(this, IDENTITY_ERROR, { value: true })
+  }
+
+  /** The error an error body received over HTTP stands for: the same `statusCode`, `errorType` and `errorMessage`. */
+  static fromBody(body: ErrorBody): IdentityError {
+    return new IdentityError(body.errorType, body.errorMessage, body.statusCode)
+  }
+
+  /**
+   * `error instanceof IdentityError` holds for the IdentityErrors of every copy of didvault a
+   * program loads: `didvault/client` bundles its own (it must load without the core), and its
+   * errors are IdentityErrors of `didvault` too. Subclasses keep the ordinary check.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== IdentityError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[IDENTITY_ERROR] === true
   }
 
   /** The error body, as sent over HTTP. */

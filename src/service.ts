@@ -28,9 +28,9 @@ import { rotateMasterKey, type RotationProgress } from './keys/rotation.js'
 import { COLLECTIONS } from './storage/collections.js'
 import type { StorageAdapter } from './storage/port.js'
 import type { OperationContext, ServiceConfig, ServiceLimits } from './operations/context.js'
-import type { OperationInput, OperationOutput } from './operations/define.js'
+import type { BoundOperations, OperationMethods as MethodsOf } from './operations/contract.js'
+import { CONTRACTS, type OperationName } from './operations/contracts.js'
 import { OperationDispatcher } from './operations/dispatcher.js'
-import { OPERATIONS, type OperationName } from './operations/table.js'
 import { WalletSigners } from './keys/wallet-signers.js'
 import { QuorumApprovals, type ApproveCallback } from './mpc/approvals.js'
 import { MpcVaults } from './mpc/mpc-vaults.js'
@@ -126,23 +126,18 @@ const DEFAULT_LIMITS: Omit<ServiceLimits, 'jsonld'> = {
   tokenMaxLifetimeMs: 24 * 3_600_000,
 }
 
-type Definitions = typeof OPERATIONS
-
 /**
- * One method per operation of the table (`src/operations/table.ts`): `service.<name>(input, auth)`
+ * One method per operation of the table (`src/operations/contracts.ts`): `service.<name>(input, auth)`
  * takes the request body (or query; path parameters such as `vaultID` are fields of it) and the
  * request's headers, and resolves to the response body or rejects with an `IdentityError`.
  */
-export type OperationMethods = {
-  [K in keyof Definitions]: (input: OperationInput<Definitions[K]>, auth: AuthContext) => Promise<OperationOutput<Definitions[K]>>
-}
+export type OperationMethods = MethodsOf<typeof CONTRACTS>
 
-/** {@link IdentityService} with the request headers bound (see {@link IdentityService.as}); inputs that may be empty are optional. */
-export type BoundIdentityService = {
-  [K in keyof Definitions]: {} extends OperationInput<Definitions[K]>
-    ? (input?: OperationInput<Definitions[K]>) => Promise<OperationOutput<Definitions[K]>>
-    : (input: OperationInput<Definitions[K]>) => Promise<OperationOutput<Definitions[K]>>
-}
+/**
+ * {@link IdentityService} with the request headers bound (see {@link IdentityService.as}); inputs
+ * that may be empty are optional. The HTTP client of `didvault/client` has exactly these methods.
+ */
+export type BoundIdentityService = BoundOperations<typeof CONTRACTS>
 
 // The operation methods are generated from the table in the constructor.
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -166,7 +161,7 @@ export class IdentityService {
     this.#ctx = ctx
     this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
-    for (const name of Object.keys(OPERATIONS) as OperationName[]) {
+    for (const name of Object.keys(CONTRACTS) as OperationName[]) {
       Object.defineProperty(this, name, { value: (input: unknown, auth: AuthContext) => this.dispatcher.call(name, input, auth), enumerable: false })
     }
   }
@@ -266,7 +261,7 @@ export class IdentityService {
   /** The same operations with the headers bound once: `service.as(auth).createVault(body)`. */
   as(auth: AuthContext): BoundIdentityService {
     const bound: Record<string, (input?: unknown) => Promise<unknown>> = {}
-    for (const name of Object.keys(OPERATIONS) as OperationName[]) bound[name] = (input) => this.dispatcher.call(name, input ?? {}, auth)
+    for (const name of Object.keys(CONTRACTS) as OperationName[]) bound[name] = (input) => this.dispatcher.call(name, input ?? {}, auth)
     return bound as BoundIdentityService
   }
 

@@ -280,6 +280,31 @@ describe('didvault serve: --storage mongodb://', () => {
   })
 })
 
+describe('didvault serve: --cors', () => {
+  const preflight = (url: string, origin: string) => {
+    const asks = { 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization' }
+    return fetch(`${url}/vaults`, { method: 'OPTIONS', headers: { origin, ...asks } })
+  }
+
+  it('answers the preflights of the listed origins only (repeatable, any spelling of them), and none by default', async () => {
+    const { proc, url } = await serve(['--storage', 'memory', '--cors', 'http://127.0.0.1:5173', '--cors', 'HTTPS://App.Example.com:443'])
+    for (const origin of ['http://127.0.0.1:5173', 'https://app.example.com']) {
+      const res = await preflight(url, origin)
+      expect(res.status).toBe(204)
+      expect(res.headers.get('access-control-allow-origin')).toBe(origin)
+      expect(res.headers.get('access-control-allow-headers')).toContain('x-did-auth')
+    }
+    const unlisted = await preflight(url, 'http://127.0.0.1:5174')
+    expect(unlisted.headers.get('access-control-allow-origin')).toBeNull()
+    expect(unlisted.headers.get('access-control-allow-methods')).toBeNull()
+    await stop(proc)
+
+    const plain = await serve(['--storage', 'memory'])
+    expect((await preflight(plain.url, 'http://127.0.0.1:5173')).headers.get('access-control-allow-origin')).toBeNull()
+    await stop(plain.proc)
+  })
+})
+
 describe('didvault serve: shutdown', () => {
   it('on SIGTERM finishes the in-flight request, exits 0 and closes the database', async () => {
     const db = join(dir, 'x.db')
@@ -454,6 +479,8 @@ describe('didvault: arguments', () => {
     [['frobnicate'], /unknown command "frobnicate"/, 'didvault --help'],
     [['serve', '--bogus'], /--bogus/, 'didvault serve --help'],
     [['serve', '--port', '70000'], /--port must be 0\.\.65535/, 'didvault serve --help'],
+    [['serve', '--cors', 'https://app.example.com/'], /--cors: not an origin/, 'didvault serve --help'],
+    [['serve', '--cors', '*'], /--cors: not an origin/, 'didvault serve --help'],
     [['keys'], /needs a subcommand/, 'didvault keys --help'],
     [['keys', 'rotate'], /unknown keys subcommand "rotate"/, 'didvault keys --help'],
     [['keys', 'create'], /needs --tenant/, 'didvault keys --help'],

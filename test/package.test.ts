@@ -1,8 +1,8 @@
 /**
  * The built package, as users import it: every subpath export resolves (ESM, and CJS where it
  * declares it: all but `didvault/testing`, which runs on ESM-only vitest), the core entry
- * loads none of the optional peers (better-sqlite3, express, mongodb), and both builds find
- * their JSON-LD worker module.
+ * loads none of the optional peers (better-sqlite3, express, mongodb), `didvault/client` imports
+ * nothing but zod, and both builds find their JSON-LD worker module.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -25,6 +25,7 @@ const ENTRY_POINTS: Record<string, string> = {
   './sqlite': 'createSqliteStorage',
   './mongo': 'createMongoStorage',
   './express': 'createRouter',
+  './client': 'createClient',
   './testing': 'runStorageConformance',
 }
 
@@ -69,6 +70,38 @@ describe('package entry points', () => {
 
   it('didvault/testing is ESM only: vitest, which it runs on, cannot be required', () => {
     expect(EXPORTS['./testing'].require).toBeUndefined()
+  })
+})
+
+describe('didvault/client of the built package', () => {
+  /** The modules a built file imports or requires. */
+  const importsOf = (file: string) => {
+    const code = readFileSync(join(root, 'dist', file), 'utf8')
+    const specifiers = [...code.matchAll(/(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)["']([^"']+)["']/g)].map((m) => m[1])
+    return [...new Set(specifiers)].sort()
+  }
+
+  it('its ESM and CJS builds import nothing but zod: no Node built-in, no chunk shared with the Node entries', () => {
+    expect(importsOf('client.js')).toEqual(['zod'])
+    expect(importsOf('client.cjs')).toEqual(['zod'])
+  })
+
+  it('its IdentityError and the core’s recognize each other’s errors (each build bundles its own class)', () => {
+    const out = node([
+      '--input-type=module',
+      '-e',
+      `const core = await import('didvault'); const client = await import('didvault/client')
+const fromBody = client.IdentityError.fromBody({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
+const coreMade = new core.IdentityError('CONFLICT', 'x')
+console.log(JSON.stringify([
+  core.IdentityError === client.IdentityError,
+  fromBody instanceof core.IdentityError,
+  coreMade instanceof client.IdentityError,
+  new Error('x') instanceof client.IdentityError,
+  fromBody.statusCode,
+]))`,
+    ])
+    expect(JSON.parse(out)).toEqual([false, true, true, false, 404])
   })
 })
 

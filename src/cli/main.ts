@@ -1,6 +1,7 @@
 /** The `didvault` command: usage errors exit 2 on stderr, help and version go to stdout with exit 0. */
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
+import { canonicalOrigin } from '../http/cors.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
 import { defaultStorage } from './storage-target.js'
@@ -22,6 +23,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       port: { type: 'string', default: '8080' },
       storage: { type: 'string', default: defaultStorage(env) },
       context: { type: 'string', multiple: true, default: [] },
+      cors: { type: 'string', multiple: true, default: [] },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -29,7 +31,16 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (values.help) return out(USAGE.serve)
   const port = Number(values.port)
   if (!/^\d+$/.test(values.port!) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
-  await serve({ host: values.host!, port, storage: values.storage!, contexts: values.context! }, env)
+  await serve({ host: values.host!, port, storage: values.storage!, contexts: values.context!, corsOrigins: values.cors!.map(corsOrigin) }, env)
+}
+
+/** A `--cors` value in the spelling browsers send, or a usage error. */
+function corsOrigin(value: string): string {
+  try {
+    return canonicalOrigin(value)
+  } catch (err) {
+    throw new UsageError(`--cors: ${(err as Error).message}`)
+  }
 }
 
 /** parseArgs reports unknown options and missing values with these codes. */

@@ -16,6 +16,8 @@ export interface ServeOptions {
   storage: string
   /** `--context` values, `<url>=<file.jsonld>`: JSON-LD contexts registered before the service starts. */
   contexts?: readonly string[]
+  /** Origins whose browser pages may call the routes (CORS). Default: none. */
+  corsOrigins?: string[]
 }
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -53,7 +55,8 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
     res.on('close', () => pending.delete(res))
     next()
   })
-  app.use(createRouter(service))
+  const corsOrigins = options.corsOrigins ?? []
+  app.use(createRouter(service, corsOrigins.length > 0 ? { cors: { origins: corsOrigins } } : {}))
   app.use((_req, res) => {
     res.status(404).json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })

@@ -28,7 +28,7 @@ options:
 
 ${ENVIRONMENT}`,
 
-  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--context <url>=<file.jsonld>]...
+  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--context <url>=<file.jsonld>]... [--cors <origin>]...
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
@@ -38,6 +38,8 @@ ${STORAGE}
                   by <url>, read from the file at start (the path is what follows the last "="); repeatable.
                   Contexts are never fetched: without it only the bundled ones (credentials, security,
                   DID, secp256k1 suites, undefined-terms) are known. A problem with a file stops the start.
+  --cors <origin> let browser pages of this origin (scheme://host[:port], e.g. https://app.example.com)
+                  call the API; repeat for more origins. Default: none (browsers refuse cross-origin calls)
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

@@ -1,17 +1,17 @@
 /**
- * The OpenAPI 3.1 document of the router, generated from the operation table with
+ * The OpenAPI 3.1 document of the router, generated from the operation contracts with
  * `@asteasolutions/zod-to-openapi`: every route (aliases included) with its request and
  * response schemas, security requirements and error responses.
  */
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi'
 import { z } from 'zod'
 import type { AuthRequirement } from '../auth/context.js'
-import type { OperationDefinition } from '../operations/define.js'
-import { OPERATIONS } from '../operations/table.js'
+import type { OperationContract } from '../operations/contract.js'
+import { CONTRACTS } from '../operations/contracts.js'
 import { errorBody } from '../schemas/common.js'
 import packageJson from '../../package.json' with { type: 'json' }
 
-type Definition = OperationDefinition<z.ZodObject, z.ZodType, z.ZodType>
+type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 
 const SECURITY: Record<AuthRequirement, RouteConfig['security']> = {
   tenant: [{ baseAuth: [] }],
@@ -45,7 +45,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     description: 'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by the service, whose tenant becomes the caller’s.',
   })
 
-  for (const [name, op] of Object.entries(OPERATIONS) as Array<[string, Definition]>) {
+  for (const [name, op] of Object.entries(CONTRACTS) as Array<[string, Contract]>) {
     op.routes.forEach((route, i) => {
       const hasBody = route.method !== 'get'
       const request: RouteConfig['request'] = {}

@@ -1,5 +1,5 @@
 /**
- * The Express router: the routes of the operation table (`src/operations/table.ts`) mapped onto
+ * The Express router: the routes of the operation contracts (`src/operations/contracts.ts`) mapped onto
  * an {@link IdentityService}. For each request the headers are authenticated first — an
  * unknown or missing token is answered at once, before the body is received or parsed —
  * then the body (or query) goes to the operation, and the result or error body goes back
@@ -9,8 +9,9 @@ import express, { type NextFunction, type Request, type RequestHandler, type Res
 import type { AuthContext } from '../auth/context.js'
 import { IdentityError } from '../errors.js'
 import type { AuthenticatedCall } from '../operations/dispatcher.js'
-import { OPERATIONS, type OperationName } from '../operations/table.js'
+import { CONTRACTS, type OperationName } from '../operations/contracts.js'
 import type { IdentityService } from '../service.js'
+import { cors, type CorsOptions } from './cors.js'
 import { httpError } from './errors.js'
 import { openApiDocument } from './openapi.js'
 
@@ -21,6 +22,11 @@ export interface RouterOptions {
   resolverRoute?: boolean
   /** Serve the OpenAPI 3.1 document at `GET /openapi.json` (no auth). Default true. */
   openApiRoute?: boolean
+  /**
+   * Browser pages of these origins may call the routes (CORS: preflights answered, the exact origin
+   * echoed); other origins get no CORS header, so browsers refuse them. Default: no origin.
+   */
+  cors?: CorsOptions
 }
 
 const authOf = (req: Request): AuthContext => ({
@@ -70,10 +76,11 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
   const router = express.Router()
+  if (options.cors) router.use(cors(options.cors))
   const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
 
-  for (const name of Object.keys(OPERATIONS) as OperationName[]) {
-    for (const route of OPERATIONS[name].routes) {
+  for (const name of Object.keys(CONTRACTS) as OperationName[]) {
+    for (const route of CONTRACTS[name].routes) {
       const body = route.method === 'get' ? [] : [requireJson, json]
       router[route.method](route.path, authenticate(service, name), ...body, run(route.method))
     }

@@ -5,17 +5,17 @@
  * apart: {@link OperationDispatcher.authenticate} first, {@link AuthenticatedCall.run} once
  * the body is in.
  */
-import type { z } from 'zod'
 import type { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext, Caller } from '../auth/context.js'
 import { invalid, toIdentityError } from '../errors.js'
 import { parse } from '../schemas/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
 import type { OperationContext } from './context.js'
+import type { OperationName } from './contracts.js'
 import type { OperationDefinition } from './define.js'
-import { OPERATIONS, type OperationName } from './table.js'
+import { OPERATIONS } from './table.js'
 
-type Definition = OperationDefinition<z.ZodObject, z.ZodType, z.ZodType>
+type Definition = OperationDefinition
 
 /** A request whose headers were authenticated; its input has not been looked at yet. */
 export class AuthenticatedCall {
@@ -73,7 +73,7 @@ export class OperationDispatcher {
         const max = this.ctx.config.limits.batch
         if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
       }
-      return definition.handler(this.ctx, caller, parsed)
+      return definition.handler(this.ctx, caller, definition.refine ? parse(definition.refine, parsed) : parsed)
     })
   }
 

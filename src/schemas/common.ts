@@ -1,5 +1,5 @@
 /** Building blocks shared by the request and response schemas. */
-import { z } from 'zod'
+import * as z from 'zod'
 import { isEthrDidSyntax } from '../did/ethr-syntax.js'
 
 /** Longest string any free-text field accepts. */

@@ -1,6 +1,10 @@
-/** Request and response schemas of the role and role-assignment operations. */
-import { z } from 'zod'
-import { normalizeDid, principalOf } from '../did/ethr.js'
+/**
+ * Request and response schemas of the role and role-assignment operations. DIDs are put in their
+ * canonical spelling, and batches checked for duplicates by principal, by the operations
+ * (src/operations/canonical-dids.ts): checksums and key addresses need code these browser-safe
+ * schemas leave out.
+ */
+import * as z from 'zod'
 import { did, errorBody, id, nextCursor, page, text } from './common.js'
 import { registryReport, walletConfig } from './wallet-config.js'
 import { walletInput } from './wallets.js'
@@ -33,21 +37,6 @@ export const permissions = z
   .transform(sortPermissions)
   .meta({ description: 'Permission types: `Read`, `Write` (case-insensitive; `Write` implies `Read`). A bare string is refused: send an array.' })
 
-/** A DID in its canonical spelling (did:ethr addresses checksummed; public keys as given). Batches compare principals (`principalOf`). */
-const canonicalDid = did.transform(normalizeDid)
-
-/** Names `path` when two items of a batch are the same (422: nothing is written). */
-function noDuplicates<T>(key: (item: T) => string, path: string) {
-  return (items: T[], ctx: z.RefinementCtx) => {
-    const seen = new Set<string>()
-    items.forEach((item, i) => {
-      const k = key(item)
-      if (seen.has(k)) ctx.addIssue({ code: 'custom', path: [path, i], message: 'duplicate of an earlier item' })
-      seen.add(k)
-    })
-  }
-}
-
 export const createRole = z.strictObject({
   description: text().default(''),
   permissions: permissions.default([]),
@@ -67,20 +56,18 @@ export const getRolesQuery = z.strictObject({
 })
 
 const roleUpdate = z
-  .strictObject({ did: canonicalDid, description: text().optional(), permissions: permissions.optional() })
+  .strictObject({ did, description: text().optional(), permissions: permissions.optional() })
   .refine((u) => u.description !== undefined || u.permissions !== undefined, { message: 'give description, permissions or both' })
 
 const roleUpdates = z.array(roleUpdate).min(1)
 
 /** Update Roles: `{ roles: [...] }`, or one update as the whole body. */
-export const updateRoles = z
-  .union([z.strictObject({ roles: roleUpdates }), roleUpdate.transform((u) => ({ roles: [u] }))])
-  .superRefine((v, ctx) => noDuplicates<{ did: string }>((u) => principalOf(u.did), 'roles')(v.roles, ctx))
+export const updateRoles = z.union([z.strictObject({ roles: roleUpdates }), roleUpdate.transform((u) => ({ roles: [u] }))])
 
 /** Role DIDs (or record ids): an array, or one comma-separated string. */
 const roleRefs = z
   .union([z.string().max(100_000).transform((s) => s.split(',').map((r) => r.trim())), z.array(z.string())])
-  .pipe(z.array(z.union([canonicalDid, id])).min(1))
+  .pipe(z.array(z.union([did, id])).min(1))
 
 /** Delete Roles: role DIDs (or `_id`s) in `dids`, or in `ids` (the spec's example), never both. */
 export const deleteRoles = z
@@ -89,23 +76,17 @@ export const deleteRoles = z
     if ((v.dids === undefined) === (v.ids === undefined)) ctx.addIssue({ code: 'custom', path: ['dids'], message: 'give the role DIDs in dids (or ids), not both' })
   })
   .transform((v) => ({ dids: (v.dids ?? v.ids) as string[] }))
-  .superRefine((v, ctx) => noDuplicates<string>(principalOf, 'dids')(v.dids, ctx))
 
 const assignment = z.strictObject({
-  role: canonicalDid.meta({ description: 'A role DID of the tenant.' }),
-  did: canonicalDid.meta({ description: 'A wallet DID of the tenant, or the DID of a credential the tenant stores.' }),
+  role: did.meta({ description: 'A role DID of the tenant.' }),
+  did: did.meta({ description: 'A wallet DID of the tenant, or the DID of a credential the tenant stores.' }),
 })
 
 /** Create and Delete Role Assignments: `{ assignments: [{ role, did }] }`. */
-export const roleAssignments = z
-  .strictObject({ assignments: z.array(assignment).min(1) })
-  .superRefine((v, ctx) => {
-    const pair = (a: { role: string; did: string }) => `${principalOf(a.role)} ${principalOf(a.did)}`
-    noDuplicates(pair, 'assignments')(v.assignments, ctx)
-  })
+export const roleAssignments = z.strictObject({ assignments: z.array(assignment).min(1) })
 
 export const getRoleAssignmentsQuery = z
-  .strictObject({ role: canonicalDid.optional(), did: canonicalDid.optional(), ...page })
+  .strictObject({ role: did.optional(), did: did.optional(), ...page })
   .refine((q) => q.role !== undefined || q.did !== undefined, { message: 'give role, did or both' })
 
 /** A role as responses show it (the spec's `crteator` is spelled `creator`). */

@@ -1,5 +1,5 @@
 /** Request and response schemas of Generate Token (`POST /did-auth-jwt`). */
-import { z } from 'zod'
+import * as z from 'zod'
 import { did, durationMs, isoDate, timestampMs } from './common.js'
 
 export const expiration = {

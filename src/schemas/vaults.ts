@@ -1,6 +1,9 @@
-/** Request and response schemas of the identity-vault operations. */
-import { z } from 'zod'
-import { principalOf } from '../did/ethr.js'
+/**
+ * Request and response schemas of the identity-vault operations. MPC members are checked for
+ * duplicates by principal (both spellings of a did:ethr key are one member) by the operation
+ * (src/operations/canonical-dids.ts).
+ */
+import * as z from 'zod'
 import { did, id, label, nextCursor, page, text } from './common.js'
 import { walletConfig } from './wallet-config.js'
 import { walletInput, walletView } from './wallets.js'
@@ -34,12 +37,6 @@ export const createVault = z
       groupsOf(v.mpcGroups).forEach((g, i) => {
         if (g.requiredApprovals > g.members.length)
           ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'requiredApprovals'], message: 'exceeds the number of members' })
-        const seen = new Set<string>()
-        g.members.forEach((m, j) => {
-          const member = principalOf(m.id)
-          if (seen.has(member)) ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'members', j, 'id'], message: 'duplicate member' })
-          seen.add(member)
-        })
         // The spec also lists mpcAccountID and mpcVaultID under mpcGroups: they must agree with the vault's.
         if (g.mpcAccountID !== undefined && g.mpcAccountID !== v.mpcAccountID)
           ctx.addIssue({ code: 'custom', path: ['mpcGroups', i, 'mpcAccountID'], message: 'differs from the vault’s mpcAccountID' })

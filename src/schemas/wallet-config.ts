@@ -1,5 +1,5 @@
 /** The `walletConfig` object (spec: walletConfig) and its `txsInput` DID-document updates. */
-import { z } from 'zod'
+import * as z from 'zod'
 import { did, durationMs, errorBody, ethAddress, label } from './common.js'
 
 const validity = durationMs.meta({ description: 'Milliseconds from now (rounded up to whole seconds in the registry).' })

@@ -1,5 +1,5 @@
 /** Request and response schemas of the identity-wallet operations. */
-import { z } from 'zod'
+import * as z from 'zod'
 import { did, errorBody, id, label, nextCursor, page } from './common.js'
 import { registryReport, walletConfig } from './wallet-config.js'
 

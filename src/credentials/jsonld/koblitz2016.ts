@@ -37,9 +37,10 @@ import {
   type ProofSuite,
 } from './proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
+import { KOBLITZ_2016 } from './suite-names.js'
 
 /** The suite's proof type. */
-export const KOBLITZ_2016 = 'EcdsaKoblitzSignature2016'
+export { KOBLITZ_2016 }
 
 /** An EcdsaKoblitzSignature2016 proof. */
 export type Koblitz2016Proof = {

@@ -41,10 +41,11 @@ import {
   type ProofSuite,
 } from './proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
+import { RECOVERY_2020 } from './suite-names.js'
 import { addContextBeforeUndefinedTerms } from './undefined-terms.js'
 
 /** The suite's proof type. */
-export const RECOVERY_2020 = 'EcdsaSecp256k1RecoverySignature2020'
+export { RECOVERY_2020 }
 
 /** An EcdsaSecp256k1RecoverySignature2020 proof. */
 export type Recovery2020Proof = {

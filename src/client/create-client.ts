@@ -1,0 +1,123 @@
+/**
+ * `createClient`: the operations of a `didvault serve` (or of any app mounting `createRouter`)
+ * as methods, generated from the same contracts as the service, so each has the name, input and
+ * result type of `service.as(auth).<name>` and rejects with the same `IdentityError`.
+ */
+import type { DIDResolutionResult } from 'did-resolver'
+import type { AuthContext } from '../auth/context.js'
+import type { DidVersionQuery } from '../did/version.js'
+import type { BoundOperations } from '../operations/contract.js'
+import { CONTRACTS, type OperationName } from '../operations/contracts.js'
+import { httpRequestOf, type HttpRequest } from './http-request.js'
+import { outcomeOf } from './http-response.js'
+import { TransportError } from './transport-error.js'
+
+/** The headers of a call, or a function giving them for each call (so tokens can be refreshed). */
+export type AuthSource = AuthContext | (() => AuthContext | Promise<AuthContext>)
+
+export interface ClientOptions {
+  /** Where the routes are served: `http://127.0.0.1:8080`, or the mount point, e.g. `https://example.com/identity`. */
+  baseUrl: string
+  /** A Base Auth Token (an API key), sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string
+  /** DID-auth token(s), comma-separated, sent as `x-did-auth`. */
+  didAuth?: string
+  /** Headers as `service.as` takes them, or a function returning them for each call; the fields it sets win over `apiKey` and `didAuth`. */
+  auth?: AuthSource
+  /** The `fetch` to use. Default: the global one (browsers, Node ≥ 18, Deno, Bun). */
+  fetch?: typeof fetch
+}
+
+/** The operations with the headers bound: the same methods, inputs and results as `IdentityService.as(auth)`. */
+export type ClientOperations = BoundOperations<typeof CONTRACTS>
+
+/** A DID resolution result as `GET /1.0/identifiers/:did` answers it (the DIF Universal Resolver format). */
+export type DidResolution = DIDResolutionResult & { '@context': string }
+
+/** The OpenAPI 3.1 document the service publishes at `GET /openapi.json`. */
+export interface OpenApiDocument {
+  openapi: string
+  info: { title: string; version: string; description?: string }
+  paths: Record<string, Record<string, unknown>>
+  components?: Record<string, unknown>
+}
+
+export type DidvaultClient = ClientOperations & {
+  /**
+   * The same operations with exactly these headers, like `service.as`:
+   * `client.as({ authorization: 'Bearer <access JWT>' }).deleteClaims(…)`.
+   */
+  as(auth: AuthSource): ClientOperations
+  /**
+   * Resolves a DID (no auth: DID documents are public), or a past version of its document. Unlike
+   * the embedded `service.resolveDid`, which resolves to a result carrying the error, a DID that
+   * does not resolve rejects: `IdentityError` `NOT_FOUND` or `VALIDATION_ERROR` naming the
+   * resolution error (`invalidDid`, `invalidDidUrl`, `notFound`, …).
+   */
+  resolveDid(did: string, version?: DidVersionQuery): Promise<DidResolution>
+  /** The service's OpenAPI 3.1 document (no auth). */
+  openApiDocument(): Promise<OpenApiDocument>
+}
+
+/**
+ * A typed HTTP client of didvault's routes. Every call rejects with an `IdentityError` carrying
+ * the service's error body (`statusCode`, `errorType`, `errorMessage`), or with a
+ * {@link TransportError} when no answer of the service came back.
+ */
+export function createClient(options: ClientOptions): DidvaultClient {
+  const base = options.baseUrl.replace(/\/+$/, '')
+  const fetchFn: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init))
+
+  async function send(request: HttpRequest, auth: AuthContext): Promise<unknown> {
+    const headers: Record<string, string> = {}
+    if (auth.authorization !== undefined) headers.authorization = auth.authorization
+    if (auth.didAuth !== undefined) headers['x-did-auth'] = auth.didAuth
+    if (request.body !== undefined) headers['content-type'] = 'application/json'
+    const what = `${request.method} ${request.path.split('?')[0]}`
+    let response: Response
+    try {
+      response = await fetchFn(base + request.path, { method: request.method, headers, body: request.body })
+    } catch (err) {
+      throw new TransportError(`${what}: no response from ${base} (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+    }
+    return outcomeOf(response, what)
+  }
+
+  /** The operations, each sending the headers of `source` over `defaults`. */
+  const bind = (source: AuthSource, defaults: AuthContext = {}): ClientOperations => {
+    const operations: Record<string, (input?: unknown) => Promise<unknown>> = {}
+    for (const name of Object.keys(CONTRACTS) as OperationName[]) {
+      operations[name] = async (input) => {
+        const auth = { ...defaults, ...definedFields(await authOf(source)) }
+        return send(httpRequestOf(CONTRACTS[name], input ?? {}), auth)
+      }
+    }
+    return operations as ClientOperations
+  }
+
+  const defaults: AuthContext = {
+    ...(options.apiKey !== undefined && { authorization: `Bearer ${options.apiKey}` }),
+    ...(options.didAuth !== undefined && { didAuth: options.didAuth }),
+  }
+  return Object.assign(bind(options.auth ?? {}, defaults), {
+    as: (auth: AuthSource) => bind(auth),
+    resolveDid: (did: string, version: DidVersionQuery = {}) => {
+      const query = new URLSearchParams()
+      if (version.versionId !== undefined) query.set('versionId', String(version.versionId))
+      if (version.versionTime !== undefined) query.set('versionTime', version.versionTime)
+      const search = query.toString()
+      const path = `/1.0/identifiers/${encodeURIComponent(did)}${search === '' ? '' : `?${search}`}`
+      return send({ method: 'GET', path }, {}) as Promise<DidResolution>
+    },
+    openApiDocument: () => send({ method: 'GET', path: '/openapi.json' }, {}) as Promise<OpenApiDocument>,
+  })
+}
+
+async function authOf(source: AuthSource): Promise<AuthContext> {
+  return typeof source === 'function' ? source() : source
+}
+
+/** The fields of `auth` that are set (an `undefined` field does not unset a default). */
+function definedFields(auth: AuthContext): AuthContext {
+  return Object.fromEntries(Object.entries(auth).filter(([, value]) => value !== undefined))
+}

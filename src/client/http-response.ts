@@ -1,0 +1,28 @@
+/** A response as the call's outcome: a 2xx's JSON body, the `IdentityError` of an error body, or a {@link TransportError}. */
+import { IdentityError, isErrorType, type ErrorBody } from '../errors.js'
+import { TransportError } from './transport-error.js'
+
+function isErrorBody(body: unknown): body is ErrorBody {
+  if (typeof body !== 'object' || body === null) return false
+  const { statusCode, errorType, errorMessage } = body as Record<string, unknown>
+  return typeof statusCode === 'number' && typeof errorType === 'string' && isErrorType(errorType) && typeof errorMessage === 'string'
+}
+
+/** Reads `response` (to `what`, e.g. `POST /vaults`, for messages): resolves to its JSON body when 2xx, rejects otherwise. */
+export async function outcomeOf(response: Response, what: string): Promise<unknown> {
+  let text: string
+  try {
+    text = await response.text()
+  } catch (err) {
+    throw new TransportError(`${what}: the response was cut off (HTTP ${response.status})`, { status: response.status, cause: err })
+  }
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    throw new TransportError(`${what}: HTTP ${response.status} with a body that is not JSON`, { status: response.status })
+  }
+  if (response.ok) return body
+  if (isErrorBody(body)) throw IdentityError.fromBody(body)
+  throw new TransportError(`${what}: HTTP ${response.status} without didvault's error body`, { status: response.status })
+}

@@ -1,0 +1,27 @@
+/**
+ * `didvault/client`: a typed HTTP client of `didvault serve` (or of an app mounting
+ * `createRouter`), for Node services, Electron renderers and browsers. It imports no Node
+ * built-in (it uses the global `fetch`) and none of the service's code beyond its browser-safe
+ * operation contracts and schemas.
+ */
+export {
+  createClient,
+  type AuthSource,
+  type ClientOperations,
+  type ClientOptions,
+  type DidResolution,
+  type DidvaultClient,
+  type OpenApiDocument,
+} from './create-client.js'
+export { TransportError } from './transport-error.js'
+export { IdentityError, type ErrorBody, type ErrorType } from '../errors.js'
+export type { AuthContext } from '../auth/context.js'
+export type { DidVersionQuery } from '../did/version.js'
+export { CONTRACTS, type OperationName } from '../operations/contracts.js'
+export type { OperationContract, OperationInput, OperationOutput, Route } from '../operations/contract.js'
+export type { WalletView } from '../schemas/wallets.js'
+export type { VaultView } from '../schemas/vaults.js'
+export type { AssignmentView, Permission, RoleView } from '../schemas/roles.js'
+export type { DidAuthToken } from '../schemas/tokens.js'
+export type { SignedCredential, StoredCredential, VerificationCheck, VerifiedCredential } from '../schemas/claims.js'
+export type { WalletConfig, TxInput } from '../schemas/wallet-config.js'

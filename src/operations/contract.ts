@@ -1,0 +1,79 @@
+/**
+ * What an operation promises callers, apart from how it is carried out: summary, auth
+ * requirement, routes, input and response schemas, batch field, example. The service, the
+ * Express router, the OpenAPI document and the HTTP client (`didvault/client`) are all derived
+ * from contracts. This module and the contracts import no Node built-in, crypto or storage code,
+ * so the client bundles for browsers; `define.ts` pairs each contract with its handler.
+ */
+import type { z } from 'zod'
+import type { AuthContext, AuthRequirement } from '../auth/context.js'
+
+/** An HTTP route of an operation (Express path syntax: `:vaultID`). */
+export interface Route {
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete'
+  path: string
+}
+
+/** An empty path-parameter object, for operations without path parameters. */
+type NoParams = z.ZodObject<{}>
+
+export interface OperationContract<P extends z.ZodObject = NoParams, I extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  /** The spec's name of the operation (also the name its unexpected failures are logged under). */
+  summary: string
+  description?: string
+  /** What the caller must present (the spec's Authentication table). */
+  auth: AuthRequirement
+  /** The first route is the canonical one; the others are aliases. A GET's input is its query, any other method's its JSON body. */
+  routes: [Route, ...Route[]]
+  /** Path parameters (strings), merged into the input of the service method. */
+  params?: P
+  /**
+   * The request body (or query) schema: its shape as the wire carries it. Checks that need the
+   * service's state or code are the operation's (`OperationImplementation.refine`).
+   */
+  input: I
+  /** The field(s) of the input holding the batch items; their lengths are checked against the configured batch limit. */
+  batch?: string | string[]
+  /** The 200 response body. */
+  response: R
+  /** A request body (or query) that the operation accepts, shown in the OpenAPI document. */
+  example?: z.input<I>
+}
+
+/** Declares an operation's contract, keeping its schemas' types. */
+export function defineContract<I extends z.ZodType, R extends z.ZodType, P extends z.ZodObject = NoParams>(
+  contract: OperationContract<P, I, R>,
+): OperationContract<P, I, R> {
+  return contract
+}
+
+/** The input of a body schema; one with no fields (`z.strictObject({})`, inferred as an index signature of `never`) is `{}`. */
+type BodyInput<I extends z.ZodType> = string extends keyof z.input<I>
+  ? z.input<I> extends Record<string, never>
+    ? {}
+    : z.input<I>
+  : z.input<I>
+
+/** The input a caller gives for an operation: path parameters and body (or query) in one object. */
+export type OperationInput<C> =
+  C extends OperationContract<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.input<P>) & BodyInput<I> : never
+/** The input as the operation's handler receives it: path parameters and body (or query), parsed. */
+export type ParsedInput<C> =
+  C extends OperationContract<infer P, infer I, z.ZodType> ? (keyof P['shape'] extends never ? unknown : z.output<P>) & z.output<I> : never
+/** The response body an operation resolves to. */
+export type OperationOutput<C> = C extends OperationContract<z.ZodObject, z.ZodType, infer R> ? z.output<R> : never
+
+/** Contracts by operation name. */
+export type Contracts = Record<string, OperationContract<z.ZodObject, z.ZodType, z.ZodType>>
+
+/** One method per operation taking its input and the request's headers: `service.<name>(input, auth)`. */
+export type OperationMethods<C extends Contracts> = {
+  [K in keyof C]: (input: OperationInput<C[K]>, auth: AuthContext) => Promise<OperationOutput<C[K]>>
+}
+
+/** One method per operation with the headers bound once (`service.as(auth)`, the HTTP client); inputs that may be empty are optional. */
+export type BoundOperations<C extends Contracts> = {
+  [K in keyof C]: {} extends OperationInput<C[K]>
+    ? (input?: OperationInput<C[K]>) => Promise<OperationOutput<C[K]>>
+    : (input: OperationInput<C[K]>) => Promise<OperationOutput<C[K]>>
+}

@@ -1,0 +1,61 @@
+/**
+ * `didvault/client` bundles for browsers: esbuild (platform browser, no Node polyfills) builds
+ * `src/client` without error — an import of a Node built-in would fail the build — and the bundle
+ * holds no package but zod (none of the service's crypto, JSON-LD, DID, storage or HTTP server
+ * code) and stays within its size budget.
+ */
+import { join } from 'node:path'
+import { gzipSync } from 'node:zlib'
+import { build, type Metafile } from 'esbuild'
+import { describe, expect, it } from 'vitest'
+import { ROOT } from '../helpers/build.js'
+
+/** The only packages the client may contain. */
+const ALLOWED_PACKAGES = ['zod']
+/** Minified bundle size the client must stay within, bytes (it was about 134 kB, 40 kB gzipped). */
+const BUDGET = { minified: 160_000, gzipped: 48_000 }
+
+/** Bundles `entry` (or `contents`) for browsers, minified. */
+async function bundle(source: { entry: string } | { contents: string }) {
+  return build({
+    ...('entry' in source ? { entryPoints: [source.entry] } : { stdin: { contents: source.contents, resolveDir: ROOT, loader: 'ts' } }),
+    absWorkingDir: ROOT,
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    target: 'es2022',
+    minify: true,
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  })
+}
+
+/** The packages (under node_modules) whose files went into the bundle. */
+function packagesIn(metafile: Metafile): string[] {
+  const names = Object.keys(metafile.inputs).flatMap((path) => {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)
+    return match ? [match[1]] : []
+  })
+  return [...new Set(names)].sort()
+}
+
+describe('the browser bundle of didvault/client', () => {
+  it('builds for the browser, holds no package but zod, and stays within its budget', async () => {
+    const result = await bundle({ entry: join(ROOT, 'src/client/index.ts') })
+    expect(result.errors).toEqual([])
+    expect(packagesIn(result.metafile)).toEqual(ALLOWED_PACKAGES)
+    const code = result.outputFiles[0].contents
+    const size = { minified: code.byteLength, gzipped: gzipSync(code).byteLength }
+    const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`
+    console.log(`didvault/client browser bundle: ${kB(size.minified)} minified, ${kB(size.gzipped)} gzipped`)
+    expect(size.minified).toBeLessThanOrEqual(BUDGET.minified)
+    expect(size.gzipped).toBeLessThanOrEqual(BUDGET.gzipped)
+  })
+
+  it('the check has teeth: a Node built-in fails the build, a heavy package shows in the list', async () => {
+    await expect(bundle({ contents: "import { createHash } from 'node:crypto'; console.log(createHash)" })).rejects.toThrow(/node:crypto/)
+    const heavy = await bundle({ contents: "import { getAddress } from 'ethers'; console.log(getAddress)" })
+    expect(packagesIn(heavy.metafile)).toContain('ethers')
+  })
+})

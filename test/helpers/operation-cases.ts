@@ -1,0 +1,488 @@
+/**
+ * One list of calls of every operation — inputs, headers, and what must come back — run as it is
+ * against the embedded API (`service.as(auth)`) and against the HTTP client talking to a real
+ * `didvault serve` (`client.as(auth)`), so the two cannot drift. The cases run in order on one
+ * fresh service: later ones use what earlier ones made (kept in the {@link Fixture}).
+ */
+import { expect } from 'vitest'
+import type { AuthContext, BoundIdentityService, ErrorType } from '../../src/index.js'
+import { CONTRACTS, type OperationName } from '../../src/operations/contracts.js'
+import type { OperationInput, OperationOutput } from '../../src/operations/contract.js'
+
+/** Base Auth Tokens of the two tenants every run is given (`staticTenants` embedded, `DIDVAULT_API_KEYS` for serve). */
+export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-key-b-0123456789' } as const
+
+/** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
+export interface OperationsApi {
+  as(auth: AuthContext): BoundIdentityService
+}
+
+/** What the cases made so far. */
+export interface Fixture {
+  vaultId: string
+  rootDid: string
+  rootJwt: string
+  savingsDid: string
+  soloDid: string
+  soloJwt: string
+  roleDid: string
+  jwtVc: string
+  jsonldVc: Record<string, unknown>
+  claimDid: string
+  claimJwt: string
+  storedId: string
+  mpcVaultId: string
+}
+
+export const emptyFixture = (): Fixture => ({
+  vaultId: '',
+  rootDid: '',
+  rootJwt: '',
+  savingsDid: '',
+  soloDid: '',
+  soloJwt: '',
+  roleDid: '',
+  jwtVc: '',
+  jsonldVc: {},
+  claimDid: '',
+  claimJwt: '',
+  storedId: '',
+  mpcVaultId: '',
+})
+
+type Contract<K extends OperationName> = (typeof CONTRACTS)[K]
+
+export interface OperationCase<K extends OperationName = OperationName> {
+  operation: K
+  name: string
+  auth(f: Fixture): AuthContext
+  input(f: Fixture): OperationInput<Contract<K>>
+  /** Checks the result and keeps what later cases need. */
+  then?(result: OperationOutput<Contract<K>>, f: Fixture): void
+  /** The call must reject with this error body instead (the message matching, when given). */
+  rejects?: { statusCode: number; errorType: ErrorType; message?: RegExp }
+}
+
+const call = <K extends OperationName>(c: OperationCase<K>) => c as unknown as OperationCase
+
+const tenant = (key: string = API_KEYS.a): AuthContext => ({ authorization: `Bearer ${key}` })
+const acting = (didAuth: string): AuthContext => ({ ...tenant(), didAuth })
+/** The Access Token JWT of the two delete operations: a DID-auth JWT as the Bearer token. */
+const accessToken = (jwt: string): AuthContext => ({ authorization: `Bearer ${jwt}` })
+
+const UNKNOWN_DID = 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72'
+
+export const OPERATION_CASES: OperationCase[] = [
+  // ---- vaults, tokens, wallets
+  call({
+    operation: 'createVault',
+    name: 'a BIP44 vault with its first wallet and its mnemonic, once',
+    auth: () => tenant(),
+    input: () => ({ name: 'main', hierarchy: 'BIP44' }),
+    then: ({ vault }, f) => {
+      expect(vault).toMatchObject({ name: 'main', hierarchy: 'BIP44', keyManagement: 'ECS', status: 'INITIALIZED' })
+      expect(vault.mnemonic?.split(' ')).toHaveLength(12)
+      expect(vault.wallets).toHaveLength(1)
+      f.vaultId = vault.id
+      f.rootDid = vault.wallets[0].did
+    },
+  }),
+  call({
+    operation: 'createVault',
+    name: 'without a name: 422 naming the field',
+    auth: () => tenant(),
+    input: () => ({}) as OperationInput<Contract<'createVault'>>,
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /^invalid request: name: / },
+  }),
+  call({
+    operation: 'createVault',
+    name: 'without a Base Auth Token: 403',
+    auth: () => ({}),
+    input: () => ({ name: 'nope' }),
+    rejects: { statusCode: 403, errorType: 'UNAUTHENTICATED', message: /missing Base Auth Token/ },
+  }),
+  call({
+    operation: 'generateToken',
+    name: 'a DID-auth token for the vault’s first wallet',
+    auth: () => tenant(),
+    input: (f) => ({ iss: f.rootDid, expiresIn: 600_000 }),
+    then: (token, f) => {
+      expect(token.jwt.split('.')).toHaveLength(3)
+      expect(token.verifications.issuer).toBe(f.rootDid)
+      f.rootJwt = token.jwt
+    },
+  }),
+  call({
+    operation: 'generateToken',
+    name: 'for a DID the tenant does not hold: 422 NOT_FOUND',
+    auth: () => tenant(),
+    input: () => ({ iss: UNKNOWN_DID }),
+    rejects: { statusCode: 422, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'getVaults',
+    name: 'by id',
+    auth: () => tenant(),
+    input: (f) => ({ id: f.vaultId }),
+    then: ({ vaults }, f) => {
+      expect(vaults.map((v) => v.id)).toEqual([f.vaultId])
+      expect(vaults[0].mnemonic).toBeUndefined()
+    },
+  }),
+  call({
+    operation: 'getVaults',
+    name: 'another tenant sees nothing of it',
+    auth: () => tenant(API_KEYS.b),
+    input: (f) => ({ id: f.vaultId }),
+    then: ({ vaults }) => expect(vaults).toEqual([]),
+  }),
+  call({
+    operation: 'createVaultWallet',
+    name: 'the next BIP44 wallet, by vault control (path parameter and body)',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ vaultID: f.vaultId, wallet: { alias: 'savings' } }),
+    then: ({ wallet }, f) => {
+      expect(wallet).toMatchObject({ index: 1, alias: 'savings', vaultId: f.vaultId })
+      f.savingsDid = wallet.did
+    },
+  }),
+  call({
+    operation: 'createVaultWallet',
+    name: 'without a DID-auth token: 403',
+    auth: () => tenant(),
+    input: (f) => ({ vaultID: f.vaultId }),
+    rejects: { statusCode: 403, errorType: 'UNAUTHENTICATED', message: /missing DID Auth Token/ },
+  }),
+  call({
+    operation: 'createVaultWallet',
+    name: 'an unknown vault: 422 NOT_FOUND',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ vaultID: 'no such vault/../x' }),
+    rejects: { statusCode: 422, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'createVaultWallet',
+    name: 'an empty vaultID: 422 naming it',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ vaultID: '' }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /^invalid request: vaultID: / },
+  }),
+  call({
+    operation: 'generateWallet',
+    name: 'a wallet outside any vault',
+    auth: () => tenant(),
+    input: () => ({ wallet: { alias: 'solo' } }),
+    then: ({ wallet }, f) => {
+      expect(wallet.alias).toBe('solo')
+      f.soloDid = wallet.did
+    },
+  }),
+  call({
+    operation: 'generateToken',
+    name: 'a token for the solo wallet',
+    auth: () => tenant(),
+    input: (f) => ({ iss: f.soloDid }),
+    then: (token, f) => {
+      f.soloJwt = token.jwt
+    },
+  }),
+  call({
+    operation: 'getWallets',
+    name: 'a page of one, with the cursor to the next (query parameters)',
+    auth: () => tenant(),
+    input: (f) => ({ vaultId: f.vaultId, limit: 1 }),
+    then: ({ wallets, nextCursor }, f) => {
+      expect(wallets.map((w) => w.did)).toEqual([f.rootDid])
+      expect(nextCursor).toEqual(expect.any(String))
+    },
+  }),
+  call({
+    operation: 'getWallets',
+    name: 'by alias',
+    auth: () => tenant(),
+    input: () => ({ alias: 'solo' }),
+    then: ({ wallets }, f) => expect(wallets.map((w) => w.did)).toEqual([f.soloDid]),
+  }),
+  call({
+    operation: 'getWallets',
+    name: 'a limit out of range: 422',
+    auth: () => tenant(),
+    input: () => ({ limit: 0 }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /^invalid request: limit: / },
+  }),
+  call({
+    operation: 'configureWallet',
+    name: 'a service endpoint on a wallet of the vault',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({
+      wallet: { did: f.savingsDid },
+      walletConfig: { txsInput: [{ service: { name: 'Hub', value: 'https://hub.example.com', validity: 86_400_000 } }] },
+    }),
+    then: ({ wallet }, f) => {
+      expect(wallet.did).toBe(f.savingsDid)
+      expect(wallet.registry?.errors ?? []).toEqual([])
+    },
+  }),
+  call({
+    operation: 'renameWallets',
+    name: 'a wallet of the vault renamed',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ wallets: [{ did: f.savingsDid, alias: 'reserve' }] }),
+    then: ({ wallets, errors }) => {
+      expect(wallets.map((w) => w.alias)).toEqual(['reserve'])
+      expect(errors).toEqual([])
+    },
+  }),
+
+  // ---- roles
+  call({
+    operation: 'createRole',
+    name: 'a role (permissions case-insensitive in, canonical out)',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ description: 'Auditors', permissions: ['read'], wallet: { alias: 'auditors' } }),
+    then: ({ role }, f) => {
+      expect(role).toMatchObject({ description: 'Auditors', permissions: ['Read'], creator: f.rootDid })
+      f.roleDid = role.did
+    },
+  }),
+  call({
+    operation: 'getRoles',
+    name: 'filtered by permission',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ permissions: 'Read' }),
+    then: ({ roles }, f) => expect(roles.map((r) => r.did)).toEqual([f.roleDid]),
+  }),
+  call({
+    operation: 'getRoles',
+    name: 'an unknown permission: 422',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ permissions: 'Admin' }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR' },
+  }),
+  call({
+    operation: 'updateRoles',
+    name: 'Write added',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ roles: [{ did: f.roleDid, permissions: ['Read', 'Write'] }] }),
+    then: ({ roles, errors }) => {
+      expect(roles[0].permissions).toEqual(['Read', 'Write'])
+      expect(errors).toEqual([])
+    },
+  }),
+  call({
+    operation: 'updateRoles',
+    name: 'one role twice, in two spellings: 422 (the service’s refinement, over HTTP too)',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ roles: [{ did: f.roleDid, description: 'a' }, { did: f.roleDid.toLowerCase(), description: 'b' }] }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /^invalid request: roles\.1: duplicate of an earlier item$/ },
+  }),
+  call({
+    operation: 'createRoleAssignments',
+    name: 'the role to the solo wallet',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ assignments: [{ role: f.roleDid, did: f.soloDid.toLowerCase() }] }),
+    then: ({ assignments, errors }, f) => {
+      expect(assignments).toEqual([expect.objectContaining({ role: f.roleDid, did: f.soloDid })])
+      expect(errors).toEqual([])
+    },
+  }),
+  call({
+    operation: 'getRoleAssignments',
+    name: 'of the role',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ role: f.roleDid }),
+    then: ({ assignments }, f) => expect(assignments.map((a) => a.did)).toEqual([f.soloDid]),
+  }),
+  call({
+    operation: 'getRoleAssignments',
+    name: 'neither role nor did: 422',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({}) as OperationInput<Contract<'getRoleAssignments'>>,
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR' },
+  }),
+  call({
+    operation: 'deleteRoleAssignments',
+    name: 'with the Access Token JWT (`as`)',
+    auth: (f) => accessToken(f.rootJwt),
+    input: (f) => ({ assignments: [{ role: f.roleDid, did: f.soloDid }] }),
+    then: ({ assignments, errors }, f) => {
+      expect(assignments.map((a) => a.did)).toEqual([f.soloDid])
+      expect(errors).toEqual([])
+    },
+  }),
+  call({
+    operation: 'deleteRoleAssignments',
+    name: 'with an API key instead of the Access Token: 403',
+    auth: () => tenant(),
+    input: (f) => ({ assignments: [{ role: f.roleDid, did: f.soloDid }] }),
+    rejects: { statusCode: 403, errorType: 'UNAUTHENTICATED' },
+  }),
+  call({
+    operation: 'deleteRoles',
+    name: 'the role, by a comma-separated string',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ dids: f.roleDid }),
+    then: ({ roles, errors }, f) => {
+      expect(roles.map((r) => r.did)).toEqual([f.roleDid])
+      expect(errors).toEqual([])
+    },
+  }),
+
+  // ---- verifiable credentials
+  call({
+    operation: 'signClaims',
+    name: 'a JWT credential about the solo wallet',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({
+      iss: f.rootDid,
+      format: 'jwt',
+      sub: f.soloDid,
+      expiresIn: 86_400_000,
+      claims: [{ id: 'urn:example:jwt-1', payload: { role: 'treasurer' } }],
+    }),
+    then: ({ vcs }, f) => {
+      expect(vcs[0].id).toBe('urn:example:jwt-1')
+      f.jwtVc = 'jwt' in vcs[0] ? vcs[0].jwt : ''
+      expect(f.jwtVc.split('.')).toHaveLength(3)
+    },
+  }),
+  call({
+    operation: 'signClaims',
+    name: 'a JSON-LD credential with a new claim DID',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ iss: f.rootDid, claims: [{ alias: 'membership' }] }),
+    then: ({ vcs }, f) => {
+      expect(vcs[0].id).toMatch(/^did:ethr:dev:0x/)
+      f.claimDid = vcs[0].id
+      f.jsonldVc = 'jsonld' in vcs[0] ? vcs[0].jsonld : {}
+      expect(f.jsonldVc.proof).toMatchObject({ type: 'EcdsaKoblitzSignature2016' })
+    },
+  }),
+  call({
+    operation: 'signClaims',
+    name: 'a context the service does not have: 422 (the service’s refinement)',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ iss: f.rootDid, context: 'https://example.com/unknown.jsonld', claims: [{ id: 'urn:example:2' }] }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /context\.0: not a bundled or registered JSON-LD context/ },
+  }),
+  call({
+    operation: 'verifyClaims',
+    name: 'the JWT verifies',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ claims: [{ jwt: f.jwtVc }] }),
+    then: ({ vcs }, f) => expect(vcs[0]).toMatchObject({ verified: true, issuer: f.rootDid }),
+  }),
+  call({
+    operation: 'patchClaims',
+    name: 'operation verify: the JSON-LD credential verifies',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ operation: 'verify', claims: [{ jsonld: f.jsonldVc }] }),
+    then: (result) => expect('vcs' in result && result.vcs[0]).toMatchObject({ verified: true }),
+  }),
+  call({
+    operation: 'patchClaims',
+    name: 'without operation: 422 naming the operations',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ claims: [{ jsonld: f.jsonldVc }] }) as OperationInput<Contract<'patchClaims'>>,
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /"verify", "addProof", "removeProof"/ },
+  }),
+  call({
+    operation: 'storeClaims',
+    name: 'the JSON-LD credential stored',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ claims: [{ jsonld: f.jsonldVc }] }),
+    then: ({ vcs, errors }, f) => {
+      expect(errors).toEqual([])
+      expect(vcs[0]).toMatchObject({ id: f.claimDid, issuer: f.rootDid, storedBy: [f.rootDid] })
+      f.storedId = vcs[0]._id
+    },
+  }),
+  call({
+    operation: 'getClaims',
+    name: 'by ids (an array of two: repeated query parameters)',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ ids: [f.claimDid, 'urn:example:not-stored'], limit: 10 }),
+    then: ({ vcs }, f) => expect(vcs.map((v) => v._id)).toEqual([f.storedId]),
+  }),
+  call({
+    operation: 'generateToken',
+    name: 'a token for the claim DID (a wallet of the tenant)',
+    auth: () => tenant(),
+    input: (f) => ({ iss: f.claimDid }),
+    then: (token, f) => {
+      f.claimJwt = token.jwt
+    },
+  }),
+  call({
+    operation: 'addProofs',
+    name: 'the owner of the credential’s DID adds a proof to the stored record',
+    auth: (f) => acting(f.claimJwt),
+    input: (f) => ({ iss: f.claimDid, claims: [{ _id: f.storedId }] }),
+    then: ({ vcs, errors }, f) => {
+      expect(errors).toEqual([])
+      expect(vcs[0]._ids).toEqual([f.storedId])
+      expect(vcs[0].jsonld.proof).toHaveLength(2)
+    },
+  }),
+  call({
+    operation: 'deleteClaims',
+    name: 'with the Access Token JWT of the credential DID’s owner',
+    auth: (f) => accessToken(f.claimJwt),
+    input: (f) => ({ ids: [f.storedId] }),
+    then: ({ vcs, errors }, f) => {
+      expect(vcs.map((v) => v._id)).toEqual([f.storedId])
+      expect(errors).toEqual([])
+    },
+  }),
+  call({
+    operation: 'deleteClaims',
+    name: 'again: reported in errors, the batch does not fail',
+    auth: (f) => accessToken(f.claimJwt),
+    input: (f) => ({ ids: [f.storedId] }),
+    then: ({ vcs, errors }, f) => {
+      expect(vcs).toEqual([])
+      expect(errors).toEqual([{ _id: f.storedId, error: expect.objectContaining({ statusCode: 422, errorType: 'NOT_FOUND' }) }])
+    },
+  }),
+
+  // ---- MPC vault, deletions
+  call({
+    operation: 'createVault',
+    name: 'an MPC vault whose one member is the first wallet',
+    auth: () => tenant(),
+    input: (f) => ({
+      name: 'mpc',
+      keyManagement: 'MPC',
+      mpcAccountID: 'acct-1',
+      mpcGroups: { name: 'signers', requiredApprovals: 1, members: [{ id: f.rootDid }] },
+    }),
+    then: ({ vault }, f) => {
+      expect(vault).toMatchObject({ keyManagement: 'MPC', status: 'NOT_INITIALIZED', wallets: [] })
+      f.mpcVaultId = vault.id
+    },
+  }),
+  call({
+    operation: 'initializeVault',
+    name: 'initialized with the member’s token (an input of path parameters only)',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ vaultID: f.mpcVaultId }),
+    then: ({ vault }, f) => expect(vault).toMatchObject({ id: f.mpcVaultId, status: 'INITIALIZED' }),
+  }),
+  call({
+    operation: 'deleteWallets',
+    name: 'the solo wallet, by DID control',
+    auth: (f) => acting(f.soloJwt),
+    input: (f) => ({ ids: [f.soloDid] }),
+    then: ({ ids, errors }, f) => {
+      expect(ids).toEqual([f.soloDid])
+      expect(errors).toEqual([])
+    },
+  }),
+  call({
+    operation: 'deleteVault',
+    name: 'the BIP44 vault with its wallets',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ _id: f.vaultId }),
+    then: ({ wallets }, f) => expect(wallets.map((w) => w.did).sort()).toEqual([f.rootDid, f.savingsDid].sort()),
+  }),
+]
