@@ -64,8 +64,17 @@ const didOn = (network: string, identifier: string) =>
  * valid checksum), or undefined when it is not one.
  */
 export function eip55Address(raw: string): string | undefined {
-  return /^0x[0-9a-fA-F]{40}$/.test(raw) && isAddress(raw) ? getAddress(raw.toLowerCase()) : undefined
+  if (checksummedAddresses.has(raw)) return checksummedAddresses.get(raw)
+  // A checksum is a keccak hash (two when checking a mixed-case spelling): verifying a JWT or a
+  // proof asks for the same few addresses of its documents on every request.
+  const address = /^0x[0-9a-fA-F]{40}$/.test(raw) && isAddress(raw) ? getAddress(raw.toLowerCase()) : undefined
+  if (checksummedAddresses.size >= PARSED_MAX) checksummedAddresses.delete(checksummedAddresses.keys().next().value!)
+  checksummedAddresses.set(raw, address)
+  return address
 }
+
+/** {@link eip55Address}'s answers by spelling. */
+const checksummedAddresses = new Map<string, string | undefined>()
 
 /** Parsed DIDs by spelling: parsing hashes (a checksum, a key's address), and every request parses the same few DIDs. */
 const parsed = new Map<string, ParsedEthrDid>()
