@@ -8,7 +8,7 @@ export default defineConfig([
       mongo: 'src/storage/mongo/index.ts',
       express: 'src/http/index.ts',
       // The JSON-LD worker pool's module: piscina loads it by path, beside the code that starts the pool.
-      'canonize-worker': 'src/credentials/jsonld/canonize-worker.ts',
+      'canonize-worker': 'src/proofs/jsonld/canonize-worker.ts',
     },
     format: ['esm', 'cjs'],
     dts: true,
@@ -38,7 +38,7 @@ export default defineConfig([
     target: 'es2022',
   },
   {
-    entry: { 'cli/main': 'src/cli/main.ts', 'cli/canonize-worker': 'src/credentials/jsonld/canonize-worker.ts' },
+    entry: { 'cli/main': 'src/cli/main.ts', 'cli/canonize-worker': 'src/proofs/jsonld/canonize-worker.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node20',

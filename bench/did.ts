@@ -5,7 +5,7 @@
  */
 import { createJWT } from 'did-jwt'
 import { verifyDidAuthToken } from '../src/auth/did-auth.js'
-import { didJwtSigner } from '../src/credentials/jwt-signer.js'
+import { didJwtSigner } from '../src/proofs/jwt-signer.js'
 import type { IdentityService } from '../src/index.js'
 import { generatePrivateKey, LocalSigner } from '../src/keys/secp256k1.js'
 import { measure, measurePair, type MeasureOptions, type Measurement } from './measure.js'

@@ -5,8 +5,8 @@
  * verified for the quorum, public BIP32 derivation, one insert: no reconstruction).
  */
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
-import { KeyCustody } from '../src/keys/custody.js'
-import { openKeyring } from '../src/keys/keyring-store.js'
+import { KeyCustody } from '../src/custody/key-custody.js'
+import { openKeyring } from '../src/custody/keyring-store.js'
 import { ShamirQuorumCustody } from '../src/mpc/shamir-quorum-custody.js'
 import { measure, type MeasureOptions, type Measurement } from './measure.js'
 

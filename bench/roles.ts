@@ -12,8 +12,8 @@
  * them). Both must not grow with the store: indexes, not scans.
  */
 import { randomUUID } from 'node:crypto'
-import { AccessFacts } from '../src/auth/facts.js'
-import { canReadCredential, type CredentialFacts } from '../src/auth/policy.js'
+import { AccessFacts } from '../src/roles/caller-facts.js'
+import { canReadCredential, type CredentialFacts } from '../src/auth/policy-engine.js'
 import type { Caller } from '../src/auth/context.js'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
 import type { RoleAssignmentRecord } from '../src/storage/collections.js'

@@ -9,11 +9,11 @@ export {
   type MpcOptions,
   type OperationMethods,
   type ServiceLimitsOptions,
-} from './service.js'
+} from './service/identity-service.js'
 export type { ServiceConfig, ServiceLimits } from './operations/context.js'
-export { DEFAULT_JSONLD_LIMITS, type JsonLdLimits } from './credentials/jsonld/bounds.js'
-export type { JsonLdPoolStats, JsonLdWorkerOptions } from './credentials/jsonld/canonicalization-pool.js'
-export type { UndefinedTerms } from './credentials/jsonld/undefined-terms.js'
+export { DEFAULT_JSONLD_LIMITS, type JsonLdLimits } from './proofs/jsonld/bounds.js'
+export type { JsonLdPoolStats, JsonLdWorkerOptions } from './proofs/jsonld/canonicalization-pool.js'
+export type { UndefinedTerms } from './proofs/jsonld/undefined-terms.js'
 export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
 export type { AuthContext, Caller } from './auth/context.js'
 export { staticTenants, type TenantResolver } from './auth/tenants.js'
@@ -27,8 +27,8 @@ export { RegistryError, type AppliedChange, type DidRegistry, type RegistryChang
 export type { DidVersion, DidVersionQuery } from './did/version.js'
 export type { DigestSigner, RecoverableSignature } from './keys/signer.js'
 export { KeyringError, randomMasterKey } from './keys/keyring.js'
-export type { MasterKeyInput } from './keys/keyring-store.js'
-export type { RotationProgress } from './keys/rotation.js'
+export type { MasterKeyInput } from './custody/keyring-store.js'
+export type { RotationProgress } from './custody/rotation.js'
 export { createMemoryStorage, MemoryStorage } from './storage/memory/index.js'
 export {
   InvalidCursorError,
@@ -45,18 +45,18 @@ export {
   type StoredRecord,
   type Where,
 } from './storage/port.js'
-export type { WalletView } from './schemas/wallets.js'
-export type { DelegateView, RegistryReport, TransactionView } from './operations/did-updates.js'
-export type { VaultView } from './schemas/vaults.js'
-export type { AssignmentView, Permission, RoleView } from './schemas/roles.js'
-export type { DidAuthToken } from './schemas/tokens.js'
-export type { SignedCredential, VerificationCheck, VerifiedCredential } from './schemas/claims.js'
-export { OPERATIONS } from './operations/table.js'
-export { CONTRACTS, type OperationName } from './operations/contracts.js'
+export type { WalletView } from './wallets/schemas.js'
+export type { DelegateView, RegistryReport, TransactionView } from './wallets/did-updates.js'
+export type { VaultView } from './vaults/schemas.js'
+export type { AssignmentView, Permission, RoleView } from './roles/schemas.js'
+export type { DidAuthToken } from './tokens/schemas.js'
+export type { SignedCredential, VerificationCheck, VerifiedCredential } from './credentials/schemas.js'
+export { OPERATIONS } from './service/table.js'
+export { CONTRACTS, type OperationName } from './service/contracts.js'
 export type { OperationContract, OperationInput, OperationOutput, ParsedInput, Route } from './operations/contract.js'
 export type { OperationDefinition, OperationHandler, OperationImplementation } from './operations/define.js'
-export { OperationDispatcher, AuthenticatedCall } from './operations/dispatcher.js'
-export type { WalletConfig, TxInput } from './schemas/wallet-config.js'
+export { OperationDispatcher, AuthenticatedCall } from './service/dispatcher.js'
+export type { WalletConfig, TxInput } from './wallets/config-schemas.js'
 export type {
   CreateMpcVaultRequest,
   InitializeOutcome,

@@ -5,8 +5,8 @@
 import { forbidden } from '../errors.js'
 import type { RoleRecord, WalletRecord } from '../storage/collections.js'
 import type { Caller } from './context.js'
-import type { AccessFacts } from './facts.js'
-import { canManageRole, controlsVault, controlsWallet } from './policy.js'
+import type { AccessFacts } from '../roles/caller-facts.js'
+import { canManageRole, controlsVault, controlsWallet } from './policy-engine.js'
 
 /** The access checks operations make; each refuses with 403 FORBIDDEN. */
 export class AccessControl {

@@ -6,9 +6,9 @@
 import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
 import { parseEthrDid, principalOf } from '../did/ethr.js'
-import { JwtRejected, verifyDidJwt } from '../credentials/jwt-verifier.js'
-import type { PublicKeyDirectory } from '../keys/public-keys.js'
-import type { SignatureMemo } from '../credentials/signature-memo.js'
+import { JwtRejected, verifyDidJwt } from '../proofs/jwt-verifier.js'
+import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import type { SignatureMemo } from '../proofs/signature-memo.js'
 
 export interface DidAuthOptions {
   resolver: Resolvable

@@ -7,8 +7,8 @@
  * another document for a URL already known, exits 1.
  */
 import { readFileSync } from 'node:fs'
-import { checkContext } from '../credentials/jsonld/canonize.js'
-import { getContext, isContextDocument, isContextUrl, registerContext, type ContextDocument } from '../credentials/jsonld/contexts.js'
+import { checkContext } from '../proofs/jsonld/canonize.js'
+import { getContext, isContextDocument, isContextUrl, registerContext, type ContextDocument } from '../proofs/jsonld/contexts.js'
 import { UsageError } from './usage.js'
 
 /** One `--context` value: the URL, and the file after the last `=` (a URL may hold `=`, in its query). */

@@ -1,7 +1,7 @@
 /** Where `didvault serve` gets its master key (DESIGN §4, issue "CLI contract"). */
 import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs'
 import { randomMasterKey } from '../keys/keyring.js'
-import type { MasterKeyInput } from '../keys/keyring-store.js'
+import type { MasterKeyInput } from '../custody/keyring-store.js'
 
 /** The storage a master key is resolved for (see `--storage`). */
 export type KeyedStorage = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb' }

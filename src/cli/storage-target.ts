@@ -1,6 +1,6 @@
 /** `--storage` for every command: what it names, and opening it with its master key. */
 import { existsSync } from 'node:fs'
-import { IdentityService } from '../service.js'
+import { IdentityService } from '../service/identity-service.js'
 import { createMemoryStorage } from '../storage/memory/index.js'
 import type { StorageAdapter } from '../storage/port.js'
 import { resolveMasterKey } from './master-key.js'

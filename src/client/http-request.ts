@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod'
 import type { OperationContract } from '../operations/contract.js'
-import { parse } from '../schemas/parse.js'
+import { parse } from '../operations/parse.js'
 
 type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 

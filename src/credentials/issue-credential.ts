@@ -5,11 +5,11 @@
  */
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import type { DigestSigner } from '../keys/signer.js'
-import { didJwtSigner } from './jwt-signer.js'
-import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from './jsonld/index.js'
-import type { CanonicalHasher } from './jsonld/canonical-hasher.js'
-import type { ContextEntry } from './jsonld/contexts.js'
-import { isUndefinedTermError, withUndefinedTerms, type UndefinedTerms } from './jsonld/undefined-terms.js'
+import { didJwtSigner } from '../proofs/jwt-signer.js'
+import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from '../proofs/jsonld/index.js'
+import type { CanonicalHasher } from '../proofs/jsonld/canonical-hasher.js'
+import type { ContextEntry } from '../proofs/jsonld/contexts.js'
+import { isUndefinedTermError, withUndefinedTerms, type UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 
 /** What a credential says, in either form. */
 export interface CredentialContent {

@@ -7,8 +7,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { z } from 'zod'
 import type { AuthRequirement } from '../auth/context.js'
 import type { OperationContract } from '../operations/contract.js'
-import { CONTRACTS } from '../operations/contracts.js'
-import { errorBody } from '../schemas/common.js'
+import { CONTRACTS } from '../service/contracts.js'
+import { errorBody } from '../operations/schemas.js'
 import packageJson from '../../package.json' with { type: 'json' }
 
 type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>

@@ -3,8 +3,8 @@
  * those queries. Every record carries `tenantId` and `createdAt` (ms).
  */
 import type { CollectionSpec, StoredRecord } from './port.js'
-import type { WalletConfig } from '../schemas/wallet-config.js'
-import type { Permission, RoleAccess } from '../schemas/roles.js'
+import type { WalletConfig } from '../wallets/config-schemas.js'
+import type { Permission, RoleAccess } from '../roles/schemas.js'
 import type { QuorumGroup } from '../mpc/port.js'
 
 export interface ApiKeyRecord extends StoredRecord {

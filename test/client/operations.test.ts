@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from '../../src/client/index.js'
 import { createMemoryStorage, IdentityError, IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
-import { CONTRACTS, type OperationName } from '../../src/operations/contracts.js'
+import { CONTRACTS, type OperationName } from '../../src/service/contracts.js'
 import { CLI, ROOT, ensureBuilt } from '../helpers/build.js'
 import { API_KEYS, OPERATION_CASES, emptyFixture, type OperationsApi } from '../helpers/operation-cases.js'
 import { killAll, spawnNode } from '../helpers/spawn.js'

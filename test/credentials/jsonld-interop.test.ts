@@ -22,7 +22,7 @@ import {
   type ProofObject,
   type SigningKey,
   type VerifyOptions,
-} from '../../src/credentials/jsonld/index.js'
+} from '../../src/proofs/jsonld/index.js'
 
 /** jolocom-lib's default credential context (inline, so it needs no loader). */
 const jolocomCredentialContext = {

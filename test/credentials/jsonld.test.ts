@@ -33,7 +33,7 @@ import {
   type ProofObject,
   type SigningKey,
   type VerifyOptions,
-} from '../../src/credentials/jsonld/index.js'
+} from '../../src/proofs/jsonld/index.js'
 
 const N = secp256k1.Point.Fn.ORDER
 

@@ -40,7 +40,7 @@ import {
   documentLoader,
   signRecovery2020,
   type JsonLdDocument,
-} from '../../src/credentials/jsonld/index.js'
+} from '../../src/proofs/jsonld/index.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
 import { startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
 

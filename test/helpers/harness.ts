@@ -11,7 +11,7 @@ import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createRouter } from '../../src/http/router.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { COLLECTIONS } from '../../src/storage/collections.js'
-import { OPERATIONS } from '../../src/operations/table.js'
+import { OPERATIONS } from '../../src/service/table.js'
 
 /**
  * The response schema of the operation a request reaches, if any: every 200 body the tests

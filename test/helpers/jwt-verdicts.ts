@@ -4,7 +4,7 @@
  * that is not one of the rejections a verifier documents (a crash: a TypeError, a library
  * failure) is not a verdict: it fails the test instead of reading as a rejection.
  */
-import { JwtRejected } from '../../src/credentials/jwt-verifier.js'
+import { JwtRejected } from '../../src/proofs/jwt-verifier.js'
 
 export type JwtVerdict = 'accepted' | 'signature' | 'expired' | 'not yet valid' | 'audience' | 'issuer' | 'malformed' | 'schema'
 

@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest'
 import type { AuthContext, BoundIdentityService, ErrorType } from '../../src/index.js'
-import { CONTRACTS, type OperationName } from '../../src/operations/contracts.js'
+import { CONTRACTS, type OperationName } from '../../src/service/contracts.js'
 import type { OperationInput, OperationOutput } from '../../src/operations/contract.js'
 
 /** Base Auth Tokens of the two tenants every run is given (`staticTenants` embedded, `DIDVAULT_API_KEYS` for serve). */

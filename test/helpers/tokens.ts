@@ -1,6 +1,6 @@
 /** Hand-made DID-auth JWTs for negative tests: forged, expired, wrong audience. */
 import { createJWT } from 'did-jwt'
-import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
+import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
 

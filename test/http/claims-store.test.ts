@@ -4,8 +4,8 @@
  * a test checks it against the pure rule `canReadCredential` over the gathered facts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AccessFacts } from '../../src/auth/facts.js'
-import { canReadCredential } from '../../src/auth/policy.js'
+import { AccessFacts } from '../../src/roles/caller-facts.js'
+import { canReadCredential } from '../../src/auth/policy-engine.js'
 import type { CredentialRecord } from '../../src/storage/collections.js'
 import { generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'

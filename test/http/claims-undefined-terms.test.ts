@@ -14,8 +14,8 @@ import {
   SECP256K1_RECOVERY_2020_V2_URL,
   UNDEFINED_TERMS_V2_URL,
   type JsonLdDocument,
-} from '../../src/credentials/jsonld/index.js'
-import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../../src/credentials/jsonld/inline-contexts.js'
+} from '../../src/proofs/jsonld/index.js'
+import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../../src/proofs/jsonld/inline-contexts.js'
 import { IdentityService, createMemoryStorage, randomMasterKey } from '../../src/index.js'
 import { expectError, snapshot, startHarness, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeJWT } from 'did-jwt'
 import { createVerifiableCredentialJwt, verifyCredential } from 'did-jwt-vc'
-import { didJwtSigner } from '../../src/credentials/jwt-signer.js'
-import { signJsonLd, CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, type JsonLdDocument } from '../../src/credentials/jsonld/index.js'
+import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
+import { signJsonLd, CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, type JsonLdDocument } from '../../src/proofs/jsonld/index.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SigningKey } from 'ethers'
-import { decodeJwt } from '../../src/credentials/jwt-verifier.js'
+import { decodeJwt } from '../../src/proofs/jwt-verifier.js'
 import { expectError, snapshot, startHarness, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 import { mintToken } from '../helpers/tokens.js'
 import { generatePrivateKey } from '../../src/keys/secp256k1.js'

@@ -8,7 +8,7 @@
  * Work is asserted by the pool's counters and by the order of answers, never by wall-clock time.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { CREDENTIALS_V1_URL } from '../../src/credentials/jsonld/contexts.js'
+import { CREDENTIALS_V1_URL } from '../../src/proofs/jsonld/contexts.js'
 import type { IdentityServiceOptions } from '../../src/index.js'
 import { expectError, snapshot, startHarness, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
 

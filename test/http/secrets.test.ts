@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { randomMasterKey } from '../../src/keys/keyring.js'
-import { openKeyring } from '../../src/keys/keyring-store.js'
+import { openKeyring } from '../../src/custody/keyring-store.js'
 import { secretContext } from '../../src/storage/collections.js'
 import { startHarness, tokenFor, type Harness } from '../helpers/harness.js'
 

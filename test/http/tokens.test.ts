@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyJWT } from 'did-jwt'
 import { expectError, snapshot, startHarness, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
-import { verifyJsonLd } from '../../src/credentials/jsonld/index.js'
-import { signingKeysResolver } from '../../src/credentials/signing-keys.js'
+import { verifyJsonLd } from '../../src/proofs/jsonld/index.js'
+import { signingKeysResolver } from '../../src/proofs/signing-keys.js'
 
 let h: Harness
 let did: string

@@ -9,8 +9,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AccessFacts } from '../../src/auth/facts.js'
-import { canDeleteCredential, canReadCredential, canWriteCredential, grants, RULES, type CredentialFacts, type HoldingFacts } from '../../src/auth/policy.js'
+import { AccessFacts } from '../../src/roles/caller-facts.js'
+import { canDeleteCredential, canReadCredential, canWriteCredential, grants, RULES, type CredentialFacts, type HoldingFacts } from '../../src/auth/policy-engine.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
 import { startHarness, TENANT_A, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
 

@@ -55,8 +55,8 @@ describe('DID control (facts + policy)', () => {
     }),
   }
   it('follows the key that signed, not an address spelled in a DID', async () => {
-    const { AccessFacts } = await import('../../src/auth/facts.js')
-    const { controlsWallet } = await import('../../src/auth/policy.js')
+    const { AccessFacts } = await import('../../src/roles/caller-facts.js')
+    const { controlsWallet } = await import('../../src/auth/policy-engine.js')
     const { createMemoryStorage } = await import('../../src/storage/memory/index.js')
     const { COLLECTIONS } = await import('../../src/storage/collections.js')
     const storage = createMemoryStorage()

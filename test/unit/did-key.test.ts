@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Resolvable } from 'did-resolver'
 import { ClaimResolvers } from '../../src/did/resolvers.js'
-import { signingKeysResolver } from '../../src/credentials/signing-keys.js'
+import { signingKeysResolver } from '../../src/proofs/signing-keys.js'
 
 const own: Resolvable = { resolve: async (did) => ({ didResolutionMetadata: { error: 'notFound', message: `own resolver asked for ${did}` }, didDocument: null, didDocumentMetadata: {} }) }
 const resolver = new ClaimResolvers(own).get().resolver

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { generateMnemonic } from '@scure/bip39'
 import { wordlist } from '@scure/bip39/wordlists/english.js'
-import { describeError, redactor, secretFormsOfKey, secretPartsOfUrl } from '../../src/error-log.js'
+import { describeError, redactor, secretFormsOfKey, secretPartsOfUrl } from '../../src/service/error-log.js'
 import { randomMasterKey } from '../../src/keys/keyring.js'
 
 const PROVIDER_KEY = 'SECRET-PROVIDER-KEY-123'

@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { eip55Address, normalizeDid, parseEthrDid, principalOf } from '../../src/did/ethr.js'
 import { isEthrDidSyntax, isSecp256k1Point } from '../../src/did/ethr-syntax.js'
-import { did as didSchema } from '../../src/schemas/common.js'
+import { did as didSchema } from '../../src/operations/schemas.js'
 import { addressOf, bytesToHex, generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { QuorumApprovals } from '../../src/mpc/approvals.js'
 

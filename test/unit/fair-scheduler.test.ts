@@ -4,7 +4,7 @@
  * front of another's job.
  */
 import { describe, expect, it } from 'vitest'
-import { FairScheduler } from '../../src/credentials/jsonld/fair-scheduler.js'
+import { FairScheduler } from '../../src/proofs/jsonld/fair-scheduler.js'
 
 /** A job that runs until released, recording when it started. */
 function gate(log: string[], name: string) {

@@ -10,7 +10,7 @@ import {
   jsonLdBoundsError,
   jsonLdLimitsOf,
   measureJsonLd,
-} from '../../src/credentials/jsonld/bounds.js'
+} from '../../src/proofs/jsonld/bounds.js'
 
 const LIMITS = { maxNodes: 20, maxArrayLength: 5, maxStringLength: 10, maxDepth: 4 }
 

@@ -1,0 +1,339 @@
+/** Request and response schemas of the verifiable-credential operations (`/claims`). */
+import * as z from 'zod'
+import { MAX_JSON_DEPTH } from '../proofs/jsonld/bounds.js'
+import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../proofs/jsonld/inline-contexts.js'
+import { KOBLITZ_2016, RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
+import { did, errorBody, label, nextCursor, page } from '../operations/schemas.js'
+import { expiration } from '../tokens/schemas.js'
+import { registryReport, walletConfig } from '../wallets/config-schemas.js'
+
+/** Whether `value` nests at most `max` levels of objects/arrays. */
+function depthAtMost(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!
+    if (typeof v !== 'object' || v === null) continue
+    if (depth > max) return false
+    for (const child of Object.values(v)) stack.push([child, depth + 1])
+  }
+  return true
+}
+
+const isJsonObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
+/**
+ * A JSON object, taken as given: every own key is kept (an object schema would drop a
+ * `__proto__` key silently, and the JSON-LD checks must see it to refuse it). Nesting is capped
+ * at {@link MAX_JSON_DEPTH}; the service's JSON-LD bounds (`limits.jsonld`) apply in the operations.
+ */
+export const jsonObject = z
+  .custom<Record<string, unknown>>(isJsonObject, 'must be a JSON object')
+  .refine((v) => depthAtMost(v, MAX_JSON_DEPTH), `nests deeper than ${MAX_JSON_DEPTH} levels`)
+  .meta({ type: 'object', additionalProperties: {} })
+
+/** Either one value or an array of them, as an array. */
+const oneOrMany = <T extends z.ZodType>(item: T, max: number) => z.union([item, z.array(item).max(max)]).transform((v): Array<z.output<T>> => (Array.isArray(v) ? v : [v]))
+
+/** A JSON-LD context URL; Sign Verifiable Credentials takes only bundled or registered ones (src/operations/known-contexts.ts). */
+export const contextUrl = z.string().max(2_000)
+
+/**
+ * An inline JSON-LD context: a context definition object, as an entry of `@context` holds one
+ * (standard JSON-LD, processed offline), within the inline-context limits.
+ */
+const inlineContext = jsonObject.superRefine((context, ctx) => {
+  const problem = inlineContextProblem(context)
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem })
+})
+
+/** A context of a credential to sign: a bundled or registered URL, or an inline context. */
+const contextEntry = z.union([contextUrl, inlineContext])
+
+/** Credential type names (a term its contexts define, or an absolute IRI). */
+const typeName = z.string().min(1).max(200).regex(/^\S+$/, 'must not contain spaces')
+
+/** A claim's `id`: a DID, or another absolute URI. */
+const claimId = z.string().max(2_000).regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be a DID or an absolute URI')
+
+/** A name of a resolver configured in the service. */
+export const resolverName = z.string().min(1).max(50).meta({ description: 'Name of a DID resolver configured in the service (default `default`, the service’s own); unknown names are 422.' })
+
+/** At most one of `exp`, `expiresIn`, `expirationDate` (DESIGN §4 *Expiration inputs*). */
+function oneExpiration(v: { exp?: unknown; expiresIn?: unknown; expirationDate?: unknown }, ctx: z.RefinementCtx): void {
+  if ([v.exp, v.expiresIn, v.expirationDate].filter((x) => x !== undefined).length > 1) {
+    ctx.addIssue({ code: 'custom', message: 'give at most one of exp, expiresIn, expirationDate' })
+  }
+}
+
+const claimInput = z
+  .strictObject({
+    id: claimId.optional().meta({ description: 'The credential’s id. Absent: a new claim DID is made (a wallet of the tenant, named by `alias`).' }),
+    alias: label(200).optional().meta({ description: 'Alias of the new claim DID’s wallet (default: the DID). Only for claims without `id`.' }),
+    sub: did.optional().meta({ description: 'Subject DID (`credentialSubject.id`); overrides the global `sub`.' }),
+    context: oneOrMany(contextEntry, 20)
+      .optional()
+      .meta({ description: 'More contexts for this claim (after the global ones): URLs or inline contexts.' }),
+    type: oneOrMany(typeName, 20).optional().meta({ description: 'More types for this claim (after the global ones).' }),
+    payload: jsonObject.optional().meta({ description: 'The claims about the subject: the members of `credentialSubject`.' }),
+    ...expiration,
+    walletConfig: walletConfig.optional().meta({ description: 'Applied to the new claim DID’s document (e.g. `newOwner`). Only for claims without `id`.' }),
+  })
+  .superRefine(oneExpiration)
+  .superRefine((c, ctx) => {
+    if (c.id === undefined) return
+    for (const field of ['alias', 'walletConfig'] as const) {
+      if (c[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only for claims without `id` (it configures the claim DID made for them)' })
+    }
+  })
+  .superRefine((c, ctx) => {
+    if (c.payload !== undefined && Object.hasOwn(c.payload, 'id')) {
+      ctx.addIssue({ code: 'custom', path: ['payload', 'id'], message: 'the subject is given by `sub`' })
+    }
+  })
+
+/** `format`, case-insensitive. */
+const format = z
+  .string()
+  .regex(/^(json-ld|jwt)$/i, 'must be JSON-LD or JWT')
+  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT')
+  .meta({ description: '`JSON-LD` (default) or `JWT`, any letter case.' })
+
+export const signClaims = z
+  .strictObject({
+    format: format.default('JSON-LD'),
+    proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `JSON-LD proof suite (default ${KOBLITZ_2016}).` }),
+    iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
+    resolver: resolverName.optional(),
+    context: oneOrMany(contextEntry, 20).optional().meta({
+      description: [
+        'Context(s) after `https://www.w3.org/2018/credentials/v1`: URLs of bundled or registered contexts, or inline context objects',
+        `(at most ${MAX_INLINE_CONTEXT_CHARS} characters of JSON and ${MAX_INLINE_CONTEXT_TERMS} term definitions each;`,
+        'a URL they reference must be bundled or registered). With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only),',
+        'the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.',
+      ].join(' '),
+    }),
+    undefinedTerms: z.enum(['vocab', 'reject']).optional().meta({
+      description: [
+        'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`,',
+        'appended last to `@context` only when a claim needs it; `reject` refuses such a claim (422).',
+        'Default: the service’s (`vocab` unless configured otherwise).',
+      ].join(' '),
+    }),
+    type: oneOrMany(typeName, 20).optional().meta({ description: 'Type(s) after `VerifiableCredential`, for every claim.' }),
+    sub: did.optional().meta({ description: 'Subject DID of the claims without their own.' }),
+    ...expiration,
+    claims: z.array(claimInput).min(1),
+  })
+  .superRefine(oneExpiration)
+  .superRefine((v, ctx) => {
+    for (const field of ['proofType', 'undefinedTerms'] as const) {
+      if (v[field] === undefined || v.format === 'JSON-LD') continue
+      ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
+    }
+  })
+
+export type SignClaimsInput = z.output<typeof signClaims>
+export type ClaimInput = SignClaimsInput['claims'][number]
+
+/** A credential as JSON-LD or as a JWT. */
+const credentialItem = z.union([
+  z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }) }),
+  z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT.' }) }),
+])
+
+/** The credentials of a verify (or patch) request: in `claims` (the spec's examples) or `vcs` (its field table). */
+const credentialBatch = {
+  resolver: resolverName.optional(),
+  claims: z.array(credentialItem).min(1).optional().meta({ description: 'The credentials (or give them as `vcs`).' }),
+  vcs: z.array(credentialItem).min(1).optional().meta({ description: 'The credentials (or give them as `claims`).' }),
+}
+
+/** Exactly one of `claims` and `vcs`. */
+function oneBatch(v: { claims?: unknown; vcs?: unknown }, ctx: z.RefinementCtx): void {
+  if ((v.claims === undefined) === (v.vcs === undefined)) ctx.addIssue({ code: 'custom', path: ['claims'], message: 'give the credentials in exactly one of `claims` and `vcs`' })
+}
+
+/** Verify Verifiable Credentials through `PATCH /claims` (`operation: "verify"`). */
+export const verifyOperation = z.strictObject({ operation: z.literal('verify'), ...credentialBatch }).superRefine(oneBatch)
+
+/**
+ * `PATCH /claims`: one member per `operation` (DESIGN §4 `PATCH /claims`). Each member is its own
+ * object schema, so an operation is added as one more member.
+ */
+/** A credential to add a proof to, or remove proofs from: a stored one (`_id`), or one given (`jsonld`; a JWT is refused with 422). */
+const proofItem = z.union([
+  z.strictObject({ _id: z.string().min(1).max(200).meta({ description: 'A stored credential’s `_id`.' }) }),
+  z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD credential; stored records of the tenant with the same `id` are updated too.' }) }),
+  z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT: refused per item (a JWT cannot take a second proof).' }) }),
+])
+
+const proofBatch = {
+  resolver: resolverName.optional(),
+  claims: z.array(proofItem).min(1).optional().meta({ description: 'The credentials (or give them as `vcs`).' }),
+  vcs: z.array(proofItem).min(1).optional().meta({ description: 'The credentials (or give them as `claims`).' }),
+}
+
+const addProofFields = {
+  ...proofBatch,
+  iss: did.optional().meta({ description: 'The DID that signs the new proof: a wallet of the tenant the caller controls (default: the first DID the caller acts through).' }),
+  proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `Suite of the new proof (default ${KOBLITZ_2016}).` }),
+}
+
+/** Add a proof through `PATCH /claims` (`operation: "addProof"`). */
+export const addProofOperation = z.strictObject({ operation: z.literal('addProof'), ...addProofFields }).superRefine(oneBatch)
+/** Remove the caller's proofs through `PATCH /claims` (`operation: "removeProof"`, extension). */
+export const removeProofOperation = z.strictObject({ operation: z.literal('removeProof'), ...proofBatch }).superRefine(oneBatch)
+/** `POST /claims/proofs`: the addProof member, `operation` optional. */
+export const addProofs = z.strictObject({ operation: z.literal('addProof').optional(), ...addProofFields }).superRefine(oneBatch)
+
+export type AddProofInput = z.output<typeof addProofs>
+export type RemoveProofInput = z.output<typeof removeProofOperation>
+
+const PATCH_MEMBERS = [verifyOperation, addProofOperation, removeProofOperation] as const
+const PATCH_OPERATIONS = PATCH_MEMBERS.map((m) => m.shape.operation.value)
+
+export const patchClaims = z.discriminatedUnion('operation', PATCH_MEMBERS, {
+  error: () => `operation: must be one of ${PATCH_OPERATIONS.map((o) => JSON.stringify(o)).join(', ')}`,
+})
+
+/** `POST /claims/verify`: the verify member, `operation` optional. */
+export const verifyClaims = z.strictObject({ operation: z.literal('verify').optional(), ...credentialBatch }).superRefine(oneBatch)
+
+export type VerifyClaimsInput = z.output<typeof verifyClaims>
+
+/** What one verification check found (DESIGN §4 *Verify result*). */
+export const verificationCheck = z
+  .strictObject({
+    check: z.enum([
+      'format',
+      'bounds',
+      'keys',
+      'deadline',
+      'proof',
+      'issuerProof',
+      'signature',
+      'issuanceDate',
+      'expirationDate',
+      'validFrom',
+      'validUntil',
+      'exp',
+      'nbf',
+    ]),
+    verified: z.boolean(),
+    proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
+    type: z.string().optional().meta({ description: 'The proof’s type.' }),
+    verificationMethod: z.string().optional().meta({ description: 'The proof’s `creator` / `verificationMethod`.' }),
+    did: z.string().optional().meta({ description: 'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID URL naming a key).' }),
+    error: z.string().optional(),
+  })
+  .meta({ id: 'VerificationCheck' })
+
+const verifiedFields = {
+  verified: z.boolean(),
+  issuer: z.string().nullable().meta({ description: 'The issuer DID the credential names (null when it names none).' }),
+  checks: z.array(verificationCheck),
+  error: z.string().optional().meta({ description: 'The first failed check, when not verified.' }),
+}
+
+export const verifiedCredential = z
+  .union([z.strictObject({ jsonld: jsonObject, ...verifiedFields }), z.strictObject({ jwt: z.string(), ...verifiedFields })])
+  .meta({ id: 'VerifiedCredential' })
+
+export const verifyClaimsResponse = z.strictObject({ resolver: z.string().meta({ description: 'The resolver used.' }), vcs: z.array(verifiedCredential) })
+
+const signedFields = {
+  id: z.string().meta({ description: 'The credential’s id: the claim’s `id`, or its new claim DID.' }),
+  registry: registryReport.optional().meta({ description: 'What the registry did with the claim’s `walletConfig` on its new claim DID.' }),
+}
+
+export const signedCredential = z
+  .union([z.strictObject({ ...signedFields, jsonld: jsonObject }), z.strictObject({ ...signedFields, jwt: z.string() })])
+  .meta({ id: 'SignedCredential' })
+
+export const signClaimsResponse = z.strictObject({ resolver: z.string().meta({ description: 'The resolver used.' }), vcs: z.array(signedCredential) })
+
+export type VerificationCheck = z.infer<typeof verificationCheck>
+export type VerifiedCredential = z.infer<typeof verifiedCredential>
+export type SignedCredential = z.infer<typeof signedCredential>
+
+// ---- Store, fetch, delete (DESIGN §4 *Store VCs*, *Stored VC read access*, *VC write access*)
+
+const roleDids = z.array(did).max(100)
+const storeAccess = {
+  isPublicAccess: z.boolean().optional().meta({ description: 'Anyone of the tenant may read it (read only). Overrides the top-level value.' }),
+  roles: roleDids.optional().meta({ description: 'Role DIDs of the tenant granting access; added to the top-level `roles`.' }),
+}
+
+const storeItem = z.union([
+  z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }), ...storeAccess }),
+  z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT.' }), ...storeAccess }),
+])
+
+export const storeClaims = z.strictObject({
+  resolver: resolverName.optional(),
+  claims: z.array(storeItem).min(1),
+  isPublicAccess: z.boolean().optional().meta({ description: 'Default of the claims’ `isPublicAccess` (default false).' }),
+  roles: roleDids.optional().meta({ description: 'Role DIDs of the tenant for every claim. Each must be a role the caller manages (its creator or its DID’s owner); it is assigned to the credential’s DID.' }),
+  verify: z.boolean().optional().meta({ description: 'Verify each credential first (as `POST /claims/verify`); an invalid one is an element of `errors`.' }),
+})
+export type StoreClaimsInput = z.output<typeof storeClaims>
+
+const storedFields = {
+  _id: z.string().meta({ description: 'The stored-VC identifier (used to delete it).' }),
+  id: z.string().nullable().meta({ description: 'The credential’s own `id` (a DID or URI), null when it has none.' }),
+  isPublicAccess: z.boolean(),
+  roles: z.array(z.string()),
+  issuer: z.string().nullable(),
+  subject: z.string().nullable(),
+  type: z.array(z.string()),
+  storedBy: z.array(z.string()),
+  createdAt: z.string().meta({ description: 'ISO 8601.' }),
+}
+
+export const storedCredential = z
+  .union([z.strictObject({ ...storedFields, jsonld: jsonObject }), z.strictObject({ ...storedFields, jwt: z.string() })])
+  .meta({ id: 'StoredCredential' })
+export type StoredCredential = z.infer<typeof storedCredential>
+
+const claimError = z.strictObject({ claim: z.number().int().meta({ description: 'Index of the item in the request.' }), error: errorBody })
+
+export const storeClaimsResponse = z.strictObject({ resolver: z.string(), vcs: z.array(storedCredential), errors: z.array(claimError) })
+
+const commaList = z
+  .union([z.string().max(20_000), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter((s) => s.length > 0))
+  .pipe(z.array(z.string().min(1).max(2_000)).max(100))
+
+export const getClaimsQuery = z.strictObject({
+  resolver: resolverName.optional(),
+  subject: did.optional().meta({ description: 'The credential subject’s DID.' }),
+  issuer: did.optional().meta({ description: 'The issuer’s DID.' }),
+  ids: commaList.optional().meta({ description: 'Comma-separated credential ids (claim DIDs or URIs), at most 100.' }),
+  type: typeName.optional().meta({ description: 'A type the credential has.' }),
+  ...page,
+})
+
+export const claimsPage = z.strictObject({ resolver: z.string(), vcs: z.array(storedCredential), nextCursor })
+
+export const deleteClaims = z.strictObject({
+  resolver: resolverName.optional(),
+  ids: z.array(z.string().min(1).max(200)).min(1).meta({ description: 'Stored-VC `_id`s.' }),
+})
+
+export const deleteClaimsResponse = z.strictObject({
+  resolver: z.string(),
+  vcs: z.array(storedCredential).meta({ description: 'The deleted credentials.' }),
+  errors: z.array(z.strictObject({ _id: z.string(), error: errorBody })),
+})
+
+const patchedCredential = z
+  .strictObject({ jsonld: jsonObject, _ids: z.array(z.string()).meta({ description: 'The stored records updated with it.' }) })
+  .meta({ id: 'PatchedCredential' })
+
+export const proofsResponse = z.strictObject({
+  resolver: z.string(),
+  vcs: z.array(patchedCredential).meta({ description: 'The credentials with their new proof set, in request order (failed items left out).' }),
+  errors: z.array(claimError),
+})
+
+export const patchClaimsResponse = z.union([verifyClaimsResponse, proofsResponse])

@@ -1,0 +1,120 @@
+/**
+ * Sign Verifiable Credentials (`POST /claims/sign`, DESIGN §4 *Claim DIDs*, *Expiration
+ * inputs*, `format`, *JSON-LD proof*).
+ *
+ * `iss` must be a wallet of the caller's tenant that the caller controls; the credentials are
+ * signed by the key of the issuer DID's current owner (the wallet itself, or the tenant's
+ * wallet a `newOwner` named) through its signer, as `<iss>#controller`. A claim without `id`
+ * gets a claim DID: a new wallet of the tenant (named by `alias`), whose document then takes
+ * the claim's `walletConfig`.
+ *
+ * Everything that can be refused is checked, and every credential signed, before anything is
+ * written: the claim DIDs' wallets are inserted together (all or none), then their
+ * `walletConfig`s applied, each reported on its credential as `registry`.
+ */
+import type { z } from 'zod'
+import { invalid, notFound } from '../errors.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
+import type { Caller } from '../auth/context.js'
+import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from './issue-credential.js'
+import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
+import type { DigestSigner } from '../keys/signer.js'
+import { generatePrivateKey } from '../keys/secp256k1.js'
+import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
+import type { WalletRecord } from '../storage/collections.js'
+import { collectionsOf, type OperationContext } from '../operations/context.js'
+import type { RegistryReport } from '../wallets/did-updates.js'
+import { ownerWallet } from '../wallets/did-updates.js'
+import { expirationOf } from '../operations/expiration.js'
+import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+import { aliasConflict, uniqueOr } from '../operations/unique.js'
+import { checkWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from '../wallets/config.js'
+import { buildWallet } from '../wallets/build.js'
+
+/** One claim, checked and ready to sign. */
+interface PlannedClaim {
+  content: CredentialContent
+  /** The claim DID's wallet, when the claim had no `id` (not stored yet). */
+  wallet?: WalletRecord
+  /** Applies the claim's `walletConfig` once its wallet is stored. */
+  apply?: (wallet: WalletRecord) => Promise<RegistryReport | undefined>
+}
+
+export async function signClaims(ctx: OperationContext, caller: Caller, input: SignClaimsInput): Promise<z.output<typeof signClaimsResponse>> {
+  const { name: resolver } = ctx.resolvers.get(input.resolver)
+  const signer = await issuerSigner(ctx, caller, input.iss)
+  const issuer = normalizeDid(input.iss)
+  const now = ctx.now()
+  const plans = input.claims.map((claim, i) => planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
+
+  const hasher = jsonLdHasher(ctx, caller)
+  const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
+  const vcs: SignedCredential[] = []
+  for (const { content } of plans) {
+    vcs.push(
+      input.format === 'JWT'
+        ? { id: content.id, jwt: await issueJwtCredential(content, signer) }
+        : { id: content.id, jsonld: await issueJsonLdCredential(content, signer, { proofType: input.proofType, hasher, undefinedTerms }) },
+    )
+  }
+
+  const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
+  if (wallets.length > 0) await uniqueOr(() => ctx.storage.transaction((tx) => collectionsOf(tx, caller.tenantId).wallets.insertMany(wallets)), aliasConflict)
+  for (const [i, plan] of plans.entries()) {
+    const report = plan.wallet && plan.apply ? await plan.apply(plan.wallet) : undefined
+    if (report) vcs[i] = { ...vcs[i], registry: report }
+  }
+  return { resolver, vcs }
+}
+
+/**
+ * The signer of the issuer: `iss` must be a wallet of the tenant (422 NOT_FOUND otherwise) that
+ * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
+ * DID's current owner key the service holds for the tenant (403).
+ */
+export async function issuerSigner(ctx: OperationContext, caller: Caller, iss: string): Promise<DigestSigner> {
+  const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
+  if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
+  // An MPC wallet is governed by its vault's quorum: the signer asks for the members' approvals (403 when short).
+  if (wallet.keyManagement !== 'MPC') await ctx.access.assertControlsWallet(caller, wallet)
+  // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
+  const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
+  return ctx.signers.signerFor(await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), proved), caller)
+}
+
+/** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
+function planClaim(ctx: OperationContext, caller: Caller, input: SignClaimsInput, claim: ClaimInput, field: string, issuer: string, now: number): PlannedClaim {
+  // Claim-level expiration inputs win over global ones (DESIGN §4 *Expiration inputs*).
+  const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
+  if (expiresAt !== undefined && expiresAt <= now) throw invalid(`${field}: the expiration must be in the future`)
+  const claims = claim.payload ?? {}
+  if (input.format === 'JWT' && Object.keys(claims).length === 0) throw invalid(`${field}.payload: a JWT credential needs at least one claim about its subject`)
+  const subject = claim.sub ?? input.sub
+  const contexts = [...(input.context ?? []), ...(claim.context ?? [])]
+  if (contexts.includes(CREDENTIALS_V2_URL)) {
+    if (contexts.includes(CREDENTIALS_V1_URL)) throw invalid(`${field}: ${CREDENTIALS_V1_URL} and ${CREDENTIALS_V2_URL} cannot be mixed in one credential`)
+    if (input.format === 'JWT') throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
+  }
+  const content: Omit<CredentialContent, 'id'> = {
+    issuer,
+    ...(subject !== undefined && { subject: normalizeDid(subject) }),
+    claims,
+    contexts,
+    types: [...(input.type ?? []), ...(claim.type ?? [])],
+    issuedAt: now,
+    ...(expiresAt !== undefined && { expiresAt }),
+  }
+  // Checked before its claim DID is made (its id is a string either way): a JSON-LD credential
+  // against the bounds, a JWT's claims for forbidden keys.
+  if (input.format === 'JWT') assertJsonInput(ctx, claims, `${field}.payload`)
+  else assertJsonLdInput(ctx, unsignedCredential({ ...content, id: claim.id ?? '' }), field)
+  if (claim.id !== undefined) return { content: { ...content, id: claim.id } }
+
+  checkWalletConfig(claim.walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, claim.walletConfig)
+  const privateKey = generatePrivateKey()
+  const wallet = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: claim.alias, walletConfig: claim.walletConfig, network })
+  privateKey.fill(0)
+  return { content: { ...content, id: wallet.did }, wallet, apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig) }
+}

@@ -1,0 +1,372 @@
+/**
+ * Store, Fetch and Delete Verifiable Credentials (`POST /claims`, `GET /claims`, `DELETE
+ * /claims`; DESIGN §4 *Store VCs*, *Stored VC read access*, *VC write access*).
+ *
+ * Read access is computed by the database query ({@link readableWhere}): an `or` of indexed
+ * conditions that mirrors `RULES.readCredential` of the access policy. Delete decides per
+ * record with the pure rule `canDeleteCredential` over the record's facts.
+ */
+import { randomUUID } from 'node:crypto'
+import type { z } from 'zod'
+import type { Caller } from '../auth/context.js'
+import { canDeleteCredential, canGovernCredentialDid, grants, type HoldingFacts } from '../auth/policy-engine.js'
+import { jsonLdHash, jwtHash, sha256 } from './content-hash.js'
+import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
+import { ethrDid, normalizeDid, principalOf } from '../did/ethr.js'
+import { forbidden, invalid, notFound } from '../errors.js'
+import { MAX_PAGE } from '../operations/schemas.js'
+import type * as schemas from './schemas.js'
+import type { StoreClaimsInput, StoredCredential } from './schemas.js'
+import type { CredentialRecord, RoleAssignmentRecord } from '../storage/collections.js'
+import { UniqueConstraintError, type Where } from '../storage/port.js'
+import { forEachItem } from '../operations/batch.js'
+import { collectionsOf, type OperationContext } from '../operations/context.js'
+import { findRole } from '../roles/views.js'
+import { decodeJwt } from '../proofs/jwt-verifier.js'
+import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+
+/** What a credential is indexed by, parsed from it (nothing verified). */
+type ParsedCredential = Pick<
+  CredentialRecord,
+  'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'
+>
+
+const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
+const typesOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [])
+const isoOfSeconds = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined)
+const didOrUndefined = (v: string | undefined) => (v !== undefined && v.startsWith('did:') ? v : undefined)
+
+/**
+ * The credential's id, issuer and subject as indexed: DIDs as principals (did:ethr in address
+ * form, checksummed); and, where the credential spells one otherwise (a public-key did:ethr),
+ * that spelling in `spelled`, which responses show.
+ */
+function ids(vcId?: string, issuer?: string, subject?: string): Pick<ParsedCredential, 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled'> {
+  const given = { vcId, issuer, subject }
+  const indexed: Pick<ParsedCredential, 'vcId' | 'issuer' | 'subject'> = {}
+  const spelled: NonNullable<CredentialRecord['spelled']> = {}
+  for (const field of ['vcId', 'issuer', 'subject'] as const) {
+    const value = given[field]
+    if (value === undefined) continue
+    indexed[field] = principalOf(value)
+    const shown = normalizeDid(value)
+    if (shown !== indexed[field]) spelled[field] = shown
+  }
+  return {
+    ...indexed,
+    ...(didOrUndefined(indexed.vcId) !== undefined && { did: indexed.vcId }),
+    ...(Object.keys(spelled).length > 0 && { spelled }),
+  }
+}
+
+/** Parses a VC-JWT: it must decode, with a `vc` object. */
+function parseJwt(jwt: string): ParsedCredential {
+  let payload: Record<string, unknown>
+  try {
+    payload = decodeJwt(jwt).payload as Record<string, unknown>
+  } catch {
+    throw invalid('jwt: does not decode as a JWT')
+  }
+  const vc = payload.vc
+  if (vc === null || typeof vc !== 'object' || Array.isArray(vc)) throw invalid('jwt: not a VC-JWT (no `vc` claim)')
+  const body = vc as Record<string, unknown>
+  const issuer = asString(payload.iss)
+  if (issuer === undefined) throw invalid('jwt: no `iss`')
+  const subjectClaim = body.credentialSubject as Record<string, unknown> | undefined
+  const types = typesOf(body.type)
+  if (!types.includes('VerifiableCredential')) throw invalid('jwt: `vc.type` must include VerifiableCredential')
+  return {
+    format: 'JWT',
+    jwt,
+    ...ids(asString(payload.jti) ?? asString(body.id), issuer, asString(payload.sub) ?? asString(subjectClaim?.id)),
+    types,
+    ...(isoOfSeconds(payload.nbf ?? payload.iat) !== undefined && { issuanceDate: isoOfSeconds(payload.nbf ?? payload.iat) }),
+    ...(isoOfSeconds(payload.exp) !== undefined && { expirationDate: isoOfSeconds(payload.exp) }),
+    hash: jwtHash(jwt),
+  }
+}
+
+/** Parses a JSON-LD VC: `@context`, `type` with VerifiableCredential, `issuer`, `credentialSubject`. */
+export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
+  if (jsonld['@context'] === undefined) throw invalid('jsonld: `@context` is missing')
+  const types = typesOf(jsonld.type)
+  if (!types.includes('VerifiableCredential')) throw invalid('jsonld: `type` must include VerifiableCredential')
+  const issuerField = jsonld.issuer
+  const issuer = asString(issuerField) ?? (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
+  if (issuer === undefined) throw invalid('jsonld: `issuer` is missing')
+  const subjectField = Array.isArray(jsonld.credentialSubject) ? jsonld.credentialSubject[0] : jsonld.credentialSubject
+  if (subjectField === null || typeof subjectField !== 'object') throw invalid('jsonld: `credentialSubject` is missing')
+  const issuanceDate = asString(jsonld.issuanceDate) ?? asString(jsonld.validFrom)
+  const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)
+  return {
+    format: 'JSON-LD',
+    jsonld,
+    ...ids(asString(jsonld.id), issuer, asString((subjectField as Record<string, unknown>).id)),
+    types,
+    ...(issuanceDate !== undefined && { issuanceDate }),
+    ...(expirationDate !== undefined && { expirationDate }),
+    hash: jsonLdHash(jsonld),
+  }
+}
+
+/**
+ * A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*): its id, issuer
+ * and subject as the credential spells them; `storedBy` as principals.
+ */
+export function presentCredential(r: CredentialRecord): StoredCredential {
+  // One object literal per shape (no spreads): a page presents up to 1,000 of them.
+  const createdAt = new Date(r.createdAt).toISOString()
+  const id = r.spelled?.vcId ?? r.vcId ?? null
+  const issuer = r.spelled?.issuer ?? r.issuer ?? null
+  const subject = r.spelled?.subject ?? r.subject ?? null
+  if (r.jwt !== undefined) {
+    const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
+    return { _id: r.id, id, isPublicAccess: r.isPublicAccess, roles, issuer, subject, type, storedBy, createdAt, jwt: r.jwt }
+  }
+  const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
+  return { _id: r.id, id, isPublicAccess: r.isPublicAccess, roles, issuer, subject, type, storedBy, createdAt, jsonld: r.jsonld ?? {} }
+}
+
+const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
+
+/**
+ * Store Verifiable Credentials. Roles are checked first (each a role of the tenant the caller
+ * may assign: 422 NOT_FOUND / 403, nothing stored); then each claim is parsed (and verified,
+ * with `verify: true`) and stored, or reported in `errors`.
+ *
+ * Content already stored is deduplicated within what the caller may read: storing a copy of a
+ * credential the caller may read returns that record; a caller who may not read any copy gets
+ * a record of its own and learns nothing of the others.
+ *
+ * `roles` attach to the stored record (its `roles`: they reach that record only). They also
+ * govern the credential's DID — and with it every record sharing that DID — only when the
+ * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
+ */
+export async function storeClaims(ctx: OperationContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
+  const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
+  // Stored and returned as given, verified or not: within the bounds, no forbidden key.
+  for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
+  const c = collectionsOf(ctx.storage, caller.tenantId)
+  const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(principalOf))
+  const roles = new Map<string, { did: string; creator: string }>()
+  for (const did of roleDids) {
+    const role = await findRole(c.roles, did)
+    await ctx.access.assertManagesRole(caller, role)
+    roles.set(did, { did: role.did, creator: role.creator })
+  }
+  const holding = await ctx.access.facts.holding(caller)
+  const storedBy = [...holding.dids].sort()
+  const storerKey = sha256(JSON.stringify(storedBy))
+  const now = ctx.now()
+  const verifying = { resolver, now, keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
+  // 1. Each claim parsed (and verified): a refused claim is an element of `errors`.
+  const { results: planned, errors } = await forEachItem(
+    ctx,
+    'store credential',
+    input.claims.map((claim, index) => ({ claim, index })),
+    async ({ claim, index }) => {
+      const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
+      if (input.verify === true) {
+        const outcome =
+          parsed.jwt !== undefined
+            ? await verifyJwtCredential(parsed.jwt, verifying)
+            : await verifyJsonLdCredential(parsed.jsonld!, verifying)
+        if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
+      }
+      const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(principalOf))
+      const record: CredentialRecord = {
+        id: randomUUID(),
+        tenantId: caller.tenantId,
+        ...parsed,
+        storedBy,
+        storerKey,
+        isPublicAccess: claim.isPublicAccess ?? input.isPublicAccess ?? false,
+        roles: claimRoles,
+        createdAt: now,
+      }
+      return { index, record }
+    },
+    ({ index }, error) => ({ claim: index, error }),
+  )
+  // The DIDs whose stored credentials the given roles may govern: those the caller has rights over.
+  const governed = new Set<string>()
+  for (const did of unique(planned.flatMap(({ record }) => (record.did !== undefined && record.roles.length > 0 ? [record.did] : [])))) {
+    if (canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))) governed.add(did)
+  }
+  const readable = planned.length === 0 ? undefined : await readableWhere(ctx, caller)
+  // 2. The new ones inserted together (one transaction, one indexed lookup of the copies the
+  // caller may read); the same content twice in a batch, or already readable, is one record.
+  const put = async (items: typeof planned): Promise<Map<string, CredentialRecord>> =>
+    ctx.storage.transaction(async (tx) => {
+      const t = collectionsOf(tx, caller.tenantId)
+      const hashes = unique(items.map((p) => p.record.hash))
+      const byHash = new Map<string, CredentialRecord>()
+      if (hashes.length === 0 || readable === undefined) return byHash
+      const existing = await t.credentials.all({ and: [{ field: 'hash', op: 'in', value: hashes }, readable] }, { orderBy: { field: 'hash' } })
+      // Of several readable copies: the caller's own, else the oldest.
+      for (const record of existing) {
+        const chosen = byHash.get(record.hash)
+        if (chosen === undefined || (chosen.storerKey !== storerKey && (record.storerKey === storerKey || record.createdAt < chosen.createdAt))) byHash.set(record.hash, record)
+      }
+      const fresh: CredentialRecord[] = []
+      for (const { record } of items) {
+        if (byHash.has(record.hash)) continue
+        byHash.set(record.hash, record)
+        fresh.push(record)
+      }
+      await t.credentials.insertMany(fresh)
+      for (const record of fresh) {
+        if (record.did !== undefined && governed.has(record.did)) await governDid(t.roleAssignments, caller.tenantId, record.did, record.roles.map((r) => roles.get(r)!), now)
+      }
+      return byHash
+    })
+  let stored: Map<string, CredentialRecord>
+  try {
+    stored = await put(planned)
+  } catch (err) {
+    // Some content stored by a concurrent request of the same storer in the meantime: the same outcome, once more.
+    if (!(err instanceof UniqueConstraintError)) throw err
+    stored = await put(planned)
+  }
+  const vcs = planned.map(({ record }) => presentCredential(stored.get(record.hash)!))
+  errors.sort((a, b) => a.claim - b.claim)
+  return { resolver: resolverName, vcs, errors }
+}
+
+/** Assigns each role over the credential DID (governing its credentials), unless it already governs it. */
+async function governDid(assignments: ReturnType<typeof collectionsOf>['roleAssignments'], tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
+  for (const role of roles) {
+    const pair: Where = { and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'did', op: 'eq', value: did }] }
+    const existing = await assignments.findOne(pair)
+    if (existing?.governsCredentials === true) continue
+    if (existing) {
+      await assignments.update(existing.id, { governsCredentials: true })
+      continue
+    }
+    const record: RoleAssignmentRecord = { id: randomUUID(), tenantId, role: role.did, did, roleCreator: role.creator, governsCredentials: true, createdAt: now }
+    await assignments.insert(record)
+  }
+}
+
+/** DIDs handed to the caller's keys read per network for the "owner of its DID" ground of Fetch. */
+const MAX_HANDED_DIDS = 1_000
+
+/**
+ * The DIDs the caller owns that a stored credential may have as its DID: the did:ethr DIDs of
+ * the caller's keys on each network of the service and the DIDs its tokens name (resolved:
+ * kept while its keys still own them), and the DIDs whose ownership was handed to its keys
+ * (the embedded registry's owner index, up to 1,000 per network; on-chain registries cannot be
+ * asked who owns what — credentials whose DID was handed over on chain are listed on the other
+ * grounds, and Delete / add-proof decide on the resolved owner either way).
+ */
+async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
+  const ofKeys = caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address)))
+  const candidates = unique([...ofKeys, ...caller.dids])
+  const [owners, handed] = await Promise.all([
+    Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did, caller).catch(() => undefined))),
+    ctx.registries.handedTo(caller.addresses, MAX_HANDED_DIDS),
+  ])
+  return unique([...candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i])), ...handed])
+}
+
+/**
+ * The credentials the caller may read, as a database filter: an `or` of indexed conditions
+ * mirroring `RULES.readCredential` (public; stored by, issued by, issued to a DID the caller
+ * acts through; its DID owned by the caller's key; a role with Read or Write the caller holds
+ * listed in it or governing its DID). The role part reads the assignments of the caller's
+ * roles (index tenantId, role, did) that govern credentials.
+ */
+export async function readableWhere(ctx: OperationContext, caller: Caller): Promise<Where> {
+  const facts = await ctx.access.facts.holding(caller)
+  const dids = [...facts.dids]
+  const readRoles = [...facts.roles].filter(([, permissions]) => grants(permissions, 'Read')).map(([role]) => role)
+  const [owned, holders] = await Promise.all([
+    ownedDids(ctx, caller, facts),
+    readRoles.length === 0
+      ? []
+      : collectionsOf(ctx.storage, caller.tenantId)
+          .roleAssignments.all({ and: [{ field: 'role', op: 'in', value: readRoles }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
+          .then((assigned) => assigned.map((a) => a.did)),
+  ])
+  // Column tests first, list tests last: SQLite stops at the first ground that holds, and a
+  // list ground read for no row is never read (`storedBy` lists all the caller ever stored).
+  const grounds: Where[] = []
+  if (dids.length > 0) grounds.push({ field: 'issuer', op: 'in', value: dids }, { field: 'subject', op: 'in', value: dids })
+  const byDid = unique([...owned, ...holders])
+  if (byDid.length > 0) grounds.push({ field: 'did', op: 'in', value: byDid })
+  grounds.push({ field: 'isPublicAccess', op: 'eq', value: true })
+  if (dids.length > 0) grounds.push({ field: 'storedBy', op: 'containsAny', value: dids })
+  if (readRoles.length > 0) grounds.push({ field: 'roles', op: 'containsAny', value: readRoles })
+  return { or: grounds }
+}
+
+/**
+ * The values a credential naming `did` is indexed under: its principal — and, for a public-key
+ * did:ethr, that spelling too, under which earlier releases indexed it.
+ */
+function indexedAs(did: string): string[] {
+  return unique([principalOf(did), normalizeDid(did)])
+}
+
+/** The credentials whose `field` names `did` (an equality on its index, unless it has two spellings). */
+function naming(field: 'issuer' | 'subject', did: string): Where {
+  const values = indexedAs(did)
+  return values.length === 1 ? { field, op: 'eq', value: values[0] } : { field, op: 'in', value: values }
+}
+
+/** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
+export async function getClaims(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
+  const { name } = ctx.resolvers.get(q.resolver)
+  const filters: Where[] = []
+  // Either spelling of a principal finds its credentials (indexed as principals).
+  const subject = q.subject === undefined ? undefined : principalOf(q.subject)
+  const issuer = q.issuer === undefined ? undefined : principalOf(q.issuer)
+  if (q.subject !== undefined) filters.push(naming('subject', q.subject))
+  if (q.issuer !== undefined) filters.push(naming('issuer', q.issuer))
+  if (q.ids !== undefined) filters.push({ field: 'vcId', op: 'in', value: unique(q.ids.flatMap(indexedAs)) })
+  if (q.type !== undefined) filters.push({ field: 'types', op: 'containsAny', value: [q.type] })
+  // Asked for the credentials issued by (or to) a DID the caller acts through: each one matching
+  // is readable on that ground of the `or`, so the `or` — and the facts only it needs (roles,
+  // owned DIDs) — would change nothing.
+  const { dids } = await ctx.access.facts.acting(caller)
+  const ownGround = (issuer !== undefined && dids.has(issuer)) || (subject !== undefined && dids.has(subject))
+  if (!ownGround) filters.push(await readableWhere(ctx, caller))
+  const page = await collectionsOf(ctx.storage, caller.tenantId).credentials.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  return { resolver: name, vcs: page.items.map(presentCredential), ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) }
+}
+
+/**
+ * Delete Verifiable Credentials (Access Token JWT): each `_id` removed with the role
+ * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
+ */
+export async function deleteClaims(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
+  const { name } = ctx.resolvers.get(input.resolver)
+  const { credentials } = collectionsOf(ctx.storage, caller.tenantId)
+  const holding = await ctx.access.facts.holding(caller)
+  const { results, errors } = await forEachItem(
+    ctx,
+    'delete credential',
+    unique(input.ids),
+    async (id) => {
+      const record = await credentials.get(id)
+      if (!record) throw notFound(`no stored credential ${id}`)
+      if (!canDeleteCredential(holding, await ctx.access.facts.credential(record))) {
+        throw forbidden(
+          `only the owner of the credential’s DID, a holder of a Write role assigned to it, or — when it has no DID or its DID owns itself — whoever stored it may delete ${id}`,
+        )
+      }
+      const deleted = await ctx.storage.transaction(async (tx) => {
+        const t = collectionsOf(tx, caller.tenantId)
+        if (!(await t.credentials.delete(id))) return false
+        if (record.did !== undefined && (await t.credentials.count({ field: 'did', op: 'eq', value: record.did })) === 0) {
+          await t.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: record.did })
+        }
+        return true
+      })
+      if (!deleted) throw notFound(`no stored credential ${id}`)
+      return presentCredential(record)
+    },
+    (_id, error) => ({ _id, error }),
+  )
+  return { resolver: name, vcs: results, errors }
+}

@@ -1,0 +1,107 @@
+/**
+ * Runs the operations of {@link OPERATIONS}: authenticate (from the headers alone), then parse
+ * the input with the operation's schemas, then the handler. Transports that must answer an
+ * unauthenticated request before reading its body (the Express router) take the two steps
+ * apart: {@link OperationDispatcher.authenticate} first, {@link AuthenticatedCall.run} once
+ * the body is in.
+ */
+import type { Authenticator } from '../auth/authenticator.js'
+import type { AuthContext, Caller } from '../auth/context.js'
+import { invalid, toIdentityError } from '../errors.js'
+import { parse } from '../operations/parse.js'
+import { InvalidCursorError } from '../storage/port.js'
+import type { OperationContext } from '../operations/context.js'
+import type { OperationName } from './contracts.js'
+import type { OperationDefinition } from '../operations/define.js'
+import { OPERATIONS } from './table.js'
+
+type Definition = OperationDefinition
+
+/** A request whose headers were authenticated; its input has not been looked at yet. */
+export class AuthenticatedCall {
+  readonly #dispatcher: OperationDispatcher
+  readonly #name: OperationName
+  readonly #caller: Caller
+
+  /** @internal Made by {@link OperationDispatcher.authenticate} only. */
+  constructor(dispatcher: OperationDispatcher, name: OperationName, caller: Caller, key: symbol) {
+    if (key !== CALL_KEY) throw new TypeError('AuthenticatedCall is made by OperationDispatcher.authenticate')
+    this.#dispatcher = dispatcher
+    this.#name = name
+    this.#caller = caller
+  }
+
+  /**
+   * Parses `input` (the body, or the query of a GET) and `params` (path parameters), then
+   * runs the operation. Rejects with an `IdentityError`.
+   */
+  run(input: unknown, params?: Record<string, unknown>): Promise<unknown> {
+    return this.#dispatcher.execute(this.#name, this.#caller, input, params)
+  }
+}
+
+const CALL_KEY = Symbol('AuthenticatedCall')
+
+export class OperationDispatcher {
+  constructor(
+    private readonly ctx: OperationContext,
+    private readonly authenticator: Authenticator,
+  ) {}
+
+  /** Authenticates the headers for operation `name`; nothing else of the request is read. */
+  async authenticate(name: OperationName, auth: AuthContext): Promise<AuthenticatedCall> {
+    const definition = this.#definition(name)
+    const caller = await this.#guard(definition, () => this.authenticator.authenticate(auth, definition.auth))
+    return new AuthenticatedCall(this, name, caller, CALL_KEY)
+  }
+
+  /** The embedded form: path parameters and body in one `input` object. */
+  async call(name: OperationName, input: unknown, auth: AuthContext): Promise<unknown> {
+    const definition = this.#definition(name)
+    const call = await this.authenticate(name, auth ?? {})
+    const { params, rest } = splitParams(definition, input)
+    return call.run(rest, params)
+  }
+
+  /** @internal Runs an operation for an authenticated caller (through {@link AuthenticatedCall.run}). */
+  execute(name: OperationName, caller: Caller, input: unknown, params?: Record<string, unknown>): Promise<unknown> {
+    const definition = this.#definition(name)
+    return this.#guard(definition, () => {
+      const parsed = { ...(parse(definition.input, input) as object), ...(definition.params ? parse(definition.params, params ?? {}) : {}) }
+      for (const field of [definition.batch ?? []].flat()) {
+        const items = (parsed as Record<string, unknown>)[field]
+        const max = this.ctx.config.limits.batch
+        if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
+      }
+      return definition.handler(this.ctx, caller, definition.refine ? parse(definition.refine, parsed) : parsed)
+    })
+  }
+
+  #definition(name: OperationName): Definition {
+    const definition = OPERATIONS[name] as unknown as Definition | undefined
+    if (!definition || !Object.hasOwn(OPERATIONS, name)) throw new TypeError(`unknown operation ${String(name)}`)
+    return definition
+  }
+
+  /** Runs `fn`, turning whatever it throws into an IdentityError; unexpected failures go to `onError`. */
+  async #guard<R>(definition: Definition, fn: () => Promise<R>): Promise<R> {
+    try {
+      return await fn()
+    } catch (err) {
+      // A cursor the caller edited or took from another listing is the caller's mistake.
+      const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
+      if (error.statusCode === 500) this.ctx.onError(definition.summary, err)
+      throw error
+    }
+  }
+}
+
+/** Splits an embedded call's input into the path parameters the operation declares and the rest (its body or query). */
+function splitParams(definition: Definition, input: unknown): { params: Record<string, unknown>; rest: unknown } {
+  if (!definition.params || input === null || typeof input !== 'object' || Array.isArray(input)) return { params: {}, rest: input }
+  const names = new Set(Object.keys(definition.params.shape))
+  const params: Record<string, unknown> = {}
+  const rest: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(input)) (names.has(k) ? params : rest)[k] = v
+  return { params, rest }
+}

@@ -1,0 +1,293 @@
+/**
+ * `IdentityService`: every operation of the spec as a method taking the request body (or
+ * query) and the request's {@link AuthContext}, resolving to the documented response body
+ * or rejecting with an {@link IdentityError}.
+ */
+import type { DIDResolutionResult, Resolvable, Resolver } from 'did-resolver'
+import { Authenticator } from '../auth/authenticator.js'
+import type { AuthContext } from '../auth/context.js'
+import { AccessControl } from '../auth/access-control.js'
+import { AccessFacts } from '../roles/caller-facts.js'
+import type { DidAuthOptions } from '../auth/did-auth.js'
+import type { TenantResolver } from '../auth/tenants.js'
+import { ApiKeyTenants } from '../auth/api-keys.js'
+import { DEV_NETWORK, type EthrNetwork } from '../did/ethr.js'
+import { Registries, createResolver } from '../did/resolver.js'
+import { ClaimResolvers } from '../did/resolvers.js'
+import { registerContext } from '../proofs/jsonld/contexts.js'
+import { jsonLdLimitsOf, type JsonLdLimits } from '../proofs/jsonld/bounds.js'
+import { CanonicalizationPool, type JsonLdPoolStats, type JsonLdWorkerOptions } from '../proofs/jsonld/canonicalization-pool.js'
+import { UNDEFINED_TERMS_POLICIES, type UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
+import { withVersion, type DidVersionQuery } from '../did/version.js'
+import type { OnchainRegistryOptions } from '../did/registry/onchain.js'
+import { KeyCustody } from '../custody/key-custody.js'
+import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from '../custody/keyring-store.js'
+import { PublicKeyDirectory } from '../wallets/public-keys.js'
+import { SignatureMemo } from '../proofs/signature-memo.js'
+import { rotateMasterKey, type RotationProgress } from '../custody/rotation.js'
+import { COLLECTIONS } from '../storage/collections.js'
+import type { StorageAdapter } from '../storage/port.js'
+import type { OperationContext, ServiceConfig, ServiceLimits } from '../operations/context.js'
+import type { BoundOperations, OperationMethods as MethodsOf } from '../operations/contract.js'
+import { CONTRACTS, type OperationName } from './contracts.js'
+import { OperationDispatcher } from './dispatcher.js'
+import { WalletSigners } from '../wallets/signers.js'
+import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
+import { MpcVaults } from '../vaults/mpc-vaults.js'
+import type { MpcProvider } from '../mpc/port.js'
+import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
+import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
+
+/** MPC vaults (docs/mpc.md). */
+export interface MpcOptions {
+  /** What holds MPC vaults' keys. Default: {@link ShamirQuorumCustody} over the service's storage and keyring (quorum custody with Shamir secret sharing, not threshold ECDSA). */
+  provider?: MpcProvider
+  /**
+   * Approvals gathered out of band, asked for when a request's own DID-auth tokens fall short
+   * of a quorum (signing with an MPC wallet, initializing, creating wallets in, deleting an MPC
+   * vault). Resolves to the approving members' DIDs.
+   */
+  approve?: ApproveCallback
+}
+
+export interface IdentityServiceOptions {
+  /** Where records live: `createMemoryStorage()`, `createSqliteStorage(...)` from `didvault/sqlite`, or your adapter. */
+  storage: StorageAdapter
+  /** 32 raw bytes, 64 hex characters, or a passphrase (stretched with scrypt). */
+  masterKey: MasterKeyInput
+  /** Older master keys, accepted for reading while {@link IdentityService.rotateMasterKey} runs. */
+  previousMasterKeys?: MasterKeyInput[]
+  /** Maps Base Auth Tokens to tenants. Default: API keys stored (hashed) in the storage. */
+  tenants?: TenantResolver
+  /**
+   * Networks DIDs may live on. Default: `dev` (chainId 1337). A network with `rpcUrl` and
+   * `registry` (an `EthereumDIDRegistry` address) has an on-chain registry; the others use
+   * the embedded registry (events in `storage`, no chain).
+   */
+  networks?: EthrNetwork[]
+  /** Options of the on-chain registries, by network name: `{ gasPayer }` (an ethers `Signer` paying the gas), `provider`. */
+  onchain?: Record<string, OnchainRegistryOptions>
+  /** Name of the network new DIDs are made on. Default: the first of `networks`. */
+  network?: string
+  /** `aud` of the DID-auth tokens this service issues and accepts. Default `didvault`. */
+  audience?: string
+  /**
+   * DID resolvers credential operations may name in `resolver`, by name (did-resolver
+   * `Resolvable`s, e.g. `universalResolver({ url })`). `default` is always the service's own
+   * (its registries, and did:key offline) and cannot be replaced.
+   */
+  resolvers?: Record<string, Resolvable>
+  /**
+   * JSON-LD context documents credentials may reference, by URL, besides the bundled ones
+   * (credentials, security, DID, secp256k1 suites). Contexts are never fetched: any other URL is
+   * refused (422). A URL names one document for the whole process (see `registerContext`).
+   */
+  contexts?: Record<string, object>
+  /**
+   * What Sign Verifiable Credentials does with JSON-LD terms no context defines, when a request
+   * does not say (its `undefinedTerms`): `vocab` (default, W3C VCDM 2.0) signs them under the
+   * undefined-terms context `https://www.w3.org/ns/credentials/undefined-terms/v2`, appended
+   * last when needed; `reject` refuses such a credential (422). docs/credentials.md *Undefined terms*.
+   */
+  undefinedTerms?: UndefinedTerms
+  /** Batch size, DID-auth token lifetimes, and the bounds of JSON-LD inputs (`jsonld`; docs/credentials.md *Work bounds*). */
+  limits?: ServiceLimitsOptions
+  /**
+   * How JSON-LD canonicalization runs: in a pool of worker threads (`threads`), at most
+   * `perTenant` tasks of one tenant at once, each within `deadlineMs` (docs/credentials.md *Work bounds*).
+   */
+  jsonldWorkers?: JsonLdWorkerOptions
+  /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
+  mpc?: MpcOptions
+  /** Clock, ms since the epoch (tests). */
+  now?: () => number
+  /**
+   * Called with unexpected (500) errors, for logging. The error may come from a library; the
+   * response never carries its message. Default: on stderr, the operation name, then the error's
+   * message and stack and those of its `cause` chain, with secrets redacted (the master keys,
+   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics).
+   */
+  onError?: (operation: string, error: unknown) => void
+}
+
+/** The secrets the service is configured with, which the default error log never shows. */
+function configuredSecrets(options: IdentityServiceOptions): string[] {
+  const keys = [options.masterKey, ...(options.previousMasterKeys ?? [])].flatMap(secretFormsOfKey)
+  const urls = (options.networks ?? []).flatMap((network) => (network.rpcUrl === undefined ? [] : secretPartsOfUrl(network.rpcUrl)))
+  return [...keys, ...urls]
+}
+
+/** {@link ServiceLimits} as options: any of them, and any of the JSON-LD bounds. */
+export type ServiceLimitsOptions = Partial<Omit<ServiceLimits, 'jsonld'>> & { jsonld?: Partial<JsonLdLimits> }
+
+const DEFAULT_LIMITS: Omit<ServiceLimits, 'jsonld'> = {
+  batch: 1_000,
+  tokenDefaultLifetimeMs: 15 * 60_000,
+  tokenMaxLifetimeMs: 24 * 3_600_000,
+}
+
+/**
+ * One method per operation of the table (`src/operations/contracts.ts`): `service.<name>(input, auth)`
+ * takes the request body (or query; path parameters such as `vaultID` are fields of it) and the
+ * request's headers, and resolves to the response body or rejects with an `IdentityError`.
+ */
+export type OperationMethods = MethodsOf<typeof CONTRACTS>
+
+/**
+ * {@link IdentityService} with the request headers bound (see {@link IdentityService.as}); inputs
+ * that may be empty are optional. The HTTP client of `didvault/client` has exactly these methods.
+ */
+export type BoundIdentityService = BoundOperations<typeof CONTRACTS>
+
+// The operation methods are generated from the table in the constructor.
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export interface IdentityService extends OperationMethods {}
+
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+export class IdentityService {
+  readonly #ctx: OperationContext
+  /**
+   * The operations as transports use them: authenticate a request from its headers first, run
+   * it once its body is in (see `createRouter`). The methods of this class are the same calls in one step.
+   */
+  readonly dispatcher: OperationDispatcher
+  /**
+   * The stored API keys (create, add, list, revoke) of the default tenant resolver; undefined
+   * when the `tenants` option replaces it. A revoked key is refused from the next request on.
+   */
+  readonly apiKeys?: ApiKeyTenants
+
+  private constructor(ctx: OperationContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
+    this.#ctx = ctx
+    this.dispatcher = new OperationDispatcher(ctx, auth)
+    this.apiKeys = apiKeys
+    for (const name of Object.keys(CONTRACTS) as OperationName[]) {
+      Object.defineProperty(this, name, { value: (input: unknown, auth: AuthContext) => this.dispatcher.call(name, input, auth), enumerable: false })
+    }
+  }
+
+  /** Opens the storage (creating collections and running migrations) and the keyring; fails loudly on a wrong master key. */
+  static async create(options: IdentityServiceOptions): Promise<IdentityService> {
+    if (!options?.storage) throw new TypeError('IdentityService.create: options.storage is required (createMemoryStorage(), createSqliteStorage(...) from didvault/sqlite, ...)')
+    if (options.masterKey === undefined || options.masterKey === null || options.masterKey === '') {
+      throw new TypeError('IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database')
+    }
+    const { storage } = options
+    const undefinedTerms = options.undefinedTerms ?? 'vocab'
+    if (!UNDEFINED_TERMS_POLICIES.includes(undefinedTerms)) {
+      const policies = UNDEFINED_TERMS_POLICIES.map((p) => `"${p}"`).join(' or ')
+      throw new TypeError(`IdentityService.create: options.undefinedTerms must be ${policies}`)
+    }
+    const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
+    const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
+    const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
+    await storage.init(COLLECTIONS)
+    const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
+    const networks = options.networks ?? [DEV_NETWORK]
+    const network = networks.find((n) => n.name === (options.network ?? networks[0].name))
+    if (!network) throw new Error(`network ${options.network} is not among the configured networks`)
+    const now = options.now ?? Date.now
+    const registries = Registries.forNetworks(networks, storage, now, options.onchain)
+    const config: ServiceConfig = {
+      network,
+      networks,
+      didMethods: ['ethr'],
+      apiUrls: registries.endpoints,
+      audience: options.audience ?? 'didvault',
+      limits,
+      undefinedTerms,
+    }
+    const resolver = createResolver(registries)
+    const resolvers = new ClaimResolvers(resolver, options.resolvers)
+    for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
+    const keys = new PublicKeyDirectory(storage)
+    const custody = new KeyCustody(keyring)
+    const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
+    const ctx: OperationContext = {
+      storage,
+      custody,
+      signers: new WalletSigners(custody, mpc),
+      mpc,
+      access: new AccessControl(new AccessFacts(resolver, storage)),
+      resolver,
+      resolvers,
+      registries,
+      keys,
+      jsonld,
+      config,
+      now,
+      onError,
+    }
+    const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
+    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() }, storage)
+    return new IdentityService(ctx, auth, apiKeys)
+  }
+
+  /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */
+  get resolver(): Resolver {
+    return this.#ctx.resolver
+  }
+
+  /** The DID registry of each configured network. */
+  get registries(): Registries {
+    return this.#ctx.registries
+  }
+
+  /**
+   * Options for verifying DID-auth tokens the way this service does (`verifyDidAuthToken`),
+   * except that every signature is checked (the service remembers the signers of tokens it
+   * verified; these options do not).
+   */
+  get didAuthOptions(): DidAuthOptions {
+    return { resolver: this.#ctx.resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: this.#ctx.now }
+  }
+
+  /** The service's configuration (networks, audience, limits). */
+  get config(): Readonly<ServiceConfig> {
+    return this.#ctx.config
+  }
+
+  /**
+   * Resolves a DID (or DID URL) to its resolution result (DID documents are public): the
+   * current document, or the past version `version` names — `versionId` (an event sequence
+   * number of the embedded registry, a block number on chain) or `versionTime` (ISO 8601 with
+   * an offset). Malformed values resolve to the error `invalidDidUrl`, never to the current
+   * document; a `versionId` beyond the latest change is `notFound`.
+   */
+  resolveDid(did: string, version?: DidVersionQuery): Promise<DIDResolutionResult> {
+    return this.#ctx.resolver.resolve(withVersion(did, version))
+  }
+
+  /** The same operations with the headers bound once: `service.as(auth).createVault(body)`. */
+  as(auth: AuthContext): BoundIdentityService {
+    const bound: Record<string, (input?: unknown) => Promise<unknown>> = {}
+    for (const name of Object.keys(CONTRACTS) as OperationName[]) bound[name] = (input) => this.dispatcher.call(name, input ?? {}, auth)
+    return bound as BoundIdentityService
+  }
+
+  // ---- Administration
+
+  /**
+   * Reseals every secret under `newKey`. Resumable: if interrupted, start the service with
+   * `masterKey: newKey, previousMasterKeys: [oldKey]` and call this again.
+   */
+  async rotateMasterKey(newKey: MasterKeyInput, onProgress?: (p: RotationProgress) => void): Promise<{ resealed: number }> {
+    const key = masterKeyOf(newKey, await keyringSalt(this.#ctx.storage))
+    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, onProgress)
+  }
+
+  /**
+   * What the JSON-LD worker pool is doing: its threads, per-tenant cap and deadline, tasks
+   * running and waiting, the most tasks of one tenant that ever ran at once, and the tasks
+   * finished and stopped at the deadline.
+   */
+  jsonldStats(): JsonLdPoolStats {
+    return this.#ctx.jsonld.stats()
+  }
+
+  /** Stops the JSON-LD workers and closes the storage. */
+  async close(): Promise<void> {
+    await this.#ctx.jsonld.close()
+    await this.#ctx.storage.close()
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * The operation table: every contract of `contracts.ts` paired with its handler (and, where
+ * the service checks more than the contract can, a refinement of the parsed input). The
+ * `IdentityService` methods, the dispatcher and the Express routes run what is declared here.
+ * Adding an operation is one contract, one entry here and one handler.
+ */
+import * as canonical from '../roles/refine.js'
+import { CONTRACTS as C, type OperationName } from './contracts.js'
+import { defineOperation, type OperationDefinition } from '../operations/define.js'
+import { knownContexts } from '../credentials/known-contexts.js'
+import * as roleAssignments from '../roles/assignments.js'
+import * as roles from '../roles/operations.js'
+import * as claimsSign from '../credentials/sign.js'
+import * as claimsProofs from '../credentials/proofs.js'
+import * as claimsStore from '../credentials/store.js'
+import * as claimsVerify from '../credentials/verify.js'
+import * as tokens from '../tokens/operations.js'
+import * as mpcVaults from '../vaults/mpc-operations.js'
+import * as vaults from '../vaults/operations.js'
+import * as wallets from '../wallets/operations.js'
+
+export const OPERATIONS = {
+  generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken }),
+  getWallets: defineOperation(C.getWallets, { handler: wallets.getWallets }),
+  generateWallet: defineOperation(C.generateWallet, { handler: wallets.generateWallet }),
+  configureWallet: defineOperation(C.configureWallet, { handler: wallets.configureWallet }),
+  renameWallets: defineOperation(C.renameWallets, { handler: wallets.renameWallets }),
+  deleteWallets: defineOperation(C.deleteWallets, { handler: wallets.deleteWallets }),
+  createVault: defineOperation(C.createVault, { refine: canonical.createVault, handler: vaults.createVault }),
+  getVaults: defineOperation(C.getVaults, { handler: vaults.getVaults }),
+  deleteVault: defineOperation(C.deleteVault, { handler: vaults.deleteVault }),
+  createVaultWallet: defineOperation(C.createVaultWallet, { handler: vaults.createVaultWallet }),
+  getRoles: defineOperation(C.getRoles, { handler: roles.getRoles }),
+  createRole: defineOperation(C.createRole, { handler: roles.createRole }),
+  updateRoles: defineOperation(C.updateRoles, { refine: canonical.updateRoles, handler: roles.updateRoles }),
+  deleteRoles: defineOperation(C.deleteRoles, { refine: canonical.deleteRoles, handler: roles.deleteRoles }),
+  createRoleAssignments: defineOperation(C.createRoleAssignments, {
+    refine: canonical.roleAssignments,
+    handler: roleAssignments.createRoleAssignments,
+  }),
+  deleteRoleAssignments: defineOperation(C.deleteRoleAssignments, {
+    refine: canonical.roleAssignments,
+    handler: roleAssignments.deleteRoleAssignments,
+  }),
+  getRoleAssignments: defineOperation(C.getRoleAssignments, {
+    refine: canonical.roleAssignmentsQuery,
+    handler: roleAssignments.getRoleAssignments,
+  }),
+  initializeVault: defineOperation(C.initializeVault, { handler: mpcVaults.initializeVault }),
+  signClaims: defineOperation(C.signClaims, { refine: knownContexts, handler: claimsSign.signClaims }),
+  storeClaims: defineOperation(C.storeClaims, { handler: claimsStore.storeClaims }),
+  getClaims: defineOperation(C.getClaims, { handler: claimsStore.getClaims }),
+  deleteClaims: defineOperation(C.deleteClaims, { handler: claimsStore.deleteClaims }),
+  patchClaims: defineOperation(C.patchClaims, { handler: claimsVerify.patchClaims }),
+  addProofs: defineOperation(C.addProofs, { handler: claimsProofs.addProofs }),
+  verifyClaims: defineOperation(C.verifyClaims, { handler: claimsVerify.verifyClaims }),
+} satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K]> }

@@ -1,0 +1,73 @@
+/**
+ * The DID-auth token: a verifiable credential of type `DIDAuthCredential` whose subject is
+ * its issuer, in both forms — a VC-JWT (ES256K-R) and JSON-LD with an
+ * `EcdsaKoblitzSignature2016` proof — plus the decoded verification of the JWT.
+ */
+import { randomBytes } from 'node:crypto'
+import { createJWT } from 'did-jwt'
+import type { Resolvable } from 'did-resolver'
+import type { DigestSigner } from '../keys/signer.js'
+import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import { verifyDidJwt } from '../proofs/jwt-verifier.js'
+import { didJwtSigner } from '../proofs/jwt-signer.js'
+import { CREDENTIALS_V1_URL, signJsonLd } from '../proofs/jsonld/index.js'
+import type { DidAuthToken } from './schemas.js'
+
+export type { DidAuthToken }
+
+/** Defines the `DIDAuthCredential` type term (safe-mode JSON-LD rejects undefined terms). */
+const DID_AUTH_TERMS = { DIDAuthCredential: 'https://w3id.org/didvault#DIDAuthCredential' }
+
+export interface DidAuthTokenInput {
+  issuer: string
+  signer: DigestSigner
+  issuedAt: number
+  expiresAt: number
+  audience: string
+  resolver: Resolvable
+  keys?: PublicKeyDirectory
+}
+
+/** Issues a DID-auth token for `issuer`, signed through `signer`. */
+export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAuthToken> {
+  const iat = Math.floor(input.issuedAt / 1000)
+  const exp = Math.floor(input.expiresAt / 1000)
+  const vc = {
+    '@context': [CREDENTIALS_V1_URL],
+    type: ['VerifiableCredential', 'DIDAuthCredential'],
+    credentialSubject: { id: input.issuer },
+  }
+  const jwt = await createJWT(
+    { iat, nbf: iat, exp, sub: input.issuer, aud: input.audience, vc },
+    { issuer: input.issuer, signer: didJwtSigner(input.signer), alg: 'ES256K-R' },
+    { typ: 'JWT', alg: 'ES256K-R' },
+  )
+  // The JWT is checked with the same verifier requests use, so a token that would not be accepted is never handed out.
+  const verified = await verifyDidJwt(jwt, { resolver: input.resolver, audience: input.audience, keys: input.keys, now: input.issuedAt })
+
+  const unsigned = {
+    '@context': [CREDENTIALS_V1_URL, DID_AUTH_TERMS],
+    type: ['VerifiableCredential', 'DIDAuthCredential'],
+    issuer: input.issuer,
+    issuanceDate: new Date(iat * 1000).toISOString(),
+    expirationDate: new Date(exp * 1000).toISOString(),
+    credentialSubject: { id: input.issuer },
+  }
+  const jsonld = await signJsonLd(unsigned, input.signer, {
+    creator: `${input.issuer}#controller`,
+    created: new Date(input.issuedAt),
+    nonce: randomBytes(16).toString('hex'),
+    domain: input.audience,
+  })
+  return {
+    jsonld,
+    jwt,
+    verifications: {
+      header: verified.header,
+      document: verified.payload as Record<string, unknown>,
+      signature: verified.signature,
+      tbs: verified.data,
+      issuer: verified.issuer,
+    },
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * The service's side of MPC vaults: turns vault records into provider calls, gathers the
+ * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}.
+ */
+import { forbidden, notFound } from '../errors.js'
+import { ACCOUNT_PATH } from '../keys/hd.js'
+import { bytesToHex, isLowS, recoverPublicKey } from '../keys/secp256k1.js'
+import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
+import type { StorageAdapter } from '../storage/port.js'
+import { tenantCollection } from '../storage/tenant-scope.js'
+import type { VaultRecord, WalletRecord } from '../storage/collections.js'
+import { missingApprovals, QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
+import type { MpcPending, MpcProvider, MpcVaultRef } from '../mpc/port.js'
+
+/** The fields of an MPC wallet record its signer needs. */
+export type MpcWallet = Pick<WalletRecord, 'tenantId' | 'vaultId' | 'index' | 'did' | 'publicKeyHex' | 'ethereumAddress'>
+
+export class MpcVaults {
+  constructor(
+    readonly provider: MpcProvider,
+    private readonly approvals: QuorumApprovals,
+    private readonly storage: StorageAdapter,
+  ) {}
+
+  /** What the provider is told about `vault` (an MPC vault record). */
+  refOf(vault: VaultRecord): MpcVaultRef {
+    return {
+      tenantId: vault.tenantId,
+      vaultId: vault.id,
+      mpcAccountID: vault.mpcAccountID!,
+      mpcVaultID: vault.mpcVaultID!,
+      hierarchy: vault.hierarchy,
+      policy: { groups: vault.mpcGroups! },
+    }
+  }
+
+  /** The members approving `action` on `vault`; 403 `FORBIDDEN` naming what is missing when they fall short of a quorum. */
+  approvalsFor(vault: VaultRecord, action: ApprovalAction, evidence: ApprovalEvidence | undefined, subject?: { wallet: MpcWallet; digest?: Uint8Array }): Promise<string[]> {
+    const request: Omit<ApprovalRequest, 'approvedBy'> = { action, tenantId: vault.tenantId, vaultId: vault.id, mpcVaultID: vault.mpcVaultID!, policy: { groups: vault.mpcGroups! } }
+    if (subject) request.wallet = { did: subject.wallet.did, address: subject.wallet.ethereumAddress }
+    if (subject?.digest) request.digestHex = bytesToHex(subject.digest)
+    return this.approvals.gather(request, evidence)
+  }
+
+  /**
+   * Checks that `evidence` (with the approval callback) meets the quorum of an MPC wallet's
+   * vault for `action` on that wallet, where no signature is made to check it: the embedded DID
+   * registry records an owner's changes without one.
+   */
+  async authorize(wallet: MpcWallet, action: ApprovalAction, evidence: ApprovalEvidence | undefined): Promise<void> {
+    await this.approvalsFor(await this.vaultOf(wallet), action, evidence, { wallet })
+  }
+
+  /** The signer of an MPC wallet, counting `evidence`'s DIDs as approvals of each signature it makes. */
+  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): DigestSigner {
+    return new MpcWalletSigner(this, wallet, evidence)
+  }
+
+  /** @internal The vault of an MPC wallet. */
+  async vaultOf(wallet: MpcWallet): Promise<VaultRecord> {
+    const vault = wallet.vaultId === undefined ? undefined : await tenantCollection<VaultRecord>(this.storage, 'vaults', wallet.tenantId).get(wallet.vaultId)
+    if (!vault || vault.keyManagement !== 'MPC') throw notFound(`the MPC vault of ${wallet.did} no longer exists`)
+    return vault
+  }
+}
+
+/** The 403 a pending provider outcome means. */
+export function pendingError(pending: MpcPending) {
+  if (pending.reason === 'insufficient-approvals' && pending.missingApprovals !== undefined) return missingApprovals(pending.missingApprovals, pending.group ?? 'the vault', pending.requestId)
+  if (pending.reason === 'insufficient-approvals') return forbidden(`MPC quorum not met: the provider needs more approvals${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`)
+  return forbidden(`the MPC provider has not completed this request yet${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`)
+}
+
+/** BIP32 path of an MPC wallet's key: `m` in a `NONE` vault, `m/44'/60'/0'/0/<index>` in a `BIP44` one. */
+export function pathOf(vault: VaultRecord, wallet: MpcWallet): string {
+  return vault.hierarchy === 'BIP44' ? `${ACCOUNT_PATH}/${wallet.index}` : 'm'
+}
+
+/**
+ * Signs through the MPC provider, with the approvals of the request that signs. A signature
+ * is checked to be low-S and to recover to the wallet's key before it is used: a provider signing with another
+ * key fails here, not later at a verifier or on chain.
+ */
+class MpcWalletSigner implements DigestSigner {
+  readonly publicKeyHex: string
+  readonly address: string
+
+  constructor(
+    private readonly vaults: MpcVaults,
+    private readonly wallet: MpcWallet,
+    private readonly evidence: ApprovalEvidence | undefined,
+  ) {
+    this.publicKeyHex = wallet.publicKeyHex
+    this.address = wallet.ethereumAddress
+  }
+
+  async sign(digest: Uint8Array): Promise<RecoverableSignature> {
+    const vault = await this.vaults.vaultOf(this.wallet)
+    const approvals = await this.vaults.approvalsFor(vault, 'sign', this.evidence, { wallet: this.wallet, digest })
+    const outcome = await this.vaults.provider.requestSignature({ vault: this.vaults.refOf(vault), path: pathOf(vault, this.wallet), digest, approvals })
+    if (outcome.status !== 'signed') throw pendingError(outcome)
+    if (!isLowS(outcome.signature)) throw new Error('the MPC provider returned a high-S signature')
+    if (bytesToHex(recoverPublicKey(outcome.signature, digest)) !== this.publicKeyHex) throw new Error(`the MPC provider signed with a key other than ${this.address}'s`)
+    return outcome.signature
+  }
+}

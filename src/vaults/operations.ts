@@ -1,0 +1,198 @@
+/** Identity vaults: create, fetch, delete, and create a vault's next wallet (spec: Identity vault). */
+import { randomUUID } from 'node:crypto'
+import type { z } from 'zod'
+import { conflict, invalid, notFound } from '../errors.js'
+import { accountNodeOf, deriveWalletKey, generateMnemonic } from '../keys/hd.js'
+import { generatePrivateKey } from '../keys/secp256k1.js'
+import type * as schemas from './schemas.js'
+import type { VaultView } from './schemas.js'
+import type { WalletView } from '../wallets/schemas.js'
+import type { Where } from '../storage/port.js'
+import { COLLECTIONS, type VaultRecord, type WalletRecord } from '../storage/collections.js'
+import type { TenantCollection } from '../storage/tenant-scope.js'
+import { wherePredicate } from '../storage/where-predicate.js'
+import type { Caller } from '../auth/context.js'
+import { collectionsOf, type OperationContext } from '../operations/context.js'
+import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
+import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
+import { presentVault } from './views.js'
+import { aliasConflict, uniqueOr } from '../operations/unique.js'
+import { MAX_PAGE } from '../operations/schemas.js'
+
+/** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
+export async function createVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+  if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
+  checkWalletConfig(input.walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, input.walletConfig)
+  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+  if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
+
+  const id = randomUUID()
+  const sealedFor = { tenantId: caller.tenantId, id }
+  const vault: VaultRecord = {
+    id,
+    tenantId: caller.tenantId,
+    name: input.name,
+    description: input.description,
+    hierarchy: input.hierarchy,
+    keyManagement: input.keyManagement,
+    status: 'INITIALIZED',
+    createdAt: ctx.now(),
+  }
+  if (input.parentID !== undefined) vault.parentID = input.parentID
+  if (input.walletConfig !== undefined) vault.walletConfig = input.walletConfig
+
+  let mnemonic: string | undefined
+  let privateKey: Uint8Array
+  if (input.hierarchy === 'BIP44') {
+    mnemonic = generateMnemonic()
+    const accountNode = accountNodeOf(mnemonic)
+    vault.mnemonic = ctx.custody.seal('vaults', sealedFor, 'mnemonic', new TextEncoder().encode(mnemonic))
+    vault.accountNode = ctx.custody.seal('vaults', sealedFor, 'accountNode', accountNode)
+    vault.hdIndex = 0
+    privateKey = deriveWalletKey(accountNode, 0)
+    accountNode.fill(0)
+  } else {
+    privateKey = generatePrivateKey()
+  }
+  const wallet = buildWallet(ctx, {
+    tenantId: caller.tenantId,
+    privateKey,
+    vaultId: id,
+    index: vault.hdIndex,
+    walletConfig: input.walletConfig,
+    network,
+  })
+  privateKey.fill(0)
+  vault.rootDid = wallet.did
+  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
+
+  await ctx.storage.transaction(async (tx) => {
+    const c = collectionsOf(tx, caller.tenantId)
+    await c.vaults.insert(vault)
+    await c.wallets.insert(wallet)
+  })
+  const view = presentVault(vault, [wallet], mnemonic)
+  view.wallets[0] = withReport(view.wallets[0], await apply(wallet))
+  return { vault: view }
+}
+
+type VaultsQuery = z.output<typeof schemas.getVaultsQuery>
+type VaultsPage = { vaults: VaultView[]; nextCursor?: string }
+
+/**
+ * The filters of a Get Identity Vaults query other than `id`, as one storage filter. By
+ * `parentID`: the ECS children, and the MPC ones only when the MPC account is named too (DESIGN
+ * §4 "parentID"); `mpcAccountID`/`mpcVaultID` then narrow the MPC ones only.
+ */
+function vaultFilter(q: VaultsQuery): Where {
+  const mpc: Where[] = []
+  if (q.mpcAccountID !== undefined) mpc.push({ field: 'mpcAccountID', op: 'eq', value: q.mpcAccountID })
+  if (q.mpcVaultID !== undefined) mpc.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
+  if (q.parentID === undefined) return { and: mpc }
+  const ecs: Where = { field: 'keyManagement', op: 'eq', value: 'ECS' }
+  return { and: [{ field: 'parentID', op: 'eq', value: q.parentID }, q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] }] }
+}
+
+const VAULTS_SPEC = COLLECTIONS.find((spec) => spec.name === 'vaults')!
+
+/**
+ * The vault `id` if it passes the query's other filters. The primary key is not a field a query
+ * may name, so the record is read by id and held to the same filter in memory (one record).
+ */
+async function vaultById(vaults: TenantCollection<VaultRecord>, q: VaultsQuery & { id: string }): Promise<VaultRecord[]> {
+  // A listing by id is one page: no cursor was ever issued for it.
+  if (q.cursor !== undefined) throw invalid('cursor: a listing by id has a single page, so no cursor applies to it')
+  const vault = await vaults.get(q.id)
+  return vault && wherePredicate(VAULTS_SPEC, vaultFilter(q))(vault) ? [vault] : []
+}
+
+/** Get Identity Vaults, with their wallets: one page of vaults, and their wallets in one query. */
+export async function getVaults(ctx: OperationContext, caller: Caller, q: VaultsQuery): Promise<VaultsPage> {
+  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  let found: VaultRecord[]
+  let nextCursor: string | undefined
+  if (q.id !== undefined) {
+    found = await vaultById(vaults, { ...q, id: q.id })
+  } else {
+    const page = await vaults.find(vaultFilter(q), { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+    found = page.items
+    nextCursor = page.nextCursor
+  }
+  const byVault = new Map<string, WalletRecord[]>(found.map((v) => [v.id, []]))
+  if (found.length > 0) {
+    // The page's wallets in one indexed query (tenantId, vaultId, …); each vault's oldest first.
+    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] }, { orderBy: { field: 'vaultId' } })) byVault.get(w.vaultId!)?.push(w)
+    for (const members of byVault.values()) members.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
+  }
+  const result: VaultsPage = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
+  if (nextCursor !== undefined) result.nextCursor = nextCursor
+  return result
+}
+
+/** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls, or of an MPC vault (see mpc-vaults). */
+export async function createVaultWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
+  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+  const vault = await vaults.get(input.vaultID)
+  if (!vault) throw notFound('vaultID: no such vault')
+  if (vault.keyManagement === 'MPC') return createMpcVaultWallet(ctx, caller, vault, input)
+  await ctx.access.assertControlsVault(caller, vault)
+  if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
+  const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
+  checkWalletConfig(walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, walletConfig)
+
+  const accountNode = ctx.custody.open('vaults', vault, 'accountNode', vault.accountNode!)
+  // Index allocation and insert commit together, so indexes stay unique and gap-free.
+  const wallet = await uniqueOr(
+    () =>
+      ctx.storage.transaction(async (tx) => {
+        const c = collectionsOf(tx, caller.tenantId)
+        // The vault may have been deleted since it was read (the delete is one transaction too).
+        if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
+        const index = await c.vaults.increment(vault.id, 'hdIndex')
+        const privateKey = deriveWalletKey(accountNode, index)
+        const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, vaultId: vault.id, index, alias: input.wallet?.alias, walletConfig, network })
+        privateKey.fill(0)
+        await c.wallets.insert(record)
+        return record
+      }),
+    aliasConflict,
+  ).finally(() => accountNode.fill(0))
+  // The DID is known only once the index is: the network's registry was checked above (networkForNewWallet).
+  const apply = walletConfigApplier(ctx, wallet.did, walletConfig)
+  return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
+}
+
+/**
+ * Delete Identity Vault: removes its wallets (and their delegate keys) and the vault in one
+ * transaction, so a wallet created concurrently is either deleted with it or refused. All or
+ * nothing: there are no per-wallet failures to report. An MPC vault needs its quorum, and its
+ * provider then destroys its key material (the shipped provider: its shares).
+ */
+export async function deleteVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
+  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+  const vault = await vaults.get(input._id)
+  if (!vault) throw notFound('_id: no such vault')
+  // An MPC vault is governed by its quorum; an ECS vault by vault control.
+  if (vault.keyManagement === 'MPC') await ctx.mpc.approvalsFor(vault, 'deleteVault', caller)
+  else await ctx.access.assertControlsVault(caller, vault)
+  const removed = await ctx.storage.transaction(async (tx) => {
+    const c = collectionsOf(tx, caller.tenantId)
+    if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
+    if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0) throw conflict('this vault has child vaults: delete them first')
+    const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
+    if (members.length > 0) {
+      await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: members.map((w) => w.id) })
+      await c.roleAssignments.deleteMany({ field: 'did', op: 'in', value: members.map((w) => w.did) })
+      await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vault.id })
+    }
+    await c.vaults.delete(vault.id)
+    return members
+  })
+  // Then the key material: the vault is gone, so no request can reach it any more. A provider
+  // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
+  if (vault.keyManagement === 'MPC') await ctx.mpc.provider.deleteVault(ctx.mpc.refOf(vault)).catch((err) => ctx.onError('Delete Identity Vault (MPC provider)', err))
+  return { wallets: removed.map((w) => presentWallet(w, { sealedKey: true })) }
+}

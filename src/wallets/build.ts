@@ -1,0 +1,92 @@
+/** Making wallet records from keys, and the wallet shapes the spec's responses show. */
+import { randomUUID } from 'node:crypto'
+import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
+import { addressOf, bytesToHex, publicKeyOf, uncompressedOf } from '../keys/secp256k1.js'
+import { publicKeyDerHex } from '../keys/spki.js'
+import type { WalletRecord } from '../storage/collections.js'
+import type { WalletConfig } from './config-schemas.js'
+import type { OperationContext } from '../operations/context.js'
+import type { RegistryReport } from './did-updates.js'
+import type { WalletView } from './schemas.js'
+
+export interface NewWallet {
+  tenantId: string
+  /** The private key; sealed into the record, never stored in plaintext. The caller wipes it. */
+  privateKey: Uint8Array
+  vaultId?: string
+  index?: number
+  alias?: string
+  walletConfig?: WalletConfig
+  /** The network of the DID (default: the service's). */
+  network?: EthrNetwork
+  /** The wallet backs a role (its DID is the role DID). */
+  role?: boolean
+}
+
+/** A wallet record for a key: address, DID on its network, sealed key. */
+export function buildWallet(ctx: OperationContext, input: NewWallet): WalletRecord {
+  const record = publicRecord(ctx, input, publicKeyOf(input.privateKey))
+  record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', input.privateKey)
+  return record
+}
+
+/** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
+export function buildMpcWallet(ctx: OperationContext, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
+  const record = publicRecord(ctx, input, input.publicKey)
+  record.keyManagement = 'MPC'
+  record.publicKeyDER = publicKeyDerHex(input.publicKey)
+  return record
+}
+
+function publicRecord(ctx: OperationContext, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
+  const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
+  const address = addressOf(uncompressed)
+  const did = didOfChecksummed(input.network ?? ctx.config.network, address)
+  const now = ctx.now()
+  const record: WalletRecord = {
+    id: randomUUID(),
+    tenantId: input.tenantId,
+    isHDWallet: input.index !== undefined,
+    publicKeyHex: bytesToHex(uncompressed),
+    ethereumAddress: address,
+    did,
+    didMethod: 'ethr',
+    alias: input.alias ?? did,
+    created: new Date(now).toISOString(),
+    createdAt: now,
+  }
+  if (input.vaultId !== undefined) record.vaultId = input.vaultId
+  if (input.index !== undefined) record.index = input.index
+  if (input.walletConfig !== undefined) record.walletConfig = input.walletConfig
+  if (input.role) record.role = true
+  return record
+}
+
+/** The view with the registry's report attached, when there is one. */
+export function withReport<V extends Omit<WalletView, 'isHDWallet'>>(view: V, report: RegistryReport | undefined): V {
+  return report ? { ...view, registry: report } : view
+}
+
+/**
+ * The response shape of a wallet. With `sealedKey`, `privateKeyHex` carries the sealed
+ * envelope of the key (never the plaintext), where the spec shows it: vault create, fetch
+ * and delete.
+ */
+export function presentWallet(w: WalletRecord, options: { sealedKey?: boolean } = {}): WalletView {
+  const view: WalletView = {
+    _id: w.id,
+    isHDWallet: w.isHDWallet,
+    publicKeyHex: w.publicKeyHex,
+    ethereumAddress: w.ethereumAddress,
+    did: w.did,
+    didMethod: w.didMethod,
+    alias: w.alias,
+    created: w.created,
+  }
+  if (w.vaultId !== undefined) view.vaultId = w.vaultId
+  if (w.index !== undefined) view.index = w.index
+  if (options.sealedKey && w.privateKey !== undefined) view.privateKeyHex = w.privateKey
+  if (w.publicKeyDER !== undefined) view.publicKeyDER = w.publicKeyDER
+  if (w.role) view.role = true
+  return view
+}

@@ -1,0 +1,60 @@
+/** The `walletConfig` object (spec: walletConfig) and its `txsInput` DID-document updates. */
+import * as z from 'zod'
+import { did, durationMs, errorBody, ethAddress, label } from '../operations/schemas.js'
+
+const validity = durationMs.meta({ description: 'Milliseconds from now (rounded up to whole seconds in the registry).' })
+
+const service = z.strictObject({
+  // The registry attribute is `did/svc/<name>`, a bytes32 string: at most 31 bytes, so 23 after the 8-byte prefix.
+  name: z.string().regex(/^\w{1,23}$/, 'must be 1 to 23 letters, digits or _ (the attribute did/svc/<name> must fit a bytes32 string)'),
+  value: z.url({ protocol: /^https?$/ }).max(2_000),
+  validity,
+})
+
+const delegate = z.strictObject({
+  address: ethAddress.optional().meta({ description: 'The delegate key; omitted: the service generates one and keeps it sealed.' }),
+  validity,
+})
+
+export const txInput = z
+  .strictObject({ service: service.optional(), delegate: delegate.optional(), newOwner: did.optional() })
+  .refine((t) => [t.service, t.delegate, t.newOwner].filter((v) => v !== undefined).length === 1, {
+    message: 'each txsInput element holds exactly one of service, delegate, newOwner',
+  })
+  .meta({ id: 'TxInput', description: 'One DID-document change: exactly one of `service`, `delegate`, `newOwner`.' })
+
+export const walletConfig = z
+  .strictObject({
+    didMethod: label(50).optional().meta({ description: 'DID method (default `ethr`).' }),
+    apiUrl: z.string().trim().min(1).max(2_000).optional().meta({ description: 'A registry endpoint configured in the service (`local` for the embedded registry); never an arbitrary host.' }),
+    // An object is accepted as a one-element array (some spec tables type it as an object).
+    txsInput: z
+      .union([z.array(txInput).max(100), txInput])
+      .transform((v) => (Array.isArray(v) ? v : [v]))
+      .optional(),
+  })
+  .meta({ id: 'WalletConfig' })
+
+export type TxInput = z.infer<typeof txInput>
+export type WalletConfig = z.infer<typeof walletConfig>
+
+/** What a registry did with a request's `txsInput`. */
+export const registryReport = z
+  .strictObject({
+    apiUrl: z.string().meta({ description: 'The registry endpoint (`local` for the embedded registry).' }),
+    transactions: z.array(
+      z.strictObject({
+        index: z.number().int().meta({ description: 'Position in `txsInput`.' }),
+        op: z.enum(['changeOwner', 'addDelegate', 'revokeDelegate', 'setAttribute', 'revokeAttribute']),
+        versionId: z.string(),
+        txHash: z.string().optional(),
+        validTo: z.number().int().optional(),
+        delegate: z
+          .strictObject({ address: z.string(), publicKeyHex: z.string(), delegateType: z.string(), validTo: z.number().int() })
+          .optional()
+          .meta({ description: 'The generated delegate key (never its private key).' }),
+      }),
+    ),
+    errors: z.array(z.strictObject({ index: z.number().int(), error: errorBody })).meta({ description: 'The first item that failed; later items were not applied.' }),
+  })
+  .meta({ id: 'RegistryReport' })

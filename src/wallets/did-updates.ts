@@ -1,0 +1,127 @@
+/**
+ * Applying a `walletConfig`'s `txsInput` to a wallet's DID document through its network's
+ * {@link DidRegistry} (DESIGN §4): in order; `validity` ms → ERC-1056 seconds (rounded up);
+ * `service` → attribute `did/svc/<name>` = the URL; `delegate.address` → a `veriKey`
+ * delegate; `delegate` with only `validity` → a new key, sealed in `delegateKeys`, linked to
+ * the wallet and added as a `veriKey` delegate; `newOwner` → an owner change to the DID's
+ * address (the address of its key, for a public-key DID).
+ *
+ * Each change is signed by the identity's current owner, which must be a wallet of the same
+ * tenant (the wallet itself, or the wallet a previous `newOwner` named); otherwise the item
+ * fails. The first failure stops the list: later items depend on the order, so they are not
+ * applied, and the report says which item failed and why. What the report lists as applied is
+ * recorded in the registry.
+ */
+import { randomUUID } from 'node:crypto'
+import { hexlify, toUtf8Bytes } from 'ethers'
+import { forbidden, invalid } from '../errors.js'
+import { eip55Address, parseEthrDid } from '../did/ethr.js'
+import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, type RegistryChange } from '../did/registry/port.js'
+import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
+import type { z } from 'zod'
+import type { TxInput, registryReport } from './config-schemas.js'
+import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
+import type { ApprovalEvidence } from '../mpc/approvals.js'
+import { collectionsOf, itemError, type OperationContext } from '../operations/context.js'
+
+/** What the registry did for a `walletConfig`; shown as the wallet's `registry` in responses. */
+export type RegistryReport = z.infer<typeof registryReport>
+/** One applied `txsInput` element. */
+export type TransactionView = RegistryReport['transactions'][number]
+/** A delegate key the service generated for a wallet (never its private key). */
+export type DelegateView = NonNullable<TransactionView['delegate']>
+
+/**
+ * Applies `txs` in order to `wallet`'s DID document through `registry`. `approvals` (the
+ * request's verified DIDs) count as member approvals when the owner is an MPC wallet.
+ */
+export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[], approvals?: ApprovalEvidence): Promise<RegistryReport> {
+  const report: RegistryReport = { apiUrl: registry.endpoint, transactions: [], errors: [] }
+  for (const [index, tx] of txs.entries()) {
+    try {
+      report.transactions.push({ index, ...(await applyOne(ctx, wallet, registry, tx, approvals)) })
+    } catch (err) {
+      const error = err instanceof RegistryError ? invalid(err.message) : err
+      report.errors.push({ index, error: itemError(ctx, error, 'apply walletConfig') })
+      break
+    }
+  }
+  return report
+}
+
+async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput, approvals?: ApprovalEvidence): Promise<Omit<TransactionView, 'index'>> {
+  const identity = wallet.ethereumAddress
+  const owner = await ownerWallet(ctx, wallet, registry)
+  // An MPC owner's quorum is checked here for every registry: the embedded one records changes without a signature.
+  if (owner.keyManagement === 'MPC') await ctx.mpc.authorize(owner, 'changeDidDocument', approvals)
+  const signer = ctx.signers.signerFor(owner, approvals)
+  const sign = (change: RegistryChange) => registry.apply(identity, change, signer)
+  if (tx.newOwner !== undefined) {
+    // Either form of a key's DID: the owner is its address.
+    const newOwner = parseEthrDid(tx.newOwner)
+    if (!newOwner) throw invalid('newOwner: must be a did:ethr DID (an address, or a secp256k1 public key)')
+    return sign({ op: 'changeOwner', newOwner: newOwner.address })
+  }
+  if (tx.service !== undefined) {
+    const { name, value, validity } = tx.service
+    return sign({ op: 'setAttribute', name: `did/svc/${name}`, value: hexlify(toUtf8Bytes(value)), validity: validitySeconds(validity) })
+  }
+  const { address, validity } = tx.delegate!
+  if (address !== undefined) {
+    const delegate = eip55Address(address)
+    if (delegate === undefined) throw invalid('delegate.address: not an Ethereum address (its mixed case is not a valid EIP-55 checksum)')
+    return sign({ op: 'addDelegate', delegateType: 'veriKey', delegate, validity: validitySeconds(validity) })
+  }
+  return addGeneratedDelegate(ctx, wallet, validitySeconds(validity), sign)
+}
+
+/** A new key, sealed and linked to the wallet, then added as its `veriKey` delegate; the record is removed when the registry refuses. */
+async function addGeneratedDelegate(
+  ctx: OperationContext,
+  wallet: WalletRecord,
+  validity: number,
+  sign: (change: RegistryChange) => Promise<AppliedChange>,
+): Promise<Omit<TransactionView, 'index'>> {
+  const { delegateKeys } = collectionsOf(ctx.storage, wallet.tenantId)
+  const privateKey = generatePrivateKey()
+  const publicKey = publicKeyOf(privateKey)
+  const id = randomUUID()
+  const record: DelegateKeyRecord = {
+    id,
+    tenantId: wallet.tenantId,
+    walletId: wallet.id,
+    did: wallet.did,
+    delegateType: 'veriKey',
+    ethereumAddress: addressOf(publicKey),
+    publicKeyHex: bytesToHex(publicKey),
+    privateKey: ctx.custody.seal('delegateKeys', { tenantId: wallet.tenantId, id }, 'privateKey', privateKey),
+    validTo: 0,
+    createdAt: ctx.now(),
+  }
+  privateKey.fill(0)
+  await delegateKeys.insert(record)
+  let applied: AppliedChange
+  try {
+    applied = await sign({ op: 'addDelegate', delegateType: 'veriKey', delegate: record.ethereumAddress, validity })
+  } catch (err) {
+    await delegateKeys.delete(id)
+    throw err
+  }
+  const validTo = applied.validTo ?? Math.floor(ctx.now() / 1000) + validity
+  await delegateKeys.update(id, { validTo })
+  return { ...applied, delegate: { address: record.ethereumAddress, publicKeyHex: record.publicKeyHex, delegateType: 'veriKey', validTo } }
+}
+
+/**
+ * The wallet of the same tenant whose key is the identity's current owner (the wallet itself,
+ * or the wallet a previous `newOwner` named). 403 naming the owner when the service holds no
+ * such key: the change must then be signed by whoever holds it. `knownOwner`: the owner as this
+ * request already established it (a token its `#controller` key signed), instead of asking the
+ * registry again.
+ */
+export async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, knownOwner?: string): Promise<WalletRecord> {
+  const owner = knownOwner ?? (await registry.identityOwner(wallet.ethereumAddress))
+  const found = owner === wallet.ethereumAddress ? wallet : await collectionsOf(ctx.storage, wallet.tenantId).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
+  if (!found || !ctx.signers.canSign(found)) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
+  return found
+}

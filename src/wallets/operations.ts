@@ -1,0 +1,128 @@
+/** Identity wallets: generate, list, configure, rename, delete (spec: Identity wallet). */
+import type { z } from 'zod'
+import { conflict, notFound } from '../errors.js'
+import { principalOf } from '../did/ethr.js'
+import { generatePrivateKey } from '../keys/secp256k1.js'
+import { MAX_PAGE } from '../operations/schemas.js'
+import type * as schemas from './schemas.js'
+import type { WalletView } from './schemas.js'
+import type { Where } from '../storage/port.js'
+import type { WalletRecord } from '../storage/collections.js'
+import type { ErrorBody } from '../errors.js'
+import type { Caller } from '../auth/context.js'
+import { forEachItem } from '../operations/batch.js'
+import { collectionsOf, type OperationContext } from '../operations/context.js'
+import { applyTxs, ownerWallet } from './did-updates.js'
+import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from './config.js'
+import { buildWallet, presentWallet, withReport } from './build.js'
+import { aliasConflict, uniqueOr } from '../operations/unique.js'
+
+type Wallets = ReturnType<typeof collectionsOf>['wallets']
+
+/** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
+export async function generateWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.generateWallet>): Promise<z.output<typeof schemas.generatedWalletResponse>> {
+  checkWalletConfig(input.walletConfig, ctx.config)
+  const network = networkForNewWallet(ctx, input.walletConfig)
+  const privateKey = generatePrivateKey()
+  const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: input.wallet?.alias, walletConfig: input.walletConfig, network })
+  privateKey.fill(0)
+  const apply = walletConfigApplier(ctx, record.did, input.walletConfig)
+  await uniqueOr(() => collectionsOf(ctx.storage, caller.tenantId).wallets.insert(record), aliasConflict)
+  const { vaultId: _v, index: _i, isHDWallet: _h, ...view } = presentWallet(record)
+  return { wallet: withReport(view, await apply(record)) }
+}
+
+/**
+ * Configure Identity Wallet: applies `walletConfig` to the DID document of a wallet the
+ * caller controls (DID control, or vault control of its vault). `didMethod` and `apiUrl`
+ * default to the wallet's vault's `walletConfig`; the `txsInput` applied are the request's only
+ * (a vault template's were applied when the wallet was made). The change is signed with the
+ * DID owner's key, which the service must hold (403 naming the owner otherwise). The response
+ * is the wallet with the registry's report (`registry`).
+ */
+export async function configureWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
+  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const wallet = await findByDid(wallets, input.wallet.did)
+  await ctx.access.assertControlsWallet(caller, wallet)
+  const template = wallet.vaultId === undefined ? undefined : (await vaults.get(wallet.vaultId))?.walletConfig
+  const config = mergeWalletConfig(template && { didMethod: template.didMethod, apiUrl: template.apiUrl }, input.walletConfig)
+  checkWalletConfig(config, ctx.config)
+  const registry = registryForDid(ctx, wallet.did, config)
+  // Refused before anything is applied when the service cannot sign as the current owner.
+  await ownerWallet(ctx, wallet, registry)
+  const report = await applyTxs(ctx, wallet, registry, config?.txsInput ?? [], caller)
+  return { wallet: withReport(presentWallet(wallet), report) }
+}
+
+/** Get Identity Wallets, filtered by `vaultId`, `did`, `alias` (all optional), one page at a time. */
+export async function getWallets(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
+  const filters: Where[] = []
+  if (q.vaultId !== undefined) filters.push({ field: 'vaultId', op: 'eq', value: q.vaultId })
+  if (q.did !== undefined) filters.push({ field: 'did', op: 'eq', value: principalOf(q.did) })
+  if (q.alias !== undefined) filters.push({ field: 'alias', op: 'eq', value: q.alias })
+  const page = await collectionsOf(ctx.storage, caller.tenantId).wallets.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const result: { wallets: WalletView[]; nextCursor?: string } = { wallets: page.items.map((w) => presentWallet(w)) }
+  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
+  return result
+}
+
+/** Rename Identity Wallet: each item is renamed or reported in `errors`. */
+export async function renameWallets(
+  ctx: OperationContext,
+  caller: Caller,
+  input: z.output<typeof schemas.renameWallets>,
+): Promise<{ wallets: WalletView[]; errors: Array<{ wallet: { did: string; alias: string }; error: ErrorBody }> }> {
+  const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const { results, errors } = await forEachItem(
+    ctx,
+    'rename wallet',
+    input.wallets,
+    async (item) => {
+      const wallet = await findByDid(wallets, item.did)
+      await ctx.access.assertControlsWallet(caller, wallet)
+      const updated = await uniqueOr(() => wallets.update(wallet.id, { alias: item.alias }), aliasConflict)
+      if (!updated) throw notFound(`no wallet with DID ${item.did}`)
+      return presentWallet(updated)
+    },
+    (item, error) => ({ wallet: { did: item.did, alias: item.alias }, error }),
+  )
+  return { wallets: results, errors }
+}
+
+/** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
+export async function deleteWallets(
+  ctx: OperationContext,
+  caller: Caller,
+  input: z.output<typeof schemas.deleteWallets>,
+): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {
+  const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const { results, errors } = await forEachItem(
+    ctx,
+    'delete wallet',
+    input.ids,
+    async (ref) => {
+      const wallet = ref.startsWith('did:') ? await findByDid(wallets, ref) : await wallets.get(ref)
+      if (!wallet) throw notFound(`no wallet with id ${ref}`)
+      await ctx.access.assertControlsWallet(caller, wallet)
+      if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
+      // The wallet, the delegate keys generated for it and the roles assigned to it go together.
+      const deleted = await ctx.storage.transaction(async (tx) => {
+        const c = collectionsOf(tx, caller.tenantId)
+        if (!(await c.wallets.delete(wallet.id))) return false
+        await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: wallet.id })
+        await c.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: wallet.did })
+        return true
+      })
+      if (!deleted) throw notFound(`no wallet with id ${ref}`)
+      return wallet.did
+    },
+    (ref, error) => ({ did: ref, error }),
+  )
+  return { ids: results, errors }
+}
+
+async function findByDid(wallets: Wallets, did: string): Promise<WalletRecord> {
+  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(did) })
+  if (!wallet) throw notFound(`no wallet with DID ${did}`)
+  return wallet
+}

@@ -1,0 +1,65 @@
+/**
+ * The per-wallet signer seam: {@link WalletSigners.signerFor} gives the {@link DigestSigner}
+ * of a wallet, whatever holds its key. Operations sign through it and never see key
+ * material; an MPC provider plugs in here.
+ */
+import { IdentityError } from '../errors.js'
+import type { WalletRecord } from '../storage/collections.js'
+import type { ApprovalEvidence } from '../mpc/approvals.js'
+import type { MpcVaults } from '../vaults/mpc-vaults.js'
+import type { KeyCustody } from '../custody/key-custody.js'
+import { signDigest } from '../keys/secp256k1.js'
+import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
+
+/** The fields of a wallet record a signer needs. */
+export type SignableWallet = Pick<WalletRecord, 'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyManagement'>
+
+export class WalletSigners {
+  constructor(
+    private readonly custody: KeyCustody,
+    private readonly mpc: MpcVaults,
+  ) {}
+
+  /** Whether the service can sign with this wallet's key: it holds it sealed (ECS), or its MPC provider does. */
+  canSign(wallet: SignableWallet): boolean {
+    return wallet.privateKey !== undefined || wallet.keyManagement === 'MPC'
+  }
+
+  /**
+   * The signer of `wallet`. Fails (403) for a wallet whose key the service does not hold. An
+   * MPC wallet's signer signs only with a quorum of member approvals: the members among
+   * `approvals.owners` (DIDs whose owner key signed one of the request's tokens), then those the service's
+   * `mpc.approve` callback names; short of a quorum, its `sign` rejects with 403 FORBIDDEN.
+   */
+  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {
+    if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
+    if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
+    return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
+  }
+}
+
+/**
+ * Signs with a key kept sealed in its wallet record: each signature opens the envelope, signs
+ * and wipes the key, so no plaintext key stays in memory between signatures.
+ */
+class SealedKeySigner implements DigestSigner {
+  readonly publicKeyHex: string
+  readonly address: string
+
+  constructor(
+    private readonly custody: KeyCustody,
+    private readonly wallet: SignableWallet & { privateKey: string },
+  ) {
+    this.publicKeyHex = wallet.publicKeyHex
+    this.address = wallet.ethereumAddress
+  }
+
+  async sign(digest: Uint8Array): Promise<RecoverableSignature> {
+    const key = this.custody.open('wallets', this.wallet, 'privateKey', this.wallet.privateKey)
+    try {
+      return signDigest(key, digest)
+    } finally {
+      key.fill(0)
+    }
+  }
+}
