@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
-import type { CredentialRecord } from '../src/storage/collections.js'
+import type { CredentialRecord } from '../src/credentials/records.js'
 import { measurePair, type MeasureOptions, type Measurement } from './measure.js'
 
 const API_KEY = 'bench-credentials-api-key-0123456789'

@@ -3,7 +3,7 @@
  * service), and the access decision "may this caller read this credential" for a caller whose
  * DID holds 100 roles, against a store of 10k and then 100k role assignments.
  *
- * A decision is measured the way an operation makes it: gather the facts (`AccessFacts`: the
+ * A decision is measured the way an operation makes it: gather the facts (`CallerFacts`: the
  * caller's acting DIDs — one DID resolution and one wallet lookup — and its effective roles —
  * two indexed queries returning 100 rows each; the credential's DID owner — one resolution —
  * and the roles assigned to it — one indexed query), then ask the pure policy. `perRequest`
@@ -12,11 +12,12 @@
  * them). Both must not grow with the store: indexes, not scans.
  */
 import { randomUUID } from 'node:crypto'
-import { AccessFacts } from '../src/roles/caller-facts.js'
-import { canReadCredential, type CredentialFacts } from '../src/auth/policy-engine.js'
+import { CallerFacts } from '../src/roles/caller-facts.js'
+import { rolesGoverning } from '../src/credentials/facts.js'
+import { canReadCredential, type CredentialFacts } from '../src/credentials/policy.js'
 import type { Caller } from '../src/auth/context.js'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
-import type { RoleAssignmentRecord } from '../src/storage/collections.js'
+import type { RoleAssignmentRecord } from '../src/roles/records.js'
 import { measure, measurePair, type MeasureOptions, type Measurement } from './measure.js'
 
 const API_KEY = 'bench-roles-api-key-0123456789'
@@ -68,10 +69,10 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     const governing = await asOwner.createRoleAssignments({ assignments: [{ role: held[HELD - 1], did: credential.did }] })
     if (assigned.errors.length > 0 || governing.errors.length > 0 || !governing.assignments[0].governsCredentials) throw new Error('bench: assignments failed')
 
-    const facts = new AccessFacts(service.resolver, storage)
+    const facts = new CallerFacts(service.resolver, storage)
     const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress] })
     const credentialFacts = async (): Promise<CredentialFacts> => {
-      const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), facts.rolesGoverning(TENANT, credential.did)])
+      const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), rolesGoverning(storage, TENANT, credential.did)])
       return { did: credential.did, ownerAddress, selfOwned: false, isPublicAccess: false, storedBy: [], roles }
     }
     const decide = async (of: Caller) => {

@@ -8,7 +8,8 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { StorageAdapter } from '../src/storage/port.js'
-import { COLLECTIONS, type WalletRecord } from '../src/storage/collections.js'
+import { COLLECTIONS } from '../src/service/collections.js'
+import { type WalletRecord } from '../src/wallets/records.js'
 import { measure, type MeasureOptions, type Measurement } from './measure.js'
 
 export interface BatchedInsert {

@@ -10,7 +10,7 @@ export {
   type OperationMethods,
   type ServiceLimitsOptions,
 } from './service/identity-service.js'
-export type { ServiceConfig, ServiceLimits } from './operations/context.js'
+export type { ServiceConfig, ServiceLimits } from './service/context.js'
 export { DEFAULT_JSONLD_LIMITS, type JsonLdLimits } from './proofs/jsonld/bounds.js'
 export type { JsonLdPoolStats, JsonLdWorkerOptions } from './proofs/jsonld/canonicalization-pool.js'
 export type { UndefinedTerms } from './proofs/jsonld/undefined-terms.js'

@@ -10,8 +10,12 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import type { Keyring } from '../keys/keyring.js'
 import { UniqueConstraintError, type Collection, type StorageAdapter } from '../storage/port.js'
-import { secretContext, type ApiKeyRecord, type MetaRecord } from '../storage/collections.js'
+import { secretContext } from '../keys/secret-context.js'
+import { type ApiKeyRecord } from './records.js'
+import { type MetaRecord } from '../custody/records.js'
 import type { TenantResolver } from './tenants.js'
+import { API_KEYS } from './records.js'
+import { collectionOf } from '../storage/declaration.js'
 
 /** A tenant id: letters, digits, `_`, `-`, `.`, at most 64 characters. */
 export const TENANT_ID = /^[A-Za-z0-9_.-]{1,64}$/
@@ -52,7 +56,7 @@ export class ApiKeyTenants implements TenantResolver {
   readonly #now: () => number
 
   private constructor(storage: StorageAdapter, hmacKey: Buffer, now: () => number) {
-    this.#keys = storage.collection<ApiKeyRecord>('apiKeys')
+    this.#keys = collectionOf(storage, API_KEYS)
     this.#hmacKey = hmacKey
     this.#now = now
   }
@@ -154,7 +158,7 @@ export class ApiKeyTenants implements TenantResolver {
       if (page.items.length === 0) return
       for (const row of page.items) {
         await storage.transaction(async (tx) => {
-          const keys = tx.collection<ApiKeyRecord>('apiKeys')
+          const keys = collectionOf(tx, API_KEYS)
           const current = await keys.get(row.id)
           // Another process migrated it meanwhile.
           if (!current || current.scheme !== undefined) return

@@ -1,16 +1,20 @@
 /** Turns request headers into a {@link Caller}, as each operation's {@link AuthRequirement} says. */
 import { unauthenticated } from '../errors.js'
-import type { StorageAdapter } from '../storage/port.js'
-import type { WalletRecord } from '../storage/collections.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
 import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions } from './did-auth.js'
 import { bearerToken, type TenantResolver } from './tenants.js'
+
+/**
+ * The tenant of a wallet the service holds, by DID (the wallets domain answers, across tenants):
+ * an Access Token JWT's issuer must be one, and its tenant is the caller's.
+ */
+export type WalletTenantLookup = (did: string) => Promise<string | undefined>
 
 export class Authenticator {
   constructor(
     private readonly tenants: TenantResolver,
     private readonly didAuth: DidAuthOptions,
-    private readonly storage: StorageAdapter,
+    private readonly walletTenant: WalletTenantLookup,
   ) {}
 
   async authenticate(auth: AuthContext, need: AuthRequirement): Promise<Caller> {
@@ -34,9 +38,9 @@ export class Authenticator {
     const token = bearerToken(header)
     if (!token) throw unauthenticated('missing Access Token JWT')
     const { did, address, byOwner } = await verifyDidAuthProof(token, this.didAuth)
-    const wallet = await this.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did })
-    if (!wallet) throw unauthenticated('the Access Token issuer is not a wallet of this service')
-    return { tenantId: wallet.tenantId, dids: [did], addresses: [address], owners: byOwner ? { [did]: address } : {} }
+    const tenantId = await this.walletTenant(did)
+    if (tenantId === undefined) throw unauthenticated('the Access Token issuer is not a wallet of this service')
+    return { tenantId, dids: [did], addresses: [address], owners: byOwner ? { [did]: address } : {} }
   }
 }
 

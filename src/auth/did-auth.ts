@@ -7,14 +7,14 @@ import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
 import { parseEthrDid, principalOf } from '../did/ethr.js'
 import { JwtRejected, verifyDidJwt } from '../proofs/jwt-verifier.js'
-import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import type { KnownKeys } from '../proofs/known-keys.js'
 import type { SignatureMemo } from '../proofs/signature-memo.js'
 
 export interface DidAuthOptions {
   resolver: Resolvable
   audience: string
   /** Known public keys (the service's wallets): their signatures are checked fastest. */
-  keys?: PublicKeyDirectory
+  keys?: KnownKeys
   /** Clock skew allowed for nbf/iat/exp, seconds. Default 60. */
   skewSeconds?: number
   /** Longest token lifetime (`exp` − `iat`) accepted, seconds. Default 24 hours, the longest the service issues. */

@@ -7,12 +7,12 @@
 import { z } from 'zod'
 import { getContext } from '../proofs/jsonld/contexts.js'
 import type { ParsedInput } from '../operations/contract.js'
-import type { CONTRACTS } from '../service/contracts.js'
+import type { CREDENTIAL_CONTRACTS } from './contracts.js'
 
 const UNKNOWN_CONTEXT =
   'not a bundled or registered JSON-LD context (contexts are never fetched; register yours with the `contexts` option)'
 
-export const knownContexts = z.custom<ParsedInput<(typeof CONTRACTS)['signClaims']>>().superRefine((v, ctx) => {
+export const knownContexts = z.custom<ParsedInput<(typeof CREDENTIAL_CONTRACTS)['signClaims']>>().superRefine((v, ctx) => {
   const check = (contexts: readonly unknown[] | undefined, path: PropertyKey[]) =>
     contexts?.forEach((context, j) => {
       if (typeof context === 'string' && getContext(context) === undefined) {

@@ -11,21 +11,25 @@
  */
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
-import { canWriteCredential, type HoldingFacts } from '../auth/policy-engine.js'
+import { canWriteCredential } from './policy.js'
+import { type HoldingFacts } from '../auth/policy-engine.js'
 import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../proofs/jsonld/index.js'
 import { appendProof } from '../proofs/jsonld/proof-set.js'
 import { normalizeDid, principalOf } from '../did/ethr.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import type { DigestSigner } from '../keys/signer.js'
 import type { AddProofInput, RemoveProofInput, proofsResponse } from './schemas.js'
-import type { CredentialRecord } from '../storage/collections.js'
+import type { CredentialRecord } from './records.js'
 import { UniqueConstraintError } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
 import { canonicalJson, jsonLdHash } from './content-hash.js'
 import { parseJsonLd } from './store.js'
 import { issuerSigner } from './sign.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+import { credentialFacts } from './facts.js'
+import { CREDENTIALS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { CredentialsContext } from './context.js'
 
 type ProofsResponse = z.output<typeof proofsResponse>
 type Item = { _id: string } | { jsonld: Record<string, unknown> } | { jwt: string }
@@ -46,8 +50,8 @@ const unsignedText = (document: JsonLdDocument): string => {
  * credentials and stay as they are; when no record holds the given text and some hold the
  * `id`, the item is refused (422), naming the difference as the reason.
  */
-async function target(ctx: OperationContext, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
-  const { credentials } = collectionsOf(ctx.storage, caller.tenantId)
+async function target(ctx: CredentialsContext, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
+  const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   if ('jwt' in item) throw invalid(JWT_REFUSED)
   let document: JsonLdDocument
   let records: CredentialRecord[]
@@ -66,22 +70,22 @@ async function target(ctx: OperationContext, caller: Caller, holding: HoldingFac
     if (records.length === 0) {
       // A caller who may change a stored copy learns why it is refused; anyone else only that it may not.
       for (const record of sameId) {
-        if (canWriteCredential(holding, await ctx.access.facts.credential(record))) {
+        if (canWriteCredential(holding, await credentialFacts(ctx, record))) {
           throw invalid(`jsonld: differs from the stored credential ${parsed.vcId} in more than its proofs; a proof changes only the proof set (send the stored document, or its _id)`)
         }
       }
-      const facts = await ctx.access.facts.credential({ tenantId: caller.tenantId, ...(parsed.did !== undefined && { did: parsed.did }), isPublicAccess: false, storedBy: [], roles: [] })
+      const facts = await credentialFacts(ctx, { tenantId: caller.tenantId, ...(parsed.did !== undefined && { did: parsed.did }), isPublicAccess: false, storedBy: [], roles: [] })
       if (!canWriteCredential(holding, facts)) throw forbidden(refusal(parsed.vcId))
     }
   }
   for (const record of records) {
-    if (!canWriteCredential(holding, await ctx.access.facts.credential(record))) throw forbidden(refusal(record.vcId ?? record.id))
+    if (!canWriteCredential(holding, await credentialFacts(ctx, record))) throw forbidden(refusal(record.vcId ?? record.id))
   }
   return { document, records }
 }
 
 /** The request's items, each credential given as `jsonld` checked against the service's JSON-LD bounds first (422 for the request). */
-function checkedItems(ctx: OperationContext, input: { claims?: Item[]; vcs?: Item[] }): Item[] {
+function checkedItems(ctx: CredentialsContext, input: { claims?: Item[]; vcs?: Item[] }): Item[] {
   const [field, items] = input.claims !== undefined ? ['claims', input.claims] : ['vcs', input.vcs ?? []]
   for (const [i, item] of items.entries()) if ('jsonld' in item) assertJsonLdInput(ctx, item.jsonld, `${field}.${i}.jsonld`)
   return items
@@ -95,11 +99,11 @@ const refusal = (id: string | undefined) =>
  * its other proofs stay byte for byte — and writes them in one transaction (each record's
  * content hash follows its new proof set).
  */
-async function update(ctx: OperationContext, caller: Caller, records: CredentialRecord[], change: (document: JsonLdDocument) => JsonLdDocument): Promise<string[]> {
+async function update(ctx: CredentialsContext, caller: Caller, records: CredentialRecord[], change: (document: JsonLdDocument) => JsonLdDocument): Promise<string[]> {
   if (records.length === 0) return []
   try {
     await ctx.storage.transaction(async (tx) => {
-      const { credentials } = collectionsOf(tx, caller.tenantId)
+      const { credentials } = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS })
       for (const record of records) {
         const document = change(record.jsonld as JsonLdDocument) as Record<string, unknown>
         await credentials.update(record.id, { jsonld: document, hash: jsonLdHash(document) })
@@ -113,9 +117,9 @@ async function update(ctx: OperationContext, caller: Caller, records: Credential
 }
 
 /** Add a proof: signed by `iss` (or the caller's first DID), appended to each credential's proof set. */
-export async function addProofs(ctx: OperationContext, caller: Caller, input: AddProofInput): Promise<ProofsResponse> {
+export async function addProofs(ctx: CredentialsContext, caller: Caller, input: AddProofInput): Promise<ProofsResponse> {
   const { name } = ctx.resolvers.get(input.resolver)
-  const holding = await ctx.access.facts.holding(caller)
+  const holding = await ctx.callers.holding(caller)
   const iss = input.iss ?? [...holding.dids][0]
   if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
   const signer: DigestSigner = await issuerSigner(ctx, caller, iss)
@@ -148,14 +152,14 @@ function proofDid(proof: unknown): string | undefined {
 }
 
 /** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */
-export async function removeProofs(ctx: OperationContext, caller: Caller, input: RemoveProofInput): Promise<ProofsResponse> {
+export async function removeProofs(ctx: CredentialsContext, caller: Caller, input: RemoveProofInput): Promise<ProofsResponse> {
   const { name } = ctx.resolvers.get(input.resolver)
-  const holding = await ctx.access.facts.holding(caller)
+  const holding = await ctx.callers.holding(caller)
   const owned = new Map<string, Promise<boolean>>()
   const ownsDid = (did: string) => {
     let hit = owned.get(did)
     if (hit === undefined) {
-      hit = ctx.access.facts.ownerAddress(did, caller).then((owner) => owner !== undefined && holding.addresses.has(owner), () => false)
+      hit = ctx.callers.ownerAddress(did, caller).then((owner) => owner !== undefined && holding.addresses.has(owner), () => false)
       owned.set(did, hit)
     }
     return hit

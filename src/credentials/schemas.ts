@@ -3,8 +3,7 @@ import * as z from 'zod'
 import { MAX_JSON_DEPTH } from '../proofs/jsonld/bounds.js'
 import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../proofs/jsonld/inline-contexts.js'
 import { KOBLITZ_2016, RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
-import { did, errorBody, label, nextCursor, page } from '../operations/schemas.js'
-import { expiration } from '../tokens/schemas.js'
+import { did, errorBody, expiration, label, nextCursor, page } from '../operations/schemas.js'
 import { registryReport, walletConfig } from '../wallets/config-schemas.js'
 
 /** Whether `value` nests at most `max` levels of objects/arrays. */

@@ -21,8 +21,7 @@ import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/context
 import type { DigestSigner } from '../keys/signer.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
-import type { WalletRecord } from '../storage/collections.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
+import type { WalletRecord } from '../wallets/records.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
 import { ownerWallet } from '../wallets/did-updates.js'
 import { expirationOf } from '../operations/expiration.js'
@@ -30,6 +29,10 @@ import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { checkWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
+import { assertControlsWallet } from '../wallets/access.js'
+import { WALLETS } from '../wallets/records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { CredentialsContext } from './context.js'
 
 /** One claim, checked and ready to sign. */
 interface PlannedClaim {
@@ -40,7 +43,7 @@ interface PlannedClaim {
   apply?: (wallet: WalletRecord) => Promise<RegistryReport | undefined>
 }
 
-export async function signClaims(ctx: OperationContext, caller: Caller, input: SignClaimsInput): Promise<z.output<typeof signClaimsResponse>> {
+export async function signClaims(ctx: CredentialsContext, caller: Caller, input: SignClaimsInput): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver } = ctx.resolvers.get(input.resolver)
   const signer = await issuerSigner(ctx, caller, input.iss)
   const issuer = normalizeDid(input.iss)
@@ -59,7 +62,7 @@ export async function signClaims(ctx: OperationContext, caller: Caller, input: S
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
-  if (wallets.length > 0) await uniqueOr(() => ctx.storage.transaction((tx) => collectionsOf(tx, caller.tenantId).wallets.insertMany(wallets)), aliasConflict)
+  if (wallets.length > 0) await uniqueOr(() => ctx.storage.transaction((tx) => tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insertMany(wallets)), aliasConflict)
   for (const [i, plan] of plans.entries()) {
     const report = plan.wallet && plan.apply ? await plan.apply(plan.wallet) : undefined
     if (report) vcs[i] = { ...vcs[i], registry: report }
@@ -72,19 +75,19 @@ export async function signClaims(ctx: OperationContext, caller: Caller, input: S
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
  * DID's current owner key the service holds for the tenant (403).
  */
-export async function issuerSigner(ctx: OperationContext, caller: Caller, iss: string): Promise<DigestSigner> {
-  const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
+export async function issuerSigner(ctx: CredentialsContext, caller: Caller, iss: string): Promise<DigestSigner> {
+  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
   // An MPC wallet is governed by its vault's quorum: the signer asks for the members' approvals (403 when short).
-  if (wallet.keyManagement !== 'MPC') await ctx.access.assertControlsWallet(caller, wallet)
+  if (wallet.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
   // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
   const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
   return ctx.signers.signerFor(await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), proved), caller)
 }
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
-function planClaim(ctx: OperationContext, caller: Caller, input: SignClaimsInput, claim: ClaimInput, field: string, issuer: string, now: number): PlannedClaim {
+function planClaim(ctx: CredentialsContext, caller: Caller, input: SignClaimsInput, claim: ClaimInput, field: string, issuer: string, now: number): PlannedClaim {
   // Claim-level expiration inputs win over global ones (DESIGN §4 *Expiration inputs*).
   const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
   if (expiresAt !== undefined && expiresAt <= now) throw invalid(`${field}: the expiration must be in the future`)

@@ -9,7 +9,8 @@
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
-import { canDeleteCredential, canGovernCredentialDid, grants, type HoldingFacts } from '../auth/policy-engine.js'
+import { canDeleteCredential, canGovernCredentialDid } from './policy.js'
+import { grants, type HoldingFacts } from '../auth/policy-engine.js'
 import { jsonLdHash, jwtHash, sha256 } from './content-hash.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
 import { ethrDid, normalizeDid, principalOf } from '../did/ethr.js'
@@ -17,13 +18,22 @@ import { forbidden, invalid, notFound } from '../errors.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import type { StoreClaimsInput, StoredCredential } from './schemas.js'
-import type { CredentialRecord, RoleAssignmentRecord } from '../storage/collections.js'
+import type { CredentialRecord } from './records.js'
+import type { RoleAssignmentRecord } from '../roles/records.js'
 import { UniqueConstraintError, type Where } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { findRole } from '../roles/views.js'
 import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+import { assertManagesRole } from '../roles/access.js'
+import { credentialFacts, credentialDidFacts } from './facts.js'
+import { ROLES, ROLE_ASSIGNMENTS } from '../roles/records.js'
+import { DELEGATE_KEYS, WALLETS } from '../wallets/records.js'
+import { CREDENTIALS } from './records.js'
+import { VAULTS } from '../vaults/records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { TenantCollection } from '../storage/tenant-scope.js'
+import type { CredentialsContext } from './context.js'
 
 /** What a credential is indexed by, parsed from it (nothing verified). */
 type ParsedCredential = Pick<
@@ -142,19 +152,19 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
  * govern the credential's DID — and with it every record sharing that DID — only when the
  * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
  */
-export async function storeClaims(ctx: OperationContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
+export async function storeClaims(ctx: CredentialsContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
   // Stored and returned as given, verified or not: within the bounds, no forbidden key.
   for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
-  const c = collectionsOf(ctx.storage, caller.tenantId)
+  const c = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(principalOf))
   const roles = new Map<string, { did: string; creator: string }>()
   for (const did of roleDids) {
     const role = await findRole(c.roles, did)
-    await ctx.access.assertManagesRole(caller, role)
+    await assertManagesRole(ctx, caller, role)
     roles.set(did, { did: role.did, creator: role.creator })
   }
-  const holding = await ctx.access.facts.holding(caller)
+  const holding = await ctx.callers.holding(caller)
   const storedBy = [...holding.dids].sort()
   const storerKey = sha256(JSON.stringify(storedBy))
   const now = ctx.now()
@@ -191,14 +201,14 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
   // The DIDs whose stored credentials the given roles may govern: those the caller has rights over.
   const governed = new Set<string>()
   for (const did of unique(planned.flatMap(({ record }) => (record.did !== undefined && record.roles.length > 0 ? [record.did] : [])))) {
-    if (canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))) governed.add(did)
+    if (canGovernCredentialDid(holding, await credentialDidFacts(ctx, caller.tenantId, did, caller))) governed.add(did)
   }
   const readable = planned.length === 0 ? undefined : await readableWhere(ctx, caller)
   // 2. The new ones inserted together (one transaction, one indexed lookup of the copies the
   // caller may read); the same content twice in a batch, or already readable, is one record.
   const put = async (items: typeof planned): Promise<Map<string, CredentialRecord>> =>
     ctx.storage.transaction(async (tx) => {
-      const t = collectionsOf(tx, caller.tenantId)
+      const t = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS, roleAssignments: ROLE_ASSIGNMENTS })
       const hashes = unique(items.map((p) => p.record.hash))
       const byHash = new Map<string, CredentialRecord>()
       if (hashes.length === 0 || readable === undefined) return byHash
@@ -234,7 +244,7 @@ export async function storeClaims(ctx: OperationContext, caller: Caller, input: 
 }
 
 /** Assigns each role over the credential DID (governing its credentials), unless it already governs it. */
-async function governDid(assignments: ReturnType<typeof collectionsOf>['roleAssignments'], tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
+async function governDid(assignments: TenantCollection<RoleAssignmentRecord>, tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
   for (const role of roles) {
     const pair: Where = { and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'did', op: 'eq', value: did }] }
     const existing = await assignments.findOne(pair)
@@ -259,11 +269,11 @@ const MAX_HANDED_DIDS = 1_000
  * asked who owns what — credentials whose DID was handed over on chain are listed on the other
  * grounds, and Delete / add-proof decide on the resolved owner either way).
  */
-async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
+async function ownedDids(ctx: CredentialsContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
   const ofKeys = caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address)))
   const candidates = unique([...ofKeys, ...caller.dids])
   const [owners, handed] = await Promise.all([
-    Promise.all(candidates.map((did) => ctx.access.facts.ownerAddress(did, caller).catch(() => undefined))),
+    Promise.all(candidates.map((did) => ctx.callers.ownerAddress(did, caller).catch(() => undefined))),
     ctx.registries.handedTo(caller.addresses, MAX_HANDED_DIDS),
   ])
   return unique([...candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i])), ...handed])
@@ -276,15 +286,15 @@ async function ownedDids(ctx: OperationContext, caller: Caller, facts: HoldingFa
  * listed in it or governing its DID). The role part reads the assignments of the caller's
  * roles (index tenantId, role, did) that govern credentials.
  */
-export async function readableWhere(ctx: OperationContext, caller: Caller): Promise<Where> {
-  const facts = await ctx.access.facts.holding(caller)
+export async function readableWhere(ctx: CredentialsContext, caller: Caller): Promise<Where> {
+  const facts = await ctx.callers.holding(caller)
   const dids = [...facts.dids]
   const readRoles = [...facts.roles].filter(([, permissions]) => grants(permissions, 'Read')).map(([role]) => role)
   const [owned, holders] = await Promise.all([
     ownedDids(ctx, caller, facts),
     readRoles.length === 0
       ? []
-      : collectionsOf(ctx.storage, caller.tenantId)
+      : tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS, delegateKeys: DELEGATE_KEYS, roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES, vaults: VAULTS, wallets: WALLETS })
           .roleAssignments.all({ and: [{ field: 'role', op: 'in', value: readRoles }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
           .then((assigned) => assigned.map((a) => a.did)),
   ])
@@ -315,7 +325,7 @@ function naming(field: 'issuer' | 'subject', did: string): Where {
 }
 
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
-export async function getClaims(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
+export async function getClaims(ctx: CredentialsContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
   const { name } = ctx.resolvers.get(q.resolver)
   const filters: Where[] = []
   // Either spelling of a principal finds its credentials (indexed as principals).
@@ -328,10 +338,10 @@ export async function getClaims(ctx: OperationContext, caller: Caller, q: z.outp
   // Asked for the credentials issued by (or to) a DID the caller acts through: each one matching
   // is readable on that ground of the `or`, so the `or` — and the facts only it needs (roles,
   // owned DIDs) — would change nothing.
-  const { dids } = await ctx.access.facts.acting(caller)
+  const { dids } = await ctx.callers.acting(caller)
   const ownGround = (issuer !== undefined && dids.has(issuer)) || (subject !== undefined && dids.has(subject))
   if (!ownGround) filters.push(await readableWhere(ctx, caller))
-  const page = await collectionsOf(ctx.storage, caller.tenantId).credentials.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const page = await tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS }).credentials.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
   return { resolver: name, vcs: page.items.map(presentCredential), ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) }
 }
 
@@ -339,10 +349,10 @@ export async function getClaims(ctx: OperationContext, caller: Caller, q: z.outp
  * Delete Verifiable Credentials (Access Token JWT): each `_id` removed with the role
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
-export async function deleteClaims(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
+export async function deleteClaims(ctx: CredentialsContext, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
   const { name } = ctx.resolvers.get(input.resolver)
-  const { credentials } = collectionsOf(ctx.storage, caller.tenantId)
-  const holding = await ctx.access.facts.holding(caller)
+  const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
+  const holding = await ctx.callers.holding(caller)
   const { results, errors } = await forEachItem(
     ctx,
     'delete credential',
@@ -350,13 +360,13 @@ export async function deleteClaims(ctx: OperationContext, caller: Caller, input:
     async (id) => {
       const record = await credentials.get(id)
       if (!record) throw notFound(`no stored credential ${id}`)
-      if (!canDeleteCredential(holding, await ctx.access.facts.credential(record))) {
+      if (!canDeleteCredential(holding, await credentialFacts(ctx, record))) {
         throw forbidden(
           `only the owner of the credential’s DID, a holder of a Write role assigned to it, or — when it has no DID or its DID owns itself — whoever stored it may delete ${id}`,
         )
       }
       const deleted = await ctx.storage.transaction(async (tx) => {
-        const t = collectionsOf(tx, caller.tenantId)
+        const t = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS, roleAssignments: ROLE_ASSIGNMENTS })
         if (!(await t.credentials.delete(id))) return false
         if (record.did !== undefined && (await t.credentials.count({ field: 'did', op: 'eq', value: record.did })) === 0) {
           await t.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: record.did })

@@ -33,7 +33,7 @@ import { noIssuerProof } from '../proofs/jsonld/proof-set.js'
 import { JsonLdDeadlineError, shown } from '../proofs/jsonld/errors.js'
 import { signingKeysResolver } from '../proofs/signing-keys.js'
 import { decodeJwt, verifyDidJwt, type JwtVerifyOptions } from '../proofs/jwt-verifier.js'
-import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import type { KnownKeys } from '../proofs/known-keys.js'
 
 /** The outcome for one credential. */
 export interface CredentialVerification {
@@ -52,8 +52,8 @@ export interface CredentialVerifyOptions {
   now: number
   /** Clock skew allowed for dates, seconds (default 60). */
   skewSeconds?: number
-  /** Known public keys (the service's `PublicKeyDirectory`): signatures by them are checked natively, by verification. */
-  keys?: JwtVerifyOptions['keys'] & Pick<PublicKeyDirectory, 'publicKeyHexFor'>
+  /** Known public keys (the service's `KnownKeys`): signatures by them are checked natively, by verification. */
+  keys?: JwtVerifyOptions['keys'] & Pick<KnownKeys, 'publicKeyHexFor'>
   /** Canonicalizes JSON-LD within its bounds (the service's: in its worker pool). Default: in this thread, default bounds. */
   hasher?: CanonicalHasher
 }

@@ -8,13 +8,13 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
 import type { patchClaims as patchClaimsSchema, patchClaimsResponse, VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from './schemas.js'
-import type { OperationContext } from '../operations/context.js'
 import { addProofs, removeProofs } from './proofs.js'
 import { jsonLdHasher } from './jsonld-work.js'
+import type { CredentialsContext } from './context.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 
-export async function verifyClaims(ctx: OperationContext, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
+export async function verifyClaims(ctx: CredentialsContext, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
   const { name, resolver } = ctx.resolvers.get(input.resolver)
   const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
   const vcs: VerifiedCredential[] = []
@@ -29,7 +29,7 @@ export async function verifyClaims(ctx: OperationContext, caller: Caller, input:
 }
 
 /** `PATCH /claims`: the operation its `operation` names. */
-export async function patchClaims(ctx: OperationContext, caller: Caller, input: z.output<typeof patchClaimsSchema>): Promise<z.output<typeof patchClaimsResponse>> {
+export async function patchClaims(ctx: CredentialsContext, caller: Caller, input: z.output<typeof patchClaimsSchema>): Promise<z.output<typeof patchClaimsResponse>> {
   switch (input.operation) {
     case 'verify':
       return verifyClaims(ctx, caller, input)

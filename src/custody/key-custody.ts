@@ -3,7 +3,7 @@
  * only inside keyring envelopes at rest, each bound to the record and field it belongs to.
  */
 import type { Keyring } from '../keys/keyring.js'
-import { secretContext } from '../storage/collections.js'
+import { secretContext } from '../keys/secret-context.js'
 
 /** The record a sealed secret belongs to (its envelope opens only for the same tenant and id). */
 export interface SealedRecordRef {

@@ -5,8 +5,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { StorageAdapter } from '../storage/port.js'
-import type { MetaRecord } from '../storage/collections.js'
-import { secretContext } from '../storage/collections.js'
+import type { MetaRecord } from './records.js'
+import { secretContext } from '../keys/secret-context.js'
 import { Keyring, KeyringError, masterKeyFrom } from '../keys/keyring.js'
 
 /** A master key: 32 raw bytes, 64 hex characters, or a passphrase. */

@@ -4,7 +4,7 @@
  * service with the new key as `masterKey` and the old one in `previousMasterKeys`).
  */
 import type { CollectionSpec, StorageAdapter, StoredRecord } from '../storage/port.js'
-import { secretContext } from '../storage/collections.js'
+import { secretContext } from '../keys/secret-context.js'
 import { Keyring, type MasterKey } from '../keys/keyring.js'
 import { KEYRING_RECORD, type KeyringMeta } from './keyring-store.js'
 
@@ -22,7 +22,7 @@ export interface RotationProgress {
 export async function resealAll(
   storage: StorageAdapter,
   keyring: Keyring,
-  specs: CollectionSpec[],
+  specs: readonly CollectionSpec[],
   onProgress?: (p: RotationProgress) => void,
 ): Promise<{ resealed: number }> {
   let resealed = 0
@@ -64,7 +64,7 @@ export async function resealAll(
 export async function rotateMasterKey(
   storage: StorageAdapter,
   keyring: Keyring,
-  specs: CollectionSpec[],
+  specs: readonly CollectionSpec[],
   newKey: MasterKey,
   onProgress?: (p: RotationProgress) => void,
 ): Promise<{ resealed: number }> {

@@ -21,10 +21,11 @@ import type { KeyCustody } from '../custody/key-custody.js'
 import { ACCOUNT_PATH, privateKeyAtPath } from '../keys/hd.js'
 import { bytesToHex, hexToBytes, signDigest } from '../keys/secp256k1.js'
 import { UniqueConstraintError, type StorageAdapter } from '../storage/port.js'
-import { tenantCollection } from '../storage/tenant-scope.js'
-import type { MpcKeyRecord, MpcShareRecord } from '../storage/collections.js'
+import type { MpcKeyRecord, MpcShareRecord } from './records.js'
 import type { CreateMpcVaultRequest, InitializeOutcome, MpcProvider, MpcPublicKey, MpcVaultRef, SignatureOutcome, SignatureRequest } from './port.js'
 import { standingOf } from './quorum.js'
+import { MPC_KEYS, MPC_SHARES } from './records.js'
+import { tenantCollectionOf } from '../storage/declaration.js'
 
 /** Bytes of the secret: a BIP32 seed (`BIP44`) or a private key (`NONE`). */
 const SECRET_BYTES = 32
@@ -127,7 +128,7 @@ export class ShamirQuorumCustody implements MpcProvider {
   }
 
   #collections(tenantId: string, storage: StorageAdapter = this.storage) {
-    return { keys: tenantCollection<MpcKeyRecord>(storage, 'mpcKeys', tenantId), shares: tenantCollection<MpcShareRecord>(storage, 'mpcShares', tenantId) }
+    return { keys: tenantCollectionOf(storage, MPC_KEYS, tenantId), shares: tenantCollectionOf(storage, MPC_SHARES, tenantId) }
   }
 }
 

@@ -1,33 +1,33 @@
 /**
- * How an operation is implemented: its contract (`contracts.ts`) paired with a handler, and
- * optionally a refinement of the parsed input by checks that need the service's own code or
- * state (DID checksums, the registered JSON-LD contexts), which the browser-safe contract
- * cannot hold.
+ * How an operation is implemented: its contract paired with a handler, and optionally a
+ * refinement of the parsed input by checks that need the service's own code or state (DID
+ * checksums, the registered JSON-LD contexts), which the browser-safe contract cannot hold.
+ * A handler declares the parts of the service it uses as its context type (`X`): the table
+ * passes the whole service context, of which each handler sees only what it names.
  */
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
-import type { OperationContext } from './context.js'
 import type { OperationContract, OperationOutput, ParsedInput } from './contract.js'
 
-/** Carries out an operation for an authenticated caller, on its parsed (and refined) input. */
-export type OperationHandler<C> = (ctx: OperationContext, caller: Caller, input: ParsedInput<C>) => Promise<OperationOutput<C>>
+/** Carries out an operation for an authenticated caller, on its parsed (and refined) input, with the parts `X` of the service. */
+export type OperationHandler<C, X> = (ctx: X, caller: Caller, input: ParsedInput<C>) => Promise<OperationOutput<C>>
 
-export interface OperationImplementation<C> {
+export interface OperationImplementation<C, X> {
   /**
    * Runs on the parsed input before the handler: checks and normalizations the contract leaves
    * to the service. Its failures are 422s naming the fields, like the contract's.
    */
   refine?: z.ZodType<ParsedInput<C>, ParsedInput<C>>
-  handler: OperationHandler<C>
+  handler: OperationHandler<C, X>
 }
 
 /** Any operation's contract. */
 type AnyContract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 
 /** A contract with its implementation: an entry of the operation table. */
-export type OperationDefinition<C extends AnyContract = AnyContract> = C & OperationImplementation<C>
+export type OperationDefinition<C extends AnyContract, X> = C & OperationImplementation<C, X>
 
 /** Pairs a contract with its implementation. */
-export function defineOperation<C extends AnyContract>(contract: C, implementation: OperationImplementation<C>): OperationDefinition<C> {
+export function defineOperation<C extends AnyContract, X>(contract: C, implementation: OperationImplementation<C, X>): OperationDefinition<C, X> {
   return { ...contract, ...implementation }
 }

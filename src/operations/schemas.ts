@@ -66,3 +66,10 @@ export const errorBody = z
     errorMessage: z.string(),
   })
   .meta({ id: 'ErrorBody', description: 'Every error response, and every per-item failure of a batch.' })
+
+/** When something ends: at most one of an absolute time (`exp`, `expirationDate`) or a lifetime (`expiresIn`). */
+export const expiration = {
+  exp: timestampMs.optional().meta({ description: 'Expiration, UNIX time in milliseconds.' }),
+  expiresIn: durationMs.optional().meta({ description: 'Lifetime in milliseconds from now.' }),
+  expirationDate: isoDate.optional().meta({ description: 'Expiration, ISO 8601.' }),
+}

@@ -18,7 +18,7 @@ import type { JWTPayload } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { publicKeyObject, recoverEs256kKeys, verifyEs256k } from '../keys/es256k.js'
 import { addressOf } from '../keys/secp256k1.js'
-import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import type { KnownKeys } from './known-keys.js'
 import { eip55Address } from '../did/ethr.js'
 import type { SignatureMemo } from './signature-memo.js'
 import { secp256k1KeyHex } from './signing-keys.js'
@@ -40,7 +40,7 @@ export interface JwtVerifyOptions {
   /** Current time, ms. */
   now?: number
   /** Known public keys by address (the service's wallets and delegate keys); it learns recovered signers and the last signing method when it can. */
-  keys?: Pick<PublicKeyDirectory, 'keyFor' | 'keyFromHex'> & Partial<Pick<PublicKeyDirectory, 'learn' | 'lastSigner' | 'noteSigner'>>
+  keys?: Pick<KnownKeys, 'keyFor' | 'keyFromHex'> & Partial<Pick<KnownKeys, 'learn' | 'lastSigner' | 'noteSigner'>>
   /** Check `exp`, `nbf` and `iat` (default true); false: times are the caller's business. */
   checkTimes?: boolean
   /**

@@ -15,11 +15,11 @@ import { extractPublicKeyBytes } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import { eip55Address } from '../did/ethr.js'
-import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import type { KnownKeys } from './known-keys.js'
 import type { SigningKey } from './jsonld/index.js'
 
 /** A `resolveSigningKeys` for JSON-LD verification over `resolver`. */
-export function signingKeysResolver(resolver: Resolvable, keys?: Pick<PublicKeyDirectory, 'publicKeyHexFor'>): (didUrl: string) => Promise<SigningKey[]> {
+export function signingKeysResolver(resolver: Resolvable, keys?: Pick<KnownKeys, 'publicKeyHexFor'>): (didUrl: string) => Promise<SigningKey[]> {
   return async (didUrl) => {
     const did = didUrl.split('#')[0]
     // A path, query or parameters would name something else than the DID's current document.
@@ -31,7 +31,7 @@ export function signingKeysResolver(resolver: Resolvable, keys?: Pick<PublicKeyD
   }
 }
 
-async function signingKeyOf(m: VerificationMethod, keys: Pick<PublicKeyDirectory, 'publicKeyHexFor'> | undefined): Promise<SigningKey> {
+async function signingKeyOf(m: VerificationMethod, keys: Pick<KnownKeys, 'publicKeyHexFor'> | undefined): Promise<SigningKey> {
   const named = { publicKeyHex: m.publicKeyHex ?? secp256k1KeyHex(m), ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }
   if (named.publicKeyHex !== undefined || keys === undefined) return named
   const raw = m.ethereumAddress ?? m.blockchainAccountId?.split(':').pop()?.split('@')[0]

@@ -18,29 +18,32 @@ import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
 import { principalOf } from '../did/ethr.js'
 import type { Caller } from '../auth/context.js'
-import { canGovernCredentialDid, canManageRole } from '../auth/policy-engine.js'
+import { canManageRole } from './policy.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import type { AssignmentView } from './schemas.js'
-import type { RoleAssignmentRecord, RoleRecord } from '../storage/collections.js'
+import type { RoleAssignmentRecord, RoleRecord } from './records.js'
 import { UniqueConstraintError, type OrderBy, type Where } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { findRole, presentAssignment } from './views.js'
 import { assignmentTarget } from './targets.js'
+import { assertManagesRole, roleFacts } from './access.js'
+import { ROLES, ROLE_ASSIGNMENTS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { RolesContext } from './context.js'
 
 type Item = { role: string; did: string }
 type AssignmentsResult = { assignments: AssignmentView[]; errors: Array<{ assignment: Item; error: ErrorBody }> }
 
 /** The roles of a batch, each looked up and checked once per request (a batch often names one role many times). */
-function managedRoles(ctx: OperationContext, caller: Caller): (did: string) => Promise<RoleRecord> {
-  const { roles } = collectionsOf(ctx.storage, caller.tenantId)
+function managedRoles(ctx: RolesContext, caller: Caller): (did: string) => Promise<RoleRecord> {
+  const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const checked = new Map<string, Promise<RoleRecord>>()
   return (did) => {
     let role = checked.get(did)
     if (role === undefined) {
       role = findRole(roles, did).then(async (r) => {
-        await ctx.access.assertManagesRole(caller, r)
+        await assertManagesRole(ctx, caller, r)
         return r
       })
       checked.set(did, role)
@@ -64,10 +67,9 @@ const echoed = (record: RoleAssignmentRecord, item: Item): AssignmentView => ({
 })
 
 /** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
-export async function createRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
-  const { roleAssignments } = collectionsOf(ctx.storage, caller.tenantId)
+export async function createRoleAssignments(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+  const { roleAssignments } = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS })
   const managed = managedRoles(ctx, caller)
-  const holding = await ctx.access.facts.holding(caller)
   const { results, errors } = await forEachItem(
     ctx,
     'assign role',
@@ -76,7 +78,7 @@ export async function createRoleAssignments(ctx: OperationContext, caller: Calle
       const role = await managed(item.role)
       const did = principalOf(item.did)
       // Rights over the target DID as it stands before the grant (resolved outside the write).
-      const governs = canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))
+      const governs = await ctx.roleResources.mayGovern(caller, did)
       const record: RoleAssignmentRecord = {
         id: randomUUID(),
         tenantId: caller.tenantId,
@@ -90,9 +92,9 @@ export async function createRoleAssignments(ctx: OperationContext, caller: Calle
         // The role and the target are checked where the assignment is written: deleting either
         // (each one transaction, with its assignments) cannot leave an assignment behind.
         const stored = await ctx.storage.transaction(async (tx) => {
-          const c = collectionsOf(tx, caller.tenantId)
+          const c = tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
           if (!(await c.roles.get(role.id))) throw notFound(`no role ${item.role}`)
-          const target = await assignmentTarget(tx, caller.tenantId, did)
+          const target = await assignmentTarget(ctx.roleResources, tx, caller.tenantId, did)
           if (target === 'credential' && !governs) throw forbidden(refusedOverCredentials(item.did))
           const existing = await c.roleAssignments.findOne(byPair(role.did, did))
           if (!existing) {
@@ -122,8 +124,8 @@ const refusedOverCredentials = (did: string) =>
   '(the owner key of that DID, or a role with Write already assigned to it and held by the caller)'
 
 /** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
-export async function deleteRoleAssignments(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
-  const { roleAssignments } = collectionsOf(ctx.storage, caller.tenantId)
+export async function deleteRoleAssignments(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+  const { roleAssignments } = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS })
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
     ctx,
@@ -146,16 +148,16 @@ export async function deleteRoleAssignments(ctx: OperationContext, caller: Calle
  * through, or — listing by `did` — those of roles it created or acts through. The DIDs the query
  * names are shown in its spelling; the others as stored (principals).
  */
-export async function getRoleAssignments(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
-  const c = collectionsOf(ctx.storage, caller.tenantId)
-  const facts = await ctx.access.facts.acting(caller)
+export async function getRoleAssignments(ctx: RolesContext, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
+  const c = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
+  const facts = await ctx.callers.acting(caller)
   const dids = [...facts.dids]
   const filters: Where[] = []
   let orderBy: OrderBy
   if (q.role !== undefined) {
     const role = await findRole(c.roles, q.role)
     filters.push({ field: 'role', op: 'eq', value: role.did })
-    if (!canManageRole(facts, await ctx.access.facts.role(role))) filters.push({ field: 'did', op: 'in', value: dids })
+    if (!canManageRole(facts, await roleFacts(ctx.callers, role))) filters.push({ field: 'did', op: 'in', value: dids })
     // The unique index (tenantId, role, did) serves the filter and the order.
     orderBy = { field: 'did' }
   } else {

@@ -1,17 +1,18 @@
 /**
- * Gathers the facts the access policy (`policy.ts`) decides on: DID owners (resolution) and the
- * caller's effective roles and vault keys (indexed queries — never a collection loaded and
- * filtered in JavaScript). Each part of a caller's facts is gathered at most once per request,
+ * Gathers the policy's facts about a caller (see `auth/facts.ts`): DID owners by resolution,
+ * the DIDs it acts through, its effective roles and its vault keys by indexed queries — never a
+ * collection loaded and filtered in JavaScript. Each part is gathered at most once per request,
  * and only when a decision needs it: the {@link Caller} object of a request is the memo key.
  */
 import type { Resolvable } from 'did-resolver'
-import { eip55Address, parseEthrDid, principalOf } from '../did/ethr.js'
-import type { Permission } from './schemas.js'
-import type { StorageAdapter } from '../storage/port.js'
-import type { CredentialRecord, RoleAssignmentRecord, RoleRecord, WalletRecord } from '../storage/collections.js'
-import { tenantCollection } from '../storage/tenant-scope.js'
 import type { Caller } from '../auth/context.js'
-import type { ActingFacts, CredentialDidFacts, CredentialFacts, HoldingFacts, RoleFacts, VaultFacts, VaultKeyFacts, WalletFacts } from '../auth/policy-engine.js'
+import type { CallerFactSource } from '../auth/facts.js'
+import type { ActingFacts, HoldingFacts, Permission, VaultKeyFacts } from '../auth/policy-engine.js'
+import { eip55Address, principalOf } from '../did/ethr.js'
+import { collectionOf, tenantCollectionOf } from '../storage/declaration.js'
+import type { StorageAdapter } from '../storage/port.js'
+import { WALLETS } from '../wallets/records.js'
+import { ROLE_ASSIGNMENTS, ROLES } from './records.js'
 
 /** Wallets looked at for the caller's vault keys (a caller proves at most 10 keys; each key is one wallet's). */
 const MAX_KEYS_CHECKED = 100
@@ -23,8 +24,8 @@ interface Memo {
   vaultKeys?: Promise<VaultKeyFacts>
 }
 
-/** The fact gatherer of a service: its resolver and its storage. */
-export class AccessFacts {
+/** The caller facts of a service, over its resolver and storage: wallets (acting DIDs, vault keys) and roles held. */
+export class CallerFacts implements CallerFactSource {
   readonly #memo = new WeakMap<Caller, Memo>()
 
   constructor(
@@ -64,65 +65,6 @@ export class AccessFacts {
     return account ? eip55Address(account) : undefined
   }
 
-  /** A wallet's facts: the owner of its DID document (resolved, unless the caller's tokens proved it), its vault. */
-  async wallet(wallet: Pick<WalletRecord, 'did' | 'vaultId'>, caller?: Caller): Promise<WalletFacts> {
-    const facts: WalletFacts = { did: wallet.did, ownerAddress: await this.ownerAddress(wallet.did, caller) }
-    if (wallet.vaultId !== undefined) facts.vault = { id: wallet.vaultId }
-    return facts
-  }
-
-  /** A vault's facts: the address of its root wallet's key. */
-  vault(vault: { id: string; rootDid?: string }): VaultFacts {
-    const facts: VaultFacts = { id: vault.id }
-    const root = vault.rootDid === undefined ? undefined : parseEthrDid(vault.rootDid)?.address
-    if (root !== undefined) facts.rootAddress = root
-    return facts
-  }
-
-  /** A role's facts: its creator and the owner of the role DID's document (resolved, unless the caller's tokens proved it). */
-  async role(role: Pick<RoleRecord, 'did' | 'creator'>, caller?: Caller): Promise<RoleFacts> {
-    return { did: role.did, creator: role.creator, ownerAddress: await this.ownerAddress(role.did, caller) }
-  }
-
-  /**
-   * A stored credential's facts: the owner of its DID (resolved; `selfOwned` when a did:ethr
-   * DID's owner is its own address), the roles listed in it and those governing its DID.
-   */
-  async credential(record: Pick<CredentialRecord, 'tenantId' | 'did' | 'isPublicAccess' | 'storedBy' | 'issuer' | 'subject' | 'roles'>): Promise<CredentialFacts> {
-    const facts: CredentialFacts = { selfOwned: false, isPublicAccess: record.isPublicAccess, storedBy: record.storedBy, roles: new Set(record.roles) }
-    if (record.issuer !== undefined) facts.issuer = record.issuer
-    if (record.subject !== undefined) facts.subject = record.subject
-    if (record.did !== undefined) {
-      const did = await this.credentialDid(record.tenantId, record.did)
-      facts.did = did.did
-      if (did.ownerAddress !== undefined) facts.ownerAddress = did.ownerAddress
-      facts.selfOwned = did.ownerAddress !== undefined && parseEthrDid(record.did)?.address === did.ownerAddress
-      facts.roles = new Set([...record.roles, ...did.roles])
-    }
-    return facts
-  }
-
-  /**
-   * A credential DID's facts, shared by every stored credential with that DID: the owner of
-   * its document (resolved, unless the caller's tokens proved it) and the roles governing it.
-   */
-  async credentialDid(tenantId: string, did: string, caller?: Caller): Promise<CredentialDidFacts> {
-    const [owner, roles] = await Promise.all([this.ownerAddress(did, caller), this.rolesGoverning(tenantId, did)])
-    return { did, ...(owner !== undefined && { ownerAddress: owner }), roles }
-  }
-
-  /**
-   * The roles governing the stored credentials whose DID is `did`: assigned to that DID by
-   * someone with rights over it (`governsCredentials`). One query on the index (tenantId, did,
-   * role), reading that DID's assignments only. A role merely assigned to a wallet DID (which
-   * makes the wallet a holder of the role) does not reach credentials that carry that DID.
-   */
-  async rolesGoverning(tenantId: string, did: string): Promise<Set<string>> {
-    const assignments = tenantCollection<RoleAssignmentRecord>(this.storage, 'roleAssignments', tenantId)
-    const found = await assignments.all({ and: [{ field: 'did', op: 'eq', value: did }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
-    return new Set(found.map((a) => a.role))
-  }
-
   /** The facts of a request's caller: the {@link Caller} object is the memo key, so they are gathered once per request. */
   #memoOf(caller: Caller): Memo {
     let memo = this.#memo.get(caller)
@@ -148,7 +90,7 @@ export class AccessFacts {
     const owners = await Promise.all(caller.dids.map((did) => this.ownerAddress(did, caller)))
     const owned = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
     if (owned.length === 0) return new Set()
-    const wallets = await this.storage.collection<WalletRecord>('wallets').find({ field: 'did', op: 'in', value: owned }, { orderBy: { field: 'did' }, limit: owned.length })
+    const wallets = await collectionOf(this.storage, WALLETS).find({ field: 'did', op: 'in', value: owned }, { orderBy: { field: 'did' }, limit: owned.length })
     const foreign = new Set(wallets.items.filter((w) => w.tenantId !== caller.tenantId).map((w) => w.did))
     return new Set(owned.filter((did) => !foreign.has(did)))
   }
@@ -156,10 +98,10 @@ export class AccessFacts {
   /** The roles assigned to `dids`, with their permissions: two indexed queries. */
   async #roles(tenantId: string, dids: ReadonlySet<string>): Promise<Map<string, readonly Permission[]>> {
     if (dids.size === 0) return new Map()
-    const assignments = tenantCollection<RoleAssignmentRecord>(this.storage, 'roleAssignments', tenantId)
+    const assignments = tenantCollectionOf(this.storage, ROLE_ASSIGNMENTS, tenantId)
     const held = await assignments.all({ field: 'did', op: 'in', value: [...dids] }, { orderBy: { field: 'did' } })
     if (held.length === 0) return new Map()
-    const roles = tenantCollection<RoleRecord>(this.storage, 'roles', tenantId)
+    const roles = tenantCollectionOf(this.storage, ROLES, tenantId)
     const records = await roles.all({ field: 'did', op: 'in', value: [...new Set(held.map((a) => a.role))] }, { orderBy: { field: 'did' } })
     return new Map(records.map((r) => [r.did, r.permissions]))
   }
@@ -167,7 +109,7 @@ export class AccessFacts {
   /** Vaults with a wallet whose own key signed one of the caller's tokens (keys are unique: a handful). */
   async #vaultKeys(caller: Caller): Promise<Set<string>> {
     if (caller.addresses.length === 0) return new Set()
-    const wallets = tenantCollection<WalletRecord>(this.storage, 'wallets', caller.tenantId)
+    const wallets = tenantCollectionOf(this.storage, WALLETS, caller.tenantId)
     const held = await wallets.find({ field: 'ethereumAddress', op: 'in', value: caller.addresses }, { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED })
     return new Set(held.items.flatMap((w) => (w.vaultId === undefined ? [] : [w.vaultId])))
   }

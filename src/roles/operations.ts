@@ -3,21 +3,26 @@ import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
-import { canGovernCredentialDid, canSeeRole, canWriteCredential } from '../auth/policy-engine.js'
+import { canSeeRole } from './policy.js'
 import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import { accessOf } from './schemas.js'
 import type { RoleAccess, RoleView } from './schemas.js'
-import type { RoleRecord } from '../storage/collections.js'
+import type { RoleRecord } from './records.js'
 import type { OrderBy, Where } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
 import { concatPage, type PageSource } from '../operations/concat-pages.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { findRole, presentRole } from './views.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { checkWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
+import { assertManagesRole } from './access.js'
+import { WALLETS } from '../wallets/records.js'
+import { deleteWalletRecords } from '../wallets/operations.js'
+import { ROLES, ROLE_ASSIGNMENTS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { RolesContext } from './context.js'
 
 type RoleError = { roleDid: string; message: string; error: ErrorBody }
 const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, message: error.errorMessage, error })
@@ -28,8 +33,8 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
  * through (named by one of its tokens and signed by its owner key); `walletConfig` applies to
  * the role DID's document as for Generate Identity Wallet.
  */
-export async function createRole(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createRole>): Promise<{ role: RoleView }> {
-  const facts = await ctx.access.facts.acting(caller)
+export async function createRole(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.createRole>): Promise<{ role: RoleView }> {
+  const facts = await ctx.callers.acting(caller)
   const creator = caller.dids.find((did) => facts.dids.has(did))
   if (creator === undefined) throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config)
@@ -53,7 +58,7 @@ export async function createRole(ctx: OperationContext, caller: Caller, input: z
   await uniqueOr(
     () =>
       ctx.storage.transaction(async (tx) => {
-        const c = collectionsOf(tx, caller.tenantId)
+        const c = tenantCollections(tx, caller.tenantId, { roles: ROLES, wallets: WALLETS })
         await c.wallets.insert(wallet)
         await c.roles.insert(role)
       }),
@@ -69,9 +74,9 @@ export async function createRole(ctx: OperationContext, caller: Caller, input: z
  * these DIDs. With `permissions`, the roles whose permissions contain every listed type
  * (`Write` implies `Read`).
  */
-export async function getRoles(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
-  const facts = await ctx.access.facts.holding(caller)
-  const { roles } = collectionsOf(ctx.storage, caller.tenantId)
+export async function getRoles(ctx: RolesContext, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
+  const facts = await ctx.callers.holding(caller)
+  const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const creators = [...facts.dids]
   const others = [...new Set([...creators, ...facts.roles.keys()])]
   // Write implies Read: a role with Write has every permission there is.
@@ -91,57 +96,26 @@ export async function getRoles(ctx: OperationContext, caller: Caller, q: z.outpu
 }
 
 const RANK: Record<RoleAccess, number> = { none: 0, Read: 1, Write: 2 }
-/** Stored credentials looked at when a role's permissions are raised; a role reaching more is refused (grant a new role instead). */
-const MAX_REACHED = 1_000
-
-/**
- * Raising a role's permissions grants the new ones wherever the role reaches, so it needs the
- * rights a new grant there would (DESIGN §5: a grant reaches only what its grantor may
- * already write): over every credential DID the role governs, rights over that DID; over every
- * stored credential that lists the role, write access to it or having stored it (a record's
- * `roles` are its storer's to choose). 403 naming the first resource refused.
- */
-async function assertMayRaise(ctx: OperationContext, caller: Caller, role: RoleRecord): Promise<void> {
-  const c = collectionsOf(ctx.storage, caller.tenantId)
-  const holding = await ctx.access.facts.holding(caller)
-  const [governed, listing] = await Promise.all([
-    c.roleAssignments.find({ and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'did' }, limit: MAX_REACHED }),
-    c.credentials.find({ field: 'roles', op: 'containsAny', value: [role.did] }, { limit: MAX_REACHED }),
-  ])
-  if (governed.nextCursor !== undefined || listing.nextCursor !== undefined) {
-    throw forbidden(`${role.did} reaches more than ${MAX_REACHED} credentials: its permissions are not raised (create a new role with them instead)`)
-  }
-  for (const { did } of governed.items) {
-    if (!canGovernCredentialDid(holding, await ctx.access.facts.credentialDid(caller.tenantId, did, caller))) {
-      throw forbidden(`${role.did} governs the credentials of ${did}: raising its permissions needs rights over that DID (its owner key, or a Write role governing it)`)
-    }
-  }
-  for (const record of listing.items) {
-    if (!record.storedBy.some((did) => holding.dids.has(did)) && !canWriteCredential(holding, await ctx.access.facts.credential(record))) {
-      throw forbidden(`${role.did} is listed by the stored credential ${record.id}: raising its permissions needs write access to it, or to have stored it`)
-    }
-  }
-}
 
 /**
  * Update Roles: each role's description and/or permissions, by its creator or the holder of its
  * owner key; raising the permissions also needs rights over what the role reaches
- * ({@link assertMayRaise}). Failures in `errors`.
+ * (`RoleResources.assertMayRaise`). Failures in `errors`.
  */
-export async function updateRoles(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.updateRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
-  const { roles } = collectionsOf(ctx.storage, caller.tenantId)
+export async function updateRoles(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.updateRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
+  const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,
     'update role',
     input.roles,
     async (item) => {
       const role = await findRole(roles, item.did)
-      await ctx.access.assertManagesRole(caller, role)
+      await assertManagesRole(ctx, caller, role)
       const patch: Partial<RoleRecord> = { updatedAt: ctx.now() }
       if (item.description !== undefined) patch.description = item.description
       if (item.permissions !== undefined) {
         const access = accessOf(item.permissions)
-        if (RANK[access] > RANK[role.access]) await assertMayRaise(ctx, caller, role)
+        if (RANK[access] > RANK[role.access]) await ctx.roleResources.assertMayRaise(caller, role)
         Object.assign(patch, { permissions: item.permissions, access })
       }
       const updated = await roles.update(role.id, patch)
@@ -157,21 +131,20 @@ export async function updateRoles(ctx: OperationContext, caller: Caller, input: 
  * Delete Roles: each role with its assignments and its wallet (and that wallet's generated
  * delegate keys), in one transaction per role; by its creator or the holder of its owner key.
  */
-export async function deleteRoles(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
-  const { roles } = collectionsOf(ctx.storage, caller.tenantId)
+export async function deleteRoles(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.deleteRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
+  const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,
     'delete role',
     input.dids,
     async (ref) => {
       const role = await findRole(roles, ref)
-      await ctx.access.assertManagesRole(caller, role)
+      await assertManagesRole(ctx, caller, role)
       const deleted = await ctx.storage.transaction(async (tx) => {
-        const c = collectionsOf(tx, caller.tenantId)
+        const c = tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
         if (!(await c.roles.delete(role.id))) return false
         await c.roleAssignments.deleteMany({ field: 'role', op: 'eq', value: role.did })
-        await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: role.walletId })
-        await c.wallets.delete(role.walletId)
+        await deleteWalletRecords(tx, caller.tenantId, [{ id: role.walletId }])
         return true
       })
       if (!deleted) throw notFound(`no role ${ref}`)

@@ -1,5 +1,5 @@
 /**
- * Refinements of role and vault inputs (see `OperationImplementation.refine`): DIDs in their
+ * Refinements of role inputs (see `OperationImplementation.refine`): DIDs in their
  * canonical spelling (did:ethr addresses checksummed, public keys as given: `normalizeDid`), and
  * batches checked for duplicates by principal (`principalOf`: an address DID and the public-key
  * DIDs of its key are one), so one DID given twice in two spellings is one item twice (422,
@@ -7,29 +7,11 @@
  */
 import { z } from 'zod'
 import { normalizeDid, principalOf } from '../did/ethr.js'
-import { groupsOf } from '../vaults/schemas.js'
+import { DUPLICATE, noDuplicates } from '../operations/no-duplicates.js'
 import type { ParsedInput } from '../operations/contract.js'
-import type { CONTRACTS } from '../service/contracts.js'
+import type { ROLE_CONTRACTS } from './contracts.js'
 
-type Parsed<K extends keyof typeof CONTRACTS> = ParsedInput<(typeof CONTRACTS)[K]>
-
-/** Adds an issue at `pathOf(i)` for every item whose key an earlier item had. */
-function noDuplicates<T>(
-  ctx: z.RefinementCtx,
-  items: readonly T[],
-  key: (item: T) => string,
-  pathOf: (i: number) => PropertyKey[],
-  message: string,
-): void {
-  const seen = new Set<string>()
-  items.forEach((item, i) => {
-    const k = key(item)
-    if (seen.has(k)) ctx.addIssue({ code: 'custom', path: pathOf(i), message })
-    seen.add(k)
-  })
-}
-
-const DUPLICATE = 'duplicate of an earlier item'
+type Parsed<K extends keyof typeof ROLE_CONTRACTS> = ParsedInput<(typeof ROLE_CONTRACTS)[K]>
 
 /** Update Roles: role DIDs canonical, each role (principal) once. */
 export const updateRoles = z
@@ -57,10 +39,3 @@ export const roleAssignmentsQuery = z.custom<Parsed<'getRoleAssignments'>>().tra
   ...(q.role !== undefined && { role: normalizeDid(q.role) }),
   ...(q.did !== undefined && { did: normalizeDid(q.did) }),
 }))
-
-/** Create Identity Vault: each MPC group's members distinct principals, whatever their spelling. */
-export const createVault = z.custom<Parsed<'createVault'>>().superRefine((v, ctx) => {
-  groupsOf(v.mpcGroups).forEach((group, i) => {
-    noDuplicates(ctx, group.members, (m) => principalOf(m.id), (j) => ['mpcGroups', i, 'members', j, 'id'], 'duplicate member')
-  })
-})

@@ -5,13 +5,12 @@
  * schemas leave out.
  */
 import * as z from 'zod'
+import { PERMISSIONS, type Permission } from '../auth/policy-engine.js'
 import { did, errorBody, id, nextCursor, page, text } from '../operations/schemas.js'
 import { registryReport, walletConfig } from '../wallets/config-schemas.js'
 import { walletInput } from '../wallets/schemas.js'
 
-/** The permission types, in canonical spelling and order. `Write` implies `Read`. */
-export const PERMISSIONS = ['Read', 'Write'] as const
-export type Permission = (typeof PERMISSIONS)[number]
+export { PERMISSIONS, type Permission }
 
 const canonical = (name: string) => PERMISSIONS.find((p) => p.toLowerCase() === name.toLowerCase()) as Permission
 

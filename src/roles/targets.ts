@@ -6,7 +6,9 @@
  */
 import { notFound } from '../errors.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { collectionsOf } from '../operations/context.js'
+import { tenantCollections } from '../storage/declaration.js'
+import { WALLETS } from '../wallets/records.js'
+import type { RoleResources } from './context.js'
 
 /** `credential`: stored credentials carry the DID (the grant reaches them); `wallet`: only a wallet of the tenant has it. */
 export type AssignmentTarget = 'credential' | 'wallet'
@@ -16,10 +18,10 @@ export type AssignmentTarget = 'credential' | 'wallet'
  * credential's DID nor a wallet's (another tenant's DIDs included). `storage` is the
  * transaction the assignment is written in.
  */
-export async function assignmentTarget(storage: StorageAdapter, tenantId: string, did: string): Promise<AssignmentTarget> {
-  const c = collectionsOf(storage, tenantId)
-  // A stored credential's DID (index tenantId, did, createdAt): checked first, a claim DID is also a wallet.
-  if (await c.credentials.findOne({ field: 'did', op: 'eq', value: did })) return 'credential'
-  if (await c.wallets.findOne({ field: 'did', op: 'eq', value: did })) return 'wallet'
+export async function assignmentTarget(resources: Pick<RoleResources, 'carriedBy'>, storage: StorageAdapter, tenantId: string, did: string): Promise<AssignmentTarget> {
+  // A stored credential's DID: checked first, a claim DID is also a wallet.
+  if (await resources.carriedBy(storage, tenantId, did)) return 'credential'
+  const { wallets } = tenantCollections(storage, tenantId, { wallets: WALLETS })
+  if (await wallets.findOne({ field: 'did', op: 'eq', value: did })) return 'wallet'
   throw notFound(`no wallet or stored credential with DID ${did}`)
 }

@@ -3,7 +3,7 @@ import { notFound } from '../errors.js'
 import { principalOf } from '../did/ethr.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
 import type { AssignmentView, RoleView } from './schemas.js'
-import type { RoleAssignmentRecord, RoleRecord } from '../storage/collections.js'
+import type { RoleAssignmentRecord, RoleRecord } from './records.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 
 /**

@@ -10,12 +10,14 @@ import type { AuthContext, Caller } from '../auth/context.js'
 import { invalid, toIdentityError } from '../errors.js'
 import { parse } from '../operations/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
-import type { OperationContext } from '../operations/context.js'
+import type { ServiceContext } from './context.js'
 import type { OperationName } from './contracts.js'
 import type { OperationDefinition } from '../operations/define.js'
+import type { OperationContract } from '../operations/contract.js'
+import type { z } from 'zod'
 import { OPERATIONS } from './table.js'
 
-type Definition = OperationDefinition
+type Definition = OperationDefinition<OperationContract<z.ZodObject, z.ZodType, z.ZodType>, ServiceContext>
 
 /** A request whose headers were authenticated; its input has not been looked at yet. */
 export class AuthenticatedCall {
@@ -44,7 +46,7 @@ const CALL_KEY = Symbol('AuthenticatedCall')
 
 export class OperationDispatcher {
   constructor(
-    private readonly ctx: OperationContext,
+    private readonly ctx: ServiceContext,
     private readonly authenticator: Authenticator,
   ) {}
 

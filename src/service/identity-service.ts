@@ -6,8 +6,11 @@
 import type { DIDResolutionResult, Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext } from '../auth/context.js'
-import { AccessControl } from '../auth/access-control.js'
-import { AccessFacts } from '../roles/caller-facts.js'
+import { CallerFacts } from '../roles/caller-facts.js'
+import { roleAssignmentsOfDids } from '../roles/did-references.js'
+import { CredentialRoleResources } from '../credentials/role-resources.js'
+import { StoredWalletVaults } from '../vaults/wallet-vaults.js'
+import { walletTenantLookup } from '../wallets/records.js'
 import type { DidAuthOptions } from '../auth/did-auth.js'
 import type { TenantResolver } from '../auth/tenants.js'
 import { ApiKeyTenants } from '../auth/api-keys.js'
@@ -25,9 +28,9 @@ import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from '../c
 import { PublicKeyDirectory } from '../wallets/public-keys.js'
 import { SignatureMemo } from '../proofs/signature-memo.js'
 import { rotateMasterKey, type RotationProgress } from '../custody/rotation.js'
-import { COLLECTIONS } from '../storage/collections.js'
+import { COLLECTIONS } from './collections.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { OperationContext, ServiceConfig, ServiceLimits } from '../operations/context.js'
+import type { ServiceConfig, ServiceContext, ServiceLimits } from './context.js'
 import type { BoundOperations, OperationMethods as MethodsOf } from '../operations/contract.js'
 import { CONTRACTS, type OperationName } from './contracts.js'
 import { OperationDispatcher } from './dispatcher.js'
@@ -145,7 +148,7 @@ export interface IdentityService extends OperationMethods {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
 export class IdentityService {
-  readonly #ctx: OperationContext
+  readonly #ctx: ServiceContext
   /**
    * The operations as transports use them: authenticate a request from its headers first, run
    * it once its body is in (see `createRouter`). The methods of this class are the same calls in one step.
@@ -157,7 +160,7 @@ export class IdentityService {
    */
   readonly apiKeys?: ApiKeyTenants
 
-  private constructor(ctx: OperationContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
+  private constructor(ctx: ServiceContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
     this.#ctx = ctx
     this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
@@ -203,12 +206,16 @@ export class IdentityService {
     const keys = new PublicKeyDirectory(storage)
     const custody = new KeyCustody(keyring)
     const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
-    const ctx: OperationContext = {
+    const callers = new CallerFacts(resolver, storage)
+    const ctx: ServiceContext = {
       storage,
       custody,
       signers: new WalletSigners(custody, mpc),
       mpc,
-      access: new AccessControl(new AccessFacts(resolver, storage)),
+      callers,
+      roleResources: new CredentialRoleResources({ callers, storage }),
+      walletVaults: new StoredWalletVaults(storage),
+      didReferences: roleAssignmentsOfDids,
       resolver,
       resolvers,
       registries,
@@ -219,7 +226,7 @@ export class IdentityService {
       onError,
     }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
-    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() }, storage)
+    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() }, walletTenantLookup(storage))
     return new IdentityService(ctx, auth, apiKeys)
   }
 

@@ -5,8 +5,10 @@
  * Adding an operation is one contract, one entry here and one handler.
  */
 import * as canonical from '../roles/refine.js'
+import * as vaultInputs from '../vaults/refine.js'
 import { CONTRACTS as C, type OperationName } from './contracts.js'
 import { defineOperation, type OperationDefinition } from '../operations/define.js'
+import type { ServiceContext } from './context.js'
 import { knownContexts } from '../credentials/known-contexts.js'
 import * as roleAssignments from '../roles/assignments.js'
 import * as roles from '../roles/operations.js'
@@ -26,7 +28,7 @@ export const OPERATIONS = {
   configureWallet: defineOperation(C.configureWallet, { handler: wallets.configureWallet }),
   renameWallets: defineOperation(C.renameWallets, { handler: wallets.renameWallets }),
   deleteWallets: defineOperation(C.deleteWallets, { handler: wallets.deleteWallets }),
-  createVault: defineOperation(C.createVault, { refine: canonical.createVault, handler: vaults.createVault }),
+  createVault: defineOperation(C.createVault, { refine: vaultInputs.createVault, handler: vaults.createVault }),
   getVaults: defineOperation(C.getVaults, { handler: vaults.getVaults }),
   deleteVault: defineOperation(C.deleteVault, { handler: vaults.deleteVault }),
   createVaultWallet: defineOperation(C.createVaultWallet, { handler: vaults.createVaultWallet }),
@@ -54,4 +56,4 @@ export const OPERATIONS = {
   patchClaims: defineOperation(C.patchClaims, { handler: claimsVerify.patchClaims }),
   addProofs: defineOperation(C.addProofs, { handler: claimsProofs.addProofs }),
   verifyClaims: defineOperation(C.verifyClaims, { handler: claimsVerify.verifyClaims }),
-} satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K]> }
+} satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

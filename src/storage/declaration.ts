@@ -8,15 +8,18 @@
 import type { Collection, CollectionSpec, Scalar, StorageAdapter, StoredRecord } from './port.js'
 import { TenantCollection, type TenantRecord } from './tenant-scope.js'
 
-/** The fields of `T` holding a scalar (or nothing): what `fields` and indexes may name. */
-export type ScalarField<T> = {
-  [K in keyof T & string]-?: [Exclude<T[K], undefined>] extends [Scalar] ? K : never
-}[keyof T & string]
+/** `T` without its index signature (a record's named fields only). */
+type Named<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] }
 
-/** The fields of `T` holding an array of scalars: what `arrayFields` may name. */
+/** The named fields of `T` holding a scalar (or nothing): what `fields` and indexes may name. */
+export type ScalarField<T> = {
+  [K in keyof Named<T> & string]-?: [Exclude<Named<T>[K], undefined>] extends [Scalar] ? K : never
+}[keyof Named<T> & string]
+
+/** The named fields of `T` holding an array of scalars: what `arrayFields` may name. */
 export type ArrayField<T> = {
-  [K in keyof T & string]-?: [Exclude<T[K], undefined>] extends [readonly Scalar[]] ? K : never
-}[keyof T & string]
+  [K in keyof Named<T> & string]-?: [Exclude<Named<T>[K], undefined>] extends [readonly Scalar[]] ? K : never
+}[keyof Named<T> & string]
 
 /** A collection spec whose names are checked against the record type `T`. */
 export interface CollectionDeclaration<T extends StoredRecord> extends CollectionSpec {
@@ -24,7 +27,7 @@ export interface CollectionDeclaration<T extends StoredRecord> extends Collectio
   readonly fields: Array<ScalarField<T>>
   readonly arrayFields?: Array<ArrayField<T>>
   readonly indexes: Array<{ fields: Array<ScalarField<T>>; unique?: boolean }>
-  readonly secretFields?: Array<keyof T & string>
+  readonly secretFields?: Array<keyof Named<T> & string>
   /** Never set: carries the record type. */
   readonly record?: T
 }
@@ -47,4 +50,22 @@ export function collectionOf<T extends StoredRecord>(storage: StorageAdapter, de
 /** The collection a declaration names, seen through one tenant (see {@link TenantCollection}). */
 export function tenantCollectionOf<T extends TenantRecord>(storage: StorageAdapter, declaration: CollectionDeclaration<T>, tenantId: string): TenantCollection<T> {
   return new TenantCollection(collectionOf(storage, declaration), tenantId)
+}
+
+/** The record type a declaration holds. */
+export type RecordOf<D> = D extends CollectionDeclaration<infer T> ? T : never
+
+/**
+ * One tenant's view of several declared collections, by the names given:
+ * `const { wallets, vaults } = tenantCollections(storage, tenantId, { wallets: WALLETS, vaults: VAULTS })`.
+ * A caller names exactly the collections it reaches.
+ */
+export function tenantCollections<D extends Record<string, CollectionDeclaration<TenantRecord>>>(
+  storage: StorageAdapter,
+  tenantId: string,
+  declarations: D,
+): { [K in keyof D]: TenantCollection<RecordOf<D[K]> & TenantRecord> } {
+  const out: Record<string, TenantCollection<TenantRecord>> = {}
+  for (const [name, declaration] of Object.entries(declarations)) out[name] = tenantCollectionOf(storage, declaration, tenantId)
+  return out as { [K in keyof D]: TenantCollection<RecordOf<D[K]> & TenantRecord> }
 }

@@ -125,7 +125,7 @@ export interface StorageAdapter {
   readonly name: string
   readonly capabilities: StorageCapabilities
   /** Creates tables/indexes (idempotently, running migrations) for every spec; call once before use. */
-  init(specs: CollectionSpec[]): Promise<void>
+  init(specs: readonly CollectionSpec[]): Promise<void>
   collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T>
   /**
    * Runs `fn` atomically: every write through the `tx` adapter inside it commits together or

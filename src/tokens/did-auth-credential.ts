@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import { createJWT } from 'did-jwt'
 import type { Resolvable } from 'did-resolver'
 import type { DigestSigner } from '../keys/signer.js'
-import type { PublicKeyDirectory } from '../wallets/public-keys.js'
+import type { KnownKeys } from '../proofs/known-keys.js'
 import { verifyDidJwt } from '../proofs/jwt-verifier.js'
 import { didJwtSigner } from '../proofs/jwt-signer.js'
 import { CREDENTIALS_V1_URL, signJsonLd } from '../proofs/jsonld/index.js'
@@ -25,7 +25,7 @@ export interface DidAuthTokenInput {
   expiresAt: number
   audience: string
   resolver: Resolvable
-  keys?: PublicKeyDirectory
+  keys?: KnownKeys
 }
 
 /** Issues a DID-auth token for `issuer`, signed through `signer`. */

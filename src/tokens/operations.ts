@@ -9,10 +9,12 @@ import type { generateToken as generateTokenSchema, DidAuthToken } from './schem
 import { issueDidAuthToken } from './did-auth-credential.js'
 import { JwtRejected } from '../proofs/jwt-verifier.js'
 import type { Caller } from '../auth/context.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { expirationOf } from '../operations/expiration.js'
+import { WALLETS } from '../wallets/records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { TokensContext } from './context.js'
 
-export async function generateToken(ctx: OperationContext, caller: Caller, input: z.output<typeof generateTokenSchema>): Promise<DidAuthToken> {
+export async function generateToken(ctx: TokensContext, caller: Caller, input: z.output<typeof generateTokenSchema>): Promise<DidAuthToken> {
   const now = ctx.now()
   const { tokenDefaultLifetimeMs, tokenMaxLifetimeMs } = ctx.config.limits
   const expiresAt = expirationOf(input, now) ?? now + tokenDefaultLifetimeMs
@@ -20,7 +22,7 @@ export async function generateToken(ctx: OperationContext, caller: Caller, input
   if (expiresAt > now + tokenMaxLifetimeMs) throw invalid(`expiration must be at most ${tokenMaxLifetimeMs / 3_600_000} hours away`)
 
   const issuer = normalizeDid(input.iss)
-  const wallet = await collectionsOf(ctx.storage, caller.tenantId).wallets.findOne({ field: 'did', op: 'eq', value: principalOf(issuer) })
+  const wallet = await tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.findOne({ field: 'did', op: 'eq', value: principalOf(issuer) })
   if (!wallet || !ctx.signers.canSign(wallet)) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
   const signer = ctx.signers.signerFor(wallet, caller)
   try {

@@ -1,12 +1,6 @@
 /** Request and response schemas of Generate Token (`POST /did-auth-jwt`). */
 import * as z from 'zod'
-import { did, durationMs, isoDate, timestampMs } from '../operations/schemas.js'
-
-export const expiration = {
-  exp: timestampMs.optional().meta({ description: 'Expiration, UNIX time in milliseconds.' }),
-  expiresIn: durationMs.optional().meta({ description: 'Lifetime in milliseconds from now.' }),
-  expirationDate: isoDate.optional().meta({ description: 'Expiration, ISO 8601.' }),
-}
+import { did, expiration } from '../operations/schemas.js'
 
 export const generateToken = z
   .strictObject({ iss: did.meta({ description: 'A wallet DID of the caller’s tenant.' }), ...expiration })

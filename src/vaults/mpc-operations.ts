@@ -16,19 +16,22 @@ import type { MpcPublicKey, QuorumGroup } from '../mpc/port.js'
 import { groupsOf, type VaultView } from './schemas.js'
 import type * as schemas from './schemas.js'
 import type { WalletView } from '../wallets/schemas.js'
-import type { VaultRecord } from '../storage/collections.js'
+import type { VaultRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildMpcWallet, presentWallet, withReport } from '../wallets/build.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { presentVault } from './views.js'
+import { WALLETS } from '../wallets/records.js'
+import { VAULTS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault for `keyManagement: "MPC"`: registered with the provider, `NOT_INITIALIZED`, no wallet. */
-export async function createMpcVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+export async function createMpcVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
   checkWalletConfig(input.walletConfig, ctx.config)
   networkForNewWallet(ctx, input.walletConfig)
-  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+  const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
 
   const groups = groupsOf(input.mpcGroups)
@@ -64,8 +67,8 @@ export async function createMpcVault(ctx: OperationContext, caller: Caller, inpu
  * `INITIALIZED`. Idempotent: initializing an initialized vault (with a quorum) returns it
  * unchanged. ECS vaults are initialized at creation: 422.
  */
-export async function initializeVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.initializeVaultParams>): Promise<{ vault: VaultView }> {
-  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+export async function initializeVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.initializeVaultParams>): Promise<{ vault: VaultView }> {
+  const { vaults, wallets } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
   if (vault.keyManagement !== 'MPC') throw invalid('only MPC vaults are initialized: an ECS vault is INITIALIZED at its creation')
@@ -79,7 +82,7 @@ export async function initializeVault(ctx: OperationContext, caller: Caller, inp
     const patch: Partial<VaultRecord> = { status: 'INITIALIZED', mpcPublicKey: bytesToHex(key.publicKey), hdIndex: -1 }
     if (key.chainCode !== undefined) patch.mpcChainCode = bytesToHex(key.chainCode)
     await ctx.storage.transaction(async (tx) => {
-      const c = collectionsOf(tx, caller.tenantId)
+      const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
       const current = await c.vaults.get(vault.id)
       if (!current) throw notFound('vaultID: no such vault')
       // A concurrent initialize got there first: its record stands (the provider kept one key).
@@ -98,7 +101,7 @@ export async function initializeVault(ctx: OperationContext, caller: Caller, inp
  * key (NONE, once). 409 `VAULT_NOT_INITIALIZED` before initialization.
  */
 export async function createMpcVaultWallet(
-  ctx: OperationContext,
+  ctx: VaultsContext,
   caller: Caller,
   vault: VaultRecord,
   input: z.output<typeof schemas.createVaultWallet>,
@@ -114,7 +117,7 @@ export async function createMpcVaultWallet(
   const wallet = await uniqueOr(
     () =>
       ctx.storage.transaction(async (tx) => {
-        const c = collectionsOf(tx, caller.tenantId)
+        const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         if (vault.hierarchy === 'NONE' && index > 0) throw invalid('this vault has hierarchy NONE: it holds only its one wallet')

@@ -7,10 +7,12 @@ import { ACCOUNT_PATH } from '../keys/hd.js'
 import { bytesToHex, isLowS, recoverPublicKey } from '../keys/secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { tenantCollection } from '../storage/tenant-scope.js'
-import type { VaultRecord, WalletRecord } from '../storage/collections.js'
+import type { VaultRecord } from './records.js'
+import type { WalletRecord } from '../wallets/records.js'
 import { missingApprovals, QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
 import type { MpcPending, MpcProvider, MpcVaultRef } from '../mpc/port.js'
+import { VAULTS } from './records.js'
+import { tenantCollectionOf } from '../storage/declaration.js'
 
 /** The fields of an MPC wallet record its signer needs. */
 export type MpcWallet = Pick<WalletRecord, 'tenantId' | 'vaultId' | 'index' | 'did' | 'publicKeyHex' | 'ethereumAddress'>
@@ -58,7 +60,7 @@ export class MpcVaults {
 
   /** @internal The vault of an MPC wallet. */
   async vaultOf(wallet: MpcWallet): Promise<VaultRecord> {
-    const vault = wallet.vaultId === undefined ? undefined : await tenantCollection<VaultRecord>(this.storage, 'vaults', wallet.tenantId).get(wallet.vaultId)
+    const vault = wallet.vaultId === undefined ? undefined : await tenantCollectionOf(this.storage, VAULTS, wallet.tenantId).get(wallet.vaultId)
     if (!vault || vault.keyManagement !== 'MPC') throw notFound(`the MPC vault of ${wallet.did} no longer exists`)
     return vault
   }

@@ -8,24 +8,30 @@ import type * as schemas from './schemas.js'
 import type { VaultView } from './schemas.js'
 import type { WalletView } from '../wallets/schemas.js'
 import type { Where } from '../storage/port.js'
-import { COLLECTIONS, type VaultRecord, type WalletRecord } from '../storage/collections.js'
+import type { VaultRecord } from './records.js'
+import type { WalletRecord } from '../wallets/records.js'
+import { deleteWalletRecords } from '../wallets/operations.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
 import { presentVault } from './views.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { MAX_PAGE } from '../operations/schemas.js'
+import { assertControlsVault } from './access.js'
+import { WALLETS } from '../wallets/records.js'
+import { VAULTS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
-export async function createVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+export async function createVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
   if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+  const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
 
   const id = randomUUID()
@@ -69,7 +75,7 @@ export async function createVault(ctx: OperationContext, caller: Caller, input: 
   const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
 
   await ctx.storage.transaction(async (tx) => {
-    const c = collectionsOf(tx, caller.tenantId)
+    const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     await c.vaults.insert(vault)
     await c.wallets.insert(wallet)
   })
@@ -95,8 +101,6 @@ function vaultFilter(q: VaultsQuery): Where {
   return { and: [{ field: 'parentID', op: 'eq', value: q.parentID }, q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] }] }
 }
 
-const VAULTS_SPEC = COLLECTIONS.find((spec) => spec.name === 'vaults')!
-
 /**
  * The vault `id` if it passes the query's other filters. The primary key is not a field a query
  * may name, so the record is read by id and held to the same filter in memory (one record).
@@ -105,12 +109,12 @@ async function vaultById(vaults: TenantCollection<VaultRecord>, q: VaultsQuery &
   // A listing by id is one page: no cursor was ever issued for it.
   if (q.cursor !== undefined) throw invalid('cursor: a listing by id has a single page, so no cursor applies to it')
   const vault = await vaults.get(q.id)
-  return vault && wherePredicate(VAULTS_SPEC, vaultFilter(q))(vault) ? [vault] : []
+  return vault && wherePredicate(VAULTS, vaultFilter(q))(vault) ? [vault] : []
 }
 
 /** Get Identity Vaults, with their wallets: one page of vaults, and their wallets in one query. */
-export async function getVaults(ctx: OperationContext, caller: Caller, q: VaultsQuery): Promise<VaultsPage> {
-  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+export async function getVaults(ctx: VaultsContext, caller: Caller, q: VaultsQuery): Promise<VaultsPage> {
+  const { vaults, wallets } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
   let found: VaultRecord[]
   let nextCursor: string | undefined
   if (q.id !== undefined) {
@@ -132,12 +136,12 @@ export async function getVaults(ctx: OperationContext, caller: Caller, q: Vaults
 }
 
 /** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls, or of an MPC vault (see mpc-vaults). */
-export async function createVaultWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
-  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+export async function createVaultWallet(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
+  const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
   if (vault.keyManagement === 'MPC') return createMpcVaultWallet(ctx, caller, vault, input)
-  await ctx.access.assertControlsVault(caller, vault)
+  await assertControlsVault(ctx, caller, vault)
   if (vault.hierarchy !== 'BIP44') throw invalid('this vault has hierarchy NONE: it holds only the wallet made at its creation')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
   checkWalletConfig(walletConfig, ctx.config)
@@ -148,7 +152,7 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, i
   const wallet = await uniqueOr(
     () =>
       ctx.storage.transaction(async (tx) => {
-        const c = collectionsOf(tx, caller.tenantId)
+        const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
         // The vault may have been deleted since it was read (the delete is one transaction too).
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
@@ -171,22 +175,21 @@ export async function createVaultWallet(ctx: OperationContext, caller: Caller, i
  * nothing: there are no per-wallet failures to report. An MPC vault needs its quorum, and its
  * provider then destroys its key material (the shipped provider: its shares).
  */
-export async function deleteVault(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
-  const { vaults } = collectionsOf(ctx.storage, caller.tenantId)
+export async function deleteVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
+  const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')
   // An MPC vault is governed by its quorum; an ECS vault by vault control.
   if (vault.keyManagement === 'MPC') await ctx.mpc.approvalsFor(vault, 'deleteVault', caller)
-  else await ctx.access.assertControlsVault(caller, vault)
+  else await assertControlsVault(ctx, caller, vault)
   const removed = await ctx.storage.transaction(async (tx) => {
-    const c = collectionsOf(tx, caller.tenantId)
+    const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
     if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0) throw conflict('this vault has child vaults: delete them first')
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     if (members.length > 0) {
-      await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: members.map((w) => w.id) })
-      await c.roleAssignments.deleteMany({ field: 'did', op: 'in', value: members.map((w) => w.did) })
-      await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vault.id })
+      await deleteWalletRecords(tx, caller.tenantId, members)
+      await ctx.didReferences.forget(tx, caller.tenantId, members.map((w) => w.did))
     }
     await c.vaults.delete(vault.id)
     return members

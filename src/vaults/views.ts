@@ -1,6 +1,7 @@
 /** The vault shape the spec's responses show. */
 import type { VaultView } from './schemas.js'
-import type { VaultRecord, WalletRecord } from '../storage/collections.js'
+import type { VaultRecord } from './records.js'
+import type { WalletRecord } from '../wallets/records.js'
 import { presentWallet } from '../wallets/build.js'
 
 /** The response shape of a vault with its wallets (`mnemonic` only in an ECS + BIP44 vault's create response). */

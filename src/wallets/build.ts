@@ -3,11 +3,11 @@ import { randomUUID } from 'node:crypto'
 import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
 import { addressOf, bytesToHex, publicKeyOf, uncompressedOf } from '../keys/secp256k1.js'
 import { publicKeyDerHex } from '../keys/spki.js'
-import type { WalletRecord } from '../storage/collections.js'
+import type { WalletRecord } from './records.js'
 import type { WalletConfig } from './config-schemas.js'
-import type { OperationContext } from '../operations/context.js'
 import type { RegistryReport } from './did-updates.js'
 import type { WalletView } from './schemas.js'
+import type { WalletsContext } from './context.js'
 
 export interface NewWallet {
   tenantId: string
@@ -24,21 +24,21 @@ export interface NewWallet {
 }
 
 /** A wallet record for a key: address, DID on its network, sealed key. */
-export function buildWallet(ctx: OperationContext, input: NewWallet): WalletRecord {
+export function buildWallet(ctx: WalletsContext, input: NewWallet): WalletRecord {
   const record = publicRecord(ctx, input, publicKeyOf(input.privateKey))
   record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', input.privateKey)
   return record
 }
 
 /** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
-export function buildMpcWallet(ctx: OperationContext, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
+export function buildMpcWallet(ctx: WalletsContext, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
   const record = publicRecord(ctx, input, input.publicKey)
   record.keyManagement = 'MPC'
   record.publicKeyDER = publicKeyDerHex(input.publicKey)
   return record
 }
 
-function publicRecord(ctx: OperationContext, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
+function publicRecord(ctx: WalletsContext, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
   const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
   const address = addressOf(uncompressed)
   const did = didOfChecksummed(input.network ?? ctx.config.network, address)

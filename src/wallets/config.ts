@@ -7,10 +7,10 @@ import { invalid } from '../errors.js'
 import { parseEthrDid, type EthrNetwork } from '../did/ethr.js'
 import type { DidRegistry } from '../did/registry/port.js'
 import type { WalletConfig } from './config-schemas.js'
-import type { WalletRecord } from '../storage/collections.js'
+import type { WalletRecord } from './records.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
-import type { OperationContext, ServiceConfig } from '../operations/context.js'
 import { applyTxs, type RegistryReport } from './did-updates.js'
+import type { WalletsConfig, WalletsContext } from './context.js'
 
 /** Merges `override` over `template` field by field (a given `txsInput` replaces the template's). */
 export function mergeWalletConfig(template?: WalletConfig, override?: WalletConfig): WalletConfig | undefined {
@@ -24,7 +24,7 @@ export function mergeWalletConfig(template?: WalletConfig, override?: WalletConf
  * Rejects (422) a config naming an unknown DID method or registry endpoint, or a newOwner that is
  * not a did:ethr DID (address or public key) of a configured network.
  */
-export function checkWalletConfig(config: WalletConfig | undefined, service: ServiceConfig): void {
+export function checkWalletConfig(config: WalletConfig | undefined, service: WalletsConfig): void {
   if (!config) return
   if (config.didMethod !== undefined && !service.didMethods.includes(config.didMethod)) {
     throw invalid(`walletConfig.didMethod: unsupported DID method "${config.didMethod}" (supported: ${service.didMethods.join(', ')})`)
@@ -49,7 +49,7 @@ export const stripSlash = (url: string) => url.replace(/\/+$/, '')
  * The network a new wallet's DID is made on: the service's network, unless `apiUrl` names
  * the registry endpoint of another configured network (call after {@link checkWalletConfig}).
  */
-export function networkForNewWallet(ctx: OperationContext, config: WalletConfig | undefined): EthrNetwork {
+export function networkForNewWallet(ctx: WalletsContext, config: WalletConfig | undefined): EthrNetwork {
   const apiUrl = config?.apiUrl === undefined ? undefined : stripSlash(config.apiUrl)
   if (apiUrl === undefined || ctx.registries.forNetwork(ctx.config.network.name)?.endpoint === apiUrl) return ctx.config.network
   const network = ctx.config.networks.find((n) => ctx.registries.forNetwork(n.name)?.endpoint === apiUrl)
@@ -58,7 +58,7 @@ export function networkForNewWallet(ctx: OperationContext, config: WalletConfig 
 }
 
 /** The registry of `did`'s network; 422 when `apiUrl` names another registry. */
-export function registryForDid(ctx: OperationContext, did: string, config: WalletConfig | undefined): DidRegistry {
+export function registryForDid(ctx: WalletsContext, did: string, config: WalletConfig | undefined): DidRegistry {
   const network = parseEthrDid(did)?.network
   const registry = network === undefined ? undefined : ctx.registries.forNetwork(network)
   if (!registry) throw invalid(`${did}: no DID registry is configured for its network`)
@@ -74,7 +74,7 @@ export function registryForDid(ctx: OperationContext, did: string, config: Walle
  * The applier resolves to undefined when there is nothing to apply. `approvals` count as member
  * approvals of the signatures when the wallet is an MPC wallet.
  */
-export function walletConfigApplier(ctx: OperationContext, did: string, config: WalletConfig | undefined, approvals?: ApprovalEvidence): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
+export function walletConfigApplier(ctx: WalletsContext, did: string, config: WalletConfig | undefined, approvals?: ApprovalEvidence): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
   return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, approvals))

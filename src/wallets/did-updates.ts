@@ -20,9 +20,12 @@ import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, t
 import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
 import type { z } from 'zod'
 import type { TxInput, registryReport } from './config-schemas.js'
-import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
+import type { DelegateKeyRecord, WalletRecord } from './records.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
-import { collectionsOf, itemError, type OperationContext } from '../operations/context.js'
+import { DELEGATE_KEYS, WALLETS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { WalletsContext } from './context.js'
+import { itemError } from '../operations/batch.js'
 
 /** What the registry did for a `walletConfig`; shown as the wallet's `registry` in responses. */
 export type RegistryReport = z.infer<typeof registryReport>
@@ -35,7 +38,7 @@ export type DelegateView = NonNullable<TransactionView['delegate']>
  * Applies `txs` in order to `wallet`'s DID document through `registry`. `approvals` (the
  * request's verified DIDs) count as member approvals when the owner is an MPC wallet.
  */
-export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[], approvals?: ApprovalEvidence): Promise<RegistryReport> {
+export async function applyTxs(ctx: WalletsContext, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[], approvals?: ApprovalEvidence): Promise<RegistryReport> {
   const report: RegistryReport = { apiUrl: registry.endpoint, transactions: [], errors: [] }
   for (const [index, tx] of txs.entries()) {
     try {
@@ -49,11 +52,11 @@ export async function applyTxs(ctx: OperationContext, wallet: WalletRecord, regi
   return report
 }
 
-async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput, approvals?: ApprovalEvidence): Promise<Omit<TransactionView, 'index'>> {
+async function applyOne(ctx: WalletsContext, wallet: WalletRecord, registry: DidRegistry, tx: TxInput, approvals?: ApprovalEvidence): Promise<Omit<TransactionView, 'index'>> {
   const identity = wallet.ethereumAddress
   const owner = await ownerWallet(ctx, wallet, registry)
   // An MPC owner's quorum is checked here for every registry: the embedded one records changes without a signature.
-  if (owner.keyManagement === 'MPC') await ctx.mpc.authorize(owner, 'changeDidDocument', approvals)
+  await ctx.signers.authorize(owner, 'changeDidDocument', approvals)
   const signer = ctx.signers.signerFor(owner, approvals)
   const sign = (change: RegistryChange) => registry.apply(identity, change, signer)
   if (tx.newOwner !== undefined) {
@@ -77,12 +80,12 @@ async function applyOne(ctx: OperationContext, wallet: WalletRecord, registry: D
 
 /** A new key, sealed and linked to the wallet, then added as its `veriKey` delegate; the record is removed when the registry refuses. */
 async function addGeneratedDelegate(
-  ctx: OperationContext,
+  ctx: WalletsContext,
   wallet: WalletRecord,
   validity: number,
   sign: (change: RegistryChange) => Promise<AppliedChange>,
 ): Promise<Omit<TransactionView, 'index'>> {
-  const { delegateKeys } = collectionsOf(ctx.storage, wallet.tenantId)
+  const { delegateKeys } = tenantCollections(ctx.storage, wallet.tenantId, { delegateKeys: DELEGATE_KEYS })
   const privateKey = generatePrivateKey()
   const publicKey = publicKeyOf(privateKey)
   const id = randomUUID()
@@ -119,9 +122,9 @@ async function addGeneratedDelegate(
  * request already established it (a token its `#controller` key signed), instead of asking the
  * registry again.
  */
-export async function ownerWallet(ctx: OperationContext, wallet: WalletRecord, registry: DidRegistry, knownOwner?: string): Promise<WalletRecord> {
+export async function ownerWallet(ctx: WalletsContext, wallet: WalletRecord, registry: DidRegistry, knownOwner?: string): Promise<WalletRecord> {
   const owner = knownOwner ?? (await registry.identityOwner(wallet.ethereumAddress))
-  const found = owner === wallet.ethereumAddress ? wallet : await collectionsOf(ctx.storage, wallet.tenantId).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
+  const found = owner === wallet.ethereumAddress ? wallet : await tenantCollections(ctx.storage, wallet.tenantId, { wallets: WALLETS }).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
   if (!found || !ctx.signers.canSign(found)) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
   return found
 }

@@ -6,28 +6,32 @@ import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import type { WalletView } from './schemas.js'
-import type { Where } from '../storage/port.js'
-import type { WalletRecord } from '../storage/collections.js'
+import type { StorageAdapter, Where } from '../storage/port.js'
+import type { WalletRecord } from './records.js'
 import type { ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
 import { forEachItem } from '../operations/batch.js'
-import { collectionsOf, type OperationContext } from '../operations/context.js'
 import { applyTxs, ownerWallet } from './did-updates.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from './config.js'
 import { buildWallet, presentWallet, withReport } from './build.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
+import { assertControlsWallet } from './access.js'
+import { DELEGATE_KEYS, WALLETS } from './records.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { TenantCollection } from '../storage/tenant-scope.js'
+import type { WalletsContext } from './context.js'
 
-type Wallets = ReturnType<typeof collectionsOf>['wallets']
+type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
-export async function generateWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.generateWallet>): Promise<z.output<typeof schemas.generatedWalletResponse>> {
+export async function generateWallet(ctx: WalletsContext, caller: Caller, input: z.output<typeof schemas.generateWallet>): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
   const privateKey = generatePrivateKey()
   const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: input.wallet?.alias, walletConfig: input.walletConfig, network })
   privateKey.fill(0)
   const apply = walletConfigApplier(ctx, record.did, input.walletConfig)
-  await uniqueOr(() => collectionsOf(ctx.storage, caller.tenantId).wallets.insert(record), aliasConflict)
+  await uniqueOr(() => tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.insert(record), aliasConflict)
   const { vaultId: _v, index: _i, isHDWallet: _h, ...view } = presentWallet(record)
   return { wallet: withReport(view, await apply(record)) }
 }
@@ -40,11 +44,11 @@ export async function generateWallet(ctx: OperationContext, caller: Caller, inpu
  * DID owner's key, which the service must hold (403 naming the owner otherwise). The response
  * is the wallet with the registry's report (`registry`).
  */
-export async function configureWallet(ctx: OperationContext, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
-  const { vaults, wallets } = collectionsOf(ctx.storage, caller.tenantId)
+export async function configureWallet(ctx: WalletsContext, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
+  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await findByDid(wallets, input.wallet.did)
-  await ctx.access.assertControlsWallet(caller, wallet)
-  const template = wallet.vaultId === undefined ? undefined : (await vaults.get(wallet.vaultId))?.walletConfig
+  await assertControlsWallet(ctx, caller, wallet)
+  const template = wallet.vaultId === undefined ? undefined : await ctx.walletVaults.walletConfigOf(caller.tenantId, wallet.vaultId)
   const config = mergeWalletConfig(template && { didMethod: template.didMethod, apiUrl: template.apiUrl }, input.walletConfig)
   checkWalletConfig(config, ctx.config)
   const registry = registryForDid(ctx, wallet.did, config)
@@ -55,12 +59,12 @@ export async function configureWallet(ctx: OperationContext, caller: Caller, inp
 }
 
 /** Get Identity Wallets, filtered by `vaultId`, `did`, `alias` (all optional), one page at a time. */
-export async function getWallets(ctx: OperationContext, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
+export async function getWallets(ctx: WalletsContext, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
   const filters: Where[] = []
   if (q.vaultId !== undefined) filters.push({ field: 'vaultId', op: 'eq', value: q.vaultId })
   if (q.did !== undefined) filters.push({ field: 'did', op: 'eq', value: principalOf(q.did) })
   if (q.alias !== undefined) filters.push({ field: 'alias', op: 'eq', value: q.alias })
-  const page = await collectionsOf(ctx.storage, caller.tenantId).wallets.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const page = await tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
   const result: { wallets: WalletView[]; nextCursor?: string } = { wallets: page.items.map((w) => presentWallet(w)) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result
@@ -68,18 +72,18 @@ export async function getWallets(ctx: OperationContext, caller: Caller, q: z.out
 
 /** Rename Identity Wallet: each item is renamed or reported in `errors`. */
 export async function renameWallets(
-  ctx: OperationContext,
+  ctx: WalletsContext,
   caller: Caller,
   input: z.output<typeof schemas.renameWallets>,
 ): Promise<{ wallets: WalletView[]; errors: Array<{ wallet: { did: string; alias: string }; error: ErrorBody }> }> {
-  const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const { results, errors } = await forEachItem(
     ctx,
     'rename wallet',
     input.wallets,
     async (item) => {
       const wallet = await findByDid(wallets, item.did)
-      await ctx.access.assertControlsWallet(caller, wallet)
+      await assertControlsWallet(ctx, caller, wallet)
       const updated = await uniqueOr(() => wallets.update(wallet.id, { alias: item.alias }), aliasConflict)
       if (!updated) throw notFound(`no wallet with DID ${item.did}`)
       return presentWallet(updated)
@@ -91,11 +95,11 @@ export async function renameWallets(
 
 /** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
 export async function deleteWallets(
-  ctx: OperationContext,
+  ctx: WalletsContext,
   caller: Caller,
   input: z.output<typeof schemas.deleteWallets>,
 ): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {
-  const { wallets } = collectionsOf(ctx.storage, caller.tenantId)
+  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const { results, errors } = await forEachItem(
     ctx,
     'delete wallet',
@@ -103,14 +107,12 @@ export async function deleteWallets(
     async (ref) => {
       const wallet = ref.startsWith('did:') ? await findByDid(wallets, ref) : await wallets.get(ref)
       if (!wallet) throw notFound(`no wallet with id ${ref}`)
-      await ctx.access.assertControlsWallet(caller, wallet)
+      await assertControlsWallet(ctx, caller, wallet)
       if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
       // The wallet, the delegate keys generated for it and the roles assigned to it go together.
       const deleted = await ctx.storage.transaction(async (tx) => {
-        const c = collectionsOf(tx, caller.tenantId)
-        if (!(await c.wallets.delete(wallet.id))) return false
-        await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: wallet.id })
-        await c.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: wallet.did })
+        if (!(await deleteWalletRecords(tx, caller.tenantId, [wallet]))) return false
+        await ctx.didReferences.forget(tx, caller.tenantId, [wallet.did])
         return true
       })
       if (!deleted) throw notFound(`no wallet with id ${ref}`)
@@ -119,6 +121,20 @@ export async function deleteWallets(
     (ref, error) => ({ did: ref, error }),
   )
   return { ids: results, errors }
+}
+
+/**
+ * Deletes wallets and the delegate keys generated for them, inside `tx`; whether every one was
+ * still there. The DIDs' references elsewhere (role assignments) are the caller's to forget.
+ */
+export async function deleteWalletRecords(tx: StorageAdapter, tenantId: string, gone: ReadonlyArray<Pick<WalletRecord, 'id'>>): Promise<boolean> {
+  const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
+  let all = true
+  for (const wallet of gone) {
+    if (!(await c.wallets.delete(wallet.id))) all = false
+    await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: wallet.id })
+  }
+  return all
 }
 
 async function findByDid(wallets: Wallets, did: string): Promise<WalletRecord> {

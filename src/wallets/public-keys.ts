@@ -9,14 +9,15 @@
  * one first (the order only: the verdict is the same either way).
  */
 import type { KeyObject } from 'node:crypto'
+import type { KnownKeys } from '../proofs/known-keys.js'
 import type { StorageAdapter } from '../storage/port.js'
-import type { DelegateKeyRecord, WalletRecord } from '../storage/collections.js'
+import type { DelegateKeyRecord, WalletRecord } from './records.js'
 import { publicKeyObject } from '../keys/es256k.js'
 import { addressOf } from '../keys/secp256k1.js'
 
 const MISS_TTL_MS = 60_000
 
-export class PublicKeyDirectory {
+export class PublicKeyDirectory implements KnownKeys {
   readonly #byAddress = new Map<string, KeyObject>()
   readonly #hexByAddress = new Map<string, string>()
   /** Addresses looked up and not found, until when (ms): a stranger's key is not read for on every proof. */

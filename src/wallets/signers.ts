@@ -4,9 +4,8 @@
  * material; an MPC provider plugs in here.
  */
 import { IdentityError } from '../errors.js'
-import type { WalletRecord } from '../storage/collections.js'
-import type { ApprovalEvidence } from '../mpc/approvals.js'
-import type { MpcVaults } from '../vaults/mpc-vaults.js'
+import type { WalletRecord } from './records.js'
+import type { ApprovalAction, ApprovalEvidence } from '../mpc/approvals.js'
 import type { KeyCustody } from '../custody/key-custody.js'
 import { signDigest } from '../keys/secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
@@ -14,10 +13,21 @@ import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 /** The fields of a wallet record a signer needs. */
 export type SignableWallet = Pick<WalletRecord, 'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyManagement'>
 
+/**
+ * The keys of MPC wallets: their vault's quorum signs and approves (implemented by
+ * `vaults/mpc-vaults.ts`, which knows the vaults' policies; wallets only ask).
+ */
+export interface MpcWalletKeys {
+  /** The signer of an MPC wallet, counting `approvals` as approvals of each signature it makes. */
+  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner
+  /** Resolves when `approvals` (with the approval callback) meet the wallet's vault's quorum for `action`; 403 otherwise. */
+  authorize(wallet: SignableWallet, action: ApprovalAction, approvals?: ApprovalEvidence): Promise<void>
+}
+
 export class WalletSigners {
   constructor(
     private readonly custody: KeyCustody,
-    private readonly mpc: MpcVaults,
+    private readonly mpc: MpcWalletKeys,
   ) {}
 
   /** Whether the service can sign with this wallet's key: it holds it sealed (ECS), or its MPC provider does. */
@@ -35,6 +45,15 @@ export class WalletSigners {
     if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
     if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
     return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
+  }
+
+  /**
+   * Resolves when the wallet's key may be used for `action` by this request: always for a key
+   * the service holds sealed (the caller's control was checked); for an MPC wallet, when
+   * `approvals` meet its vault's quorum (403 FORBIDDEN naming what is missing otherwise).
+   */
+  async authorize(wallet: SignableWallet, action: ApprovalAction, approvals?: ApprovalEvidence): Promise<void> {
+    if (wallet.keyManagement === 'MPC') await this.mpc.authorize(wallet, action, approvals)
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { createMemoryStorage } from '../../src/index.js'
-import { COLLECTIONS } from '../../src/storage/collections.js'
+import { COLLECTIONS } from '../../src/service/collections.js'
 import { UniqueConstraintError, type StorageAdapter } from '../../src/storage/port.js'
 import { EmbeddedRegistry } from '../../src/did/registry/embedded.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'

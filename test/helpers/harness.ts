@@ -10,7 +10,7 @@ import { IdentityService, createMemoryStorage, staticTenants, randomMasterKey, t
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createRouter } from '../../src/http/router.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
-import { COLLECTIONS } from '../../src/storage/collections.js'
+import { COLLECTIONS } from '../../src/service/collections.js'
 import { OPERATIONS } from '../../src/service/table.js'
 
 /**

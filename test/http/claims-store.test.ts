@@ -4,9 +4,10 @@
  * a test checks it against the pure rule `canReadCredential` over the gathered facts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AccessFacts } from '../../src/roles/caller-facts.js'
-import { canReadCredential } from '../../src/auth/policy-engine.js'
-import type { CredentialRecord } from '../../src/storage/collections.js'
+import { CallerFacts } from '../../src/roles/caller-facts.js'
+import { credentialFacts } from '../../src/credentials/facts.js'
+import { canReadCredential } from '../../src/credentials/policy.js'
+import type { CredentialRecord } from '../../src/credentials/records.js'
 import { generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 import { mintToken } from '../helpers/tokens.js'
@@ -193,14 +194,14 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     })
 
     it('the query and the pure rule canReadCredential agree, for every caller and credential', async () => {
-      const facts = new AccessFacts(h.service.resolver, h.storage)
+      const facts = new CallerFacts(h.service.resolver, h.storage)
       const records = (await h.storage.collection<CredentialRecord>('credentials').find({ field: 'tenantId', op: 'eq', value: 'tenant-a' }, { limit: 1000 })).items
       expect(records.some((r) => r.issuer === issuer.did) && records.some((r) => r.subject === subject.did)).toBe(true)
       for (const who of [issuer, subject, stranger, holder, heir]) {
         const caller = { tenantId: 'tenant-a', dids: [who.did], addresses: [who.did.split(':').pop()!] }
         const holding = await facts.holding(caller)
         const expected: string[] = []
-        for (const r of records) if (canReadCredential(holding, await facts.credential(r))) expected.push(r.id)
+        for (const r of records) if (canReadCredential(holding, await credentialFacts({ callers: facts, storage: h.storage }, r))) expected.push(r.id)
         expect(ids(await fetchAs('', who.jwt)).sort()).toEqual(expected.sort())
         // By issuer and by subject, the caller's own DID (the `or` left out: its ground holds) and the others'.
         for (const named of [issuer, subject, stranger, holder]) {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
 import { openKeyring } from '../../src/custody/keyring-store.js'
 import { addressOf, publicKeyOf } from '../../src/keys/secp256k1.js'
-import { secretContext } from '../../src/storage/collections.js'
+import { secretContext } from '../../src/keys/secret-context.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { startHarness, TENANT_A, tokenFor, type Harness } from '../helpers/harness.js'
 

@@ -11,7 +11,7 @@ import { combine } from 'shamir-secret-sharing'
 import { randomMasterKey, Keyring } from '../../src/keys/keyring.js'
 import { openKeyring } from '../../src/custody/keyring-store.js'
 import { addressOf, publicKeyOf } from '../../src/keys/secp256k1.js'
-import { secretContext } from '../../src/storage/collections.js'
+import { secretContext } from '../../src/keys/secret-context.js'
 import { startHarness, type Harness } from '../helpers/harness.js'
 import { approvals, member, mpcVaultBody, type Member } from '../helpers/mpc.js'
 

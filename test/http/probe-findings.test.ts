@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import type { CredentialRecord, RoleAssignmentRecord } from '../../src/storage/collections.js'
+import type { CredentialRecord } from '../../src/credentials/records.js'
+import type { RoleAssignmentRecord } from '../../src/roles/records.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 import { approvals, member, mpcVaultBody } from '../helpers/mpc.js'

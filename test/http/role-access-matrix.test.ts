@@ -13,7 +13,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { accountNodeOf, deriveWalletKey } from '../../src/keys/hd.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
-import type { RoleAssignmentRecord, RoleRecord, WalletRecord } from '../../src/storage/collections.js'
+import type { RoleAssignmentRecord, RoleRecord } from '../../src/roles/records.js'
+import type { WalletRecord } from '../../src/wallets/records.js'
 import { expectError, snapshot, startHarness, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 import { mintToken } from '../helpers/tokens.js'
 

@@ -9,7 +9,7 @@ import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { randomMasterKey } from '../../src/keys/keyring.js'
 import { openKeyring } from '../../src/custody/keyring-store.js'
-import { secretContext } from '../../src/storage/collections.js'
+import { secretContext } from '../../src/keys/secret-context.js'
 import { startHarness, tokenFor, type Harness } from '../helpers/harness.js'
 
 const masterKey = randomMasterKey()

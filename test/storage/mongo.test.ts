@@ -13,7 +13,7 @@ import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { runStorageConformance } from '../../src/storage/conformance/index.js'
 import { createMongoStorage, type MongoStorage } from '../../src/storage/mongo/index.js'
-import { COLLECTIONS } from '../../src/storage/collections.js'
+import { COLLECTIONS } from '../../src/service/collections.js'
 import type { Where } from '../../src/storage/port.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
 

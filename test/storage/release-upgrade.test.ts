@@ -14,7 +14,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { IdentityService, staticTenants, type StorageAdapter } from '../../src/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createMongoStorage } from '../../src/storage/mongo/index.js'
-import { COLLECTIONS } from '../../src/storage/collections.js'
+import { COLLECTIONS } from '../../src/service/collections.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
 import { RELEASE_DB } from '../fixtures/release-db.js'
 

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js'
-import { COLLECTIONS } from '../../src/storage/collections.js'
+import { COLLECTIONS } from '../../src/service/collections.js'
 import type { FindOptions, Where } from '../../src/storage/port.js'
 
 let dir: string

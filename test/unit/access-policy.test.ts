@@ -1,6 +1,6 @@
 /**
  * The access policy's credential decisions, as data, at the level of the pure decisions: the
- * callers' facts are gathered by the real `AccessFacts` over a real service (roles created
+ * callers' facts are gathered by the real `CallerFacts` over a real service (roles created
  * and assigned through it), the credential's facts are what the credential operations gather
  * (the roles governing its DID through the same `rolesGoverning` query), and the pure
  * decisions are asked. The same callers run through the real credential routes in
@@ -9,8 +9,11 @@
  */
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { AccessFacts } from '../../src/roles/caller-facts.js'
-import { canDeleteCredential, canReadCredential, canWriteCredential, grants, RULES, type CredentialFacts, type HoldingFacts } from '../../src/auth/policy-engine.js'
+import { CallerFacts } from '../../src/roles/caller-facts.js'
+import { rolesGoverning } from '../../src/credentials/facts.js'
+import { canDeleteCredential, canReadCredential, canWriteCredential, type CredentialFacts } from '../../src/credentials/policy.js'
+import { grants, type HoldingFacts } from '../../src/auth/policy-engine.js'
+import { RULES } from '../../src/service/access-rules.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
 import { startHarness, TENANT_A, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
 
@@ -32,14 +35,14 @@ describe('grants: Write implies Read', () => {
 
 describe('credential columns of the access matrix (facts gathered from a real service)', () => {
   let h: Harness
-  let facts: AccessFacts
+  let facts: CallerFacts
   /** A wallet DID standing in for the stored credential's DID: assignments governing it are the same records. */
   let credentialDid: string
   const callers = {} as Record<string, { dids: string[]; addresses: string[]; tenantId: string }>
 
   beforeAll(async () => {
     h = await startHarness()
-    facts = new AccessFacts(h.service.resolver, h.storage)
+    facts = new CallerFacts(h.service.resolver, h.storage)
     const api = (didAuth: string) => h.service.as({ authorization: `Bearer ${TENANT_A}`, didAuth })
     const creator = await walletWithToken(h)
     const [read, write, other, credential] = [await walletWithToken(h), await walletWithToken(h), await walletWithToken(h), await walletWithToken(h)]
@@ -84,7 +87,7 @@ describe('credential columns of the access matrix (facts gathered from a real se
     selfOwned: false,
     isPublicAccess: false,
     storedBy: [],
-    roles: await facts.rolesGoverning('tenant-a', credentialDid),
+    roles: await rolesGoverning(h.storage, 'tenant-a', credentialDid),
   })
 
   // prettier-ignore

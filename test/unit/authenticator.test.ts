@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { Authenticator } from '../../src/auth/authenticator.js'
+import { walletTenantLookup } from '../../src/wallets/records.js'
 import { staticTenants, bearerToken } from '../../src/auth/tenants.js'
 import { IdentityService, createMemoryStorage, randomMasterKey, IdentityError } from '../../src/index.js'
 import { mintToken } from '../helpers/tokens.js'
@@ -8,7 +9,7 @@ async function setup() {
   const storage = createMemoryStorage()
   const tenants = staticTenants({ 'token-a-0123456789': 'a', 'token-b-0123456789': 'b' })
   const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants })
-  const auth = new Authenticator(tenants, { resolver: service.resolver, audience: 'didvault' }, storage)
+  const auth = new Authenticator(tenants, { resolver: service.resolver, audience: 'didvault' }, walletTenantLookup(storage))
   return { service, storage, auth }
 }
 
@@ -55,14 +56,15 @@ describe('DID control (facts + policy)', () => {
     }),
   }
   it('follows the key that signed, not an address spelled in a DID', async () => {
-    const { AccessFacts } = await import('../../src/roles/caller-facts.js')
-    const { controlsWallet } = await import('../../src/auth/policy-engine.js')
+    const { CallerFacts } = await import('../../src/roles/caller-facts.js')
+    const { walletFacts } = await import('../../src/wallets/access.js')
+    const { controlsWallet } = await import('../../src/wallets/policy.js')
     const { createMemoryStorage } = await import('../../src/storage/memory/index.js')
-    const { COLLECTIONS } = await import('../../src/storage/collections.js')
+    const { COLLECTIONS } = await import('../../src/service/collections.js')
     const storage = createMemoryStorage()
     await storage.init(COLLECTIONS)
-    const facts = new AccessFacts(resolver as never, storage)
-    const wallet = await facts.wallet({ did: target })
+    const facts = new CallerFacts(resolver as never, storage)
+    const wallet = await walletFacts(facts, { did: target })
     const controls = async (dids: string[], addresses: string[]) => controlsWallet(await facts.vaultKeys({ tenantId: 't', dids, addresses }), wallet)
     // proved control of a DID whose address is the owner's, but with another key (e.g. its owner changed on another network)
     expect(await controls([`did:ethr:other:${owner}`], [other])).toBe(false)

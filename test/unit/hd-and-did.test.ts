@@ -6,7 +6,7 @@ import { addressOf, LocalSigner, publicKeyOf, recoverPublicKey } from '../../src
 import { DEV_NETWORK, ethrDid, normalizeDid, parseEthrDid } from '../../src/did/ethr.js'
 import { Registries, createResolver } from '../../src/did/resolver.js'
 import { createMemoryStorage } from '../../src/index.js'
-import { COLLECTIONS } from '../../src/storage/collections.js'
+import { COLLECTIONS } from '../../src/service/collections.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 

@@ -53,7 +53,7 @@ describe('Keyring', () => {
 
 describe('secretContext', () => {
   it('stays unambiguous when ids contain the separator', async () => {
-    const { secretContext } = await import('../../src/storage/collections.js')
+    const { secretContext } = await import('../../src/keys/secret-context.js')
     const a = secretContext('wallets', { tenantId: 'a/wallets/x', id: 'y' }, 'privateKey')
     const b = secretContext('wallets', { tenantId: 'a', id: 'x/wallets/y' }, 'privateKey')
     expect(a).not.toBe(b)

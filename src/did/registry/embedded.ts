@@ -20,13 +20,15 @@ import { randomUUID } from 'node:crypto'
 import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
 import { getAddress, hexlify } from 'ethers'
 import type { DigestSigner } from '../../keys/signer.js'
-import type { DidEventRecord, DidHeadRecord } from '../../storage/collections.js'
+import type { DidEventRecord, DidHeadRecord } from '../records.js'
 import { UniqueConstraintError, type Collection, type StorageAdapter } from '../../storage/port.js'
 import { buildEthrDocument, type BuiltDocument, type Erc1056Event } from '../document.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
 import { versionRequest, type DidVersion } from '../version.js'
 import { selectVersion, versionMetadata } from './log-versions.js'
 import { RegistryError, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
+import { DID_EVENTS, DID_HEADS } from '../records.js'
+import { collectionOf } from '../../storage/declaration.js'
 
 interface Chain {
   seq: number
@@ -58,8 +60,8 @@ export class EmbeddedRegistry implements DidRegistry {
     readonly network: EthrNetwork,
     private readonly now: () => number = Date.now,
   ) {
-    this.#events = storage.collection<DidEventRecord>('didEvents')
-    this.#heads = storage.collection<DidHeadRecord>('didHeads')
+    this.#events = collectionOf(storage, DID_EVENTS)
+    this.#heads = collectionOf(storage, DID_HEADS)
     this.resolver = async (did, parsed) => {
       const request = versionRequest(parsed)
       return request.ok ? this.resolve(did, request.version) : request.failure
@@ -88,14 +90,14 @@ export class EmbeddedRegistry implements DidRegistry {
       try {
         // The owner check, the event and the head commit together; a concurrent writer of the same identity collides on (network, identity, seq).
         return await this.storage.transaction(async (tx) => {
-          const heads = tx.collection<DidHeadRecord>('didHeads')
+          const heads = collectionOf(tx, DID_HEADS)
           const head = await heads.get(headId)
           const currentOwner = head?.owner ?? address
           if (owner.address !== currentOwner) throw new RegistryError(`bad_actor: ${owner.address} is not the owner of ${address}`)
           const seq = (head?.seq ?? 0) + 1
           const at = Math.max(head?.at ?? 0, Math.floor(this.now() / 1000))
           record = eventRecord(this.network.name, address, seq, at, currentOwner, change, this.now())
-          await tx.collection<DidEventRecord>('didEvents').insert(record)
+          await collectionOf(tx, DID_EVENTS).insert(record)
           const next = { seq, owner: record.owner, at }
           if (head) await heads.update(headId, next)
           else await heads.insert({ id: headId, network: this.network.name, identity: address, ...next, createdAt: record.createdAt })

@@ -22,7 +22,7 @@ class MemoryAdapter implements StorageAdapter {
     })
   }
 
-  init(specs: CollectionSpec[]): Promise<void> {
+  init(specs: readonly CollectionSpec[]): Promise<void> {
     return this.run(() => {
       for (const spec of specs) {
         const existing = this.db.collections.get(spec.name)

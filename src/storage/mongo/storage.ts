@@ -95,7 +95,7 @@ class MongoAdapter implements StorageAdapter {
     }
   }
 
-  async init(specs: CollectionSpec[]): Promise<void> {
+  async init(specs: readonly CollectionSpec[]): Promise<void> {
     await this.mongoScope.run(async () => {
       const planned = specs.map((spec) => {
         const schema = new MongoSchema(spec)

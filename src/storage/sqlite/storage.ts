@@ -42,7 +42,7 @@ class SqliteAdapter implements StorageAdapter {
     }
   }
 
-  init(specs: CollectionSpec[]): Promise<void> {
+  init(specs: readonly CollectionSpec[]): Promise<void> {
     return this.session.run(() => {
       const layouts = specs.map((spec) => new Layout(spec))
       this.core.connection.atomically(() => migrate(this.core.connection, layouts))

@@ -1,0 +1,26 @@
+/** What the credentials' operations may be given (each handler takes only the parts it uses). */
+import type { ClaimResolvers } from '../did/resolvers.js'
+import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
+import type { CanonicalizationPool } from '../proofs/jsonld/canonicalization-pool.js'
+import type { KnownKeys } from '../proofs/known-keys.js'
+import type { UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
+import type { WalletsConfig, WalletsContext } from '../wallets/context.js'
+
+export interface CredentialsConfig extends WalletsConfig {
+  limits: {
+    /** Bounds of every JSON-LD input, checked before any JSON-LD processing (docs/credentials.md *Work bounds*). */
+    jsonld: JsonLdLimits
+  }
+  /** What Sign Verifiable Credentials does with JSON-LD terms no context defines, when the request does not say. */
+  undefinedTerms: UndefinedTerms
+}
+
+export interface CredentialsContext extends WalletsContext {
+  /** The resolvers credential operations choose by name (`resolver`); `default` is the service's own, with did:key. */
+  resolvers: ClaimResolvers
+  /** Public keys the service knows (its wallets, delegate keys): their signatures are checked fastest. */
+  keys: KnownKeys
+  /** The worker pool JSON-LD canonicalization runs in. */
+  jsonld: CanonicalizationPool
+  config: CredentialsConfig
+}

@@ -1,8 +1,0 @@
-export * from '../operations/schemas.js'
-export * from '../wallets/config-schemas.js'
-export * from '../wallets/schemas.js'
-export * from '../vaults/schemas.js'
-export * from '../tokens/schemas.js'
-export * from '../roles/schemas.js'
-export * from '../credentials/schemas.js'
-export { parse } from '../operations/parse.js'

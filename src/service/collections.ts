@@ -1,0 +1,12 @@
+/** Every collection the service stores, declared by the domains that own them. */
+import { API_KEYS } from '../auth/records.js'
+import { CREDENTIALS } from '../credentials/records.js'
+import { META } from '../custody/records.js'
+import { DID_EVENTS, DID_HEADS } from '../did/records.js'
+import { MPC_KEYS, MPC_SHARES } from '../mpc/records.js'
+import { ROLE_ASSIGNMENTS, ROLES } from '../roles/records.js'
+import type { CollectionSpec } from '../storage/port.js'
+import { VAULTS } from '../vaults/records.js'
+import { DELEGATE_KEYS, WALLETS } from '../wallets/records.js'
+
+export const COLLECTIONS: readonly CollectionSpec[] = [META, API_KEYS, VAULTS, WALLETS, DELEGATE_KEYS, ROLES, ROLE_ASSIGNMENTS, MPC_KEYS, MPC_SHARES, CREDENTIALS, DID_EVENTS, DID_HEADS]

@@ -1,0 +1,34 @@
+/**
+ * What the service hands its operations: the union of every domain's context. The table passes
+ * it whole; each handler's signature names the parts it reaches (a `Pick` of its domain's context).
+ */
+import type { CredentialsConfig, CredentialsContext } from '../credentials/context.js'
+import type { RolesContext } from '../roles/context.js'
+import type { TokensConfig, TokensContext } from '../tokens/context.js'
+import type { VaultsContext } from '../vaults/context.js'
+import type { Resolver } from 'did-resolver'
+import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
+
+/** Bounds of the service's work. */
+export interface ServiceLimits {
+  /** Most items of one batch request. */
+  batch: number
+  /** Default DID-auth token lifetime, ms. */
+  tokenDefaultLifetimeMs: number
+  /** Longest DID-auth token lifetime, ms. */
+  tokenMaxLifetimeMs: number
+  /** Bounds of every JSON-LD input, checked before any JSON-LD processing (docs/credentials.md *Work bounds*). */
+  jsonld: JsonLdLimits
+}
+
+/** The service's configuration, as every domain reads it. */
+export type ServiceConfig = CredentialsConfig & TokensConfig & { limits: ServiceLimits }
+
+export type ServiceContext = VaultsContext &
+  RolesContext &
+  CredentialsContext &
+  TokensContext & {
+    /** The service's own resolver: its registries, and did:key. */
+    resolver: Resolver
+    config: ServiceConfig
+  }

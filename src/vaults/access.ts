@@ -1,0 +1,22 @@
+/** Enforcing the vaults' slice of the policy: vault control, or 403. */
+import type { Caller } from '../auth/context.js'
+import type { CallerFactSource } from '../auth/facts.js'
+import { parseEthrDid } from '../did/ethr.js'
+import { forbidden } from '../errors.js'
+import type { VaultFacts } from '../wallets/policy.js'
+import { controlsVault } from './policy.js'
+
+/** A vault's facts: the address of its root wallet's key. */
+export function vaultFacts(vault: { id: string; rootDid?: string }): VaultFacts {
+  const facts: VaultFacts = { id: vault.id }
+  const root = vault.rootDid === undefined ? undefined : parseEthrDid(vault.rootDid)?.address
+  if (root !== undefined) facts.rootAddress = root
+  return facts
+}
+
+/** Vault control: the own key of one of its wallets, its root wallet's included; 403 FORBIDDEN otherwise. */
+export async function assertControlsVault(ctx: { callers: CallerFactSource }, caller: Caller, vault: { id: string; rootDid?: string }): Promise<void> {
+  if (!controlsVault(await ctx.callers.vaultKeys(caller), vaultFacts(vault))) {
+    throw forbidden('the DID-auth tokens prove no control of this vault: none was signed by the own key of one of its wallets')
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * Wallets and the delegate keys generated for their DID documents: the records and their
+ * collection declarations (fields and indexes checked against the record types by the compiler).
+ */
+import { collectionOf, declareCollection } from '../storage/declaration.js'
+import type { StorageAdapter, StoredRecord } from '../storage/port.js'
+import type { WalletConfig } from './config-schemas.js'
+
+export interface WalletRecord extends StoredRecord {
+  tenantId: string
+  vaultId?: string
+  isHDWallet: boolean
+  index?: number
+  /** Envelope of the private key (ECS). */
+  privateKey?: string
+  /** `MPC` for a wallet of an MPC vault (its key is the MPC provider's); absent for ECS. */
+  keyManagement?: 'MPC'
+  publicKeyHex: string
+  publicKeyDER?: string
+  ethereumAddress: string
+  did: string
+  didMethod: string
+  alias: string
+  walletConfig?: WalletConfig
+  /** Set on the wallet that backs a role (its DID is the role DID); deleted with the role only. */
+  role?: true
+  /** ISO creation date, as the spec's `created`. */
+  created: string
+  createdAt: number
+}
+
+export const WALLETS = declareCollection<WalletRecord>({
+  name: 'wallets',
+  fields: ['tenantId', 'createdAt', 'vaultId', 'did', 'alias', 'index', 'ethereumAddress'],
+  indexes: [
+    { fields: ['did'], unique: true },
+    { fields: ['ethereumAddress'] },
+    // The wallet of a tenant holding an identity's current owner key (walletConfig changes after a newOwner).
+    { fields: ['tenantId', 'ethereumAddress', 'createdAt'] },
+    { fields: ['tenantId', 'alias'], unique: true },
+    { fields: ['vaultId', 'index'], unique: true },
+    { fields: ['tenantId', 'vaultId', 'createdAt'] },
+    { fields: ['tenantId', 'createdAt'] },
+  ],
+  secretFields: ['privateKey'],
+})
+
+/**
+ * A key generated for a `delegate` of a `walletConfig` (added to the wallet's DID document
+ * as a `veriKey` delegate). Its private key is sealed like a wallet's.
+ */
+export interface DelegateKeyRecord extends StoredRecord {
+  tenantId: string
+  /** The wallet whose DID document names this key as a delegate. */
+  walletId: string
+  /** The DID of that wallet. */
+  did: string
+  delegateType: string
+  ethereumAddress: string
+  publicKeyHex: string
+  /** Envelope of the private key. */
+  privateKey: string
+  /** End of the delegation, UNIX seconds. */
+  validTo: number
+  createdAt: number
+}
+
+export const DELEGATE_KEYS = declareCollection<DelegateKeyRecord>({
+  name: 'delegateKeys',
+  fields: ['tenantId', 'createdAt', 'walletId', 'ethereumAddress'],
+  indexes: [{ fields: ['tenantId', 'walletId', 'createdAt'] }, { fields: ['ethereumAddress'] }],
+  secretFields: ['privateKey'],
+})
+
+/**
+ * The tenant of the wallet whose DID is `did` (any tenant's: an Access Token names its tenant
+ * only through its issuer), for the authenticator; undefined when no wallet has it.
+ */
+export function walletTenantLookup(storage: StorageAdapter): (did: string) => Promise<string | undefined> {
+  return async (did) => (await collectionOf(storage, WALLETS).findOne({ field: 'did', op: 'eq', value: did }))?.tenantId
+}

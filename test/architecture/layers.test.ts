@@ -1,0 +1,110 @@
+/**
+ * The layers of docs/architecture.md, held against the code: every import of `src/` (type-only
+ * imports included) goes from a folder to one of a lower layer or to itself, and the top-level
+ * folders import each other without a cycle. A back edge or a cycle fails with the importing
+ * file and what it imports.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, normalize, relative } from 'node:path'
+import { describe, expect, it } from 'vitest'
+
+const SRC = normalize(join(import.meta.dirname, '../../src'))
+
+/** Lowest first: a folder (or root module) may import its own layer's members only when listed on the same line as itself. */
+export const LAYERS: string[][] = [
+  ['errors'],
+  ['storage', 'keys'],
+  ['custody', 'did'],
+  ['proofs'],
+  ['auth'],
+  ['operations'],
+  ['mpc'],
+  ['wallets'],
+  ['vaults'],
+  ['roles'],
+  ['credentials'],
+  ['tokens'],
+  ['service'],
+  ['http', 'client'],
+  ['cli'],
+  ['index'],
+]
+
+const layerOf = new Map(LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)))
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return /\.tsx?$/.test(name) && !name.endsWith('.d.ts') ? [path] : []
+  })
+}
+
+/** The top-level node of a path under src/: its first folder, or the root module's name. */
+function nodeOf(path: string): string {
+  const [first, ...rest] = relative(SRC, path).split('/')
+  return rest.length > 0 ? first : first.replace(/\.tsx?$/, '')
+}
+
+const SPECIFIER = /(?:^|\n)\s*(?:import|export)\b[^'"]*?\bfrom\s*['"](\.{1,2}\/[^'"]+)['"]|\bimport\(\s*['"](\.{1,2}\/[^'"]+)['"]\s*\)/g
+
+interface Edge {
+  file: string
+  from: string
+  to: string
+  specifier: string
+}
+
+function edges(): Edge[] {
+  const out: Edge[] = []
+  for (const file of sourceFiles(SRC)) {
+    const text = readFileSync(file, 'utf8')
+    for (const match of text.matchAll(SPECIFIER)) {
+      const specifier = match[1] ?? match[2]
+      const target = normalize(join(dirname(file), specifier))
+      if (!target.startsWith(SRC)) continue
+      const from = nodeOf(file)
+      const to = nodeOf(target)
+      if (from !== to) out.push({ file: relative(SRC, file), from, to, specifier })
+    }
+  }
+  return out
+}
+
+describe('layers of src/ (docs/architecture.md)', () => {
+  const all = edges()
+
+  it('every top-level folder and root module has a layer', () => {
+    const nodes = new Set(sourceFiles(SRC).map(nodeOf))
+    expect([...nodes].filter((node) => !layerOf.has(node)).sort()).toEqual([])
+  })
+
+  it('no import runs from a lower layer to a higher one, nor within a layer', () => {
+    const back = all.filter((e) => layerOf.get(e.from)! <= layerOf.get(e.to)!).map((e) => `${e.file} (${e.from}) imports ${e.specifier} (${e.to})`)
+    expect(back).toEqual([])
+  })
+
+  it('the top-level folders import each other without a cycle', () => {
+    const graph = new Map<string, Set<string>>()
+    for (const e of all) graph.set(e.from, (graph.get(e.from) ?? new Set()).add(e.to))
+    const cycles: string[] = []
+    const state = new Map<string, 'open' | 'done'>()
+    const visit = (node: string, path: string[]) => {
+      if (state.get(node) === 'done') return
+      if (state.get(node) === 'open') {
+        cycles.push([...path.slice(path.indexOf(node)), node].join(' → '))
+        return
+      }
+      state.set(node, 'open')
+      for (const next of graph.get(node) ?? []) visit(next, [...path, node])
+      state.set(node, 'done')
+    }
+    for (const node of graph.keys()) visit(node, [])
+    expect(cycles).toEqual([])
+  })
+
+  it('sees the imports it judges (the parser is not blind)', () => {
+    expect(all.some((e) => e.from === 'service' && e.to === 'wallets')).toBe(true)
+    expect(all.length).toBeGreaterThan(100)
+  })
+})
