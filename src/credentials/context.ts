@@ -1,5 +1,5 @@
 /** What the credentials' operations may be given (each handler takes only the parts it uses). */
-import type { ClaimResolvers } from '../did/resolvers.js'
+import type { ClaimResolvers } from '../did/named-resolvers.js'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import type { CanonicalizationPool } from '../proofs/jsonld/canonicalization-pool.js'
 import type { KnownKeys } from '../proofs/known-keys.js'

@@ -26,14 +26,9 @@ export function verifyEs256k(data: string, signature: Uint8Array, key: KeyObject
 }
 
 /**
- * The addresses whose keys could have made `signature` over `data`: one when the signature
- * carries its recovery byte (0/1 or 27/28), two otherwise.
+ * The keys (uncompressed) that could have made `signature` over `data`, with their addresses: one
+ * when the signature carries its recovery byte (0/1 or 27/28), two otherwise.
  */
-export function recoverEs256kAddresses(data: string, signature: Uint8Array): string[] {
-  return recoverEs256kKeys(data, signature).map((k) => k.address)
-}
-
-/** The keys (uncompressed) that could have made `signature` over `data`, with their addresses; as {@link recoverEs256kAddresses}. */
 export function recoverEs256kKeys(data: string, signature: Uint8Array): Array<{ address: string; publicKey: Uint8Array }> {
   if (signature.length !== 64 && signature.length !== 65) return []
   const digest = sha256(new TextEncoder().encode(data))

@@ -6,7 +6,7 @@
 import type { CallerFactSource } from '../auth/facts.js'
 import type { KeyCustody } from '../custody/key-custody.js'
 import type { EthrNetwork } from '../did/ethr.js'
-import type { Registries } from '../did/resolver.js'
+import type { Registries } from '../did/registries.js'
 import type { Runtime } from '../operations/runtime.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletConfig } from './config-schemas.js'

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { Resolvable } from 'did-resolver'
-import { ClaimResolvers } from '../../src/did/resolvers.js'
+import { ClaimResolvers } from '../../src/did/named-resolvers.js'
 import { signingKeysResolver } from '../../src/proofs/signing-keys.js'
 
 const own: Resolvable = { resolve: async (did) => ({ didResolutionMetadata: { error: 'notFound', message: `own resolver asked for ${did}` }, didDocument: null, didDocumentMetadata: {} }) }

@@ -20,7 +20,7 @@ import {
 import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
 import { acceptedNatively, verifyJwtCredential } from '../../src/credentials/verify-credential.js'
 import { verifyDidJwt } from '../../src/proofs/jwt-verifier.js'
-import { ClaimResolvers } from '../../src/did/resolvers.js'
+import { ClaimResolvers } from '../../src/did/named-resolvers.js'
 import { bytesToMultibase } from 'did-jwt'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
