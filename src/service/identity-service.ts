@@ -29,6 +29,7 @@ import { PublicKeyDirectory } from '../wallets/public-keys.js'
 import { SignatureMemo } from '../proofs/signature-memo.js'
 import { rotateMasterKey, type RotationProgress } from '../custody/rotation.js'
 import { COLLECTIONS } from './collections.js'
+import { assertStorageSupports } from './storage-requirements.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { ServiceConfig, ServiceContext, ServiceLimits } from './context.js'
 import type { BoundOperations, OperationMethods as MethodsOf } from '../operations/contract.js'
@@ -184,6 +185,7 @@ export class IdentityService {
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
     const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
+    assertStorageSupports(storage)
     await storage.init(COLLECTIONS)
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
     const networks = options.networks ?? [DEV_NETWORK]
