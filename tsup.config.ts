@@ -21,7 +21,7 @@ export default defineConfig([
   },
   {
     // ESM only: the conformance suite runs under vitest, which cannot be required.
-    entry: { testing: 'src/storage/conformance/index.ts' },
+    entry: { testing: 'src/testing/index.ts' },
     format: ['esm'],
     dts: true,
     sourcemap: true,

@@ -39,6 +39,7 @@ export {
   type FindOptions,
   type IndexSpec,
   type Page,
+  type QueryPlan,
   type Scalar,
   type StorageAdapter,
   type StorageCapabilities,

@@ -68,11 +68,29 @@ export interface CollectionSpec {
   secretFields?: string[]
 }
 
+/**
+ * Whether `value` carries `brand`: how the port's errors are recognised by `instanceof` across
+ * copies of this module (`didvault/testing` bundles its own; an adapter throws the core's).
+ */
+function isBranded(value: unknown, brand: symbol): boolean {
+  return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[brand] === true
+}
+
+const UNIQUE_CONSTRAINT_ERROR = Symbol.for('didvault.UniqueConstraintError')
+const INVALID_CURSOR_ERROR = Symbol.for('didvault.InvalidCursorError')
+
 /** Thrown by adapters when a write would break a unique index. */
 export class UniqueConstraintError extends Error {
   constructor(readonly collection: string, readonly fields: string[]) {
     super(`unique constraint on ${collection}(${fields.join(', ')})`)
     this.name = 'UniqueConstraintError'
+    Object.defineProperty(this, UNIQUE_CONSTRAINT_ERROR, { value: true })
+  }
+
+  /** Holds for the UniqueConstraintErrors of every copy of didvault a program loads. Subclasses keep the ordinary check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== UniqueConstraintError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return isBranded(value, UNIQUE_CONSTRAINT_ERROR)
   }
 }
 
@@ -85,10 +103,20 @@ export class InvalidCursorError extends Error {
   constructor(message = 'invalid cursor') {
     super(message)
     this.name = 'InvalidCursorError'
+    Object.defineProperty(this, INVALID_CURSOR_ERROR, { value: true })
+  }
+
+  /** Holds for the InvalidCursorErrors of every copy of didvault a program loads. Subclasses keep the ordinary check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== InvalidCursorError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return isBranded(value, INVALID_CURSOR_ERROR)
   }
 }
 
-/** What an adapter can do; the conformance suite skips what an adapter says it cannot. */
+/**
+ * What an adapter can do; the conformance suite skips what an adapter says it cannot.
+ * `IdentityService.create` refuses an adapter lacking `transactions` or `uniqueIndexes`.
+ */
 export interface StorageCapabilities {
   /** `transaction(fn)` is atomic and isolated (all or nothing). */
   transactions: boolean
@@ -96,6 +124,23 @@ export interface StorageCapabilities {
   uniqueIndexes: boolean
   /** Several processes may share the same database safely. */
   multiProcess: boolean
+}
+
+/**
+ * How an adapter would answer a find, as its backend plans it: whether indexes narrow what it
+ * reads. The conformance suite asks for it for every query the service issues (contract: each is
+ * served by an index).
+ */
+export interface QueryPlan {
+  /**
+   * True when every source of records in the plan is an index lookup or range bounded by the
+   * filter (SQLite `SEARCH`, a MongoDB `IXSCAN` with bounds, a PostgreSQL index scan with an
+   * `Index Cond`). False when any reads the whole collection: a table scan, or a walk of an
+   * entire index (which spares a sort, not the reading).
+   */
+  usesIndex: boolean
+  /** The backend's own plan, as text for a human (EXPLAIN QUERY PLAN lines, MongoDB's winning plan, ...). */
+  plan: string
 }
 
 /** Operations on one collection. Adapters return copies: mutating a result never changes storage. */
@@ -132,5 +177,10 @@ export interface StorageAdapter {
    * not at all. Writes through the outer adapter are not part of the transaction.
    */
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R>
+  /**
+   * The plan of the queries `collection(name).find(where, options)` runs, without running them.
+   * Rejects like `find` for an undeclared collection or field.
+   */
+  explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan>
   close(): Promise<void>
 }

@@ -25,7 +25,7 @@ export const LAYERS: string[][] = [
   ['credentials'],
   ['tokens'],
   ['service'],
-  ['http', 'client'],
+  ['http', 'client', 'testing'],
   ['cli'],
   ['index'],
 ]

@@ -3,7 +3,9 @@
  * OP_QUERY/OP_REPLY for the driver's first handshake) to the official driver, answering the
  * commands the didvault adapter sends. Documents live in memory; queries, sorts, updates and
  * aggregations are evaluated by mingo. Unique indexes (with partialFilterExpression) are
- * enforced, with MongoDB's duplicate-key error (11000). Not a database: every query is a scan.
+ * enforced, with MongoDB's duplicate-key error (11000). Not a database: every query is a scan;
+ * `explain` of a find answers with the plan a model of MongoDB's index eligibility picks over the
+ * indexes the stand-in holds (test/helpers/mongo-wire-planner.ts).
  *
  * By default it presents itself as a standalone server (no transactions). With
  * `{ replicaSet: true }` it answers `hello` as the primary of a one-member replica set and runs
@@ -18,6 +20,7 @@ import { createServer, type Server, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { aggregate, find, Query, update as applyModifier } from 'mingo'
 import { BSON, Long } from 'mongodb'
+import { modelWinningPlan } from './mongo-wire-planner.js'
 
 type Doc = Record<string, any>
 
@@ -365,6 +368,15 @@ export class MongoWireServer {
         if (command.skip) docs = docs.slice(command.skip)
         if (command.limit) docs = docs.slice(0, Math.abs(command.limit))
         return cursorReply(`${db}.${command.find}`, docs)
+      }
+      case 'explain': {
+        // Only finds are explained (what the adapter's explain sends), by a model of MongoDB's planner.
+        const find = command.explain as Doc
+        if (find.find === undefined) throw new ServerError(59, 'CommandNotFound', 'the test stand-in explains find commands only')
+        const store = this.store(db, find.find, false)
+        const winningPlan = modelWinningPlan(store.indexes, find.filter, find.sort)
+        const queryPlanner = { namespace: store.ns, parsedQuery: find.filter ?? {}, winningPlan, rejectedPlans: [] }
+        return { explainVersion: '1', queryPlanner }
       }
       case 'aggregate':
         return cursorReply(`${db}.${command.aggregate}`, aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline) as Doc[])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { runStorageConformance } from '../../src/storage/conformance/index.js'
+import { runStorageConformance } from '../../src/testing/index.js'
 import { createMemoryStorage } from '../../src/storage/memory/index.js'
 import type { StoredRecord } from '../../src/storage/port.js'
 

@@ -2,7 +2,7 @@
 import { expect } from 'vitest'
 import type { Collection, CollectionSpec, OrderBy, StorageAdapter, StoredRecord, Where } from '../port.js'
 
-/** What the factory passed to {@link runStorageConformance} returns. */
+/** What the factory given to the conformance suite returns. */
 export interface StorageFixture {
   /** A ready adapter; the suite calls `init` and, after each test, `close`. */
   storage: StorageAdapter

@@ -1,18 +1,11 @@
 /**
- * `didvault/testing`: the storage conformance suite. One suite runs unchanged against every
- * {@link StorageAdapter} (memory, SQLite, MongoDB, yours), as capability groups: records,
- * queries and order, paging and cursors, and increment run on every adapter; unique indexes,
- * transactions and several processes on one database run only when the adapter's
- * {@link StorageCapabilities} declare them. A skipped group says why, in its title and on the
- * console.
- *
- * Every test writes fresh records under its own tenant id, so the suite can run against a
- * shared, non-empty database. Persistence across reopen is adapter-specific and not covered.
+ * The storage port's conformance groups, domain-free: they run on a collection of their own
+ * (`conformance_items`). Records, queries and order, paging and cursors, and increment run on
+ * every adapter; unique indexes, transactions and several processes on one database only when
+ * the adapter declares them. `didvault/testing` (src/testing/) runs them together with the
+ * groups over the service's own collections.
  */
-import { afterEach, beforeEach, describe } from 'vitest'
-import type { Collection, StorageAdapter, StorageCapabilities } from '../port.js'
-import { ITEMS, type Item, SPECS, type StorageFixture } from './fixtures.js'
-import type { ConformanceContext, ConformanceGroup } from './group.js'
+import type { ConformanceGroup } from './group.js'
 import { incrementGroup } from './increment.js'
 import { multiProcessGroup } from './multi-process.js'
 import { pagingGroup } from './paging.js'
@@ -22,80 +15,17 @@ import { transactionsGroup } from './transactions.js'
 import { uniqueIndexesGroup } from './unique-indexes.js'
 
 export type { StorageFixture } from './fixtures.js'
+export { freshTenant } from './fixtures.js'
+export type { ConformanceContext, ConformanceGroup } from './group.js'
+export { describeConformance } from './runner.js'
 
-/** The groups, in the order they run. */
-const GROUPS: ConformanceGroup[] = [recordsGroup, queriesGroup, pagingGroup, incrementGroup, uniqueIndexesGroup, transactionsGroup, multiProcessGroup]
-
-async function probeCapabilities(factory: () => Promise<StorageFixture>): Promise<StorageCapabilities> {
-  const { storage, cleanup } = await factory()
-  const capabilities = { ...storage.capabilities }
-  await storage.close()
-  await cleanup?.()
-  return capabilities
-}
-
-/** Why `group` cannot run on an adapter with `capabilities`, or undefined when it can. */
-function skipReason(group: ConformanceGroup, capabilities: StorageCapabilities): string | undefined {
-  const missing = group.needs.filter((capability) => !capabilities[capability])
-  return missing.length === 0 ? undefined : `the adapter declares ${missing.map((capability) => `capabilities.${capability} = false`).join(' and ')}`
-}
-
-/**
- * Declares the conformance suite for one adapter as a vitest `describe` block.
- *
- * @param name Shown in the suite title.
- * @param factory Called before each test (and once while collecting, to read capabilities).
- *   It may return the same database every time; when the adapter declares
- *   `capabilities.multiProcess` it must, as that group opens a second adapter with it and
- *   expects both to share one database.
- *
- * @example
- * runStorageConformance('memory', async () => ({ storage: createMemoryStorage() }))
- */
-export function runStorageConformance(name: string, factory: () => Promise<StorageFixture>): void {
-  describe(`storage conformance: ${name}`, async () => {
-    const capabilities = await probeCapabilities(factory)
-    let current: { storage: StorageAdapter; items: Collection<Item> } | undefined
-    /** Every fixture a test opened, the main one first; closed after the test. */
-    const opened: StorageFixture[] = []
-
-    const open = async (): Promise<StorageAdapter> => {
-      const fixture = await factory()
-      opened.push(fixture)
-      return fixture.storage
-    }
-
-    beforeEach(async () => {
-      const storage = await open()
-      await storage.init(SPECS)
-      current = { storage, items: storage.collection<Item>(ITEMS) }
-    })
-
-    afterEach(async () => {
-      current = undefined
-      for (const fixture of opened.splice(0).reverse()) {
-        await fixture.storage.close()
-        await fixture.cleanup?.()
-      }
-    })
-
-    const ctx: ConformanceContext = {
-      capabilities,
-      open,
-      current() {
-        if (current === undefined) throw new Error('conformance fixture used outside a test')
-        return current
-      },
-    }
-
-    for (const group of GROUPS) {
-      const reason = skipReason(group, capabilities)
-      if (reason === undefined) {
-        describe(group.title, () => group.define(ctx))
-      } else {
-        console.log(`[conformance] ${name}: group "${group.title}" skipped: ${reason}`)
-        describe.skip(`${group.title} [skipped: ${reason}]`, () => group.define(ctx))
-      }
-    }
-  })
-}
+/** The port's groups, in the order they run. */
+export const PORT_GROUPS: readonly ConformanceGroup[] = [
+  recordsGroup,
+  queriesGroup,
+  pagingGroup,
+  incrementGroup,
+  uniqueIndexesGroup,
+  transactionsGroup,
+  multiProcessGroup,
+]

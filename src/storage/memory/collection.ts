@@ -12,9 +12,7 @@ export class MemoryCollection<T extends StoredRecord> implements Collection<T> {
   ) {}
 
   private data(): CollectionData {
-    const data = this.db.collections.get(this.name)
-    if (data === undefined) throw new Error(`unknown collection "${this.name}": declare it in init(specs)`)
-    return data
+    return this.db.data(this.name)
   }
 
   private insertOne(data: CollectionData, record: T): void {

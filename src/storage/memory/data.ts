@@ -1,5 +1,5 @@
 /** The records of one collection with their indexes, and the database of all collections with its undo journal. */
-import { type CollectionSpec, type StoredRecord, UniqueConstraintError, type Where } from '../port.js'
+import { type CollectionSpec, type QueryPlan, type Scalar, type StoredRecord, UniqueConstraintError, type Where } from '../port.js'
 import { FieldIndex, UniqueIndex } from './indexes.js'
 import { Schema } from './schema.js'
 
@@ -73,35 +73,61 @@ export class CollectionData {
 
   /** The records that may match a validated `where`: narrowed through the field indexes when it allows. */
   candidates(where: Where): Iterable<StoredRecord> {
-    const ids = this.candidateIds(where)
-    if (ids === undefined) return this.records.values()
-    return [...ids].map((id) => this.records.get(id)!)
+    const access = this.access(where)
+    if (access === undefined) return this.records.values()
+    return [...candidateIds(access)].map((id) => this.records.get(id)!)
   }
 
-  /** A superset of the ids matching `where`, or undefined when only a full scan can tell. */
-  private candidateIds(where: Where): ReadonlySet<string> | undefined {
+  /** How {@link candidates} reads the records of a validated `where`: the plan it follows, as a {@link QueryPlan}. */
+  plan(where: Where): QueryPlan {
+    const access = this.access(where)
+    const name = this.schema.spec.name
+    return { usesIndex: access !== undefined, plan: access === undefined ? `SCAN ${name}` : describeAccess(name, access).join('\n') }
+  }
+
+  /** The index lookups that find a superset of the matches of `where`, or undefined when only a full scan can tell. */
+  private access(where: Where): Access | undefined {
     if ('and' in where) {
-      let smallest: ReadonlySet<string> | undefined
-      for (const part of where.and) {
-        const ids = this.candidateIds(part)
-        if (ids !== undefined && (smallest === undefined || ids.size < smallest.size)) smallest = ids
-      }
-      return smallest
+      const parts = where.and.map((part) => this.access(part)).filter((part) => part !== undefined)
+      return parts.length === 0 ? undefined : parts.length === 1 ? parts[0] : { smallestOf: parts }
     }
     if ('or' in where) {
-      const union = new Set<string>()
-      for (const part of where.or) {
-        const ids = this.candidateIds(part)
-        if (ids === undefined) return undefined
-        for (const id of ids) union.add(id)
-      }
-      return union
+      const parts = where.or.map((part) => this.access(part))
+      return parts.every((part) => part !== undefined) ? { unionOf: parts } : undefined
     }
     const index = this.fieldIndexes.get(where.field)
-    if (where.op === 'eq') return index?.lookup([where.value])
-    if (where.op === 'in' || where.op === 'containsAny') return index?.lookup(where.value)
+    if (index === undefined) return undefined
+    if (where.op === 'eq') return { index, values: [where.value] }
+    if (where.op === 'in' || where.op === 'containsAny') return { index, values: where.value }
     return undefined
   }
+}
+
+/** Index lookups: one field index, the smallest answer of several (an `and`), or the union of several (an `or`). */
+type Access = { index: FieldIndex; values: Scalar[] } | { smallestOf: Access[] } | { unionOf: Access[] }
+
+/** The ids `access` finds. */
+function candidateIds(access: Access): ReadonlySet<string> {
+  if ('index' in access) return access.index.lookup(access.values)
+  if ('smallestOf' in access) {
+    let smallest: ReadonlySet<string> | undefined
+    for (const part of access.smallestOf) {
+      const ids = candidateIds(part)
+      if (smallest === undefined || ids.size < smallest.size) smallest = ids
+    }
+    return smallest!
+  }
+  const union = new Set<string>()
+  for (const part of access.unionOf) for (const id of candidateIds(part)) union.add(id)
+  return union
+}
+
+/** `access` as plan lines, children indented under their parent. */
+function describeAccess(collection: string, access: Access, depth = 0): string[] {
+  const indent = '  '.repeat(depth)
+  if ('index' in access) return [`${indent}SEARCH ${collection} USING INDEX ${access.index.field} (${access.values.length} value(s))`]
+  const [title, parts] = 'smallestOf' in access ? ['SMALLEST OF', access.smallestOf] : ['UNION OF', access.unionOf]
+  return [`${indent}${title}`, ...parts.flatMap((part) => describeAccess(collection, part, depth + 1))]
 }
 
 export interface UndoEntry {
@@ -116,6 +142,13 @@ export class MemoryDatabase {
   closed = false
   private readonly journal: UndoEntry[] = []
   private openSections = 0
+
+  /** The collection `name`; throws when `init` did not declare it. */
+  data(name: string): CollectionData {
+    const data = this.collections.get(name)
+    if (data === undefined) throw new Error(`unknown collection "${name}": declare it in init(specs)`)
+    return data
+  }
 
   /** Sets (or with `undefined` removes) a record, journaling the previous one inside sections. */
   put(data: CollectionData, id: string, next: StoredRecord | undefined): void {

@@ -1,4 +1,13 @@
-import type { CollectionSpec, Collection, StorageAdapter, StorageCapabilities, StoredRecord } from '../port.js'
+import type {
+  Collection,
+  CollectionSpec,
+  FindOptions,
+  QueryPlan,
+  StorageAdapter,
+  StorageCapabilities,
+  StoredRecord,
+  Where,
+} from '../port.js'
 import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { MemoryCollection } from './collection.js'
 import { CollectionData, MemoryDatabase } from './data.js'
@@ -59,6 +68,16 @@ class MemoryAdapter implements StorageAdapter {
       },
       (scope) => fn(new MemoryAdapter(this.db, scope)),
     )
+  }
+
+  /** The field-index lookups `find` would narrow `where` with (its sort is always done in memory). */
+  explain(collection: string, where: Where, options: FindOptions = {}): Promise<QueryPlan> {
+    return this.run(() => {
+      const data = this.db.data(collection)
+      data.schema.compile(where)
+      data.schema.ordering(options.orderBy)
+      return data.plan(where)
+    })
   }
 
   close(): Promise<void> {

@@ -1,9 +1,19 @@
-import { type ClientSession, type Collection as NativeCollection, type Db, type Document, MongoClient, type MongoClientOptions } from 'mongodb'
-import type { Collection, CollectionSpec, FindOptions, StorageAdapter, StorageCapabilities, StoredRecord, Where } from '../port.js'
+import { type ClientSession, type Collection as NativeCollection, type Db, MongoClient, type MongoClientOptions } from 'mongodb'
+import type {
+  Collection,
+  CollectionSpec,
+  FindOptions,
+  QueryPlan,
+  StorageAdapter,
+  StorageCapabilities,
+  StoredRecord,
+  Where,
+} from '../port.js'
 import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
+import { queryPlanOf } from './plan.js'
 import { buildFind, MongoSchema, planIndexes } from './query.js'
 
 /**
@@ -170,6 +180,21 @@ class MongoAdapter implements StorageAdapter {
     )
   }
 
+  /**
+   * MongoDB's `explain` (verbosity `queryPlanner`) of the query `find(where, options)` sends on
+   * `collection`. Sent outside any transaction's session: MongoDB refuses `explain` inside one.
+   */
+  explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan> {
+    return this.mongoScope.run(async () => {
+      const { native, schema } = this.state(collection)
+      const plan = buildFind(schema, where, options)
+      const cursor = native.find(plan.filter, { sort: plan.sort })
+      if (plan.limit !== undefined) cursor.limit(plan.limit)
+      const explained = await cursor.explain('queryPlanner')
+      return queryPlanOf(explained.queryPlanner.winningPlan)
+    })
+  }
+
   close(): Promise<void> {
     return closeTransactionAdapter()
   }
@@ -204,20 +229,6 @@ export class MongoStorage extends MongoAdapter {
   constructor(core: Core) {
     super(core, rootScope())
     this.transactionMode = core.mode
-  }
-
-  /**
-   * The winning plan of the query `find(where, options)` sends on `collection` (MongoDB's
-   * `explain`): a diagnostic to check that a query is served by an index (`IXSCAN`, no `COLLSCAN`).
-   */
-  explain(collection: string, where: Where, options?: FindOptions): Promise<Document> {
-    return this.exclusive(async () => {
-      const { native, schema } = this.usable(() => this.state(collection))
-      const plan = buildFind(schema, where, options)
-      const cursor = native.find(plan.filter, { sort: plan.sort })
-      if (plan.limit !== undefined) cursor.limit(plan.limit)
-      return (await cursor.explain('queryPlanner')).queryPlanner as Document
-    })
   }
 
   /** Waits for a running fallback transaction, then closes the client (when the adapter opened it). Idempotent. */

@@ -1,11 +1,22 @@
-import type { Collection, CollectionSpec, FindOptions, StorageAdapter, StorageCapabilities, StoredRecord, Where } from '../port.js'
+import type {
+  Collection,
+  CollectionSpec,
+  FindOptions,
+  QueryPlan,
+  StorageAdapter,
+  StorageCapabilities,
+  StoredRecord,
+  Where,
+} from '../port.js'
+import { assertLimit } from '../paging.js'
 import { retryWhenBusy } from './busy.js'
 import { SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
 import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
 import { migrate } from './migrate.js'
-import { findQueries, withLimit } from './query.js'
+import { type PlanStep, queryPlanOf } from './plan.js'
+import { type FindQuery, findQueries, withLimit } from './query.js'
 
 /** State shared by an adapter and every transaction adapter derived from it. */
 interface Core {
@@ -83,6 +94,22 @@ class SqliteAdapter implements StorageAdapter {
     )
   }
 
+  /**
+   * `EXPLAIN QUERY PLAN` of every SELECT `find(where, options)` may run on `collection` (a page
+   * read after a cursor may take two), each with the LIMIT of a whole page (find reads one row
+   * more than `limit`).
+   */
+  explain(collection: string, where: Where, options: FindOptions = {}): Promise<QueryPlan> {
+    return this.session.run(() => {
+      assertLimit(options.limit)
+      const { queries } = findQueries(this.layout(collection), where, options)
+      const limit = options.limit === undefined ? -1 : options.limit + 1
+      const { db } = this.core.connection
+      const stepsOf = (query: FindQuery) => db.prepare(`EXPLAIN QUERY PLAN ${withLimit(query, limit)}`).all(...query.params) as PlanStep[]
+      return queryPlanOf(queries.map(stepsOf))
+    })
+  }
+
   close(): Promise<void> {
     return closeTransactionAdapter()
   }
@@ -113,20 +140,6 @@ class SqliteAdapter implements StorageAdapter {
 export class SqliteStorage extends SqliteAdapter {
   constructor(options: SqliteStorageOptions) {
     super({ connection: new Connection(options), layouts: new Map() }, { ...rootScope(), depth: 0 })
-  }
-
-  /**
-   * `EXPLAIN QUERY PLAN` of the first SELECT that `find(where, options)` runs on `collection`,
-   * one line per plan step: a diagnostic to check that a query is served by an index.
-   */
-  explain(collection: string, where: Where, options?: FindOptions): Promise<string[]> {
-    return this.exclusive(() =>
-      this.usable(() => {
-        const [query] = findQueries(this.layout(collection), where, options).queries
-        const plan = this.core.connection.db.prepare(`EXPLAIN QUERY PLAN ${withLimit(query, 1)}`).all(...query.params)
-        return (plan as Array<{ detail: string }>).map((step) => step.detail)
-      }),
-    )
   }
 
   /** Waits for a running transaction to finish, then closes the database. Idempotent. */

@@ -1,0 +1,233 @@
+/**
+ * A representative record of every collection the service declares, shaped as the service writes
+ * it (typed by the domain's record type): what the conformance suite stores in the service's real
+ * collections. Sealed secrets are placeholders (storage never opens them).
+ */
+import type { ApiKeyRecord } from '../auth/records.js'
+import { API_KEYS } from '../auth/records.js'
+import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
+import { META, type MetaRecord } from '../custody/records.js'
+import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '../did/records.js'
+import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
+import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
+import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
+import type { StoredRecord } from '../storage/port.js'
+import { VAULTS, type VaultRecord } from '../vaults/records.js'
+import { DELEGATE_KEYS, WALLETS, type DelegateKeyRecord, type WalletRecord } from '../wallets/records.js'
+
+/** How to make records of one declared collection. */
+export interface SampleCollection<T extends StoredRecord = StoredRecord> {
+  declaration: CollectionDeclaration<T>
+  /** The field a test's records share and no other test's do: `tenantId`, or `network` in the public DID registry. */
+  scopeField: ScalarField<T>
+  /**
+   * The `n`th record of `scope`: records of one scope differ in every unique field, their
+   * `createdAt` grows with `n`, and the last element of each array field names `n`.
+   */
+  record(scope: string, n: number): T
+}
+
+function sample<T extends StoredRecord>(collection: SampleCollection<T>): SampleCollection {
+  return collection as unknown as SampleCollection
+}
+
+const createdAt = (n: number): number => Date.UTC(2025, 0, 1) + n * 1000
+const sealed = (what: string): string => `sealed-placeholder:${what}`
+/** A 40-hex-digit address unique to (scope, n). */
+const address = (scope: string, n: number): string => {
+  let hash = 0
+  for (const char of `${scope}/${n}`) hash = (hash * 31 + char.charCodeAt(0)) >>> 0
+  return `0x${hash.toString(16).padStart(8, '0')}${n.toString(16).padStart(32, '0')}`
+}
+const did = (scope: string, n: number): string => `did:ethr:dev:${address(scope, n)}`
+
+/** Every collection of the service, in the order of `COLLECTIONS`. */
+export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
+  sample<MetaRecord>({
+    declaration: META,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({ id: `${scope}-setting-${n}`, tenantId: scope, createdAt: createdAt(n), check: sealed('check') }),
+  }),
+  sample<ApiKeyRecord>({
+    declaration: API_KEYS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-key-${n}`,
+      tenantId: scope,
+      hash: `${scope}-hash-${n}`,
+      scheme: 'hmac-sha256',
+      label: `key ${n}`,
+      createdAt: createdAt(n),
+      lastUsedAt: createdAt(n) + 60_000,
+    }),
+  }),
+  sample<VaultRecord>({
+    declaration: VAULTS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-vault-${n}`,
+      tenantId: scope,
+      name: `vault ${n}`,
+      description: '',
+      parentID: `${scope}-vault-0`,
+      hierarchy: 'BIP44',
+      keyManagement: 'ECS',
+      status: 'INITIALIZED',
+      rootDid: did(scope, n),
+      mnemonic: sealed('mnemonic'),
+      accountNode: sealed('accountNode'),
+      hdIndex: n,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<WalletRecord>({
+    declaration: WALLETS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-wallet-${n}`,
+      tenantId: scope,
+      vaultId: `${scope}-vault-1`,
+      isHDWallet: true,
+      index: n,
+      privateKey: sealed('privateKey'),
+      publicKeyHex: `04${'ab'.repeat(64)}`,
+      ethereumAddress: address(scope, n),
+      did: did(scope, n),
+      didMethod: 'ethr',
+      alias: `wallet ${n}`,
+      walletConfig: { txsInput: [{ service: { name: 'Hub', value: 'https://hub.example.com', validity: 86_400_000 } }] },
+      created: new Date(createdAt(n)).toISOString(),
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<DelegateKeyRecord>({
+    declaration: DELEGATE_KEYS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-delegate-${n}`,
+      tenantId: scope,
+      walletId: `${scope}-wallet-1`,
+      did: did(scope, 1),
+      delegateType: 'veriKey',
+      ethereumAddress: address(`${scope}/delegate`, n),
+      publicKeyHex: `04${'cd'.repeat(64)}`,
+      privateKey: sealed('privateKey'),
+      validTo: 2_000_000_000 + n,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<RoleRecord>({
+    declaration: ROLES,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-role-${n}`,
+      tenantId: scope,
+      did: did(`${scope}/role`, n),
+      walletId: `${scope}-role-wallet-${n}`,
+      creator: did(scope, 1),
+      permissions: ['Read', 'Write'],
+      access: 'Write',
+      description: `role ${n}`,
+      createdAt: createdAt(n),
+      updatedAt: createdAt(n),
+    }),
+  }),
+  sample<RoleAssignmentRecord>({
+    declaration: ROLE_ASSIGNMENTS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-assignment-${n}`,
+      tenantId: scope,
+      role: did(`${scope}/role`, 1),
+      did: did(scope, n),
+      roleCreator: did(scope, 1),
+      governsCredentials: n % 2 === 0,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<MpcKeyRecord>({
+    declaration: MPC_KEYS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-mpc-vault-${n}`,
+      tenantId: scope,
+      hierarchy: 'BIP44',
+      groups: [{ name: 'board', requiredApprovals: 2, members: [did(scope, 1), did(scope, 2), did(scope, 3)] }],
+      publicKey: `02${'ef'.repeat(32)}`,
+      chainCode: '01'.repeat(32),
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<MpcShareRecord>({
+    declaration: MPC_SHARES,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-mpc-vault-1/0/${did(scope, n)}`,
+      tenantId: scope,
+      vaultId: `${scope}-mpc-vault-1`,
+      group: 0,
+      member: did(scope, n),
+      share: sealed('share'),
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<CredentialRecord>({
+    declaration: CREDENTIALS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-credential-${n}`,
+      tenantId: scope,
+      vcId: did(`${scope}/vc`, n),
+      did: did(`${scope}/vc`, n),
+      format: 'JSON-LD',
+      jsonld: {
+        '@context': ['https://www.w3.org/2018/credentials/v1'],
+        type: ['VerifiableCredential', `Sample${n}`],
+        issuer: did(scope, 1),
+        credentialSubject: { id: did(scope, 2), degree: { name: `degree ${n}` } },
+      },
+      issuer: address(scope, 1),
+      subject: address(scope, 2),
+      spelled: { issuer: did(scope, 1) },
+      types: ['VerifiableCredential', `Sample${n}`],
+      issuanceDate: new Date(createdAt(n)).toISOString(),
+      storedBy: [did(scope, 1), did(scope, 10 + n)],
+      isPublicAccess: n % 2 === 0,
+      roles: [did(`${scope}/role`, 1), did(`${scope}/role`, 10 + n)],
+      hash: `${scope}-content-${n}`,
+      storerKey: `${scope}-storer-1`,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<DidEventRecord>({
+    declaration: DID_EVENTS,
+    scopeField: 'network',
+    record: (scope, n) => ({
+      id: `${scope}/${address(scope, 1)}/${n}`,
+      nonce: `${scope}-nonce-${n}`,
+      network: scope,
+      identity: address(scope, 1),
+      seq: n,
+      event: 'DIDAttributeChanged',
+      owner: address(scope, 1),
+      name: 'did/svc/Hub',
+      value: '0x68747470733a2f2f6875622e6578616d706c652e636f6d',
+      validTo: 2_000_000_000,
+      at: 1_700_000_000 + n,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<DidHeadRecord>({
+    declaration: DID_HEADS,
+    scopeField: 'network',
+    record: (scope, n) => ({
+      id: `${scope}/${address(scope, n)}`,
+      network: scope,
+      identity: address(scope, n),
+      seq: n,
+      owner: address(scope, 1),
+      at: 1_700_000_000 + n,
+      createdAt: createdAt(n),
+    }),
+  }),
+]
