@@ -73,7 +73,7 @@ function ids(vcId?: string, issuer?: string, subject?: string): Pick<ParsedCrede
 function parseJwt(jwt: string): ParsedCredential {
   let payload: Record<string, unknown>
   try {
-    payload = decodeJwt(jwt).payload as Record<string, unknown>
+    payload = decodeJwt(jwt).payload
   } catch {
     throw invalid('jwt: does not decode as a JWT')
   }
@@ -104,7 +104,7 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
   const issuerField = jsonld.issuer
   const issuer = asString(issuerField) ?? (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
   if (issuer === undefined) throw invalid('jsonld: `issuer` is missing')
-  const subjectField = Array.isArray(jsonld.credentialSubject) ? jsonld.credentialSubject[0] : jsonld.credentialSubject
+  const subjectField: unknown = Array.isArray(jsonld.credentialSubject) ? (jsonld.credentialSubject as unknown[])[0] : jsonld.credentialSubject
   if (subjectField === null || typeof subjectField !== 'object') throw invalid('jsonld: `credentialSubject` is missing')
   const issuanceDate = asString(jsonld.issuanceDate) ?? asString(jsonld.validFrom)
   const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)
@@ -152,7 +152,7 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
  * govern the credential's DID — and with it every record sharing that DID — only when the
  * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
  */
-export async function storeClaims(ctx: CredentialsContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
+export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'>, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
   // Stored and returned as given, verified or not: within the bounds, no forbidden key.
   for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
@@ -269,7 +269,7 @@ const MAX_HANDED_DIDS = 1_000
  * asked who owns what — credentials whose DID was handed over on chain are listed on the other
  * grounds, and Delete / add-proof decide on the resolved owner either way).
  */
-async function ownedDids(ctx: CredentialsContext, caller: Caller, facts: HoldingFacts): Promise<string[]> {
+async function ownedDids(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries'>, caller: Caller, facts: HoldingFacts): Promise<string[]> {
   const ofKeys = caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address)))
   const candidates = unique([...ofKeys, ...caller.dids])
   const [owners, handed] = await Promise.all([
@@ -286,7 +286,7 @@ async function ownedDids(ctx: CredentialsContext, caller: Caller, facts: Holding
  * listed in it or governing its DID). The role part reads the assignments of the caller's
  * roles (index tenantId, role, did) that govern credentials.
  */
-export async function readableWhere(ctx: CredentialsContext, caller: Caller): Promise<Where> {
+export async function readableWhere(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'storage'>, caller: Caller): Promise<Where> {
   const facts = await ctx.callers.holding(caller)
   const dids = [...facts.dids]
   const readRoles = [...facts.roles].filter(([, permissions]) => grants(permissions, 'Read')).map(([role]) => role)
@@ -325,7 +325,7 @@ function naming(field: 'issuer' | 'subject', did: string): Where {
 }
 
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
-export async function getClaims(ctx: CredentialsContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
+export async function getClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'resolvers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
   const { name } = ctx.resolvers.get(q.resolver)
   const filters: Where[] = []
   // Either spelling of a principal finds its credentials (indexed as principals).
@@ -349,7 +349,7 @@ export async function getClaims(ctx: CredentialsContext, caller: Caller, q: z.ou
  * Delete Verifiable Credentials (Access Token JWT): each `_id` removed with the role
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
-export async function deleteClaims(ctx: CredentialsContext, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
+export async function deleteClaims(ctx: Pick<CredentialsContext, 'callers' | 'onError' | 'resolvers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
   const { name } = ctx.resolvers.get(input.resolver)
   const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   const holding = await ctx.callers.holding(caller)

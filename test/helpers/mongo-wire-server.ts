@@ -156,7 +156,7 @@ class Store {
 
   matching(filter: Doc = {}, sort?: Doc): Doc[] {
     const cursor = find([...this.docs.values()], filter)
-    return (sort && Object.keys(sort).length > 0 ? cursor.sort(sort) : cursor).all() as Doc[]
+    return (sort && Object.keys(sort).length > 0 ? cursor.sort(sort) : cursor).all()
   }
 }
 
@@ -379,7 +379,7 @@ export class MongoWireServer {
         return { explainVersion: '1', queryPlanner }
       }
       case 'aggregate':
-        return cursorReply(`${db}.${command.aggregate}`, aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline) as Doc[])
+        return cursorReply(`${db}.${command.aggregate}`, aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline))
       case 'count':
         return { n: this.store(db, command.count, false).matching(command.query).length }
       case 'update': {

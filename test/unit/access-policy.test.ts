@@ -81,7 +81,7 @@ describe('credential columns of the access matrix (facts gathered from a real se
   afterAll(() => h.close())
 
   /** A private credential (not public, stored by nobody here) with DID `credentialDid`, both roles governing it. */
-  const credentialFor = async (caller: HoldingFacts): Promise<CredentialFacts> => ({
+  const credentialFor = async (_caller: HoldingFacts): Promise<CredentialFacts> => ({
     did: credentialDid,
     ownerAddress: await facts.ownerAddress(credentialDid),
     selfOwned: false,
