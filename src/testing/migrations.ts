@@ -80,7 +80,10 @@ function defineWrittenThroughAdapter(current: () => StorageAdapter): void {
   })
   afterEach(async () => {
     // The records go, the collections stay (the port has no drop); a collection a failed test never made is passed over.
-    for (const spec of currentSpecs()) await storage.collection(spec.name).deleteMany({ and: [] }).catch(() => undefined)
+    for (const spec of currentSpecs()) {
+      const records = storage.collection(spec.name)
+      await records.deleteMany({ and: [] }).catch(() => undefined)
+    }
   })
 
   it('a database of didvault 0.1.0 is upgraded in place: records kept, collections and indexes made, init re-runnable', async () => {

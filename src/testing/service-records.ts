@@ -11,24 +11,29 @@ import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '
 import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
-import type { StoredRecord } from '../storage/port.js'
+import type { CollectionSpec, StoredRecord } from '../storage/port.js'
 import { VAULTS, type VaultRecord } from '../vaults/records.js'
 import { DELEGATE_KEYS, WALLETS, type DelegateKeyRecord, type WalletRecord } from '../wallets/records.js'
 
 /** How to make records of one declared collection. */
-export interface SampleCollection<T extends StoredRecord = StoredRecord> {
-  declaration: CollectionDeclaration<T>
+export interface SampleCollection {
+  declaration: CollectionSpec
   /** The field a test's records share and no other test's do: `tenantId`, or `network` in the public DID registry. */
-  scopeField: ScalarField<T>
+  scopeField: string
   /**
    * The `n`th record of `scope`: records of one scope differ in every unique field, their
    * `createdAt` grows with `n`, and the last element of each array field names `n`.
    */
-  record(scope: string, n: number): T
+  record(scope: string, n: number): StoredRecord
 }
 
-function sample<T extends StoredRecord>(collection: SampleCollection<T>): SampleCollection {
-  return collection as unknown as SampleCollection
+/** A {@link SampleCollection} whose field names and records the compiler checks against the record type `T`. */
+function sample<T extends StoredRecord>(collection: {
+  declaration: CollectionDeclaration<T>
+  scopeField: ScalarField<T>
+  record(scope: string, n: number): T
+}): SampleCollection {
+  return collection
 }
 
 const createdAt = (n: number): number => Date.UTC(2025, 0, 1) + n * 1000

@@ -14,12 +14,15 @@ const ixscan = (keyPattern: Record<string, number>, indexBounds: Record<string, 
   direction: 'forward',
   indexBounds,
 })
-const bounded = ixscan({ tenantId: 1, vaultId: 1, createdAt: 1, _id: 1 }, {
-  tenantId: ['["t", "t"]'],
-  vaultId: ['["v", "v"]'],
-  createdAt: ['[MinKey, MaxKey]'],
-  _id: ['[MinKey, MaxKey]'],
-})
+const bounded = ixscan(
+  { tenantId: 1, vaultId: 1, createdAt: 1, _id: 1 },
+  {
+    tenantId: ['["t", "t"]'],
+    vaultId: ['["v", "v"]'],
+    createdAt: ['[MinKey, MaxKey]'],
+    _id: ['[MinKey, MaxKey]'],
+  },
+)
 const wholeIndex = ixscan({ createdAt: 1, _id: 1 }, { createdAt: ['[MinKey, MaxKey]'], _id: ['[MinKey, MaxKey]'] })
 
 describe('queryPlanOf (MongoDB winning plans)', () => {

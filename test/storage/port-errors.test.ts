@@ -4,11 +4,12 @@
  * its own, checks it. Here a second copy is the same source loaded again as another module.
  */
 import { describe, expect, it } from 'vitest'
+import type * as Port from '../../src/storage/port.js'
 import { InvalidCursorError, UniqueConstraintError } from '../../src/storage/port.js'
 
 /** The same file under another module id (a query string), so a second module instance. */
 const anotherCopy = '../../src/storage/port.js?another-copy'
-const copy = (await import(/* @vite-ignore */ anotherCopy)) as typeof import('../../src/storage/port.js')
+const copy = (await import(/* @vite-ignore */ anotherCopy)) as typeof Port
 
 describe('the port’s errors across copies of the port', () => {
   it('are two distinct classes here (the check below is not vacuous)', () => {

@@ -22,7 +22,9 @@ async function probeCapabilities(factory: () => Promise<StorageFixture>): Promis
 /** Why `group` cannot run on an adapter with `capabilities`, or undefined when it can. */
 function skipReason(group: ConformanceGroup, capabilities: StorageCapabilities): string | undefined {
   const missing = group.needs.filter((capability) => !capabilities[capability])
-  return missing.length === 0 ? undefined : `the adapter declares ${missing.map((capability) => `capabilities.${capability} = false`).join(' and ')}`
+  return missing.length === 0
+    ? undefined
+    : `the adapter declares ${missing.map((capability) => `capabilities.${capability} = false`).join(' and ')}`
 }
 
 /**

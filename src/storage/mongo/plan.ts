@@ -1,7 +1,8 @@
 /** Reads the winning plan of MongoDB's `explain` as the port's {@link QueryPlan}. Pure: documents in, a verdict out. */
 import type { QueryPlan } from '../port.js'
 
-type PlanStage = { stage?: unknown; inputStage?: unknown; inputStages?: unknown; [key: string]: unknown }
+/** A stage of an explain plan, as the server sends it. */
+export type PlanStage = { stage?: unknown; inputStage?: unknown; inputStages?: unknown; [key: string]: unknown }
 
 /** Leaf stages that seek an index by nature: the `_id` fast path and MongoDB 8's express plans (equality on one index). */
 const SEEKING_STAGES = new Set(['IDHACK', 'EXPRESS_IDHACK', 'EXPRESS_IXSCAN', 'EXPRESS_CLUSTERED_IXSCAN', 'COUNT_SCAN', 'DISTINCT_SCAN'])
@@ -11,7 +12,7 @@ const WHOLE_INDEX = new Set(['[MinKey, MaxKey]', '[MaxKey, MinKey]'])
 
 /** The leaf stages of a plan tree (where records are read from). */
 function leaves(stage: PlanStage): PlanStage[] {
-  const children = [stage.inputStage, ...(Array.isArray(stage.inputStages) ? stage.inputStages : [])].filter(
+  const children = [stage.inputStage, ...(Array.isArray(stage.inputStages) ? (stage.inputStages as unknown[]) : [])].filter(
     (child): child is PlanStage => typeof child === 'object' && child !== null,
   )
   return children.length === 0 ? [stage] : children.flatMap(leaves)
@@ -25,7 +26,7 @@ function leaves(stage: PlanStage): PlanStage[] {
 function seeksIndex(leaf: PlanStage): boolean {
   if (leaf.stage === 'EOF' || (typeof leaf.stage === 'string' && SEEKING_STAGES.has(leaf.stage))) return true
   if (leaf.stage !== 'IXSCAN') return false
-  const [leading] = Object.keys((leaf.keyPattern ?? {}) as object)
+  const [leading] = Object.keys(leaf.keyPattern ?? {})
   const bounds = (leaf.indexBounds as Record<string, unknown> | undefined)?.[leading]
   return !Array.isArray(bounds) || !bounds.every((interval) => WHOLE_INDEX.has(String(interval)))
 }

@@ -13,7 +13,7 @@ import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransa
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
-import { queryPlanOf } from './plan.js'
+import { type PlanStage, queryPlanOf } from './plan.js'
 import { buildFind, MongoSchema, planIndexes } from './query.js'
 
 /**
@@ -190,8 +190,8 @@ class MongoAdapter implements StorageAdapter {
       const plan = buildFind(schema, where, options)
       const cursor = native.find(plan.filter, { sort: plan.sort })
       if (plan.limit !== undefined) cursor.limit(plan.limit)
-      const explained = await cursor.explain('queryPlanner')
-      return queryPlanOf(explained.queryPlanner.winningPlan)
+      const { queryPlanner } = (await cursor.explain('queryPlanner')) as { queryPlanner: { winningPlan: PlanStage } }
+      return queryPlanOf(queryPlanner.winningPlan)
     })
   }
 
