@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSqliteStorage, type SqliteStorage } from '../../src/storage/sqlite/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import type { FindOptions, Where } from '../../src/storage/port.js'
+import { readableWhere } from '../../src/credentials/read-rule.js'
 
 let dir: string
 let storage: SqliteStorage
@@ -27,17 +28,13 @@ const scoped = (w: Where): Where => ({ and: [tenant, w] })
 /** `n` distinct values: long lists are bound as one JSON parameter. */
 const many = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
-/** The read-access filter of Fetch (claims-store.ts `readableWhere`): an `or` of indexed grounds. */
-const readable: Where = {
-  or: [
-    { field: 'isPublicAccess', op: 'eq', value: true },
-    { field: 'storedBy', op: 'containsAny', value: ['a', 'b'] },
-    { field: 'issuer', op: 'in', value: ['a', 'b'] },
-    { field: 'subject', op: 'in', value: ['a', 'b'] },
-    { field: 'roles', op: 'containsAny', value: ['r'] },
-    { field: 'did', op: 'in', value: ['o', 'h'] },
-  ],
-}
+/** The read-access filter of Fetch and Store, compiled from the read rule for a caller with something on every ground. */
+const readable: Where = readableWhere({
+  dids: new Set(['a', 'b']),
+  readRoles: new Set(['r']),
+  ownedDids: new Set(['o']),
+  governedDids: new Set(['h']),
+})
 
 const cases: Array<[string, string, Where, FindOptions, string]> = [
   ['API key by hash', 'apiKeys', { field: 'hash', op: 'eq', value: 'h' }, { limit: 1 }, 'apiKeys/ux/hash'],
