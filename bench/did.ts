@@ -46,7 +46,7 @@ export async function benchDid(label: string, service: IdentityService, authoriz
   for (const token of [jwt, byDelegate]) if ((await verifyDidAuthToken(token, verifyOptions)) !== did) throw new Error('bench: DID-auth self-check failed')
   const raw = nativeSecp256k1().verify
 
-  const embeddedResolution5Changes = await measure({ label: `${label}: embedded resolution, 5 changes`, fn: () => service.resolveDid(did) }, options)
+  const embeddedResolution5Changes = await measure({ label: `${label}: embedded resolution, 5 changes`, fn: () => service.resolveDid({ did: did }) }, options)
   const [didAuthVerification5Changes, rawVerifyInterleaved5Changes] = await measurePair(
     { label: `${label}: DID-auth verify, DID with 5 changes`, fn: () => verifyDidAuthToken(jwt, verifyOptions) },
     { ...raw, label: `${label}: raw secp256k1 verify (interleaved)` },

@@ -18,6 +18,8 @@ export class Authenticator {
   ) {}
 
   async authenticate(auth: AuthContext, need: AuthRequirement): Promise<Caller> {
+    // A public operation reads no header: its caller is nobody, of no tenant.
+    if (need === 'public') return { tenantId: '', dids: [], addresses: [] }
     if (need === 'access') return this.#accessToken(auth.authorization)
     const tenantId = await this.#tenant(auth.authorization)
     // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).

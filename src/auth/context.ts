@@ -34,6 +34,7 @@ export interface Caller {
  * What an operation asks of the headers (the spec's Authentication table):
  * - `tenant`: a Base Auth Token;
  * - `tenant+did`: a Base Auth Token and an `x-did-auth` header;
- * - `access`: an Access Token JWT in `Authorization`.
+ * - `access`: an Access Token JWT in `Authorization`;
+ * - `public`: nothing (DID resolution: DID documents are public).
  */
-export type AuthRequirement = 'tenant' | 'tenant+did' | 'access'
+export type AuthRequirement = 'tenant' | 'tenant+did' | 'access' | 'public'

@@ -3,9 +3,7 @@
  * as methods, generated from the same contracts as the service, so each has the name, input and
  * result type of `service.as(auth).<name>` and rejects with the same `IdentityError`.
  */
-import type { DIDResolutionResult } from 'did-resolver'
 import type { AuthContext } from '../auth/context.js'
-import type { DidVersionQuery } from '../did/version.js'
 import type { BoundOperations } from '../operations/contract.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
 import { httpRequestOf, type HttpRequest } from './http-request.js'
@@ -31,9 +29,6 @@ export interface ClientOptions {
 /** The operations with the headers bound: the same methods, inputs and results as `IdentityService.as(auth)`. */
 export type ClientOperations = BoundOperations<typeof CONTRACTS>
 
-/** A DID resolution result as `GET /1.0/identifiers/:did` answers it (the DIF Universal Resolver format). */
-export type DidResolution = DIDResolutionResult & { '@context': string }
-
 /** The OpenAPI 3.1 document the service publishes at `GET /openapi.json`. */
 export interface OpenApiDocument {
   openapi: string
@@ -48,13 +43,6 @@ export type DidvaultClient = ClientOperations & {
    * `client.as({ authorization: 'Bearer <access JWT>' }).deleteClaims(…)`.
    */
   as(auth: AuthSource): ClientOperations
-  /**
-   * Resolves a DID (no auth: DID documents are public), or a past version of its document. Unlike
-   * the embedded `service.resolveDid`, which resolves to a result carrying the error, a DID that
-   * does not resolve rejects: `IdentityError` `NOT_FOUND` or `VALIDATION_ERROR` naming the
-   * resolution error (`invalidDid`, `invalidDidUrl`, `notFound`, …).
-   */
-  resolveDid(did: string, version?: DidVersionQuery): Promise<DidResolution>
   /** The service's OpenAPI 3.1 document (no auth). */
   openApiDocument(): Promise<OpenApiDocument>
 }
@@ -87,9 +75,11 @@ export function createClient(options: ClientOptions): DidvaultClient {
   const bind = (source: AuthSource, defaults: AuthContext = {}): ClientOperations => {
     const operations: Record<string, (input?: unknown) => Promise<unknown>> = {}
     for (const name of Object.keys(CONTRACTS) as OperationName[]) {
+      const contract = CONTRACTS[name]
       operations[name] = async (input) => {
-        const auth = { ...defaults, ...definedFields(await authOf(source)) }
-        return send(httpRequestOf(CONTRACTS[name], input ?? {}), auth)
+        // A public operation (DID resolution) is sent without the caller's headers.
+        const auth = contract.auth === 'public' ? {} : { ...defaults, ...definedFields(await authOf(source)) }
+        return send(httpRequestOf(contract, input ?? {}), auth)
       }
     }
     return operations as ClientOperations
@@ -101,14 +91,6 @@ export function createClient(options: ClientOptions): DidvaultClient {
   }
   return Object.assign(bind(options.auth ?? {}, defaults), {
     as: (auth: AuthSource) => bind(auth),
-    resolveDid: (did: string, version: DidVersionQuery = {}) => {
-      const query = new URLSearchParams()
-      if (version.versionId !== undefined) query.set('versionId', String(version.versionId))
-      if (version.versionTime !== undefined) query.set('versionTime', version.versionTime)
-      const search = query.toString()
-      const path = `/1.0/identifiers/${encodeURIComponent(did)}${search === '' ? '' : `?${search}`}`
-      return send({ method: 'GET', path }, {}) as Promise<DidResolution>
-    },
     openApiDocument: () => send({ method: 'GET', path: '/openapi.json' }, {}) as Promise<OpenApiDocument>,
   })
 }

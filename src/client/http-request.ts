@@ -1,7 +1,7 @@
 /**
  * An operation's call as an HTTP request, built from its contract the way the router reads it:
  * the canonical route, path parameters substituted (encoded), a GET's input as its query string,
- * any other method's as its JSON body.
+ * any other method's as its JSON body (naming the operation on a route several share).
  */
 import type { z } from 'zod'
 import type { OperationContract } from '../operations/contract.js'
@@ -30,7 +30,9 @@ export function httpRequestOf(contract: Contract, input: unknown): HttpRequest {
   if (contract.params) parse(contract.params, params)
   const path = route.path.replace(/:(\w+)/g, (_match, name: string) => encodeURIComponent(String(params[name])))
   if (route.method === 'get') return { method: 'GET', path: path + queryOf(rest) }
-  return { method: route.method.toUpperCase(), path, body: JSON.stringify(isPlainObject(input) ? rest : input) }
+  // On a route several operations share, the body names this one.
+  const named = route.discriminator ? { [route.discriminator.field]: route.discriminator.value } : {}
+  return { method: route.method.toUpperCase(), path, body: JSON.stringify(isPlainObject(input) ? { ...named, ...rest } : input) }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

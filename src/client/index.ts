@@ -9,17 +9,15 @@ export {
   type AuthSource,
   type ClientOperations,
   type ClientOptions,
-  type DidResolution,
   type DidvaultClient,
   type OpenApiDocument,
 } from './create-client.js'
 export { TransportError } from './transport-error.js'
 export { IdentityError, type ErrorBody, type ErrorType } from '../errors.js'
 export type { AuthContext } from '../auth/context.js'
-export type { DidVersionQuery } from '../did/version.js'
 export { CONTRACTS, type OperationName } from '../service/contracts.js'
 export type { OperationContract, OperationInput, OperationOutput, Route } from '../operations/contract.js'
-export type { WalletView } from '../wallets/schemas.js'
+export type { DidResolution, WalletView } from '../wallets/schemas.js'
 export type { VaultView } from '../vaults/schemas.js'
 export type { AssignmentView, Permission, RoleView } from '../roles/schemas.js'
 export type { DidAuthToken } from '../tokens/schemas.js'

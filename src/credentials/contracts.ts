@@ -1,9 +1,11 @@
 /**
- * The contracts of the verifiable credentials operations (see `operations/contract.ts`): summary, auth,
- * routes, schemas, batch field, example. Browser-safe: schemas and types only.
+ * The contracts of the operations on verifiable credentials (see `operations/contract.ts`): summary,
+ * auth, tag, errors, routes, schemas, batch field, example. Browser-safe: schemas and types only.
  */
-import { defineContract } from '../operations/contract.js'
-import { addProofs, claimsPage, deleteClaims, deleteClaimsResponse, getClaimsQuery, patchClaims, patchClaimsResponse, proofsResponse, signClaims, signClaimsResponse, storeClaims, storeClaimsResponse, verifyClaims, verifyClaimsResponse } from './schemas.js'
+import { BODY_ERRORS, QUERY_ERRORS, defineContract } from '../operations/contract.js'
+import { addProofs, claimsPage, deleteClaims, deleteClaimsResponse, getClaimsQuery, proofsResponse, removeProofs, signClaims, signClaimsResponse, storeClaims, storeClaimsResponse, verifyClaims, verifyClaimsResponse } from './schemas.js'
+
+const TAG = 'Verifiable credentials'
 
 export const CREDENTIAL_CONTRACTS = {
   /** Sign Verifiable Credentials (`POST /claims/sign`): credentials issued by a wallet of the tenant the caller controls, as JSON-LD or JWT. */
@@ -12,6 +14,8 @@ export const CREDENTIAL_CONTRACTS = {
     description:
       'Issues one credential per claim, signed by `iss` (a wallet DID of the tenant the caller controls; the key of its DID’s current owner signs, as `<iss>#controller`). `format` `JSON-LD` (default; proof `EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`) or `JWT` (did-jwt-vc, ES256K). A claim without `id` gets a new claim DID, a wallet of the tenant named by `alias`, whose document takes the claim’s `walletConfig`. Claim-level `exp`/`expiresIn`/`expirationDate` win over global ones; two at one level are 422; none: no expiration. Contexts must be bundled or registered (never fetched). Nothing is written when a claim is refused.',
     auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/claims/sign' }],
     input: signClaims,
     batch: 'claims',
@@ -30,6 +34,8 @@ export const CREDENTIAL_CONTRACTS = {
     description:
       'Stores each credential of `claims` (`{ jsonld }` or `{ jwt }`, with optional `isPublicAccess` and `roles`). A JWT must decode as a VC-JWT; a JSON-LD VC needs `@context`, `type` with `VerifiableCredential`, `issuer`, `credentialSubject`. The signature is checked only with `verify: true` (an invalid credential is then an element of `errors`). `roles` (top level and per claim) must be role DIDs of the tenant that the caller manages (creator or owner of the role DID): otherwise 422 NOT_FOUND / 403 and nothing is stored; they are assigned to the credential’s DID. Storing the same JWT, or the same JSON-LD document with the same proofs, again returns the existing record. `storedBy` holds the DIDs the caller acts through.',
     auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/claims' }],
     input: storeClaims,
     batch: 'claims',
@@ -42,6 +48,8 @@ export const CREDENTIAL_CONTRACTS = {
     description:
       'The tenant’s stored credentials the caller may read — public ones, those it stored, issued or is the subject of (through a DID named by its `x-did-auth` tokens), those whose DID its key owns, those a role with Read or Write it holds is listed in or assigned to — filtered by `subject`, `issuer`, `ids` (comma-separated credential ids), `type`; oldest first, at most `limit` per page; `nextCursor` when more follow (a page is never cut short silently). The access set is computed by the database query.',
     auth: 'tenant+did',
+    tag: TAG,
+    errors: QUERY_ERRORS,
     routes: [{ method: 'get', path: '/claims' }],
     input: getClaimsQuery,
     response: claimsPage,
@@ -52,44 +60,60 @@ export const CREDENTIAL_CONTRACTS = {
     description:
       'Takes the Access Token JWT (`Authorization: Bearer <DID-auth JWT>`). Each stored credential of `ids` (`_id`s) may be deleted by the holder of its DID’s owner key or of a role with Write assigned to it; a credential with no DID (no `id`, or a non-DID URI) or whose DID owns itself may also be deleted by whoever stored it. Its role assignments go with it (when no other stored copy has its DID); nothing else changes. Failures are elements of `errors`.',
     auth: 'access',
+    tag: TAG,
+    errors: BODY_ERRORS,
     routes: [{ method: 'delete', path: '/claims' }],
     input: deleteClaims,
     batch: 'ids',
     response: deleteClaimsResponse,
     example: { ids: ['4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21'] },
   }),
-  /** Patch Verifiable Credentials (`PATCH /claims`): the operation `operation` names (`verify`). */
-  patchClaims: defineContract({
-    summary: 'Patch Verifiable Credentials',
+  /** Verify Verifiable Credentials (`POST /claims/verify`, or `PATCH /claims` with `operation: "verify"`). */
+  verifyClaims: defineContract({
+    summary: 'Verify Verifiable Credentials',
     description:
-      'Carries `operation`: `verify`, `addProof` or `removeProof` (extension). `addProof`: each JSON-LD credential of `claims` (or `vcs`) — a stored one by `_id`, or a given `jsonld` (the tenant’s stored records with its `id` are updated too) — gets a proof by `iss` (a wallet of the tenant the caller controls; default the first DID the caller acts through), appended to its proof set; the caller must hold the owner key of the credential’s DID or a role with Write assigned to it (spec rule 5); a JWT cannot take a second proof (422 per item). `removeProof`: removes, under the same rule, the proofs whose `creator`/`verificationMethod` names a DID whose owner key the caller holds. Failures of add/remove are elements of `errors`. `verify`: each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed.',
+      'Each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed. Through `PATCH /claims`, `operation: "verify"` is required; through `POST /claims/verify` it may be omitted.',
     auth: 'tenant+did',
-    routes: [{ method: 'patch', path: '/claims' }],
-    input: patchClaims,
+    tag: TAG,
+    errors: BODY_ERRORS,
+    routes: [
+      { method: 'post', path: '/claims/verify' },
+      { method: 'patch', path: '/claims', discriminator: { field: 'operation', value: 'verify' } },
+    ],
+    input: verifyClaims,
     batch: ['claims', 'vcs'],
-    response: patchClaimsResponse,
-    example: { operation: 'verify', claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
+    response: verifyClaimsResponse,
+    example: { resolver: 'default', claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
   }),
-  /** Patch Verifiable Credentials with new Proofs (`POST /claims/proofs`): `PATCH /claims` with `operation: "addProof"`. */
+  /** Patch Verifiable Credentials with new Proofs (`POST /claims/proofs`, or `PATCH /claims` with `operation: "addProof"`). */
   addProofs: defineContract({
     summary: 'Patch Verifiable Credentials with new Proofs',
-    description: 'The unambiguous form of `PATCH /claims` with `operation: "addProof"` (`operation` may be omitted).',
+    description:
+      'Each JSON-LD credential of `claims` (or `vcs`) — a stored one by `_id`, or a given `jsonld` (the tenant’s stored records with its `id` are updated too) — gets a proof by `iss` (a wallet of the tenant the caller controls; default the first DID the caller acts through), appended to its proof set; the caller must hold the owner key of the credential’s DID or a role with Write assigned to it (spec rule 5); a JWT cannot take a second proof (422 per item). Failures are elements of `errors`. Through `PATCH /claims`, `operation: "addProof"` is required; through `POST /claims/proofs` it may be omitted.',
     auth: 'tenant+did',
-    routes: [{ method: 'post', path: '/claims/proofs' }],
+    tag: TAG,
+    errors: BODY_ERRORS,
+    routes: [
+      { method: 'post', path: '/claims/proofs' },
+      { method: 'patch', path: '/claims', discriminator: { field: 'operation', value: 'addProof' } },
+    ],
     input: addProofs,
     batch: ['claims', 'vcs'],
     response: proofsResponse,
     example: { iss: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72', claims: [{ _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21' }] },
   }),
-  /** Verify Verifiable Credentials (`POST /claims/verify`): `PATCH /claims` with `operation: "verify"`, without the need to say so. */
-  verifyClaims: defineContract({
-    summary: 'Verify Verifiable Credentials',
-    description: 'The unambiguous form of `PATCH /claims` with `operation: "verify"` (`operation` may be omitted).',
+  /** Remove Proofs (`PATCH /claims` with `operation: "removeProof"`, extension). */
+  removeProofs: defineContract({
+    summary: 'Remove Proofs from Verifiable Credentials',
+    description:
+      'An extension: removes from each JSON-LD credential of `claims` (or `vcs`), under the write rule of adding a proof, the proofs whose `creator`/`verificationMethod` names a DID whose owner key the caller holds. Failures are elements of `errors`. Through `PATCH /claims`, `operation: "removeProof"` is required.',
     auth: 'tenant+did',
-    routes: [{ method: 'post', path: '/claims/verify' }],
-    input: verifyClaims,
+    tag: TAG,
+    errors: BODY_ERRORS,
+    routes: [{ method: 'patch', path: '/claims', discriminator: { field: 'operation', value: 'removeProof' } }],
+    input: removeProofs,
     batch: ['claims', 'vcs'],
-    response: verifyClaimsResponse,
-    example: { resolver: 'default', claims: [{ jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.c2ln' }] },
+    response: proofsResponse,
+    example: { operation: 'removeProof', claims: [{ _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21' }] },
   }),
 }

@@ -10,7 +10,7 @@ import { invalid } from '../errors.js'
 import type { CredentialsContext } from './context.js'
 
 /** The hasher of `caller`'s JSON-LD work: the service's bounds, its worker pool, the tenant's cap. */
-export function jsonLdHasher(ctx: CredentialsContext, caller: Caller): CanonicalHasher {
+export function jsonLdHasher(ctx: Pick<CredentialsContext, 'config' | 'jsonld'>, caller: Caller): CanonicalHasher {
   return ctx.jsonld.hasherFor(caller.tenantId, ctx.config.limits.jsonld)
 }
 
@@ -18,7 +18,7 @@ export function jsonLdHasher(ctx: CredentialsContext, caller: Caller): Canonical
  * Refuses (422, `VALIDATION_ERROR`) a JSON-LD input over one of the service's bounds or holding
  * a `__proto__`, `constructor` or `prototype` key; the message starts with `field`.
  */
-export function assertJsonLdInput(ctx: CredentialsContext, value: unknown, field: string): void {
+export function assertJsonLdInput(ctx: Pick<CredentialsContext, 'config'>, value: unknown, field: string): void {
   const refused = jsonLdBoundsError(value, ctx.config.limits.jsonld)
   if (refused !== undefined) throw invalid(`${field}: ${refused.message}`)
 }
@@ -27,7 +27,7 @@ export function assertJsonLdInput(ctx: CredentialsContext, value: unknown, field
  * Refuses (422) a JSON value that is not JSON-LD to the service (a VC-JWT's claims) when it
  * holds a forbidden key or nests deeper than `maxDepth`; its size is not bounded here.
  */
-export function assertJsonInput(ctx: CredentialsContext, value: unknown, field: string): void {
+export function assertJsonInput(ctx: Pick<CredentialsContext, 'config'>, value: unknown, field: string): void {
   const any = Number.MAX_SAFE_INTEGER
   const { maxDepth } = ctx.config.limits.jsonld
   const refused = jsonLdBoundsError(value, { maxNodes: any, maxArrayLength: any, maxStringLength: any, maxDepth })

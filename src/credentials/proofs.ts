@@ -50,7 +50,7 @@ const unsignedText = (document: JsonLdDocument): string => {
  * credentials and stay as they are; when no record holds the given text and some hold the
  * `id`, the item is refused (422), naming the difference as the reason.
  */
-async function target(ctx: CredentialsContext, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
+async function target(ctx: Pick<CredentialsContext, 'callers' | 'storage'>, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
   const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   if ('jwt' in item) throw invalid(JWT_REFUSED)
   let document: JsonLdDocument
@@ -85,7 +85,7 @@ async function target(ctx: CredentialsContext, caller: Caller, holding: HoldingF
 }
 
 /** The request's items, each credential given as `jsonld` checked against the service's JSON-LD bounds first (422 for the request). */
-function checkedItems(ctx: CredentialsContext, input: { claims?: Item[]; vcs?: Item[] }): Item[] {
+function checkedItems(ctx: Pick<CredentialsContext, 'config'>, input: { claims?: Item[]; vcs?: Item[] }): Item[] {
   const [field, items] = input.claims !== undefined ? ['claims', input.claims] : ['vcs', input.vcs ?? []]
   for (const [i, item] of items.entries()) if ('jsonld' in item) assertJsonLdInput(ctx, item.jsonld, `${field}.${i}.jsonld`)
   return items
@@ -99,7 +99,7 @@ const refusal = (id: string | undefined) =>
  * its other proofs stay byte for byte — and writes them in one transaction (each record's
  * content hash follows its new proof set).
  */
-async function update(ctx: CredentialsContext, caller: Caller, records: CredentialRecord[], change: (document: JsonLdDocument) => JsonLdDocument): Promise<string[]> {
+async function update(ctx: Pick<CredentialsContext, 'storage'>, caller: Caller, records: CredentialRecord[], change: (document: JsonLdDocument) => JsonLdDocument): Promise<string[]> {
   if (records.length === 0) return []
   try {
     await ctx.storage.transaction(async (tx) => {
@@ -117,7 +117,7 @@ async function update(ctx: CredentialsContext, caller: Caller, records: Credenti
 }
 
 /** Add a proof: signed by `iss` (or the caller's first DID), appended to each credential's proof set. */
-export async function addProofs(ctx: CredentialsContext, caller: Caller, input: AddProofInput): Promise<ProofsResponse> {
+export async function addProofs(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'>, caller: Caller, input: AddProofInput): Promise<ProofsResponse> {
   const { name } = ctx.resolvers.get(input.resolver)
   const holding = await ctx.callers.holding(caller)
   const iss = input.iss ?? [...holding.dids][0]
@@ -152,7 +152,7 @@ function proofDid(proof: unknown): string | undefined {
 }
 
 /** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */
-export async function removeProofs(ctx: CredentialsContext, caller: Caller, input: RemoveProofInput): Promise<ProofsResponse> {
+export async function removeProofs(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'onError' | 'resolvers' | 'storage'>, caller: Caller, input: RemoveProofInput): Promise<ProofsResponse> {
   const { name } = ctx.resolvers.get(input.resolver)
   const holding = await ctx.callers.holding(caller)
   const owned = new Map<string, Promise<boolean>>()

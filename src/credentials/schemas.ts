@@ -152,13 +152,6 @@ function oneBatch(v: { claims?: unknown; vcs?: unknown }, ctx: z.RefinementCtx):
   if ((v.claims === undefined) === (v.vcs === undefined)) ctx.addIssue({ code: 'custom', path: ['claims'], message: 'give the credentials in exactly one of `claims` and `vcs`' })
 }
 
-/** Verify Verifiable Credentials through `PATCH /claims` (`operation: "verify"`). */
-export const verifyOperation = z.strictObject({ operation: z.literal('verify'), ...credentialBatch }).superRefine(oneBatch)
-
-/**
- * `PATCH /claims`: one member per `operation` (DESIGN §4 `PATCH /claims`). Each member is its own
- * object schema, so an operation is added as one more member.
- */
 /** A credential to add a proof to, or remove proofs from: a stored one (`_id`), or one given (`jsonld`; a JWT is refused with 422). */
 const proofItem = z.union([
   z.strictObject({ _id: z.string().min(1).max(200).meta({ description: 'A stored credential’s `_id`.' }) }),
@@ -178,24 +171,19 @@ const addProofFields = {
   proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `Suite of the new proof (default ${KOBLITZ_2016}).` }),
 }
 
-/** Add a proof through `PATCH /claims` (`operation: "addProof"`). */
-export const addProofOperation = z.strictObject({ operation: z.literal('addProof'), ...addProofFields }).superRefine(oneBatch)
-/** Remove the caller's proofs through `PATCH /claims` (`operation: "removeProof"`, extension). */
-export const removeProofOperation = z.strictObject({ operation: z.literal('removeProof'), ...proofBatch }).superRefine(oneBatch)
-/** `POST /claims/proofs`: the addProof member, `operation` optional. */
+/**
+ * Add Proofs (`POST /claims/proofs`, or `PATCH /claims` with `operation: "addProof"`). The three
+ * operations of `PATCH /claims` are three operations sharing that route (DESIGN §4 `PATCH /claims`):
+ * each input names its `operation`, optional on its own route.
+ */
 export const addProofs = z.strictObject({ operation: z.literal('addProof').optional(), ...addProofFields }).superRefine(oneBatch)
+/** Remove the caller's proofs (`PATCH /claims` with `operation: "removeProof"`, extension). */
+export const removeProofs = z.strictObject({ operation: z.literal('removeProof').optional(), ...proofBatch }).superRefine(oneBatch)
 
 export type AddProofInput = z.output<typeof addProofs>
-export type RemoveProofInput = z.output<typeof removeProofOperation>
+export type RemoveProofInput = z.output<typeof removeProofs>
 
-const PATCH_MEMBERS = [verifyOperation, addProofOperation, removeProofOperation] as const
-const PATCH_OPERATIONS = PATCH_MEMBERS.map((m) => m.shape.operation.value)
-
-export const patchClaims = z.discriminatedUnion('operation', PATCH_MEMBERS, {
-  error: () => `operation: must be one of ${PATCH_OPERATIONS.map((o) => JSON.stringify(o)).join(', ')}`,
-})
-
-/** `POST /claims/verify`: the verify member, `operation` optional. */
+/** Verify (`POST /claims/verify`, or `PATCH /claims` with `operation: "verify"`). */
 export const verifyClaims = z.strictObject({ operation: z.literal('verify').optional(), ...credentialBatch }).superRefine(oneBatch)
 
 export type VerifyClaimsInput = z.output<typeof verifyClaims>
@@ -335,4 +323,3 @@ export const proofsResponse = z.strictObject({
   errors: z.array(claimError),
 })
 
-export const patchClaimsResponse = z.union([verifyClaimsResponse, proofsResponse])

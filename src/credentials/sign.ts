@@ -43,7 +43,7 @@ interface PlannedClaim {
   apply?: (wallet: WalletRecord) => Promise<RegistryReport | undefined>
 }
 
-export async function signClaims(ctx: CredentialsContext, caller: Caller, input: SignClaimsInput): Promise<z.output<typeof signClaimsResponse>> {
+export async function signClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'>, caller: Caller, input: SignClaimsInput): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver } = ctx.resolvers.get(input.resolver)
   const signer = await issuerSigner(ctx, caller, input.iss)
   const issuer = normalizeDid(input.iss)
@@ -75,7 +75,7 @@ export async function signClaims(ctx: CredentialsContext, caller: Caller, input:
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
  * DID's current owner key the service holds for the tenant (403).
  */
-export async function issuerSigner(ctx: CredentialsContext, caller: Caller, iss: string): Promise<DigestSigner> {
+export async function issuerSigner(ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>, caller: Caller, iss: string): Promise<DigestSigner> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
@@ -87,7 +87,7 @@ export async function issuerSigner(ctx: CredentialsContext, caller: Caller, iss:
 }
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
-function planClaim(ctx: CredentialsContext, caller: Caller, input: SignClaimsInput, claim: ClaimInput, field: string, issuer: string, now: number): PlannedClaim {
+function planClaim(ctx: Pick<CredentialsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: SignClaimsInput, claim: ClaimInput, field: string, issuer: string, now: number): PlannedClaim {
   // Claim-level expiration inputs win over global ones (DESIGN §4 *Expiration inputs*).
   const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
   if (expiresAt !== undefined && expiresAt <= now) throw invalid(`${field}: the expiration must be in the future`)

@@ -152,7 +152,7 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
  * govern the credential's DID — and with it every record sharing that DID — only when the
  * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
  */
-export async function storeClaims(ctx: CredentialsContext, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
+export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'>, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
   // Stored and returned as given, verified or not: within the bounds, no forbidden key.
   for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
@@ -273,7 +273,7 @@ function naming(field: 'issuer' | 'subject', did: string): Where {
 }
 
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
-export async function getClaims(ctx: CredentialsContext, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
+export async function getClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'resolvers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
   const { name } = ctx.resolvers.get(q.resolver)
   const filters: Where[] = []
   // Either spelling of a principal finds its credentials (indexed as principals).
@@ -297,7 +297,7 @@ export async function getClaims(ctx: CredentialsContext, caller: Caller, q: z.ou
  * Delete Verifiable Credentials (Access Token JWT): each `_id` removed with the role
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
-export async function deleteClaims(ctx: CredentialsContext, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
+export async function deleteClaims(ctx: Pick<CredentialsContext, 'callers' | 'onError' | 'resolvers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
   const { name } = ctx.resolvers.get(input.resolver)
   const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   const holding = await ctx.callers.holding(caller)

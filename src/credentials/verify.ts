@@ -7,14 +7,13 @@
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
-import type { patchClaims as patchClaimsSchema, patchClaimsResponse, VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from './schemas.js'
-import { addProofs, removeProofs } from './proofs.js'
+import type { VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from './schemas.js'
 import { jsonLdHasher } from './jsonld-work.js'
 import type { CredentialsContext } from './context.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 
-export async function verifyClaims(ctx: CredentialsContext, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
+export async function verifyClaims(ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers'>, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
   const { name, resolver } = ctx.resolvers.get(input.resolver)
   const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
   const vcs: VerifiedCredential[] = []
@@ -26,16 +25,4 @@ export async function verifyClaims(ctx: CredentialsContext, caller: Caller, inpu
     )
   }
   return { resolver: name, vcs }
-}
-
-/** `PATCH /claims`: the operation its `operation` names. */
-export async function patchClaims(ctx: CredentialsContext, caller: Caller, input: z.output<typeof patchClaimsSchema>): Promise<z.output<typeof patchClaimsResponse>> {
-  switch (input.operation) {
-    case 'verify':
-      return verifyClaims(ctx, caller, input)
-    case 'addProof':
-      return addProofs(ctx, caller, input)
-    case 'removeProof':
-      return removeProofs(ctx, caller, input)
-  }
 }

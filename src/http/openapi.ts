@@ -7,7 +7,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteaso
 import { z } from 'zod'
 import type { AuthRequirement } from '../auth/context.js'
 import type { OperationContract } from '../operations/contract.js'
-import { CONTRACTS } from '../service/contracts.js'
+import { routesOf, type SharedRoute } from '../operations/routes.js'
+import { CONTRACTS, type OperationName } from '../service/contracts.js'
 import { errorBody } from '../operations/schemas.js'
 import packageJson from '../../package.json' with { type: 'json' }
 
@@ -17,6 +18,7 @@ const SECURITY: Record<AuthRequirement, RouteConfig['security']> = {
   tenant: [{ baseAuth: [] }],
   'tenant+did': [{ baseAuth: [], didAuth: [] }],
   access: [{ accessToken: [] }],
+  public: undefined,
 }
 
 const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } })
@@ -45,67 +47,9 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     description: 'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by the service, whose tenant becomes the caller’s.',
   })
 
-  for (const [name, op] of Object.entries(CONTRACTS) as Array<[string, Contract]>) {
-    op.routes.forEach((route, i) => {
-      const hasBody = route.method !== 'get'
-      const request: RouteConfig['request'] = {}
-      if (op.params) request.params = op.params
-      if (hasBody) {
-        request.body = { required: true, content: { 'application/json': { schema: op.input, ...(op.example !== undefined && { example: op.example }) } } }
-      } else {
-        request.query = op.input as z.ZodObject
-      }
-      const responses: RouteConfig['responses'] = {
-        200: { description: 'Success', content: { 'application/json': { schema: op.response } } },
-        403: errorResponse('UNAUTHENTICATED: missing or invalid token; FORBIDDEN: authenticated but not allowed'),
-        422: errorResponse('VALIDATION_ERROR, NOT_FOUND (unknown to this tenant) or CONFLICT'),
-        500: errorResponse('INTERNAL_ERROR (the message carries no detail)'),
-      }
-      if (name === 'createVaultWallet') responses[409] = errorResponse('VAULT_NOT_INITIALIZED: the MPC vault is not initialized yet')
-      if (hasBody) responses[413] = errorResponse('PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB by default)')
-      registry.registerPath({
-        method: route.method,
-        path: openApiPath(route.path),
-        operationId: i === 0 ? name : `${name}Alias${i}`,
-        summary: i === 0 ? op.summary : `${op.summary} (alias of ${op.routes[0].method.toUpperCase()} ${op.routes[0].path})`,
-        description: op.description,
-        tags: [tagOf(route.path)],
-        security: SECURITY[op.auth],
-        request,
-        responses,
-      })
-    })
-  }
+  for (const route of routesOf(CONTRACTS)) registry.registerPath(pathOf(route))
 
-  registry.registerPath({
-    method: 'get',
-    path: '/1.0/identifiers/{did}',
-    operationId: 'resolveDid',
-    summary: 'Resolve a DID',
-    description:
-      'The DID resolution result (DID documents are public: no auth). The query is the DID URL’s query: `versionId` or `versionTime` (not both) resolve a past version of the document, with `versionId`/`updated` and, when a later one exists, `nextVersionId`/`nextUpdate` in `didDocumentMetadata`. A malformed value is the resolution error `invalidDidUrl` (422), never ignored.',
-    tags: ['DIDs'],
-    request: {
-      params: z.object({ did: z.string() }),
-      query: z.object({
-        versionId: z
-          .string()
-          .regex(/^\d+$/)
-          .optional()
-          .meta({ description: 'The version: an event sequence number of the embedded registry (0 = before any change), a block number on chain. Beyond the latest: `notFound`.' }),
-        versionTime: z
-          .string()
-          .optional()
-          .meta({ description: 'The document as it was at this time: ISO 8601 with seconds and an offset, e.g. `2024-05-01T12:00:00Z`. Before the first change: the initial document.', example: '2024-05-01T12:00:00Z' }),
-      }),
-    },
-    responses: {
-      200: { description: 'DID resolution result', content: { 'application/json': { schema: z.object({ didDocument: z.record(z.string(), z.unknown()).nullable(), didDocumentMetadata: z.record(z.string(), z.unknown()), didResolutionMetadata: z.record(z.string(), z.unknown()) }) } } },
-      422: errorResponse('invalidDid, invalidDidUrl (malformed versionId/versionTime), notFound (also a versionId beyond the latest), unknownNetwork, …'),
-    },
-  })
-
-  return new OpenApiGeneratorV31(registry.definitions).generateDocument({
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'didvault',
@@ -113,12 +57,75 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
       description: 'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are milliseconds; `exp` is UNIX time in milliseconds.',
     },
   })
+  return withDiscriminators(document)
 }
 
-function tagOf(path: string): string {
-  if (path.startsWith('/vaults')) return 'Identity vaults'
-  if (path.startsWith('/wallet')) return 'Identity wallets'
-  if (path.startsWith('/roles')) return 'Roles'
-  if (path.startsWith('/claims')) return 'Verifiable credentials'
-  return 'DID-auth tokens'
+/** The OpenAPI description of one route: its operation, or the operations sharing it (`oneOf` with a discriminator). */
+function pathOf(route: SharedRoute<OperationName>): RouteConfig {
+  const contracts = route.operations.map((o) => CONTRACTS[o.name] as Contract)
+  const [first] = contracts
+  const hasBody = route.method !== 'get'
+  const request: RouteConfig['request'] = {}
+  if (first.params) request.params = first.params
+  if (!hasBody) request.query = first.input as z.ZodObject
+  else request.body = { required: true, content: { 'application/json': bodyOf(route, contracts) } }
+  const responses: RouteConfig['responses'] = {
+    200: { description: 'Success', content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } } },
+  }
+  for (const contract of contracts) {
+    for (const [status, description] of Object.entries(contract.errors)) {
+      if (description !== undefined) responses[status] ??= errorResponse(description)
+    }
+  }
+  const shared = route.discriminator !== undefined
+  const { name, alias } = route.operations[0]
+  const summary = shared ? contracts.map((c, i) => `${c.summary} (${route.discriminator}: "${route.operations[i].value}")`).join('; ') : first.summary
+  return {
+    method: route.method,
+    path: openApiPath(route.path),
+    operationId: shared ? operationIdOf(route) : alias === 0 ? name : `${name}Alias${alias}`,
+    summary: shared || alias === 0 ? summary : `${summary} (alias of ${canonicalRouteOf(first)})`,
+    description: shared ? contracts.map((c, i) => `**${route.operations[i].value}**: ${c.description ?? c.summary}`).join('\n\n') : first.description,
+    tags: [...new Set(contracts.map((c) => c.tag))],
+    security: SECURITY[route.auth],
+    request,
+    responses,
+  }
+}
+
+/** The body of a route: its operation's input, or one member per operation sharing it, each with its discriminator value required. */
+function bodyOf(route: SharedRoute, contracts: Contract[]): { schema: z.ZodType; example?: unknown } {
+  if (route.discriminator === undefined) return { schema: contracts[0].input, ...(contracts[0].example !== undefined && { example: contracts[0].example }) }
+  const field = route.discriminator
+  const members = contracts.map((c, i) => z.intersection(z.object({ [field]: z.literal(route.operations[i].value!) }), c.input))
+  const example = contracts[0].example === undefined ? undefined : { [field]: route.operations[0].value, ...(contracts[0].example as object) }
+  return { schema: z.union(members).meta({ [DISCRIMINATOR]: field }), ...(example !== undefined && { example }) }
+}
+
+const oneOf = (schemas: z.ZodType[]): z.ZodType => (schemas.length === 1 ? schemas[0] : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]))
+
+const canonicalRouteOf = (contract: Contract) => `${contract.routes[0].method.toUpperCase()} ${contract.routes[0].path}`
+
+/** `patch /claims` → `patchClaims`. */
+const operationIdOf = (route: SharedRoute) =>
+  route.method + route.path.split('/').filter((part) => part !== '' && !part.startsWith(':')).map((part) => part[0].toUpperCase() + part.slice(1)).join('')
+
+/** A mark left on a shared route's body schema, turned into an OpenAPI discriminator once the document is generated. */
+const DISCRIMINATOR = 'x-didvault-discriminator'
+
+type Document = ReturnType<OpenApiGeneratorV31['generateDocument']>
+
+/** Each marked body: `oneOf` (its members exclude each other) with `discriminator: { propertyName }`. */
+function withDiscriminators(document: Document): Document {
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item as Record<string, { requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> } }>)) {
+      const schema = operation?.requestBody?.content?.['application/json']?.schema
+      if (!schema || typeof schema[DISCRIMINATOR] !== 'string') continue
+      schema.oneOf = schema.anyOf
+      delete schema.anyOf
+      schema.discriminator = { propertyName: schema[DISCRIMINATOR] }
+      delete schema[DISCRIMINATOR]
+    }
+  }
+  return document
 }

@@ -10,6 +10,7 @@ import type { AuthContext } from '../auth/context.js'
 import { IdentityError } from '../errors.js'
 import type { AuthenticatedCall } from '../service/dispatcher.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
+import { operationOf, routesOf, type SharedRoute } from '../operations/routes.js'
 import type { IdentityService } from '../service/identity-service.js'
 import { cors, type CorsOptions } from './cors.js'
 import { httpError } from './errors.js'
@@ -18,8 +19,6 @@ import { openApiDocument } from './openapi.js'
 export interface RouterOptions {
   /** Largest JSON body accepted (bytes or a size string like `'1mb'`). Default 1 MiB; larger bodies get 413. */
   bodyLimit?: number | string
-  /** Serve `GET /1.0/identifiers/:did` (DID documents are public; `?versionId=` / `?versionTime=` for past versions). Default true. */
-  resolverRoute?: boolean
   /** Serve the OpenAPI 3.1 document at `GET /openapi.json` (no auth). Default true. */
   openApiRoute?: boolean
   /**
@@ -39,25 +38,32 @@ interface Locals {
   didvaultCall?: AuthenticatedCall
 }
 
-/** Authenticates the request's headers for `name`; on failure the error is answered without reading the body. */
+/**
+ * Authenticates the request's headers for the route's operations (they ask the same of them); on
+ * failure the error is answered without reading the body.
+ */
 const authenticate =
-  (service: IdentityService, name: OperationName): RequestHandler =>
+  (service: IdentityService, route: SharedRoute<OperationName>): RequestHandler =>
   async (req, res, next) => {
     try {
-      ;(res.locals as Locals).didvaultCall = await service.dispatcher.authenticate(name, authOf(req))
+      ;(res.locals as Locals).didvaultCall = await service.dispatcher.authenticate(route.operations[0].name, authOf(req))
       next()
     } catch (err) {
       next(err)
     }
   }
 
-/** Runs the authenticated call with the body (or a GET's query) and the path parameters, and answers 200 with its result. */
+/**
+ * Runs the authenticated call — of the operation the body names, on a shared route — with the
+ * body (or a GET's query) and the path parameters, and answers 200 with its result.
+ */
 const run =
-  (method: string): RequestHandler =>
+  (route: SharedRoute<OperationName>): RequestHandler =>
   async (req, res, next) => {
     try {
-      const input = method === 'get' ? { ...(req.query as Record<string, unknown>) } : (req.body ?? {})
-      res.status(200).json(await (res.locals as Locals).didvaultCall!.run(input, { ...req.params }))
+      const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : (req.body ?? {})
+      const call = (res.locals as Locals).didvaultCall!.for(operationOf(route, input))
+      res.status(200).json(await call.run(input, { ...req.params }))
     } catch (err) {
       next(err)
     }
@@ -79,11 +85,9 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   if (options.cors) router.use(cors(options.cors))
   const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
 
-  for (const name of Object.keys(CONTRACTS) as OperationName[]) {
-    for (const route of CONTRACTS[name].routes) {
-      const body = route.method === 'get' ? [] : [requireJson, json]
-      router[route.method](route.path, authenticate(service, name), ...body, run(route.method))
-    }
+  for (const route of routesOf(CONTRACTS)) {
+    const body = route.method === 'get' ? [] : [requireJson, json]
+    router[route.method](route.path, authenticate(service, route), ...body, run(route))
   }
 
   if (options.openApiRoute !== false) {
@@ -91,21 +95,6 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
     router.get('/openapi.json', (_req, res) => {
       document ??= openApiDocument()
       res.status(200).json(document)
-    })
-  }
-
-  if (options.resolverRoute !== false) {
-    router.get('/1.0/identifiers/:did', async (req, res, next) => {
-      try {
-        // The request's query is the DID URL's query, as the DIF Universal Resolver reads it: `?versionId=` / `?versionTime=` pick a past version.
-        const query = req.url.indexOf('?')
-        const result = await service.resolveDid(String(req.params.did) + (query < 0 ? '' : req.url.slice(query)))
-        const error = result.didResolutionMetadata.error
-        if (error) throw new IdentityError(error === 'notFound' ? 'NOT_FOUND' : 'VALIDATION_ERROR', `${error}: ${result.didResolutionMetadata.message ?? 'DID could not be resolved'}`)
-        res.status(200).json({ '@context': 'https://w3id.org/did-resolution/v1', ...result })
-      } catch (err) {
-        next(err)
-      }
     })
   }
 

@@ -12,17 +12,48 @@ import type { AuthContext, AuthRequirement } from '../auth/context.js'
 export interface Route {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete'
   path: string
+  /**
+   * On a route several operations share (`PATCH /claims`): the body field naming this one and its
+   * value there (`{ field: 'operation', value: 'verify' }`). Routed through it, the field is required.
+   */
+  discriminator?: { field: string; value: string }
 }
+
+/** The error statuses an operation may answer with (the body is always `{ statusCode, errorType, errorMessage }`). */
+export type ErrorStatus = 403 | 409 | 413 | 422 | 500
+
+/** What each error status of an operation means, for its callers (and the OpenAPI document). */
+export type ErrorResponses = Partial<Record<ErrorStatus, string>>
+
+const AUTH_ERRORS = { 403: 'UNAUTHENTICATED: missing or invalid token; FORBIDDEN: authenticated but not allowed' } as const
+const INPUT_ERRORS = {
+  422: 'VALIDATION_ERROR, NOT_FOUND (unknown to this tenant) or CONFLICT',
+  500: 'INTERNAL_ERROR (the message carries no detail)',
+} as const
+
+/** The errors of an authenticated operation read from its query (a GET). */
+export const QUERY_ERRORS: ErrorResponses = { ...AUTH_ERRORS, ...INPUT_ERRORS }
+/** The errors of an authenticated operation with a JSON body. */
+export const BODY_ERRORS: ErrorResponses = { ...QUERY_ERRORS, 413: 'PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB by default)' }
 
 /** An empty path-parameter object, for operations without path parameters. */
 type NoParams = z.ZodObject<{}>
 
-export interface OperationContract<P extends z.ZodObject = NoParams, I extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+export interface OperationContract<
+  P extends z.ZodObject = NoParams,
+  I extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+  A extends AuthRequirement = AuthRequirement,
+> {
   /** The spec's name of the operation (also the name its unexpected failures are logged under). */
   summary: string
   description?: string
   /** What the caller must present (the spec's Authentication table). */
-  auth: AuthRequirement
+  auth: A
+  /** The group the operation is listed under (OpenAPI tag). */
+  tag: string
+  /** Every error status the operation answers with, and what it means there. */
+  errors: ErrorResponses
   /** The first route is the canonical one; the others are aliases. A GET's input is its query, any other method's its JSON body. */
   routes: [Route, ...Route[]]
   /** Path parameters (strings), merged into the input of the service method. */
@@ -41,9 +72,9 @@ export interface OperationContract<P extends z.ZodObject = NoParams, I extends z
 }
 
 /** Declares an operation's contract, keeping its schemas' types. */
-export function defineContract<I extends z.ZodType, R extends z.ZodType, P extends z.ZodObject = NoParams>(
-  contract: OperationContract<P, I, R>,
-): OperationContract<P, I, R> {
+export function defineContract<I extends z.ZodType, R extends z.ZodType, P extends z.ZodObject = NoParams, A extends AuthRequirement = AuthRequirement>(
+  contract: OperationContract<P, I, R, A>,
+): OperationContract<P, I, R, A> {
   return contract
 }
 
@@ -66,9 +97,11 @@ export type OperationOutput<C> = C extends OperationContract<z.ZodObject, z.ZodT
 /** Contracts by operation name. */
 export type Contracts = Record<string, OperationContract<z.ZodObject, z.ZodType, z.ZodType>>
 
-/** One method per operation taking its input and the request's headers: `service.<name>(input, auth)`. */
+/** One method per operation taking its input and the request's headers: `service.<name>(input, auth)` (a public operation needs none). */
 export type OperationMethods<C extends Contracts> = {
-  [K in keyof C]: (input: OperationInput<C[K]>, auth: AuthContext) => Promise<OperationOutput<C[K]>>
+  [K in keyof C]: C[K]['auth'] extends 'public'
+    ? (input: OperationInput<C[K]>, auth?: AuthContext) => Promise<OperationOutput<C[K]>>
+    : (input: OperationInput<C[K]>, auth: AuthContext) => Promise<OperationOutput<C[K]>>
 }
 
 /** One method per operation with the headers bound once (`service.as(auth)`, the HTTP client); inputs that may be empty are optional. */

@@ -36,7 +36,7 @@ type Item = { role: string; did: string }
 type AssignmentsResult = { assignments: AssignmentView[]; errors: Array<{ assignment: Item; error: ErrorBody }> }
 
 /** The roles of a batch, each looked up and checked once per request (a batch often names one role many times). */
-function managedRoles(ctx: RolesContext, caller: Caller): (did: string) => Promise<RoleRecord> {
+function managedRoles(ctx: Pick<RolesContext, 'callers' | 'storage'>, caller: Caller): (did: string) => Promise<RoleRecord> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const checked = new Map<string, Promise<RoleRecord>>()
   return (did) => {
@@ -67,7 +67,7 @@ const echoed = (record: RoleAssignmentRecord, item: Item): AssignmentView => ({
 })
 
 /** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
-export async function createRoleAssignments(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+export async function createRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
   const { roleAssignments } = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS })
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
@@ -124,7 +124,7 @@ const refusedOverCredentials = (did: string) =>
   '(the owner key of that DID, or a role with Write already assigned to it and held by the caller)'
 
 /** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
-export async function deleteRoleAssignments(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+export async function deleteRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
   const { roleAssignments } = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS })
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
@@ -148,7 +148,7 @@ export async function deleteRoleAssignments(ctx: RolesContext, caller: Caller, i
  * through, or — listing by `did` — those of roles it created or acts through. The DIDs the query
  * names are shown in its spelling; the others as stored (principals).
  */
-export async function getRoleAssignments(ctx: RolesContext, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
+export async function getRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
   const c = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
   const facts = await ctx.callers.acting(caller)
   const dids = [...facts.dids]

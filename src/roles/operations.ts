@@ -33,7 +33,7 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
  * through (named by one of its tokens and signed by its owner key); `walletConfig` applies to
  * the role DID's document as for Generate Identity Wallet.
  */
-export async function createRole(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.createRole>): Promise<{ role: RoleView }> {
+export async function createRole(ctx: Pick<RolesContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createRole>): Promise<{ role: RoleView }> {
   const facts = await ctx.callers.acting(caller)
   const creator = caller.dids.find((did) => facts.dids.has(did))
   if (creator === undefined) throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
@@ -74,7 +74,7 @@ export async function createRole(ctx: RolesContext, caller: Caller, input: z.out
  * these DIDs. With `permissions`, the roles whose permissions contain every listed type
  * (`Write` implies `Read`).
  */
-export async function getRoles(ctx: RolesContext, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
+export async function getRoles(ctx: Pick<RolesContext, 'callers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
   const facts = await ctx.callers.holding(caller)
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const creators = [...facts.dids]
@@ -102,7 +102,7 @@ const RANK: Record<RoleAccess, number> = { none: 0, Read: 1, Write: 2 }
  * owner key; raising the permissions also needs rights over what the role reaches
  * (`RoleResources.assertMayRaise`). Failures in `errors`.
  */
-export async function updateRoles(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.updateRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
+export async function updateRoles(ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>, caller: Caller, input: z.output<typeof schemas.updateRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,
@@ -131,7 +131,7 @@ export async function updateRoles(ctx: RolesContext, caller: Caller, input: z.ou
  * Delete Roles: each role with its assignments and its wallet (and that wallet's generated
  * delegate keys), in one transaction per role; by its creator or the holder of its owner key.
  */
-export async function deleteRoles(ctx: RolesContext, caller: Caller, input: z.output<typeof schemas.deleteRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
+export async function deleteRoles(ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,

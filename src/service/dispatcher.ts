@@ -40,6 +40,16 @@ export class AuthenticatedCall {
   run(input: unknown, params?: Record<string, unknown>): Promise<unknown> {
     return this.#dispatcher.execute(this.#name, this.#caller, input, params)
   }
+
+  /**
+   * The same caller, for operation `name` instead: one sharing this one's route, told apart by
+   * the body (so it asks the same of the headers, which were checked before the body was read).
+   */
+  for(name: OperationName): AuthenticatedCall {
+    if (name === this.#name) return this
+    if (OPERATIONS[name].auth !== OPERATIONS[this.#name].auth) throw new TypeError(`${name} does not ask what ${this.#name} asks of the headers`)
+    return new AuthenticatedCall(this.#dispatcher, name, this.#caller, CALL_KEY)
+  }
 }
 
 const CALL_KEY = Symbol('AuthenticatedCall')

@@ -3,7 +3,7 @@
  * query) and the request's {@link AuthContext}, resolving to the documented response body
  * or rejecting with an {@link IdentityError}.
  */
-import type { DIDResolutionResult, Resolvable, Resolver } from 'did-resolver'
+import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext } from '../auth/context.js'
 import { CallerFacts } from '../roles/caller-facts.js'
@@ -21,7 +21,6 @@ import { registerContext } from '../proofs/jsonld/contexts.js'
 import { jsonLdLimitsOf, type JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import { CanonicalizationPool, type JsonLdPoolStats, type JsonLdWorkerOptions } from '../proofs/jsonld/canonicalization-pool.js'
 import { UNDEFINED_TERMS_POLICIES, type UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
-import { withVersion, type DidVersionQuery } from '../did/version.js'
 import type { OnchainRegistryOptions } from '../did/registry/onchain.js'
 import { KeyCustody } from '../custody/key-custody.js'
 import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from '../custody/keyring-store.js'
@@ -252,17 +251,6 @@ export class IdentityService {
   /** The service's configuration (networks, audience, limits). */
   get config(): Readonly<ServiceConfig> {
     return this.#ctx.config
-  }
-
-  /**
-   * Resolves a DID (or DID URL) to its resolution result (DID documents are public): the
-   * current document, or the past version `version` names — `versionId` (an event sequence
-   * number of the embedded registry, a block number on chain) or `versionTime` (ISO 8601 with
-   * an offset). Malformed values resolve to the error `invalidDidUrl`, never to the current
-   * document; a `versionId` beyond the latest change is `notFound`.
-   */
-  resolveDid(did: string, version?: DidVersionQuery): Promise<DIDResolutionResult> {
-    return this.#ctx.resolver.resolve(withVersion(did, version))
   }
 
   /** The same operations with the headers bound once: `service.as(auth).createVault(body)`. */

@@ -20,12 +20,14 @@ import * as tokens from '../tokens/operations.js'
 import * as mpcVaults from '../vaults/mpc-operations.js'
 import * as vaults from '../vaults/operations.js'
 import * as wallets from '../wallets/operations.js'
+import { resolveDid } from '../wallets/resolve-did.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken }),
   getWallets: defineOperation(C.getWallets, { handler: wallets.getWallets }),
   generateWallet: defineOperation(C.generateWallet, { handler: wallets.generateWallet }),
   configureWallet: defineOperation(C.configureWallet, { handler: wallets.configureWallet }),
+  resolveDid: defineOperation(C.resolveDid, { handler: resolveDid }),
   renameWallets: defineOperation(C.renameWallets, { handler: wallets.renameWallets }),
   deleteWallets: defineOperation(C.deleteWallets, { handler: wallets.deleteWallets }),
   createVault: defineOperation(C.createVault, { refine: vaultInputs.createVault, handler: vaults.createVault }),
@@ -53,7 +55,7 @@ export const OPERATIONS = {
   storeClaims: defineOperation(C.storeClaims, { handler: claimsStore.storeClaims }),
   getClaims: defineOperation(C.getClaims, { handler: claimsStore.getClaims }),
   deleteClaims: defineOperation(C.deleteClaims, { handler: claimsStore.deleteClaims }),
-  patchClaims: defineOperation(C.patchClaims, { handler: claimsVerify.patchClaims }),
   addProofs: defineOperation(C.addProofs, { handler: claimsProofs.addProofs }),
+  removeProofs: defineOperation(C.removeProofs, { handler: claimsProofs.removeProofs }),
   verifyClaims: defineOperation(C.verifyClaims, { handler: claimsVerify.verifyClaims }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

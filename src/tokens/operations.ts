@@ -14,7 +14,7 @@ import { WALLETS } from '../wallets/records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { TokensContext } from './context.js'
 
-export async function generateToken(ctx: TokensContext, caller: Caller, input: z.output<typeof generateTokenSchema>): Promise<DidAuthToken> {
+export async function generateToken(ctx: Pick<TokensContext, 'config' | 'keys' | 'now' | 'resolver' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof generateTokenSchema>): Promise<DidAuthToken> {
   const now = ctx.now()
   const { tokenDefaultLifetimeMs, tokenMaxLifetimeMs } = ctx.config.limits
   const expiresAt = expirationOf(input, now) ?? now + tokenDefaultLifetimeMs

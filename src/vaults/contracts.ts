@@ -1,10 +1,12 @@
 /**
- * The contracts of the identity vaults (MPC ones included) operations (see `operations/contract.ts`): summary, auth,
- * routes, schemas, batch field, example. Browser-safe: schemas and types only.
+ * The contracts of the operations on identity vaults (MPC ones included) (see `operations/contract.ts`): summary,
+ * auth, tag, errors, routes, schemas, batch field, example. Browser-safe: schemas and types only.
  */
-import { defineContract } from '../operations/contract.js'
+import { BODY_ERRORS, QUERY_ERRORS, defineContract } from '../operations/contract.js'
 import { createVault, createVaultWallet, createVaultWalletParams, deleteVault, deleteVaultResponse, getVaultsQuery, initializeVault, initializeVaultParams, vaultResponse, vaultsPage } from './schemas.js'
 import { walletResponse } from '../wallets/schemas.js'
+
+const TAG = 'Identity vaults'
 
 export const VAULT_CONTRACTS = {
   /** Create Identity Vault (`POST /vaults`): ECS vaults get their first wallet at once; a BIP44 vault's mnemonic is returned once. */
@@ -12,6 +14,8 @@ export const VAULT_CONTRACTS = {
     summary: 'Create Identity Vault',
     description: 'ECS vaults are `INITIALIZED` with their first wallet (index 0 for BIP44). The mnemonic of an ECS + BIP44 vault is in this response only, in plaintext, once; it is stored sealed.',
     auth: 'tenant',
+    tag: TAG,
+    errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/vaults' }],
     input: createVault,
     response: vaultResponse,
@@ -22,6 +26,8 @@ export const VAULT_CONTRACTS = {
     summary: 'Get Identity Vaults',
     description: 'The tenant’s vaults with their wallets, oldest first, filtered by `id`, `parentID`, `mpcAccountID`, `mpcVaultID`; with `parentID`, MPC vaults are included only when `mpcAccountID` is given too. At most `limit` vaults per page; `nextCursor` when more follow.',
     auth: 'tenant',
+    tag: TAG,
+    errors: QUERY_ERRORS,
     routes: [{ method: 'get', path: '/vaults' }],
     input: getVaultsQuery,
     response: vaultsPage,
@@ -31,6 +37,8 @@ export const VAULT_CONTRACTS = {
     summary: 'Delete Identity Vault',
     description: 'Removes the vault and its wallets (with their generated delegate keys) in one transaction: all or nothing, so no per-wallet failure can occur. Needs vault control. A vault with child vaults is refused (422 CONFLICT).',
     auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
     routes: [{ method: 'delete', path: '/vaults' }],
     input: deleteVault,
     response: deleteVaultResponse,
@@ -41,6 +49,8 @@ export const VAULT_CONTRACTS = {
     summary: "Create Identity Vault's Wallet",
     description: 'Derives the wallet of the next BIP44 index (unique and gap-free) in a vault the caller controls (a token signed by the own key of one of its wallets). The vault’s `walletConfig` applies, extended or overridden by the request’s.',
     auth: 'tenant+did',
+    tag: TAG,
+    errors: { ...BODY_ERRORS, 409: 'VAULT_NOT_INITIALIZED: the MPC vault is not initialized yet' },
     routes: [{ method: 'post', path: '/vaults/:vaultID/wallet' }],
     params: createVaultWalletParams,
     input: createVaultWallet,
@@ -53,6 +63,8 @@ export const VAULT_CONTRACTS = {
     description:
       'Asks the MPC provider to create the key of an MPC vault under its quorum policy; the vault becomes `INITIALIZED` and keeps its (account) public key, from which its wallets derive. Needs DID-auth tokens in `x-did-auth` from `requiredApprovals` distinct members of one of its groups (403 FORBIDDEN naming how many are missing). Idempotent: an initialized vault is returned unchanged. An ECS vault: 422.',
     auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/vaults/:vaultID/initialize' }],
     params: initializeVaultParams,
     input: initializeVault,

@@ -28,7 +28,7 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault for `keyManagement: "MPC"`: registered with the provider, `NOT_INITIALIZED`, no wallet. */
-export async function createMpcVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+export async function createMpcVault(ctx: Pick<VaultsContext, 'config' | 'mpc' | 'now' | 'registries' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
   checkWalletConfig(input.walletConfig, ctx.config)
   networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
@@ -67,7 +67,7 @@ export async function createMpcVault(ctx: VaultsContext, caller: Caller, input: 
  * `INITIALIZED`. Idempotent: initializing an initialized vault (with a quorum) returns it
  * unchanged. ECS vaults are initialized at creation: 422.
  */
-export async function initializeVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.initializeVaultParams>): Promise<{ vault: VaultView }> {
+export async function initializeVault(ctx: Pick<VaultsContext, 'mpc' | 'storage'>, caller: Caller, input: z.output<typeof schemas.initializeVaultParams>): Promise<{ vault: VaultView }> {
   const { vaults, wallets } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
@@ -101,7 +101,7 @@ export async function initializeVault(ctx: VaultsContext, caller: Caller, input:
  * key (NONE, once). 409 `VAULT_NOT_INITIALIZED` before initialization.
  */
 export async function createMpcVaultWallet(
-  ctx: VaultsContext,
+  ctx: Pick<VaultsContext, 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   vault: VaultRecord,
   input: z.output<typeof schemas.createVaultWallet>,

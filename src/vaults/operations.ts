@@ -27,7 +27,7 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
-export async function createVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+export async function createVault(ctx: Pick<VaultsContext, 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
   if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
@@ -113,7 +113,7 @@ async function vaultById(vaults: TenantCollection<VaultRecord>, q: VaultsQuery &
 }
 
 /** Get Identity Vaults, with their wallets: one page of vaults, and their wallets in one query. */
-export async function getVaults(ctx: VaultsContext, caller: Caller, q: VaultsQuery): Promise<VaultsPage> {
+export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Caller, q: VaultsQuery): Promise<VaultsPage> {
   const { vaults, wallets } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
   let found: VaultRecord[]
   let nextCursor: string | undefined
@@ -136,7 +136,7 @@ export async function getVaults(ctx: VaultsContext, caller: Caller, q: VaultsQue
 }
 
 /** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls, or of an MPC vault (see mpc-vaults). */
-export async function createVaultWallet(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
+export async function createVaultWallet(ctx: Pick<VaultsContext, 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
@@ -175,7 +175,7 @@ export async function createVaultWallet(ctx: VaultsContext, caller: Caller, inpu
  * nothing: there are no per-wallet failures to report. An MPC vault needs its quorum, and its
  * provider then destroys its key material (the shipped provider: its shares).
  */
-export async function deleteVault(ctx: VaultsContext, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
+export async function deleteVault(ctx: Pick<VaultsContext, 'callers' | 'didReferences' | 'mpc' | 'onError' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')

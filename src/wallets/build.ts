@@ -24,21 +24,21 @@ export interface NewWallet {
 }
 
 /** A wallet record for a key: address, DID on its network, sealed key. */
-export function buildWallet(ctx: WalletsContext, input: NewWallet): WalletRecord {
+export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'custody' | 'now'>, input: NewWallet): WalletRecord {
   const record = publicRecord(ctx, input, publicKeyOf(input.privateKey))
   record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', input.privateKey)
   return record
 }
 
 /** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
-export function buildMpcWallet(ctx: WalletsContext, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
+export function buildMpcWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
   const record = publicRecord(ctx, input, input.publicKey)
   record.keyManagement = 'MPC'
   record.publicKeyDER = publicKeyDerHex(input.publicKey)
   return record
 }
 
-function publicRecord(ctx: WalletsContext, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
+function publicRecord(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
   const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
   const address = addressOf(uncompressed)
   const did = didOfChecksummed(input.network ?? ctx.config.network, address)

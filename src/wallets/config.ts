@@ -49,7 +49,7 @@ export const stripSlash = (url: string) => url.replace(/\/+$/, '')
  * The network a new wallet's DID is made on: the service's network, unless `apiUrl` names
  * the registry endpoint of another configured network (call after {@link checkWalletConfig}).
  */
-export function networkForNewWallet(ctx: WalletsContext, config: WalletConfig | undefined): EthrNetwork {
+export function networkForNewWallet(ctx: Pick<WalletsContext, 'config' | 'registries'>, config: WalletConfig | undefined): EthrNetwork {
   const apiUrl = config?.apiUrl === undefined ? undefined : stripSlash(config.apiUrl)
   if (apiUrl === undefined || ctx.registries.forNetwork(ctx.config.network.name)?.endpoint === apiUrl) return ctx.config.network
   const network = ctx.config.networks.find((n) => ctx.registries.forNetwork(n.name)?.endpoint === apiUrl)
@@ -58,7 +58,7 @@ export function networkForNewWallet(ctx: WalletsContext, config: WalletConfig | 
 }
 
 /** The registry of `did`'s network; 422 when `apiUrl` names another registry. */
-export function registryForDid(ctx: WalletsContext, did: string, config: WalletConfig | undefined): DidRegistry {
+export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: string, config: WalletConfig | undefined): DidRegistry {
   const network = parseEthrDid(did)?.network
   const registry = network === undefined ? undefined : ctx.registries.forNetwork(network)
   if (!registry) throw invalid(`${did}: no DID registry is configured for its network`)
@@ -74,7 +74,7 @@ export function registryForDid(ctx: WalletsContext, did: string, config: WalletC
  * The applier resolves to undefined when there is nothing to apply. `approvals` count as member
  * approvals of the signatures when the wallet is an MPC wallet.
  */
-export function walletConfigApplier(ctx: WalletsContext, did: string, config: WalletConfig | undefined, approvals?: ApprovalEvidence): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
+export function walletConfigApplier(ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, did: string, config: WalletConfig | undefined, approvals?: ApprovalEvidence): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
   return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, approvals))

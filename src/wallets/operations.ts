@@ -24,7 +24,7 @@ import type { WalletsContext } from './context.js'
 type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
-export async function generateWallet(ctx: WalletsContext, caller: Caller, input: z.output<typeof schemas.generateWallet>): Promise<z.output<typeof schemas.generatedWalletResponse>> {
+export async function generateWallet(ctx: Pick<WalletsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.generateWallet>): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
   const privateKey = generatePrivateKey()
@@ -44,7 +44,7 @@ export async function generateWallet(ctx: WalletsContext, caller: Caller, input:
  * DID owner's key, which the service must hold (403 naming the owner otherwise). The response
  * is the wallet with the registry's report (`registry`).
  */
-export async function configureWallet(ctx: WalletsContext, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
+export async function configureWallet(ctx: Pick<WalletsContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage' | 'walletVaults'>, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await findByDid(wallets, input.wallet.did)
   await assertControlsWallet(ctx, caller, wallet)
@@ -59,7 +59,7 @@ export async function configureWallet(ctx: WalletsContext, caller: Caller, input
 }
 
 /** Get Identity Wallets, filtered by `vaultId`, `did`, `alias` (all optional), one page at a time. */
-export async function getWallets(ctx: WalletsContext, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
+export async function getWallets(ctx: Pick<WalletsContext, 'storage'>, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
   const filters: Where[] = []
   if (q.vaultId !== undefined) filters.push({ field: 'vaultId', op: 'eq', value: q.vaultId })
   if (q.did !== undefined) filters.push({ field: 'did', op: 'eq', value: principalOf(q.did) })
@@ -72,7 +72,7 @@ export async function getWallets(ctx: WalletsContext, caller: Caller, q: z.outpu
 
 /** Rename Identity Wallet: each item is renamed or reported in `errors`. */
 export async function renameWallets(
-  ctx: WalletsContext,
+  ctx: Pick<WalletsContext, 'callers' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.renameWallets>,
 ): Promise<{ wallets: WalletView[]; errors: Array<{ wallet: { did: string; alias: string }; error: ErrorBody }> }> {
@@ -95,7 +95,7 @@ export async function renameWallets(
 
 /** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
 export async function deleteWallets(
-  ctx: WalletsContext,
+  ctx: Pick<WalletsContext, 'callers' | 'didReferences' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteWallets>,
 ): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {

@@ -62,3 +62,45 @@ export const deleteWalletsResponse = z.strictObject({
   ids: z.array(z.string()).meta({ description: 'DIDs of the removed wallets.' }),
   errors: z.array(z.strictObject({ did: z.string(), error: errorBody })),
 })
+
+/** Resolve a DID: the DID (or DID URL), as the path carries it. */
+export const resolveDidParams = z.strictObject({ did: z.string().min(1).max(2_000).meta({ description: 'The DID (or DID URL).' }) })
+
+/** Resolve a DID: which version of the document (the DID URL's query parameters). */
+const SINGLE = { error: 'invalidDidUrl: a version parameter is one value, given once' }
+
+export const resolveDidQuery = z.strictObject({
+  versionId: z
+    .union([z.string().max(40), z.number()], SINGLE)
+    .optional()
+    .meta({ description: 'The version: an event sequence number of the embedded registry (0 = before any change), a block number on chain.' }),
+  versionTime: z
+    .string(SINGLE)
+    .max(64)
+    .optional()
+    .meta({ description: 'The document as it was at this time: ISO 8601 with seconds and an offset, e.g. `2024-05-01T12:00:00Z`.' }),
+})
+
+const verificationMethod = z.looseObject({ id: z.string(), type: z.string(), controller: z.string() })
+const relationship = z.array(z.union([z.string(), verificationMethod])).optional()
+
+/** A DID document (DID Core): the members didvault's documents carry, and any other. */
+export const didDocument = z.looseObject({
+  '@context': z.union([z.string(), z.array(z.unknown())]).optional(),
+  id: z.string(),
+  controller: z.union([z.string(), z.array(z.string())]).optional(),
+  verificationMethod: z.array(verificationMethod).optional(),
+  authentication: relationship,
+  assertionMethod: relationship,
+  service: z.array(z.looseObject({ id: z.string(), type: z.union([z.string(), z.array(z.string())]), serviceEndpoint: z.unknown() })).optional(),
+})
+
+/** A DID resolution result (DID Resolution §7), with the JSON-LD context of the DIF Universal Resolver. */
+export const didResolution = z.object({
+  '@context': z.string(),
+  didDocument: didDocument.nullable(),
+  didDocumentMetadata: z.record(z.string(), z.unknown()),
+  didResolutionMetadata: z.record(z.string(), z.unknown()),
+})
+
+export type DidResolution = z.output<typeof didResolution>

@@ -71,8 +71,8 @@ describe('requests', () => {
 
   it('resolveDid and openApiDocument: public routes, no auth headers', async () => {
     const { client, sent } = recording({ apiKey: 'k', didAuth: 't' })
-    await client.resolveDid('did:ethr:dev:0x1', { versionTime: '2024-05-01T12:00:00Z' })
-    await client.resolveDid('did:ethr:dev:0x1', { versionId: 3 })
+    await client.resolveDid({ did: 'did:ethr:dev:0x1', versionTime: '2024-05-01T12:00:00Z' })
+    await client.resolveDid({ did: 'did:ethr:dev:0x1', versionId: 3 })
     await client.openApiDocument()
     expect(sent.map((s) => [s.method, s.url, s.headers])).toEqual([
       ['GET', 'http://127.0.0.1:8080/identity/1.0/identifiers/did%3Aethr%3Adev%3A0x1?versionTime=2024-05-01T12%3A00%3A00Z', {}],

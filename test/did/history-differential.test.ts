@@ -18,6 +18,10 @@ import { hexlify, toUtf8Bytes } from 'ethers'
 import { IdentityService, createMemoryStorage, randomMasterKey, type DidVersionQuery, type RegistryChange } from '../../src/index.js'
 import { bytesToHex, generatePrivateKey, LocalSigner, publicKeyOf } from '../../src/keys/secp256k1.js'
 import { startEvm, type LocalEvm } from '../helpers/evm.js'
+import { withVersion } from '../../src/did/version.js'
+
+/** What the service's resolver answers for `did` with the version parameters added: the resolution result, errors included. */
+const resolveWith = (service: IdentityService, did: string, version?: DidVersionQuery) => service.resolver.resolve(withVersion(did, version))
 
 let evm: LocalEvm
 let embedded: IdentityService
@@ -91,8 +95,8 @@ function asBlocks(meta: DIDResolutionResult['didDocumentMetadata']) {
 async function expectAgreement(embeddedVersion: DidVersionQuery, onchainVersion: DidVersionQuery, plainBlock: number | undefined, label: string) {
   const reference = await plain.resolve(plainBlock === undefined ? did : `${did}?versionId=${plainBlock}`)
   expect(reference.didResolutionMetadata.error, label).toBeUndefined()
-  expect(await onchain.resolveDid(did, onchainVersion), label).toEqual(reference)
-  const mine = await embedded.resolveDid(did, embeddedVersion)
+  expect(await resolveWith(onchain, did, onchainVersion), label).toEqual(reference)
+  const mine = await resolveWith(embedded, did, embeddedVersion)
   expect(mine.didDocument, label).toEqual(reference.didDocument)
   expect(mine.didResolutionMetadata, label).toEqual(reference.didResolutionMetadata)
   expect(asBlocks(mine.didDocumentMetadata), label).toEqual(reference.didDocumentMetadata)
@@ -129,7 +133,7 @@ describe('history: embedded registry vs EthereumDIDRegistry vs plain ethr-did-re
       const reference = await expectAgreement(version, version, block, iso(time))
       seen.add(JSON.stringify(reference.didDocument))
       // 2 s later, before the next block: still that block on chain
-      expect(await onchain.resolveDid(did, { versionTime: iso(time + 2000) })).toEqual(reference)
+      expect(await resolveWith(onchain, did, { versionTime: iso(time + 2000) })).toEqual(reference)
     }
     // Not vacuous: the probes saw the public key live and expired, the sigAuth delegate at its last valid second, the service revoked.
     expect(seen.size).toBeGreaterThanOrEqual(7)
@@ -152,18 +156,18 @@ describe('history: embedded registry vs EthereumDIDRegistry vs plain ethr-did-re
   })
 
   it('beyond the latest: notFound on both (a version after the last change; a block after the head)', async () => {
-    expect((await embedded.resolveDid(did, { versionId: CHANGES.length + 1 })).didResolutionMetadata.error).toBe('notFound')
+    expect((await resolveWith(embedded, did, { versionId: CHANGES.length + 1 })).didResolutionMetadata.error).toBe('notFound')
     const beyond = (await evm.provider.getBlockNumber()) + 1000
     const reference = await plain.resolve(`${did}?versionId=${beyond}`)
     expect(reference.didResolutionMetadata.error).toBe('notFound')
-    expect(await onchain.resolveDid(did, { versionId: beyond })).toEqual(reference)
+    expect(await resolveWith(onchain, did, { versionId: beyond })).toEqual(reference)
   })
 
   it('malformed values are invalidDidUrl on chain too, where ethr-did-resolver alone would read another block', async () => {
     // ethr-did-resolver reads versionId=abc as the latest block, and -1 as the block before the head
     expect((await plain.resolve(`${did}?versionId=abc`)).didResolutionMetadata.error).toBeUndefined()
     for (const version of [{ versionId: 'abc' }, { versionId: -1 }, { versionId: '1.5' }, { versionTime: 'not a time' }, { versionId: 1, versionTime: iso(clock) }]) {
-      const result = await onchain.resolveDid(did, version)
+      const result = await resolveWith(onchain, did, version)
       expect(result, JSON.stringify(version)).toEqual({ didResolutionMetadata: { error: 'invalidDidUrl', message: expect.any(String) }, didDocument: null, didDocumentMetadata: {} })
     }
   })

@@ -11,19 +11,19 @@ import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createRouter } from '../../src/http/router.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
-import { OPERATIONS } from '../../src/service/table.js'
+import { CONTRACTS } from '../../src/service/contracts.js'
+import { operationOf, routesOf } from '../../src/operations/routes.js'
 
 /**
  * The response schema of the operation a request reaches, if any: every 200 body the tests
  * see is checked against the schema `/openapi.json` publishes, so the two cannot drift.
  */
-function responseSchemaOf(method: string, path: string) {
+/** The published response schema of the operation a request reached (on a shared route, the one its body names). */
+function responseSchemaOf(method: string, path: string, body: unknown) {
   const pathname = path.split('?')[0]
-  for (const op of Object.values(OPERATIONS)) {
-    for (const route of op.routes) {
-      const pattern = new RegExp(`^${route.path.replace(/:\w+/g, '[^/]+')}$`)
-      if (route.method === method.toLowerCase() && pattern.test(pathname)) return op.response
-    }
+  for (const route of routesOf(CONTRACTS)) {
+    const pattern = new RegExp(`^${route.path.replace(/:\w+/g, '[^/]+')}$`)
+    if (route.method === method.toLowerCase() && pattern.test(pathname)) return CONTRACTS[operationOf(route, body)].response
   }
   return undefined
 }
@@ -114,7 +114,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
         /* not JSON: left as text so tests can see it */
       }
       if (res.status === 200) {
-        const checked = responseSchemaOf(method, path)?.safeParse(parsed)
+        const checked = responseSchemaOf(method, path, init.json)?.safeParse(parsed)
         if (checked && !checked.success) throw new Error(`${method} ${path}: the 200 body does not match the published response schema: ${checked.error.message}`)
       }
       return { status: res.status, body: parsed, headers: res.headers }

@@ -366,6 +366,20 @@ export const OPERATION_CASES: OperationCase[] = [
     rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /context\.0: not a bundled or registered JSON-LD context/ },
   }),
   call({
+    operation: 'resolveDid',
+    name: 'a DID of the service resolves, without any header',
+    auth: () => ({}),
+    input: (f) => ({ did: f.rootDid }),
+    then: (result, f) => expect(result.didDocument?.id).toBe(f.rootDid),
+  }),
+  call({
+    operation: 'resolveDid',
+    name: 'a malformed versionId: 422 naming invalidDidUrl',
+    auth: () => ({}),
+    input: (f) => ({ did: f.rootDid, versionId: 'abc' }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /^invalidDidUrl: / },
+  }),
+  call({
     operation: 'verifyClaims',
     name: 'the JWT verifies',
     auth: (f) => acting(f.rootJwt),
@@ -373,18 +387,21 @@ export const OPERATION_CASES: OperationCase[] = [
     then: ({ vcs }, f) => expect(vcs[0]).toMatchObject({ verified: true, issuer: f.rootDid }),
   }),
   call({
-    operation: 'patchClaims',
-    name: 'operation verify: the JSON-LD credential verifies',
+    operation: 'verifyClaims',
+    name: 'operation verify (as PATCH /claims carries it): the JSON-LD credential verifies',
     auth: (f) => acting(f.rootJwt),
     input: (f) => ({ operation: 'verify', claims: [{ jsonld: f.jsonldVc }] }),
-    then: (result) => expect('vcs' in result && result.vcs[0]).toMatchObject({ verified: true }),
+    then: (result) => expect(result.vcs[0]).toMatchObject({ verified: true }),
   }),
   call({
-    operation: 'patchClaims',
-    name: 'without operation: 422 naming the operations',
+    operation: 'removeProofs',
+    name: 'removeProof, an operation reached only through PATCH /claims: nothing of the caller’s to remove is an item error',
     auth: (f) => acting(f.rootJwt),
-    input: (f) => ({ claims: [{ jsonld: f.jsonldVc }] }) as OperationInput<Contract<'patchClaims'>>,
-    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /"verify", "addProof", "removeProof"/ },
+    input: () => ({ claims: [{ _id: 'no-such-credential' }] }),
+    then: ({ vcs, errors }) => {
+      expect(vcs).toEqual([])
+      expect(errors[0].error).toMatchObject({ statusCode: 422, errorType: 'NOT_FOUND' })
+    },
   }),
   call({
     operation: 'storeClaims',

@@ -86,7 +86,7 @@ describe('resolvers', () => {
     const uni = universalResolver({ url: `${remote.url}/` })
     const w = await walletWithToken(remote)
     const viaHttp = await uni.resolve(w.did)
-    expect(viaHttp.didDocument).toEqual((await remote.service.resolveDid(w.did)).didDocument)
+    expect(viaHttp.didDocument).toEqual((await remote.service.resolveDid({ did: w.did })).didDocument)
     expect((await uni.resolve('did:ethr:nowhere:0x8ba1f109551bD432803012645Ac136ddd64DBA72')).didResolutionMetadata.error).toBe('unknownNetwork')
     expect((await universalResolver({ url: closedUrl }).resolve(w.did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: 'universal resolver: unreachable' })
     expect(() => universalResolver({ url: 'file:///etc/passwd' })).toThrow(TypeError)

@@ -190,7 +190,7 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       // A claim DID whose walletConfig hands it to the heir: neither issuer, subject nor storer.
       const ld = await signed('JSON-LD', { h: 8 }, { walletConfig: { txsInput: [{ newOwner: heir.did }] } })
       const stored = (await store({ claims: [{ jsonld: ld.jsonld }] })).body.vcs[0]
-      const doc = (await h.service.resolveDid(ld.id)).didDocument!
+      const doc = (await h.service.resolveDid({ did: ld.id })).didDocument!
       expect(doc.verificationMethod!.find((m) => m.id.endsWith('#controller'))!.blockchainAccountId).toContain(heir.did.split(':').pop()!)
       expect(ids(await fetchAs('', heir.jwt))).toContain(stored._id)
       expect(ids(await fetchAs(`?ids=${ld.id}`, heir.jwt))).toEqual([stored._id])

@@ -452,7 +452,7 @@ describe('embedded API', () => {
     expect('jwt' in vc && vc.jwt).toMatch(/^ey/)
     const checked = await api.verifyClaims({ claims: [{ jwt: 'jwt' in vc ? vc.jwt : '' }] })
     expect(checked.vcs[0].verified).toBe(true)
-    const patched = await api.patchClaims({ operation: 'verify', vcs: [{ jwt: 'jwt' in vc ? vc.jwt : '' }] })
+    const patched = await api.verifyClaims({ operation: 'verify', vcs: [{ jwt: 'jwt' in vc ? vc.jwt : '' }] })
     expect('verified' in patched.vcs[0] && patched.vcs[0].verified).toBe(true)
     await expect(api.signClaims({ iss: issuer.did, claims: [{ payload: {} }], format: 'XML' })).rejects.toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR' })
   })

@@ -231,7 +231,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const bound = h.service.as({ authorization: 'Bearer token-tenant-a-0123456789', didAuth: w.jwt })
       const res = await bound.configureWallet({ wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: 'Sdk', value: 'https://sdk.example.com', validity: 60_000 } }] } })
       expect(res.wallet.registry!.transactions[0].op).toBe('setAttribute')
-      expect((await h.service.resolveDid(w.did)).didDocument!.service![0].type).toBe('Sdk')
+      expect((await h.service.resolveDid({ did: w.did })).didDocument!.service![0].type).toBe('Sdk')
     })
   })
 }

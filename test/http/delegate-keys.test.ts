@@ -83,7 +83,7 @@ describe('embedded registry change chain', () => {
     )
     const versions = results.map((r) => Number(r.body.wallet.registry.transactions[0].versionId)).sort((a, b) => a - b)
     expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
-    const doc = (await h.service.resolveDid(w.did)).didDocument!
+    const doc = (await h.service.resolveDid({ did: w.did })).didDocument!
     expect(doc.service).toHaveLength(8)
   })
 
@@ -91,11 +91,11 @@ describe('embedded registry change chain', () => {
     const second = await IdentityService.create({ storage: createSqliteStorage({ path: h.dbPath! }), masterKey: currentKey, tenants: staticTenants({ [TENANT_A]: 'tenant-a' }) })
     try {
       const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
-      expect((await second.resolveDid(w.did)).didDocument!.service).toBeUndefined()
+      expect((await second.resolveDid({ did: w.did })).didDocument!.service).toBeUndefined()
       const jwt = await tokenFor(h, w.did)
       await h.request('POST', '/wallet/configure', { json: { wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: 'Late', value: 'https://late.example.com', validity: 60_000 } }] } }, didAuth: jwt })
-      expect((await second.resolveDid(w.did)).didDocument!.service![0].type).toBe('Late')
-      expect((await second.resolveDid(w.did)).didDocumentMetadata.versionId).toBe('1')
+      expect((await second.resolveDid({ did: w.did })).didDocument!.service![0].type).toBe('Late')
+      expect((await second.resolveDid({ did: w.did })).didDocumentMetadata.versionId).toBe('1')
 
       // both instances (two SQLite connections, as two processes would have) change one identity at once: one chain, no fork
       const change = (i: number) => ({ wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: `P${i}`, value: `https://p${i}.example.com`, validity: 60_000 } }] } })
@@ -104,7 +104,7 @@ describe('embedded registry change chain', () => {
         ...[4, 5, 6, 7].map((i) => second.configureWallet(change(i), { authorization: `Bearer ${TENANT_A}`, didAuth: jwt })),
       ])
       expect(results.map((r) => Number(r.wallet.registry!.transactions[0].versionId)).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9])
-      const [mine, theirs] = await Promise.all([h.service.resolveDid(w.did), second.resolveDid(w.did)])
+      const [mine, theirs] = await Promise.all([h.service.resolveDid({ did: w.did }), second.resolveDid({ did: w.did })])
       expect(mine.didDocument).toEqual(theirs.didDocument)
       expect(mine.didDocument!.service).toHaveLength(9)
     } finally {

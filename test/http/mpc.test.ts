@@ -170,7 +170,7 @@ describe('MPC wallets change their DID documents (embedded registry)', () => {
     const wallet = await mpcWallet(vault.id)
     expect(wallet.registry.errors).toEqual([])
     expect(wallet.registry.transactions).toHaveLength(1)
-    const { didDocument } = await h.service.resolveDid(wallet.did)
+    const { didDocument } = await h.service.resolveDid({ did: wallet.did })
     expect(didDocument?.service).toEqual([expect.objectContaining({ type: 'hub', serviceEndpoint: 'https://hub.example.com/mpc' })])
   })
 
@@ -185,13 +185,13 @@ describe('MPC wallets change their DID documents (embedded registry)', () => {
     expect(refused.status).toBe(200)
     expect(refused.body.wallet.registry.transactions).toEqual([])
     expect(refused.body.wallet.registry.errors[0].error).toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
-    const unchanged = (await h.service.resolveDid(wallet.did)).didDocument!
+    const unchanged = (await h.service.resolveDid({ did: wallet.did })).didDocument!
     expect(JSON.stringify(unchanged).toLowerCase()).not.toContain(delegate)
 
     const applied = await h.request('POST', '/wallet/configure', { json: body, didAuth: [own.body.jwt, await tokens(members[1], members[2])].join(',') })
     expect(applied.status).toBe(200)
     expect(applied.body.wallet.registry.errors).toEqual([])
-    const changed = (await h.service.resolveDid(wallet.did)).didDocument!
+    const changed = (await h.service.resolveDid({ did: wallet.did })).didDocument!
     expect(JSON.stringify(changed).toLowerCase()).toContain(delegate.slice(2))
   })
 })

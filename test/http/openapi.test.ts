@@ -14,7 +14,7 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const SECURITY = { tenant: [{ baseAuth: [] }], 'tenant+did': [{ baseAuth: [], didAuth: [] }], access: [{ accessToken: [] }] }
+const SECURITY = { tenant: [{ baseAuth: [] }], 'tenant+did': [{ baseAuth: [], didAuth: [] }], access: [{ accessToken: [] }], public: undefined }
 
 describe('GET /openapi.json', () => {
   it('is served without auth and validates as OpenAPI 3.1', async () => {
@@ -41,10 +41,15 @@ describe('GET /openapi.json', () => {
         expect(entry, `${route.method} ${route.path}`).toBeDefined()
         expect(entry.security).toEqual(SECURITY[op.auth])
         expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
-        for (const status of ['403', '422', '500']) expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        // every error status the entry declares, with the error body, and no other
+        const declared = Object.keys(op.errors).sort()
+        expect(Object.keys(entry.responses).filter((status) => status !== '200').sort(), `${route.method} ${route.path}`).toEqual(declared)
+        for (const status of declared) expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(entry.tags).toContain(op.tag)
         if (route.method === 'get') expect(entry.requestBody).toBeUndefined()
         else expect(entry.requestBody.content['application/json'].schema).toBeDefined()
-        expect(entry.operationId.startsWith(name)).toBe(true)
+        // a route several operations share is named after the route; the others after their operation
+        expect(entry.operationId.startsWith(route.discriminator ? `${route.method}Claims` : name)).toBe(true)
       }
     }
     // the spec's alias and the path parameter
@@ -61,6 +66,24 @@ describe('GET /openapi.json', () => {
     expect(Object.keys(doc.paths['/roles']).sort()).toEqual(['delete', 'get', 'post', 'put'])
     expect(doc.components.schemas.Role.required.sort()).toEqual(['_id', 'createdAt', 'creator', 'description', 'did', 'permissions', 'updatedAt'])
     expect(routes).toBeGreaterThanOrEqual(21)
+  })
+
+  it('documents PATCH /claims as its three operations: oneOf with the discriminator `operation`', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    const patch = doc.paths['/claims'].patch
+    const body = patch.requestBody.content['application/json'].schema
+    expect(body.discriminator).toEqual({ propertyName: 'operation' })
+    expect(body.oneOf).toHaveLength(3)
+    type Part = { properties?: { operation?: { enum?: string[] } }; required?: string[] }
+    const values = body.oneOf.map((member: { allOf: Part[] }) => {
+      // each member: the operation's own input, and `operation` required with its one value
+      const named = member.allOf.find((part) => part.required?.includes('operation'))!
+      expect(named.properties!.operation!.enum).toHaveLength(1)
+      return named.properties!.operation!.enum![0]
+    })
+    expect(values).toEqual(['verify', 'addProof', 'removeProof'])
+    expect(patch.responses['200'].content['application/json'].schema.anyOf).toHaveLength(2)
+    expect(patch.tags).toEqual(['Verifiable credentials'])
   })
 
   it('every example in the document is accepted by the operation’s own schema', () => {

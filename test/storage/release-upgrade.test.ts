@@ -51,7 +51,7 @@ async function expectWorks(service: IdentityService): Promise<void> {
   expect((await api.getWallets()).wallets.map((w) => w.did)).toContain(made.standaloneDid)
   // the embedded registry's events: the hub wallet's service endpoint and generated delegate
   const hub = vaults[0].wallets[2]
-  const { didDocument } = await service.resolveDid(hub.did)
+  const { didDocument } = await service.resolveDid({ did: hub.did })
   expect(didDocument?.service).toEqual([expect.objectContaining({ type: 'Hub', serviceEndpoint: 'https://hub.example.com' })])
   expect(didDocument?.verificationMethod?.map((vm) => vm.id)).toEqual([`${hub.did}#controller`, `${hub.did}#delegate-1`])
   // the sealed keys open: a token signed by the root wallet, and vault control with it (the next HD index is 3)
