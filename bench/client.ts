@@ -8,7 +8,7 @@
  *   keep-alive connections (target ≥ 2,000/s on this machine).
  */
 import { fork } from 'node:child_process'
-import http from 'node:http'
+import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import { createClient } from '../src/client/index.js'

@@ -94,7 +94,9 @@ async function run(firstAnswer: () => void): Promise<void> {
 
 async function start(): Promise<void> {
   running = true
-  await new Promise<void>((resolve) => (loop = run(resolve)))
+  await new Promise<void>((resolve) => {
+    loop = run(resolve)
+  })
   process.send?.({ type: 'started' } satisfies LoadMessage)
 }
 

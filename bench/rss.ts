@@ -51,7 +51,7 @@ export async function benchServerRss(): Promise<RssResults> {
   try {
     const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
       let out = ''
-      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         out += chunk
         const url = /^didvault listening on (\S+)$/m.exec(out)?.[1]
         const key = /API key for tenant "default".*: (\S+)$/m.exec(out)?.[1]

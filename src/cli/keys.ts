@@ -29,7 +29,7 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   if (sub === 'create' && !values.tenant) throw new UsageError('keys create needs --tenant <id>')
   if (sub !== 'create' && values.label !== undefined) throw new UsageError('--label goes with keys create')
   if (sub === 'revoke' && (values.tenant !== undefined || values.json)) throw new UsageError('keys revoke takes only the key id (and --storage)')
-  const target = storageTargetOf(values.storage!)
+  const target = storageTargetOf(values.storage)
   if (target.kind === 'memory') throw new UsageError('keys needs the storage of a server (sqlite:<path> or mongodb://...): memory storage lives inside one serve process')
 
   const { service } = await openService(target, env, { mustExist: sub !== 'create' })

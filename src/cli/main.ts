@@ -30,8 +30,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   })
   if (values.help) return out(USAGE.serve)
   const port = Number(values.port)
-  if (!/^\d+$/.test(values.port!) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
-  await serve({ host: values.host!, port, storage: values.storage!, contexts: values.context!, corsOrigins: values.cors!.map(corsOrigin) }, env)
+  if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
+  await serve({ host: values.host, port, storage: values.storage, contexts: values.context, corsOrigins: values.cors.map(corsOrigin) }, env)
 }
 
 /** A `--cors` value in the spelling browsers send, or a usage error. */

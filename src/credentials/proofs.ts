@@ -59,11 +59,11 @@ async function target(ctx: Pick<CredentialsContext, 'callers' | 'storage'>, call
     const record = await credentials.get(item._id)
     if (!record) throw notFound(`no stored credential ${item._id}`)
     if (record.jsonld === undefined) throw invalid(JWT_REFUSED)
-    document = record.jsonld as JsonLdDocument
+    document = record.jsonld
     records = [record]
   } else {
     const parsed = parseJsonLd(item.jsonld)
-    document = item.jsonld as JsonLdDocument
+    document = item.jsonld
     const sameId = parsed.vcId === undefined ? [] : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter((r) => r.jsonld !== undefined)
     const text = unsignedText(document)
     records = sameId.filter((r) => unsignedText(r.jsonld as JsonLdDocument) === text)
@@ -137,7 +137,7 @@ export async function addProofs(ctx: Pick<CredentialsContext, 'callers' | 'confi
       const added = proofsOf(signed).at(-1) as ProofObject
       // Each record keeps its own proofs; the suite may have added its context (nothing else changed).
       const withAdded = (stored: JsonLdDocument) => appendProof({ ...stored, '@context': signed['@context'] }, added)
-      return { jsonld: signed as Record<string, unknown>, _ids: await update(ctx, caller, records, withAdded) }
+      return { jsonld: signed, _ids: await update(ctx, caller, records, withAdded) }
     },
     ({ index }, error) => ({ claim: index, error }),
   )
@@ -182,7 +182,7 @@ export async function removeProofs(ctx: Pick<CredentialsContext, 'callers' | 'co
         return keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 ? keep[0] : keep }
       }
       if (!proofsOf(document).some((proof) => removable.has(proof))) throw notFound('the credential has no proof by a DID whose owner key the caller holds')
-      return { jsonld: without(document) as Record<string, unknown>, _ids: await update(ctx, caller, records, without) }
+      return { jsonld: without(document), _ids: await update(ctx, caller, records, without) }
     },
     ({ index }, error) => ({ claim: index, error }),
   )

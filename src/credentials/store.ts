@@ -73,7 +73,7 @@ function ids(vcId?: string, issuer?: string, subject?: string): Pick<ParsedCrede
 function parseJwt(jwt: string): ParsedCredential {
   let payload: Record<string, unknown>
   try {
-    payload = decodeJwt(jwt).payload as Record<string, unknown>
+    payload = decodeJwt(jwt).payload
   } catch {
     throw invalid('jwt: does not decode as a JWT')
   }
@@ -104,7 +104,7 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
   const issuerField = jsonld.issuer
   const issuer = asString(issuerField) ?? (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
   if (issuer === undefined) throw invalid('jsonld: `issuer` is missing')
-  const subjectField = Array.isArray(jsonld.credentialSubject) ? jsonld.credentialSubject[0] : jsonld.credentialSubject
+  const subjectField: unknown = Array.isArray(jsonld.credentialSubject) ? (jsonld.credentialSubject as unknown[])[0] : jsonld.credentialSubject
   if (subjectField === null || typeof subjectField !== 'object') throw invalid('jsonld: `credentialSubject` is missing')
   const issuanceDate = asString(jsonld.issuanceDate) ?? asString(jsonld.validFrom)
   const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)

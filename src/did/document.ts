@@ -122,7 +122,7 @@ export function buildEthrDocument(subject: DocumentSubject, chainId: number, his
         if (endpoint === undefined) continue
         let serviceEndpoint: Service['serviceEndpoint']
         try {
-          serviceEndpoint = JSON.parse(endpoint)
+          serviceEndpoint = JSON.parse(endpoint) as Service['serviceEndpoint']
         } catch {
           serviceEndpoint = endpoint
         }

@@ -61,7 +61,7 @@ const run =
   (route: SharedRoute<OperationName>): RequestHandler =>
   async (req, res, next) => {
     try {
-      const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : (req.body ?? {})
+      const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : ((req.body as unknown) ?? {})
       const call = (res.locals as Locals).didvaultCall!.for(operationOf(route, input))
       res.status(200).json(await call.run(input, { ...req.params }))
     } catch (err) {

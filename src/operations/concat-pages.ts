@@ -23,7 +23,7 @@ const encode = (position: Position) => Buffer.from(JSON.stringify(position)).toS
 function decode(cursor: string, keys: string[]): { index: number; inner?: string } {
   let position: Partial<Position> = {}
   try {
-    position = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) ?? {}
+    position = (JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as Partial<Position> | null) ?? {}
   } catch {
     /* reported below */
   }

@@ -37,7 +37,7 @@ export const QUERY_ERRORS: ErrorResponses = { ...AUTH_ERRORS, ...INPUT_ERRORS }
 export const BODY_ERRORS: ErrorResponses = { ...QUERY_ERRORS, 413: 'PAYLOAD_TOO_LARGE: the body is over the limit (1 MiB by default)' }
 
 /** An empty path-parameter object, for operations without path parameters. */
-type NoParams = z.ZodObject<{}>
+type NoParams = z.ZodObject<Record<never, never>>
 
 export interface OperationContract<
   P extends z.ZodObject = NoParams,
@@ -81,7 +81,7 @@ export function defineContract<I extends z.ZodType, R extends z.ZodType, P exten
 /** The input of a body schema; one with no fields (`z.strictObject({})`, inferred as an index signature of `never`) is `{}`. */
 type BodyInput<I extends z.ZodType> = string extends keyof z.input<I>
   ? z.input<I> extends Record<string, never>
-    ? {}
+    ? Record<never, never>
     : z.input<I>
   : z.input<I>
 
@@ -106,7 +106,7 @@ export type OperationMethods<C extends Contracts> = {
 
 /** One method per operation with the headers bound once (`service.as(auth)`, the HTTP client); inputs that may be empty are optional. */
 export type BoundOperations<C extends Contracts> = {
-  [K in keyof C]: {} extends OperationInput<C[K]>
+  [K in keyof C]: Record<never, never> extends OperationInput<C[K]>
     ? (input?: OperationInput<C[K]>) => Promise<OperationOutput<C[K]>>
     : (input: OperationInput<C[K]>) => Promise<OperationOutput<C[K]>>
 }

@@ -12,6 +12,7 @@ export const MAX_TEXT = 2_000
  */
 const UNSAFE_IN_LABEL = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u
 /** In multi-line text, tabs and line breaks are fine; other controls and bidi overrides are not. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const UNSAFE_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
 
 /** Free text (descriptions): at most `max` characters, no control characters but tab and line breaks, no bidi overrides. */

@@ -135,7 +135,7 @@ export function decodeJwt(jwt: string): { header: Record<string, unknown>; paylo
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new JwtRejected('malformed token')
     return value as Record<string, unknown>
   }
-  return { header: json(parts[0]), payload: json(parts[1]) as JWTPayload, signature: parts[2], data: `${parts[0]}.${parts[1]}` }
+  return { header: json(parts[0]), payload: json(parts[1]), signature: parts[2], data: `${parts[0]}.${parts[1]}` }
 }
 
 /** What identifies a method's key: its public key (hex, lowercase, no 0x) or the address it names. */

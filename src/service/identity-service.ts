@@ -142,7 +142,7 @@ export type OperationMethods = MethodsOf<typeof CONTRACTS>
 export type BoundIdentityService = BoundOperations<typeof CONTRACTS>
 
 // The operation methods are generated from the table in the constructor.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- merged with the class below
 export interface IdentityService extends OperationMethods {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -245,7 +245,7 @@ export class IdentityService {
    * verified; these options do not).
    */
   get didAuthOptions(): DidAuthOptions {
-    return { resolver: this.#ctx.resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: this.#ctx.now }
+    return { resolver: this.#ctx.resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: () => this.#ctx.now() }
   }
 
   /** The service's configuration (networks, audience, limits). */

@@ -12,7 +12,7 @@ export function isScalar(value: unknown): value is Scalar {
 }
 
 export function assertScalar(value: unknown): asserts value is Scalar {
-  if (!isScalar(value)) throw new TypeError(`expected a JSON scalar (string, finite number, boolean or null), got ${String(value)}`)
+  if (!isScalar(value)) throw new TypeError(`expected a JSON scalar (string, finite number, boolean or null), got ${typeof value}`)
 }
 
 export function assertScalars(values: unknown): asserts values is Scalar[] {

@@ -64,7 +64,7 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
     jwt,
     verifications: {
       header: verified.header,
-      document: verified.payload as Record<string, unknown>,
+      document: verified.payload,
       signature: verified.signature,
       tbs: verified.data,
       issuer: verified.issuer,

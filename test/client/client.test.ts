@@ -19,7 +19,7 @@ function recording(options: Partial<ClientOptions> = {}, answer: () => Response 
   const sent: Sent[] = []
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const headers = { ...(init?.headers as Record<string, string>) }
-    sent.push({ url: String(input), method: init?.method ?? 'GET', headers, body: init?.body as string | undefined })
+    sent.push({ url: input instanceof Request ? input.url : input.toString(), method: init?.method ?? 'GET', headers, body: init?.body as string | undefined })
     return answer()
   }
   return { client: createClient({ baseUrl: 'http://127.0.0.1:8080/identity/', fetch, ...options }), sent }

@@ -223,9 +223,9 @@ describe('EcdsaSecp256k1RecoverySignature2020', () => {
       nonce: fixed.nonce,
     })
     const [header, payload, signature] = (proof.jws as string).split('.')
-    expect(JSON.parse(Buffer.from(header!, 'base64url').toString())).toEqual({ alg: 'ES256K-R', b64: false, crit: ['b64'] })
+    expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ alg: 'ES256K-R', b64: false, crit: ['b64'] })
     expect(payload).toBe('')
-    expect(Buffer.from(signature!, 'base64url')).toHaveLength(65)
+    expect(Buffer.from(signature, 'base64url')).toHaveLength(65)
 
     for (const options of [byPublicKey, byAddress, byAccountId]) {
       await expect(verifyRecovery2020(signed, options)).resolves.toEqual({ verified: true })
@@ -259,12 +259,12 @@ describe('EcdsaSecp256k1RecoverySignature2020: the recovery bit', () => {
   it('is a hint: a proof with the other bit verifies alike whether its key is known or recovered; a bit out of range is refused', async () => {
     const signed = await signRecovery2020(credential(), alice, fixed)
     const [header, , signature] = (proofOf(signed).jws as string).split('.')
-    const bytes = Buffer.from(signature!, 'base64url')
+    const bytes = Buffer.from(signature, 'base64url')
     const withV = (v: number) => withProof(signed, { jws: `${header}..${Buffer.concat([bytes.subarray(0, 64), Buffer.of(v)]).toString('base64url')}` })
-    const flipped = withV(bytes[64]! ^ 1)
+    const flipped = withV(bytes[64] ^ 1)
     for (const options of [byPublicKey, byAddress, byAccountId]) {
       await expect(verifyRecovery2020(flipped, options)).resolves.toEqual({ verified: true })
-      await expect(verifyRecovery2020(withV(bytes[64]! + 27), options)).resolves.toEqual({ verified: true })
+      await expect(verifyRecovery2020(withV(bytes[64] + 27), options)).resolves.toEqual({ verified: true })
     }
     // Still bound to the key: the other bit does not make Bob's key acceptable.
     await expect(verifyRecovery2020(flipped, resolverFor(ALICE_KEY, [{ ethereumAddress: bob.address }]))).resolves.toMatchObject({ verified: false })
@@ -335,7 +335,7 @@ describe('proof sets', () => {
     // a method that is not a DID URL naming a key (no fragment, a URL, a DID with a query) fails, whatever the key lookup says
     const anyKey: VerifyOptions = { resolveSigningKeys: async () => [{ ethereumAddress: bob.address }] }
     for (const creator of [BOB_DID, 'https://keys.example.com/bob#1', `${BOB_DID}?versionId=1#controller`, `${BOB_DID}/path#controller`]) {
-      const proof = { ...((cosigned.proof as ProofObject[])[1] as ProofObject), creator }
+      const proof = { ...((cosigned.proof as ProofObject[])[1]), creator }
       const result = await verifyJsonLd({ ...issued, proof: [issued.proof, proof] }, anyKey)
       expect(result.verified).toBe(false)
       expect(result.proofs[1]).toEqual({ type: KOBLITZ_2016, verificationMethod: creator, verified: false, error: expect.stringContaining('is not a DID URL naming a key') })

@@ -80,7 +80,7 @@ function forTransmute(document: Record<string, any>): Record<string, any> {
     const account = /^eip155:\d+:(0x[0-9a-fA-F]{40})$/.exec(method.blockchainAccountId ?? '')
     if (!account) continue
     delete method.blockchainAccountId
-    method.ethereumAddress = getAddress(account[1]!)
+    method.ethereumAddress = getAddress(account[1])
   }
   return copy
 }
@@ -88,7 +88,7 @@ function forTransmute(document: Record<string, any>): Record<string, any> {
 /** jsonld-signatures document loader: DIDs from didvault's resolver (current document), contexts from didvault's bundle; nothing else. */
 async function transmuteLoader(url: string) {
   if (url.startsWith('did:')) {
-    const { didDocument } = await h.service.resolver.resolve(url.split('#')[0]!)
+    const { didDocument } = await h.service.resolver.resolve(url.split('#')[0])
     if (!didDocument) throw new Error(`unresolvable ${url}`)
     return { contextUrl: null, documentUrl: url, document: forTransmute(didDocument as Record<string, any>) }
   }
@@ -216,7 +216,7 @@ describe('transmute → didvault', () => {
       checks: [{ check: 'proof', type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${owner.did}#delegate-1`, verified: true }, { check: 'issuanceDate', verified: true }],
     })
     const api = h.service.as({ authorization: 'token-tenant-a-0123456789', didAuth: issuer.jwt })
-    expect((await api.verifyClaims({ claims: [{ jsonld: vc }] })).vcs[0]!.verified).toBe(true)
+    expect((await api.verifyClaims({ claims: [{ jsonld: vc }] })).vcs[0].verified).toBe(true)
 
     const tampered = { ...vc, credentialSubject: { ...(vc.credentialSubject as object), member: false } }
     expect(await verifyWithDidvault(tampered)).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: signature does not match/) })

@@ -153,7 +153,7 @@ class Store {
 
   matching(filter: Doc = {}, sort?: Doc): Doc[] {
     const cursor = find([...this.docs.values()], filter)
-    return (sort && Object.keys(sort).length > 0 ? cursor.sort(sort) : cursor).all() as Doc[]
+    return (sort && Object.keys(sort).length > 0 ? cursor.sort(sort) : cursor).all()
   }
 }
 
@@ -367,7 +367,7 @@ export class MongoWireServer {
         return cursorReply(`${db}.${command.find}`, docs)
       }
       case 'aggregate':
-        return cursorReply(`${db}.${command.aggregate}`, aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline) as Doc[])
+        return cursorReply(`${db}.${command.aggregate}`, aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline))
       case 'count':
         return { n: this.store(db, command.count, false).matching(command.query).length }
       case 'update': {

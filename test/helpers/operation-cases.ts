@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest'
 import type { AuthContext, BoundIdentityService, ErrorType } from '../../src/index.js'
-import { CONTRACTS, type OperationName } from '../../src/service/contracts.js'
+import { type CONTRACTS, type OperationName } from '../../src/service/contracts.js'
 import type { OperationInput, OperationOutput } from '../../src/operations/contract.js'
 
 /** Base Auth Tokens of the two tenants every run is given (`staticTenants` embedded, `DIDVAULT_API_KEYS` for serve). */
@@ -297,7 +297,7 @@ export const OPERATION_CASES: OperationCase[] = [
     operation: 'getRoleAssignments',
     name: 'neither role nor did: 422',
     auth: (f) => acting(f.rootJwt),
-    input: () => ({}) as OperationInput<Contract<'getRoleAssignments'>>,
+    input: () => ({}),
     rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR' },
   }),
   call({

@@ -30,8 +30,8 @@ export function spawnNode(args: string[], options: { cwd: string; env?: Record<s
   const child = spawn(process.execPath, args, { cwd: options.cwd, env: cleanEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] })
   let out = ''
   let err = ''
-  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk))
   const exited = new Promise<Exit>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })))
   const spawned: Spawned = {
     child,
@@ -57,10 +57,10 @@ export function spawnNode(args: string[], options: { cwd: string; env?: Record<s
         }
         const done = () => {
           clearTimeout(timer)
-          child.stdout!.off('data', check)
+          child.stdout.off('data', check)
           child.off('close', onExit)
         }
-        child.stdout!.on('data', check)
+        child.stdout.on('data', check)
         child.once('close', onExit)
         check()
       })

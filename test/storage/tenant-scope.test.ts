@@ -104,7 +104,7 @@ describe.each(adapters)('TenantCollection on %s', (_name, open) => {
   })
 
   it('get, update, delete and increment never reach another tenant\'s record', async () => {
-    await theirs.insert({ ...item('them', 'theirs'), count: 1 } as Item)
+    await theirs.insert({ ...item('them', 'theirs'), count: 1 })
     expect(await mine.get('theirs')).toBeUndefined()
     expect(await mine.update('theirs', { kind: 'stolen' })).toBeUndefined()
     expect(await mine.delete('theirs')).toBe(false)

@@ -4,7 +4,7 @@
  * and assigned through it), the credential's facts are what the credential operations gather
  * (the roles governing its DID through the same `rolesGoverning` query), and the pure
  * decisions are asked. The same callers run through the real credential routes in
- * test/http/claims-store.test.ts and test/http/role-access-matrix.test.ts. A further table
+ * test/http/claims-store.test.ts and test/roles/role-access-matrix.test.ts. A further table
  * covers the grounds that do not involve roles (public, stored, issued, subject, DID owner).
  */
 import { readFileSync } from 'node:fs'
@@ -89,7 +89,7 @@ describe('credential columns of the access matrix (facts gathered from a real se
   afterAll(() => h.close())
 
   /** A private credential (not public, stored by nobody here) with DID `credentialDid`, both roles governing it. */
-  const credentialFor = async (caller: HoldingFacts): Promise<CredentialFacts> => ({
+  const credentialFor = async (_caller: HoldingFacts): Promise<CredentialFacts> => ({
     did: credentialDid,
     ownerAddress: await facts.ownerAddress(credentialDid),
     selfOwned: false,

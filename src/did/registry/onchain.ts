@@ -17,7 +17,7 @@
  * block stamped at or before that time.
  */
 import type { DIDResolutionResult, DIDResolutionOptions, DIDResolver, ParsedDID, Resolvable } from 'did-resolver'
-import { Contract, JsonRpcProvider, encodeBytes32String, getAddress, getBytes, hexlify, solidityPackedKeccak256, type Provider, type Signer } from 'ethers'
+import { Contract, JsonRpcProvider, type ContractTransactionResponse, encodeBytes32String, getAddress, getBytes, hexlify, solidityPackedKeccak256, type Provider, type Signer } from 'ethers'
 import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
 import type { DigestSigner } from '../../keys/signer.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
@@ -91,7 +91,7 @@ export class OnchainRegistry implements DidRegistry {
   }
 
   async identityOwner(address: string): Promise<string> {
-    return getAddress(await this.#contract.identityOwner(address))
+    return getAddress((await this.#contract.identityOwner(address)) as string)
   }
 
   apply(address: string, change: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
@@ -104,7 +104,7 @@ export class OnchainRegistry implements DidRegistry {
     if (!this.#gasPayer) throw new RegistryError(`no gas payer is configured for network ${this.network.name}: its registry is read-only`)
     const currentOwner = await this.identityOwner(address)
     if (owner.address !== currentOwner) throw new RegistryError(`bad_actor: ${owner.address} is not the owner of ${address}`)
-    const nonce: bigint = await this.#contract.nonce(currentOwner)
+    const nonce = (await this.#contract.nonce(currentOwner)) as bigint
     const [types, values, args] = signedCall(change)
     const hash = solidityPackedKeccak256(
       ['bytes1', 'bytes1', 'address', 'uint256', 'address', ...types],
@@ -112,7 +112,7 @@ export class OnchainRegistry implements DidRegistry {
     )
     const sig = await owner.sign(getBytes(hash))
     const fn = `${change.op}Signed`
-    const tx = await this.#contract.getFunction(fn)(address, 27 + sig.recovery, hexlify(sig.r), hexlify(sig.s), ...args)
+    const tx = (await this.#contract.getFunction(fn)(address, 27 + sig.recovery, hexlify(sig.r), hexlify(sig.s), ...args)) as ContractTransactionResponse
     const receipt = await tx.wait()
     if (!receipt || receipt.status !== 1) throw new RegistryError(`${fn} failed on network ${this.network.name}`)
     const applied: AppliedChange = { op: change.op, versionId: String(receipt.blockNumber), txHash: receipt.hash }

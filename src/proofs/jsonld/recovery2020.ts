@@ -155,7 +155,7 @@ async function verifyRecovery2020Proof(proof: ProofObject, context: ProofCheckCo
   if (headerError) return { verified: false, error: headerError }
   const signature = Buffer.from(encodedSignature, 'base64url')
   if (signature.length !== 65) return { verified: false, error: 'jws signature is not 65 bytes (r‖s‖v)' }
-  const v = signature[64]! >= 27 ? signature[64]! - 27 : signature[64]!
+  const v = signature[64] >= 27 ? signature[64] - 27 : signature[64]
   if (v !== 0 && v !== 1) return { verified: false, error: 'jws signature has an invalid recovery bit' }
   const compact = signature.subarray(0, 64)
   if (hasHighS(compact)) return { verified: false, error: 'signature is not low-S (malleable form rejected)' }

@@ -101,7 +101,7 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
 
   update(id: string, patch: Partial<T>): Promise<T | undefined> {
     return this.run(async ({ native }, session, journal) => {
-      const update = buildUpdate(patch as Record<string, unknown>)
+      const update = buildUpdate(patch)
       if (update === undefined) {
         const document = await native.findOne({ _id: id as never }, { session })
         return document === null ? undefined : fromDocument<T>(document)

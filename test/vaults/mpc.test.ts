@@ -223,8 +223,8 @@ describe('Get Identity Vaults: mpcAccountID, mpcVaultID and the parentID rule', 
     const mpcChild = (await h.request('POST', '/vaults', { json: childBody })).body.vault
     const mpcRoot = (await h.request('POST', '/vaults', { json: mpcVaultBody({ mpcAccountID: 'acct-id' }) })).body.vault
     const listed = async (query: URLSearchParams) => {
-      const res = await h.request('GET', `/vaults?${query}`)
-      expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200)
+      const res = await h.request('GET', `/vaults?${query.toString()}`)
+      expect(res.status, `${query.toString()}: ${JSON.stringify(res.body)}`).toBe(200)
       return res.body.vaults.map((v: { id: string }) => v.id)
     }
     // The exact request of the report.

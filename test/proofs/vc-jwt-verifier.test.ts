@@ -15,7 +15,6 @@ import {
   normalizeCredential,
   validateCredentialPayload,
   verifyCredential,
-  type JwtCredentialPayload,
 } from 'did-jwt-vc'
 import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
 import { acceptedNatively, verifyJwtCredential } from '../../src/credentials/verify-credential.js'
@@ -55,7 +54,7 @@ async function vcJwt(o: { signer?: LocalSigner; iss?: string; alg?: 'ES256K' | '
   const payload = { nbf: now, jti: `urn:uuid:${randomUUID()}`, vc, ...o.payload }
   // `raw`: past did-jwt-vc's own checks at creation (a malformed credential someone else made).
   if (o.raw) return createJWT(payload, { issuer: iss, signer: didJwtSigner(signer), alg: o.alg ?? 'ES256K' })
-  return createVerifiableCredentialJwt(payload as never, { did: iss, signer: didJwtSigner(signer), alg: o.alg ?? 'ES256K' })
+  return createVerifiableCredentialJwt(payload, { did: iss, signer: didJwtSigner(signer), alg: o.alg ?? 'ES256K' })
 }
 
 const serviceIssued = async () => {
@@ -103,7 +102,7 @@ const NATIVE_OPTIONS = { audience: false, checkTimes: false, proofPurpose: 'asse
 function nativeVerdict(jwt: string, keys?: PublicKeyDirectory): Promise<JwtVerdict> {
   return ourVerdict(async () => {
     const { payload } = await verifyDidJwt(jwt, { ...NATIVE_OPTIONS, resolver: service.resolver, keys })
-    validateCredentialPayload(normalizeCredential(payload as JwtCredentialPayload))
+    validateCredentialPayload(normalizeCredential(payload))
   })
 }
 
@@ -153,7 +152,7 @@ describe('PublicKeyDirectory knows the generated delegate keys', () => {
   it('by address, with the key the row seals', async () => {
     const keys = new PublicKeyDirectory(storage)
     const key = await keys.keyFor(generated.address)
-    expect(key?.export({ format: 'jwk' })).toEqual((await new PublicKeyDirectory(storage).keyFromHex(delegateRow.publicKeyHex)).export({ format: 'jwk' }))
+    expect(key?.export({ format: 'jwk' })).toEqual(new PublicKeyDirectory(storage).keyFromHex(delegateRow.publicKeyHex).export({ format: 'jwk' }))
     expect(await keys.keyFor(outside.address)).toBeUndefined()
   })
 

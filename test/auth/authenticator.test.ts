@@ -63,7 +63,7 @@ describe('DID control (facts + policy)', () => {
     const { COLLECTIONS } = await import('../../src/service/collections.js')
     const storage = createMemoryStorage()
     await storage.init(COLLECTIONS)
-    const facts = new CallerFacts(resolver as never, storage)
+    const facts = new CallerFacts(resolver, storage)
     const wallet = await walletFacts(facts, { did: target })
     const controls = async (dids: string[], addresses: string[]) => controlsWallet(await facts.vaultKeys({ tenantId: 't', dids, addresses }), wallet)
     // proved control of a DID whose address is the owner's, but with another key (e.g. its owner changed on another network)

@@ -21,7 +21,7 @@ const responses: string[] = []
 let h: Harness
 let members: Member[]
 let hdVault: { id: string }
-let hdWallets: Array<{ did: string; index: number; ethereumAddress: string }> = []
+const hdWallets: Array<{ did: string; index: number; ethereumAddress: string }> = []
 let plainWallet: { did: string; ethereumAddress: string }
 
 async function call(method: string, path: string, init: Parameters<Harness['request']>[2] = {}) {
