@@ -98,7 +98,12 @@ async function didsGovernedBy(storage: StorageAdapter, tenantId: string, roles: 
   if (roles.size === 0) return new Set()
   const assignments = tenantCollectionOf(storage, ROLE_ASSIGNMENTS, tenantId)
   const governing = await assignments.all(
-    { and: [{ field: 'role', op: 'in', value: [...roles] }, { field: 'governsCredentials', op: 'eq', value: true }] },
+    {
+      and: [
+        { field: 'role', op: 'in', value: [...roles] },
+        { field: 'governsCredentials', op: 'eq', value: true },
+      ],
+    },
     { orderBy: { field: 'role' } },
   )
   return new Set(governing.map((a) => a.did))

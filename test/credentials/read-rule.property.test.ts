@@ -82,7 +82,8 @@ async function worldOn(storage: StorageAdapter): Promise<World> {
   return { ctx: { callers, registries, storage, config: { networks: [DEV_NETWORK] } }, keys, dids, roles }
 }
 
-const subsetOf = (n: number, maxLength = n) => fc.subarray(Array.from({ length: n }, (_, i) => i), { maxLength })
+const indexes = (n: number) => Array.from({ length: n }, (_, i) => i)
+const subsetOf = (n: number, maxLength = n) => fc.subarray(indexes(n), { maxLength })
 
 function scenarios(world: World): fc.Arbitrary<Scenario> {
   const didCount = world.dids.length
