@@ -1,6 +1,6 @@
 /**
  * Authorization header parsing on hostile input: the timing the unit test no longer asserts
- * (test/unit/verifier-hardening.test.ts checks the work bound instead). A header of whitespace
+ * (test/proofs/verifier-hardening.test.ts checks the work bound instead). A header of whitespace
  * runs just under the 16 KiB cap made an earlier, quadratic regex take ~480 ms; parsing it now
  * is one linear pass (microseconds), and a header over the cap costs no more than an ordinary one.
  */

@@ -14,7 +14,8 @@
 import { randomUUID } from 'node:crypto'
 import { CallerFacts } from '../src/roles/caller-facts.js'
 import { rolesGoverning } from '../src/credentials/facts.js'
-import { canReadCredential, type CredentialFacts } from '../src/credentials/policy.js'
+import { canReadCredential, type CredentialDidFacts } from '../src/credentials/policy.js'
+import { readerFactsAbout } from '../src/credentials/reader-facts.js'
 import type { Caller } from '../src/auth/context.js'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
 import type { RoleAssignmentRecord } from '../src/roles/records.js'
@@ -71,12 +72,14 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
 
     const facts = new CallerFacts(service.resolver, storage)
     const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress] })
-    const credentialFacts = async (): Promise<CredentialFacts> => {
+    const credentialDidFacts = async (): Promise<CredentialDidFacts> => {
       const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), rolesGoverning(storage, TENANT, credential.did)])
-      return { did: credential.did, ownerAddress, selfOwned: false, isPublicAccess: false, storedBy: [], roles }
+      return { did: credential.did, ownerAddress, roles }
     }
+    const stored = { did: credential.did, isPublicAccess: false, storedBy: [], roles: [] }
     const decide = async (of: Caller) => {
-      if (!canReadCredential(await facts.holding(of), await credentialFacts())) throw new Error('bench: the decision should allow')
+      const reader = readerFactsAbout(await facts.holding(of), await credentialDidFacts())
+      if (!canReadCredential(reader, stored)) throw new Error('bench: the decision should allow')
     }
     const sameRequest = callerOf()
     const figures = async (): Promise<DecisionFigures> => {

@@ -1,13 +1,15 @@
 /**
  * The credentials' slice of the access policy: reading, writing and deleting a stored
  * credential (DESIGN §4 *Stored VC read access*, *VC write access*), and granting roles over
- * the credentials with a DID. Pure: see `auth/policy-engine.ts`.
+ * the credentials with a DID. Pure: see `auth/policy-engine.ts`. The read rule is declared in
+ * `read-rule.ts`, which compiles it to this decision and to the storage filter of Fetch.
  */
 import { decide, grants, holdsKey, type HoldingFacts, type Permission, type Rule } from '../auth/policy-engine.js'
+import { READ_RULES, type ReadableCredential, type ReaderFacts } from './read-rule.js'
 
 /**
- * A stored credential, as far as reading and changing it go. `roles` holds the role DIDs that
- * give access to it: those listed in its `roles` and those assigned to its DID.
+ * A stored credential, as far as changing it goes. `roles` holds the role DIDs that give
+ * access to it: those listed in its `roles` and those assigned to its DID.
  */
 export interface CredentialFacts {
   /** The credential's DID; undefined when its `id` is absent or not a DID. */
@@ -43,14 +45,7 @@ const didOwner: Rule<HoldingFacts, Pick<CredentialFacts, 'did' | 'ownerAddress'>
 const storedIt: Rule<HoldingFacts, CredentialFacts> = { ground: 'stored it', holds: (c, v) => v.storedBy.some((d) => c.dids.has(d)) }
 
 export const CREDENTIAL_RULES = {
-  readCredential: [
-    { ground: 'it is public', holds: (_c, v) => v.isPublicAccess },
-    storedIt,
-    { ground: 'issued it', holds: (c, v) => v.issuer !== undefined && c.dids.has(v.issuer) },
-    { ground: 'is its subject', holds: (c, v) => v.subject !== undefined && c.dids.has(v.subject) },
-    didOwner,
-    roleGrant('Read'),
-  ] satisfies Rule<HoldingFacts, CredentialFacts>[],
+  readCredential: READ_RULES,
   writeCredential: [didOwner, roleGrant('Write')],
   // Grant a role over the credentials with a DID (all of them, now and later): rights over the DID itself.
   governCredentialDid: [didOwner, roleGrant('Write')] satisfies Rule<HoldingFacts, CredentialDidFacts>[],
@@ -61,8 +56,12 @@ export const CREDENTIAL_RULES = {
   ] satisfies Rule<HoldingFacts, CredentialFacts>[],
 }
 
-/** Read a stored credential (DESIGN §4 "Stored VC read access"). Public access is read-only. */
-export const canReadCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(CREDENTIAL_RULES.readCredential, caller, credential).allowed
+/**
+ * Read a stored credential (DESIGN §4 "Stored VC read access"), given the caller's read facts
+ * (`readerFacts`, or `readerFactsAbout` the credential's DID). Public access is read-only.
+ */
+export const canReadCredential = (caller: ReaderFacts, credential: ReadableCredential) =>
+  decide(CREDENTIAL_RULES.readCredential, caller, credential).allowed
 /** Add or remove a stored credential's proofs (spec rule 5). */
 export const canWriteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(CREDENTIAL_RULES.writeCredential, caller, credential).allowed
 /**

@@ -2,18 +2,18 @@
  * Store, Fetch and Delete Verifiable Credentials (`POST /claims`, `GET /claims`, `DELETE
  * /claims`; DESIGN §4 *Store VCs*, *Stored VC read access*, *VC write access*).
  *
- * Read access is computed by the database query ({@link readableWhere}): an `or` of indexed
- * conditions that mirrors `RULES.readCredential` of the access policy. Delete decides per
- * record with the pure rule `canDeleteCredential` over the record's facts.
+ * Read access is computed by the database query: the read rule compiled to a storage filter
+ * (`readableWhere` of `read-rule.ts`, the same declaration as the decision
+ * `RULES.readCredential`). Delete decides per record with the pure rule `canDeleteCredential`
+ * over the record's facts.
  */
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canDeleteCredential, canGovernCredentialDid } from './policy.js'
-import { grants, type HoldingFacts } from '../auth/policy-engine.js'
 import { jsonLdHash, jwtHash, sha256 } from './content-hash.js'
 import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
-import { ethrDid, normalizeDid, principalOf } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/ethr.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
@@ -27,10 +27,10 @@ import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 import { assertManagesRole } from '../roles/access.js'
 import { credentialFacts, credentialDidFacts } from './facts.js'
+import { readableWhere } from './read-rule.js'
+import { readerFacts } from './reader-facts.js'
 import { ROLES, ROLE_ASSIGNMENTS } from '../roles/records.js'
-import { DELEGATE_KEYS, WALLETS } from '../wallets/records.js'
 import { CREDENTIALS } from './records.js'
-import { VAULTS } from '../vaults/records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { CredentialsContext } from './context.js'
@@ -203,7 +203,7 @@ export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'con
   for (const did of unique(planned.flatMap(({ record }) => (record.did !== undefined && record.roles.length > 0 ? [record.did] : [])))) {
     if (canGovernCredentialDid(holding, await credentialDidFacts(ctx, caller.tenantId, did, caller))) governed.add(did)
   }
-  const readable = planned.length === 0 ? undefined : await readableWhere(ctx, caller)
+  const readable = planned.length === 0 ? undefined : readableWhere(await readerFacts(ctx, caller))
   // 2. The new ones inserted together (one transaction, one indexed lookup of the copies the
   // caller may read); the same content twice in a batch, or already readable, is one record.
   const put = async (items: typeof planned): Promise<Map<string, CredentialRecord>> =>
@@ -258,58 +258,6 @@ async function governDid(assignments: TenantCollection<RoleAssignmentRecord>, te
   }
 }
 
-/** DIDs handed to the caller's keys read per network for the "owner of its DID" ground of Fetch. */
-const MAX_HANDED_DIDS = 1_000
-
-/**
- * The DIDs the caller owns that a stored credential may have as its DID: the did:ethr DIDs of
- * the caller's keys on each network of the service and the DIDs its tokens name (resolved:
- * kept while its keys still own them), and the DIDs whose ownership was handed to its keys
- * (the embedded registry's owner index, up to 1,000 per network; on-chain registries cannot be
- * asked who owns what — credentials whose DID was handed over on chain are listed on the other
- * grounds, and Delete / add-proof decide on the resolved owner either way).
- */
-async function ownedDids(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries'>, caller: Caller, facts: HoldingFacts): Promise<string[]> {
-  const ofKeys = caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address)))
-  const candidates = unique([...ofKeys, ...caller.dids])
-  const [owners, handed] = await Promise.all([
-    Promise.all(candidates.map((did) => ctx.callers.ownerAddress(did, caller).catch(() => undefined))),
-    ctx.registries.handedTo(caller.addresses, MAX_HANDED_DIDS),
-  ])
-  return unique([...candidates.filter((_did, i) => owners[i] !== undefined && facts.addresses.has(owners[i])), ...handed])
-}
-
-/**
- * The credentials the caller may read, as a database filter: an `or` of indexed conditions
- * mirroring `RULES.readCredential` (public; stored by, issued by, issued to a DID the caller
- * acts through; its DID owned by the caller's key; a role with Read or Write the caller holds
- * listed in it or governing its DID). The role part reads the assignments of the caller's
- * roles (index tenantId, role, did) that govern credentials.
- */
-export async function readableWhere(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'storage'>, caller: Caller): Promise<Where> {
-  const facts = await ctx.callers.holding(caller)
-  const dids = [...facts.dids]
-  const readRoles = [...facts.roles].filter(([, permissions]) => grants(permissions, 'Read')).map(([role]) => role)
-  const [owned, holders] = await Promise.all([
-    ownedDids(ctx, caller, facts),
-    readRoles.length === 0
-      ? []
-      : tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS, delegateKeys: DELEGATE_KEYS, roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES, vaults: VAULTS, wallets: WALLETS })
-          .roleAssignments.all({ and: [{ field: 'role', op: 'in', value: readRoles }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
-          .then((assigned) => assigned.map((a) => a.did)),
-  ])
-  // Column tests first, list tests last: SQLite stops at the first ground that holds, and a
-  // list ground read for no row is never read (`storedBy` lists all the caller ever stored).
-  const grounds: Where[] = []
-  if (dids.length > 0) grounds.push({ field: 'issuer', op: 'in', value: dids }, { field: 'subject', op: 'in', value: dids })
-  const byDid = unique([...owned, ...holders])
-  if (byDid.length > 0) grounds.push({ field: 'did', op: 'in', value: byDid })
-  grounds.push({ field: 'isPublicAccess', op: 'eq', value: true })
-  if (dids.length > 0) grounds.push({ field: 'storedBy', op: 'containsAny', value: dids })
-  if (readRoles.length > 0) grounds.push({ field: 'roles', op: 'containsAny', value: readRoles })
-  return { or: grounds }
-}
-
 /**
  * The values a credential naming `did` is indexed under: its principal — and, for a public-key
  * did:ethr, that spelling too, under which earlier releases indexed it.
@@ -340,7 +288,7 @@ export async function getClaims(ctx: Pick<CredentialsContext, 'callers' | 'confi
   // owned DIDs) — would change nothing.
   const { dids } = await ctx.callers.acting(caller)
   const ownGround = (issuer !== undefined && dids.has(issuer)) || (subject !== undefined && dids.has(subject))
-  if (!ownGround) filters.push(await readableWhere(ctx, caller))
+  if (!ownGround) filters.push(readableWhere(await readerFacts(ctx, caller)))
   const page = await tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS }).credentials.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
   return { resolver: name, vcs: page.items.map(presentCredential), ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) }
 }

@@ -5,6 +5,7 @@
  * index); the SQLite tests also check that SQLite picks the index named here. A new query in an
  * operation belongs here, with its index.
  */
+import { readableWhere } from '../credentials/read-rule.js'
 import type { FindOptions, Where } from '../storage/port.js'
 
 /** One query the service issues. Values are placeholders: plans depend on the shape, not on them. */
@@ -27,17 +28,13 @@ const scoped = (where: Where): Where => ({ and: [tenant, where] })
 /** `n` distinct values: long lists are bound differently by some adapters (SQLite: one JSON parameter). */
 const many = (prefix: string, n: number): string[] => Array.from({ length: n }, (_, i) => `${prefix}${i}`)
 
-/** The read-access filter of Fetch (credentials/store.ts `readableWhere`): an `or` of indexed grounds. */
-const readable: Where = {
-  or: [
-    { field: 'isPublicAccess', op: 'eq', value: true },
-    { field: 'storedBy', op: 'containsAny', value: ['a', 'b'] },
-    { field: 'issuer', op: 'in', value: ['a', 'b'] },
-    { field: 'subject', op: 'in', value: ['a', 'b'] },
-    { field: 'roles', op: 'containsAny', value: ['r'] },
-    { field: 'did', op: 'in', value: ['o', 'h'] },
-  ],
-}
+/** The read-access filter of Fetch and Store, compiled from the read rule for a caller with something on every ground. */
+const readable: Where = readableWhere({
+  dids: new Set(['a', 'b']),
+  readRoles: new Set(['r']),
+  ownedDids: new Set(['o']),
+  governedDids: new Set(['h']),
+})
 
 /** Every query the service issues. */
 export const SERVICE_QUERIES: readonly ServiceQuery[] = [

@@ -1,12 +1,16 @@
 /**
  * Store, Fetch and Delete Verifiable Credentials through the router (memory and SQLite): `POST /claims`,
- * `GET /claims`, `DELETE /claims` (Access Token JWT). Read access is computed by the query;
- * a test checks it against the pure rule `canReadCredential` over the gathered facts.
+ * `GET /claims`, `DELETE /claims` (Access Token JWT). Read access is computed by the query (the
+ * read rule compiled to a storage filter); a test checks Fetch, filters included, against the
+ * same rule compiled to the decision `canReadCredential` over each credential's own facts. The
+ * two compilations are held together for generated callers and credentials in
+ * test/credentials/read-rule.property.test.ts.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CallerFacts } from '../../src/roles/caller-facts.js'
-import { credentialFacts } from '../../src/credentials/facts.js'
+import { credentialDidFacts } from '../../src/credentials/facts.js'
 import { canReadCredential } from '../../src/credentials/policy.js'
+import { readerFactsAbout } from '../../src/credentials/reader-facts.js'
 import type { CredentialRecord } from '../../src/credentials/records.js'
 import { generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
@@ -193,15 +197,19 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       expect(ids(await fetchAs('', stranger.jwt))).not.toContain(stored._id)
     })
 
-    it('the query and the pure rule canReadCredential agree, for every caller and credential', async () => {
+    it('Fetch and the decision canReadCredential agree, for every caller and credential', async () => {
       const facts = new CallerFacts(h.service.resolver, h.storage)
+      const ctx = { callers: facts, storage: h.storage }
       const records = (await h.storage.collection<CredentialRecord>('credentials').find({ field: 'tenantId', op: 'eq', value: 'tenant-a' }, { limit: 1000 })).items
       expect(records.some((r) => r.issuer === issuer.did) && records.some((r) => r.subject === subject.did)).toBe(true)
       for (const who of [issuer, subject, stranger, holder, heir]) {
         const caller = { tenantId: 'tenant-a', dids: [who.did], addresses: [who.did.split(':').pop()!] }
         const holding = await facts.holding(caller)
         const expected: string[] = []
-        for (const r of records) if (canReadCredential(holding, await credentialFacts({ callers: facts, storage: h.storage }, r))) expected.push(r.id)
+        for (const r of records) {
+          const did = r.did === undefined ? undefined : await credentialDidFacts(ctx, r.tenantId, r.did)
+          if (canReadCredential(readerFactsAbout(holding, did), r)) expected.push(r.id)
+        }
         expect(ids(await fetchAs('', who.jwt)).sort()).toEqual(expected.sort())
         // By issuer and by subject, the caller's own DID (the `or` left out: its ground holds) and the others'.
         for (const named of [issuer, subject, stranger, holder]) {

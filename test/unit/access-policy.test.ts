@@ -4,7 +4,7 @@
  * and assigned through it), the credential's facts are what the credential operations gather
  * (the roles governing its DID through the same `rolesGoverning` query), and the pure
  * decisions are asked. The same callers run through the real credential routes in
- * test/http/claims-store.test.ts and test/http/role-access-matrix.test.ts. A further table
+ * test/http/claims-store.test.ts and test/roles/role-access-matrix.test.ts. A further table
  * covers the grounds that do not involve roles (public, stored, issued, subject, DID owner).
  */
 import { readFileSync } from 'node:fs'
@@ -12,13 +12,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CallerFacts } from '../../src/roles/caller-facts.js'
 import { rolesGoverning } from '../../src/credentials/facts.js'
 import { canDeleteCredential, canReadCredential, canWriteCredential, type CredentialFacts } from '../../src/credentials/policy.js'
+import { readerFactsAbout } from '../../src/credentials/reader-facts.js'
 import { grants, type HoldingFacts } from '../../src/auth/policy-engine.js'
 import { RULES } from '../../src/service/access-rules.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
 import { startHarness, TENANT_A, TENANT_B, walletWithToken, type Harness } from '../helpers/harness.js'
 
 type Can = { read: boolean; write: boolean; delete: boolean }
-const decisions = (c: HoldingFacts, v: CredentialFacts): Can => ({ read: canReadCredential(c, v), write: canWriteCredential(c, v), delete: canDeleteCredential(c, v) })
+/** The credentials of these tables list no role in their records: the roles of their facts govern their DIDs. */
+const readerOf = (c: HoldingFacts, v: CredentialFacts) =>
+  readerFactsAbout(c, v.did === undefined ? undefined : { did: v.did, ownerAddress: v.ownerAddress, roles: v.roles })
+const decisions = (c: HoldingFacts, v: CredentialFacts): Can => ({
+  read: canReadCredential(readerOf(c, v), { ...v, roles: [] }),
+  write: canWriteCredential(c, v),
+  delete: canDeleteCredential(c, v),
+})
 
 describe('grants: Write implies Read', () => {
   it.each([
