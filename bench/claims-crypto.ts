@@ -82,19 +82,33 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
     const issuer = wallet.did
     const as = service.as({ authorization, didAuth: (await api.generateToken({ iss: issuer })).jwt })
     const delegateAddress = (wallet.registry!.transactions[0] as { delegate: { address: string } }).delegate.address
-    const row = (await storage.collection<DelegateKeyRecord>('delegateKeys').find({ field: 'ethereumAddress', op: 'eq', value: delegateAddress }, { limit: 1 })).items[0]
-    const delegate = new LocalSigner((await openKeyring(storage, masterKey)).open(row.privateKey, secretContext('delegateKeys', row, 'privateKey')))
+    const row = (
+      await storage
+        .collection<DelegateKeyRecord>('delegateKeys')
+        .find({ field: 'ethereumAddress', op: 'eq', value: delegateAddress }, { limit: 1 })
+    ).items[0]
+    const delegate = new LocalSigner(
+      (await openKeyring(storage, masterKey)).open(row.privateKey, secretContext('delegateKeys', row, 'privateKey')),
+    )
     const claim = () => ({ id: `urn:uuid:${randomUUID()}`, payload: { degree: 'BSc', n: Math.random() } })
     const rawKey = new LocalSigner(generatePrivateKey())
     const rawDid = `did:ethr:dev:${rawKey.address}`
-    const vc = { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { degree: 'BSc' } }
+    const vc = {
+      '@context': ['https://www.w3.org/2018/credentials/v1'],
+      type: ['VerifiableCredential'],
+      credentialSubject: { degree: 'BSc' },
+    }
     const rawOpenSsl = nativeSecp256k1().verify
 
     const jwtSign = await pair(
       { label: `${label}: JWT VC sign (service)`, fn: () => as.signClaims({ iss: issuer, format: 'JWT', claims: [claim()] }) },
       {
         label: `${label}: raw createVerifiableCredentialJwt (interleaved)`,
-        fn: () => createVerifiableCredentialJwt({ jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } }, { did: rawDid, signer: didJwtSigner(rawKey), alg: 'ES256K' }),
+        fn: () =>
+          createVerifiableCredentialJwt(
+            { jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } },
+            { did: rawDid, signer: didJwtSigner(rawKey), alg: 'ES256K' },
+          ),
       },
       options,
     )
@@ -104,20 +118,35 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
       { label: `${label}: JWT VC sign (service)`, fn: () => as.signClaims({ iss: issuer, format: 'JWT', claims: [claim()] }) },
       {
         label: `${label}: raw createVerifiableCredentialJwt, did-jwt ES256KSigner (interleaved)`,
-        fn: () => createVerifiableCredentialJwt({ jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } }, { did: rawDid, signer: didJwtKey, alg: 'ES256K' }),
+        fn: () =>
+          createVerifiableCredentialJwt(
+            { jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } },
+            { did: rawDid, signer: didJwtKey, alg: 'ES256K' },
+          ),
       },
       options,
     )
 
     const signed = (await as.signClaims({ iss: issuer, format: 'JWT', claims: [claim()] })).vcs[0] as { jwt: string }
-    const byDelegate = await createVerifiableCredentialJwt({ jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc }, { did: issuer, signer: didJwtSigner(delegate), alg: 'ES256K' })
+    const byDelegate = await createVerifiableCredentialJwt(
+      { jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc },
+      { did: issuer, signer: didJwtSigner(delegate), alg: 'ES256K' },
+    )
     const verifyJwt = (jwt: string) => async () => {
       if (!(await as.verifyClaims({ claims: [{ jwt }] })).vcs[0].verified) throw new Error('bench: JWT VC not verified')
     }
     await verifyJwt(signed.jwt)()
     await verifyJwt(byDelegate)()
-    const jwtVerify = await pair({ label: `${label}: JWT VC verify, owner (service)`, fn: verifyJwt(signed.jwt) }, { ...rawOpenSsl, label: `${label}: raw OpenSSL verify (interleaved)` }, options)
-    const jwtVerifyByDelegate = await pair({ label: `${label}: JWT VC verify, generated delegate`, fn: verifyJwt(byDelegate) }, { ...rawOpenSsl, label: `${label}: raw OpenSSL verify (interleaved)` }, options)
+    const jwtVerify = await pair(
+      { label: `${label}: JWT VC verify, owner (service)`, fn: verifyJwt(signed.jwt) },
+      { ...rawOpenSsl, label: `${label}: raw OpenSSL verify (interleaved)` },
+      options,
+    )
+    const jwtVerifyByDelegate = await pair(
+      { label: `${label}: JWT VC verify, generated delegate`, fn: verifyJwt(byDelegate) },
+      { ...rawOpenSsl, label: `${label}: raw OpenSSL verify (interleaved)` },
+      options,
+    )
 
     const jsonLd = await jsonLdPairs(label, as, issuer, options)
     return { jwtSign, jwtSignVsDidJwtSigner, jwtVerify, jwtVerifyByDelegate, jsonLd }
@@ -213,7 +242,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { createSqliteStorage } = await import('../src/storage/sqlite/index.js')
   const dir = mkdtempSync(join(tmpdir(), 'didvault-bench-claims-crypto-'))
   try {
-    const results = await benchClaimsCrypto('sqlite', createSqliteStorage({ path: join(dir, 'claims.db') }), { warmupMs: 300, durationMs: 1_500 })
+    const results = await benchClaimsCrypto('sqlite', createSqliteStorage({ path: join(dir, 'claims.db') }), {
+      warmupMs: 300,
+      durationMs: 1_500,
+    })
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
   } finally {
     rmSync(dir, { recursive: true, force: true })

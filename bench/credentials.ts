@@ -27,7 +27,13 @@ let serial = 0
 function vcJwt(iss: string): string {
   serial += 1
   const sub = `did:ethr:dev:0x${serial.toString(16).padStart(40, '0')}`
-  const payload = { iss, sub, jti: `urn:uuid:${randomUUID()}`, nbf: 1_700_000_000, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { n: serial } } }
+  const payload = {
+    iss,
+    sub,
+    jti: `urn:uuid:${randomUUID()}`,
+    nbf: 1_700_000_000,
+    vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { n: serial } },
+  }
   return `${HEADER}.${b64(payload)}.c2ln`
 }
 
@@ -57,7 +63,8 @@ export async function benchCredentials(label: string, storage: StorageAdapter, o
     const me = (await api.generateWallet({ wallet: { alias: 'issuer' } })).wallet
     const asMe = service.as({ authorization, didAuth: (await api.generateToken({ iss: me.did })).jwt })
     const others = Array.from({ length: 50 }, (_, i) => `did:ethr:dev:0x${(i + 1).toString(16).padStart(40, 'f')}`)
-    const batchOf = (n: number, iss?: string) => Array.from({ length: n }, (_, i) => ({ jwt: vcJwt(iss ?? others[(serial + i) % others.length]) }))
+    const batchOf = (n: number, iss?: string) =>
+      Array.from({ length: n }, (_, i) => ({ jwt: vcJwt(iss ?? others[(serial + i) % others.length]) }))
 
     const raw = storage.collection<CredentialRecord>('credentials')
     const rawRecords = (): CredentialRecord[] =>
@@ -77,7 +84,10 @@ export async function benchCredentials(label: string, storage: StorageAdapter, o
       }))
     const [storeBatch1000, rawInsertBatch1000] = await measurePair(
       { label: `${label}: store 1,000 VC-JWTs (service)`, fn: () => asMe.storeClaims({ claims: batchOf(BATCH) }) },
-      { label: `${label}: raw insertMany of 1,000 credential records`, fn: () => storage.transaction((tx) => tx.collection<CredentialRecord>('credentials').insertMany(rawRecords())) },
+      {
+        label: `${label}: raw insertMany of 1,000 credential records`,
+        fn: () => storage.transaction((tx) => tx.collection<CredentialRecord>('credentials').insertMany(rawRecords())),
+      },
       options,
     )
     await raw.deleteMany({ field: 'tenantId', op: 'eq', value: 'bench-raw' })
@@ -97,7 +107,19 @@ export async function benchCredentials(label: string, storage: StorageAdapter, o
             if ((await asMe.getClaims({ issuer: me.did, limit: 10 })).vcs.length !== 10) throw new Error('bench: expected 10 rows')
           },
         },
-        { label: `${label}: raw indexed page (issuer, 10 rows), ${stored} stored`, fn: () => raw.find({ and: [{ field: 'tenantId', op: 'eq', value: TENANT }, { field: 'issuer', op: 'eq', value: me.did }] }, { limit: 10 }) },
+        {
+          label: `${label}: raw indexed page (issuer, 10 rows), ${stored} stored`,
+          fn: () =>
+            raw.find(
+              {
+                and: [
+                  { field: 'tenantId', op: 'eq', value: TENANT },
+                  { field: 'issuer', op: 'eq', value: me.did },
+                ],
+              },
+              { limit: 10 },
+            ),
+        },
         options,
       )
       return { stored, fetchByIssuer, rawIndexedPage, ratio: round(fetchByIssuer.opsPerSec / rawIndexedPage.opsPerSec, 3) }
@@ -127,7 +149,10 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const { createSqliteStorage } = await import('../src/storage/sqlite/index.js')
   const dir = mkdtempSync(join(tmpdir(), 'didvault-bench-credentials-'))
   try {
-    const results = await benchCredentials('sqlite', createSqliteStorage({ path: join(dir, 'credentials.db') }), { warmupMs: 200, durationMs: 1_000 })
+    const results = await benchCredentials('sqlite', createSqliteStorage({ path: join(dir, 'credentials.db') }), {
+      warmupMs: 200,
+      durationMs: 1_000,
+    })
     process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -21,7 +21,12 @@ export interface DidResults {
   rawVerifyInterleavedDelegate: Measurement
 }
 
-export async function benchDid(label: string, service: IdentityService, authorization: string, options: MeasureOptions): Promise<DidResults> {
+export async function benchDid(
+  label: string,
+  service: IdentityService,
+  authorization: string,
+  options: MeasureOptions,
+): Promise<DidResults> {
   const api = service.as({ authorization })
   const delegateKey = generatePrivateKey()
   const delegate = new LocalSigner(delegateKey)
@@ -41,12 +46,19 @@ export async function benchDid(label: string, service: IdentityService, authoriz
   const did = wallet.did
   const { jwt } = await api.generateToken({ iss: did })
   const now = Math.floor(Date.now() / 1000)
-  const byDelegate = await createJWT({ iat: now, exp: now + 3_600, aud: service.config.audience }, { issuer: did, signer: didJwtSigner(delegate), alg: 'ES256K-R' })
+  const byDelegate = await createJWT(
+    { iat: now, exp: now + 3_600, aud: service.config.audience },
+    { issuer: did, signer: didJwtSigner(delegate), alg: 'ES256K-R' },
+  )
   const verifyOptions = service.didAuthOptions
-  for (const token of [jwt, byDelegate]) if ((await verifyDidAuthToken(token, verifyOptions)) !== did) throw new Error('bench: DID-auth self-check failed')
+  for (const token of [jwt, byDelegate])
+    if ((await verifyDidAuthToken(token, verifyOptions)) !== did) throw new Error('bench: DID-auth self-check failed')
   const raw = nativeSecp256k1().verify
 
-  const embeddedResolution5Changes = await measure({ label: `${label}: embedded resolution, 5 changes`, fn: () => service.resolveDid({ did: did }) }, options)
+  const embeddedResolution5Changes = await measure(
+    { label: `${label}: embedded resolution, 5 changes`, fn: () => service.resolveDid({ did: did }) },
+    options,
+  )
   const [didAuthVerification5Changes, rawVerifyInterleaved5Changes] = await measurePair(
     { label: `${label}: DID-auth verify, DID with 5 changes`, fn: () => verifyDidAuthToken(jwt, verifyOptions) },
     { ...raw, label: `${label}: raw secp256k1 verify (interleaved)` },
@@ -57,5 +69,11 @@ export async function benchDid(label: string, service: IdentityService, authoriz
     { ...raw, label: `${label}: raw secp256k1 verify (interleaved)` },
     options,
   )
-  return { embeddedResolution5Changes, didAuthVerification5Changes, rawVerifyInterleaved5Changes, didAuthVerificationByDelegate, rawVerifyInterleavedDelegate }
+  return {
+    embeddedResolution5Changes,
+    didAuthVerification5Changes,
+    rawVerifyInterleaved5Changes,
+    didAuthVerificationByDelegate,
+    rawVerifyInterleavedDelegate,
+  }
 }

@@ -33,7 +33,9 @@ export interface FloodResults {
 
 /** The sender process, driven by `start`/`stop` messages; each resolves on the child's answer. */
 function floodSenders(config: FloodConfig) {
-  const child: ChildProcess = fork(new URL('./flood-senders.ts', import.meta.url), [JSON.stringify(config)], { execArgv: ['--import', 'tsx'] })
+  const child: ChildProcess = fork(new URL('./flood-senders.ts', import.meta.url), [JSON.stringify(config)], {
+    execArgv: ['--import', 'tsx'],
+  })
   let counts: FloodCounts = { requests: 0, statuses: {}, errors: 0 }
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
   const ask = (message: 'start' | 'stop', answer: FloodMessage['type']) =>
@@ -76,7 +78,11 @@ function authenticatedGet(url: string): { fn: () => Promise<void>; close: () => 
 }
 
 export async function benchUnauthenticatedFlood(options: MeasureOptions): Promise<FloodResults> {
-  const service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants: staticTenants({ [API_KEY]: 'bench' }) })
+  const service = await IdentityService.create({
+    storage: createMemoryStorage(),
+    masterKey: randomMasterKey(),
+    tenants: staticTenants({ [API_KEY]: 'bench' }),
+  })
   const app = express()
   app.use('/identity', createRouter(service))
   const server = await new Promise<http.Server>((resolve) => {

@@ -50,7 +50,7 @@ async function main(): Promise<void> {
   const durations: number[] = []
   const other: Record<string, number> = {}
   const connection = async () => {
-    for (let t = performance.now(); t < end; ) {
+    for (let t = performance.now(); t < end;) {
       const status = await get()
       const after = performance.now()
       if (t >= measureFrom) {

@@ -36,7 +36,7 @@ const round = (n: number, digits: number) => Number(n.toFixed(digits))
 /** Calls `fn` one at a time until `ms` have passed, pushing each call's duration (ms) onto `durations`. */
 async function loop(fn: () => unknown, ms: number, durations: number[] = []): Promise<void> {
   const end = performance.now() + ms
-  for (let t = performance.now(); t < end; ) {
+  for (let t = performance.now(); t < end;) {
     const result = fn()
     if (result instanceof Promise) await result
     const after = performance.now()
@@ -54,7 +54,9 @@ function summarize(label: string, durations: number[]): Measurement {
     p50Ms: round(percentile(durations, 0.5), 3),
     p95Ms: round(percentile(durations, 0.95), 3),
   }
-  process.stderr.write(`bench: ${label.padEnd(48)} ${String(result.opsPerSec).padStart(9)} ops/s  p50 ${result.p50Ms} ms  p95 ${result.p95Ms} ms\n`)
+  process.stderr.write(
+    `bench: ${label.padEnd(48)} ${String(result.opsPerSec).padStart(9)} ops/s  p50 ${result.p50Ms} ms  p95 ${result.p95Ms} ms\n`,
+  )
   return result
 }
 
@@ -81,7 +83,12 @@ async function slice(op: Operation, ms: number, durations?: number[]): Promise<v
  * in total, so that load changes on the machine affect both alike: the basis for a ratio
  * between them.
  */
-export async function measurePair(a: Operation, b: Operation, options: MeasureOptions, sliceMs = SLICE_MS): Promise<[Measurement, Measurement]> {
+export async function measurePair(
+  a: Operation,
+  b: Operation,
+  options: MeasureOptions,
+  sliceMs = SLICE_MS,
+): Promise<[Measurement, Measurement]> {
   await slice(a, options.warmupMs)
   await slice(b, options.warmupMs)
   const da: number[] = []

@@ -40,7 +40,10 @@ export async function benchMpc(label: string, storage: StorageAdapter, options: 
       mpcGroups: [{ name: 'signers', requiredApprovals: 2, members: members.map((m) => ({ id: m.did })) }],
     })
     await api.initializeVault({ vaultID: vault.id })
-    const walletDerivation = await measure({ label: `${label}: next MPC wallet (2-of-3 quorum, public derivation)`, fn: () => api.createVaultWallet({ vaultID: vault.id }) }, options)
+    const walletDerivation = await measure(
+      { label: `${label}: next MPC wallet (2-of-3 quorum, public derivation)`, fn: () => api.createVaultWallet({ vaultID: vault.id }) },
+      options,
+    )
 
     // The provider the service uses by default, over the same storage and keyring.
     const provider = new ShamirQuorumCustody(storage, new KeyCustody(await openKeyring(storage, masterKey)))
@@ -57,7 +60,10 @@ export async function benchMpc(label: string, storage: StorageAdapter, options: 
     const check = await provider.requestSignature({ vault: ref, path: "m/44'/60'/0'/0/0", digest, approvals })
     if (check.status !== 'signed') throw new Error('MPC bench: the 2-of-3 signature was not made')
     const signing2of3 = await measure(
-      { label: `${label}: MPC 2-of-3 signature (reconstruct + sign + wipe)`, fn: () => provider.requestSignature({ vault: ref, path: "m/44'/60'/0'/0/0", digest, approvals }) },
+      {
+        label: `${label}: MPC 2-of-3 signature (reconstruct + sign + wipe)`,
+        fn: () => provider.requestSignature({ vault: ref, path: "m/44'/60'/0'/0/0", digest, approvals }),
+      },
       options,
     )
     return { signing2of3, walletDerivation }

@@ -40,7 +40,12 @@ export interface RoleResults {
   roleCreation: Measurement
   /** Role creation ÷ ECS wallet generation, measured interleaved: what a role costs over its wallet (a DID-auth token check, one more record, a transaction). */
   roleCreationVsWalletGeneration: number
-  readCredentialDecision: { at10k: DecisionFigures; at100k: DecisionFigures; perRequestLatencyRatio100kVs10k: number; perCredentialLatencyRatio100kVs10k: number }
+  readCredentialDecision: {
+    at10k: DecisionFigures
+    at100k: DecisionFigures
+    perRequestLatencyRatio100kVs10k: number
+    perCredentialLatencyRatio100kVs10k: number
+  }
 }
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits))
@@ -66,9 +71,13 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     for (let i = 0; i < HELD; i++) held.push((await asCaller.createRole({ permissions: [i % 2 === 0 ? 'Read' : 'Write'] })).role.did)
     const assigned = await asCaller.createRoleAssignments({ assignments: held.map((role) => ({ role, did: caller.did })) })
     // Granted over the credential's DID by a caller who also holds that DID's owner key: the role governs it.
-    const asOwner = service.as({ authorization, didAuth: `${(await api.generateToken({ iss: caller.did })).jwt},${(await api.generateToken({ iss: credential.did })).jwt}` })
+    const asOwner = service.as({
+      authorization,
+      didAuth: `${(await api.generateToken({ iss: caller.did })).jwt},${(await api.generateToken({ iss: credential.did })).jwt}`,
+    })
     const governing = await asOwner.createRoleAssignments({ assignments: [{ role: held[HELD - 1], did: credential.did }] })
-    if (assigned.errors.length > 0 || governing.errors.length > 0 || !governing.assignments[0].governsCredentials) throw new Error('bench: assignments failed')
+    if (assigned.errors.length > 0 || governing.errors.length > 0 || !governing.assignments[0].governsCredentials)
+      throw new Error('bench: assignments failed')
 
     const facts = new CallerFacts(service.resolver, storage)
     const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress] })
@@ -84,8 +93,14 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     const sameRequest = callerOf()
     const figures = async (): Promise<DecisionFigures> => {
       const assignments = await storage.collection('roleAssignments').count({ field: 'tenantId', op: 'eq', value: TENANT })
-      const perRequest = await measure({ label: `${label}: read decision per request, ${assignments} assignments`, fn: () => decide(callerOf()) }, options)
-      const perCredential = await measure({ label: `${label}: read decision per credential, ${assignments} assignments`, fn: () => decide(sameRequest) }, options)
+      const perRequest = await measure(
+        { label: `${label}: read decision per request, ${assignments} assignments`, fn: () => decide(callerOf()) },
+        options,
+      )
+      const perCredential = await measure(
+        { label: `${label}: read decision per credential, ${assignments} assignments`, fn: () => decide(sameRequest) },
+        options,
+      )
       return { assignments, perRequest, perCredential }
     }
 

@@ -30,7 +30,13 @@ const didOf = (n: number) => `did:ethr:dev:0x${n.toString(16).padStart(40, '0')}
 
 /** A synthetic VC-JWT (well-formed, dummy signature: Store does not check signatures unless asked). */
 function vcJwt(iss: string, n: number): string {
-  const payload = { iss, sub: didOf(1_000_000 + n), jti: `urn:uuid:${randomUUID()}`, nbf: 1_700_000_000, vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { n } } }
+  const payload = {
+    iss,
+    sub: didOf(1_000_000 + n),
+    jti: `urn:uuid:${randomUUID()}`,
+    nbf: 1_700_000_000,
+    vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { n } },
+  }
   return `${HEADER}.${b64(payload)}.c2ln`
 }
 
@@ -74,11 +80,21 @@ export async function benchServerRss(): Promise<RssResults> {
     const issuers = [wallet.did, ...Array.from({ length: 49 }, (_, i) => didOf(i + 1))]
     process.stderr.write(`bench: storing ${STORED} credentials in a didvault serve process\n`)
     for (let n = 0; n < STORED; n += BATCH) {
-      await call('POST', '/claims', { claims: Array.from({ length: BATCH }, (_, i) => ({ jwt: vcJwt(issuers[(n + i) % issuers.length], n + i) })) }, jwt)
+      await call(
+        'POST',
+        '/claims',
+        { claims: Array.from({ length: BATCH }, (_, i) => ({ jwt: vcJwt(issuers[(n + i) % issuers.length], n + i) })) },
+        jwt,
+      )
     }
     let fetchesAnswered = 0
     for (let i = 0; i < 200; i++) {
-      const query = i % 3 === 0 ? `issuer=${encodeURIComponent(wallet.did)}&limit=50` : i % 3 === 1 ? `subject=${encodeURIComponent(didOf(1_000_000 + i * 50))}` : 'limit=100'
+      const query =
+        i % 3 === 0
+          ? `issuer=${encodeURIComponent(wallet.did)}&limit=50`
+          : i % 3 === 1
+            ? `subject=${encodeURIComponent(didOf(1_000_000 + i * 50))}`
+            : 'limit=100'
       await call('GET', `/claims?${query}`, undefined, jwt)
       fetchesAnswered++
     }

@@ -165,7 +165,13 @@ async function main(): Promise<void> {
     didAuthVerifyVsRawVerify: { memory: ratio(storage.memory), sqlite: ratio(storage.sqlite) },
     ecsWalletVsFloor: { memory: floorRatio(storage.memory), sqlite: floorRatio(storage.sqlite) },
   }
-  const target = (name: string, s: Target['storage'], min: number, actual: number): Target => ({ name, storage: s, min, actual, pass: actual >= min })
+  const target = (name: string, s: Target['storage'], min: number, actual: number): Target => ({
+    name,
+    storage: s,
+    min,
+    actual,
+    pass: actual >= min,
+  })
   const targets = (['memory', 'sqlite'] as const).flatMap((s) => [
     target('ecsWalletGenerationOpsPerSec', s, 500, storage[s].ecsWalletGeneration.opsPerSec),
     target('ecsWalletVsFloor', s, 0.7, ratios.ecsWalletVsFloor[s]),
@@ -191,7 +197,13 @@ async function main(): Promise<void> {
   // Stored credentials (issue 10): store ≥ 25% of the adapter's batched insert (batches of 1,000); fetch by issuer (10 rows, access-filtered) ≥ 25% of the raw indexed page, and within 2x at 100k of 10k.
   targets.push(target('credentialStoreVsRawInsert', 'sqlite', 0.25, credentials.sqlite.storeVsRawInsert))
   targets.push(target('credentialFetchByIssuerVsRawIndexedPage', 'sqlite', 0.25, credentials.sqlite.fetch.at10k.ratio))
-  targets.push({ name: 'credentialFetchLatency100kVs10k', storage: 'sqlite', max: 2, actual: credentials.sqlite.fetch.latencyRatio100kVs10k, pass: credentials.sqlite.fetch.latencyRatio100kVs10k <= 2 })
+  targets.push({
+    name: 'credentialFetchLatency100kVs10k',
+    storage: 'sqlite',
+    max: 2,
+    actual: credentials.sqlite.fetch.latencyRatio100kVs10k,
+    pass: credentials.sqlite.fetch.latencyRatio100kVs10k <= 2,
+  })
   // Signing and verifying credentials (issue 10), each against its floor measured interleaved: JWT sign ≥ 70% of did-jwt-vc's createVerifiableCredentialJwt, JWT verify ≥ 70% of raw OpenSSL verify (owner and generated delegate), JSON-LD ≥ 55% of two canonicalizations + one sign/verify per suite and ≥ 10× Veramo (21/s sign, 13/s verify).
   const cc = claimsCrypto.sqlite
   targets.push(target('jwtVcSignVsRawCreateVerifiableCredentialJwt', 'sqlite', 0.7, cc.jwtSign.ratio))
@@ -208,17 +220,30 @@ async function main(): Promise<void> {
   const loadTarget = 'authenticatedP50UnderLargestJsonLdVerifyVsAlone'
   targets.push({ name: loadTarget, storage: 'memory', max: 2, actual: loadRatio, pass: loadRatio <= 2 })
   // A didvault serve process holding 100k credentials (SQLite) peaks under 300 MB resident.
-  targets.push({ name: 'serverPeakRssMbWith100kCredentials', storage: 'sqlite', max: 300, actual: serverRss.peakRssMb, pass: serverRss.peakRssMb <= 300 })
+  targets.push({
+    name: 'serverPeakRssMbWith100kCredentials',
+    storage: 'sqlite',
+    max: 300,
+    actual: serverRss.peakRssMb,
+    pass: serverRss.peakRssMb <= 300,
+  })
   // Indexes, not scans: the filtered list at 100k stays within 2x of its latency at 10k.
   for (const [s, results] of Object.entries(storageAdapters.results)) {
     const actual = results.filteredListPage50.latencyRatio100kVs10k
     targets.push({ name: 'filteredListLatency100kVs10k', storage: s, max: 2, actual, pass: actual <= 2 })
   }
   // Issue 17: authenticated GET /wallets?limit=10 from a separate client process (the client's overhead is information only).
-  for (const [s, rate] of Object.entries(client.walletsPageHttp)) targets.push(target('httpGetWalletsLimit10PerSec', s, 2_000, rate.counts.requestsPerSec))
+  for (const [s, rate] of Object.entries(client.walletsPageHttp))
+    targets.push(target('httpGetWalletsLimit10PerSec', s, 2_000, rate.counts.requestsPerSec))
   // Unauthenticated 1 MiB bodies do not slow an authenticated request down much.
   const floodRatio = unauthenticatedFlood.p50Ratio
-  targets.push({ name: 'authenticatedP50UnderUnauthenticatedFloodVsAlone', storage: 'memory', max: 1.5, actual: floodRatio, pass: floodRatio <= 1.5 })
+  targets.push({
+    name: 'authenticatedP50UnderUnauthenticatedFloodVsAlone',
+    storage: 'memory',
+    max: 1.5,
+    actual: floodRatio,
+    pass: floodRatio <= 1.5,
+  })
 
   const report = {
     benchmark: 'didvault',

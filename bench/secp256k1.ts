@@ -9,9 +9,15 @@ export function rawSecp256k1(): { sign: Operation; verify: Operation } {
     const secretKey = secp256k1.utils.randomSecretKey()
     const digest = randomBytes(32)
     // Uncompressed: verify parses the point without a square root, the cheapest form.
-    return { secretKey, digest, publicKey: secp256k1.getPublicKey(secretKey, false), signature: secp256k1.sign(digest, secretKey, { prehash: false }) }
+    return {
+      secretKey,
+      digest,
+      publicKey: secp256k1.getPublicKey(secretKey, false),
+      signature: secp256k1.sign(digest, secretKey, { prehash: false }),
+    }
   })
-  if (!pool.every((p) => secp256k1.verify(p.signature, p.digest, p.publicKey, { prehash: false }))) throw new Error('raw secp256k1 self-check failed')
+  if (!pool.every((p) => secp256k1.verify(p.signature, p.digest, p.publicKey, { prehash: false })))
+    throw new Error('raw secp256k1 self-check failed')
   let i = 0
   const next = () => pool[i++ % pool.length]
   return {
@@ -40,18 +46,36 @@ export function nativeSecp256k1(): { sign: Operation; verify: Operation } {
   const pool = Array.from({ length: 32 }, () => {
     const secretKey = secp256k1.utils.randomSecretKey()
     const point = secp256k1.getPublicKey(secretKey, false)
-    const jwk = { kty: 'EC', crv: 'secp256k1', x: Buffer.from(point.subarray(1, 33)).toString('base64url'), y: Buffer.from(point.subarray(33)).toString('base64url') }
+    const jwk = {
+      kty: 'EC',
+      crv: 'secp256k1',
+      x: Buffer.from(point.subarray(1, 33)).toString('base64url'),
+      y: Buffer.from(point.subarray(33)).toString('base64url'),
+    }
     const privateKey = createPrivateKey({ key: { ...jwk, d: Buffer.from(secretKey).toString('base64url') }, format: 'jwk' })
     const publicKey = createPublicKey({ key: jwk, format: 'jwk' })
     const message = randomBytes(32)
     return { privateKey, publicKey, message, signature: nodeSign('sha256', message, { key: privateKey, dsaEncoding: 'ieee-p1363' }) }
   })
-  if (!pool.every((p) => nodeVerify('sha256', p.message, { key: p.publicKey, dsaEncoding: 'ieee-p1363' }, p.signature))) throw new Error('native secp256k1 self-check failed')
+  if (!pool.every((p) => nodeVerify('sha256', p.message, { key: p.publicKey, dsaEncoding: 'ieee-p1363' }, p.signature)))
+    throw new Error('native secp256k1 self-check failed')
   let i = 0
   const next = () => pool[i++ % pool.length]
   return {
-    sign: { label: 'raw secp256k1 sign (OpenSSL)', fn: () => { const p = next(); return nodeSign('sha256', p.message, { key: p.privateKey, dsaEncoding: 'ieee-p1363' }) } },
-    verify: { label: 'raw secp256k1 verify (OpenSSL)', fn: () => { const p = next(); return nodeVerify('sha256', p.message, { key: p.publicKey, dsaEncoding: 'ieee-p1363' }, p.signature) } },
+    sign: {
+      label: 'raw secp256k1 sign (OpenSSL)',
+      fn: () => {
+        const p = next()
+        return nodeSign('sha256', p.message, { key: p.privateKey, dsaEncoding: 'ieee-p1363' })
+      },
+    },
+    verify: {
+      label: 'raw secp256k1 verify (OpenSSL)',
+      fn: () => {
+        const p = next()
+        return nodeVerify('sha256', p.message, { key: p.publicKey, dsaEncoding: 'ieee-p1363' }, p.signature)
+      },
+    },
   }
 }
 

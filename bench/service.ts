@@ -42,8 +42,14 @@ export async function benchService(label: string, storage: StorageAdapter, optio
       rawWalletCreation(label, storage),
       options,
     )
-    const bip44NextWallet = await measure({ label: `${label}: next BIP44 wallet`, fn: () => asIssuer.createVaultWallet({ vaultID: vault.id }) }, options)
-    const didAuthTokenGeneration = await measure({ label: `${label}: DID-auth token generation`, fn: () => api.generateToken({ iss: issuer }) }, options)
+    const bip44NextWallet = await measure(
+      { label: `${label}: next BIP44 wallet`, fn: () => asIssuer.createVaultWallet({ vaultID: vault.id }) },
+      options,
+    )
+    const didAuthTokenGeneration = await measure(
+      { label: `${label}: DID-auth token generation`, fn: () => api.generateToken({ iss: issuer }) },
+      options,
+    )
     const [didAuthTokenVerification, rawVerifyInterleaved] = await measurePair(
       { label: `${label}: DID-auth token verification`, fn: () => verifyDidAuthToken(jwt, verifyOptions) },
       { ...nativeSecp256k1().verify, label: `${label}: raw secp256k1 verify, OpenSSL (interleaved)` },
@@ -53,9 +59,20 @@ export async function benchService(label: string, storage: StorageAdapter, optio
     const ratio = (a: Measurement, b: Measurement) => Number((a.opsPerSec / b.opsPerSec).toFixed(3))
     const did = {
       ...d,
-      ratios: { owner: ratio(d.didAuthVerification5Changes, d.rawVerifyInterleaved5Changes), delegate: ratio(d.didAuthVerificationByDelegate, d.rawVerifyInterleavedDelegate) },
+      ratios: {
+        owner: ratio(d.didAuthVerification5Changes, d.rawVerifyInterleaved5Changes),
+        delegate: ratio(d.didAuthVerificationByDelegate, d.rawVerifyInterleavedDelegate),
+      },
     }
-    return { ecsWalletGeneration, walletCreationFloor, bip44NextWallet, didAuthTokenGeneration, didAuthTokenVerification, rawVerifyInterleaved, did }
+    return {
+      ecsWalletGeneration,
+      walletCreationFloor,
+      bip44NextWallet,
+      didAuthTokenGeneration,
+      didAuthTokenVerification,
+      rawVerifyInterleaved,
+      did,
+    }
   } finally {
     await service.close()
   }

@@ -88,7 +88,16 @@ export async function benchStorage(label: string, storage: StorageAdapter, optio
   const stored = () => LISTED + singles + durations.length * BATCH
   await insertBatched(storage, fillers(Math.max(0, 10_000 - stored())), durations)
 
-  const list = () => wallets.find({ and: [{ field: 'tenantId', op: 'eq', value: listedTenant }, { field: 'vaultId', op: 'eq', value: listedVault }] }, { limit: 50 })
+  const list = () =>
+    wallets.find(
+      {
+        and: [
+          { field: 'tenantId', op: 'eq', value: listedTenant },
+          { field: 'vaultId', op: 'eq', value: listedVault },
+        ],
+      },
+      { limit: 50 },
+    )
   const at10k = await measure({ label: `${label}: filtered list, page of 50, ${stored()} stored`, fn: list }, options)
 
   await insertBatched(storage, fillers(Math.max(0, 100_000 - stored())), durations)
@@ -98,7 +107,8 @@ export async function benchStorage(label: string, storage: StorageAdapter, optio
     {
       label: `${label}: point lookup by DID, ${stored()} stored`,
       fn: async () => {
-        if ((await wallets.findOne({ field: 'did', op: 'eq', value: dids[lookups++ % dids.length] })) === undefined) throw new Error('lookup missed')
+        if ((await wallets.findOne({ field: 'did', op: 'eq', value: dids[lookups++ % dids.length] })) === undefined)
+          throw new Error('lookup missed')
       },
     },
     options,
@@ -106,7 +116,10 @@ export async function benchStorage(label: string, storage: StorageAdapter, optio
   const at100k = await measure({ label: `${label}: filtered list, page of 50, ${stored()} stored`, fn: list }, options)
   // Last, so that the 10k and 100k points hold exactly that many records.
   const singleInsert = await measure(
-    { label: `${label}: single insert, from ${stored()} stored`, fn: () => (singles++, wallets.insert(wallet(TENANTS + 1, 'vault-singles', singles))) },
+    {
+      label: `${label}: single insert, from ${stored()} stored`,
+      fn: () => (singles++, wallets.insert(wallet(TENANTS + 1, 'vault-singles', singles))),
+    },
     options,
   )
 
@@ -118,7 +131,9 @@ export async function benchStorage(label: string, storage: StorageAdapter, optio
     p50BatchMs: round(durations[Math.floor(durations.length / 2)], 3),
     p95BatchMs: round(durations[Math.min(durations.length - 1, Math.ceil(durations.length * 0.95) - 1)], 3),
   }
-  process.stderr.write(`bench: ${`${label}: batched insert, 1,000 per transaction`.padEnd(48)} ${String(batchedInsert1000PerTransaction.recordsPerSec).padStart(9)} records/s\n`)
+  process.stderr.write(
+    `bench: ${`${label}: batched insert, 1,000 per transaction`.padEnd(48)} ${String(batchedInsert1000PerTransaction.recordsPerSec).padStart(9)} records/s\n`,
+  )
   return {
     singleInsert,
     batchedInsert1000PerTransaction,

@@ -64,7 +64,8 @@ const dbBytes = (db: string) => Buffer.concat([db, `${db}-wal`].filter(existsSyn
 /** True when the database was closed cleanly: its WAL was checkpointed away. */
 const walGone = (db: string) => !existsSync(`${db}-wal`) || statSync(`${db}-wal`).size === 0
 
-const createVault = (url: string, token: string, body: unknown = { name: 'v' }) => http(`${url}/vaults`, { method: 'POST', token, json: body })
+const createVault = (url: string, token: string, body: unknown = { name: 'v' }) =>
+  http(`${url}/vaults`, { method: 'POST', token, json: body })
 
 /** A DID-auth token for `did`: succeeds only when the wallet's stored private key decrypts. */
 const mintToken = (url: string, token: string, did: string) => http(`${url}/did-auth-jwt`, { method: 'POST', token, json: { iss: did } })
@@ -138,7 +139,8 @@ describe('didvault serve: first start and API keys', () => {
     expect([acme.status, beta.status]).toEqual([200, 200])
     const acmeVault = acme.body.vault
 
-    const ids = async (token: string, query = '') => (await http(`${url}/vaults${query}`, { token })).body.vaults.map((v: { id: string }) => v.id)
+    const ids = async (token: string, query = '') =>
+      (await http(`${url}/vaults${query}`, { token })).body.vaults.map((v: { id: string }) => v.id)
     expect(await ids('key-acme-123456789')).toEqual([acmeVault.id])
     expect(await ids('key-beta-123456789')).toEqual([beta.body.vault.id])
     expect(await ids('key-beta-123456789', `?id=${acmeVault.id}`)).toEqual([])
@@ -169,28 +171,35 @@ describe('didvault serve: master key', () => {
     expect((await mintToken(second.url, 'key-acme-123456789', vault.wallets[0].did)).status).toBe(200)
     await stop(second.proc)
 
-    const wrong = cli(['serve', '--port', '0', '--storage', `sqlite:${db}`], { ...env, DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') })
+    const wrong = cli(['serve', '--port', '0', '--storage', `sqlite:${db}`], {
+      ...env,
+      DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
+    })
     expect(await refusesToStart(wrong)).toMatch(/master key/i)
   }, 60_000)
 
   it.each([
     ['64 hex characters', randomBytes(32).toString('hex'), 'a different passphrase'],
     ['a passphrase', 'correct horse battery staple', randomBytes(32).toString('hex')],
-  ])('DIDVAULT_MASTER_KEY as %s opens the database on restart; a different key is refused', async (_, masterKey, otherKey) => {
-    const db = join(dir, 'x.db')
-    const env = { DIDVAULT_API_KEYS: 'acme:key-acme-123456789', DIDVAULT_MASTER_KEY: masterKey }
-    const first = await serve(['--storage', `sqlite:${db}`], env)
-    const { vault } = (await createVault(first.url, 'key-acme-123456789')).body
-    await stop(first.proc)
-    expect(existsSync(`${db}.key`)).toBe(false)
+  ])(
+    'DIDVAULT_MASTER_KEY as %s opens the database on restart; a different key is refused',
+    async (_, masterKey, otherKey) => {
+      const db = join(dir, 'x.db')
+      const env = { DIDVAULT_API_KEYS: 'acme:key-acme-123456789', DIDVAULT_MASTER_KEY: masterKey }
+      const first = await serve(['--storage', `sqlite:${db}`], env)
+      const { vault } = (await createVault(first.url, 'key-acme-123456789')).body
+      await stop(first.proc)
+      expect(existsSync(`${db}.key`)).toBe(false)
 
-    const second = await serve(['--storage', `sqlite:${db}`], env)
-    expect((await mintToken(second.url, 'key-acme-123456789', vault.wallets[0].did)).status).toBe(200)
-    await stop(second.proc)
+      const second = await serve(['--storage', `sqlite:${db}`], env)
+      expect((await mintToken(second.url, 'key-acme-123456789', vault.wallets[0].did)).status).toBe(200)
+      await stop(second.proc)
 
-    const wrong = cli(['serve', '--port', '0', '--storage', `sqlite:${db}`], { ...env, DIDVAULT_MASTER_KEY: otherKey })
-    expect(await refusesToStart(wrong)).toMatch(/master key/i)
-  }, 60_000)
+      const wrong = cli(['serve', '--port', '0', '--storage', `sqlite:${db}`], { ...env, DIDVAULT_MASTER_KEY: otherKey })
+      expect(await refusesToStart(wrong)).toMatch(/master key/i)
+    },
+    60_000,
+  )
 
   it('a database whose key file is gone is refused, and no new key file is made', async () => {
     const db = join(dir, 'x.db')
@@ -271,7 +280,9 @@ describe('didvault serve: --storage mongodb://', () => {
     expect(listed.body.vaults).toHaveLength(1)
     expect((await mintToken(second.url, 'key-acme-123456789', vault.wallets[0].did)).status).toBe(200)
     await stop(second.proc)
-    expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', storage], { ...env, DIDVAULT_MASTER_KEY: 'another passphrase' }))).toMatch(/master key/i)
+    expect(
+      await refusesToStart(cli(['serve', '--port', '0', '--storage', storage], { ...env, DIDVAULT_MASTER_KEY: 'another passphrase' })),
+    ).toMatch(/master key/i)
     expect(readdirSync(dir)).toEqual([])
   }, 60_000)
 
@@ -386,7 +397,14 @@ describe('didvault serve --context <url>=<file>', () => {
   it('registers each file under its URL (the path after the last "="), in the worker pool too; undefined terms are signed by default', async () => {
     const course = file('course.jsonld', COURSE)
     const other = file('other.jsonld', { '@context': { nickname: 'https://example.com/vocab#nickname' } })
-    const flags = ['--context', `${COURSE_URL}=${course}`, '--context', `urn:example:other=${other}`, '--context', `${COURSE_URL}=${course}`]
+    const flags = [
+      '--context',
+      `${COURSE_URL}=${course}`,
+      '--context',
+      `urn:example:other=${other}`,
+      '--context',
+      `${COURSE_URL}=${course}`,
+    ]
     const { proc, url } = await serve(['--storage', 'memory', ...flags], { DIDVAULT_API_KEYS: `acme:${KEY}` })
     const { did } = (await http(`${url}/wallet`, { method: 'POST', token: KEY, json: {} })).body.wallet
     const headers = { 'x-did-auth': (await mintToken(url, KEY, did)).body.jwt }
@@ -417,8 +435,16 @@ describe('didvault serve --context <url>=<file>', () => {
       () => `https://example.com/c=${join(dir, 'missing.jsonld')}`,
       /--context https:\/\/example\.com\/c=.*missing\.jsonld: cannot read the file \(ENOENT\)/,
     ],
-    ['a file that is not JSON', () => `https://example.com/c=${file('broken.jsonld', '{"@context": ')}`, /broken\.jsonld: the file is not JSON/],
-    ['JSON without "@context"', () => `https://example.com/c=${file('plain.json', { course: 'x' })}`, /plain\.json: the file is not a JSON-LD context/],
+    [
+      'a file that is not JSON',
+      () => `https://example.com/c=${file('broken.jsonld', '{"@context": ')}`,
+      /broken\.jsonld: the file is not JSON/,
+    ],
+    [
+      'JSON without "@context"',
+      () => `https://example.com/c=${file('plain.json', { course: 'x' })}`,
+      /plain\.json: the file is not a JSON-LD context/,
+    ],
     ['an array', () => `https://example.com/c=${file('array.json', [COURSE])}`, /array\.json: the file is not a JSON-LD context document/],
     [
       'an invalid JSON-LD context',
@@ -539,7 +565,12 @@ describe('didvault keys', () => {
     const [, id, key] = /created key (key_\S+) for tenant "acme".*\n(dvk_\S+)$/m.exec(created.stdout)!
     const json = await run(['create', '--tenant', 'acme', '--json', ...storage])
     const second = JSON.parse(json.stdout)
-    expect(second).toEqual({ id: expect.stringMatching(/^key_/), tenantId: 'acme', createdAt: expect.any(String), key: expect.stringMatching(/^dvk_/) })
+    expect(second).toEqual({
+      id: expect.stringMatching(/^key_/),
+      tenantId: 'acme',
+      createdAt: expect.any(String),
+      key: expect.stringMatching(/^dvk_/),
+    })
 
     expect((await createVault(url, key)).status).toBe(200)
     expect((await createVault(url, second.key)).status).toBe(200)
@@ -614,7 +645,10 @@ describe('didvault serve: first key and signals', () => {
 
   it('npm start runs node in place of the shell: SIGTERM to npm reaches the server, which shuts down cleanly', async () => {
     const npmCli = join(dirname(realpathSync(execFileSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).trim())), 'npm-cli.js')
-    const proc = spawnNode([npmCli, 'start', '--silent', '--', '--port', '0', '--storage', 'memory'], { cwd: ROOT, env: { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' } })
+    const proc = spawnNode([npmCli, 'start', '--silent', '--', '--port', '0', '--storage', 'memory'], {
+      cwd: ROOT,
+      env: { DIDVAULT_API_KEYS: 'acme:key-acme-123456789' },
+    })
     const [, url] = await proc.waitFor(LISTENING)
     expect((await createVault(url, 'key-acme-123456789')).status).toBe(200)
     proc.child.kill('SIGTERM')

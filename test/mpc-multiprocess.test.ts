@@ -52,7 +52,9 @@ describe(`${PROCESSES} didvault serve processes on one SQLite file`, () => {
     const { vault } = ok(await http(`${urls[0]}/vaults`, { method: 'POST', token: API_KEY, json: mpcVaultBody(members) }))
     ok(await http(`${urls[1]}/vaults/${vault.id}/initialize`, { method: 'POST', token: API_KEY, json: {}, headers }))
     const created = await Promise.all(
-      Array.from({ length: WALLETS }, (_, i) => http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers })),
+      Array.from({ length: WALLETS }, (_, i) =>
+        http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers }),
+      ),
     )
     const wallets = created.map((res) => ok(res).wallet)
     expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i))

@@ -92,7 +92,9 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
 
     // Wallets: every index 1..N exactly once, each address the mnemonic's derivation at it.
     const created = await Promise.all(
-      Array.from({ length: WALLETS }, (_, i) => http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers })),
+      Array.from({ length: WALLETS }, (_, i) =>
+        http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers }),
+      ),
     )
     const wallets = created.map((res) => ok(res).wallet)
     expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i + 1))
@@ -107,7 +109,12 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
     const slices = urls.map((_, p) => wallets.filter((_, i) => i % PROCESSES === p))
     const renamed = await Promise.all(
       urls.map((url, p) =>
-        http(`${url}/wallet/rename`, { method: 'POST', token: API_KEY, headers, json: { wallets: slices[p].map((w) => ({ did: w.did, alias: `renamed-${w.index}` })) } }),
+        http(`${url}/wallet/rename`, {
+          method: 'POST',
+          token: API_KEY,
+          headers,
+          json: { wallets: slices[p].map((w) => ({ did: w.did, alias: `renamed-${w.index}` })) },
+        }),
       ),
     )
     renamed.forEach((res, p) => {
@@ -124,7 +131,9 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
     // deleted exactly once, every other attempt is reported NOT_FOUND in `errors`.
     const dids = wallets.map((w) => w.did)
     const batches = [dids.slice(0, 40), dids.slice(20), dids, dids.slice(10, 50)]
-    const deleted = await Promise.all(batches.map((ids, b) => http(`${urls[b % PROCESSES]}/wallet`, { method: 'DELETE', token: API_KEY, headers, json: { ids } })))
+    const deleted = await Promise.all(
+      batches.map((ids, b) => http(`${urls[b % PROCESSES]}/wallet`, { method: 'DELETE', token: API_KEY, headers, json: { ids } })),
+    )
     const removed: string[] = []
     deleted.forEach((res, b) => {
       const body = ok(res)
@@ -151,7 +160,12 @@ describe.skipIf(!realUrl)(`${PROCESSES} didvault serve processes on the MongoDB 
     const { jwt } = ok(await http(`${urls[1]}/did-auth-jwt`, { method: 'POST', token: API_KEY, json: { iss: vault.wallets[0].did } }))
     const created = await Promise.all(
       Array.from({ length: WALLETS }, (_, i) =>
-        http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers: { 'x-did-auth': jwt } }),
+        http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, {
+          method: 'POST',
+          token: API_KEY,
+          json: {},
+          headers: { 'x-did-auth': jwt },
+        }),
       ),
     )
     const wallets = created.map((res) => ok(res).wallet)

@@ -16,8 +16,9 @@ const root = join(import.meta.dirname, '..')
 beforeAll(ensureBuilt, 180_000)
 
 /** The `exports` of package.json: subpath → conditions. */
-const EXPORTS: Record<string, { import?: unknown; require?: unknown }> = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
-  .exports
+const EXPORTS: Record<string, { import?: unknown; require?: unknown }> = JSON.parse(
+  readFileSync(join(root, 'package.json'), 'utf8'),
+).exports
 
 /** One function each entry point must export; a subpath added to package.json without one here fails the test. */
 const ENTRY_POINTS: Record<string, string> = {
@@ -47,7 +48,13 @@ describe('package entry points', () => {
       )
       const register = join(dir, 'register.mjs')
       writeFileSync(register, `import { register } from 'node:module'; register(${JSON.stringify('file://' + hooks)});`)
-      const out = node(['--import', register, '--input-type=module', '-e', "const m = await import('didvault'); console.log(typeof m.IdentityService, typeof m.createMemoryStorage)"])
+      const out = node([
+        '--import',
+        register,
+        '--input-type=module',
+        '-e',
+        "const m = await import('didvault'); console.log(typeof m.IdentityService, typeof m.createMemoryStorage)",
+      ])
       expect(out.trim()).toBe('function function')
     } finally {
       rmSync(dir, { recursive: true, force: true })

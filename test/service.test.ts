@@ -24,8 +24,12 @@ describe('IdentityService start-up and master keys', () => {
     const s1 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: randomMasterKey(), tenants })
     await s1.createVault({ name: 'v' }, auth)
     await s1.close()
-    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: randomMasterKey(), tenants })).rejects.toThrow(KeyringError)
-    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: 'a passphrase', tenants })).rejects.toThrow(/does not match/)
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: randomMasterKey(), tenants })).rejects.toThrow(
+      KeyringError,
+    )
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: 'a passphrase', tenants })).rejects.toThrow(
+      /does not match/,
+    )
   })
 
   it('a passphrase master key reopens the same database', async () => {
@@ -58,7 +62,9 @@ describe('IdentityService start-up and master keys', () => {
     // resumable: a second run finds nothing to do
     expect((await s1.rotateMasterKey(newKey)).resealed).toBe(0)
     await s1.close()
-    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(KeyringError)
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(
+      KeyringError,
+    )
     const s2 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: newKey, tenants })
     const token = await s2.generateToken({ iss: vault.wallets[0].did }, auth)
     expect((await s2.createVaultWallet({ vaultID: vault.id }, { ...auth, didAuth: token.jwt })).wallet.index).toBe(1)
@@ -81,9 +87,16 @@ describe('interrupted master-key rotation', () => {
       }),
     ).rejects.toThrow('power cut')
     await s1.close()
-    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(/rotation .* is unfinished/)
+    await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(
+      /rotation .* is unfinished/,
+    )
     // resume: the new key, the old one as previous
-    const s2 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: newKey, previousMasterKeys: [oldKey], tenants })
+    const s2 = await IdentityService.create({
+      storage: createSqliteStorage({ path }),
+      masterKey: newKey,
+      previousMasterKeys: [oldKey],
+      tenants,
+    })
     await s2.rotateMasterKey(newKey)
     expect((await s2.generateToken({ iss: vault.wallets[0].did }, auth)).jwt).toEqual(expect.any(String))
     await s2.close()
@@ -101,15 +114,24 @@ describe('IdentityService as an SDK', () => {
     expect((await api.getWallets({ alias: 'me' })).wallets[0].did).toBe(wallet.did)
     const err = await api.createVault({} as never).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(IdentityError)
-    expect((err as IdentityError).toJSON()).toEqual({ statusCode: 422, errorType: 'VALIDATION_ERROR', errorMessage: expect.stringContaining('name') })
-    const denied = await s.as({}).getWallets().catch((e: unknown) => e)
+    expect((err as IdentityError).toJSON()).toEqual({
+      statusCode: 422,
+      errorType: 'VALIDATION_ERROR',
+      errorMessage: expect.stringContaining('name'),
+    })
+    const denied = await s
+      .as({})
+      .getWallets()
+      .catch((e: unknown) => e)
     expect((denied as IdentityError).statusCode).toBe(403)
     await s.close()
   })
 
   it('create() without a master key or a storage fails with an error naming the option', async () => {
     await expect(IdentityService.create({ storage: createMemoryStorage() } as never)).rejects.toThrow(/options\.masterKey is required/)
-    await expect(IdentityService.create({ storage: createMemoryStorage(), masterKey: '' })).rejects.toThrow(/options\.masterKey is required/)
+    await expect(IdentityService.create({ storage: createMemoryStorage(), masterKey: '' })).rejects.toThrow(
+      /options\.masterKey is required/,
+    )
     await expect(IdentityService.create({ masterKey: randomMasterKey() } as never)).rejects.toThrow(/options\.storage is required/)
   })
 
@@ -117,7 +139,9 @@ describe('IdentityService as an SDK', () => {
     const s = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants })
     const noTenant = (await s.getWallets({}, {}).catch((e: unknown) => e)) as IdentityError
     expect(noTenant.toJSON()).toEqual({ statusCode: 403, errorType: 'UNAUTHENTICATED', errorMessage: 'missing Base Auth Token' })
-    const noDid = (await s.renameWallets({ wallets: [{ did: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72', alias: 'x' }] }, auth).catch((e: unknown) => e)) as IdentityError
+    const noDid = (await s
+      .renameWallets({ wallets: [{ did: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72', alias: 'x' }] }, auth)
+      .catch((e: unknown) => e)) as IdentityError
     expect(noDid.errorMessage).toBe('missing DID Auth Token')
     await s.close()
   })

@@ -121,7 +121,14 @@ export class ApiKeyTenants implements TenantResolver {
     if (label !== undefined && (label.length > MAX_LABEL || /\p{Cc}/u.test(label))) {
       throw new Error(`a label is at most ${MAX_LABEL} characters without control characters`)
     }
-    const record: ApiKeyRecord = { id: newKeyId(), tenantId, hash: this.#hash(key), scheme: SCHEME, createdAt: this.#now(), ...(label ? { label } : {}) }
+    const record: ApiKeyRecord = {
+      id: newKeyId(),
+      tenantId,
+      hash: this.#hash(key),
+      scheme: SCHEME,
+      createdAt: this.#now(),
+      ...(label ? { label } : {}),
+    }
     await this.#keys.insert(record)
     return record
   }

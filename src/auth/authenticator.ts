@@ -23,8 +23,14 @@ export class Authenticator {
     if (need === 'access') return this.#accessToken(auth.authorization)
     const tenantId = await this.#tenant(auth.authorization)
     // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).
-    const proofs = need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : await validDidAuthProofs(auth.didAuth, this.didAuth)
-    return { tenantId, dids: unique(proofs.map((p) => p.did)), addresses: unique(proofs.map((p) => p.address)), owners: Object.fromEntries(proofs.filter((p) => p.byOwner).map((p) => [p.did, p.address])) }
+    const proofs =
+      need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : await validDidAuthProofs(auth.didAuth, this.didAuth)
+    return {
+      tenantId,
+      dids: unique(proofs.map((p) => p.did)),
+      addresses: unique(proofs.map((p) => p.address)),
+      owners: Object.fromEntries(proofs.filter((p) => p.byOwner).map((p) => [p.did, p.address])),
+    }
   }
 
   async #tenant(header: string | undefined): Promise<string> {

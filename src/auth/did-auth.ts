@@ -96,7 +96,11 @@ export async function verifyDidAuthHeader(header: string | undefined, options: D
  * token but may count the ones sent as MPC member approvals.
  */
 export async function validDidAuthProofs(header: string | undefined, options: DidAuthOptions): Promise<DidAuthProof[]> {
-  const settled = await Promise.allSettled(tokensOf(header).slice(0, MAX_TOKENS).map((t) => verifyDidAuthProof(t, options)))
+  const settled = await Promise.allSettled(
+    tokensOf(header)
+      .slice(0, MAX_TOKENS)
+      .map((t) => verifyDidAuthProof(t, options)),
+  )
   const proofs: DidAuthProof[] = []
   for (const result of settled) {
     if (result.status === 'fulfilled') proofs.push(result.value)

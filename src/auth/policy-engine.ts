@@ -56,14 +56,14 @@ export function grants(permissions: readonly Permission[] | undefined, need: Per
 }
 
 /** Whether the caller holds the key of `address` (one of its tokens was signed by it). */
-export const holdsKey = (caller: Pick<CallerFacts, 'addresses'>, address: string | undefined) => address !== undefined && caller.addresses.has(address)
+export const holdsKey = (caller: Pick<CallerFacts, 'addresses'>, address: string | undefined) =>
+  address !== undefined && caller.addresses.has(address)
 
 /** Evaluates one decision (a row of a domain's rules): the first ground that holds allows. */
 export function decide<C, R>(rules: readonly Rule<C, R>[], caller: C, resource: R): Decision {
   const rule = rules.find((r) => r.holds(caller, resource))
   return rule ? { allowed: true, ground: rule.ground } : { allowed: false }
 }
-
 
 /** A domain's decisions, each with the grounds that allow it (what docs/access-control.md lists). */
 export type RuleBook = Record<string, readonly Rule<never, never>[]>

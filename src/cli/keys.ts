@@ -9,7 +9,8 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   const [sub, ...rest] = args
   if (sub === undefined) throw new UsageError('keys needs a subcommand: create, list or revoke')
   if (sub === '-h' || sub === '--help') return out(USAGE.keys)
-  if (!['create', 'list', 'revoke'].includes(sub)) throw new UsageError(`unknown keys subcommand ${JSON.stringify(sub)} (create, list or revoke)`)
+  if (!['create', 'list', 'revoke'].includes(sub))
+    throw new UsageError(`unknown keys subcommand ${JSON.stringify(sub)} (create, list or revoke)`)
   const { values, positionals } = parseArgs({
     args: rest,
     options: {
@@ -28,16 +29,24 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   }
   if (sub === 'create' && !values.tenant) throw new UsageError('keys create needs --tenant <id>')
   if (sub !== 'create' && values.label !== undefined) throw new UsageError('--label goes with keys create')
-  if (sub === 'revoke' && (values.tenant !== undefined || values.json)) throw new UsageError('keys revoke takes only the key id (and --storage)')
+  if (sub === 'revoke' && (values.tenant !== undefined || values.json))
+    throw new UsageError('keys revoke takes only the key id (and --storage)')
   const target = storageTargetOf(values.storage)
-  if (target.kind === 'memory') throw new UsageError('keys needs the storage of a server (sqlite:<path> or mongodb://...): memory storage lives inside one serve process')
+  if (target.kind === 'memory')
+    throw new UsageError(
+      'keys needs the storage of a server (sqlite:<path> or mongodb://...): memory storage lives inside one serve process',
+    )
 
   const { service } = await openService(target, env, { mustExist: sub !== 'create' })
   try {
     const apiKeys = service.apiKeys!
     if (sub === 'create') {
       const created = await apiKeys.create(values.tenant!, { label: values.label })
-      out(values.json ? JSON.stringify(created) : `created key ${created.id} for tenant "${created.tenantId}" (shown once, stored only as a keyed hash):\n${created.key}`)
+      out(
+        values.json
+          ? JSON.stringify(created)
+          : `created key ${created.id} for tenant "${created.tenantId}" (shown once, stored only as a keyed hash):\n${created.key}`,
+      )
     } else if (sub === 'list') {
       const list = await apiKeys.list({ tenantId: values.tenant })
       out(values.json ? JSON.stringify(list) : table(list))
@@ -53,7 +62,17 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
 
 /** The keys as aligned columns. */
 function table(list: ApiKeyInfo[]): string {
-  const rows = [['ID', 'TENANT', 'CREATED', 'LAST USED', 'LABEL'], ...list.map((k) => [k.id, k.tenantId, k.createdAt, k.lastUsedAt ?? '-', k.label ?? ''])]
+  const rows = [
+    ['ID', 'TENANT', 'CREATED', 'LAST USED', 'LABEL'],
+    ...list.map((k) => [k.id, k.tenantId, k.createdAt, k.lastUsedAt ?? '-', k.label ?? '']),
+  ]
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)))
-  return rows.map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]))).join('  ').trimEnd()).join('\n')
+  return rows
+    .map((r) =>
+      r
+        .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i])))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')
 }

@@ -44,7 +44,9 @@ function corsOrigin(value: string): string {
 }
 
 /** parseArgs reports unknown options and missing values with these codes. */
-const isArgumentError = (err: unknown) => err instanceof UsageError || (typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS_'))
+const isArgumentError = (err: unknown) =>
+  err instanceof UsageError ||
+  (typeof (err as { code?: unknown })?.code === 'string' && (err as { code: string }).code.startsWith('ERR_PARSE_ARGS_'))
 
 main(process.argv.slice(2), process.env).catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err)

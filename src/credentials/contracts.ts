@@ -3,12 +3,29 @@
  * auth, tag, errors, routes, schemas, batch field, example. Browser-safe: schemas and types only.
  */
 import { BODY_ERRORS, QUERY_ERRORS, defineContract } from '../operations/contract.js'
-import { addProofs, claimsPage, deleteClaims, deleteClaimsResponse, getClaimsQuery, proofsResponse, removeProofs, signClaims, signClaimsResponse, storeClaims, storeClaimsResponse, verifyClaims, verifyClaimsResponse } from './schemas.js'
+import {
+  addProofs,
+  claimsPage,
+  deleteClaims,
+  deleteClaimsResponse,
+  getClaimsQuery,
+  proofsResponse,
+  removeProofs,
+  signClaims,
+  signClaimsResponse,
+  storeClaims,
+  storeClaimsResponse,
+  verifyClaims,
+  verifyClaimsResponse,
+} from './schemas.js'
 
 const TAG = 'Verifiable credentials'
 
 export const CREDENTIAL_CONTRACTS = {
-  /** Sign Verifiable Credentials (`POST /claims/sign`): credentials issued by a wallet of the tenant the caller controls, as JSON-LD or JWT. */
+  /**
+   * Sign Verifiable Credentials (`POST /claims/sign`): credentials issued by a wallet of the tenant the caller controls, as JSON-LD or
+   * JWT.
+   */
   signClaims: defineContract({
     summary: 'Sign Verifiable Credentials',
     description:

@@ -26,7 +26,12 @@ export async function credentialFacts(
   ctx: CredentialFactsContext,
   record: Pick<CredentialRecord, 'tenantId' | 'did' | 'isPublicAccess' | 'storedBy' | 'issuer' | 'subject' | 'roles'>,
 ): Promise<CredentialFacts> {
-  const facts: CredentialFacts = { selfOwned: false, isPublicAccess: record.isPublicAccess, storedBy: record.storedBy, roles: new Set(record.roles) }
+  const facts: CredentialFacts = {
+    selfOwned: false,
+    isPublicAccess: record.isPublicAccess,
+    storedBy: record.storedBy,
+    roles: new Set(record.roles),
+  }
   if (record.issuer !== undefined) facts.issuer = record.issuer
   if (record.subject !== undefined) facts.subject = record.subject
   if (record.did !== undefined) {
@@ -43,7 +48,12 @@ export async function credentialFacts(
  * A credential DID's facts, shared by every stored credential with that DID: the owner of its
  * document (resolved, unless the caller's tokens proved it) and the roles governing it.
  */
-export async function credentialDidFacts(ctx: CredentialFactsContext, tenantId: string, did: string, caller?: Caller): Promise<CredentialDidFacts> {
+export async function credentialDidFacts(
+  ctx: CredentialFactsContext,
+  tenantId: string,
+  did: string,
+  caller?: Caller,
+): Promise<CredentialDidFacts> {
   const [owner, roles] = await Promise.all([ctx.callers.ownerAddress(did, caller), rolesGoverning(ctx.storage, tenantId, did)])
   return { did, ...(owner !== undefined && { ownerAddress: owner }), roles }
 }
@@ -56,6 +66,14 @@ export async function credentialDidFacts(ctx: CredentialFactsContext, tenantId: 
  */
 export async function rolesGoverning(storage: StorageAdapter, tenantId: string, did: string): Promise<Set<string>> {
   const assignments = tenantCollectionOf(storage, ROLE_ASSIGNMENTS, tenantId)
-  const found = await assignments.all({ and: [{ field: 'did', op: 'eq', value: did }, { field: 'governsCredentials', op: 'eq', value: true }] }, { orderBy: { field: 'role' } })
+  const found = await assignments.all(
+    {
+      and: [
+        { field: 'did', op: 'eq', value: did },
+        { field: 'governsCredentials', op: 'eq', value: true },
+      ],
+    },
+    { orderBy: { field: 'role' } },
+  )
   return new Set(found.map((a) => a.role))
 }

@@ -52,7 +52,10 @@ export const CREDENTIAL_RULES = {
   deleteCredential: [
     didOwner,
     roleGrant('Write'),
-    { ground: 'stored it, and it has no DID or its DID owns itself', holds: (c, v) => (v.did === undefined || v.selfOwned) && storedIt.holds(c, v) },
+    {
+      ground: 'stored it, and it has no DID or its DID owns itself',
+      holds: (c, v) => (v.did === undefined || v.selfOwned) && storedIt.holds(c, v),
+    },
   ] satisfies Rule<HoldingFacts, CredentialFacts>[],
 }
 
@@ -63,12 +66,15 @@ export const CREDENTIAL_RULES = {
 export const canReadCredential = (caller: ReaderFacts, credential: ReadableCredential) =>
   decide(CREDENTIAL_RULES.readCredential, caller, credential).allowed
 /** Add or remove a stored credential's proofs (spec rule 5). */
-export const canWriteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(CREDENTIAL_RULES.writeCredential, caller, credential).allowed
+export const canWriteCredential = (caller: HoldingFacts, credential: CredentialFacts) =>
+  decide(CREDENTIAL_RULES.writeCredential, caller, credential).allowed
 /**
  * Grant a role over the stored credentials with a DID (DESIGN §4 *Role assignments*): the
  * caller holds the DID's owner key, or a role with `Write` that already governs the DID. That
  * is write access to every credential with the DID as it stands before the grant.
  */
-export const canGovernCredentialDid = (caller: HoldingFacts, did: CredentialDidFacts) => decide(CREDENTIAL_RULES.governCredentialDid, caller, did).allowed
+export const canGovernCredentialDid = (caller: HoldingFacts, did: CredentialDidFacts) =>
+  decide(CREDENTIAL_RULES.governCredentialDid, caller, did).allowed
 /** Delete a stored credential (spec rule 5 and its deletion rule). */
-export const canDeleteCredential = (caller: HoldingFacts, credential: CredentialFacts) => decide(CREDENTIAL_RULES.deleteCredential, caller, credential).allowed
+export const canDeleteCredential = (caller: HoldingFacts, credential: CredentialFacts) =>
+  decide(CREDENTIAL_RULES.deleteCredential, caller, credential).allowed

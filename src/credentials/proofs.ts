@@ -50,7 +50,12 @@ const unsignedText = (document: JsonLdDocument): string => {
  * credentials and stay as they are; when no record holds the given text and some hold the
  * `id`, the item is refused (422), naming the difference as the reason.
  */
-async function target(ctx: Pick<CredentialsContext, 'callers' | 'storage'>, caller: Caller, holding: HoldingFacts, item: Item): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
+async function target(
+  ctx: Pick<CredentialsContext, 'callers' | 'storage'>,
+  caller: Caller,
+  holding: HoldingFacts,
+  item: Item,
+): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
   const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   if ('jwt' in item) throw invalid(JWT_REFUSED)
   let document: JsonLdDocument
@@ -64,17 +69,30 @@ async function target(ctx: Pick<CredentialsContext, 'callers' | 'storage'>, call
   } else {
     const parsed = parseJsonLd(item.jsonld)
     document = item.jsonld
-    const sameId = parsed.vcId === undefined ? [] : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter((r) => r.jsonld !== undefined)
+    const sameId =
+      parsed.vcId === undefined
+        ? []
+        : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter(
+            (r) => r.jsonld !== undefined,
+          )
     const text = unsignedText(document)
     records = sameId.filter((r) => unsignedText(r.jsonld as JsonLdDocument) === text)
     if (records.length === 0) {
       // A caller who may change a stored copy learns why it is refused; anyone else only that it may not.
       for (const record of sameId) {
         if (canWriteCredential(holding, await credentialFacts(ctx, record))) {
-          throw invalid(`jsonld: differs from the stored credential ${parsed.vcId} in more than its proofs; a proof changes only the proof set (send the stored document, or its _id)`)
+          throw invalid(
+            `jsonld: differs from the stored credential ${parsed.vcId} in more than its proofs; a proof changes only the proof set (send the stored document, or its _id)`,
+          )
         }
       }
-      const facts = await credentialFacts(ctx, { tenantId: caller.tenantId, ...(parsed.did !== undefined && { did: parsed.did }), isPublicAccess: false, storedBy: [], roles: [] })
+      const facts = await credentialFacts(ctx, {
+        tenantId: caller.tenantId,
+        ...(parsed.did !== undefined && { did: parsed.did }),
+        isPublicAccess: false,
+        storedBy: [],
+        roles: [],
+      })
       if (!canWriteCredential(holding, facts)) throw forbidden(refusal(parsed.vcId))
     }
   }
@@ -99,7 +117,12 @@ const refusal = (id: string | undefined) =>
  * its other proofs stay byte for byte — and writes them in one transaction (each record's
  * content hash follows its new proof set).
  */
-async function update(ctx: Pick<CredentialsContext, 'storage'>, caller: Caller, records: CredentialRecord[], change: (document: JsonLdDocument) => JsonLdDocument): Promise<string[]> {
+async function update(
+  ctx: Pick<CredentialsContext, 'storage'>,
+  caller: Caller,
+  records: CredentialRecord[],
+  change: (document: JsonLdDocument) => JsonLdDocument,
+): Promise<string[]> {
   if (records.length === 0) return []
   try {
     await ctx.storage.transaction(async (tx) => {
@@ -117,7 +140,11 @@ async function update(ctx: Pick<CredentialsContext, 'storage'>, caller: Caller, 
 }
 
 /** Add a proof: signed by `iss` (or the caller's first DID), appended to each credential's proof set. */
-export async function addProofs(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'>, caller: Caller, input: AddProofInput): Promise<ProofsResponse> {
+export async function addProofs(
+  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: AddProofInput,
+): Promise<ProofsResponse> {
   const { name } = ctx.resolvers.get(input.resolver)
   const holding = await ctx.callers.holding(caller)
   const iss = input.iss ?? [...holding.dids][0]
@@ -152,14 +179,21 @@ function proofDid(proof: unknown): string | undefined {
 }
 
 /** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */
-export async function removeProofs(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'onError' | 'resolvers' | 'storage'>, caller: Caller, input: RemoveProofInput): Promise<ProofsResponse> {
+export async function removeProofs(
+  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'onError' | 'resolvers' | 'storage'>,
+  caller: Caller,
+  input: RemoveProofInput,
+): Promise<ProofsResponse> {
   const { name } = ctx.resolvers.get(input.resolver)
   const holding = await ctx.callers.holding(caller)
   const owned = new Map<string, Promise<boolean>>()
   const ownsDid = (did: string) => {
     let hit = owned.get(did)
     if (hit === undefined) {
-      hit = ctx.callers.ownerAddress(did, caller).then((owner) => owner !== undefined && holding.addresses.has(owner), () => false)
+      hit = ctx.callers.ownerAddress(did, caller).then(
+        (owner) => owner !== undefined && holding.addresses.has(owner),
+        () => false,
+      )
       owned.set(did, hit)
     }
     return hit
@@ -181,7 +215,8 @@ export async function removeProofs(ctx: Pick<CredentialsContext, 'callers' | 'co
         const { proof: _dropped, ...rest } = d
         return keep.length === 0 ? rest : { ...rest, proof: keep.length === 1 ? keep[0] : keep }
       }
-      if (!proofsOf(document).some((proof) => removable.has(proof))) throw notFound('the credential has no proof by a DID whose owner key the caller holds')
+      if (!proofsOf(document).some((proof) => removable.has(proof)))
+        throw notFound('the credential has no proof by a DID whose owner key the caller holds')
       return { jsonld: without(document), _ids: await update(ctx, caller, records, without) }
     },
     ({ index }, error) => ({ claim: index, error }),

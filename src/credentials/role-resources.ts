@@ -41,13 +41,20 @@ export class CredentialRoleResources implements RoleResources {
     const holding = await this.ctx.callers.holding(caller)
     const [governed, listing] = await Promise.all([
       c.roleAssignments.find(
-        { and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'governsCredentials', op: 'eq', value: true }] },
+        {
+          and: [
+            { field: 'role', op: 'eq', value: role.did },
+            { field: 'governsCredentials', op: 'eq', value: true },
+          ],
+        },
         { orderBy: { field: 'did' }, limit: MAX_REACHED },
       ),
       c.credentials.find({ field: 'roles', op: 'containsAny', value: [role.did] }, { limit: MAX_REACHED }),
     ])
     if (governed.nextCursor !== undefined || listing.nextCursor !== undefined) {
-      throw forbidden(`${role.did} reaches more than ${MAX_REACHED} credentials: its permissions are not raised (create a new role with them instead)`)
+      throw forbidden(
+        `${role.did} reaches more than ${MAX_REACHED} credentials: its permissions are not raised (create a new role with them instead)`,
+      )
     }
     for (const { did } of governed.items) {
       if (!canGovernCredentialDid(holding, await credentialDidFacts(this.ctx, caller.tenantId, did, caller))) {
@@ -58,7 +65,9 @@ export class CredentialRoleResources implements RoleResources {
     }
     for (const record of listing.items) {
       if (!record.storedBy.some((did) => holding.dids.has(did)) && !canWriteCredential(holding, await credentialFacts(this.ctx, record))) {
-        throw forbidden(`${role.did} is listed by the stored credential ${record.id}: raising its permissions needs write access to it, or to have stored it`)
+        throw forbidden(
+          `${role.did} is listed by the stored credential ${record.id}: raising its permissions needs write access to it, or to have stored it`,
+        )
       }
     }
   }

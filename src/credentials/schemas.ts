@@ -31,7 +31,8 @@ export const jsonObject = z
   .meta({ type: 'object', additionalProperties: {} })
 
 /** Either one value or an array of them, as an array. */
-const oneOrMany = <T extends z.ZodType>(item: T, max: number) => z.union([item, z.array(item).max(max)]).transform((v): Array<z.output<T>> => (Array.isArray(v) ? v : [v]))
+const oneOrMany = <T extends z.ZodType>(item: T, max: number) =>
+  z.union([item, z.array(item).max(max)]).transform((v): Array<z.output<T>> => (Array.isArray(v) ? v : [v]))
 
 /** A JSON-LD context URL; Sign Verifiable Credentials takes only bundled or registered ones (src/operations/known-contexts.ts). */
 export const contextUrl = z.string().max(2_000)
@@ -52,10 +53,17 @@ const contextEntry = z.union([contextUrl, inlineContext])
 const typeName = z.string().min(1).max(200).regex(/^\S+$/, 'must not contain spaces')
 
 /** A claim's `id`: a DID, or another absolute URI. */
-const claimId = z.string().max(2_000).regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be a DID or an absolute URI')
+const claimId = z
+  .string()
+  .max(2_000)
+  .regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be a DID or an absolute URI')
 
 /** A name of a resolver configured in the service. */
-export const resolverName = z.string().min(1).max(50).meta({ description: 'Name of a DID resolver configured in the service (default `default`, the service’s own); unknown names are 422.' })
+export const resolverName = z
+  .string()
+  .min(1)
+  .max(50)
+  .meta({ description: 'Name of a DID resolver configured in the service (default `default`, the service’s own); unknown names are 422.' })
 
 /** At most one of `exp`, `expiresIn`, `expirationDate` (DESIGN §4 *Expiration inputs*). */
 function oneExpiration(v: { exp?: unknown; expiresIn?: unknown; expirationDate?: unknown }, ctx: z.RefinementCtx): void {
@@ -66,8 +74,12 @@ function oneExpiration(v: { exp?: unknown; expiresIn?: unknown; expirationDate?:
 
 const claimInput = z
   .strictObject({
-    id: claimId.optional().meta({ description: 'The credential’s id. Absent: a new claim DID is made (a wallet of the tenant, named by `alias`).' }),
-    alias: label(200).optional().meta({ description: 'Alias of the new claim DID’s wallet (default: the DID). Only for claims without `id`.' }),
+    id: claimId
+      .optional()
+      .meta({ description: 'The credential’s id. Absent: a new claim DID is made (a wallet of the tenant, named by `alias`).' }),
+    alias: label(200)
+      .optional()
+      .meta({ description: 'Alias of the new claim DID’s wallet (default: the DID). Only for claims without `id`.' }),
     sub: did.optional().meta({ description: 'Subject DID (`credentialSubject.id`); overrides the global `sub`.' }),
     context: oneOrMany(contextEntry, 20)
       .optional()
@@ -75,13 +87,16 @@ const claimInput = z
     type: oneOrMany(typeName, 20).optional().meta({ description: 'More types for this claim (after the global ones).' }),
     payload: jsonObject.optional().meta({ description: 'The claims about the subject: the members of `credentialSubject`.' }),
     ...expiration,
-    walletConfig: walletConfig.optional().meta({ description: 'Applied to the new claim DID’s document (e.g. `newOwner`). Only for claims without `id`.' }),
+    walletConfig: walletConfig
+      .optional()
+      .meta({ description: 'Applied to the new claim DID’s document (e.g. `newOwner`). Only for claims without `id`.' }),
   })
   .superRefine(oneExpiration)
   .superRefine((c, ctx) => {
     if (c.id === undefined) return
     for (const field of ['alias', 'walletConfig'] as const) {
-      if (c[field] !== undefined) ctx.addIssue({ code: 'custom', path: [field], message: 'only for claims without `id` (it configures the claim DID made for them)' })
+      if (c[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'only for claims without `id` (it configures the claim DID made for them)' })
     }
   })
   .superRefine((c, ctx) => {
@@ -100,24 +115,32 @@ const format = z
 export const signClaims = z
   .strictObject({
     format: format.default('JSON-LD'),
-    proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `JSON-LD proof suite (default ${KOBLITZ_2016}).` }),
+    proofType: z
+      .enum([KOBLITZ_2016, RECOVERY_2020])
+      .optional()
+      .meta({ description: `JSON-LD proof suite (default ${KOBLITZ_2016}).` }),
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
-    context: oneOrMany(contextEntry, 20).optional().meta({
-      description: [
-        'Context(s) after `https://www.w3.org/2018/credentials/v1`: URLs of bundled or registered contexts, or inline context objects',
-        `(at most ${MAX_INLINE_CONTEXT_CHARS} characters of JSON and ${MAX_INLINE_CONTEXT_TERMS} term definitions each;`,
-        'a URL they reference must be bundled or registered). With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only),',
-        'the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.',
-      ].join(' '),
-    }),
-    undefinedTerms: z.enum(['vocab', 'reject']).optional().meta({
-      description: [
-        'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`,',
-        'appended last to `@context` only when a claim needs it; `reject` refuses such a claim (422).',
-        'Default: the service’s (`vocab` unless configured otherwise).',
-      ].join(' '),
-    }),
+    context: oneOrMany(contextEntry, 20)
+      .optional()
+      .meta({
+        description: [
+          'Context(s) after `https://www.w3.org/2018/credentials/v1`: URLs of bundled or registered contexts, or inline context objects',
+          `(at most ${MAX_INLINE_CONTEXT_CHARS} characters of JSON and ${MAX_INLINE_CONTEXT_TERMS} term definitions each;`,
+          'a URL they reference must be bundled or registered). With `https://www.w3.org/ns/credentials/v2` among them (JSON-LD only),',
+          'the credential follows data model 2.0: that context first, `validFrom`/`validUntil`.',
+        ].join(' '),
+      }),
+    undefinedTerms: z
+      .enum(['vocab', 'reject'])
+      .optional()
+      .meta({
+        description: [
+          'JSON-LD terms no context defines: `vocab` signs them under `https://www.w3.org/ns/credentials/undefined-terms/v2`,',
+          'appended last to `@context` only when a claim needs it; `reject` refuses such a claim (422).',
+          'Default: the service’s (`vocab` unless configured otherwise).',
+        ].join(' '),
+      }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'Type(s) after `VerifiableCredential`, for every claim.' }),
     sub: did.optional().meta({ description: 'Subject DID of the claims without their own.' }),
     ...expiration,
@@ -149,14 +172,19 @@ const credentialBatch = {
 
 /** Exactly one of `claims` and `vcs`. */
 function oneBatch(v: { claims?: unknown; vcs?: unknown }, ctx: z.RefinementCtx): void {
-  if ((v.claims === undefined) === (v.vcs === undefined)) ctx.addIssue({ code: 'custom', path: ['claims'], message: 'give the credentials in exactly one of `claims` and `vcs`' })
+  if ((v.claims === undefined) === (v.vcs === undefined))
+    ctx.addIssue({ code: 'custom', path: ['claims'], message: 'give the credentials in exactly one of `claims` and `vcs`' })
 }
 
 /** A credential to add a proof to, or remove proofs from: a stored one (`_id`), or one given (`jsonld`; a JWT is refused with 422). */
 const proofItem = z.union([
   z.strictObject({ _id: z.string().min(1).max(200).meta({ description: 'A stored credential’s `_id`.' }) }),
-  z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD credential; stored records of the tenant with the same `id` are updated too.' }) }),
-  z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT: refused per item (a JWT cannot take a second proof).' }) }),
+  z.strictObject({
+    jsonld: jsonObject.meta({ description: 'A JSON-LD credential; stored records of the tenant with the same `id` are updated too.' }),
+  }),
+  z.strictObject({
+    jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT: refused per item (a JWT cannot take a second proof).' }),
+  }),
 ])
 
 const proofBatch = {
@@ -167,8 +195,14 @@ const proofBatch = {
 
 const addProofFields = {
   ...proofBatch,
-  iss: did.optional().meta({ description: 'The DID that signs the new proof: a wallet of the tenant the caller controls (default: the first DID the caller acts through).' }),
-  proofType: z.enum([KOBLITZ_2016, RECOVERY_2020]).optional().meta({ description: `Suite of the new proof (default ${KOBLITZ_2016}).` }),
+  iss: did.optional().meta({
+    description:
+      'The DID that signs the new proof: a wallet of the tenant the caller controls (default: the first DID the caller acts through).',
+  }),
+  proofType: z
+    .enum([KOBLITZ_2016, RECOVERY_2020])
+    .optional()
+    .meta({ description: `Suite of the new proof (default ${KOBLITZ_2016}).` }),
 }
 
 /**
@@ -210,7 +244,10 @@ export const verificationCheck = z
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
     type: z.string().optional().meta({ description: 'The proof’s type.' }),
     verificationMethod: z.string().optional().meta({ description: 'The proof’s `creator` / `verificationMethod`.' }),
-    did: z.string().optional().meta({ description: 'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID URL naming a key).' }),
+    did: z.string().optional().meta({
+      description:
+        'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID URL naming a key).',
+    }),
     error: z.string().optional(),
   })
   .meta({ id: 'VerificationCheck' })
@@ -226,7 +263,10 @@ export const verifiedCredential = z
   .union([z.strictObject({ jsonld: jsonObject, ...verifiedFields }), z.strictObject({ jwt: z.string(), ...verifiedFields })])
   .meta({ id: 'VerifiedCredential' })
 
-export const verifyClaimsResponse = z.strictObject({ resolver: z.string().meta({ description: 'The resolver used.' }), vcs: z.array(verifiedCredential) })
+export const verifyClaimsResponse = z.strictObject({
+  resolver: z.string().meta({ description: 'The resolver used.' }),
+  vcs: z.array(verifiedCredential),
+})
 
 const signedFields = {
   id: z.string().meta({ description: 'The credential’s id: the claim’s `id`, or its new claim DID.' }),
@@ -237,7 +277,10 @@ export const signedCredential = z
   .union([z.strictObject({ ...signedFields, jsonld: jsonObject }), z.strictObject({ ...signedFields, jwt: z.string() })])
   .meta({ id: 'SignedCredential' })
 
-export const signClaimsResponse = z.strictObject({ resolver: z.string().meta({ description: 'The resolver used.' }), vcs: z.array(signedCredential) })
+export const signClaimsResponse = z.strictObject({
+  resolver: z.string().meta({ description: 'The resolver used.' }),
+  vcs: z.array(signedCredential),
+})
 
 export type VerificationCheck = z.infer<typeof verificationCheck>
 export type VerifiedCredential = z.infer<typeof verifiedCredential>
@@ -247,7 +290,10 @@ export type SignedCredential = z.infer<typeof signedCredential>
 
 const roleDids = z.array(did).max(100)
 const storeAccess = {
-  isPublicAccess: z.boolean().optional().meta({ description: 'Anyone of the tenant may read it (read only). Overrides the top-level value.' }),
+  isPublicAccess: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Anyone of the tenant may read it (read only). Overrides the top-level value.' }),
   roles: roleDids.optional().meta({ description: 'Role DIDs of the tenant granting access; added to the top-level `roles`.' }),
 }
 
@@ -260,8 +306,14 @@ export const storeClaims = z.strictObject({
   resolver: resolverName.optional(),
   claims: z.array(storeItem).min(1),
   isPublicAccess: z.boolean().optional().meta({ description: 'Default of the claims’ `isPublicAccess` (default false).' }),
-  roles: roleDids.optional().meta({ description: 'Role DIDs of the tenant for every claim. Each must be a role the caller manages (its creator or its DID’s owner); it is assigned to the credential’s DID.' }),
-  verify: z.boolean().optional().meta({ description: 'Verify each credential first (as `POST /claims/verify`); an invalid one is an element of `errors`.' }),
+  roles: roleDids.optional().meta({
+    description:
+      'Role DIDs of the tenant for every claim. Each must be a role the caller manages (its creator or its DID’s owner); it is assigned to the credential’s DID.',
+  }),
+  verify: z
+    .boolean()
+    .optional()
+    .meta({ description: 'Verify each credential first (as `POST /claims/verify`); an invalid one is an element of `errors`.' }),
 })
 export type StoreClaimsInput = z.output<typeof storeClaims>
 
@@ -319,7 +371,8 @@ const patchedCredential = z
 
 export const proofsResponse = z.strictObject({
   resolver: z.string(),
-  vcs: z.array(patchedCredential).meta({ description: 'The credentials with their new proof set, in request order (failed items left out).' }),
+  vcs: z
+    .array(patchedCredential)
+    .meta({ description: 'The credentials with their new proof set, in request order (failed items left out).' }),
   errors: z.array(claimError),
 })
-

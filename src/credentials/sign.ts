@@ -43,7 +43,14 @@ interface PlannedClaim {
   apply?: (wallet: WalletRecord) => Promise<RegistryReport | undefined>
 }
 
-export async function signClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'>, caller: Caller, input: SignClaimsInput): Promise<z.output<typeof signClaimsResponse>> {
+export async function signClaims(
+  ctx: Pick<
+    CredentialsContext,
+    'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'
+  >,
+  caller: Caller,
+  input: SignClaimsInput,
+): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver } = ctx.resolvers.get(input.resolver)
   const signer = await issuerSigner(ctx, caller, input.iss)
   const issuer = normalizeDid(input.iss)
@@ -62,7 +69,11 @@ export async function signClaims(ctx: Pick<CredentialsContext, 'callers' | 'conf
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
-  if (wallets.length > 0) await uniqueOr(() => ctx.storage.transaction((tx) => tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insertMany(wallets)), aliasConflict)
+  if (wallets.length > 0)
+    await uniqueOr(
+      () => ctx.storage.transaction((tx) => tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insertMany(wallets)),
+      aliasConflict,
+    )
   for (const [i, plan] of plans.entries()) {
     const report = plan.wallet && plan.apply ? await plan.apply(plan.wallet) : undefined
     if (report) vcs[i] = { ...vcs[i], registry: report }
@@ -75,7 +86,11 @@ export async function signClaims(ctx: Pick<CredentialsContext, 'callers' | 'conf
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
  * DID's current owner key the service holds for the tenant (403).
  */
-export async function issuerSigner(ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>, caller: Caller, iss: string): Promise<DigestSigner> {
+export async function issuerSigner(
+  ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  iss: string,
+): Promise<DigestSigner> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
@@ -87,17 +102,28 @@ export async function issuerSigner(ctx: Pick<CredentialsContext, 'callers' | 're
 }
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
-function planClaim(ctx: Pick<CredentialsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: SignClaimsInput, claim: ClaimInput, field: string, issuer: string, now: number): PlannedClaim {
+function planClaim(
+  ctx: Pick<CredentialsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: SignClaimsInput,
+  claim: ClaimInput,
+  field: string,
+  issuer: string,
+  now: number,
+): PlannedClaim {
   // Claim-level expiration inputs win over global ones (DESIGN §4 *Expiration inputs*).
   const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
   if (expiresAt !== undefined && expiresAt <= now) throw invalid(`${field}: the expiration must be in the future`)
   const claims = claim.payload ?? {}
-  if (input.format === 'JWT' && Object.keys(claims).length === 0) throw invalid(`${field}.payload: a JWT credential needs at least one claim about its subject`)
+  if (input.format === 'JWT' && Object.keys(claims).length === 0)
+    throw invalid(`${field}.payload: a JWT credential needs at least one claim about its subject`)
   const subject = claim.sub ?? input.sub
   const contexts = [...(input.context ?? []), ...(claim.context ?? [])]
   if (contexts.includes(CREDENTIALS_V2_URL)) {
-    if (contexts.includes(CREDENTIALS_V1_URL)) throw invalid(`${field}: ${CREDENTIALS_V1_URL} and ${CREDENTIALS_V2_URL} cannot be mixed in one credential`)
-    if (input.format === 'JWT') throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
+    if (contexts.includes(CREDENTIALS_V1_URL))
+      throw invalid(`${field}: ${CREDENTIALS_V1_URL} and ${CREDENTIALS_V2_URL} cannot be mixed in one credential`)
+    if (input.format === 'JWT')
+      throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
   }
   const content: Omit<CredentialContent, 'id'> = {
     issuer,

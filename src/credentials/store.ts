@@ -42,8 +42,10 @@ type ParsedCredential = Pick<
 >
 
 const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
-const typesOf = (v: unknown): string[] => (typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : [])
-const isoOfSeconds = (v: unknown): string | undefined => (typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined)
+const typesOf = (v: unknown): string[] =>
+  typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []
+const isoOfSeconds = (v: unknown): string | undefined =>
+  typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined
 const didOrUndefined = (v: string | undefined) => (v !== undefined && v.startsWith('did:') ? v : undefined)
 
 /**
@@ -102,9 +104,13 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
   const types = typesOf(jsonld.type)
   if (!types.includes('VerifiableCredential')) throw invalid('jsonld: `type` must include VerifiableCredential')
   const issuerField = jsonld.issuer
-  const issuer = asString(issuerField) ?? (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
+  const issuer =
+    asString(issuerField) ??
+    (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
   if (issuer === undefined) throw invalid('jsonld: `issuer` is missing')
-  const subjectField: unknown = Array.isArray(jsonld.credentialSubject) ? (jsonld.credentialSubject as unknown[])[0] : jsonld.credentialSubject
+  const subjectField: unknown = Array.isArray(jsonld.credentialSubject)
+    ? (jsonld.credentialSubject as unknown[])[0]
+    : jsonld.credentialSubject
   if (subjectField === null || typeof subjectField !== 'object') throw invalid('jsonld: `credentialSubject` is missing')
   const issuanceDate = asString(jsonld.issuanceDate) ?? asString(jsonld.validFrom)
   const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)
@@ -152,7 +158,11 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
  * govern the credential's DID — and with it every record sharing that DID — only when the
  * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
  */
-export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'>, caller: Caller, input: StoreClaimsInput): Promise<z.output<typeof schemas.storeClaimsResponse>> {
+export async function storeClaims(
+  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'>,
+  caller: Caller,
+  input: StoreClaimsInput,
+): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
   // Stored and returned as given, verified or not: within the bounds, no forbidden key.
   for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
@@ -212,11 +222,18 @@ export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'con
       const hashes = unique(items.map((p) => p.record.hash))
       const byHash = new Map<string, CredentialRecord>()
       if (hashes.length === 0 || readable === undefined) return byHash
-      const existing = await t.credentials.all({ and: [{ field: 'hash', op: 'in', value: hashes }, readable] }, { orderBy: { field: 'hash' } })
+      const existing = await t.credentials.all(
+        { and: [{ field: 'hash', op: 'in', value: hashes }, readable] },
+        { orderBy: { field: 'hash' } },
+      )
       // Of several readable copies: the caller's own, else the oldest.
       for (const record of existing) {
         const chosen = byHash.get(record.hash)
-        if (chosen === undefined || (chosen.storerKey !== storerKey && (record.storerKey === storerKey || record.createdAt < chosen.createdAt))) byHash.set(record.hash, record)
+        if (
+          chosen === undefined ||
+          (chosen.storerKey !== storerKey && (record.storerKey === storerKey || record.createdAt < chosen.createdAt))
+        )
+          byHash.set(record.hash, record)
       }
       const fresh: CredentialRecord[] = []
       for (const { record } of items) {
@@ -226,7 +243,14 @@ export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'con
       }
       await t.credentials.insertMany(fresh)
       for (const record of fresh) {
-        if (record.did !== undefined && governed.has(record.did)) await governDid(t.roleAssignments, caller.tenantId, record.did, record.roles.map((r) => roles.get(r)!), now)
+        if (record.did !== undefined && governed.has(record.did))
+          await governDid(
+            t.roleAssignments,
+            caller.tenantId,
+            record.did,
+            record.roles.map((r) => roles.get(r)!),
+            now,
+          )
       }
       return byHash
     })
@@ -244,16 +268,35 @@ export async function storeClaims(ctx: Pick<CredentialsContext, 'callers' | 'con
 }
 
 /** Assigns each role over the credential DID (governing its credentials), unless it already governs it. */
-async function governDid(assignments: TenantCollection<RoleAssignmentRecord>, tenantId: string, did: string, roles: Array<{ did: string; creator: string }>, now: number): Promise<void> {
+async function governDid(
+  assignments: TenantCollection<RoleAssignmentRecord>,
+  tenantId: string,
+  did: string,
+  roles: Array<{ did: string; creator: string }>,
+  now: number,
+): Promise<void> {
   for (const role of roles) {
-    const pair: Where = { and: [{ field: 'role', op: 'eq', value: role.did }, { field: 'did', op: 'eq', value: did }] }
+    const pair: Where = {
+      and: [
+        { field: 'role', op: 'eq', value: role.did },
+        { field: 'did', op: 'eq', value: did },
+      ],
+    }
     const existing = await assignments.findOne(pair)
     if (existing?.governsCredentials === true) continue
     if (existing) {
       await assignments.update(existing.id, { governsCredentials: true })
       continue
     }
-    const record: RoleAssignmentRecord = { id: randomUUID(), tenantId, role: role.did, did, roleCreator: role.creator, governsCredentials: true, createdAt: now }
+    const record: RoleAssignmentRecord = {
+      id: randomUUID(),
+      tenantId,
+      role: role.did,
+      did,
+      roleCreator: role.creator,
+      governsCredentials: true,
+      createdAt: now,
+    }
     await assignments.insert(record)
   }
 }
@@ -273,7 +316,11 @@ function naming(field: 'issuer' | 'subject', did: string): Where {
 }
 
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
-export async function getClaims(ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'resolvers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getClaimsQuery>): Promise<z.output<typeof schemas.claimsPage>> {
+export async function getClaims(
+  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'resolvers' | 'storage'>,
+  caller: Caller,
+  q: z.output<typeof schemas.getClaimsQuery>,
+): Promise<z.output<typeof schemas.claimsPage>> {
   const { name } = ctx.resolvers.get(q.resolver)
   const filters: Where[] = []
   // Either spelling of a principal finds its credentials (indexed as principals).
@@ -289,7 +336,10 @@ export async function getClaims(ctx: Pick<CredentialsContext, 'callers' | 'confi
   const { dids } = await ctx.callers.acting(caller)
   const ownGround = (issuer !== undefined && dids.has(issuer)) || (subject !== undefined && dids.has(subject))
   if (!ownGround) filters.push(readableWhere(await readerFacts(ctx, caller)))
-  const page = await tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS }).credentials.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const page = await tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS }).credentials.find(
+    { and: filters },
+    { limit: q.limit ?? MAX_PAGE, cursor: q.cursor },
+  )
   return { resolver: name, vcs: page.items.map(presentCredential), ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) }
 }
 
@@ -297,7 +347,11 @@ export async function getClaims(ctx: Pick<CredentialsContext, 'callers' | 'confi
  * Delete Verifiable Credentials (Access Token JWT): each `_id` removed with the role
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
-export async function deleteClaims(ctx: Pick<CredentialsContext, 'callers' | 'onError' | 'resolvers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteClaims>): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
+export async function deleteClaims(
+  ctx: Pick<CredentialsContext, 'callers' | 'onError' | 'resolvers' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.deleteClaims>,
+): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
   const { name } = ctx.resolvers.get(input.resolver)
   const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   const holding = await ctx.callers.holding(caller)

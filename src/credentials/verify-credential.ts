@@ -26,7 +26,14 @@ import type { JwtCredentialPayload } from 'did-jwt-vc'
 import { normalizeCredential, validateCredentialPayload, verifyCredential as verifyJwtVc } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { VerificationCheck } from './schemas.js'
-import { CREDENTIALS_V2_URL, issuerOf, verifyJsonLd, type JsonLdDocument, type ProofSetResult, type SigningKey } from '../proofs/jsonld/index.js'
+import {
+  CREDENTIALS_V2_URL,
+  issuerOf,
+  verifyJsonLd,
+  type JsonLdDocument,
+  type ProofSetResult,
+  type SigningKey,
+} from '../proofs/jsonld/index.js'
 import { JsonLdBoundsError, jsonLdBoundsError } from '../proofs/jsonld/bounds.js'
 import { IN_THREAD_HASHER, type CanonicalHasher } from '../proofs/jsonld/canonical-hasher.js'
 import { noIssuerProof } from '../proofs/jsonld/proof-set.js'
@@ -73,7 +80,8 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
   const issuer = issuerOf(vc) ?? null
   if (refused !== undefined) return outcome(issuer, [{ check: refused.check, verified: false, error: refused.message }])
   const malformed = shapeError(vc)
-  if (malformed !== undefined || issuer === null) return outcome(issuer, [{ check: 'format', verified: false, error: malformed ?? 'issuer: missing' }])
+  if (malformed !== undefined || issuer === null)
+    return outcome(issuer, [{ check: 'format', verified: false, error: malformed ?? 'issuer: missing' }])
   const skewMs = (options.skewSeconds ?? DEFAULT_SKEW) * 1000
   let proofs: ProofSetResult
   try {
@@ -128,8 +136,10 @@ export async function verifyJwtCredential(jwt: string, options: CredentialVerify
     }
   }
   const checks: VerificationCheck[] = [{ check: 'signature', verified: true }]
-  if (payload.nbf !== undefined) checks.push(dateCheck('nbf', typeof payload.nbf === 'number' && payload.nbf <= nowSeconds + skew, 'is in the future'))
-  if (payload.exp !== undefined) checks.push(dateCheck('exp', typeof payload.exp === 'number' && payload.exp > nowSeconds - skew, 'has passed'))
+  if (payload.nbf !== undefined)
+    checks.push(dateCheck('nbf', typeof payload.nbf === 'number' && payload.nbf <= nowSeconds + skew, 'is in the future'))
+  if (payload.exp !== undefined)
+    checks.push(dateCheck('exp', typeof payload.exp === 'number' && payload.exp > nowSeconds - skew, 'has passed'))
   return outcome(issuer, checks)
 }
 
@@ -140,7 +150,13 @@ export async function verifyJwtCredential(jwt: string, options: CredentialVerify
  */
 export async function acceptedNatively(jwt: string, options: CredentialVerifyOptions): Promise<boolean> {
   try {
-    const { payload } = await verifyDidJwt(jwt, { resolver: options.resolver, audience: false, checkTimes: false, proofPurpose: 'assertionMethod', keys: options.keys })
+    const { payload } = await verifyDidJwt(jwt, {
+      resolver: options.resolver,
+      audience: false,
+      checkTimes: false,
+      proofPurpose: 'assertionMethod',
+      keys: options.keys,
+    })
     // did-jwt-vc's declared types do not resolve for the type-aware linter (tsc checks this call).
     // eslint-disable-next-line @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unnecessary-type-assertion
     validateCredentialPayload(normalizeCredential(payload as unknown as JwtCredentialPayload))
@@ -150,7 +166,11 @@ export async function acceptedNatively(jwt: string, options: CredentialVerifyOpt
   }
 }
 
-function dateCheck(check: 'issuanceDate' | 'expirationDate' | 'validFrom' | 'validUntil' | 'nbf' | 'exp', ok: boolean, failure: string): VerificationCheck {
+function dateCheck(
+  check: 'issuanceDate' | 'expirationDate' | 'validFrom' | 'validUntil' | 'nbf' | 'exp',
+  ok: boolean,
+  failure: string,
+): VerificationCheck {
   return ok ? { check, verified: true } : { check, verified: false, error: `${check} is missing, malformed or ${failure}` }
 }
 
@@ -204,7 +224,11 @@ function orThrowless(resolver: Resolvable): Resolvable {
       try {
         return await resolver.resolve(didUrl, options)
       } catch {
-        return { didResolutionMetadata: { error: 'internalError', message: 'the resolver failed' }, didDocument: null, didDocumentMetadata: {} }
+        return {
+          didResolutionMetadata: { error: 'internalError', message: 'the resolver failed' },
+          didDocument: null,
+          didDocumentMetadata: {},
+        }
       }
     },
   }

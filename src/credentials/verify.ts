@@ -13,7 +13,11 @@ import type { CredentialsContext } from './context.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 
-export async function verifyClaims(ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers'>, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
+export async function verifyClaims(
+  ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers'>,
+  caller: Caller,
+  input: VerifyClaimsInput,
+): Promise<VerifyResponse> {
   const { name, resolver } = ctx.resolvers.get(input.resolver)
   const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
   const vcs: VerifiedCredential[] = []

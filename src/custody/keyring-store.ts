@@ -51,7 +51,10 @@ export async function openKeyring(storage: StorageAdapter, current: MasterKeyInp
       if (!record) throw new KeyringError('could not set up the keyring record')
     }
   }
-  const keyring = new Keyring(toKey(current, record.salt), previous.map((k) => toKey(k, record.salt)))
+  const keyring = new Keyring(
+    toKey(current, record.salt),
+    previous.map((k) => toKey(k, record.salt)),
+  )
   try {
     keyring.open(record.check, keyringCheckContext())
   } catch {

@@ -39,7 +39,11 @@ export interface BuiltDocument {
 const RECOVERY_2020 = 'EcdsaSecp256k1RecoveryMethod2020'
 const VERIFICATION_KEY_2019 = 'EcdsaSecp256k1VerificationKey2019'
 const ATTRIBUTE = /^did\/(pub|svc)\/(\w+)(\/(\w+))?(\/(\w+))?$/
-const ATTR_TYPES: Record<string, string> = { sigAuth: 'SignatureAuthentication2018', veriKey: 'VerificationKey2018', enc: 'KeyAgreementKey2019' }
+const ATTR_TYPES: Record<string, string> = {
+  sigAuth: 'SignatureAuthentication2018',
+  veriKey: 'VerificationKey2018',
+  enc: 'KeyAgreementKey2019',
+}
 const ALGO_TYPES: Record<string, string> = {
   Secp256k1VerificationKey2018: 'EcdsaSecp256k1VerificationKey2019',
   Ed25519SignatureAuthentication2018: 'Ed25519VerificationKey2018',
@@ -88,7 +92,10 @@ export function buildEthrDocument(subject: DocumentSubject, chainId: number, his
       }
       continue
     }
-    const key = event.event === 'DIDDelegateChanged' ? `${event.event}-${event.delegateType}-${event.delegate}` : `${event.event}-${event.name}-${event.value}`
+    const key =
+      event.event === 'DIDDelegateChanged'
+        ? `${event.event}-${event.delegateType}-${event.delegate}`
+        : `${event.event}-${event.name}-${event.value}`
     if (event.validTo && event.validTo >= now) {
       stableUntil = Math.min(stableUntil, event.validTo)
       if (event.event === 'DIDDelegateChanged') {

@@ -32,9 +32,12 @@ export class ClaimResolvers {
   constructor(own: Resolvable, extra: Record<string, Resolvable> = {}) {
     this.#byName.set(DEFAULT_RESOLVER, withDidKey(own))
     for (const [name, resolver] of Object.entries(extra)) {
-      if (name === DEFAULT_RESOLVER) throw new TypeError('resolvers: "default" is the service’s own resolver and cannot be replaced; give yours another name')
-      if (!NAME.test(name)) throw new TypeError(`resolvers: invalid name ${JSON.stringify(name.slice(0, 60))} (1–50 letters, digits, _ . -)`)
-      if (typeof resolver?.resolve !== 'function') throw new TypeError(`resolvers.${name}: must have a resolve(did) method (a did-resolver Resolvable)`)
+      if (name === DEFAULT_RESOLVER)
+        throw new TypeError('resolvers: "default" is the service’s own resolver and cannot be replaced; give yours another name')
+      if (!NAME.test(name))
+        throw new TypeError(`resolvers: invalid name ${JSON.stringify(name.slice(0, 60))} (1–50 letters, digits, _ . -)`)
+      if (typeof resolver?.resolve !== 'function')
+        throw new TypeError(`resolvers.${name}: must have a resolve(did) method (a did-resolver Resolvable)`)
       this.#byName.set(name, resolver)
     }
   }
@@ -86,13 +89,18 @@ export function universalResolver(options: UniversalResolverOptions): Resolvable
       let response: Response
       try {
         response = await fetch(`${root}/1.0/identifiers/${encodeURIComponent(did)}`, {
-          headers: { accept: 'application/did-resolution+json, application/ld+json;profile="https://w3id.org/did-resolution", application/json' },
+          headers: {
+            accept: 'application/did-resolution+json, application/ld+json;profile="https://w3id.org/did-resolution", application/json',
+          },
           redirect: 'error',
           signal: AbortSignal.timeout(timeoutMs),
         })
       } catch (err) {
         const timedOut = err instanceof Error && err.name === 'TimeoutError'
-        return failure('internalError', timedOut ? `universal resolver: no answer within ${timeoutMs} ms` : 'universal resolver: unreachable')
+        return failure(
+          'internalError',
+          timedOut ? `universal resolver: no answer within ${timeoutMs} ms` : 'universal resolver: unreachable',
+        )
       }
       const body = await readJson(response, maxBytes)
       return resultOf(response.status, body)

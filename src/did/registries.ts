@@ -23,8 +23,15 @@ export class Registries {
    * One registry per network: networks with `rpcUrl` and `registry` get an on-chain registry
    * (with `onchain[network.name]` as its options), the others the embedded registry over `storage`.
    */
-  static forNetworks(networks: EthrNetwork[], storage: StorageAdapter, now: () => number, onchain: Record<string, OnchainRegistryOptions> = {}): Registries {
-    return new Registries(networks.map((n) => (isOnchain(n) ? new OnchainRegistry(n, onchain[n.name]) : new EmbeddedRegistry(storage, n, now))))
+  static forNetworks(
+    networks: EthrNetwork[],
+    storage: StorageAdapter,
+    now: () => number,
+    onchain: Record<string, OnchainRegistryOptions> = {},
+  ): Registries {
+    return new Registries(
+      networks.map((n) => (isOnchain(n) ? new OnchainRegistry(n, onchain[n.name]) : new EmbeddedRegistry(storage, n, now))),
+    )
   }
 
   /** The registry of a network. */
@@ -44,7 +51,9 @@ export class Registries {
    */
   async handedTo(owners: readonly string[], limit: number): Promise<string[]> {
     const lists = await Promise.all(
-      [...this.#byNetwork.values()].map(async (r) => (r.identitiesHandedTo ? (await r.identitiesHandedTo(owners, limit)).map((identity) => didOfChecksummed(r.network, identity)) : [])),
+      [...this.#byNetwork.values()].map(async (r) =>
+        r.identitiesHandedTo ? (await r.identitiesHandedTo(owners, limit)).map((identity) => didOfChecksummed(r.network, identity)) : [],
+      ),
     )
     return lists.flat()
   }

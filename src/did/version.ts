@@ -35,7 +35,10 @@ const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(?:
 export function versionRequest(parsed: Pick<ParsedDID, 'query' | 'params'>): VersionRequest {
   let pairs: Array<[string, string]>
   try {
-    pairs = [...Object.entries(parsed.params ?? {}), ...queryPairs(parsed.query)].map(([name, value]) => [decodeURIComponent(name), decodeURIComponent(value)])
+    pairs = [...Object.entries(parsed.params ?? {}), ...queryPairs(parsed.query)].map(([name, value]) => [
+      decodeURIComponent(name),
+      decodeURIComponent(value),
+    ])
   } catch {
     return invalid('the DID URL has a malformed percent-encoding')
   }
@@ -48,11 +51,13 @@ export function versionRequest(parsed: Pick<ParsedDID, 'query' | 'params'>): Ver
   const [[name, value]] = given
   if (name === 'versionId') {
     const versionId = INTEGER.test(value) ? Number(value) : NaN
-    if (!Number.isSafeInteger(versionId)) return invalid(`versionId must be a non-negative integer (at most 2^53 - 1), not "${clip(value)}"`)
+    if (!Number.isSafeInteger(versionId))
+      return invalid(`versionId must be a non-negative integer (at most 2^53 - 1), not "${clip(value)}"`)
     return { ok: true, version: { versionId } }
   }
   const versionTime = unixSeconds(value)
-  if (versionTime === undefined) return invalid(`versionTime must be an ISO 8601 date-time with an offset, such as 2024-05-01T12:00:00Z, not "${clip(value)}"`)
+  if (versionTime === undefined)
+    return invalid(`versionTime must be an ISO 8601 date-time with an offset, such as 2024-05-01T12:00:00Z, not "${clip(value)}"`)
   return { ok: true, version: { versionTime } }
 }
 

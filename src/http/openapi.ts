@@ -32,19 +32,22 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
   registry.registerComponent('securitySchemes', 'baseAuth', {
     type: 'http',
     scheme: 'bearer',
-    description: 'Base Auth Token: an API key of a tenant (`Authorization: Bearer <key>`; a bare key is accepted too). Create keys with `didvault keys create`.',
+    description:
+      'Base Auth Token: an API key of a tenant (`Authorization: Bearer <key>`; a bare key is accepted too). Create keys with `didvault keys create`.',
   })
   registry.registerComponent('securitySchemes', 'didAuth', {
     type: 'apiKey',
     in: 'header',
     name: 'x-did-auth',
-    description: 'DID Auth Token: the `jwt` of `POST /did-auth-jwt` (or any ES256K/ES256K-R JWT signed by a key controlling its `iss` DID, `aud` = the service audience, at most 24 h). Several may be sent comma-separated.',
+    description:
+      'DID Auth Token: the `jwt` of `POST /did-auth-jwt` (or any ES256K/ES256K-R JWT signed by a key controlling its `iss` DID, `aud` = the service audience, at most 24 h). Several may be sent comma-separated.',
   })
   registry.registerComponent('securitySchemes', 'accessToken', {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
-    description: 'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by the service, whose tenant becomes the caller’s.',
+    description:
+      'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by the service, whose tenant becomes the caller’s.',
   })
 
   for (const route of routesOf(CONTRACTS)) registry.registerPath(pathOf(route))
@@ -54,7 +57,8 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     info: {
       title: 'didvault',
       version: packageJson.version,
-      description: 'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are milliseconds; `exp` is UNIX time in milliseconds.',
+      description:
+        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are milliseconds; `exp` is UNIX time in milliseconds.',
     },
   })
   return withDiscriminators(document)
@@ -79,13 +83,17 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
   }
   const shared = route.discriminator !== undefined
   const { name, alias } = route.operations[0]
-  const summary = shared ? contracts.map((c, i) => `${c.summary} (${route.discriminator}: "${route.operations[i].value}")`).join('; ') : first.summary
+  const summary = shared
+    ? contracts.map((c, i) => `${c.summary} (${route.discriminator}: "${route.operations[i].value}")`).join('; ')
+    : first.summary
   return {
     method: route.method,
     path: openApiPath(route.path),
     operationId: shared ? operationIdOf(route) : alias === 0 ? name : `${name}Alias${alias}`,
     summary: shared || alias === 0 ? summary : `${summary} (alias of ${canonicalRouteOf(first)})`,
-    description: shared ? contracts.map((c, i) => `**${route.operations[i].value}**: ${c.description ?? c.summary}`).join('\n\n') : first.description,
+    description: shared
+      ? contracts.map((c, i) => `**${route.operations[i].value}**: ${c.description ?? c.summary}`).join('\n\n')
+      : first.description,
     tags: [...new Set(contracts.map((c) => c.tag))],
     security: SECURITY[route.auth],
     request,
@@ -95,20 +103,28 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
 
 /** The body of a route: its operation's input, or one member per operation sharing it, each with its discriminator value required. */
 function bodyOf(route: SharedRoute, contracts: Contract[]): { schema: z.ZodType; example?: unknown } {
-  if (route.discriminator === undefined) return { schema: contracts[0].input, ...(contracts[0].example !== undefined && { example: contracts[0].example }) }
+  if (route.discriminator === undefined)
+    return { schema: contracts[0].input, ...(contracts[0].example !== undefined && { example: contracts[0].example }) }
   const field = route.discriminator
   const members = contracts.map((c, i) => z.intersection(z.object({ [field]: z.literal(route.operations[i].value!) }), c.input))
-  const example = contracts[0].example === undefined ? undefined : { [field]: route.operations[0].value, ...(contracts[0].example as object) }
+  const example =
+    contracts[0].example === undefined ? undefined : { [field]: route.operations[0].value, ...(contracts[0].example as object) }
   return { schema: z.union(members).meta({ [DISCRIMINATOR]: field }), ...(example !== undefined && { example }) }
 }
 
-const oneOf = (schemas: z.ZodType[]): z.ZodType => (schemas.length === 1 ? schemas[0] : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]]))
+const oneOf = (schemas: z.ZodType[]): z.ZodType =>
+  schemas.length === 1 ? schemas[0] : z.union(schemas as [z.ZodType, z.ZodType, ...z.ZodType[]])
 
 const canonicalRouteOf = (contract: Contract) => `${contract.routes[0].method.toUpperCase()} ${contract.routes[0].path}`
 
 /** `patch /claims` → `patchClaims`. */
 const operationIdOf = (route: SharedRoute) =>
-  route.method + route.path.split('/').filter((part) => part !== '' && !part.startsWith(':')).map((part) => part[0].toUpperCase() + part.slice(1)).join('')
+  route.method +
+  route.path
+    .split('/')
+    .filter((part) => part !== '' && !part.startsWith(':'))
+    .map((part) => part[0].toUpperCase() + part.slice(1))
+    .join('')
 
 /** A mark left on a shared route's body schema, turned into an OpenAPI discriminator once the document is generated. */
 const DISCRIMINATOR = 'x-didvault-discriminator'
@@ -118,7 +134,9 @@ type Document = ReturnType<OpenApiGeneratorV31['generateDocument']>
 /** Each marked body: `oneOf` (its members exclude each other) with `discriminator: { propertyName }`. */
 function withDiscriminators(document: Document): Document {
   for (const item of Object.values(document.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> } }>)) {
+    for (const operation of Object.values(
+      item as Record<string, { requestBody?: { content?: Record<string, { schema?: Record<string, unknown> }> } }>,
+    )) {
       const schema = operation?.requestBody?.content?.['application/json']?.schema
       if (!schema || typeof schema[DISCRIMINATOR] !== 'string') continue
       schema.oneOf = schema.anyOf

@@ -14,7 +14,12 @@ export function publicKeyObject(publicKeyHex: string): KeyObject {
   const hex = publicKeyHex.replace(/^0x/, '')
   const point = secp256k1.Point.fromBytes(Buffer.from(hex, 'hex')).toBytes(false)
   return createPublicKey({
-    key: { kty: 'EC', crv: 'secp256k1', x: Buffer.from(point.subarray(1, 33)).toString('base64url'), y: Buffer.from(point.subarray(33)).toString('base64url') },
+    key: {
+      kty: 'EC',
+      crv: 'secp256k1',
+      x: Buffer.from(point.subarray(1, 33)).toString('base64url'),
+      y: Buffer.from(point.subarray(33)).toString('base64url'),
+    },
     format: 'jwk',
   })
 }

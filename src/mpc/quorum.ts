@@ -3,8 +3,7 @@ import type { QuorumGroup, QuorumPolicy } from './port.js'
 
 /** How a set of approvals stands against a policy. */
 export type QuorumStanding =
-  | { met: true; group: QuorumGroup; approvers: string[] }
-  | { met: false; group: QuorumGroup; approvers: string[]; missing: number }
+  { met: true; group: QuorumGroup; approvers: string[] } | { met: false; group: QuorumGroup; approvers: string[]; missing: number }
 
 /**
  * The first group whose quorum `approvals` meet, with the approving members (each once); when

@@ -22,7 +22,15 @@ import { ACCOUNT_PATH, privateKeyAtPath } from '../keys/hd.js'
 import { bytesToHex, hexToBytes, signDigest } from '../keys/secp256k1.js'
 import { UniqueConstraintError, type StorageAdapter } from '../storage/port.js'
 import type { MpcKeyRecord, MpcShareRecord } from './records.js'
-import type { CreateMpcVaultRequest, InitializeOutcome, MpcProvider, MpcPublicKey, MpcVaultRef, SignatureOutcome, SignatureRequest } from './port.js'
+import type {
+  CreateMpcVaultRequest,
+  InitializeOutcome,
+  MpcProvider,
+  MpcPublicKey,
+  MpcVaultRef,
+  SignatureOutcome,
+  SignatureRequest,
+} from './port.js'
 import { standingOf } from './quorum.js'
 import { MPC_KEYS, MPC_SHARES } from './records.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
@@ -44,7 +52,8 @@ export class ShamirQuorumCustody implements MpcProvider {
 
   async initialize(vault: MpcVaultRef, approvals: readonly string[]): Promise<InitializeOutcome> {
     const standing = standingOf(vault.policy, approvals)
-    if (!standing.met) return { status: 'pending', reason: 'insufficient-approvals', missingApprovals: standing.missing, group: standing.group.name }
+    if (!standing.met)
+      return { status: 'pending', reason: 'insufficient-approvals', missingApprovals: standing.missing, group: standing.group.name }
     const { keys } = this.#collections(vault.tenantId)
     if (await keys.get(vault.vaultId)) return { status: 'initialized' }
 
@@ -52,7 +61,14 @@ export class ShamirQuorumCustody implements MpcProvider {
     const shares: MpcShareRecord[] = []
     let key: MpcKeyRecord
     try {
-      key = { id: vault.vaultId, tenantId: vault.tenantId, hierarchy: vault.hierarchy, groups: vault.policy.groups, ...publicPart(secret, vault.hierarchy), createdAt: this.now() }
+      key = {
+        id: vault.vaultId,
+        tenantId: vault.tenantId,
+        hierarchy: vault.hierarchy,
+        groups: vault.policy.groups,
+        ...publicPart(secret, vault.hierarchy),
+        createdAt: this.now(),
+      }
       for (const [group, { requiredApprovals, members }] of vault.policy.groups.entries()) {
         const pieces = await splitSecret(secret, members.length, requiredApprovals)
         members.forEach((member, i) => {
@@ -82,16 +98,20 @@ export class ShamirQuorumCustody implements MpcProvider {
     const key = await this.#key(vault)
     const expected = key.hierarchy === 'BIP44' ? ACCOUNT_PATH : 'm'
     if (path !== expected) throw new Error(`ShamirQuorumCustody: the public key of ${path} needs the private key; ask for ${expected}`)
-    return key.chainCode === undefined ? { publicKey: hexToBytes(key.publicKey) } : { publicKey: hexToBytes(key.publicKey), chainCode: hexToBytes(key.chainCode) }
+    return key.chainCode === undefined
+      ? { publicKey: hexToBytes(key.publicKey) }
+      : { publicKey: hexToBytes(key.publicKey), chainCode: hexToBytes(key.chainCode) }
   }
 
   async requestSignature(request: SignatureRequest): Promise<SignatureOutcome> {
     if (request.digest.length !== 32) throw new RangeError('the digest must be 32 bytes')
     const key = await this.#key(request.vault)
-    if (key.hierarchy === 'NONE' && request.path !== 'm') throw new Error(`ShamirQuorumCustody: a NONE vault has only the key m, not ${request.path}`)
+    if (key.hierarchy === 'NONE' && request.path !== 'm')
+      throw new Error(`ShamirQuorumCustody: a NONE vault has only the key m, not ${request.path}`)
     // The policy the shares were split under, not the one the caller passes.
     const standing = standingOf({ groups: key.groups }, request.approvals)
-    if (!standing.met) return { status: 'pending', reason: 'insufficient-approvals', missingApprovals: standing.missing, group: standing.group.name }
+    if (!standing.met)
+      return { status: 'pending', reason: 'insufficient-approvals', missingApprovals: standing.missing, group: standing.group.name }
 
     const group = key.groups.indexOf(standing.group)
     const { shares } = this.#collections(request.vault.tenantId)
@@ -168,4 +188,3 @@ function signAt(secret: Uint8Array, hierarchy: MpcVaultRef['hierarchy'], path: s
     key.fill(0)
   }
 }
-

@@ -28,14 +28,23 @@ function decode(cursor: string, keys: string[]): { index: number; inner?: string
     /* reported below */
   }
   const index = typeof position.k === 'string' ? keys.indexOf(position.k) : -1
-  const wellFormed = index >= 0 && (position.c === undefined || typeof position.c === 'string') && encode({ k: position.k!, ...(position.c !== undefined && { c: position.c }) }) === cursor
+  const wellFormed =
+    index >= 0 &&
+    (position.c === undefined || typeof position.c === 'string') &&
+    encode({ k: position.k!, ...(position.c !== undefined && { c: position.c }) }) === cursor
   if (!wellFormed) throw new InvalidCursorError('invalid cursor: not a cursor of this listing')
   return { index, inner: position.c }
 }
 
 /** One page of at most `limit` items of `sources` read in order, from `cursor` (a previous page's `nextCursor`). */
 export async function concatPage<T>(sources: PageSource<T>[], limit: number, cursor?: string): Promise<Page<T>> {
-  const start = cursor === undefined ? { index: 0, inner: undefined } : decode(cursor, sources.map((s) => s.key))
+  const start =
+    cursor === undefined
+      ? { index: 0, inner: undefined }
+      : decode(
+          cursor,
+          sources.map((s) => s.key),
+        )
   const items: T[] = []
   for (let i = start.index; i < sources.length; i++) {
     const page = await sources[i].read(limit - items.length, i === start.index ? start.inner : undefined)

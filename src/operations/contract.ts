@@ -72,9 +72,12 @@ export interface OperationContract<
 }
 
 /** Declares an operation's contract, keeping its schemas' types. */
-export function defineContract<I extends z.ZodType, R extends z.ZodType, P extends z.ZodObject = NoParams, A extends AuthRequirement = AuthRequirement>(
-  contract: OperationContract<P, I, R, A>,
-): OperationContract<P, I, R, A> {
+export function defineContract<
+  I extends z.ZodType,
+  R extends z.ZodType,
+  P extends z.ZodObject = NoParams,
+  A extends AuthRequirement = AuthRequirement,
+>(contract: OperationContract<P, I, R, A>): OperationContract<P, I, R, A> {
   return contract
 }
 

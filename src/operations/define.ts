@@ -28,6 +28,9 @@ type AnyContract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 export type OperationDefinition<C extends AnyContract, X> = C & OperationImplementation<C, X>
 
 /** Pairs a contract with its implementation. */
-export function defineOperation<C extends AnyContract, X>(contract: C, implementation: OperationImplementation<C, X>): OperationDefinition<C, X> {
+export function defineOperation<C extends AnyContract, X>(
+  contract: C,
+  implementation: OperationImplementation<C, X>,
+): OperationDefinition<C, X> {
   return { ...contract, ...implementation }
 }

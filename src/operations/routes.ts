@@ -48,8 +48,10 @@ export function routesOf<C extends Contracts>(contracts: C): Array<SharedRoute<k
       if (shared.discriminator === undefined || field !== shared.discriminator) {
         throw new TypeError(`${key}: operations sharing a route must each name the same discriminator field (${name})`)
       }
-      if (shared.operations.some((o) => o.value === operation.value)) throw new TypeError(`${key}: ${field} = ${operation.value} names two operations`)
-      if (shared.auth !== contract.auth) throw new TypeError(`${key}: operations sharing a route must ask the same of the headers (${name})`)
+      if (shared.operations.some((o) => o.value === operation.value))
+        throw new TypeError(`${key}: ${field} = ${operation.value} names two operations`)
+      if (shared.auth !== contract.auth)
+        throw new TypeError(`${key}: operations sharing a route must ask the same of the headers (${name})`)
       shared.operations.push(operation)
     })
   }

@@ -16,10 +16,19 @@ const UNSAFE_IN_LABEL = /[\p{Cc}\u2028\u2029\u202A-\u202E\u2066-\u2069]/u
 const UNSAFE_IN_TEXT = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/u
 
 /** Free text (descriptions): at most `max` characters, no control characters but tab and line breaks, no bidi overrides. */
-export const text = (max = MAX_TEXT) => z.string().max(max).refine((s) => !UNSAFE_IN_TEXT.test(s), 'must not contain control characters or bidirectional overrides')
+export const text = (max = MAX_TEXT) =>
+  z
+    .string()
+    .max(max)
+    .refine((s) => !UNSAFE_IN_TEXT.test(s), 'must not contain control characters or bidirectional overrides')
 /** A one-line name (aliases, vault names): trimmed, 1 to `max` characters, no control characters or bidi overrides. */
 export const label = (max = 200) =>
-  z.string().trim().min(1).max(max).refine((s) => !UNSAFE_IN_LABEL.test(s), 'must not contain control characters or bidirectional overrides')
+  z
+    .string()
+    .trim()
+    .min(1)
+    .max(max)
+    .refine((s) => !UNSAFE_IN_LABEL.test(s), 'must not contain control characters or bidirectional overrides')
 /** A DID; a did:ethr one must be an address or a secp256k1 public key (compressed or uncompressed) on the curve. */
 export const did = z
   .string()
@@ -32,7 +41,11 @@ export const did = z
 export const ethAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be an Ethereum address')
 export const id = z.string().trim().min(1).max(200)
 /** Milliseconds, positive, at most ~100 years. */
-export const durationMs = z.number().int().positive().max(100 * 365 * 24 * 3600 * 1000)
+export const durationMs = z
+  .number()
+  .int()
+  .positive()
+  .max(100 * 365 * 24 * 3600 * 1000)
 /** A UNIX timestamp in milliseconds. */
 export const timestampMs = z.number().int().positive().max(8.64e15)
 export const isoDate = z.iso.datetime({ offset: true })
@@ -49,7 +62,13 @@ export const MAX_PAGE = 1_000
  */
 export const page = {
   limit: z
-    .union([z.number(), z.string().regex(/^\d{1,4}$/, 'must be a whole number').transform(Number)])
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,4}$/, 'must be a whole number')
+        .transform(Number),
+    ])
     .pipe(z.number().int().min(1).max(MAX_PAGE))
     .optional()
     .meta({ description: `Most items to return (1–${MAX_PAGE}, default ${MAX_PAGE}).` }),
@@ -63,7 +82,16 @@ export const nextCursor = z.string().optional().meta({ description: 'Present whe
 export const errorBody = z
   .strictObject({
     statusCode: z.number().int(),
-    errorType: z.enum(['VALIDATION_ERROR', 'NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN', 'VAULT_NOT_INITIALIZED', 'CONFLICT', 'PAYLOAD_TOO_LARGE', 'INTERNAL_ERROR']),
+    errorType: z.enum([
+      'VALIDATION_ERROR',
+      'NOT_FOUND',
+      'UNAUTHENTICATED',
+      'FORBIDDEN',
+      'VAULT_NOT_INITIALIZED',
+      'CONFLICT',
+      'PAYLOAD_TOO_LARGE',
+      'INTERNAL_ERROR',
+    ]),
     errorMessage: z.string(),
   })
   .meta({ id: 'ErrorBody', description: 'Every error response, and every per-item failure of a batch.' })

@@ -12,4 +12,5 @@ export async function uniqueOr<R>(write: () => Promise<R>, describe: (fields: st
   }
 }
 
-export const aliasConflict = (fields: string[]) => (fields.includes('alias') ? 'alias already used by another wallet of this tenant' : `duplicate ${fields.join(', ')}`)
+export const aliasConflict = (fields: string[]) =>
+  fields.includes('alias') ? 'alias already used by another wallet of this tenant' : `duplicate ${fields.join(', ')}`

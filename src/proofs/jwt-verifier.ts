@@ -39,7 +39,10 @@ export interface JwtVerifyOptions {
   skewSeconds?: number
   /** Current time, ms. */
   now?: number
-  /** Known public keys by address (the service's wallets and delegate keys); it learns recovered signers and the last signing method when it can. */
+  /**
+   * Known public keys by address (the service's wallets and delegate keys); it learns recovered signers and the last signing method
+   * when it can.
+   */
   keys?: Pick<KnownKeys, 'keyFor' | 'keyFromHex'> & Partial<Pick<KnownKeys, 'learn' | 'lastSigner' | 'noteSigner'>>
   /** Check `exp`, `nbf` and `iat` (default true); false: times are the caller's business. */
   checkTimes?: boolean
@@ -92,7 +95,8 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   // A DID URL (`?versionId=`, a path, a fragment) would be checked against some other document
   // than the DID's current one, e.g. a past version listing a revoked delegate.
   if (!PLAIN_DID.test(payload.iss)) throw new JwtRejected('issuer (iss) must be a DID without path, query or fragment')
-  if (options.checkTimes !== false) checkTimes(payload, Math.floor((options.now ?? Date.now()) / 1000), options.skewSeconds ?? 60, options.requireExp ?? true)
+  if (options.checkTimes !== false)
+    checkTimes(payload, Math.floor((options.now ?? Date.now()) / 1000), options.skewSeconds ?? 60, options.requireExp ?? true)
   if (options.maxLifetimeSeconds !== undefined) checkLifetime(payload, options.maxLifetimeSeconds)
   if (options.audience !== false) checkAudience(payload.aud, options.audience)
 
@@ -101,7 +105,15 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   const { didDocument } = await options.resolver.resolve(payload.iss)
   if (!didDocument) throw new JwtRejected('issuer DID could not be resolved')
   const methods = options.proofPurpose ? methodsFor(didDocument, options.proofPurpose) : (didDocument.verificationMethod ?? [])
-  const verified = (signer: string, signerAddress: string): VerifiedJwt => ({ header: header as VerifiedJwt['header'], payload, signature, data, issuer: payload.iss!, signer, signerAddress })
+  const verified = (signer: string, signerAddress: string): VerifiedJwt => ({
+    header: header as VerifiedJwt['header'],
+    payload,
+    signature,
+    data,
+    issuer: payload.iss!,
+    signer,
+    signerAddress,
+  })
   const remembered = options.memo?.recall(jwt)
   if (remembered && methods.some((vm) => vm.id === remembered.method && SECP256K1_METHODS.has(vm.type) && keyIdOf(vm) === remembered.key)) {
     return verified(remembered.method, remembered.address)
@@ -145,7 +157,8 @@ function keyIdOf(vm: VerificationMethod): string | undefined {
 }
 
 /** `did:<method>:<method-specific-id>` as DID Core's syntax allows it, nothing after. */
-const PLAIN_DID = /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})$/
+const PLAIN_DID =
+  /^did:[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})*)*(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})$/
 
 function checkTimes(payload: JWTPayload, now: number, skew: number, requireExp: boolean): void {
   for (const claim of ['exp', 'nbf', 'iat'] as const) {

@@ -19,7 +19,10 @@ import type { KnownKeys } from './known-keys.js'
 import type { SigningKey } from './jsonld/index.js'
 
 /** A `resolveSigningKeys` for JSON-LD verification over `resolver`. */
-export function signingKeysResolver(resolver: Resolvable, keys?: Pick<KnownKeys, 'publicKeyHexFor'>): (didUrl: string) => Promise<SigningKey[]> {
+export function signingKeysResolver(
+  resolver: Resolvable,
+  keys?: Pick<KnownKeys, 'publicKeyHexFor'>,
+): (didUrl: string) => Promise<SigningKey[]> {
   return async (didUrl) => {
     const did = didUrl.split('#')[0]
     // A path, query or parameters would name something else than the DID's current document.
@@ -32,7 +35,11 @@ export function signingKeysResolver(resolver: Resolvable, keys?: Pick<KnownKeys,
 }
 
 async function signingKeyOf(m: VerificationMethod, keys: Pick<KnownKeys, 'publicKeyHexFor'> | undefined): Promise<SigningKey> {
-  const named = { publicKeyHex: m.publicKeyHex ?? secp256k1KeyHex(m), ethereumAddress: m.ethereumAddress, blockchainAccountId: m.blockchainAccountId }
+  const named = {
+    publicKeyHex: m.publicKeyHex ?? secp256k1KeyHex(m),
+    ethereumAddress: m.ethereumAddress,
+    blockchainAccountId: m.blockchainAccountId,
+  }
   if (named.publicKeyHex !== undefined || keys === undefined) return named
   const raw = m.ethereumAddress ?? m.blockchainAccountId?.split(':').pop()?.split('@')[0]
   const address = raw === undefined ? undefined : eip55Address(raw)

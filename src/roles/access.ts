@@ -11,7 +11,11 @@ export async function roleFacts(callers: CallerFactSource, role: Pick<RoleRecord
 }
 
 /** The role's creator, or the holder of the role DID's owner key; 403 FORBIDDEN otherwise. */
-export async function assertManagesRole(ctx: { callers: CallerFactSource }, caller: Caller, role: Pick<RoleRecord, 'did' | 'creator'>): Promise<void> {
+export async function assertManagesRole(
+  ctx: { callers: CallerFactSource },
+  caller: Caller,
+  role: Pick<RoleRecord, 'did' | 'creator'>,
+): Promise<void> {
   const [facts, target] = await Promise.all([ctx.callers.acting(caller), roleFacts(ctx.callers, role, caller)])
   if (!canManageRole(facts, target)) {
     throw forbidden(`only the creator of role ${role.did} or the holder of its owner key may change it or its assignments`)

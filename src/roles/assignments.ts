@@ -67,7 +67,11 @@ const echoed = (record: RoleAssignmentRecord, item: Item): AssignmentView => ({
 })
 
 /** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
-export async function createRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+export async function createRoleAssignments(
+  ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.roleAssignments>,
+): Promise<AssignmentsResult> {
   const { roleAssignments } = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS })
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
@@ -124,7 +128,11 @@ const refusedOverCredentials = (did: string) =>
   '(the owner key of that DID, or a role with Write already assigned to it and held by the caller)'
 
 /** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
-export async function deleteRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>, caller: Caller, input: z.output<typeof schemas.roleAssignments>): Promise<AssignmentsResult> {
+export async function deleteRoleAssignments(
+  ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.roleAssignments>,
+): Promise<AssignmentsResult> {
   const { roleAssignments } = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS })
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
@@ -148,7 +156,11 @@ export async function deleteRoleAssignments(ctx: Pick<RolesContext, 'callers' | 
  * through, or — listing by `did` — those of roles it created or acts through. The DIDs the query
  * names are shown in its spelling; the others as stored (principals).
  */
-export async function getRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getRoleAssignmentsQuery>): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
+export async function getRoleAssignments(
+  ctx: Pick<RolesContext, 'callers' | 'storage'>,
+  caller: Caller,
+  q: z.output<typeof schemas.getRoleAssignmentsQuery>,
+): Promise<{ assignments: AssignmentView[]; nextCursor?: string }> {
   const c = tenantCollections(ctx.storage, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
   const facts = await ctx.callers.acting(caller)
   const dids = [...facts.dids]
@@ -167,7 +179,12 @@ export async function getRoleAssignments(ctx: Pick<RolesContext, 'callers' | 'st
     const did = principalOf(q.did)
     filters.push({ field: 'did', op: 'eq', value: did })
     if (q.role === undefined && !facts.dids.has(did)) {
-      filters.push({ or: [{ field: 'roleCreator', op: 'in', value: dids }, { field: 'role', op: 'in', value: dids }] })
+      filters.push({
+        or: [
+          { field: 'roleCreator', op: 'in', value: dids },
+          { field: 'role', op: 'in', value: dids },
+        ],
+      })
     }
   }
   const page = await c.roleAssignments.find({ and: filters }, { orderBy, limit: q.limit ?? MAX_PAGE, cursor: q.cursor })

@@ -42,7 +42,10 @@ export class CallerFacts implements CallerFactSource {
   /** With the caller's effective roles: the roles assigned to the DIDs it acts through. */
   holding(caller: Caller): Promise<HoldingFacts> {
     const memo = this.#memoOf(caller)
-    return (memo.holding ??= this.acting(caller).then(async (acting) => ({ ...acting, roles: await this.#roles(caller.tenantId, acting.dids) })))
+    return (memo.holding ??= this.acting(caller).then(async (acting) => ({
+      ...acting,
+      roles: await this.#roles(caller.tenantId, acting.dids),
+    })))
   }
 
   /** The caller's keys and the vaults they are the own keys of wallets of. */
@@ -90,7 +93,10 @@ export class CallerFacts implements CallerFactSource {
     const owners = await Promise.all(caller.dids.map((did) => this.ownerAddress(did, caller)))
     const owned = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
     if (owned.length === 0) return new Set()
-    const wallets = await collectionOf(this.storage, WALLETS).find({ field: 'did', op: 'in', value: owned }, { orderBy: { field: 'did' }, limit: owned.length })
+    const wallets = await collectionOf(this.storage, WALLETS).find(
+      { field: 'did', op: 'in', value: owned },
+      { orderBy: { field: 'did' }, limit: owned.length },
+    )
     const foreign = new Set(wallets.items.filter((w) => w.tenantId !== caller.tenantId).map((w) => w.did))
     return new Set(owned.filter((did) => !foreign.has(did)))
   }
@@ -110,7 +116,10 @@ export class CallerFacts implements CallerFactSource {
   async #vaultKeys(caller: Caller): Promise<Set<string>> {
     if (caller.addresses.length === 0) return new Set()
     const wallets = tenantCollectionOf(this.storage, WALLETS, caller.tenantId)
-    const held = await wallets.find({ field: 'ethereumAddress', op: 'in', value: caller.addresses }, { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED })
+    const held = await wallets.find(
+      { field: 'ethereumAddress', op: 'in', value: caller.addresses },
+      { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED },
+    )
     return new Set(held.items.flatMap((w) => (w.vaultId === undefined ? [] : [w.vaultId])))
   }
 }

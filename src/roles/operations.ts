@@ -33,14 +33,26 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
  * through (named by one of its tokens and signed by its owner key); `walletConfig` applies to
  * the role DID's document as for Generate Identity Wallet.
  */
-export async function createRole(ctx: Pick<RolesContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createRole>): Promise<{ role: RoleView }> {
+export async function createRole(
+  ctx: Pick<RolesContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.createRole>,
+): Promise<{ role: RoleView }> {
   const facts = await ctx.callers.acting(caller)
   const creator = caller.dids.find((did) => facts.dids.has(did))
-  if (creator === undefined) throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
+  if (creator === undefined)
+    throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
   const privateKey = generatePrivateKey()
-  const wallet = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: input.wallet?.alias, walletConfig: input.walletConfig, network, role: true })
+  const wallet = buildWallet(ctx, {
+    tenantId: caller.tenantId,
+    privateKey,
+    alias: input.wallet?.alias,
+    walletConfig: input.walletConfig,
+    network,
+    role: true,
+  })
   privateKey.fill(0)
   const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
   const role: RoleRecord = {
@@ -74,23 +86,39 @@ export async function createRole(ctx: Pick<RolesContext, 'callers' | 'config' | 
  * these DIDs. With `permissions`, the roles whose permissions contain every listed type
  * (`Write` implies `Read`).
  */
-export async function getRoles(ctx: Pick<RolesContext, 'callers' | 'storage'>, caller: Caller, q: z.output<typeof schemas.getRolesQuery>): Promise<{ roles: RoleView[]; nextCursor?: string }> {
+export async function getRoles(
+  ctx: Pick<RolesContext, 'callers' | 'storage'>,
+  caller: Caller,
+  q: z.output<typeof schemas.getRolesQuery>,
+): Promise<{ roles: RoleView[]; nextCursor?: string }> {
   const facts = await ctx.callers.holding(caller)
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const creators = [...facts.dids]
   const others = [...new Set([...creators, ...facts.roles.keys()])]
   // Write implies Read: a role with Write has every permission there is.
-  const permitted: Where[] = q.permissions === undefined ? [] : [{ field: 'access', op: 'in', value: q.permissions.includes('Write') ? ['Write'] : ['Read', 'Write'] }]
-  const source = (key: string, where: Where[], orderBy?: OrderBy): PageSource<RoleRecord> => ({ key, read: (limit, cursor) => roles.find({ and: [...where, ...permitted] }, { orderBy, limit, cursor }) })
+  const permitted: Where[] =
+    q.permissions === undefined
+      ? []
+      : [{ field: 'access', op: 'in', value: q.permissions.includes('Write') ? ['Write'] : ['Read', 'Write'] }]
+  const source = (key: string, where: Where[], orderBy?: OrderBy): PageSource<RoleRecord> => ({
+    key,
+    read: (limit, cursor) => roles.find({ and: [...where, ...permitted] }, { orderBy, limit, cursor }),
+  })
   const sources = [
     // Index (tenantId, creator, createdAt): filter and order.
     ...creators.map((creator) => source(creator, [{ field: 'creator', op: 'eq', value: creator }])),
     // Index (tenantId, did): filter and order (ordered by createdAt, the database would walk every role of the tenant).
-    source('*', [{ field: 'did', op: 'in', value: others }, ...creators.map((creator): Where => ({ field: 'creator', op: 'ne', value: creator }))], { field: 'did' }),
+    source(
+      '*',
+      [{ field: 'did', op: 'in', value: others }, ...creators.map((creator): Where => ({ field: 'creator', op: 'ne', value: creator }))],
+      { field: 'did' },
+    ),
   ]
   const page = others.length === 0 ? { items: [] } : await concatPage(sources, q.limit ?? MAX_PAGE, q.cursor)
   // The queries select by the grounds of the policy's seeRole; asking it keeps the two from drifting apart.
-  const result: { roles: RoleView[]; nextCursor?: string } = { roles: page.items.filter((r) => canSeeRole(facts, r)).map((r) => presentRole(r)) }
+  const result: { roles: RoleView[]; nextCursor?: string } = {
+    roles: page.items.filter((r) => canSeeRole(facts, r)).map((r) => presentRole(r)),
+  }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result
 }
@@ -102,7 +130,11 @@ const RANK: Record<RoleAccess, number> = { none: 0, Read: 1, Write: 2 }
  * owner key; raising the permissions also needs rights over what the role reaches
  * (`RoleResources.assertMayRaise`). Failures in `errors`.
  */
-export async function updateRoles(ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>, caller: Caller, input: z.output<typeof schemas.updateRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
+export async function updateRoles(
+  ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.updateRoles>,
+): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,
@@ -131,7 +163,11 @@ export async function updateRoles(ctx: Pick<RolesContext, 'callers' | 'now' | 'o
  * Delete Roles: each role with its assignments and its wallet (and that wallet's generated
  * delegate keys), in one transaction per role; by its creator or the holder of its owner key.
  */
-export async function deleteRoles(ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteRoles>): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
+export async function deleteRoles(
+  ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.deleteRoles>,
+): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,

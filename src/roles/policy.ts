@@ -10,7 +10,10 @@ export interface RoleFacts {
 }
 
 const roleCreator: Rule<ActingFacts, RoleFacts> = { ground: 'created the role', holds: (c, r) => c.dids.has(r.creator) }
-const roleOwner: Rule<ActingFacts, RoleFacts> = { ground: 'holds the owner key of the role DID', holds: (c, r) => holdsKey(c, r.ownerAddress) }
+const roleOwner: Rule<ActingFacts, RoleFacts> = {
+  ground: 'holds the owner key of the role DID',
+  holds: (c, r) => holdsKey(c, r.ownerAddress),
+}
 
 export const ROLE_RULES = {
   manageRole: [roleCreator, roleOwner],
@@ -25,4 +28,5 @@ export const ROLE_RULES = {
 /** Update, delete, assign and unassign a role: its creator or the owner of the role DID. */
 export const canManageRole = (caller: ActingFacts, role: RoleFacts) => decide(ROLE_RULES.manageRole, caller, role).allowed
 /** See a role in Get Roles: its creator, who acts through its DID, who holds it. */
-export const canSeeRole = (caller: HoldingFacts, role: Pick<RoleFacts, 'did' | 'creator'>) => decide(ROLE_RULES.seeRole, caller, role).allowed
+export const canSeeRole = (caller: HoldingFacts, role: Pick<RoleFacts, 'did' | 'creator'>) =>
+  decide(ROLE_RULES.seeRole, caller, role).allowed

@@ -17,7 +17,15 @@ type Parsed<K extends keyof typeof ROLE_CONTRACTS> = ParsedInput<(typeof ROLE_CO
 export const updateRoles = z
   .custom<Parsed<'updateRoles'>>()
   .transform((v) => ({ roles: v.roles.map((u) => ({ ...u, did: normalizeDid(u.did) })) }))
-  .superRefine((v, ctx) => noDuplicates(ctx, v.roles, (u) => principalOf(u.did), (i) => ['roles', i], DUPLICATE))
+  .superRefine((v, ctx) =>
+    noDuplicates(
+      ctx,
+      v.roles,
+      (u) => principalOf(u.did),
+      (i) => ['roles', i],
+      DUPLICATE,
+    ),
+  )
 
 /** Delete Roles: role DIDs canonical (record ids unchanged), each (principal) once. */
 export const deleteRoles = z
@@ -30,7 +38,13 @@ export const roleAssignments = z
   .custom<Parsed<'createRoleAssignments'>>()
   .transform((v) => ({ assignments: v.assignments.map((a) => ({ role: normalizeDid(a.role), did: normalizeDid(a.did) })) }))
   .superRefine((v, ctx) => {
-    noDuplicates(ctx, v.assignments, (a) => `${principalOf(a.role)} ${principalOf(a.did)}`, (i) => ['assignments', i], DUPLICATE)
+    noDuplicates(
+      ctx,
+      v.assignments,
+      (a) => `${principalOf(a.role)} ${principalOf(a.did)}`,
+      (i) => ['assignments', i],
+      DUPLICATE,
+    )
   })
 
 /** Get Role Assignments: the `role` and `did` filters canonical. */

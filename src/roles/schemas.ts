@@ -18,7 +18,8 @@ const canonical = (name: string) => PERMISSIONS.find((p) => p.toLowerCase() === 
 export type RoleAccess = Permission | 'none'
 
 /** The strongest of `permissions` (`Write` implies `Read`). */
-export const accessOf = (permissions: readonly Permission[]): RoleAccess => (permissions.includes('Write') ? 'Write' : permissions.includes('Read') ? 'Read' : 'none')
+export const accessOf = (permissions: readonly Permission[]): RoleAccess =>
+  permissions.includes('Write') ? 'Write' : permissions.includes('Read') ? 'Read' : 'none'
 
 /** One permission type, case-insensitive in, canonical out. */
 const permission = z
@@ -30,11 +31,9 @@ const permission = z
 const sortPermissions = (list: Permission[]): Permission[] => PERMISSIONS.filter((p) => list.includes(p))
 
 /** `permissions` of a role: an array (a bare string is refused: "Read,Write" would be ambiguous). */
-export const permissions = z
-  .array(permission)
-  .max(10)
-  .transform(sortPermissions)
-  .meta({ description: 'Permission types: `Read`, `Write` (case-insensitive; `Write` implies `Read`). A bare string is refused: send an array.' })
+export const permissions = z.array(permission).max(10).transform(sortPermissions).meta({
+  description: 'Permission types: `Read`, `Write` (case-insensitive; `Write` implies `Read`). A bare string is refused: send an array.',
+})
 
 export const createRole = z.strictObject({
   description: text().default(''),
@@ -50,7 +49,10 @@ export const getRolesQuery = z.strictObject({
     .transform((s) => s.split(',').map((p) => p.trim()))
     .pipe(z.array(permission).transform(sortPermissions))
     .optional()
-    .meta({ description: 'Comma-separated permission types (case-insensitive): keeps the roles whose permissions contain every one (`Write` implies `Read`).' }),
+    .meta({
+      description:
+        'Comma-separated permission types (case-insensitive): keeps the roles whose permissions contain every one (`Write` implies `Read`).',
+    }),
   ...page,
 })
 
@@ -65,14 +67,21 @@ export const updateRoles = z.union([z.strictObject({ roles: roleUpdates }), role
 
 /** Role DIDs (or record ids): an array, or one comma-separated string. */
 const roleRefs = z
-  .union([z.string().max(100_000).transform((s) => s.split(',').map((r) => r.trim())), z.array(z.string())])
+  .union([
+    z
+      .string()
+      .max(100_000)
+      .transform((s) => s.split(',').map((r) => r.trim())),
+    z.array(z.string()),
+  ])
   .pipe(z.array(z.union([did, id])).min(1))
 
 /** Delete Roles: role DIDs (or `_id`s) in `dids`, or in `ids` (the spec's example), never both. */
 export const deleteRoles = z
   .strictObject({ dids: roleRefs.optional(), ids: roleRefs.optional() })
   .superRefine((v, ctx) => {
-    if ((v.dids === undefined) === (v.ids === undefined)) ctx.addIssue({ code: 'custom', path: ['dids'], message: 'give the role DIDs in dids (or ids), not both' })
+    if ((v.dids === undefined) === (v.ids === undefined))
+      ctx.addIssue({ code: 'custom', path: ['dids'], message: 'give the role DIDs in dids (or ids), not both' })
   })
   .transform((v) => ({ dids: (v.dids ?? v.ids) as string[] }))
 
@@ -98,7 +107,9 @@ export const roleView = z
     description: z.string(),
     createdAt: z.number().int().meta({ description: 'UNIX time, ms.' }),
     updatedAt: z.number().int().meta({ description: 'UNIX time, ms.' }),
-    registry: registryReport.optional().meta({ description: 'Create Role only: what the registry did with `walletConfig.txsInput` on the role DID’s document.' }),
+    registry: registryReport
+      .optional()
+      .meta({ description: 'Create Role only: what the registry did with `walletConfig.txsInput` on the role DID’s document.' }),
   })
   .meta({ id: 'Role' })
 
@@ -109,7 +120,10 @@ const roleError = z.strictObject({ roleDid: z.string(), message: z.string(), err
 export const roleResponse = z.strictObject({ role: roleView })
 export const rolesPage = z.strictObject({ roles: z.array(roleView), nextCursor })
 export const updateRolesResponse = z.strictObject({ roles: z.array(roleView), errors: z.array(roleError) })
-export const deleteRolesResponse = z.strictObject({ roles: z.array(roleView).meta({ description: 'The deleted roles.' }), errors: z.array(roleError) })
+export const deleteRolesResponse = z.strictObject({
+  roles: z.array(roleView).meta({ description: 'The deleted roles.' }),
+  errors: z.array(roleError),
+})
 
 export const assignmentView = z
   .strictObject({

@@ -18,7 +18,12 @@ export type AssignmentTarget = 'credential' | 'wallet'
  * credential's DID nor a wallet's (another tenant's DIDs included). `storage` is the
  * transaction the assignment is written in.
  */
-export async function assignmentTarget(resources: Pick<RoleResources, 'carriedBy'>, storage: StorageAdapter, tenantId: string, did: string): Promise<AssignmentTarget> {
+export async function assignmentTarget(
+  resources: Pick<RoleResources, 'carriedBy'>,
+  storage: StorageAdapter,
+  tenantId: string,
+  did: string,
+): Promise<AssignmentTarget> {
   // A stored credential's DID: checked first, a claim DID is also a wallet.
   if (await resources.carriedBy(storage, tenantId, did)) return 'credential'
   const { wallets } = tenantCollections(storage, tenantId, { wallets: WALLETS })

@@ -9,4 +9,17 @@ import type { CollectionSpec } from '../storage/port.js'
 import { VAULTS } from '../vaults/records.js'
 import { DELEGATE_KEYS, WALLETS } from '../wallets/records.js'
 
-export const COLLECTIONS: readonly CollectionSpec[] = [META, API_KEYS, VAULTS, WALLETS, DELEGATE_KEYS, ROLES, ROLE_ASSIGNMENTS, MPC_KEYS, MPC_SHARES, CREDENTIALS, DID_EVENTS, DID_HEADS]
+export const COLLECTIONS: readonly CollectionSpec[] = [
+  META,
+  API_KEYS,
+  VAULTS,
+  WALLETS,
+  DELEGATE_KEYS,
+  ROLES,
+  ROLE_ASSIGNMENTS,
+  MPC_KEYS,
+  MPC_SHARES,
+  CREDENTIALS,
+  DID_EVENTS,
+  DID_HEADS,
+]

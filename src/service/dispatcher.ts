@@ -47,7 +47,8 @@ export class AuthenticatedCall {
    */
   for(name: OperationName): AuthenticatedCall {
     if (name === this.#name) return this
-    if (OPERATIONS[name].auth !== OPERATIONS[this.#name].auth) throw new TypeError(`${name} does not ask what ${this.#name} asks of the headers`)
+    if (OPERATIONS[name].auth !== OPERATIONS[this.#name].auth)
+      throw new TypeError(`${name} does not ask what ${this.#name} asks of the headers`)
     return new AuthenticatedCall(this.#dispatcher, name, this.#caller, CALL_KEY)
   }
 }

@@ -98,7 +98,7 @@ function describeOne(err: unknown): string {
 /** The error and its causes, outermost first, at most {@link MAX_CHAIN}, each once. */
 function causeChain(err: unknown): unknown[] {
   const chain: unknown[] = []
-  for (let e: unknown = err; e !== undefined && chain.length < MAX_CHAIN && !chain.includes(e); ) {
+  for (let e: unknown = err; e !== undefined && chain.length < MAX_CHAIN && !chain.includes(e);) {
     chain.push(e)
     e = e instanceof Error ? e.cause : undefined
   }

@@ -43,7 +43,10 @@ import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from '.
 
 /** MPC vaults (docs/mpc.md). */
 export interface MpcOptions {
-  /** What holds MPC vaults' keys. Default: {@link ShamirQuorumCustody} over the service's storage and keyring (quorum custody with Shamir secret sharing, not threshold ECDSA). */
+  /**
+   * What holds MPC vaults' keys. Default: {@link ShamirQuorumCustody} over the service's storage and keyring (quorum custody with
+   * Shamir secret sharing, not threshold ECDSA).
+   */
   provider?: MpcProvider
   /**
    * Approvals gathered out of band, asked for when a request's own DID-auth tokens fall short
@@ -165,15 +168,23 @@ export class IdentityService {
     this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
     for (const name of Object.keys(CONTRACTS) as OperationName[]) {
-      Object.defineProperty(this, name, { value: (input: unknown, auth: AuthContext) => this.dispatcher.call(name, input, auth), enumerable: false })
+      Object.defineProperty(this, name, {
+        value: (input: unknown, auth: AuthContext) => this.dispatcher.call(name, input, auth),
+        enumerable: false,
+      })
     }
   }
 
   /** Opens the storage (creating collections and running migrations) and the keyring; fails loudly on a wrong master key. */
   static async create(options: IdentityServiceOptions): Promise<IdentityService> {
-    if (!options?.storage) throw new TypeError('IdentityService.create: options.storage is required (createMemoryStorage(), createSqliteStorage(...) from didvault/sqlite, ...)')
+    if (!options?.storage)
+      throw new TypeError(
+        'IdentityService.create: options.storage is required (createMemoryStorage(), createSqliteStorage(...) from didvault/sqlite, ...)',
+      )
     if (options.masterKey === undefined || options.masterKey === null || options.masterKey === '') {
-      throw new TypeError('IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database')
+      throw new TypeError(
+        'IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database',
+      )
     }
     const { storage } = options
     const undefinedTerms = options.undefinedTerms ?? 'vocab'
@@ -206,7 +217,11 @@ export class IdentityService {
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const custody = new KeyCustody(keyring)
-    const mpc = new MpcVaults(options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now), new QuorumApprovals(options.mpc?.approve), storage)
+    const mpc = new MpcVaults(
+      options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now),
+      new QuorumApprovals(options.mpc?.approve),
+      storage,
+    )
     const callers = new CallerFacts(resolver, storage)
     const ctx: ServiceContext = {
       storage,
@@ -227,7 +242,11 @@ export class IdentityService {
       onError,
     }
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
-    const auth = new Authenticator(options.tenants ?? apiKeys!, { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() }, walletTenantLookup(storage))
+    const auth = new Authenticator(
+      options.tenants ?? apiKeys!,
+      { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
+      walletTenantLookup(storage),
+    )
     return new IdentityService(ctx, auth, apiKeys)
   }
 

@@ -48,7 +48,11 @@ export function collectionOf<T extends StoredRecord>(storage: StorageAdapter, de
 }
 
 /** The collection a declaration names, seen through one tenant (see {@link TenantCollection}). */
-export function tenantCollectionOf<T extends TenantRecord>(storage: StorageAdapter, declaration: CollectionDeclaration<T>, tenantId: string): TenantCollection<T> {
+export function tenantCollectionOf<T extends TenantRecord>(
+  storage: StorageAdapter,
+  declaration: CollectionDeclaration<T>,
+  tenantId: string,
+): TenantCollection<T> {
   return new TenantCollection(collectionOf(storage, declaration), tenantId)
 }
 

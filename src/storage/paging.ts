@@ -30,7 +30,8 @@ export function resolveOrder(orderBy: OrderBy | undefined, defaultField: string,
 
 /** Throws unless `limit` is absent or a positive safe integer. */
 export function assertLimit(limit: number | undefined): void {
-  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1)) throw new RangeError(`limit must be a positive integer, got ${limit}`)
+  if (limit !== undefined && (!Number.isSafeInteger(limit) || limit < 1))
+    throw new RangeError(`limit must be a positive integer, got ${limit}`)
 }
 
 /** Where a page ended: the ordered value (null when absent or not a scalar) and the id of its last record. */
@@ -73,10 +74,15 @@ export function decodeCursor(order: SortKey, cursor: unknown): CursorKey {
   }
   const { f, d, v, id } = (payload ?? {}) as Partial<CursorPayload>
   const wellFormed =
-    typeof f === 'string' && (d === 'asc' || d === 'desc') && isScalar(v) && typeof id === 'string' && id !== '' &&
+    typeof f === 'string' &&
+    (d === 'asc' || d === 'desc') &&
+    isScalar(v) &&
+    typeof id === 'string' &&
+    id !== '' &&
     // Only the canonical encoding: rejects extra fields, reordered keys, padding and stray characters.
     encodePayload({ f, d, v, id }) === cursor
   if (!wellFormed) throw new InvalidCursorError('invalid cursor: not a cursor this storage issued')
-  if (f !== order.field || d !== (order.descending ? 'desc' : 'asc')) throw new InvalidCursorError('invalid cursor: it was issued for a different orderBy')
+  if (f !== order.field || d !== (order.descending ? 'desc' : 'asc'))
+    throw new InvalidCursorError('invalid cursor: it was issued for a different orderBy')
   return { value: v, id }
 }

@@ -52,7 +52,10 @@ export interface Page<T> {
 /** An index over one or more fields. */
 export interface IndexSpec {
   fields: string[]
-  /** Enforced by the adapter: an insert or update that would duplicate it throws {@link UniqueConstraintError}. Records missing any of the fields are not constrained. */
+  /**
+   * Enforced by the adapter: an insert or update that would duplicate it throws {@link UniqueConstraintError}. Records missing any of
+   * the fields are not constrained.
+   */
   unique?: boolean
 }
 
@@ -81,7 +84,10 @@ const INVALID_CURSOR_ERROR = Symbol.for('didvault.InvalidCursorError')
 
 /** Thrown by adapters when a write would break a unique index. */
 export class UniqueConstraintError extends Error {
-  constructor(readonly collection: string, readonly fields: string[]) {
+  constructor(
+    readonly collection: string,
+    readonly fields: string[],
+  ) {
     super(`unique constraint on ${collection}(${fields.join(', ')})`)
     this.name = 'UniqueConstraintError'
     Object.defineProperty(this, UNIQUE_CONSTRAINT_ERROR, { value: true })
@@ -152,7 +158,10 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
   findOne(where: Where): Promise<T | undefined>
   find(where: Where, options?: FindOptions): Promise<Page<T>>
   count(where: Where): Promise<number>
-  /** Shallow-merges `patch` into the record (a field set to `undefined` is removed). Returns the new record, or undefined when no record has that id. */
+  /**
+   * Shallow-merges `patch` into the record (a field set to `undefined` is removed). Returns the new record, or undefined when no record
+   * has that id.
+   */
   update(id: string, patch: Partial<T>): Promise<T | undefined>
   /** Returns whether a record was deleted. */
   delete(id: string): Promise<boolean>

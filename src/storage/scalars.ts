@@ -3,12 +3,7 @@ import type { Scalar } from './port.js'
 
 /** A string, a finite number, a boolean or null. */
 export function isScalar(value: unknown): value is Scalar {
-  return (
-    value === null ||
-    typeof value === 'string' ||
-    typeof value === 'boolean' ||
-    (typeof value === 'number' && Number.isFinite(value))
-  )
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
 }
 
 export function assertScalar(value: unknown): asserts value is Scalar {

@@ -43,9 +43,7 @@ export class TransactionLock {
       return Promise.resolve(token)
     }
     if (heldLocks.getStore()?.has(this.holder)) {
-      return Promise.reject(
-        new Error('storage used from inside its own transaction: use the `tx` adapter passed to transaction(fn)'),
-      )
+      return Promise.reject(new Error('storage used from inside its own transaction: use the `tx` adapter passed to transaction(fn)'))
     }
     return new Promise((resolve) => {
       this.queue.push(() => {

@@ -8,10 +8,14 @@ import { didAuthToken, generateToken } from './schemas.js'
 const TAG = 'DID-auth tokens'
 
 export const TOKEN_CONTRACTS = {
-  /** Generate Token (`POST /did-auth-jwt`): a DID-auth token (JWT and JSON-LD) for a wallet of the caller's tenant; send its `jwt` as `x-did-auth`. */
+  /**
+   * Generate Token (`POST /did-auth-jwt`): a DID-auth token (JWT and JSON-LD) for a wallet of the caller's tenant; send its `jwt` as
+   * `x-did-auth`.
+   */
   generateToken: defineContract({
     summary: 'Generate Token',
-    description: 'Issues a DID-auth token for `iss`, a wallet DID of the tenant: a DIDAuthCredential as JWT (ES256K-R) and JSON-LD. Default lifetime 15 minutes, at most 24 hours. Requires a Base Auth Token (a deviation from the spec, which lists none: otherwise anyone could mint tokens for any DID the service holds).',
+    description:
+      'Issues a DID-auth token for `iss`, a wallet DID of the tenant: a DIDAuthCredential as JWT (ES256K-R) and JSON-LD. Default lifetime 15 minutes, at most 24 hours. Requires a Base Auth Token (a deviation from the spec, which lists none: otherwise anyone could mint tokens for any DID the service holds).',
     auth: 'tenant',
     tag: TAG,
     errors: BODY_ERRORS,

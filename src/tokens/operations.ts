@@ -14,7 +14,11 @@ import { WALLETS } from '../wallets/records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { TokensContext } from './context.js'
 
-export async function generateToken(ctx: Pick<TokensContext, 'config' | 'keys' | 'now' | 'resolver' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof generateTokenSchema>): Promise<DidAuthToken> {
+export async function generateToken(
+  ctx: Pick<TokensContext, 'config' | 'keys' | 'now' | 'resolver' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof generateTokenSchema>,
+): Promise<DidAuthToken> {
   const now = ctx.now()
   const { tokenDefaultLifetimeMs, tokenMaxLifetimeMs } = ctx.config.limits
   const expiresAt = expirationOf(input, now) ?? now + tokenDefaultLifetimeMs
@@ -22,11 +26,23 @@ export async function generateToken(ctx: Pick<TokensContext, 'config' | 'keys' |
   if (expiresAt > now + tokenMaxLifetimeMs) throw invalid(`expiration must be at most ${tokenMaxLifetimeMs / 3_600_000} hours away`)
 
   const issuer = normalizeDid(input.iss)
-  const wallet = await tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.findOne({ field: 'did', op: 'eq', value: principalOf(issuer) })
+  const wallet = await tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.findOne({
+    field: 'did',
+    op: 'eq',
+    value: principalOf(issuer),
+  })
   if (!wallet || !ctx.signers.canSign(wallet)) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
   const signer = ctx.signers.signerFor(wallet, caller)
   try {
-    return await issueDidAuthToken({ issuer, signer, issuedAt: now, expiresAt, audience: ctx.config.audience, resolver: ctx.resolver, keys: ctx.keys })
+    return await issueDidAuthToken({
+      issuer,
+      signer,
+      issuedAt: now,
+      expiresAt,
+      audience: ctx.config.audience,
+      resolver: ctx.resolver,
+      keys: ctx.keys,
+    })
   } catch (err) {
     // The wallet's key signs for its DID only while the DID document says so (not after a `newOwner`).
     if (err instanceof JwtRejected) throw invalid(`iss: the key of this wallet does not control ${issuer} (${err.reason})`)

@@ -15,7 +15,11 @@ export function vaultFacts(vault: { id: string; rootDid?: string }): VaultFacts 
 }
 
 /** Vault control: the own key of one of its wallets, its root wallet's included; 403 FORBIDDEN otherwise. */
-export async function assertControlsVault(ctx: { callers: CallerFactSource }, caller: Caller, vault: { id: string; rootDid?: string }): Promise<void> {
+export async function assertControlsVault(
+  ctx: { callers: CallerFactSource },
+  caller: Caller,
+  vault: { id: string; rootDid?: string },
+): Promise<void> {
   if (!controlsVault(await ctx.callers.vaultKeys(caller), vaultFacts(vault))) {
     throw forbidden('the DID-auth tokens prove no control of this vault: none was signed by the own key of one of its wallets')
   }

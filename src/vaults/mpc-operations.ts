@@ -28,7 +28,11 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault for `keyManagement: "MPC"`: registered with the provider, `NOT_INITIALIZED`, no wallet. */
-export async function createMpcVault(ctx: Pick<VaultsContext, 'config' | 'mpc' | 'now' | 'registries' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+export async function createMpcVault(
+  ctx: Pick<VaultsContext, 'config' | 'mpc' | 'now' | 'registries' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.createVault>,
+): Promise<{ vault: VaultView }> {
   checkWalletConfig(input.walletConfig, ctx.config)
   networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
@@ -41,7 +45,14 @@ export async function createMpcVault(ctx: Pick<VaultsContext, 'config' | 'mpc' |
   const id = randomUUID()
   const mpcAccountID = input.mpcAccountID!
   const requested = input.mpcVaultID ?? groups.find((g) => g.mpcVaultID !== undefined)?.mpcVaultID
-  const { mpcVaultID } = await ctx.mpc.provider.createVault({ tenantId: caller.tenantId, vaultId: id, mpcAccountID, mpcVaultID: requested, hierarchy: input.hierarchy, policy })
+  const { mpcVaultID } = await ctx.mpc.provider.createVault({
+    tenantId: caller.tenantId,
+    vaultId: id,
+    mpcAccountID,
+    mpcVaultID: requested,
+    hierarchy: input.hierarchy,
+    policy,
+  })
   const vault: VaultRecord = {
     id,
     tenantId: caller.tenantId,
@@ -67,7 +78,11 @@ export async function createMpcVault(ctx: Pick<VaultsContext, 'config' | 'mpc' |
  * `INITIALIZED`. Idempotent: initializing an initialized vault (with a quorum) returns it
  * unchanged. ECS vaults are initialized at creation: 422.
  */
-export async function initializeVault(ctx: Pick<VaultsContext, 'mpc' | 'storage'>, caller: Caller, input: z.output<typeof schemas.initializeVaultParams>): Promise<{ vault: VaultView }> {
+export async function initializeVault(
+  ctx: Pick<VaultsContext, 'mpc' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.initializeVaultParams>,
+): Promise<{ vault: VaultView }> {
   const { vaults, wallets } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
@@ -77,7 +92,10 @@ export async function initializeVault(ctx: Pick<VaultsContext, 'mpc' | 'storage'
     const ref = ctx.mpc.refOf(vault)
     const outcome = await ctx.mpc.provider.initialize(ref, approvals)
     if (outcome.status !== 'initialized') throw pendingError(outcome)
-    const key = checkedPublicKey(await ctx.mpc.provider.getPublicKey(ref, vault.hierarchy === 'BIP44' ? ACCOUNT_PATH : 'm'), vault.hierarchy)
+    const key = checkedPublicKey(
+      await ctx.mpc.provider.getPublicKey(ref, vault.hierarchy === 'BIP44' ? ACCOUNT_PATH : 'm'),
+      vault.hierarchy,
+    )
     // hdIndex is the last index handed out: the first wallet takes 0.
     const patch: Partial<VaultRecord> = { status: 'INITIALIZED', mpcPublicKey: bytesToHex(key.publicKey), hdIndex: -1 }
     if (key.chainCode !== undefined) patch.mpcChainCode = bytesToHex(key.chainCode)
@@ -107,11 +125,15 @@ export async function createMpcVaultWallet(
   input: z.output<typeof schemas.createVaultWallet>,
 ): Promise<{ wallet: WalletView }> {
   await ctx.mpc.approvalsFor(vault, 'createWallet', caller)
-  if (vault.status !== 'INITIALIZED') throw new IdentityError('VAULT_NOT_INITIALIZED', 'this MPC vault is not initialized yet: POST /vaults/:vaultID/initialize first')
+  if (vault.status !== 'INITIALIZED')
+    throw new IdentityError('VAULT_NOT_INITIALIZED', 'this MPC vault is not initialized yet: POST /vaults/:vaultID/initialize first')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
   checkWalletConfig(walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, walletConfig)
-  const key = { publicKey: hexToBytes(vault.mpcPublicKey!), chainCode: vault.mpcChainCode === undefined ? undefined : hexToBytes(vault.mpcChainCode) }
+  const key = {
+    publicKey: hexToBytes(vault.mpcPublicKey!),
+    chainCode: vault.mpcChainCode === undefined ? undefined : hexToBytes(vault.mpcChainCode),
+  }
 
   // Index allocation and insert commit together, so indexes stay unique and gap-free.
   const wallet = await uniqueOr(
@@ -123,7 +145,15 @@ export async function createMpcVaultWallet(
         if (vault.hierarchy === 'NONE' && index > 0) throw invalid('this vault has hierarchy NONE: it holds only its one wallet')
         const hd = vault.hierarchy === 'BIP44'
         const publicKey = hd ? deriveChildPublicKey({ publicKey: key.publicKey, chainCode: key.chainCode! }, index, false) : key.publicKey
-        const record = buildMpcWallet(ctx, { tenantId: caller.tenantId, publicKey, vaultId: vault.id, index: hd ? index : undefined, alias: input.wallet?.alias, walletConfig, network })
+        const record = buildMpcWallet(ctx, {
+          tenantId: caller.tenantId,
+          publicKey,
+          vaultId: vault.id,
+          index: hd ? index : undefined,
+          alias: input.wallet?.alias,
+          walletConfig,
+          network,
+        })
         await c.wallets.insert(record)
         return record
       }),
@@ -135,7 +165,8 @@ export async function createMpcVaultWallet(
 
 /** A provider's public key, checked: 33 bytes (a point), with a 32-byte chain code for a BIP44 vault. */
 function checkedPublicKey(key: MpcPublicKey, hierarchy: VaultRecord['hierarchy']): MpcPublicKey {
-  if (!(key.publicKey instanceof Uint8Array) || key.publicKey.length !== 33) throw new Error('the MPC provider returned no compressed public key')
+  if (!(key.publicKey instanceof Uint8Array) || key.publicKey.length !== 33)
+    throw new Error('the MPC provider returned no compressed public key')
   if (hierarchy === 'BIP44' && key.chainCode?.length !== 32) throw new Error('the MPC provider returned no chain code for a BIP44 vault')
   return key
 }

@@ -9,7 +9,13 @@ import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
-import { missingApprovals, type QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
+import {
+  missingApprovals,
+  type QuorumApprovals,
+  type ApprovalAction,
+  type ApprovalEvidence,
+  type ApprovalRequest,
+} from '../mpc/approvals.js'
 import type { MpcPending, MpcProvider, MpcVaultRef } from '../mpc/port.js'
 import { VAULTS } from './records.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
@@ -37,8 +43,19 @@ export class MpcVaults {
   }
 
   /** The members approving `action` on `vault`; 403 `FORBIDDEN` naming what is missing when they fall short of a quorum. */
-  approvalsFor(vault: VaultRecord, action: ApprovalAction, evidence: ApprovalEvidence | undefined, subject?: { wallet: MpcWallet; digest?: Uint8Array }): Promise<string[]> {
-    const request: Omit<ApprovalRequest, 'approvedBy'> = { action, tenantId: vault.tenantId, vaultId: vault.id, mpcVaultID: vault.mpcVaultID!, policy: { groups: vault.mpcGroups! } }
+  approvalsFor(
+    vault: VaultRecord,
+    action: ApprovalAction,
+    evidence: ApprovalEvidence | undefined,
+    subject?: { wallet: MpcWallet; digest?: Uint8Array },
+  ): Promise<string[]> {
+    const request: Omit<ApprovalRequest, 'approvedBy'> = {
+      action,
+      tenantId: vault.tenantId,
+      vaultId: vault.id,
+      mpcVaultID: vault.mpcVaultID!,
+      policy: { groups: vault.mpcGroups! },
+    }
     if (subject) request.wallet = { did: subject.wallet.did, address: subject.wallet.ethereumAddress }
     if (subject?.digest) request.digestHex = bytesToHex(subject.digest)
     return this.approvals.gather(request, evidence)
@@ -60,7 +77,8 @@ export class MpcVaults {
 
   /** @internal The vault of an MPC wallet. */
   async vaultOf(wallet: MpcWallet): Promise<VaultRecord> {
-    const vault = wallet.vaultId === undefined ? undefined : await tenantCollectionOf(this.storage, VAULTS, wallet.tenantId).get(wallet.vaultId)
+    const vault =
+      wallet.vaultId === undefined ? undefined : await tenantCollectionOf(this.storage, VAULTS, wallet.tenantId).get(wallet.vaultId)
     if (!vault || vault.keyManagement !== 'MPC') throw notFound(`the MPC vault of ${wallet.did} no longer exists`)
     return vault
   }
@@ -68,9 +86,15 @@ export class MpcVaults {
 
 /** The 403 a pending provider outcome means. */
 export function pendingError(pending: MpcPending) {
-  if (pending.reason === 'insufficient-approvals' && pending.missingApprovals !== undefined) return missingApprovals(pending.missingApprovals, pending.group ?? 'the vault', pending.requestId)
-  if (pending.reason === 'insufficient-approvals') return forbidden(`MPC quorum not met: the provider needs more approvals${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`)
-  return forbidden(`the MPC provider has not completed this request yet${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`)
+  if (pending.reason === 'insufficient-approvals' && pending.missingApprovals !== undefined)
+    return missingApprovals(pending.missingApprovals, pending.group ?? 'the vault', pending.requestId)
+  if (pending.reason === 'insufficient-approvals')
+    return forbidden(
+      `MPC quorum not met: the provider needs more approvals${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`,
+    )
+  return forbidden(
+    `the MPC provider has not completed this request yet${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`,
+  )
 }
 
 /** BIP32 path of an MPC wallet's key: `m` in a `NONE` vault, `m/44'/60'/0'/0/<index>` in a `BIP44` one. */
@@ -99,10 +123,16 @@ class MpcWalletSigner implements DigestSigner {
   async sign(digest: Uint8Array): Promise<RecoverableSignature> {
     const vault = await this.vaults.vaultOf(this.wallet)
     const approvals = await this.vaults.approvalsFor(vault, 'sign', this.evidence, { wallet: this.wallet, digest })
-    const outcome = await this.vaults.provider.requestSignature({ vault: this.vaults.refOf(vault), path: pathOf(vault, this.wallet), digest, approvals })
+    const outcome = await this.vaults.provider.requestSignature({
+      vault: this.vaults.refOf(vault),
+      path: pathOf(vault, this.wallet),
+      digest,
+      approvals,
+    })
     if (outcome.status !== 'signed') throw pendingError(outcome)
     if (!isLowS(outcome.signature)) throw new Error('the MPC provider returned a high-S signature')
-    if (bytesToHex(recoverPublicKey(outcome.signature, digest)) !== this.publicKeyHex) throw new Error(`the MPC provider signed with a key other than ${this.address}'s`)
+    if (bytesToHex(recoverPublicKey(outcome.signature, digest)) !== this.publicKeyHex)
+      throw new Error(`the MPC provider signed with a key other than ${this.address}'s`)
     return outcome.signature
   }
 }

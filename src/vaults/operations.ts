@@ -27,7 +27,11 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
-export async function createVault(ctx: Pick<VaultsContext, 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createVault>): Promise<{ vault: VaultView }> {
+export async function createVault(
+  ctx: Pick<VaultsContext, 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.createVault>,
+): Promise<{ vault: VaultView }> {
   if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
@@ -127,7 +131,8 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
   const byVault = new Map<string, WalletRecord[]>(found.map((v) => [v.id, []]))
   if (found.length > 0) {
     // The page's wallets in one indexed query (tenantId, vaultId, …); each vault's oldest first.
-    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] }, { orderBy: { field: 'vaultId' } })) byVault.get(w.vaultId!)?.push(w)
+    for (const w of await wallets.all({ field: 'vaultId', op: 'in', value: [...byVault.keys()] }, { orderBy: { field: 'vaultId' } }))
+      byVault.get(w.vaultId!)?.push(w)
     for (const members of byVault.values()) members.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
   }
   const result: VaultsPage = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
@@ -135,8 +140,15 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
   return result
 }
 
-/** Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls, or of an MPC vault (see mpc-vaults). */
-export async function createVaultWallet(ctx: Pick<VaultsContext, 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>): Promise<{ wallet: WalletView }> {
+/**
+ * Create Identity Vault's Wallet: the next BIP44 wallet of an ECS + BIP44 vault the caller controls, or of an MPC vault (see
+ * mpc-vaults).
+ */
+export async function createVaultWallet(
+  ctx: Pick<VaultsContext, 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>,
+): Promise<{ wallet: WalletView }> {
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   const vault = await vaults.get(input.vaultID)
   if (!vault) throw notFound('vaultID: no such vault')
@@ -157,7 +169,15 @@ export async function createVaultWallet(ctx: Pick<VaultsContext, 'callers' | 'co
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         const privateKey = deriveWalletKey(accountNode, index)
-        const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, vaultId: vault.id, index, alias: input.wallet?.alias, walletConfig, network })
+        const record = buildWallet(ctx, {
+          tenantId: caller.tenantId,
+          privateKey,
+          vaultId: vault.id,
+          index,
+          alias: input.wallet?.alias,
+          walletConfig,
+          network,
+        })
         privateKey.fill(0)
         await c.wallets.insert(record)
         return record
@@ -175,7 +195,11 @@ export async function createVaultWallet(ctx: Pick<VaultsContext, 'callers' | 'co
  * nothing: there are no per-wallet failures to report. An MPC vault needs its quorum, and its
  * provider then destroys its key material (the shipped provider: its shares).
  */
-export async function deleteVault(ctx: Pick<VaultsContext, 'callers' | 'didReferences' | 'mpc' | 'onError' | 'storage'>, caller: Caller, input: z.output<typeof schemas.deleteVault>): Promise<{ wallets: WalletView[] }> {
+export async function deleteVault(
+  ctx: Pick<VaultsContext, 'callers' | 'didReferences' | 'mpc' | 'onError' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.deleteVault>,
+): Promise<{ wallets: WalletView[] }> {
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   const vault = await vaults.get(input._id)
   if (!vault) throw notFound('_id: no such vault')
@@ -185,17 +209,23 @@ export async function deleteVault(ctx: Pick<VaultsContext, 'callers' | 'didRefer
   const removed = await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
-    if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0) throw conflict('this vault has child vaults: delete them first')
+    if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0)
+      throw conflict('this vault has child vaults: delete them first')
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     if (members.length > 0) {
       await deleteWalletRecords(tx, caller.tenantId, members)
-      await ctx.didReferences.forget(tx, caller.tenantId, members.map((w) => w.did))
+      await ctx.didReferences.forget(
+        tx,
+        caller.tenantId,
+        members.map((w) => w.did),
+      )
     }
     await c.vaults.delete(vault.id)
     return members
   })
   // Then the key material: the vault is gone, so no request can reach it any more. A provider
   // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
-  if (vault.keyManagement === 'MPC') await ctx.mpc.provider.deleteVault(ctx.mpc.refOf(vault)).catch((err) => ctx.onError('Delete Identity Vault (MPC provider)', err))
+  if (vault.keyManagement === 'MPC')
+    await ctx.mpc.provider.deleteVault(ctx.mpc.refOf(vault)).catch((err) => ctx.onError('Delete Identity Vault (MPC provider)', err))
   return { wallets: removed.map((w) => presentWallet(w, { sealedKey: true })) }
 }

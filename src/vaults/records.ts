@@ -30,7 +30,10 @@ export interface VaultRecord extends StoredRecord {
   mpcGroups?: QuorumGroup[]
   /** MPC, once initialized: compressed public key (hex) of the key (`NONE`) or of the account node `m/44'/60'/0'/0` (`BIP44`). Public. */
   mpcPublicKey?: string
-  /** MPC + BIP44, once initialized: chain code (hex) of the account node; with `mpcPublicKey` it derives the wallets' public keys. Public. */
+  /**
+   * MPC + BIP44, once initialized: chain code (hex) of the account node; with `mpcPublicKey` it derives the wallets' public keys.
+   * Public.
+   */
   mpcChainCode?: string
   createdAt: number
 }

@@ -14,6 +14,12 @@ import { groupsOf } from './schemas.js'
 /** Create Identity Vault: each MPC group's members distinct principals, whatever their spelling. */
 export const createVault = z.custom<ParsedInput<(typeof VAULT_CONTRACTS)['createVault']>>().superRefine((v, ctx) => {
   groupsOf(v.mpcGroups).forEach((group, i) => {
-    noDuplicates(ctx, group.members, (m) => principalOf(m.id), (j) => ['mpcGroups', i, 'members', j, 'id'], 'duplicate member')
+    noDuplicates(
+      ctx,
+      group.members,
+      (m) => principalOf(m.id),
+      (j) => ['mpcGroups', i, 'members', j, 'id'],
+      'duplicate member',
+    )
   })
 })

@@ -11,7 +11,10 @@ import { walletInput, walletView } from '../wallets/schemas.js'
 const mpcGroup = z.strictObject({
   name: label(),
   requiredApprovals: z.number().int().min(1).max(100),
-  members: z.array(z.strictObject({ id: did.meta({ description: 'A member DID: the member approves by presenting its DID-auth token.' }) })).min(1).max(100),
+  members: z
+    .array(z.strictObject({ id: did.meta({ description: 'A member DID: the member approves by presenting its DID-auth token.' }) }))
+    .min(1)
+    .max(100),
   mpcAccountID: id.optional(),
   mpcVaultID: id.optional(),
 })
@@ -25,7 +28,9 @@ export const createVault = z
     keyManagement: z.enum(['ECS', 'MPC']).default('ECS'),
     walletConfig: walletConfig.optional(),
     mpcAccountID: id.optional(),
-    mpcVaultID: id.optional().meta({ description: 'MPC: the provider vault id to use; the provider assigns one when absent. Returned as `mpcVault.id`.' }),
+    mpcVaultID: id
+      .optional()
+      .meta({ description: 'MPC: the provider vault id to use; the provider assigns one when absent. Returned as `mpcVault.id`.' }),
     // "Object, shown as an array in the example": both are accepted.
     mpcGroups: z.union([mpcGroup, z.array(mpcGroup).min(1).max(20)]).optional(),
   })
@@ -81,7 +86,10 @@ export const vaultView = z
     description: z.string(),
     parentID: z.string().optional(),
     hierarchy: z.enum(['NONE', 'BIP44']),
-    mnemonic: z.string().optional().meta({ description: 'The BIP39 mnemonic, in plaintext: only in the create response of an ECS + BIP44 vault, once.' }),
+    mnemonic: z
+      .string()
+      .optional()
+      .meta({ description: 'The BIP39 mnemonic, in plaintext: only in the create response of an ECS + BIP44 vault, once.' }),
     keyManagement: z.enum(['ECS', 'MPC']),
     status: z.enum(['INITIALIZED', 'NOT_INITIALIZED']),
     walletConfig: walletConfig.optional(),
@@ -95,4 +103,6 @@ export type VaultView = z.infer<typeof vaultView>
 
 export const vaultResponse = z.strictObject({ vault: vaultView })
 export const vaultsPage = z.strictObject({ vaults: z.array(vaultView), nextCursor })
-export const deleteVaultResponse = z.strictObject({ wallets: z.array(walletView).meta({ description: 'The removed wallets of the vault (removed together with it, all or nothing).' }) })
+export const deleteVaultResponse = z.strictObject({
+  wallets: z.array(walletView).meta({ description: 'The removed wallets of the vault (removed together with it, all or nothing).' }),
+})

@@ -6,7 +6,11 @@ import { controlsWallet, type WalletFacts } from './policy.js'
 import type { WalletRecord } from './records.js'
 
 /** A wallet's facts: the owner of its DID document (resolved, unless the caller's tokens proved it), its vault. */
-export async function walletFacts(callers: CallerFactSource, wallet: Pick<WalletRecord, 'did' | 'vaultId'>, caller?: Caller): Promise<WalletFacts> {
+export async function walletFacts(
+  callers: CallerFactSource,
+  wallet: Pick<WalletRecord, 'did' | 'vaultId'>,
+  caller?: Caller,
+): Promise<WalletFacts> {
   const facts: WalletFacts = { did: wallet.did, ownerAddress: await callers.ownerAddress(wallet.did, caller) }
   if (wallet.vaultId !== undefined) facts.vault = { id: wallet.vaultId }
   return facts
@@ -17,10 +21,16 @@ export async function walletFacts(callers: CallerFactSource, wallet: Pick<Wallet
  * caller's vault keys (a query) are looked up only when its keys alone do not decide: the rules
  * only grant more with more facts, so a grant on fewer facts stands.
  */
-export async function assertControlsWallet(ctx: { callers: CallerFactSource }, caller: Caller, wallet: Pick<WalletRecord, 'did' | 'vaultId'>): Promise<void> {
+export async function assertControlsWallet(
+  ctx: { callers: CallerFactSource },
+  caller: Caller,
+  wallet: Pick<WalletRecord, 'did' | 'vaultId'>,
+): Promise<void> {
   const target = await walletFacts(ctx.callers, wallet, caller)
   if (controlsWallet({ addresses: new Set(caller.addresses), vaultKeys: new Set() }, target)) return
   if (!controlsWallet(await ctx.callers.vaultKeys(caller), target)) {
-    throw forbidden(`the DID-auth tokens prove neither control of ${wallet.did} (its owner key) nor of its vault (the own key of one of its wallets)`)
+    throw forbidden(
+      `the DID-auth tokens prove neither control of ${wallet.did} (its owner key) nor of its vault (the own key of one of its wallets)`,
+    )
   }
 }

@@ -31,14 +31,21 @@ export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'custody' | 'no
 }
 
 /** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
-export function buildMpcWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array }): WalletRecord {
+export function buildMpcWallet(
+  ctx: Pick<WalletsContext, 'config' | 'now'>,
+  input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array },
+): WalletRecord {
   const record = publicRecord(ctx, input, input.publicKey)
   record.keyManagement = 'MPC'
   record.publicKeyDER = publicKeyDerHex(input.publicKey)
   return record
 }
 
-function publicRecord(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<NewWallet, 'privateKey'>, publicKey: Uint8Array): WalletRecord {
+function publicRecord(
+  ctx: Pick<WalletsContext, 'config' | 'now'>,
+  input: Omit<NewWallet, 'privateKey'>,
+  publicKey: Uint8Array,
+): WalletRecord {
   const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
   const address = addressOf(uncompressed)
   const did = didOfChecksummed(input.network ?? ctx.config.network, address)

@@ -26,7 +26,13 @@ export const txInput = z
 export const walletConfig = z
   .strictObject({
     didMethod: label(50).optional().meta({ description: 'DID method (default `ethr`).' }),
-    apiUrl: z.string().trim().min(1).max(2_000).optional().meta({ description: 'A registry endpoint configured in the service (`local` for the embedded registry); never an arbitrary host.' }),
+    apiUrl: z
+      .string()
+      .trim()
+      .min(1)
+      .max(2_000)
+      .optional()
+      .meta({ description: 'A registry endpoint configured in the service (`local` for the embedded registry); never an arbitrary host.' }),
     // An object is accepted as a one-element array (some spec tables type it as an object).
     txsInput: z
       .union([z.array(txInput).max(100), txInput])
@@ -55,6 +61,8 @@ export const registryReport = z
           .meta({ description: 'The generated delegate key (never its private key).' }),
       }),
     ),
-    errors: z.array(z.strictObject({ index: z.number().int(), error: errorBody })).meta({ description: 'The first item that failed; later items were not applied.' }),
+    errors: z
+      .array(z.strictObject({ index: z.number().int(), error: errorBody }))
+      .meta({ description: 'The first item that failed; later items were not applied.' }),
   })
   .meta({ id: 'RegistryReport' })

@@ -74,7 +74,12 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
  * The applier resolves to undefined when there is nothing to apply. `approvals` count as member
  * approvals of the signatures when the wallet is an MPC wallet.
  */
-export function walletConfigApplier(ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, did: string, config: WalletConfig | undefined, approvals?: ApprovalEvidence): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
+export function walletConfigApplier(
+  ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  did: string,
+  config: WalletConfig | undefined,
+  approvals?: ApprovalEvidence,
+): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
   return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, approvals))

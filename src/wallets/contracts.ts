@@ -3,7 +3,21 @@
  * auth, tag, errors, routes, schemas, batch field, example. Browser-safe: schemas and types only.
  */
 import { BODY_ERRORS, QUERY_ERRORS, defineContract } from '../operations/contract.js'
-import { configureWallet, deleteWallets, deleteWalletsResponse, didResolution, generateWallet, generatedWalletResponse, getWalletsQuery, renameWallets, renameWalletsResponse, resolveDidParams, resolveDidQuery, walletResponse, walletsPage } from './schemas.js'
+import {
+  configureWallet,
+  deleteWallets,
+  deleteWalletsResponse,
+  didResolution,
+  generateWallet,
+  generatedWalletResponse,
+  getWalletsQuery,
+  renameWallets,
+  renameWalletsResponse,
+  resolveDidParams,
+  resolveDidQuery,
+  walletResponse,
+  walletsPage,
+} from './schemas.js'
 
 const TAG = 'Identity wallets'
 
@@ -11,7 +25,8 @@ export const WALLET_CONTRACTS = {
   /** Get Identity Wallets (`GET /wallets`, alias `GET /wallet`): the tenant's wallets, filtered by `vaultId`, `did`, `alias`, paged. */
   getWallets: defineContract({
     summary: 'Get Identity Wallets',
-    description: 'The tenant’s wallets, oldest first, filtered by `vaultId`, `did`, `alias` (all optional), at most `limit` per page; `nextCursor` is present when more follow.',
+    description:
+      'The tenant’s wallets, oldest first, filtered by `vaultId`, `did`, `alias` (all optional), at most `limit` per page; `nextCursor` is present when more follow.',
     auth: 'tenant',
     tag: TAG,
     errors: QUERY_ERRORS,
@@ -25,26 +40,34 @@ export const WALLET_CONTRACTS = {
   /** Generate Identity Wallet (`POST /wallet`): a fresh key pair and DID, not in a vault. */
   generateWallet: defineContract({
     summary: 'Generate Identity Wallet',
-    description: 'A fresh secp256k1 key (sealed at rest) and its did:ethr DID, not in a vault. A `walletConfig.txsInput` is applied to the new DID’s document; the response’s `registry` says what was recorded.',
+    description:
+      'A fresh secp256k1 key (sealed at rest) and its did:ethr DID, not in a vault. A `walletConfig.txsInput` is applied to the new DID’s document; the response’s `registry` says what was recorded.',
     auth: 'tenant',
     tag: TAG,
     errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/wallet' }],
     input: generateWallet,
     response: generatedWalletResponse,
-    example: { wallet: { alias: 'alice' }, walletConfig: { txsInput: [{ service: { name: 'Hub', value: 'https://hub.example.com', validity: 86_400_000 } }] } },
+    example: {
+      wallet: { alias: 'alice' },
+      walletConfig: { txsInput: [{ service: { name: 'Hub', value: 'https://hub.example.com', validity: 86_400_000 } }] },
+    },
   }),
   /** Configure Identity Wallet (`POST /wallet/configure`): applies a `walletConfig` to the DID document of a wallet the caller controls. */
   configureWallet: defineContract({
     summary: 'Configure Identity Wallet',
-    description: 'Applies `walletConfig.txsInput` (new owner, delegate, service endpoint) to the DID document of a wallet the caller controls: by vault control (a token signed by the own key of a wallet of its vault) or by DID control (a token signed by the DID’s current owner key). The service signs the change with the owner key it holds; when the owner key is outside the service: 403 naming the owner.',
+    description:
+      'Applies `walletConfig.txsInput` (new owner, delegate, service endpoint) to the DID document of a wallet the caller controls: by vault control (a token signed by the own key of a wallet of its vault) or by DID control (a token signed by the DID’s current owner key). The service signs the change with the owner key it holds; when the owner key is outside the service: 403 naming the owner.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/wallet/configure' }],
     input: configureWallet,
     response: walletResponse,
-    example: { wallet: { did: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72' }, walletConfig: { txsInput: [{ delegate: { validity: 3_600_000 } }] } },
+    example: {
+      wallet: { did: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72' },
+      walletConfig: { txsInput: [{ delegate: { validity: 3_600_000 } }] },
+    },
   }),
   /** Rename Identity Wallet (`POST /wallet/rename`): each item renamed, or reported in `errors`. */
   renameWallets: defineContract({

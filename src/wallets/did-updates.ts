@@ -38,7 +38,13 @@ export type DelegateView = NonNullable<TransactionView['delegate']>
  * Applies `txs` in order to `wallet`'s DID document through `registry`. `approvals` (the
  * request's verified DIDs) count as member approvals when the owner is an MPC wallet.
  */
-export async function applyTxs(ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'signers' | 'storage'>, wallet: WalletRecord, registry: DidRegistry, txs: TxInput[], approvals?: ApprovalEvidence): Promise<RegistryReport> {
+export async function applyTxs(
+  ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'signers' | 'storage'>,
+  wallet: WalletRecord,
+  registry: DidRegistry,
+  txs: TxInput[],
+  approvals?: ApprovalEvidence,
+): Promise<RegistryReport> {
   const report: RegistryReport = { apiUrl: registry.endpoint, transactions: [], errors: [] }
   for (const [index, tx] of txs.entries()) {
     try {
@@ -52,7 +58,13 @@ export async function applyTxs(ctx: Pick<WalletsContext, 'custody' | 'now' | 'on
   return report
 }
 
-async function applyOne(ctx: Pick<WalletsContext, 'custody' | 'now' | 'signers' | 'storage'>, wallet: WalletRecord, registry: DidRegistry, tx: TxInput, approvals?: ApprovalEvidence): Promise<Omit<TransactionView, 'index'>> {
+async function applyOne(
+  ctx: Pick<WalletsContext, 'custody' | 'now' | 'signers' | 'storage'>,
+  wallet: WalletRecord,
+  registry: DidRegistry,
+  tx: TxInput,
+  approvals?: ApprovalEvidence,
+): Promise<Omit<TransactionView, 'index'>> {
   const identity = wallet.ethereumAddress
   const owner = await ownerWallet(ctx, wallet, registry)
   // An MPC owner's quorum is checked here for every registry: the embedded one records changes without a signature.
@@ -122,9 +134,22 @@ async function addGeneratedDelegate(
  * request already established it (a token its `#controller` key signed), instead of asking the
  * registry again.
  */
-export async function ownerWallet(ctx: Pick<WalletsContext, 'signers' | 'storage'>, wallet: WalletRecord, registry: DidRegistry, knownOwner?: string): Promise<WalletRecord> {
+export async function ownerWallet(
+  ctx: Pick<WalletsContext, 'signers' | 'storage'>,
+  wallet: WalletRecord,
+  registry: DidRegistry,
+  knownOwner?: string,
+): Promise<WalletRecord> {
   const owner = knownOwner ?? (await registry.identityOwner(wallet.ethereumAddress))
-  const found = owner === wallet.ethereumAddress ? wallet : await tenantCollections(ctx.storage, wallet.tenantId, { wallets: WALLETS }).wallets.findOne({ field: 'ethereumAddress', op: 'eq', value: owner })
-  if (!found || !ctx.signers.canSign(found)) throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
+  const found =
+    owner === wallet.ethereumAddress
+      ? wallet
+      : await tenantCollections(ctx.storage, wallet.tenantId, { wallets: WALLETS }).wallets.findOne({
+          field: 'ethereumAddress',
+          op: 'eq',
+          value: owner,
+        })
+  if (!found || !ctx.signers.canSign(found))
+    throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
   return found
 }

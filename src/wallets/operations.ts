@@ -24,11 +24,21 @@ import type { WalletsContext } from './context.js'
 type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
-export async function generateWallet(ctx: Pick<WalletsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>, caller: Caller, input: z.output<typeof schemas.generateWallet>): Promise<z.output<typeof schemas.generatedWalletResponse>> {
+export async function generateWallet(
+  ctx: Pick<WalletsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  input: z.output<typeof schemas.generateWallet>,
+): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
   const privateKey = generatePrivateKey()
-  const record = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: input.wallet?.alias, walletConfig: input.walletConfig, network })
+  const record = buildWallet(ctx, {
+    tenantId: caller.tenantId,
+    privateKey,
+    alias: input.wallet?.alias,
+    walletConfig: input.walletConfig,
+    network,
+  })
   privateKey.fill(0)
   const apply = walletConfigApplier(ctx, record.did, input.walletConfig)
   await uniqueOr(() => tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.insert(record), aliasConflict)
@@ -44,7 +54,11 @@ export async function generateWallet(ctx: Pick<WalletsContext, 'config' | 'custo
  * DID owner's key, which the service must hold (403 naming the owner otherwise). The response
  * is the wallet with the registry's report (`registry`).
  */
-export async function configureWallet(ctx: Pick<WalletsContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage' | 'walletVaults'>, caller: Caller, input: z.output<typeof schemas.configureWallet>): Promise<{ wallet: WalletView }> {
+export async function configureWallet(
+  ctx: Pick<WalletsContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage' | 'walletVaults'>,
+  caller: Caller,
+  input: z.output<typeof schemas.configureWallet>,
+): Promise<{ wallet: WalletView }> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await findByDid(wallets, input.wallet.did)
   await assertControlsWallet(ctx, caller, wallet)
@@ -59,12 +73,19 @@ export async function configureWallet(ctx: Pick<WalletsContext, 'callers' | 'con
 }
 
 /** Get Identity Wallets, filtered by `vaultId`, `did`, `alias` (all optional), one page at a time. */
-export async function getWallets(ctx: Pick<WalletsContext, 'storage'>, caller: Caller, q: z.output<typeof schemas.getWalletsQuery>): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
+export async function getWallets(
+  ctx: Pick<WalletsContext, 'storage'>,
+  caller: Caller,
+  q: z.output<typeof schemas.getWalletsQuery>,
+): Promise<{ wallets: WalletView[]; nextCursor?: string }> {
   const filters: Where[] = []
   if (q.vaultId !== undefined) filters.push({ field: 'vaultId', op: 'eq', value: q.vaultId })
   if (q.did !== undefined) filters.push({ field: 'did', op: 'eq', value: principalOf(q.did) })
   if (q.alias !== undefined) filters.push({ field: 'alias', op: 'eq', value: q.alias })
-  const page = await tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.find({ and: filters }, { limit: q.limit ?? MAX_PAGE, cursor: q.cursor })
+  const page = await tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.find(
+    { and: filters },
+    { limit: q.limit ?? MAX_PAGE, cursor: q.cursor },
+  )
   const result: { wallets: WalletView[]; nextCursor?: string } = { wallets: page.items.map((w) => presentWallet(w)) }
   if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
   return result
@@ -127,7 +148,11 @@ export async function deleteWallets(
  * Deletes wallets and the delegate keys generated for them, inside `tx`; whether every one was
  * still there. The DIDs' references elsewhere (role assignments) are the caller's to forget.
  */
-export async function deleteWalletRecords(tx: StorageAdapter, tenantId: string, gone: ReadonlyArray<Pick<WalletRecord, 'id'>>): Promise<boolean> {
+export async function deleteWalletRecords(
+  tx: StorageAdapter,
+  tenantId: string,
+  gone: ReadonlyArray<Pick<WalletRecord, 'id'>>,
+): Promise<boolean> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
   let all = true
   for (const wallet of gone) {

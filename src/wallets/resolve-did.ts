@@ -15,7 +15,11 @@ const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1'
  * Resolves with the service's own resolver. A resolution error is a 422 naming it (`notFound`
  * as NOT_FOUND): a caller never mistakes a failed resolution for a document.
  */
-export async function resolveDid(ctx: { resolver: Resolvable }, _caller: Caller, input: ResolveDidInput): Promise<z.output<typeof didResolution>> {
+export async function resolveDid(
+  ctx: { resolver: Resolvable },
+  _caller: Caller,
+  input: ResolveDidInput,
+): Promise<z.output<typeof didResolution>> {
   // A `+` of an offset written unencoded in a URL query arrives form-decoded as a space; a date-time has no space.
   const versionTime = input.versionTime?.replaceAll(' ', '+')
   const result = await ctx.resolver.resolve(withVersion(input.did, { versionId: input.versionId, versionTime }))

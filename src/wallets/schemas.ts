@@ -33,7 +33,10 @@ export const walletView = z
     vaultId: z.string().optional(),
     isHDWallet: z.boolean(),
     index: z.number().int().optional(),
-    privateKeyHex: z.string().optional().meta({ description: 'The sealed (AES-256-GCM) envelope of the private key, hex; never the plaintext. Only in vault create, fetch and delete responses.' }),
+    privateKeyHex: z.string().optional().meta({
+      description:
+        'The sealed (AES-256-GCM) envelope of the private key, hex; never the plaintext. Only in vault create, fetch and delete responses.',
+    }),
     publicKeyDER: z.string().optional(),
     publicKeyHex: z.string(),
     ethereumAddress: z.string(),
@@ -51,7 +54,9 @@ export type WalletView = z.infer<typeof walletView>
 export const walletResponse = z.strictObject({ wallet: walletView })
 /** Generate Identity Wallet's response: a wallet outside any vault, with the fields the spec lists. */
 export const generatedWalletResponse = z.strictObject({
-  wallet: walletView.omit({ vaultId: true, isHDWallet: true, index: true, privateKeyHex: true, publicKeyDER: true, role: true }).meta({ id: 'GeneratedWallet' }),
+  wallet: walletView
+    .omit({ vaultId: true, isHDWallet: true, index: true, privateKeyHex: true, publicKeyDER: true, role: true })
+    .meta({ id: 'GeneratedWallet' }),
 })
 export const walletsPage = z.strictObject({ wallets: z.array(walletView), nextCursor })
 export const renameWalletsResponse = z.strictObject({
@@ -73,7 +78,9 @@ export const resolveDidQuery = z.strictObject({
   versionId: z
     .union([z.string().max(40), z.number()], SINGLE)
     .optional()
-    .meta({ description: 'The version: an event sequence number of the embedded registry (0 = before any change), a block number on chain.' }),
+    .meta({
+      description: 'The version: an event sequence number of the embedded registry (0 = before any change), a block number on chain.',
+    }),
   versionTime: z
     .string(SINGLE)
     .max(64)
@@ -92,7 +99,9 @@ export const didDocument = z.looseObject({
   verificationMethod: z.array(verificationMethod).optional(),
   authentication: relationship,
   assertionMethod: relationship,
-  service: z.array(z.looseObject({ id: z.string(), type: z.union([z.string(), z.array(z.string())]), serviceEndpoint: z.unknown() })).optional(),
+  service: z
+    .array(z.looseObject({ id: z.string(), type: z.union([z.string(), z.array(z.string())]), serviceEndpoint: z.unknown() }))
+    .optional(),
 })
 
 /** A DID resolution result (DID Resolution §7), with the JSON-LD context of the DIF Universal Resolver. */

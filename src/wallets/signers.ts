@@ -11,7 +11,10 @@ import { signDigest } from '../keys/secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 
 /** The fields of a wallet record a signer needs. */
-export type SignableWallet = Pick<WalletRecord, 'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyManagement'>
+export type SignableWallet = Pick<
+  WalletRecord,
+  'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyManagement'
+>
 
 /**
  * The keys of MPC wallets: their vault's quorum signs and approves (implemented by
@@ -43,7 +46,8 @@ export class WalletSigners {
    */
   signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {
     if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
-    if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
+    if (wallet.privateKey === undefined)
+      throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
     return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
   }
 

@@ -80,7 +80,9 @@ describe('layers of src/ (docs/architecture.md)', () => {
   })
 
   it('no import runs from a lower layer to a higher one, nor within a layer', () => {
-    const back = all.filter((e) => layerOf.get(e.from)! <= layerOf.get(e.to)!).map((e) => `${e.file} (${e.from}) imports ${e.specifier} (${e.to})`)
+    const back = all
+      .filter((e) => layerOf.get(e.from)! <= layerOf.get(e.to)!)
+      .map((e) => `${e.file} (${e.from}) imports ${e.specifier} (${e.to})`)
     expect(back).toEqual([])
   })
 

@@ -19,7 +19,8 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex')
 const bytes = (db: string) => Buffer.concat([db, `${db}-wal`].filter(existsSync).map((f) => readFileSync(f)))
-const open = (path: string, masterKey: string | Uint8Array, now?: () => number) => IdentityService.create({ storage: createSqliteStorage({ path }), masterKey, now })
+const open = (path: string, masterKey: string | Uint8Array, now?: () => number) =>
+  IdentityService.create({ storage: createSqliteStorage({ path }), masterKey, now })
 const MASTER = '22'.repeat(32)
 
 describe('API keys', () => {
@@ -27,7 +28,12 @@ describe('API keys', () => {
     const db = join(dir, 'k.db')
     const service = await open(db, MASTER)
     const created = await service.apiKeys!.create('acme', { label: 'ci runner' })
-    expect(created).toMatchObject({ tenantId: 'acme', label: 'ci runner', id: expect.stringMatching(/^key_/), key: expect.stringMatching(/^dvk_/) })
+    expect(created).toMatchObject({
+      tenantId: 'acme',
+      label: 'ci runner',
+      id: expect.stringMatching(/^key_/),
+      key: expect.stringMatching(/^dvk_/),
+    })
     expect(await service.apiKeys!.authenticate(created.key)).toBe('acme')
     expect(await service.apiKeys!.authenticate(created.key + 'x')).toBeNull()
     expect(await service.apiKeys!.authenticate('short')).toBeNull()

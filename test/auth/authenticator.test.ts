@@ -14,14 +14,22 @@ async function setup() {
 }
 
 describe('Authenticator', () => {
-  it('Access Token JWT: a DID-auth JWT of a wallet the service holds; its tenant becomes the caller\'s', async () => {
+  it("Access Token JWT: a DID-auth JWT of a wallet the service holds; its tenant becomes the caller's", async () => {
     const { service, auth } = await setup()
     const { wallet } = await service.generateWallet({}, { authorization: 'Bearer token-b-0123456789' })
     const token = await service.generateToken({ iss: wallet.did }, { authorization: 'token-b-0123456789' })
-    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({ tenantId: 'b', dids: [wallet.did], addresses: [wallet.ethereumAddress], owners: { [wallet.did]: wallet.ethereumAddress } })
+    expect(await auth.authenticate({ authorization: `Bearer ${token.jwt}` }, 'access')).toEqual({
+      tenantId: 'b',
+      dids: [wallet.did],
+      addresses: [wallet.ethereumAddress],
+      owners: { [wallet.did]: wallet.ethereumAddress },
+    })
     // a valid JWT of a DID the service does not hold
     const stranger = await mintToken()
-    await expect(auth.authenticate({ authorization: `Bearer ${stranger.jwt}` }, 'access')).rejects.toMatchObject({ statusCode: 403, errorType: 'UNAUTHENTICATED' })
+    await expect(auth.authenticate({ authorization: `Bearer ${stranger.jwt}` }, 'access')).rejects.toMatchObject({
+      statusCode: 403,
+      errorType: 'UNAUTHENTICATED',
+    })
     // a Base Auth Token is not an Access Token
     await expect(auth.authenticate({ authorization: 'Bearer token-a-0123456789' }, 'access')).rejects.toBeInstanceOf(IdentityError)
     await expect(auth.authenticate({}, 'access')).rejects.toMatchObject({ statusCode: 403 })
@@ -30,7 +38,12 @@ describe('Authenticator', () => {
   it('tenant+did needs both headers', async () => {
     const { auth } = await setup()
     const t = await mintToken()
-    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({ tenantId: 'a', dids: [t.did], addresses: [t.did.split(':').pop()], owners: { [t.did]: t.did.split(':').pop() } })
+    expect(await auth.authenticate({ authorization: 'token-a-0123456789', didAuth: t.jwt }, 'tenant+did')).toEqual({
+      tenantId: 'a',
+      dids: [t.did],
+      addresses: [t.did.split(':').pop()],
+      owners: { [t.did]: t.did.split(':').pop() },
+    })
     await expect(auth.authenticate({ authorization: 'token-a-0123456789' }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
     await expect(auth.authenticate({ didAuth: t.jwt }, 'tenant+did')).rejects.toMatchObject({ statusCode: 403 })
   })
@@ -52,7 +65,17 @@ describe('DID control (facts + policy)', () => {
     resolve: async (did: string) => ({
       didResolutionMetadata: {},
       didDocumentMetadata: {},
-      didDocument: { id: did, verificationMethod: [{ id: `${did}#controller`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${owner}` }] },
+      didDocument: {
+        id: did,
+        verificationMethod: [
+          {
+            id: `${did}#controller`,
+            type: 'EcdsaSecp256k1RecoveryMethod2020',
+            controller: did,
+            blockchainAccountId: `eip155:1337:${owner}`,
+          },
+        ],
+      },
     }),
   }
   it('follows the key that signed, not an address spelled in a DID', async () => {
@@ -65,7 +88,8 @@ describe('DID control (facts + policy)', () => {
     await storage.init(COLLECTIONS)
     const facts = new CallerFacts(resolver, storage)
     const wallet = await walletFacts(facts, { did: target })
-    const controls = async (dids: string[], addresses: string[]) => controlsWallet(await facts.vaultKeys({ tenantId: 't', dids, addresses }), wallet)
+    const controls = async (dids: string[], addresses: string[]) =>
+      controlsWallet(await facts.vaultKeys({ tenantId: 't', dids, addresses }), wallet)
     // proved control of a DID whose address is the owner's, but with another key (e.g. its owner changed on another network)
     expect(await controls([`did:ethr:other:${owner}`], [other])).toBe(false)
     expect(await controls([], [owner])).toBe(true)

@@ -19,7 +19,12 @@ function recording(options: Partial<ClientOptions> = {}, answer: () => Response 
   const sent: Sent[] = []
   const fetch: typeof globalThis.fetch = async (input, init) => {
     const headers = { ...(init?.headers as Record<string, string>) }
-    sent.push({ url: input instanceof Request ? input.url : input.toString(), method: init?.method ?? 'GET', headers, body: init?.body as string | undefined })
+    sent.push({
+      url: input instanceof Request ? input.url : input.toString(),
+      method: init?.method ?? 'GET',
+      headers,
+      body: init?.body as string | undefined,
+    })
     return answer()
   }
   return { client: createClient({ baseUrl: 'http://127.0.0.1:8080/identity/', fetch, ...options }), sent }
@@ -116,9 +121,24 @@ describe('answers', () => {
 
   const teapot = { statusCode: 418, errorType: 'TEAPOT', errorMessage: 'x' }
   it.each([
-    ['a network failure', () => Promise.reject(new TypeError('fetch failed')), undefined, /GET \/vaults: no response from http:\/\/127\.0\.0\.1:8080\/identity/],
-    ['a proxy’s HTML error page', () => new Response('<html>Bad gateway</html>', { status: 502 }), 502, /HTTP 502 with a body that is not JSON/],
-    ['JSON that is not an error body', () => Response.json({ error: 'nope' }, { status: 500 }), 500, /HTTP 500 without didvault's error body/],
+    [
+      'a network failure',
+      () => Promise.reject(new TypeError('fetch failed')),
+      undefined,
+      /GET \/vaults: no response from http:\/\/127\.0\.0\.1:8080\/identity/,
+    ],
+    [
+      'a proxy’s HTML error page',
+      () => new Response('<html>Bad gateway</html>', { status: 502 }),
+      502,
+      /HTTP 502 with a body that is not JSON/,
+    ],
+    [
+      'JSON that is not an error body',
+      () => Response.json({ error: 'nope' }, { status: 500 }),
+      500,
+      /HTTP 500 without didvault's error body/,
+    ],
     ['an error body of an unknown type', () => Response.json(teapot, { status: 418 }), 418, /error body/],
     ['a 200 that is not JSON', () => new Response('ok'), 200, /HTTP 200 with a body that is not JSON/],
   ])('%s is a TransportError, not an IdentityError', async (_name, answer, status, message) => {

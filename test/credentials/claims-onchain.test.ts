@@ -32,7 +32,8 @@ async function signJwt(iss: string, didAuth: string): Promise<string> {
   return res.body.vcs[0].jwt
 }
 
-const ourVerdict = async (jwt: string, didAuth: string) => (await h.request('POST', '/claims/verify', { json: { claims: [{ jwt }] }, didAuth })).body.vcs[0].verified
+const ourVerdict = async (jwt: string, didAuth: string) =>
+  (await h.request('POST', '/claims/verify', { json: { claims: [{ jwt }] }, didAuth })).body.vcs[0].verified
 
 describe('JWT credentials on an on-chain registry, verified by did-jwt-vc over ethr-did-resolver', () => {
   it('a fresh DID: verified, signed by its #controller', async () => {
@@ -51,7 +52,10 @@ describe('JWT credentials on an on-chain registry, verified by did-jwt-vc over e
     const before = await signJwt(moved.did, moved.jwt)
     await expect(verifyCredential(before, ethr)).resolves.toMatchObject({ verified: true })
 
-    const configured = await h.request('POST', '/wallet/configure', { json: { wallet: { did: moved.did }, walletConfig: { txsInput: [{ newOwner: heir.did }] } }, didAuth: moved.jwt })
+    const configured = await h.request('POST', '/wallet/configure', {
+      json: { wallet: { did: moved.did }, walletConfig: { txsInput: [{ newOwner: heir.did }] } },
+      didAuth: moved.jwt,
+    })
     expect(configured.body.wallet.registry.transactions[0].txHash).toMatch(/^0x[0-9a-f]{64}$/)
     const owner = (await ethr.resolve(moved.did)).didDocument!.verificationMethod![0].blockchainAccountId
     expect(owner).toBe(`eip155:${evm.chainId}:${heir.did.split(':').pop()}`)

@@ -23,12 +23,21 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     issuer = await walletWithToken(h)
     cosigner = await walletWithToken(h)
     stranger = await walletWithToken(h)
-    const signed = await h.request('POST', '/claims/sign', { json: { iss: issuer.did, context: VOCAB_URL, claims: [{ payload: { member: true } }] }, didAuth: issuer.jwt })
+    const signed = await h.request('POST', '/claims/sign', {
+      json: { iss: issuer.did, context: VOCAB_URL, claims: [{ payload: { member: true } }] },
+      didAuth: issuer.jwt,
+    })
     vc = signed.body.vcs[0]
     claimJwt = await tokenFor(h, vc.id)
     const role = await h.request('POST', '/roles', { json: { description: 'Co-signers', permissions: ['Write'] }, didAuth: issuer.jwt })
-    await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: role.body.role.did, did: cosigner.did }] }, didAuth: issuer.jwt })
-    const res = await h.request('POST', '/claims', { json: { roles: [role.body.role.did], claims: [{ jsonld: vc.jsonld }] }, didAuth: issuer.jwt })
+    await h.request('POST', '/roles/assignmnets', {
+      json: { assignments: [{ role: role.body.role.did, did: cosigner.did }] },
+      didAuth: issuer.jwt,
+    })
+    const res = await h.request('POST', '/claims', {
+      json: { roles: [role.body.role.did], claims: [{ jsonld: vc.jsonld }] },
+      didAuth: issuer.jwt,
+    })
     stored = res.body.vcs[0]
   })
   afterAll(() => h?.close())
@@ -52,11 +61,21 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     })
 
     it('refusals are per-item errors with nothing written: no right (stranger), a JWT, a stored JWT, another tenant’s credential', async () => {
-      const jwtVc = await h.request('POST', '/claims/sign', { json: { iss: issuer.did, format: 'JWT', claims: [{ payload: { member: true } }] }, didAuth: issuer.jwt })
+      const jwtVc = await h.request('POST', '/claims/sign', {
+        json: { iss: issuer.did, format: 'JWT', claims: [{ payload: { member: true } }] },
+        didAuth: issuer.jwt,
+      })
       const storedJwt = await h.request('POST', '/claims', { json: { claims: [{ jwt: jwtVc.body.vcs[0].jwt }] }, didAuth: issuer.jwt })
       const b = await walletWithToken(h, TENANT_B)
       const before = await snapshot(h)
-      const res = await patch({ operation: 'addProof', iss: stranger.did, claims: [{ _id: stored._id }, { jwt: jwtVc.body.vcs[0].jwt }, { _id: storedJwt.body.vcs[0]._id }] }, stranger.jwt)
+      const res = await patch(
+        {
+          operation: 'addProof',
+          iss: stranger.did,
+          claims: [{ _id: stored._id }, { jwt: jwtVc.body.vcs[0].jwt }, { _id: storedJwt.body.vcs[0]._id }],
+        },
+        stranger.jwt,
+      )
       expect(res.status).toBe(200)
       expect(res.body.vcs).toEqual([])
       expect(res.body.errors.map((e: any) => [e.claim, e.error.errorType])).toEqual([
@@ -64,7 +83,11 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
         [1, 'VALIDATION_ERROR'],
         [2, 'VALIDATION_ERROR'],
       ])
-      const other = await h.request('PATCH', '/claims', { json: { operation: 'addProof', claims: [{ _id: stored._id }] }, didAuth: b.jwt, token: TENANT_B })
+      const other = await h.request('PATCH', '/claims', {
+        json: { operation: 'addProof', claims: [{ _id: stored._id }] },
+        didAuth: b.jwt,
+        token: TENANT_B,
+      })
       expect(other.body.errors[0].error.errorType).toBe('NOT_FOUND')
       // iss the caller does not control: 403 for the whole request; bad input: 422.
       expectError(await patch({ operation: 'addProof', iss: issuer.did, claims: [{ _id: stored._id }] }, stranger.jwt), 403, 'FORBIDDEN')
@@ -75,7 +98,10 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
 
     it('POST /claims/proofs: the owner of the credential’s DID adds a proof to a given JSON-LD credential; the stored record with its id follows', async () => {
       const current = await storedDoc()
-      const res = await h.request('POST', '/claims/proofs', { json: { iss: vc.id, proofType: 'EcdsaSecp256k1RecoverySignature2020', claims: [{ jsonld: current }] }, didAuth: claimJwt })
+      const res = await h.request('POST', '/claims/proofs', {
+        json: { iss: vc.id, proofType: 'EcdsaSecp256k1RecoverySignature2020', claims: [{ jsonld: current }] },
+        didAuth: claimJwt,
+      })
       expect(res.status).toBe(200)
       expect(res.body.errors).toEqual([])
       expect(res.body.vcs[0]._ids).toEqual([stored._id])
@@ -97,7 +123,9 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       const before = await snapshot(h)
       const again = await patch({ operation: 'removeProof', claims: [{ _id: stored._id }] }, cosigner.jwt)
       expect(again.body.errors[0].error.errorType).toBe('NOT_FOUND')
-      expect((await patch({ operation: 'removeProof', claims: [{ _id: stored._id }] }, stranger.jwt)).body.errors[0].error.errorType).toBe('FORBIDDEN')
+      expect((await patch({ operation: 'removeProof', claims: [{ _id: stored._id }] }, stranger.jwt)).body.errors[0].error.errorType).toBe(
+        'FORBIDDEN',
+      )
       expect(await snapshot(h)).toEqual(before)
     })
   })

@@ -47,14 +47,27 @@ afterAll(async () => {
 describe('resolvers', () => {
   it('a credential signed by a delegate only the remote registry knows verifies with its resolver, not with default', async () => {
     const delegate = new LocalSigner(generatePrivateKey())
-    const owner = (await remote.request('POST', '/wallet', { json: { walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } } })).body.wallet
+    const owner = (
+      await remote.request('POST', '/wallet', {
+        json: { walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } },
+      })
+    ).body.wallet
     expect(owner.registry.errors).toEqual([])
     const vc = { '@context': [CREDENTIALS_V1_URL], type: ['VerifiableCredential'], credentialSubject: { id: owner.did } }
-    const jwt = await createVerifiableCredentialJwt({ vc: { ...vc, credentialSubject: { id: owner.did, degree: 'BSc' } } }, { did: owner.did, signer: didJwtSigner(delegate), alg: 'ES256K' })
-    const jsonld = await signJsonLd({ ...vc, issuer: owner.did, issuanceDate: new Date().toISOString() }, delegate, { creator: `${owner.did}#delegate-1` })
+    const jwt = await createVerifiableCredentialJwt(
+      { vc: { ...vc, credentialSubject: { id: owner.did, degree: 'BSc' } } },
+      { did: owner.did, signer: didJwtSigner(delegate), alg: 'ES256K' },
+    )
+    const jsonld = await signJsonLd({ ...vc, issuer: owner.did, issuanceDate: new Date().toISOString() }, delegate, {
+      creator: `${owner.did}#delegate-1`,
+    })
 
     const caller = await walletWithToken(local)
-    const check = (resolver?: string) => local.request('POST', '/claims/verify', { json: { ...(resolver && { resolver }), claims: [{ jwt }, { jsonld }] }, didAuth: caller.jwt })
+    const check = (resolver?: string) =>
+      local.request('POST', '/claims/verify', {
+        json: { ...(resolver && { resolver }), claims: [{ jwt }, { jsonld }] },
+        didAuth: caller.jwt,
+      })
     const viaRemote = await check('uni')
     expect(viaRemote.status).toBe(200)
     expect(viaRemote.body.resolver).toBe('uni')
@@ -67,19 +80,46 @@ describe('resolvers', () => {
 
   it('an unreachable or silent endpoint is a failed check in a 200, not an error', async () => {
     const caller = await walletWithToken(local)
-    const signed = await local.request('POST', '/claims/sign', { json: { iss: caller.did, claims: [{ payload: {} }] }, didAuth: caller.jwt })
+    const signed = await local.request('POST', '/claims/sign', {
+      json: { iss: caller.did, claims: [{ payload: {} }] },
+      didAuth: caller.jwt,
+    })
     for (const resolver of ['closed', 'silent']) {
-      const res = await local.request('PATCH', '/claims', { json: { operation: 'verify', resolver, claims: [{ jsonld: signed.body.vcs[0].jsonld }] }, didAuth: caller.jwt })
+      const res = await local.request('PATCH', '/claims', {
+        json: { operation: 'verify', resolver, claims: [{ jsonld: signed.body.vcs[0].jsonld }] },
+        didAuth: caller.jwt,
+      })
       expect(res.status).toBe(200)
-      expect(res.body).toMatchObject({ resolver, vcs: [{ verified: false, checks: [{ check: 'proof', verified: false }, { check: 'issuanceDate', verified: true }] }] })
+      expect(res.body).toMatchObject({
+        resolver,
+        vcs: [
+          {
+            verified: false,
+            checks: [
+              { check: 'proof', verified: false },
+              { check: 'issuanceDate', verified: true },
+            ],
+          },
+        ],
+      })
     }
   })
 
   it('sign echoes the resolver named; unknown names are 422', async () => {
     const caller = await walletWithToken(local)
-    const res = await local.request('POST', '/claims/sign', { json: { iss: caller.did, resolver: 'uni', claims: [{ id: 'urn:example:a', payload: {} }] }, didAuth: caller.jwt })
+    const res = await local.request('POST', '/claims/sign', {
+      json: { iss: caller.did, resolver: 'uni', claims: [{ id: 'urn:example:a', payload: {} }] },
+      didAuth: caller.jwt,
+    })
     expect(res.body.resolver).toBe('uni')
-    expectError(await local.request('POST', '/claims/sign', { json: { iss: caller.did, resolver: 'UNI', claims: [{ payload: {} }] }, didAuth: caller.jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await local.request('POST', '/claims/sign', {
+        json: { iss: caller.did, resolver: 'UNI', claims: [{ payload: {} }] },
+        didAuth: caller.jwt,
+      }),
+      422,
+      'VALIDATION_ERROR',
+    )
   })
 
   it('universalResolver answers the remote document, and its resolution errors by name', async () => {
@@ -87,15 +127,24 @@ describe('resolvers', () => {
     const w = await walletWithToken(remote)
     const viaHttp = await uni.resolve(w.did)
     expect(viaHttp.didDocument).toEqual((await remote.service.resolveDid({ did: w.did })).didDocument)
-    expect((await uni.resolve('did:ethr:nowhere:0x8ba1f109551bD432803012645Ac136ddd64DBA72')).didResolutionMetadata.error).toBe('unknownNetwork')
-    expect((await universalResolver({ url: closedUrl }).resolve(w.did)).didResolutionMetadata).toMatchObject({ error: 'internalError', message: 'universal resolver: unreachable' })
+    expect((await uni.resolve('did:ethr:nowhere:0x8ba1f109551bD432803012645Ac136ddd64DBA72')).didResolutionMetadata.error).toBe(
+      'unknownNetwork',
+    )
+    expect((await universalResolver({ url: closedUrl }).resolve(w.did)).didResolutionMetadata).toMatchObject({
+      error: 'internalError',
+      message: 'universal resolver: unreachable',
+    })
     expect(() => universalResolver({ url: 'file:///etc/passwd' })).toThrow(TypeError)
   })
 
   it('create() refuses to replace default and names that are not plain', async () => {
     const base = { storage: createMemoryStorage(), masterKey: randomMasterKey() }
-    await expect(IdentityService.create({ ...base, resolvers: { default: universalResolver({ url: remote.url }) } })).rejects.toThrow(/cannot be replaced/)
-    await expect(IdentityService.create({ ...base, storage: createMemoryStorage(), resolvers: { 'a b': universalResolver({ url: remote.url }) } })).rejects.toThrow(/invalid name/)
+    await expect(IdentityService.create({ ...base, resolvers: { default: universalResolver({ url: remote.url }) } })).rejects.toThrow(
+      /cannot be replaced/,
+    )
+    await expect(
+      IdentityService.create({ ...base, storage: createMemoryStorage(), resolvers: { 'a b': universalResolver({ url: remote.url }) } }),
+    ).rejects.toThrow(/invalid name/)
   })
 })
 
@@ -105,16 +154,26 @@ describe('contexts', () => {
     const own = await startHarness({ service: { contexts: { [url]: { '@context': { age: 'https://example.org/vocab#age' } } } } })
     try {
       const caller = await walletWithToken(own)
-      const signed = await own.request('POST', '/claims/sign', { json: { iss: caller.did, context: url, claims: [{ payload: { age: 42 } }] }, didAuth: caller.jwt })
+      const signed = await own.request('POST', '/claims/sign', {
+        json: { iss: caller.did, context: url, claims: [{ payload: { age: 42 } }] },
+        didAuth: caller.jwt,
+      })
       expect(signed.status).toBe(200)
       expect(signed.body.vcs[0].jsonld['@context']).toEqual([CREDENTIALS_V1_URL, url])
-      const verified = await own.request('POST', '/claims/verify', { json: { claims: [{ jsonld: signed.body.vcs[0].jsonld }] }, didAuth: caller.jwt })
+      const verified = await own.request('POST', '/claims/verify', {
+        json: { claims: [{ jsonld: signed.body.vcs[0].jsonld }] },
+        didAuth: caller.jwt,
+      })
       expect(verified.body.vcs[0].verified).toBe(true)
     } finally {
       await own.close()
     }
     await expect(
-      IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), contexts: { [CREDENTIALS_V1_URL]: { '@context': { age: 'https://example.org/vocab#age' } } } }),
+      IdentityService.create({
+        storage: createMemoryStorage(),
+        masterKey: randomMasterKey(),
+        contexts: { [CREDENTIALS_V1_URL]: { '@context': { age: 'https://example.org/vocab#age' } } },
+      }),
     ).rejects.toThrow(/already registered with different content/)
   })
 })

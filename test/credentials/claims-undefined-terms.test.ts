@@ -70,7 +70,10 @@ describe('undefined terms are signed under the undefined-terms context (the defa
       expect(await nquadsOf(vc)).toContain(`<${UNDEFINED_TERM}email> "bob@example.com" .`)
       expect(await verify(vc)).toMatchObject({
         verified: true,
-        checks: [{ check: 'proof', type: proofType ?? KOBLITZ, verified: true }, { check: 'issuanceDate', verified: true }],
+        checks: [
+          { check: 'proof', type: proofType ?? KOBLITZ, verified: true },
+          { check: 'issuanceDate', verified: true },
+        ],
       })
     }
   })
@@ -83,7 +86,10 @@ describe('undefined terms are signed under the undefined-terms context (the defa
       expect(vc['@context']).toEqual([CREDENTIALS_V2_URL, ...suite, UNDEFINED_TERMS_V2_URL])
       expect(vc).toHaveProperty('validFrom')
       expect(await nquadsOf(vc)).toContain(`<${UNDEFINED_TERM}email> "bob@example.com" .`)
-      const checks = [{ check: 'proof', type: proofType, verified: true }, { check: 'validFrom', verified: true }]
+      const checks = [
+        { check: 'proof', type: proofType, verified: true },
+        { check: 'validFrom', verified: true },
+      ]
       expect(await verify(vc)).toMatchObject({ verified: true, checks })
     }
   })
@@ -272,7 +278,9 @@ describe('inline contexts', () => {
     expect(await nquadsOf(second)).toContain(`<${UNDEFINED_TERM}fax> "+1"`)
     for (const vc of [first, second]) expect((await verify(vc)).verified).toBe(true)
 
-    const v2 = signedOf(await sign({ iss: issuer.did, context: [CREDENTIALS_V2_URL, SCHEMA_EMAIL], claims: [{ payload: { email: 'a@b.c' } }] }))
+    const v2 = signedOf(
+      await sign({ iss: issuer.did, context: [CREDENTIALS_V2_URL, SCHEMA_EMAIL], claims: [{ payload: { email: 'a@b.c' } }] }),
+    )
     expect(v2['@context']).toEqual([CREDENTIALS_V2_URL, SCHEMA_EMAIL])
     expect((await verify(v2)).verified).toBe(true)
 
@@ -343,7 +351,11 @@ describe('inline contexts', () => {
     // a credential with such a context, signed elsewhere, is not verified either (422 for an unknown context)
     const vc = signedOf(await sign({ iss: issuer.did, claims: [{ id: 'urn:example:v', payload: { email: 'a@b.c' } }] }))
     const forged = { ...vc, '@context': [CREDENTIALS_V1_URL, { '@import': 'https://evil.example/ctx.jsonld' }, UNDEFINED_TERMS_V2_URL] }
-    expectError(await h.request('POST', '/claims/verify', { json: { claims: [{ jsonld: forged }] }, didAuth: issuer.jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', '/claims/verify', { json: { claims: [{ jsonld: forged }] }, didAuth: issuer.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
     const redefining = [CREDENTIALS_V1_URL, { proof: 'https://evil.example/proof' }, UNDEFINED_TERMS_V2_URL]
     expect((await verify({ ...vc, '@context': redefining })).verified).toBe(false)
     expect(await snapshot(h)).toEqual(before)

@@ -36,7 +36,14 @@ const sign = (json: unknown, didAuth = issuer.jwt, token?: string) => h.request(
 const verify = (json: unknown, didAuth = issuer.jwt) => h.request('POST', '/claims/verify', { json, didAuth })
 const patch = (json: unknown, didAuth = issuer.jwt) => h.request('PATCH', '/claims', { json, didAuth })
 const walletCount = async () => (await h.request('GET', '/wallets')).body.wallets.length
-const membership = (claims: unknown[], extra: Record<string, unknown> = {}) => ({ iss: issuer.did, context: MEMBERSHIP_URL, type: 'MembershipCredential', sub: subject.did, claims, ...extra })
+const membership = (claims: unknown[], extra: Record<string, unknown> = {}) => ({
+  iss: issuer.did,
+  context: MEMBERSHIP_URL,
+  type: 'MembershipCredential',
+  sub: subject.did,
+  claims,
+  ...extra,
+})
 
 /** A fresh key and its did:ethr:dev DID (resolved by the service's embedded registry: a DID nobody changed). */
 function outsider() {
@@ -66,7 +73,11 @@ describe('POST /claims/sign', () => {
       credentialSubject: { id: subject.did, member: true, level: 'gold' },
     })
     expect(Object.keys(proof)).toEqual(['type', 'creator', 'created', 'nonce', 'signatureValue'])
-    expect(proof).toMatchObject({ type: 'EcdsaKoblitzSignature2016', creator: `${issuer.did}#controller`, signatureValue: expect.stringMatching(/^[0-9a-f]{128}$/) })
+    expect(proof).toMatchObject({
+      type: 'EcdsaKoblitzSignature2016',
+      creator: `${issuer.did}#controller`,
+      signatureValue: expect.stringMatching(/^[0-9a-f]{128}$/),
+    })
 
     const checked = await verify({ claims: [{ jsonld: vc.jsonld }] })
     expect(checked.status).toBe(200)
@@ -78,7 +89,14 @@ describe('POST /claims/sign', () => {
           verified: true,
           issuer: issuer.did,
           checks: [
-            { check: 'proof', proof: 0, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${issuer.did}#controller`, did: issuer.did, verified: true },
+            {
+              check: 'proof',
+              proof: 0,
+              type: 'EcdsaKoblitzSignature2016',
+              verificationMethod: `${issuer.did}#controller`,
+              did: issuer.did,
+              verified: true,
+            },
             { check: 'issuanceDate', verified: true },
           ],
         },
@@ -90,31 +108,76 @@ describe('POST /claims/sign', () => {
     const res = await sign(membership([{ payload: { member: true } }], { proofType: 'EcdsaSecp256k1RecoverySignature2020' }))
     expect(res.status).toBe(200)
     const { jsonld } = res.body.vcs[0]
-    expect(jsonld.proof).toMatchObject({ type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${issuer.did}#controller`, proofPurpose: 'assertionMethod', jws: expect.stringMatching(/^[\w-]+\.\.[\w-]+$/) })
+    expect(jsonld.proof).toMatchObject({
+      type: 'EcdsaSecp256k1RecoverySignature2020',
+      verificationMethod: `${issuer.did}#controller`,
+      proofPurpose: 'assertionMethod',
+      jws: expect.stringMatching(/^[\w-]+\.\.[\w-]+$/),
+    })
     expect(jsonld['@context']).toContain('https://w3id.org/security/suites/secp256k1recovery-2020/v2')
     const checked = await patch({ operation: 'verify', vcs: [{ jsonld }] })
     expect(checked.status).toBe(200)
-    expect(checked.body.vcs[0]).toMatchObject({ verified: true, checks: [{ check: 'proof', type: 'EcdsaSecp256k1RecoverySignature2020', verified: true }, { check: 'issuanceDate', verified: true }] })
+    expect(checked.body.vcs[0]).toMatchObject({
+      verified: true,
+      checks: [
+        { check: 'proof', type: 'EcdsaSecp256k1RecoverySignature2020', verified: true },
+        { check: 'issuanceDate', verified: true },
+      ],
+    })
   })
 
   it('JWT (any letter case): did-jwt-vc ES256K, verified by did-jwt-vc itself over the service’s resolver and by POST /claims/verify', async () => {
-    const res = await sign(membership([{ id: 'urn:uuid:5f0b4c57-5d5a-4d0e-9d1e-0f3b6e1d2c3a', payload: { member: true } }], { format: 'jwt', expiresIn: 3_600_000 }))
+    const res = await sign(
+      membership([{ id: 'urn:uuid:5f0b4c57-5d5a-4d0e-9d1e-0f3b6e1d2c3a', payload: { member: true } }], {
+        format: 'jwt',
+        expiresIn: 3_600_000,
+      }),
+    )
     expect(res.status).toBe(200)
     const { id, jwt } = res.body.vcs[0]
     expect(id).toBe('urn:uuid:5f0b4c57-5d5a-4d0e-9d1e-0f3b6e1d2c3a')
     const { header, payload } = decodeJWT(jwt)
     expect(header.alg).toBe('ES256K')
-    expect(payload).toMatchObject({ iss: issuer.did, sub: subject.did, jti: id, vc: { '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL], type: ['VerifiableCredential', 'MembershipCredential'], credentialSubject: { member: true } } })
+    expect(payload).toMatchObject({
+      iss: issuer.did,
+      sub: subject.did,
+      jti: id,
+      vc: {
+        '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL],
+        type: ['VerifiableCredential', 'MembershipCredential'],
+        credentialSubject: { member: true },
+      },
+    })
     expect(payload.exp! - payload.nbf!).toBe(3_600)
     const independent = await verifyCredential(jwt, h.service.resolver)
     expect(independent.verified).toBe(true)
     const checked = await verify({ claims: [{ jwt }] })
-    expect(checked.body.vcs).toEqual([{ jwt, verified: true, issuer: issuer.did, checks: [{ check: 'signature', verified: true }, { check: 'nbf', verified: true }, { check: 'exp', verified: true }] }])
+    expect(checked.body.vcs).toEqual([
+      {
+        jwt,
+        verified: true,
+        issuer: issuer.did,
+        checks: [
+          { check: 'signature', verified: true },
+          { check: 'nbf', verified: true },
+          { check: 'exp', verified: true },
+        ],
+      },
+    ])
   })
 
   it('expirations: claim-level inputs win over global ones; none anywhere means no expiration', async () => {
     const exp = Date.now() + 7_200_000
-    const res = await sign(membership([{ payload: { member: true }, exp }, { payload: { member: true }, expirationDate: '2099-01-01T00:00:00.000Z' }, { payload: { member: true } }], { expiresIn: 3_600_000 }))
+    const res = await sign(
+      membership(
+        [
+          { payload: { member: true }, exp },
+          { payload: { member: true }, expirationDate: '2099-01-01T00:00:00.000Z' },
+          { payload: { member: true } },
+        ],
+        { expiresIn: 3_600_000 },
+      ),
+    )
     expect(res.status).toBe(200)
     const [a, b, c] = res.body.vcs.map((v: any) => v.jsonld)
     expect(a.expirationDate).toBe(new Date(exp).toISOString())
@@ -123,11 +186,17 @@ describe('POST /claims/sign', () => {
     const none = await sign(membership([{ payload: { member: true } }]))
     expect(none.body.vcs[0].jsonld).not.toHaveProperty('expirationDate')
     const checked = await verify({ vcs: [{ jsonld: a }] })
-    expect(checked.body.vcs[0].checks.map((x: any) => [x.check, x.verified])).toEqual([['proof', true], ['issuanceDate', true], ['expirationDate', true]])
+    expect(checked.body.vcs[0].checks.map((x: any) => [x.check, x.verified])).toEqual([
+      ['proof', true],
+      ['issuanceDate', true],
+      ['expirationDate', true],
+    ])
   })
 
   it('a claim’s walletConfig applies to its new claim DID (newOwner: the subject owns the credential’s DID); a claim with id makes no wallet', async () => {
-    const res = await sign(membership([{ alias: 'owned-by-subject', payload: { member: true }, walletConfig: { txsInput: [{ newOwner: subject.did }] } }]))
+    const res = await sign(
+      membership([{ alias: 'owned-by-subject', payload: { member: true }, walletConfig: { txsInput: [{ newOwner: subject.did }] } }]),
+    )
     expect(res.status).toBe(200)
     const vc = res.body.vcs[0]
     expect(vc.registry).toMatchObject({ apiUrl: 'local', errors: [], transactions: [{ index: 0, op: 'changeOwner' }] })
@@ -151,7 +220,14 @@ describe('POST /claims/sign', () => {
 
     const moved = await walletWithToken(h)
     const newOwner = await walletWithToken(h)
-    expect((await h.request('POST', '/wallet/configure', { json: { wallet: { did: moved.did }, walletConfig: { txsInput: [{ newOwner: newOwner.did }] } }, didAuth: moved.jwt })).status).toBe(200)
+    expect(
+      (
+        await h.request('POST', '/wallet/configure', {
+          json: { wallet: { did: moved.did }, walletConfig: { txsInput: [{ newOwner: newOwner.did }] } },
+          didAuth: moved.jwt,
+        })
+      ).status,
+    ).toBe(200)
     const res = await sign({ iss: moved.did, format: 'JWT', claims: [{ payload: { member: true } }] }, newOwner.jwt)
     expect(res.status).toBe(200)
     expect((await verify({ claims: [{ jwt: res.body.vcs[0].jwt }] })).body.vcs[0]).toMatchObject({ verified: true, issuer: moved.did })
@@ -164,7 +240,11 @@ describe('POST /claims/sign', () => {
       expect(res.status).toBe(200)
       const { proof, ...unsigned } = res.body.vcs[0].jsonld
       expect(unsigned).toEqual({
-        '@context': [CREDENTIALS_V2_URL, MEMBERSHIP_URL, ...(proofType === 'EcdsaKoblitzSignature2016' ? [] : ['https://w3id.org/security/suites/secp256k1recovery-2020/v2'])],
+        '@context': [
+          CREDENTIALS_V2_URL,
+          MEMBERSHIP_URL,
+          ...(proofType === 'EcdsaKoblitzSignature2016' ? [] : ['https://w3id.org/security/suites/secp256k1recovery-2020/v2']),
+        ],
         id: expect.any(String),
         type: ['VerifiableCredential', 'MembershipCredential'],
         issuer: issuer.did,
@@ -174,13 +254,28 @@ describe('POST /claims/sign', () => {
       })
       expect(proof.type).toBe(proofType)
       const checked = await verify({ claims: [{ jsonld: res.body.vcs[0].jsonld }] })
-      expect(checked.body.vcs[0]).toMatchObject({ verified: true, checks: [{ check: 'proof', type: proofType, verified: true }, { check: 'validFrom', verified: true }, { check: 'validUntil', verified: true }] })
+      expect(checked.body.vcs[0]).toMatchObject({
+        verified: true,
+        checks: [
+          { check: 'proof', type: proofType, verified: true },
+          { check: 'validFrom', verified: true },
+          { check: 'validUntil', verified: true },
+        ],
+      })
       const tampered = { ...res.body.vcs[0].jsonld, validUntil: '2099-01-01T00:00:00.000Z' }
-      expect((await verify({ claims: [{ jsonld: tampered }] })).body.vcs[0]).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: signature does not match/) })
+      expect((await verify({ claims: [{ jsonld: tampered }] })).body.vcs[0]).toMatchObject({
+        verified: false,
+        error: expect.stringMatching(/^proof 0: signature does not match/),
+      })
     }
     // v2 dates are checked like v1's
     const self = outsider()
-    const base = { '@context': [CREDENTIALS_V2_URL, MEMBERSHIP_URL], type: ['VerifiableCredential'], issuer: self.did, credentialSubject: { member: true } }
+    const base = {
+      '@context': [CREDENTIALS_V2_URL, MEMBERSHIP_URL],
+      type: ['VerifiableCredential'],
+      issuer: self.did,
+      credentialSubject: { member: true },
+    }
     const expired = await signJsonLd({ ...base, validUntil: '2021-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })
     const future = await signJsonLd({ ...base, validFrom: '2090-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })
     const undated = await signJsonLd(base, self.signer, { creator: `${self.did}#controller` })
@@ -191,13 +286,19 @@ describe('POST /claims/sign', () => {
       [true, 'proof'],
     ])
     // a v1 term (issuanceDate) is undefined under v2: safe mode refuses it when signing, and verifying
-    await expect(signJsonLd({ ...base, issuanceDate: '2024-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })).rejects.toMatchObject({ code: 'invalid property' })
+    await expect(
+      signJsonLd({ ...base, issuanceDate: '2024-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` }),
+    ).rejects.toMatchObject({ code: 'invalid property' })
     // v1 and v2 do not mix; a VC-JWT is data model 1.1
     const before = await snapshot(h)
-    const mixed = await sign(membership([{ payload: { member: true } }], { context: [CREDENTIALS_V2_URL, MEMBERSHIP_URL, CREDENTIALS_V1_URL] }))
+    const mixed = await sign(
+      membership([{ payload: { member: true } }], { context: [CREDENTIALS_V2_URL, MEMBERSHIP_URL, CREDENTIALS_V1_URL] }),
+    )
     expectError(mixed, 422, 'VALIDATION_ERROR')
     expect(mixed.body.errorMessage).toMatch(/cannot be mixed/)
-    const jwt = await sign(membership([{ id: 'urn:example:v2', payload: { member: true }, context: CREDENTIALS_V2_URL }], { format: 'JWT' }))
+    const jwt = await sign(
+      membership([{ id: 'urn:example:v2', payload: { member: true }, context: CREDENTIALS_V2_URL }], { format: 'JWT' }),
+    )
     expectError(jwt, 422, 'VALIDATION_ERROR')
     expect(jwt.body.errorMessage).toMatch(/is for JSON-LD credentials/)
     expect(await snapshot(h)).toEqual(before)
@@ -247,7 +348,12 @@ describe('POST /claims/sign', () => {
     // a term no context defines, with undefinedTerms "reject" (JSON-LD safe mode), is refused after the claim DID was made in memory only
     expectError(await sign(membership([{ payload: { nickname: 'bob' } }, ok], { undefinedTerms: 'reject' })), 422, 'VALIDATION_ERROR')
     // the second claim's alias is taken: the first claim's wallet is not kept either
-    const conflict = await sign(membership([{ ...ok, alias: 'fresh-alias' }, { ...ok, alias: 'taken-alias' }]))
+    const conflict = await sign(
+      membership([
+        { ...ok, alias: 'fresh-alias' },
+        { ...ok, alias: 'taken-alias' },
+      ]),
+    )
     expectError(conflict, 422, 'CONFLICT')
     // resolver names must be configured
     expectError(await sign(membership([ok], { resolver: 'elsewhere' })), 422, 'VALIDATION_ERROR')
@@ -281,47 +387,89 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
       verified: false,
       issuer: issuer.did,
       checks: [
-        { check: 'proof', proof: 0, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${stranger.did}#controller`, did: stranger.did, verified: true },
+        {
+          check: 'proof',
+          proof: 0,
+          type: 'EcdsaKoblitzSignature2016',
+          verificationMethod: `${stranger.did}#controller`,
+          did: stranger.did,
+          verified: true,
+        },
         { check: 'issuerProof', verified: false, error: `no proof is by the issuer ${issuer.did}` },
         { check: 'issuanceDate', verified: true },
       ],
       error: `issuerProof: no proof is by the issuer ${issuer.did}`,
     })
-    expect(c).toMatchObject({ verified: false, checks: [{ check: 'proof', verified: false }, { check: 'issuanceDate', verified: true }] })
+    expect(c).toMatchObject({
+      verified: false,
+      checks: [
+        { check: 'proof', verified: false },
+        { check: 'issuanceDate', verified: true },
+      ],
+    })
 
     // After an owner change the old key no longer speaks for the DID
     const former = await walletWithToken(h)
     const heir = await walletWithToken(h)
     const old = (await sign({ iss: former.did, claims: [{ payload: {} }] }, former.jwt)).body.vcs[0].jsonld
     expect((await verify({ claims: [{ jsonld: old }] })).body.vcs[0].verified).toBe(true)
-    await h.request('POST', '/wallet/configure', { json: { wallet: { did: former.did }, walletConfig: { txsInput: [{ newOwner: heir.did }] } }, didAuth: former.jwt })
-    expect((await verify({ claims: [{ jsonld: old }] })).body.vcs[0]).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: /) })
+    await h.request('POST', '/wallet/configure', {
+      json: { wallet: { did: former.did }, walletConfig: { txsInput: [{ newOwner: heir.did }] } },
+      didAuth: former.jwt,
+    })
+    expect((await verify({ claims: [{ jsonld: old }] })).body.vcs[0]).toMatchObject({
+      verified: false,
+      error: expect.stringMatching(/^proof 0: /),
+    })
   })
 
   it('a live delegate of the issuer signs; every proof of a proof set must verify', async () => {
     const delegate = new LocalSigner(generatePrivateKey())
     const owner = await walletWithToken(h)
-    const configured = await h.request('POST', '/wallet/configure', { json: { wallet: { did: owner.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } }, didAuth: owner.jwt })
+    const configured = await h.request('POST', '/wallet/configure', {
+      json: { wallet: { did: owner.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } },
+      didAuth: owner.jwt,
+    })
     expect(configured.body.wallet.registry.errors).toEqual([])
     const signed = (await sign({ iss: owner.did, claims: [{ payload: {} }] }, owner.jwt)).body.vcs[0].jsonld
     const cosigned = await signJsonLd({ ...signed, proof: undefined }, delegate, { creator: `${owner.did}#delegate-1` })
     const both = { ...signed, proof: [signed.proof, cosigned.proof] }
-    const res = await verify({ claims: [{ jsonld: both }, { jsonld: { ...both, proof: [signed.proof, { ...(cosigned.proof as object), nonce: 'changed' }] } }] })
-    expect(res.body.vcs[0]).toMatchObject({ verified: true, checks: [{ proof: 0, verified: true }, { proof: 1, verificationMethod: `${owner.did}#delegate-1`, verified: true }, { check: 'issuanceDate' }] })
-    expect(res.body.vcs[1]).toMatchObject({ verified: false, checks: [{ proof: 0, verified: true }, { proof: 1, verified: false }, { check: 'issuanceDate' }] })
+    const res = await verify({
+      claims: [{ jsonld: both }, { jsonld: { ...both, proof: [signed.proof, { ...(cosigned.proof as object), nonce: 'changed' }] } }],
+    })
+    expect(res.body.vcs[0]).toMatchObject({
+      verified: true,
+      checks: [
+        { proof: 0, verified: true },
+        { proof: 1, verificationMethod: `${owner.did}#delegate-1`, verified: true },
+        { check: 'issuanceDate' },
+      ],
+    })
+    expect(res.body.vcs[1]).toMatchObject({
+      verified: false,
+      checks: [{ proof: 0, verified: true }, { proof: 1, verified: false }, { check: 'issuanceDate' }],
+    })
   })
 
   it('proof sets with co-signers: the issuer’s proof plus proofs by other DIDs, each bound to its own DID’s current document', async () => {
     // issued with Recovery2020, so the document already carries that suite's context and co-signing leaves it unchanged
-    const issued = (await sign(membership([{ id: 'urn:example:cosigned', payload: { member: true } }], { proofType: 'EcdsaSecp256k1RecoverySignature2020' }))).body.vcs[0].jsonld as JsonLdDocument
+    const issued = (
+      await sign(
+        membership([{ id: 'urn:example:cosigned', payload: { member: true } }], { proofType: 'EcdsaSecp256k1RecoverySignature2020' }),
+      )
+    ).body.vcs[0].jsonld as JsonLdDocument
     const { proof: first, ...base } = issued
     // co-signers: a DID the service holds, through its delegate key, and an outside did:ethr
     const delegate = new LocalSigner(generatePrivateKey())
     const held = await walletWithToken(h)
-    const configured = await h.request('POST', '/wallet/configure', { json: { wallet: { did: held.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } }, didAuth: held.jwt })
+    const configured = await h.request('POST', '/wallet/configure', {
+      json: { wallet: { did: held.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } },
+      didAuth: held.jwt,
+    })
     expect(configured.body.wallet.registry.errors).toEqual([])
     const stranger = outsider()
-    const cosign = async (signer: LocalSigner, creator: string, proofType?: 'EcdsaSecp256k1RecoverySignature2020') => (await signJsonLd(base, signer, { creator, proofType })).proof
+    const cosign = async (signer: LocalSigner, creator: string, proofType?: 'EcdsaSecp256k1RecoverySignature2020') =>
+      (await signJsonLd(base, signer, { creator, proofType })).proof
     const heldProof = await cosign(delegate, `${held.did}#delegate-1`, 'EcdsaSecp256k1RecoverySignature2020')
     const strangerProof = await cosign(stranger.signer, `${stranger.did}#controller`)
     const forgedProof = await cosign(new LocalSigner(generatePrivateKey()), `${stranger.did}#controller`)
@@ -340,8 +488,22 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
       verified: true,
       checks: [
         { check: 'proof', proof: 0, did: issuer.did, verified: true },
-        { check: 'proof', proof: 1, type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${held.did}#delegate-1`, did: held.did, verified: true },
-        { check: 'proof', proof: 2, type: 'EcdsaKoblitzSignature2016', verificationMethod: `${stranger.did}#controller`, did: stranger.did, verified: true },
+        {
+          check: 'proof',
+          proof: 1,
+          type: 'EcdsaSecp256k1RecoverySignature2020',
+          verificationMethod: `${held.did}#delegate-1`,
+          did: held.did,
+          verified: true,
+        },
+        {
+          check: 'proof',
+          proof: 2,
+          type: 'EcdsaKoblitzSignature2016',
+          verificationMethod: `${stranger.did}#controller`,
+          did: stranger.did,
+          verified: true,
+        },
         { check: 'issuanceDate', verified: true },
       ],
     })
@@ -361,13 +523,32 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
 
   it('dates: expired, not yet valid (JSON-LD and JWT)', async () => {
     const self = outsider()
-    const base = { '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL], type: ['VerifiableCredential'], issuer: self.did, credentialSubject: { member: true } }
-    const expired = await signJsonLd({ ...base, issuanceDate: '2020-01-01T00:00:00Z', expirationDate: '2021-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })
+    const base = {
+      '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL],
+      type: ['VerifiableCredential'],
+      issuer: self.did,
+      credentialSubject: { member: true },
+    }
+    const expired = await signJsonLd(
+      { ...base, issuanceDate: '2020-01-01T00:00:00Z', expirationDate: '2021-01-01T00:00:00Z' },
+      self.signer,
+      { creator: `${self.did}#controller` },
+    )
     const future = await signJsonLd({ ...base, issuanceDate: '2090-01-01T00:00:00Z' }, self.signer, { creator: `${self.did}#controller` })
     const now = Math.floor(Date.now() / 1000)
     const jwtOf = (times: Record<string, number>) =>
-      createVerifiableCredentialJwt({ ...times, vc: { '@context': [CREDENTIALS_V1_URL], type: ['VerifiableCredential'], credentialSubject: { member: true } } }, { did: self.did, signer: didJwtSigner(self.signer), alg: 'ES256K' })
-    const res = await verify({ claims: [{ jsonld: expired }, { jsonld: future }, { jwt: await jwtOf({ nbf: now - 7200, exp: now - 3600 }) }, { jwt: await jwtOf({ nbf: now + 3600 }) }] })
+      createVerifiableCredentialJwt(
+        { ...times, vc: { '@context': [CREDENTIALS_V1_URL], type: ['VerifiableCredential'], credentialSubject: { member: true } } },
+        { did: self.did, signer: didJwtSigner(self.signer), alg: 'ES256K' },
+      )
+    const res = await verify({
+      claims: [
+        { jsonld: expired },
+        { jsonld: future },
+        { jwt: await jwtOf({ nbf: now - 7200, exp: now - 3600 }) },
+        { jwt: await jwtOf({ nbf: now + 3600 }) },
+      ],
+    })
     const outcomes = res.body.vcs.map((v: any) => [v.verified, v.error])
     expect(outcomes).toEqual([
       [false, 'expirationDate: expirationDate is missing, malformed or has passed'],
@@ -389,22 +570,43 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
     const edDid = `did:key:${bytesToMultibase(ed25519.getPublicKey(edSecret), 'base58btc', 'ed25519-pub')}`
     const byK1 = await createVerifiableCredentialJwt({ vc }, { did: k1Did, signer: ES256KSigner(k1), alg: 'ES256K' })
     const byEd = await createVerifiableCredentialJwt({ vc }, { did: edDid, signer: EdDSASigner(edSecret), alg: 'EdDSA' })
-    const forgedEd = await createVerifiableCredentialJwt({ vc }, { did: edDid, signer: EdDSASigner(ed25519.utils.randomSecretKey()), alg: 'EdDSA' })
+    const forgedEd = await createVerifiableCredentialJwt(
+      { vc },
+      { did: edDid, signer: EdDSASigner(ed25519.utils.randomSecretKey()), alg: 'EdDSA' },
+    )
     const res = await verify({ claims: [{ jwt: byK1 }, { jwt: byEd }, { jwt: forgedEd }] })
-    expect(res.body.vcs.map((v: any) => [v.issuer, v.verified])).toEqual([[k1Did, true], [edDid, true], [edDid, false]])
+    expect(res.body.vcs.map((v: any) => [v.issuer, v.verified])).toEqual([
+      [k1Did, true],
+      [edDid, true],
+      [edDid, false],
+    ])
     // JSON-LD by a did:key secp256k1 issuer
-    const ld = await signJsonLd({ ...vc, '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL], issuer: k1Did, issuanceDate: new Date().toISOString() }, new LocalSigner(k1), { creator: `${k1Did}#${k1Did.slice(8)}` })
+    const ld = await signJsonLd(
+      { ...vc, '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL], issuer: k1Did, issuanceDate: new Date().toISOString() },
+      new LocalSigner(k1),
+      { creator: `${k1Did}#${k1Did.slice(8)}` },
+    )
     expect((await verify({ claims: [{ jsonld: ld }] })).body.vcs[0].verified).toBe(true)
   })
 
   it('malformed credentials are verified false (format); bad requests are 422; unknown contexts are 422', async () => {
-    const res = await verify({ claims: [{ jwt: 'not.a.jwt' }, { jwt: 'garbage' }, { jsonld: { type: ['VerifiableCredential'], issuer: issuer.did } }] })
+    const res = await verify({
+      claims: [{ jwt: 'not.a.jwt' }, { jwt: 'garbage' }, { jsonld: { type: ['VerifiableCredential'], issuer: issuer.did } }],
+    })
     expect(res.status).toBe(200)
-    expect(res.body.vcs.map((v: any) => [v.verified, v.checks[0].check])).toEqual([[false, 'format'], [false, 'format'], [false, 'format']])
+    expect(res.body.vcs.map((v: any) => [v.verified, v.checks[0].check])).toEqual([
+      [false, 'format'],
+      [false, 'format'],
+      [false, 'format'],
+    ])
     expect(res.body.vcs[2].error).toBe('format: @context: missing')
 
     const signed = (await sign(membership([{ payload: { member: true } }]))).body.vcs[0].jsonld
-    expectError(await verify({ claims: [{ jsonld: { ...signed, '@context': [CREDENTIALS_V1_URL, 'https://evil.example.com/ctx'] } }] }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await verify({ claims: [{ jsonld: { ...signed, '@context': [CREDENTIALS_V1_URL, 'https://evil.example.com/ctx'] } }] }),
+      422,
+      'VALIDATION_ERROR',
+    )
     const missing = await patch({ claims: [{ jsonld: signed }] })
     expectError(missing, 422, 'VALIDATION_ERROR')
     expect(missing.body.errorMessage).toContain('operation: must be one of "verify", "addProof", "removeProof"')
@@ -423,7 +625,12 @@ describe('documents built to make canonicalization explode', () => {
   /** The "poison graph": n blank nodes, each linked to every other, all alike. */
   function poison(n: number) {
     const ref = (i: number) => ({ '@id': `_:n${i}` })
-    return { level: Array.from({ length: n }, (_, i) => ({ ...ref(i), level: Array.from({ length: n }, (_, j) => ref(j)).filter((_, j) => j !== i) })) }
+    return {
+      level: Array.from({ length: n }, (_, i) => ({
+        ...ref(i),
+        level: Array.from({ length: n }, (_, j) => ref(j)).filter((_, j) => j !== i),
+      })),
+    }
   }
 
   it('is refused by the work bound (sign: 422, verify: verified false), one unit of work each, no deadline reached', async () => {
@@ -431,8 +638,22 @@ describe('documents built to make canonicalization explode', () => {
     const res = await sign(membership([{ payload: poison(30) }]))
     expectError(res, 422, 'VALIDATION_ERROR')
     expect(res.body.errorMessage).toMatch(/blank nodes need too much work/)
-    const unsigned = { '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL], type: ['VerifiableCredential'], issuer: issuer.did, issuanceDate: new Date().toISOString(), credentialSubject: poison(30) }
-    const forged = { ...unsigned, proof: { type: 'EcdsaKoblitzSignature2016', creator: `${issuer.did}#controller`, created: new Date().toISOString(), signatureValue: '00'.repeat(64) } }
+    const unsigned = {
+      '@context': [CREDENTIALS_V1_URL, MEMBERSHIP_URL],
+      type: ['VerifiableCredential'],
+      issuer: issuer.did,
+      issuanceDate: new Date().toISOString(),
+      credentialSubject: poison(30),
+    }
+    const forged = {
+      ...unsigned,
+      proof: {
+        type: 'EcdsaKoblitzSignature2016',
+        creator: `${issuer.did}#controller`,
+        created: new Date().toISOString(),
+        signatureValue: '00'.repeat(64),
+      },
+    }
     const checked = await verify({ claims: [{ jsonld: forged }] })
     expect(checked.status).toBe(200)
     expect(checked.body.vcs[0]).toMatchObject({ verified: false, error: expect.stringMatching(/blank nodes need too much work/) })
@@ -454,6 +675,9 @@ describe('embedded API', () => {
     expect(checked.vcs[0].verified).toBe(true)
     const patched = await api.verifyClaims({ operation: 'verify', vcs: [{ jwt: 'jwt' in vc ? vc.jwt : '' }] })
     expect('verified' in patched.vcs[0] && patched.vcs[0].verified).toBe(true)
-    await expect(api.signClaims({ iss: issuer.did, claims: [{ payload: {} }], format: 'XML' })).rejects.toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR' })
+    await expect(api.signClaims({ iss: issuer.did, claims: [{ payload: {} }], format: 'XML' })).rejects.toMatchObject({
+      statusCode: 422,
+      errorType: 'VALIDATION_ERROR',
+    })
   })
 })

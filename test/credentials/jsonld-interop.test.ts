@@ -169,9 +169,7 @@ describe('jolocom-lib EcdsaKoblitzSignature2016 credentials', () => {
       signatureValue: '',
       created: '1970-01-01T00:00:00.000Z',
     }
-    expect(bytesToHex(await koblitz2016Digest(credential, proof))).toBe(
-      'b516dc3d9d125efe41dd5bc30b94aa2a9bb8b8676f90dbd8d5d9104d18e6a426',
-    )
+    expect(bytesToHex(await koblitz2016Digest(credential, proof))).toBe('b516dc3d9d125efe41dd5bc30b94aa2a9bb8b8676f90dbd8d5d9104d18e6a426')
   })
 })
 
@@ -299,7 +297,9 @@ describe('DIF EcdsaSecp256k1RecoverySignature2020 reference document', () => {
   })
 
   it('does not verify it altered or with a proof attributed to another key', async () => {
-    await expect(verifyRecovery2020({ ...difSignedDidDocument, id: 'did:example:124' }, difKeys)).resolves.toMatchObject({ verified: false })
+    await expect(verifyRecovery2020({ ...difSignedDidDocument, id: 'did:example:124' }, difKeys)).resolves.toMatchObject({
+      verified: false,
+    })
     const [first, second] = difSignedDidDocument.proof as ProofObject[]
     const misattributed = { ...difSignedDidDocument, proof: { ...second, verificationMethod: 'did:example:123#vm-3' } }
     await expect(verifyRecovery2020(misattributed, difKeys)).resolves.toMatchObject({ verified: false })

@@ -77,7 +77,11 @@ const byAddress = resolverFor(ALICE_KEY, [{ ethereumAddress: alice.address.toUpp
 const byAccountId = resolverFor(ALICE_KEY, [{ blockchainAccountId: `eip155:1:${alice.address}` }])
 const bothKeys: VerifyOptions = {
   resolveSigningKeys: async (url) =>
-    url === ALICE_KEY ? [{ publicKeyHex: alice.publicKeyHex }] : url === ALICE_DELEGATE || url === BOB_KEY ? [{ ethereumAddress: bob.address }] : [],
+    url === ALICE_KEY
+      ? [{ publicKeyHex: alice.publicKeyHex }]
+      : url === ALICE_DELEGATE || url === BOB_KEY
+        ? [{ ethereumAddress: bob.address }]
+        : [],
 }
 
 function credential(): JsonLdDocument {
@@ -163,7 +167,11 @@ describe('EcdsaKoblitzSignature2016', () => {
 
   it('normalises a high-S signer to low-S and rejects a high-S signatureValue', async () => {
     const lowS = await signKoblitz2016(credential(), alice, fixed)
-    const fromHighS = await signKoblitz2016(credential(), testSigner('0c5d4e2f1a3b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f', { highS: true }), fixed)
+    const fromHighS = await signKoblitz2016(
+      credential(),
+      testSigner('0c5d4e2f1a3b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f', { highS: true }),
+      fixed,
+    )
     expect(proofOf(fromHighS).signatureValue).toBe(proofOf(lowS).signatureValue)
     await expect(verifyKoblitz2016(fromHighS, byAddress)).resolves.toEqual({ verified: true })
 
@@ -198,9 +206,15 @@ describe('EcdsaKoblitzSignature2016', () => {
       [{ signatureValue: 'zz' }, 'signatureValue is not 64 bytes of hex (r‖s)'],
     ]
     for (const [changes, error] of cases) {
-      await expect(verifyKoblitz2016(withProof(signed, changes), byPublicKey)).resolves.toEqual({ verified: false, error: `proof 0: ${error}` })
+      await expect(verifyKoblitz2016(withProof(signed, changes), byPublicKey)).resolves.toEqual({
+        verified: false,
+        error: `proof 0: ${error}`,
+      })
     }
-    await expect(verifyKoblitz2016(credential(), byPublicKey)).resolves.toEqual({ verified: false, error: 'document has no proof to verify' })
+    await expect(verifyKoblitz2016(credential(), byPublicKey)).resolves.toEqual({
+      verified: false,
+      error: 'document has no proof to verify',
+    })
   })
 
   it('validates its signing options', async () => {
@@ -238,9 +252,15 @@ describe('EcdsaSecp256k1RecoverySignature2020', () => {
   it('rejects tampering, other keys and non-ES256K-R headers', async () => {
     const signed = await signRecovery2020(credential(), alice, fixed)
     const subject = signed.credentialSubject as Record<string, unknown>
-    await expect(verifyRecovery2020({ ...signed, credentialSubject: { ...subject, email: 'eve@example.com' } }, byAddress)).resolves.toMatchObject({ verified: false })
-    await expect(verifyRecovery2020(withProof(signed, { created: '2025-01-01T00:00:00Z' }), byPublicKey)).resolves.toMatchObject({ verified: false })
-    await expect(verifyRecovery2020(signed, resolverFor(ALICE_KEY, [{ publicKeyHex: bob.publicKeyHex }]))).resolves.toMatchObject({ verified: false })
+    await expect(
+      verifyRecovery2020({ ...signed, credentialSubject: { ...subject, email: 'eve@example.com' } }, byAddress),
+    ).resolves.toMatchObject({ verified: false })
+    await expect(verifyRecovery2020(withProof(signed, { created: '2025-01-01T00:00:00Z' }), byPublicKey)).resolves.toMatchObject({
+      verified: false,
+    })
+    await expect(verifyRecovery2020(signed, resolverFor(ALICE_KEY, [{ publicKeyHex: bob.publicKeyHex }]))).resolves.toMatchObject({
+      verified: false,
+    })
 
     const [, , signature] = (proofOf(signed).jws as string).split('.')
     const es256k = Buffer.from(JSON.stringify({ alg: 'ES256K', b64: false, crit: ['b64'] })).toString('base64url')
@@ -260,15 +280,21 @@ describe('EcdsaSecp256k1RecoverySignature2020: the recovery bit', () => {
     const signed = await signRecovery2020(credential(), alice, fixed)
     const [header, , signature] = (proofOf(signed).jws as string).split('.')
     const bytes = Buffer.from(signature, 'base64url')
-    const withV = (v: number) => withProof(signed, { jws: `${header}..${Buffer.concat([bytes.subarray(0, 64), Buffer.of(v)]).toString('base64url')}` })
+    const withV = (v: number) =>
+      withProof(signed, { jws: `${header}..${Buffer.concat([bytes.subarray(0, 64), Buffer.of(v)]).toString('base64url')}` })
     const flipped = withV(bytes[64] ^ 1)
     for (const options of [byPublicKey, byAddress, byAccountId]) {
       await expect(verifyRecovery2020(flipped, options)).resolves.toEqual({ verified: true })
       await expect(verifyRecovery2020(withV(bytes[64] + 27), options)).resolves.toEqual({ verified: true })
     }
     // Still bound to the key: the other bit does not make Bob's key acceptable.
-    await expect(verifyRecovery2020(flipped, resolverFor(ALICE_KEY, [{ ethereumAddress: bob.address }]))).resolves.toMatchObject({ verified: false })
-    await expect(verifyRecovery2020(withV(5), byAddress)).resolves.toMatchObject({ verified: false, error: 'proof 0: jws signature has an invalid recovery bit' })
+    await expect(verifyRecovery2020(flipped, resolverFor(ALICE_KEY, [{ ethereumAddress: bob.address }]))).resolves.toMatchObject({
+      verified: false,
+    })
+    await expect(verifyRecovery2020(withV(5), byAddress)).resolves.toMatchObject({
+      verified: false,
+      error: 'proof 0: jws signature has an invalid recovery bit',
+    })
   })
 })
 
@@ -306,14 +332,21 @@ describe('proof sets', () => {
   it('needs a proof by the issuer: a valid signature by another DID’s key alone does not verify', async () => {
     const byBob = await signJsonLd(credential(), bob, { creator: BOB_KEY })
     const result = await verifyJsonLd(byBob, bothKeys)
-    expect(result).toEqual({ verified: false, error: `no proof is by the issuer ${ALICE_DID}`, proofs: [{ type: KOBLITZ_2016, verificationMethod: BOB_KEY, did: BOB_DID, verified: true }] })
+    expect(result).toEqual({
+      verified: false,
+      error: `no proof is by the issuer ${ALICE_DID}`,
+      proofs: [{ type: KOBLITZ_2016, verificationMethod: BOB_KEY, did: BOB_DID, verified: true }],
+    })
     // Bob's key verifies what Bob issues (`issuer` as an object too), and whatever `options.issuer` binds to Bob
     const bobsOwn = await signJsonLd({ ...credential(), issuer: { id: BOB_DID } }, bob, { creator: BOB_KEY })
     await expect(verifyJsonLd(bobsOwn, bothKeys)).resolves.toMatchObject({ verified: true })
     await expect(verifyJsonLd(byBob, { ...bothKeys, issuer: BOB_DID })).resolves.toMatchObject({ verified: true })
     // only co-signers' proofs, however many: not verified
     const twoStrangers = await addProof(byBob, bob, { creator: BOB_KEY, proofType: RECOVERY_2020 })
-    await expect(verifyJsonLd(twoStrangers, bothKeys)).resolves.toMatchObject({ verified: false, error: `no proof is by the issuer ${ALICE_DID}` })
+    await expect(verifyJsonLd(twoStrangers, bothKeys)).resolves.toMatchObject({
+      verified: false,
+      error: `no proof is by the issuer ${ALICE_DID}`,
+    })
   })
 
   it('takes co-signers: the issuer’s proof and proofs by other DIDs, each bound to its own DID’s keys', async () => {
@@ -329,16 +362,28 @@ describe('proof sets', () => {
     // the co-signer's proof with a key its DID does not list: signed by another key in Bob's name, or naming a key Bob's DID lacks
     const carol = testSigner('2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90a12')
     const forged = await addProof(issued, carol, { creator: BOB_KEY })
-    await expect(verifyJsonLd(forged, bothKeys)).resolves.toMatchObject({ verified: false, error: `proof 1: signature does not match any key of ${BOB_KEY}`, proofs: [{ verified: true }, { did: BOB_DID, verified: false }] })
+    await expect(verifyJsonLd(forged, bothKeys)).resolves.toMatchObject({
+      verified: false,
+      error: `proof 1: signature does not match any key of ${BOB_KEY}`,
+      proofs: [{ verified: true }, { did: BOB_DID, verified: false }],
+    })
     const unlisted = await addProof(issued, bob, { creator: `${BOB_DID}#delegate-7` })
-    await expect(verifyJsonLd(unlisted, bothKeys)).resolves.toMatchObject({ verified: false, error: `proof 1: no signing keys found for ${BOB_DID}#delegate-7` })
+    await expect(verifyJsonLd(unlisted, bothKeys)).resolves.toMatchObject({
+      verified: false,
+      error: `proof 1: no signing keys found for ${BOB_DID}#delegate-7`,
+    })
     // a method that is not a DID URL naming a key (no fragment, a URL, a DID with a query) fails, whatever the key lookup says
     const anyKey: VerifyOptions = { resolveSigningKeys: async () => [{ ethereumAddress: bob.address }] }
     for (const creator of [BOB_DID, 'https://keys.example.com/bob#1', `${BOB_DID}?versionId=1#controller`, `${BOB_DID}/path#controller`]) {
-      const proof = { ...((cosigned.proof as ProofObject[])[1]), creator }
+      const proof = { ...(cosigned.proof as ProofObject[])[1], creator }
       const result = await verifyJsonLd({ ...issued, proof: [issued.proof, proof] }, anyKey)
       expect(result.verified).toBe(false)
-      expect(result.proofs[1]).toEqual({ type: KOBLITZ_2016, verificationMethod: creator, verified: false, error: expect.stringContaining('is not a DID URL naming a key') })
+      expect(result.proofs[1]).toEqual({
+        type: KOBLITZ_2016,
+        verificationMethod: creator,
+        verified: false,
+        error: expect.stringContaining('is not a DID URL naming a key'),
+      })
     }
   })
 
@@ -390,7 +435,10 @@ describe('offline contexts and safe mode', () => {
     expect(result.error).toBe('JSON-LD safe mode rejected the document: invalid property ("nickname")')
 
     const strayInProof = await verifyKoblitz2016(withProof(signed, { comment: 'x' }), byPublicKey)
-    expect(strayInProof).toEqual({ verified: false, error: 'proof 0: JSON-LD safe mode rejected the document: invalid property ("comment")' })
+    expect(strayInProof).toEqual({
+      verified: false,
+      error: 'proof 0: JSON-LD safe mode rejected the document: invalid property ("comment")',
+    })
   })
 
   it('canonicalizes Koblitz proof options only with security before credentials/v1 (why the suite prepends security/v2)', async () => {
@@ -414,22 +462,35 @@ describe('offline contexts and safe mode', () => {
     const { contexts } = await import('@digitalbazaar/credentials-context')
     expect(getContext(CREDENTIALS_V2_URL)).toEqual(contexts.get(CREDENTIALS_V2_URL))
     const { issuanceDate: _i, expirationDate: _e, ...rest } = credential()
-    const v2 = { ...rest, '@context': [CREDENTIALS_V2_URL, (credential()['@context'] as unknown[])[1]], validFrom: '2024-05-01T10:00:00Z', validUntil: '2034-05-01T10:00:00Z' }
+    const v2 = {
+      ...rest,
+      '@context': [CREDENTIALS_V2_URL, (credential()['@context'] as unknown[])[1]],
+      validFrom: '2024-05-01T10:00:00Z',
+      validUntil: '2034-05-01T10:00:00Z',
+    }
     for (const proofType of [KOBLITZ_2016, RECOVERY_2020] as const) {
       const signed = await signJsonLd(v2, alice, { ...fixed, proofType })
       await expect(verifyJsonLd(signed, byPublicKey)).resolves.toMatchObject({ verified: true })
       await expect(verifyJsonLd({ ...signed, validUntil: '2035-05-01T10:00:00Z' }, byPublicKey)).resolves.toMatchObject({ verified: false })
     }
     const options = { creator: ALICE_KEY, created: '2024-05-01T10:00:00Z', nonce: 'n' }
-    expect(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V2_URL], ...options })).toBe(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V1_URL], ...options }))
+    expect(await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V2_URL], ...options })).toBe(
+      await canonize({ '@context': [SECURITY_V2_URL, CREDENTIALS_V1_URL], ...options }),
+    )
     // a v1-only term is undefined under v2, so safe mode refuses it
-    await expect(signJsonLd({ ...v2, issuanceDate: '2024-05-01T10:00:00Z' }, alice, fixed)).rejects.toMatchObject({ code: 'invalid property' })
+    await expect(signJsonLd({ ...v2, issuanceDate: '2024-05-01T10:00:00Z' }, alice, fixed)).rejects.toMatchObject({
+      code: 'invalid property',
+    })
   })
 
   it('uses contexts registered at start-up, and refuses to change a known one', async () => {
     const url = 'https://contexts.example.com/membership/v1'
     const context = { '@context': { '@version': 1.1, mem: 'https://example.com/membership#', level: 'mem:level' } }
-    const document = { ...credential(), '@context': [CREDENTIALS_V1_URL, url], credentialSubject: { id: `did:ethr:dev:${bob.address}`, level: 'gold' } }
+    const document = {
+      ...credential(),
+      '@context': [CREDENTIALS_V1_URL, url],
+      credentialSubject: { id: `did:ethr:dev:${bob.address}`, level: 'gold' },
+    }
     await expect(signJsonLd(document, alice, fixed)).rejects.toBeInstanceOf(UnknownContextError)
     registerContext(url, context)
     registerContext(url, structuredClone(context)) // same content: no-op

@@ -9,7 +9,13 @@ import { expectError, snapshot, startHarness, type Harness } from '../helpers/ha
 import { approvals, member, mpcVaultBody, type Member } from '../helpers/mpc.js'
 
 const MEMBERSHIP_URL = 'https://example.com/contexts/membership/v1'
-const MEMBERSHIP = { '@context': { '@version': 1.1, MembershipCredential: 'https://example.com/vocab#MembershipCredential', member: 'https://example.com/vocab#member' } }
+const MEMBERSHIP = {
+  '@context': {
+    '@version': 1.1,
+    MembershipCredential: 'https://example.com/vocab#MembershipCredential',
+    member: 'https://example.com/vocab#member',
+  },
+}
 
 let h: Harness
 let members: Member[]
@@ -20,14 +26,23 @@ beforeAll(async () => {
   members = await Promise.all([member(), member(), member()])
   const created = await h.request('POST', '/vaults', { json: mpcVaultBody(members) })
   const vaultId = created.body.vault.id
-  expect((await h.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })).status).toBe(200)
+  expect(
+    (await h.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })).status,
+  ).toBe(200)
   const wallet = await h.request('POST', `/vaults/${vaultId}/wallet`, { json: {}, didAuth: await approvals(members[1], members[2]) })
   expect(wallet.status, JSON.stringify(wallet.body)).toBe(200)
   issuer = wallet.body.wallet
 })
 afterAll(() => h.close())
 
-const body = (extra: Record<string, unknown>) => ({ iss: issuer.did, context: MEMBERSHIP_URL, type: 'MembershipCredential', sub: members[2].did, claims: [{ id: 'urn:uuid:5f0c1a2e-0000-4000-8000-000000000001', payload: { member: true } }], ...extra })
+const body = (extra: Record<string, unknown>) => ({
+  iss: issuer.did,
+  context: MEMBERSHIP_URL,
+  type: 'MembershipCredential',
+  sub: members[2].did,
+  claims: [{ id: 'urn:uuid:5f0c1a2e-0000-4000-8000-000000000001', payload: { member: true } }],
+  ...extra,
+})
 
 describe('credentials signed by an MPC wallet', () => {
   it.each([

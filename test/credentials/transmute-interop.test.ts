@@ -51,7 +51,13 @@ const jsigs = require('jsonld-signatures')
 const suiteJsonld = createRequire(require.resolve('@transmute/lds-ecdsa-secp256k1-recovery2020'))('jsonld')
 
 const MEMBERSHIP_URL = 'https://example.com/contexts/membership/v1'
-const MEMBERSHIP = { '@context': { '@version': 1.1, MembershipCredential: 'https://example.com/vocab#MembershipCredential', member: 'https://example.com/vocab#member' } }
+const MEMBERSHIP = {
+  '@context': {
+    '@version': 1.1,
+    MembershipCredential: 'https://example.com/vocab#MembershipCredential',
+    member: 'https://example.com/vocab#member',
+  },
+}
 
 let h: Harness
 let issuer: { did: string; jwt: string }
@@ -67,7 +73,8 @@ function watchNetwork() {
   const spies = [vi.spyOn(globalThis, 'fetch'), vi.spyOn(http, 'request'), vi.spyOn(https, 'request'), vi.spyOn(https, 'get')]
   return {
     expectNone() {
-      for (const spy of spies) for (const [target] of spy.mock.calls as unknown[][]) expect(String(target)).toMatch(new RegExp(`^${h.url}/`))
+      for (const spy of spies)
+        for (const [target] of spy.mock.calls as unknown[][]) expect(String(target)).toMatch(new RegExp(`^${h.url}/`))
     },
   }
 }
@@ -121,7 +128,13 @@ const verifyWithDidvault = async (jsonld: JsonLdDocument) =>
 describe('didvault → transmute', () => {
   it('a credential didvault signs verifies with the transmute suite against the issuer’s current DID document; tampered, it does not', async () => {
     const signed = await h.request('POST', '/claims/sign', {
-      json: { iss: issuer.did, context: MEMBERSHIP_URL, type: 'MembershipCredential', proofType: 'EcdsaSecp256k1RecoverySignature2020', claims: [{ id: 'urn:example:transmute-1', payload: { member: true } }] },
+      json: {
+        iss: issuer.did,
+        context: MEMBERSHIP_URL,
+        type: 'MembershipCredential',
+        proofType: 'EcdsaSecp256k1RecoverySignature2020',
+        claims: [{ id: 'urn:example:transmute-1', payload: { member: true } }],
+      },
       didAuth: issuer.jwt,
     })
     expect(signed.status).toBe(200)
@@ -136,7 +149,10 @@ describe('didvault → transmute', () => {
 
     const tampered = { ...vc, credentialSubject: { ...(vc.credentialSubject as object), member: false } }
     await expect(transmuteVerify(proofInDocumentContext(tampered))).resolves.toEqual(REFUSED)
-    expect(await verifyWithDidvault(tampered)).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: signature does not match/) })
+    expect(await verifyWithDidvault(tampered)).toMatchObject({
+      verified: false,
+      error: expect.stringMatching(/^proof 0: signature does not match/),
+    })
     // signed by another key in the issuer's name: the suite recovers another address
     const { proof: _proof, ...unsigned } = vc
     const forged = await signRecovery2020(unsigned, new LocalSigner(generatePrivateKey()), { creator: `${issuer.did}#controller` })
@@ -183,7 +199,11 @@ describe('transmute → didvault', () => {
   it('a credential the transmute suite signs with a delegate key of a didvault-held DID verifies with verifyClaims; tampered, neither verifies it', async () => {
     const delegatePrivate = generatePrivateKey()
     const delegate = new LocalSigner(delegatePrivate)
-    const owner = (await h.request('POST', '/wallet', { json: { walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } } })).body.wallet
+    const owner = (
+      await h.request('POST', '/wallet', {
+        json: { walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 3_600_000 } }] } },
+      })
+    ).body.wallet
     expect(owner.registry.errors).toEqual([])
     const key = new EcdsaSecp256k1RecoveryMethod2020({
       id: `${owner.did}#delegate-1`,
@@ -206,27 +226,44 @@ describe('transmute → didvault', () => {
       documentLoader: transmuteLoader,
       compactProof: false,
     })
-    expect(vc.proof).toMatchObject({ type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${owner.did}#delegate-1`, proofPurpose: 'assertionMethod', jws: expect.stringMatching(/^eyJ[\w-]+\.\.[\w-]+$/) })
+    expect(vc.proof).toMatchObject({
+      type: 'EcdsaSecp256k1RecoverySignature2020',
+      verificationMethod: `${owner.did}#delegate-1`,
+      proofPurpose: 'assertionMethod',
+      jws: expect.stringMatching(/^eyJ[\w-]+\.\.[\w-]+$/),
+    })
     await expect(transmuteVerify(vc)).resolves.toEqual({ verified: true, errors: [] })
 
     const ours = await verifyWithDidvault(vc)
     expect(ours).toMatchObject({
       verified: true,
       issuer: owner.did,
-      checks: [{ check: 'proof', type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${owner.did}#delegate-1`, verified: true }, { check: 'issuanceDate', verified: true }],
+      checks: [
+        { check: 'proof', type: 'EcdsaSecp256k1RecoverySignature2020', verificationMethod: `${owner.did}#delegate-1`, verified: true },
+        { check: 'issuanceDate', verified: true },
+      ],
     })
     const api = h.service.as({ authorization: 'token-tenant-a-0123456789', didAuth: issuer.jwt })
     expect((await api.verifyClaims({ claims: [{ jsonld: vc }] })).vcs[0].verified).toBe(true)
 
     const tampered = { ...vc, credentialSubject: { ...(vc.credentialSubject as object), member: false } }
-    expect(await verifyWithDidvault(tampered)).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: signature does not match/) })
+    expect(await verifyWithDidvault(tampered)).toMatchObject({
+      verified: false,
+      error: expect.stringMatching(/^proof 0: signature does not match/),
+    })
     await expect(transmuteVerify(tampered)).resolves.toEqual(REFUSED)
     const altered = { ...vc, proof: { ...(vc.proof as object), created: '2020-01-01T00:00:00Z' } }
-    expect(await verifyWithDidvault(altered)).toMatchObject({ verified: false, error: expect.stringMatching(/^proof 0: signature does not match/) })
+    expect(await verifyWithDidvault(altered)).toMatchObject({
+      verified: false,
+      error: expect.stringMatching(/^proof 0: signature does not match/),
+    })
     await expect(transmuteVerify(altered)).resolves.toEqual(REFUSED)
     // didvault reads the 2020 form in safe mode too: an option security/v2 does not define is refused, not dropped
     const padded = { ...vc, proof: { ...(vc.proof as object), comment: 'unsigned' } }
-    expect(await verifyWithDidvault(padded)).toMatchObject({ verified: false, error: 'proof 0: JSON-LD safe mode rejected the document: invalid property ("comment")' })
+    expect(await verifyWithDidvault(padded)).toMatchObject({
+      verified: false,
+      error: 'proof 0: JSON-LD safe mode rejected the document: invalid property ("comment")',
+    })
     network.expectNone()
   })
 })

@@ -13,7 +13,7 @@ describe('Keyring', () => {
     expect(Keyring.keyIdOf(a)).toBe(k.currentKeyId)
   })
 
-  it('refuses another record\'s context, a tampered byte, a wrong key and junk', () => {
+  it("refuses another record's context, a tampered byte, a wrong key and junk", () => {
     const k = new Keyring(randomMasterKey())
     const env = k.seal(secret, 't/wallets/1/privateKey')
     expect(() => k.open(env, 't/wallets/2/privateKey')).toThrow(KeyringError)

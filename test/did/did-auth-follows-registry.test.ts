@@ -15,7 +15,12 @@ let clock = Date.now()
 let service: IdentityService
 let registry: DidRegistry
 beforeAll(async () => {
-  service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants: staticTenants({}), now: () => clock })
+  service = await IdentityService.create({
+    storage: createMemoryStorage(),
+    masterKey: randomMasterKey(),
+    tenants: staticTenants({}),
+    now: () => clock,
+  })
   registry = service.registries.forNetwork('dev')!
 })
 afterAll(() => service.close())
@@ -70,11 +75,15 @@ describe('DID-auth verification follows the embedded registry', () => {
   it('a delegate of another type (enc) does not sign for the DID', async () => {
     const owner = new LocalSigner(generatePrivateKey())
     const key = generatePrivateKey()
-    await registry.apply(owner.address, { op: 'addDelegate', delegateType: 'enc', delegate: new LocalSigner(key).address, validity: 60 }, owner)
+    await registry.apply(
+      owner.address,
+      { op: 'addDelegate', delegateType: 'enc', delegate: new LocalSigner(key).address, validity: 60 },
+      owner,
+    )
     expect(await verdict(`did:ethr:dev:${owner.address}`, key)).toEqual(NOT_THE_DIDS_KEY)
   })
 
-  it('after changeOwner the new owner\'s key signs for the DID and the old key does not', async () => {
+  it("after changeOwner the new owner's key signs for the DID and the old key does not", async () => {
     const oldKey = generatePrivateKey()
     const old = new LocalSigner(oldKey)
     const newKey = generatePrivateKey()

@@ -17,7 +17,8 @@ import { withVersion } from '../../src/did/version.js'
 import type { DidVersionQuery, IdentityService } from '../../src/index.js'
 
 /** What the service's resolver answers for `did` with the version parameters added: the resolution result, errors included. */
-const resolveWith = (service: IdentityService, did: string, version?: DidVersionQuery) => service.resolver.resolve(withVersion(did, version))
+const resolveWith = (service: IdentityService, did: string, version?: DidVersionQuery) =>
+  service.resolver.resolve(withVersion(did, version))
 
 /** The test's clock: seconds after T0. */
 const T0 = 1_800_000_000
@@ -55,8 +56,17 @@ afterAll(() => h.close())
 
 // ---- The expected documents, written out
 
-const CONTEXT = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/secp256k1recovery-2020/v2', 'https://w3id.org/security/v3-unstable']
-const method = (fragment: string, address: string) => ({ id: `${did}#${fragment}`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${address}` })
+const CONTEXT = [
+  'https://www.w3.org/ns/did/v1',
+  'https://w3id.org/security/suites/secp256k1recovery-2020/v2',
+  'https://w3id.org/security/v3-unstable',
+]
+const method = (fragment: string, address: string) => ({
+  id: `${did}#${fragment}`,
+  type: 'EcdsaSecp256k1RecoveryMethod2020',
+  controller: did,
+  blockchainAccountId: `eip155:1337:${address}`,
+})
 const hub = { id: `${did}#service-1`, type: 'HubService', serviceEndpoint: 'https://hub.example.com' }
 const ref = (fragment: string) => `${did}#${fragment}`
 
@@ -177,7 +187,7 @@ describe('DID document history, embedded registry', () => {
     expect((await resolveWith(h.service, other, { versionId: 1 })).didResolutionMetadata.error).toBe('notFound')
   })
 
-  it('the DID URL forms: a query on the DID, and did-resolver\'s ;versionId= parameter', async () => {
+  it("the DID URL forms: a query on the DID, and did-resolver's ;versionId= parameter", async () => {
     expect((await resolveWith(h.service, `${did}?versionId=2`)).didDocument).toEqual(DOCS.v2)
     expect((await h.service.resolver.resolve(`${did}?versionTime=${iso(35)}`)).didDocument).toEqual(DOCS.afterRevocation)
     expect((await h.service.resolver.resolve(`${did};versionId=1`)).didDocument).toEqual(DOCS.v1)
@@ -186,7 +196,11 @@ describe('DID document history, embedded registry', () => {
 })
 
 describe('malformed versionId / versionTime', () => {
-  const INVALID = { didResolutionMetadata: { error: 'invalidDidUrl', message: expect.any(String) }, didDocument: null, didDocumentMetadata: {} }
+  const INVALID = {
+    didResolutionMetadata: { error: 'invalidDidUrl', message: expect.any(String) },
+    didDocument: null,
+    didDocumentMetadata: {},
+  }
   const BAD_QUERIES = [
     'versionId=-1',
     'versionId=1.5',
@@ -225,7 +239,15 @@ describe('malformed versionId / versionTime', () => {
 
   it('through the embedded API: the resolution error invalidDidUrl, with no document', async () => {
     for (const query of BAD_QUERIES) expect(await resolveWith(h.service, `${did}?${query}`), query).toEqual(INVALID)
-    const options = [{ versionId: -1 }, { versionId: 1.5 }, { versionId: Number.NaN }, { versionId: '' }, { versionTime: 'yesterday' }, { versionTime: '' }, { versionId: 1, versionTime: iso(15) }]
+    const options = [
+      { versionId: -1 },
+      { versionId: 1.5 },
+      { versionId: Number.NaN },
+      { versionId: '' },
+      { versionTime: 'yesterday' },
+      { versionTime: '' },
+      { versionId: 1, versionTime: iso(15) },
+    ]
     for (const version of options) expect(await resolveWith(h.service, did, version), JSON.stringify(version)).toEqual(INVALID)
     // the same parameter in the DID URL and in the options is given twice
     expect(await resolveWith(h.service, `${did}?versionId=1`, { versionId: 1 })).toEqual(INVALID)

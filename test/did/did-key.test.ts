@@ -9,7 +9,13 @@ import type { Resolvable } from 'did-resolver'
 import { ClaimResolvers } from '../../src/did/named-resolvers.js'
 import { signingKeysResolver } from '../../src/proofs/signing-keys.js'
 
-const own: Resolvable = { resolve: async (did) => ({ didResolutionMetadata: { error: 'notFound', message: `own resolver asked for ${did}` }, didDocument: null, didDocumentMetadata: {} }) }
+const own: Resolvable = {
+  resolve: async (did) => ({
+    didResolutionMetadata: { error: 'notFound', message: `own resolver asked for ${did}` },
+    didDocument: null,
+    didDocumentMetadata: {},
+  }),
+}
 const resolver = new ClaimResolvers(own).get().resolver
 const K1 = 'did:key:zQ3shokFTS3brHcDQrn82RUDfCZESWL1ZdCEJwekUDPQiYBme'
 const K1_HEX = '03874c15c7fda20e539c6e5ba573c139884c351188799f5458b4b41f7924f235cd'
@@ -29,7 +35,14 @@ describe('did:key (default resolver)', () => {
   it('an Ed25519 key: one Ed25519VerificationKey2018 method (publicKeyBase58); a DID URL resolves to its DID’s document', async () => {
     const { didDocument } = await resolver.resolve(`${ED}#${ED.slice(8)}`)
     expect(didDocument?.id).toBe(ED)
-    expect(didDocument?.verificationMethod).toEqual([{ id: `${ED}#${ED.slice(8)}`, type: 'Ed25519VerificationKey2018', controller: ED, publicKeyBase58: '48GdbJyVULjHDaBNS6ct9oAGtckZUS5v8asrPzvZ7R1w' }])
+    expect(didDocument?.verificationMethod).toEqual([
+      {
+        id: `${ED}#${ED.slice(8)}`,
+        type: 'Ed25519VerificationKey2018',
+        controller: ED,
+        publicKeyBase58: '48GdbJyVULjHDaBNS6ct9oAGtckZUS5v8asrPzvZ7R1w',
+      },
+    ])
     // Not a secp256k1 key: no signing key for the secp256k1 suites.
     expect(await signingKeysResolver(resolver)(`${ED}#${ED.slice(8)}`)).toEqual([{}])
   })
@@ -39,6 +52,8 @@ describe('did:key (default resolver)', () => {
     expect(await error('did:key:z6LSbysY2xFMRpGMhb7tFTLMpeuPRaqaWM1yECx2AtzE3KCc')).toBe('invalidDid') // X25519: no signing key
     expect(await error(`did:key:u${'A'.repeat(46)}`)).toBe('invalidDid')
     expect(await error('did:key:z0OIl')).toBe('invalidDid')
-    expect((await resolver.resolve('did:ethr:dev:0x1111111111111111111111111111111111111111')).didResolutionMetadata.message).toMatch(/own resolver asked/)
+    expect((await resolver.resolve('did:ethr:dev:0x1111111111111111111111111111111111111111')).didResolutionMetadata.message).toMatch(
+      /own resolver asked/,
+    )
   })
 })

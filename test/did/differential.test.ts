@@ -65,16 +65,52 @@ type Step =
   | { kind: 'wait'; seconds: number }
 
 const DELEGATE_TYPES = ['veriKey', 'sigAuth', 'enc']
-const ATTRIBUTES = ['did/svc/HubService', 'did/pub/Secp256k1/veriKey/hex', 'did/pub/Ed25519/veriKey/base58', 'did/pub/X25519/enc/base64', 'did/pub/Secp256k1/sigAuth', 'did/svc/Messaging', 'other/attr']
-const VALUES = [hexlify(toUtf8Bytes('https://hub.example.com/x')), '0x02b97c30de767f084ce3080168ee293053ba33b235d7116a3263d29f1450936b71', hexlify(toUtf8Bytes('{"uri":"https://a.example","accept":["didcomm/v2"]}')), '0xdeadbeef']
+const ATTRIBUTES = [
+  'did/svc/HubService',
+  'did/pub/Secp256k1/veriKey/hex',
+  'did/pub/Ed25519/veriKey/base58',
+  'did/pub/X25519/enc/base64',
+  'did/pub/Secp256k1/sigAuth',
+  'did/svc/Messaging',
+  'other/attr',
+]
+const VALUES = [
+  hexlify(toUtf8Bytes('https://hub.example.com/x')),
+  '0x02b97c30de767f084ce3080168ee293053ba33b235d7116a3263d29f1450936b71',
+  hexlify(toUtf8Bytes('{"uri":"https://a.example","accept":["didcomm/v2"]}')),
+  '0xdeadbeef',
+]
 
 const step: fc.Arbitrary<Step> = fc.oneof(
   { arbitrary: fc.record({ kind: fc.constant('owner' as const), to: fc.nat(2) }), weight: 2 },
   { arbitrary: fc.constant({ kind: 'deactivate' as const }), weight: 1 },
-  { arbitrary: fc.record({ kind: fc.constant('delegate' as const), type: fc.nat(2), who: fc.nat(2), validity: fc.integer({ min: 1, max: 120 }) }), weight: 4 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('delegate' as const),
+      type: fc.nat(2),
+      who: fc.nat(2),
+      validity: fc.integer({ min: 1, max: 120 }),
+    }),
+    weight: 4,
+  },
   { arbitrary: fc.record({ kind: fc.constant('revokeDelegate' as const), type: fc.nat(2), who: fc.nat(2) }), weight: 2 },
-  { arbitrary: fc.record({ kind: fc.constant('attribute' as const), name: fc.nat(ATTRIBUTES.length - 1), value: fc.nat(VALUES.length - 1), validity: fc.integer({ min: 1, max: 120 }) }), weight: 4 },
-  { arbitrary: fc.record({ kind: fc.constant('revokeAttribute' as const), name: fc.nat(ATTRIBUTES.length - 1), value: fc.nat(VALUES.length - 1) }), weight: 2 },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('attribute' as const),
+      name: fc.nat(ATTRIBUTES.length - 1),
+      value: fc.nat(VALUES.length - 1),
+      validity: fc.integer({ min: 1, max: 120 }),
+    }),
+    weight: 4,
+  },
+  {
+    arbitrary: fc.record({
+      kind: fc.constant('revokeAttribute' as const),
+      name: fc.nat(ATTRIBUTES.length - 1),
+      value: fc.nat(VALUES.length - 1),
+    }),
+    weight: 2,
+  },
   { arbitrary: fc.record({ kind: fc.constant('wait' as const), seconds: fc.integer({ min: 0, max: 90 }) }), weight: 3 },
 )
 
@@ -84,7 +120,10 @@ async function both(identity: string, change: RegistryChange, owner: DigestSigne
 }
 
 async function documentsOf(did: string) {
-  const [a, b] = await Promise.all([new Resolver({ ethr: embedded.resolver }).resolve(did), new Resolver({ ethr: onchain.resolver }).resolve(did)])
+  const [a, b] = await Promise.all([
+    new Resolver({ ethr: embedded.resolver }).resolve(did),
+    new Resolver({ ethr: onchain.resolver }).resolve(did),
+  ])
   return { embedded: a, onchain: b }
 }
 
@@ -149,7 +188,11 @@ async function run(steps: Step[]) {
       await both(identity.address, { op: 'changeOwner', newOwner: NULL_ADDRESS }, owner)
       owner = undefined
     } else if (s.kind === 'delegate') {
-      await both(identity.address, { op: 'addDelegate', delegateType: DELEGATE_TYPES[s.type], delegate: delegates[s.who], validity: s.validity }, owner)
+      await both(
+        identity.address,
+        { op: 'addDelegate', delegateType: DELEGATE_TYPES[s.type], delegate: delegates[s.who], validity: s.validity },
+        owner,
+      )
     } else if (s.kind === 'revokeDelegate') {
       await both(identity.address, { op: 'revokeDelegate', delegateType: DELEGATE_TYPES[s.type], delegate: delegates[s.who] }, owner)
     } else if (s.kind === 'attribute') {
@@ -181,9 +224,16 @@ describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
     await both(identity.address, { op: 'addDelegate', delegateType: 'sigAuth', delegate, validity: 10 }, identity)
     await both(identity.address, { op: 'setAttribute', name: 'did/svc/HubService', value: VALUES[0], validity: 20 }, identity)
     let docs = await documentsOf(did)
-    expect(docs.onchain.didDocument!.verificationMethod![1]).toEqual({ id: `${did}#delegate-1`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${delegate}` })
+    expect(docs.onchain.didDocument!.verificationMethod![1]).toEqual({
+      id: `${did}#delegate-1`,
+      type: 'EcdsaSecp256k1RecoveryMethod2020',
+      controller: did,
+      blockchainAccountId: `eip155:1337:${delegate}`,
+    })
     expect(docs.onchain.didDocument!.authentication).toEqual([`${did}#controller`, `${did}#delegate-1`])
-    expect(docs.onchain.didDocument!.service).toEqual([{ id: `${did}#service-1`, type: 'HubService', serviceEndpoint: 'https://hub.example.com/x' }])
+    expect(docs.onchain.didDocument!.service).toEqual([
+      { id: `${did}#service-1`, type: 'HubService', serviceEndpoint: 'https://hub.example.com/x' },
+    ])
     await expectSameDocuments(did)
     advance(11)
     docs = await documentsOf(did)

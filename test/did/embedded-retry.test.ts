@@ -36,7 +36,12 @@ async function setup(script: Array<'collide' | 'lose-ack'>) {
   return { registry, owner, did, events: () => storage.collection('didEvents').count({ and: [] }) }
 }
 
-const change = { op: 'setAttribute', name: 'did/svc/Hub', value: '0x' + Buffer.from('https://hub.example.com').toString('hex'), validity: 60 } as const
+const change = {
+  op: 'setAttribute',
+  name: 'did/svc/Hub',
+  value: '0x' + Buffer.from('https://hub.example.com').toString('hex'),
+  validity: 60,
+} as const
 
 describe('embedded registry writes', () => {
   it('a collision is retried from the new head', async () => {
@@ -58,7 +63,9 @@ describe('embedded registry limits', () => {
   it('refuses names and delegate types over a bytes32 string, as the contract does', async () => {
     const { registry, owner, events } = await setup([])
     await expect(registry.apply(owner.address, { ...change, name: 'did/svc/' + 'x'.repeat(30) }, owner)).rejects.toThrow(/bytes32/)
-    await expect(registry.apply(owner.address, { op: 'addDelegate', delegateType: 'v'.repeat(32), delegate: owner.address, validity: 60 }, owner)).rejects.toThrow(/bytes32/)
+    await expect(
+      registry.apply(owner.address, { op: 'addDelegate', delegateType: 'v'.repeat(32), delegate: owner.address, validity: 60 }, owner),
+    ).rejects.toThrow(/bytes32/)
     expect(await events()).toBe(0)
   })
 })

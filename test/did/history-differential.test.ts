@@ -21,7 +21,8 @@ import { startEvm, type LocalEvm } from '../helpers/evm.js'
 import { withVersion } from '../../src/did/version.js'
 
 /** What the service's resolver answers for `did` with the version parameters added: the resolution result, errors included. */
-const resolveWith = (service: IdentityService, did: string, version?: DidVersionQuery) => service.resolver.resolve(withVersion(did, version))
+const resolveWith = (service: IdentityService, did: string, version?: DidVersionQuery) =>
+  service.resolver.resolve(withVersion(did, version))
 
 let evm: LocalEvm
 let embedded: IdentityService
@@ -39,14 +40,20 @@ beforeAll(async () => {
   vi.useFakeTimers({ toFake: ['Date'] })
   vi.setSystemTime(clock)
   evm = await startEvm()
-  embedded = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), networks: [{ name: 'dev', chainId: evm.chainId }] })
+  embedded = await IdentityService.create({
+    storage: createMemoryStorage(),
+    masterKey: randomMasterKey(),
+    networks: [{ name: 'dev', chainId: evm.chainId }],
+  })
   onchain = await IdentityService.create({
     storage: createMemoryStorage(),
     masterKey: randomMasterKey(),
     networks: [{ name: 'dev', chainId: evm.chainId, rpcUrl: evm.rpcUrl, registry: evm.registry }],
     onchain: { dev: { gasPayer: evm.gasPayer } },
   })
-  plain = new Resolver(getResolver({ networks: [{ name: 'dev', chainId: evm.chainId, registry: evm.registry, provider: evm.provider as never }] }))
+  plain = new Resolver(
+    getResolver({ networks: [{ name: 'dev', chainId: evm.chainId, registry: evm.registry, provider: evm.provider as never }] }),
+  )
 })
 afterAll(async () => {
   await embedded?.close()
@@ -92,7 +99,12 @@ function asBlocks(meta: DIDResolutionResult['didDocumentMetadata']) {
 }
 
 /** Resolves the three ways and checks they agree; returns ethr-did-resolver's answer. */
-async function expectAgreement(embeddedVersion: DidVersionQuery, onchainVersion: DidVersionQuery, plainBlock: number | undefined, label: string) {
+async function expectAgreement(
+  embeddedVersion: DidVersionQuery,
+  onchainVersion: DidVersionQuery,
+  plainBlock: number | undefined,
+  label: string,
+) {
   const reference = await plain.resolve(plainBlock === undefined ? did : `${did}?versionId=${plainBlock}`)
   expect(reference.didResolutionMetadata.error, label).toBeUndefined()
   expect(await resolveWith(onchain, did, onchainVersion), label).toEqual(reference)
@@ -109,7 +121,10 @@ describe('history: embedded registry vs EthereumDIDRegistry vs plain ethr-did-re
     await mineProbe() // before the first change
     for (const [change, signer] of CHANGES) {
       advance(5)
-      const [a, b] = await Promise.all([embedded.registries.forNetwork('dev')!.apply(identity.address, change, signer), onchain.registries.forNetwork('dev')!.apply(identity.address, change, signer)])
+      const [a, b] = await Promise.all([
+        embedded.registries.forNetwork('dev')!.apply(identity.address, change, signer),
+        onchain.registries.forNetwork('dev')!.apply(identity.address, change, signer),
+      ])
       expect(a.versionId).toBe(String(blocks.length + 1))
       blocks.push(Number(b.versionId))
       advance(5)
@@ -118,7 +133,7 @@ describe('history: embedded registry vs EthereumDIDRegistry vs plain ethr-did-re
     advance(100)
   }, 60_000)
 
-  it('at every versionId (seq on one side, the change\'s block on the other) the documents and metadata agree', async () => {
+  it("at every versionId (seq on one side, the change's block on the other) the documents and metadata agree", async () => {
     await expectAgreement({ versionId: 0 }, { versionId: 0 }, 0, 'version 0')
     for (const [i, block] of blocks.entries()) {
       const reference = await expectAgreement({ versionId: i + 1 }, { versionId: block }, block, `version ${i + 1}`)
@@ -166,9 +181,19 @@ describe('history: embedded registry vs EthereumDIDRegistry vs plain ethr-did-re
   it('malformed values are invalidDidUrl on chain too, where ethr-did-resolver alone would read another block', async () => {
     // ethr-did-resolver reads versionId=abc as the latest block, and -1 as the block before the head
     expect((await plain.resolve(`${did}?versionId=abc`)).didResolutionMetadata.error).toBeUndefined()
-    for (const version of [{ versionId: 'abc' }, { versionId: -1 }, { versionId: '1.5' }, { versionTime: 'not a time' }, { versionId: 1, versionTime: iso(clock) }]) {
+    for (const version of [
+      { versionId: 'abc' },
+      { versionId: -1 },
+      { versionId: '1.5' },
+      { versionTime: 'not a time' },
+      { versionId: 1, versionTime: iso(clock) },
+    ]) {
       const result = await resolveWith(onchain, did, version)
-      expect(result, JSON.stringify(version)).toEqual({ didResolutionMetadata: { error: 'invalidDidUrl', message: expect.any(String) }, didDocument: null, didDocumentMetadata: {} })
+      expect(result, JSON.stringify(version)).toEqual({
+        didResolutionMetadata: { error: 'invalidDidUrl', message: expect.any(String) },
+        didDocument: null,
+        didDocumentMetadata: {},
+      })
     }
   })
 })

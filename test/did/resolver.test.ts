@@ -8,7 +8,7 @@ beforeAll(async () => {
 afterAll(() => h.close())
 
 describe('GET /1.0/identifiers/:did (DIF Universal Resolver format)', () => {
-  it('resolves the service\'s DIDs without authentication', async () => {
+  it("resolves the service's DIDs without authentication", async () => {
     const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
     const res = await h.request('GET', `/1.0/identifiers/${encodeURIComponent(w.did)}`, { token: null })
     expect(res.status).toBe(200)
@@ -21,6 +21,10 @@ describe('GET /1.0/identifiers/:did (DIF Universal Resolver format)', () => {
 
   it('422 for an invalid DID or an unknown network', async () => {
     expectError(await h.request('GET', '/1.0/identifiers/not-a-did', { token: null }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('GET', `/1.0/identifiers/did:ethr:goerli:0x70997970C51812dc3A010C7d01b50e0d17dc79C8`, { token: null }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('GET', `/1.0/identifiers/did:ethr:goerli:0x70997970C51812dc3A010C7d01b50e0d17dc79C8`, { token: null }),
+      422,
+      'VALIDATION_ERROR',
+    )
   })
 })

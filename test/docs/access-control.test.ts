@@ -40,7 +40,10 @@ describe('docs/access-control.md', () => {
     expect(script).toContain(`API=${h.url}`)
     expect(script).toContain(`KEY=${TENANT_A}`)
     const { stdout } = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 60_000 })
-    const lines = stdout.trim().split('\n').map((line) => JSON.parse(line))
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
     const [assigned, seen, refused, permissions, holders, unassigned, deleted] = lines
     const role = assigned.assignments[0].role
     expect(assigned.errors).toEqual([])
@@ -60,7 +63,9 @@ describe('docs/access-control.md', () => {
       const source = block('ts').replace("from 'didvault'", `from '${new URL('../../src/index.js', import.meta.url).pathname}'`)
       writeFileSync(file, `${source}\nexport const result = { role, assignments }\n`)
       const { result } = await import(file)
-      expect(result.assignments).toEqual([{ role: result.role.did, did: expect.stringMatching(/^did:ethr:dev:0x/), governsCredentials: false, createdAt: expect.any(Number) }])
+      expect(result.assignments).toEqual([
+        { role: result.role.did, did: expect.stringMatching(/^did:ethr:dev:0x/), governsCredentials: false, createdAt: expect.any(Number) },
+      ])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

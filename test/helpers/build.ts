@@ -17,7 +17,9 @@ const STALE_LOCK_MS = 300_000
 
 function newestMtime(dir: string): number {
   return Math.max(
-    ...readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs)),
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory() ? newestMtime(join(dir, e.name)) : statSync(join(dir, e.name)).mtimeMs,
+    ),
   )
 }
 
@@ -42,7 +44,8 @@ export function ensureBuilt(): void {
   }
   acquire()
   try {
-    if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestMtime(join(ROOT, 'src'))) execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' })
+    if (!existsSync(CLI) || statSync(CLI).mtimeMs < newestMtime(join(ROOT, 'src')))
+      execFileSync('npm', ['run', 'build'], { cwd: ROOT, stdio: 'pipe' })
   } finally {
     rmdirSync(LOCK)
   }

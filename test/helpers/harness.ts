@@ -37,7 +37,11 @@ export interface Harness {
   service: IdentityService
   dbPath?: string
   dir?: string
-  request(method: string, path: string, init?: RequestInit & { json?: unknown; token?: string | null; didAuth?: string }): Promise<{ status: number; body: any; headers: Headers }>
+  request(
+    method: string,
+    path: string,
+    init?: RequestInit & { json?: unknown; token?: string | null; didAuth?: string },
+  ): Promise<{ status: number; body: any; headers: Headers }>
   close(): Promise<void>
 }
 
@@ -115,7 +119,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
       if (res.status === 200) {
         const checked = responseSchemaOf(method, path, init.json)?.safeParse(parsed)
-        if (checked && !checked.success) throw new Error(`${method} ${path}: the 200 body does not match the published response schema: ${checked.error.message}`)
+        if (checked && !checked.success)
+          throw new Error(`${method} ${path}: the 200 body does not match the published response schema: ${checked.error.message}`)
       }
       return { status: res.status, body: parsed, headers: res.headers }
     },

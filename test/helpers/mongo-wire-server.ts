@@ -138,7 +138,8 @@ class Store {
   addIndex(spec: IndexSpec): void {
     const existing = this.indexes.find((index) => index.name === spec.name)
     if (existing) {
-      if (JSON.stringify(existing) !== JSON.stringify(spec)) throw new ServerError(85, 'IndexOptionsConflict', `index ${spec.name} exists with different options`)
+      if (JSON.stringify(existing) !== JSON.stringify(spec))
+        throw new ServerError(85, 'IndexOptionsConflict', `index ${spec.name} exists with different options`)
       return
     }
     if (spec.unique) {
@@ -217,11 +218,15 @@ export class MongoWireServer {
       // flags, fullCollectionName (cstring), numberToSkip, numberToReturn, query
       const nameEnd = message.indexOf(0, 20)
       const query = BSON.deserialize(message.subarray(nameEnd + 9))
-      return reply(OP_REPLY, requestId, Buffer.concat([int32(0), Buffer.alloc(8), int32(0), int32(1), BSON.serialize(await this.run(query, connectionId))]))
+      return reply(
+        OP_REPLY,
+        requestId,
+        Buffer.concat([int32(0), Buffer.alloc(8), int32(0), int32(1), BSON.serialize(await this.run(query, connectionId))]),
+      )
     }
     if (opCode !== OP_MSG) throw new Error(`unsupported opCode ${opCode}`)
     const command: Doc = {}
-    for (let offset = 20; offset < message.length; ) {
+    for (let offset = 20; offset < message.length;) {
       const kind = message[offset]
       if (kind === 0) {
         const size = message.readInt32LE(offset + 1)
@@ -232,7 +237,8 @@ export class MongoWireServer {
         const end = offset + 1 + size
         const nameEnd = message.indexOf(0, offset + 5)
         const docs: Doc[] = []
-        for (let at = nameEnd + 1; at < end; at += message.readInt32LE(at)) docs.push(BSON.deserialize(message.subarray(at, at + message.readInt32LE(at))))
+        for (let at = nameEnd + 1; at < end; at += message.readInt32LE(at))
+          docs.push(BSON.deserialize(message.subarray(at, at + message.readInt32LE(at))))
         command[message.toString('utf8', offset + 5, nameEnd)] = docs
         offset = end
       }
@@ -270,14 +276,27 @@ export class MongoWireServer {
     const name = Object.keys(command)[0]
     if (name === 'commitTransaction' || name === 'abortTransaction') {
       if (this.transaction?.key === key) this.endTransaction(name === 'commitTransaction')
-      else if (name === 'commitTransaction' && !this.committed.has(key!)) return { ok: 0, code: 251, codeName: 'NoSuchTransaction', errmsg: 'no such transaction', errorLabels: ['TransientTransactionError'] }
+      else if (name === 'commitTransaction' && !this.committed.has(key!))
+        return {
+          ok: 0,
+          code: 251,
+          codeName: 'NoSuchTransaction',
+          errmsg: 'no such transaction',
+          errorLabels: ['TransientTransactionError'],
+        }
       return { ok: 1 }
     }
     if (key === undefined) {
       if (!CONTROL_COMMANDS.has(name.toLowerCase())) while (this.transaction) await this.transaction.ended
     } else if (this.transaction?.key !== key) {
       if (this.transaction !== undefined || !command.startTransaction) {
-        return { ok: 0, code: 112, codeName: 'WriteConflict', errmsg: 'another transaction is in progress', errorLabels: ['TransientTransactionError'] }
+        return {
+          ok: 0,
+          code: 112,
+          codeName: 'WriteConflict',
+          errmsg: 'another transaction is in progress',
+          errorLabels: ['TransientTransactionError'],
+        }
       }
       let end!: () => void
       const ended = new Promise<void>((resolve) => (end = resolve))
@@ -287,7 +306,14 @@ export class MongoWireServer {
     try {
       return { ...this.execute(command, connectionId), ok: 1 }
     } catch (err) {
-      if (err instanceof ServerError) return { ok: 0, code: err.code, codeName: err.codeName, errmsg: err.message, ...(err as Doc).keyPattern && { keyPattern: (err as Doc).keyPattern } }
+      if (err instanceof ServerError)
+        return {
+          ok: 0,
+          code: err.code,
+          codeName: err.codeName,
+          errmsg: err.message,
+          ...((err as Doc).keyPattern && { keyPattern: (err as Doc).keyPattern }),
+        }
       return { ok: 0, code: 1, codeName: 'InternalError', errmsg: err instanceof Error ? err.message : String(err) }
     } finally {
       journal = undefined
@@ -322,7 +348,8 @@ export class MongoWireServer {
       case 'buildinfo':
         return { version: '7.0.0-standin', versionArray: [7, 0, 0, 0] }
       case 'create': {
-        if (this.stores.has(`${db}.${command.create}`)) throw new ServerError(48, 'NamespaceExists', `Collection ${db}.${command.create} already exists.`)
+        if (this.stores.has(`${db}.${command.create}`))
+          throw new ServerError(48, 'NamespaceExists', `Collection ${db}.${command.create} already exists.`)
         this.store(db, command.create)
         return {}
       }
@@ -335,19 +362,29 @@ export class MongoWireServer {
       case 'createindexes': {
         const store = this.store(db, command.createIndexes)
         const before = store.indexes.length
-        for (const spec of command.indexes as IndexSpec[]) store.addIndex({ name: spec.name, key: spec.key, ...(spec.unique && { unique: true }), ...(spec.partialFilterExpression && { partialFilterExpression: spec.partialFilterExpression }) })
+        for (const spec of command.indexes as IndexSpec[])
+          store.addIndex({
+            name: spec.name,
+            key: spec.key,
+            ...(spec.unique && { unique: true }),
+            ...(spec.partialFilterExpression && { partialFilterExpression: spec.partialFilterExpression }),
+          })
         return { numIndexesBefore: before, numIndexesAfter: store.indexes.length }
       }
       case 'dropindexes': {
         const store = this.store(db, command.dropIndexes, false)
         const at = store.indexes.findIndex((index) => index.name === command.index)
-        if (at < 0 || command.index === '_id_') throw new ServerError(27, 'IndexNotFound', `index not found with name [${String(command.index)}]`)
+        if (at < 0 || command.index === '_id_')
+          throw new ServerError(27, 'IndexNotFound', `index not found with name [${String(command.index)}]`)
         const before = store.indexes.length
         store.indexes.splice(at, 1)
         return { nIndexesWas: before }
       }
       case 'listindexes':
-        return cursorReply(`${db}.${command.listIndexes}`, this.store(db, command.listIndexes, false).indexes.map((index) => ({ v: 2, ...index })))
+        return cursorReply(
+          `${db}.${command.listIndexes}`,
+          this.store(db, command.listIndexes, false).indexes.map((index) => ({ v: 2, ...index })),
+        )
       case 'insert': {
         const store = this.store(db, command.insert)
         const writeErrors: Doc[] = []
@@ -379,7 +416,10 @@ export class MongoWireServer {
         return { explainVersion: '1', queryPlanner }
       }
       case 'aggregate':
-        return cursorReply(`${db}.${command.aggregate}`, aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline))
+        return cursorReply(
+          `${db}.${command.aggregate}`,
+          aggregate([...this.store(db, command.aggregate, false).docs.values()], command.pipeline),
+        )
       case 'count':
         return { n: this.store(db, command.count, false).matching(command.query).length }
       case 'update': {
@@ -426,7 +466,11 @@ export class MongoWireServer {
         return { lastErrorObject: { n: 1, updatedExisting: true }, value: command.new ? next : target }
       }
       default:
-        throw new ServerError(59, 'CommandNotFound', `no such command: '${name}' (the test stand-in implements only what the didvault adapter sends)`)
+        throw new ServerError(
+          59,
+          'CommandNotFound',
+          `no such command: '${name}' (the test stand-in implements only what the didvault adapter sends)`,
+        )
     }
   }
 }

@@ -273,7 +273,12 @@ export const OPERATION_CASES: OperationCase[] = [
     operation: 'updateRoles',
     name: 'one role twice, in two spellings: 422 (the service’s refinement, over HTTP too)',
     auth: (f) => acting(f.rootJwt),
-    input: (f) => ({ roles: [{ did: f.roleDid, description: 'a' }, { did: f.roleDid.toLowerCase(), description: 'b' }] }),
+    input: (f) => ({
+      roles: [
+        { did: f.roleDid, description: 'a' },
+        { did: f.roleDid.toLowerCase(), description: 'b' },
+      ],
+    }),
     rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /^invalid request: roles\.1: duplicate of an earlier item$/ },
   }),
   call({

@@ -17,7 +17,13 @@ function headersOnly(path: string, headers: Record<string, string>, length: numb
   const { hostname, port, pathname } = new URL(h.url + path)
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname, () => {
-      const lines = [`POST ${pathname} HTTP/1.1`, `Host: ${hostname}:${port}`, 'Content-Type: application/json', `Content-Length: ${length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)]
+      const lines = [
+        `POST ${pathname} HTTP/1.1`,
+        `Host: ${hostname}:${port}`,
+        'Content-Type: application/json',
+        `Content-Length: ${length}`,
+        ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+      ]
       socket.write(lines.join('\r\n') + '\r\n\r\n')
     })
     let received = ''
@@ -59,15 +65,27 @@ describe('authentication before the body', () => {
   it('unauthenticated: 403 whatever the body — malformed JSON, another content type, over the size limit — and nothing written', async () => {
     const before = await snapshot(h)
     for (const token of [null, 'wrong-token-0123456789abcdef']) {
-      expectError(await h.request('POST', '/vaults', { token, body: '{"name": ', headers: { 'content-type': 'application/json' } }), 403, 'UNAUTHENTICATED')
-      expectError(await h.request('POST', '/vaults', { token, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 403, 'UNAUTHENTICATED')
+      expectError(
+        await h.request('POST', '/vaults', { token, body: '{"name": ', headers: { 'content-type': 'application/json' } }),
+        403,
+        'UNAUTHENTICATED',
+      )
+      expectError(
+        await h.request('POST', '/vaults', { token, body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+        403,
+        'UNAUTHENTICATED',
+      )
       expectError(await h.request('POST', '/vaults', { token, json: { name: 'x'.repeat(2 * 1024 * 1024) } }), 403, 'UNAUTHENTICATED')
     }
     expect(await snapshot(h)).toEqual(before)
   })
 
   it('authenticated: the body is then read and checked as before (422 malformed, 413 too large)', async () => {
-    expectError(await h.request('POST', '/vaults', { body: '{"name": ', headers: { 'content-type': 'application/json' } }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', '/vaults', { body: '{"name": ', headers: { 'content-type': 'application/json' } }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expectError(await h.request('POST', '/vaults', { json: { name: 'x'.repeat(2 * 1024 * 1024) } }), 413, 'PAYLOAD_TOO_LARGE')
     expect((await h.request('POST', '/vaults', { json: { name: 'fine' } })).status).toBe(200)
   })

@@ -60,7 +60,17 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
   }
 
   async function signed(format: 'JSON-LD' | 'JWT', payload: Record<string, unknown>, extra: Record<string, unknown> = {}) {
-    const res = await h.request('POST', '/claims/sign', { json: { iss: issuer.did, sub: subject.did, format, ...(format === 'JSON-LD' && { context: VOCAB_URL }), type: 'ExampleCredential', claims: [{ payload, ...extra }] }, didAuth: issuer.jwt })
+    const res = await h.request('POST', '/claims/sign', {
+      json: {
+        iss: issuer.did,
+        sub: subject.did,
+        format,
+        ...(format === 'JSON-LD' && { context: VOCAB_URL }),
+        type: 'ExampleCredential',
+        claims: [{ payload, ...extra }],
+      },
+      didAuth: issuer.jwt,
+    })
     if (res.status !== 200) throw new Error(JSON.stringify(res.body))
     return res.body.vcs[0] as { id: string; jsonld?: Record<string, unknown>; jwt?: string }
   }
@@ -69,7 +79,14 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     it('stores JSON-LD and JWT credentials with their index fields; bad items are per-item errors; re-storing returns the same record', async () => {
       const ld = await signed('JSON-LD', { a: 1 })
       const jwt = await signed('JWT', { b: 2 })
-      const res = await store({ claims: [{ jsonld: ld.jsonld }, { jwt: jwt.jwt, isPublicAccess: true }, { jsonld: { type: ['VerifiableCredential'] } }, { jwt: 'not.a.jwt' }] })
+      const res = await store({
+        claims: [
+          { jsonld: ld.jsonld },
+          { jwt: jwt.jwt, isPublicAccess: true },
+          { jsonld: { type: ['VerifiableCredential'] } },
+          { jwt: 'not.a.jwt' },
+        ],
+      })
       expect(res.status).toBe(200)
       expect(res.body.resolver).toBe('default')
       expect(res.body.vcs).toHaveLength(2)
@@ -78,7 +95,16 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
         [3, 422, 'VALIDATION_ERROR'],
       ])
       const [a, b] = res.body.vcs
-      expect(a).toMatchObject({ id: ld.id, jsonld: ld.jsonld, isPublicAccess: false, roles: [], issuer: issuer.did, subject: subject.did, storedBy: [issuer.did], type: ['VerifiableCredential', 'ExampleCredential'] })
+      expect(a).toMatchObject({
+        id: ld.id,
+        jsonld: ld.jsonld,
+        isPublicAccess: false,
+        roles: [],
+        issuer: issuer.did,
+        subject: subject.did,
+        storedBy: [issuer.did],
+        type: ['VerifiableCredential', 'ExampleCredential'],
+      })
       expect(b).toMatchObject({ id: jwt.id, jwt: jwt.jwt, isPublicAccess: true, issuer: issuer.did, subject: subject.did })
 
       const before = await snapshot(h)
@@ -114,7 +140,11 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       expect(role.status).toBe(200)
       const b = await walletWithToken(h, TENANT_B)
       const before = await snapshot(h)
-      expectError(await store({ roles: ['did:ethr:dev:0x000000000000000000000000000000000000dEaD'], claims: [{ jsonld: ld.jsonld }] }), 422, 'NOT_FOUND')
+      expectError(
+        await store({ roles: ['did:ethr:dev:0x000000000000000000000000000000000000dEaD'], claims: [{ jsonld: ld.jsonld }] }),
+        422,
+        'NOT_FOUND',
+      )
       expectError(await store({ claims: [{ jsonld: ld.jsonld, roles: [role.body.role.did] }] }, stranger.jwt), 403, 'FORBIDDEN')
       expectError(await store({ roles: [role.body.role.did], claims: [{ jsonld: ld.jsonld }] }, b.jwt, TENANT_B), 422, 'NOT_FOUND')
       expectError(await store({ claims: [] }), 422, 'VALIDATION_ERROR')
@@ -130,7 +160,10 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     beforeAll(async () => {
       const role = await h.request('POST', '/roles', { json: { description: 'Auditors', permissions: ['Read'] }, didAuth: issuer.jwt })
       roleDid = role.body.role.did
-      const assigned = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: holder.did }] }, didAuth: issuer.jwt })
+      const assigned = await h.request('POST', '/roles/assignmnets', {
+        json: { assignments: [{ role: roleDid, did: holder.did }] },
+        didAuth: issuer.jwt,
+      })
       expect(assigned.body.errors).toEqual([])
       const ld = await signed('JSON-LD', { audited: true })
       const res = await store({ roles: [roleDid], claims: [{ jsonld: ld.jsonld }] })
@@ -200,7 +233,11 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     it('Fetch and the decision canReadCredential agree, for every caller and credential', async () => {
       const facts = new CallerFacts(h.service.resolver, h.storage)
       const ctx = { callers: facts, storage: h.storage }
-      const records = (await h.storage.collection<CredentialRecord>('credentials').find({ field: 'tenantId', op: 'eq', value: 'tenant-a' }, { limit: 1000 })).items
+      const records = (
+        await h.storage
+          .collection<CredentialRecord>('credentials')
+          .find({ field: 'tenantId', op: 'eq', value: 'tenant-a' }, { limit: 1000 })
+      ).items
       expect(records.some((r) => r.issuer === issuer.did) && records.some((r) => r.subject === subject.did)).toBe(true)
       for (const who of [issuer, subject, stranger, holder, heir]) {
         const caller = { tenantId: 'tenant-a', dids: [who.did], addresses: [who.did.split(':').pop()!] }
@@ -227,13 +264,21 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       expect((await store({ claims: [{ jsonld: ld.jsonld }] })).status).toBe(200)
       // The role's manager alone has no rights over that DID: the item is refused, nothing written.
       const before = await snapshot(h)
-      const refused = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: ownedId }] }, didAuth: issuer.jwt })
+      const refused = await h.request('POST', '/roles/assignmnets', {
+        json: { assignments: [{ role: roleDid, did: ownedId }] },
+        didAuth: issuer.jwt,
+      })
       expect(refused.status).toBe(200)
-      expect(refused.body.errors).toEqual([{ assignment: { role: roleDid, did: ownedId }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+      expect(refused.body.errors).toEqual([
+        { assignment: { role: roleDid, did: ownedId }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) },
+      ])
       expect(await snapshot(h)).toEqual(before)
       expect(ids(await fetchAs(`?ids=${ownedId}`, holder.jwt))).toEqual([])
       // With the DID's owner key as well (its token beside the manager's): granted, governing the DID.
-      const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: roleDid, did: ownedId }] }, didAuth: `${issuer.jwt},${ownerJwt}` })
+      const res = await h.request('POST', '/roles/assignmnets', {
+        json: { assignments: [{ role: roleDid, did: ownedId }] },
+        didAuth: `${issuer.jwt},${ownerJwt}`,
+      })
       expect(res.body.errors).toEqual([])
       expect(res.body.assignments).toEqual([expect.objectContaining({ role: roleDid, did: ownedId, governsCredentials: true })])
       expect(ids(await fetchAs(`?ids=${ownedId}`, holder.jwt))).toHaveLength(1)
@@ -266,7 +311,8 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
       expect(res.body.errors).toEqual([{ _id: 'no-such-id', error: notFound }])
       // Exactly the credential and its role assignments are gone; every other record of every collection is unchanged.
       const after = await snapshot(h)
-      for (const name of Object.keys(before)) if (name !== 'credentials' && name !== 'roleAssignments') expect(after[name], name).toBe(before[name])
+      for (const name of Object.keys(before))
+        if (name !== 'credentials' && name !== 'roleAssignments') expect(after[name], name).toBe(before[name])
       credentialsBefore.delete(target._id)
       expect(await recordsOf('credentials')).toEqual(credentialsBefore)
       for (const removed of targetAssignments) assignmentsBefore.delete((removed as { id: string }).id)
@@ -286,8 +332,14 @@ describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
     it('a holder of a Write role assigned to the credential may delete it; a Read role is not enough', async () => {
       const writers = await h.request('POST', '/roles', { json: { description: 'W', permissions: ['Write'] }, didAuth: issuer.jwt })
       const readers = await h.request('POST', '/roles', { json: { description: 'R', permissions: ['Read'] }, didAuth: issuer.jwt })
-      await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: writers.body.role.did, did: holder.did }] }, didAuth: issuer.jwt })
-      await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: readers.body.role.did, did: stranger.did }] }, didAuth: issuer.jwt })
+      await h.request('POST', '/roles/assignmnets', {
+        json: { assignments: [{ role: writers.body.role.did, did: holder.did }] },
+        didAuth: issuer.jwt,
+      })
+      await h.request('POST', '/roles/assignmnets', {
+        json: { assignments: [{ role: readers.body.role.did, did: stranger.did }] },
+        didAuth: issuer.jwt,
+      })
       const ld = await signed('JSON-LD', { h: 8 })
       const stored = await store({ roles: [writers.body.role.did, readers.body.role.did], claims: [{ jsonld: ld.jsonld }] })
       const id = stored.body.vcs[0]._id

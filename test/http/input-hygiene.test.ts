@@ -21,7 +21,11 @@ describe('names and aliases', () => {
       const before = await snapshot(h)
       expectError(await h.request('POST', '/wallet', { json: { wallet: { alias } } }), 422, 'VALIDATION_ERROR')
       expectError(await h.request('POST', '/vaults', { json: { name: alias } }), 422, 'VALIDATION_ERROR')
-      expectError(await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w.did, alias }] }, didAuth: w.jwt }), 422, 'VALIDATION_ERROR')
+      expectError(
+        await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w.did, alias }] }, didAuth: w.jwt }),
+        422,
+        'VALIDATION_ERROR',
+      )
       expect(await snapshot(h)).toEqual(before)
     }
   })
@@ -41,7 +45,9 @@ describe('names and aliases', () => {
 })
 
 describe('service names must fit bytes32 after did/svc/', () => {
-  const service = (name: string) => ({ walletConfig: { txsInput: [{ service: { name, value: 'https://hub.example.com', validity: 60_000 } }] } })
+  const service = (name: string) => ({
+    walletConfig: { txsInput: [{ service: { name, value: 'https://hub.example.com', validity: 60_000 } }] },
+  })
 
   it('24 characters: 422 for the whole request, no wallet created', async () => {
     const before = await snapshot(h)

@@ -63,9 +63,39 @@ const UNKNOWN = [
 ]
 const MALFORMED = ['did:ethr:', 'did:ethr:dev:0x123', 'did:web:example.com', 'did:', `0x${'zz'.repeat(20)}`, 'not a did', 'did:e:1 2']
 const ODD = [
-  '', ' ', '\u0000', '💥', 'é', 'e\u0301', '\u202egnp.exe', '\n', '..', '../../etc/passwd', '%00', '%', 'a,b', ',', ',,,', ' , ',
-  '__proto__', 'constructor', 'prototype', 'hasOwnProperty', '$ne', '{"$gt":""}', "' OR 1=1 --", '[object Object]', 'null', 'undefined',
-  'true', '0', '-1', 'NaN', '\ud800', 'Read,Write', 'did:ethr:dev:0x0000000000000000000000000000000000000000',
+  '',
+  ' ',
+  '\u0000',
+  '💥',
+  'é',
+  'e\u0301',
+  '\u202egnp.exe',
+  '\n',
+  '..',
+  '../../etc/passwd',
+  '%00',
+  '%',
+  'a,b',
+  ',',
+  ',,,',
+  ' , ',
+  '__proto__',
+  'constructor',
+  'prototype',
+  'hasOwnProperty',
+  '$ne',
+  '{"$gt":""}',
+  "' OR 1=1 --",
+  '[object Object]',
+  'null',
+  'undefined',
+  'true',
+  '0',
+  '-1',
+  'NaN',
+  '\ud800',
+  'Read,Write',
+  'did:ethr:dev:0x0000000000000000000000000000000000000000',
 ]
 const HUGE = ['a'.repeat(2_000), `did:ethr:dev:0x${'f'.repeat(1_990)}`, Array.from({ length: 300 }, (_, i) => `x${i}`).join(',')]
 const LIMITS = ['1', '2', '3', '1000', '0001']
@@ -179,7 +209,11 @@ async function seedOwnTenant(h: Harness): Promise<{ values: TenantValues; owner:
   const bob = await aliasedWallet(h, 'bob')
   const vaults = await seedVaults(h)
   const [reader, writer] = [await createRole(h, ['Read'], alice.jwt), await createRole(h, ['Write'], alice.jwt)]
-  const assignments = [{ role: reader, did: bob.did }, { role: writer, did: bob.did }, { role: reader, did: vaults.wallets[0].did }]
+  const assignments = [
+    { role: reader, did: bob.did },
+    { role: writer, did: bob.did },
+    { role: reader, did: vaults.wallets[0].did },
+  ]
   await post(h, '/roles/assignmnets', { assignments }, { didAuth: alice.jwt })
   const ld = await signedCredential(h, alice, bob.did, 'JSON-LD')
   const jwt = await signedCredential(h, alice, bob.did, 'JWT')
@@ -246,12 +280,20 @@ async function realCursors(h: Harness, f: Fixture, own: TenantValues): Promise<s
   const [reader] = own.params.role
   const bob = own.params.did[1]
   const requests: Array<[string, string?, string?]> = [
-    ['/vaults'], [`/vaults?parentID=${own.params.id[0]}&mpcAccountID=acct-a`], ['/wallets'], ['/wallets', undefined, TENANT_B],
-    ['/roles', f.tokens.owner], ['/roles/assignmnets?role=' + encodeURIComponent(reader), f.tokens.owner],
-    ['/roles/assignmnets?did=' + encodeURIComponent(bob), f.tokens.owner], ['/claims', f.tokens.owner],
+    ['/vaults'],
+    [`/vaults?parentID=${own.params.id[0]}&mpcAccountID=acct-a`],
+    ['/wallets'],
+    ['/wallets', undefined, TENANT_B],
+    ['/roles', f.tokens.owner],
+    ['/roles/assignmnets?role=' + encodeURIComponent(reader), f.tokens.owner],
+    ['/roles/assignmnets?did=' + encodeURIComponent(bob), f.tokens.owner],
+    ['/claims', f.tokens.owner],
   ]
   const found = await Promise.all(requests.map(([path, didAuth, token]) => cursorOf(h, path, didAuth, token)))
-  expect(requests.filter((_, i) => found[i].length === 0).map(([path]) => path), 'listings without a second page').toEqual([])
+  expect(
+    requests.filter((_, i) => found[i].length === 0).map(([path]) => path),
+    'listings without a second page',
+  ).toEqual([])
   return found.flat()
 }
 
@@ -261,12 +303,14 @@ const encoded = (payload: unknown) => Buffer.from(JSON.stringify(payload)).toStr
 
 /** Cursors that decode: well-formed storage cursors and concatenated-listing cursors with arbitrary contents. */
 const forgedCursor = fc.oneof(
-  fc.record({
-    f: fc.constantFrom('createdAt', 'did', 'id', 'alias', 'role', '__proto__', ''),
-    d: fc.constantFrom('asc', 'desc', 'sideways'),
-    v: fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant({}), fc.constant([1])),
-    id: fc.oneof(fc.string(), fc.constant('')),
-  }).map(encoded),
+  fc
+    .record({
+      f: fc.constantFrom('createdAt', 'did', 'id', 'alias', 'role', '__proto__', ''),
+      d: fc.constantFrom('asc', 'desc', 'sideways'),
+      v: fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), fc.constant(null), fc.constant({}), fc.constant([1])),
+      id: fc.oneof(fc.string(), fc.constant('')),
+    })
+    .map(encoded),
   fc.record({ k: fc.oneof(fc.string(), fc.constantFrom('*', '0')), c: fc.option(fc.string(), { nil: undefined }) }).map(encoded),
   fc.jsonValue().map(encoded),
 )
@@ -325,7 +369,10 @@ interface GeneratedRequest {
 /** A parameter absent, or once with a value of the tenant's own records (a real cursor for `cursor`). */
 function wellFormedPairs(name: string, f: Fixture, cursors: string[]): fc.Arbitrary<QueryPair[]> {
   const value = fc.constantFrom(...(name === 'cursor' ? cursors : f.own.params[name]))
-  return fc.oneof(fc.constant<QueryPair[]>([]), value.map((v): QueryPair[] => [[name, v]]))
+  return fc.oneof(
+    fc.constant<QueryPair[]>([]),
+    value.map((v): QueryPair[] => [[name, v]]),
+  )
 }
 
 /** Half adversarial (any value, repeated, odd names), half well-formed (reaching the records, pages included). */
@@ -394,7 +441,10 @@ async function send(h: Harness, f: Fixture, request: GeneratedRequest): Promise<
 function tally(statuses: number[]): string {
   const counts = new Map<number, number>()
   for (const status of statuses) counts.set(status, (counts.get(status) ?? 0) + 1)
-  return [...counts].sort(([a], [b]) => a - b).map(([status, n]) => `${status}×${n}`).join(', ')
+  return [...counts]
+    .sort(([a], [b]) => a - b)
+    .map(([status, n]) => `${status}×${n}`)
+    .join(', ')
 }
 
 describe.each(STORAGES)('listing filters, every combination, on %s', (label, storage) => {

@@ -14,7 +14,12 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const SECURITY = { tenant: [{ baseAuth: [] }], 'tenant+did': [{ baseAuth: [], didAuth: [] }], access: [{ accessToken: [] }], public: undefined }
+const SECURITY = {
+  tenant: [{ baseAuth: [] }],
+  'tenant+did': [{ baseAuth: [], didAuth: [] }],
+  access: [{ accessToken: [] }],
+  public: undefined,
+}
 
 describe('GET /openapi.json', () => {
   it('is served without auth and validates as OpenAPI 3.1', async () => {
@@ -43,8 +48,14 @@ describe('GET /openapi.json', () => {
         expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
         // every error status the entry declares, with the error body, and no other
         const declared = Object.keys(op.errors).sort()
-        expect(Object.keys(entry.responses).filter((status) => status !== '200').sort(), `${route.method} ${route.path}`).toEqual(declared)
-        for (const status of declared) expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        expect(
+          Object.keys(entry.responses)
+            .filter((status) => status !== '200')
+            .sort(),
+          `${route.method} ${route.path}`,
+        ).toEqual(declared)
+        for (const status of declared)
+          expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
         expect(entry.tags).toContain(op.tag)
         if (route.method === 'get') expect(entry.requestBody).toBeUndefined()
         else expect(entry.requestBody.content['application/json'].schema).toBeDefined()
@@ -54,8 +65,16 @@ describe('GET /openapi.json', () => {
     }
     // the spec's alias and the path parameter
     expect(doc.paths['/wallet'].get.summary).toContain('alias of GET /wallets')
-    expect(doc.paths['/vaults/{vaultID}/wallet'].post.parameters).toEqual([expect.objectContaining({ in: 'path', name: 'vaultID', required: true })])
-    expect(doc.paths['/wallets'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['alias', 'cursor', 'did', 'limit', 'vaultId'])
+    expect(doc.paths['/vaults/{vaultID}/wallet'].post.parameters).toEqual([
+      expect.objectContaining({ in: 'path', name: 'vaultID', required: true }),
+    ])
+    expect(doc.paths['/wallets'].get.parameters.map((p: { name: string }) => p.name).sort()).toEqual([
+      'alias',
+      'cursor',
+      'did',
+      'limit',
+      'vaultId',
+    ])
     // both spellings of the assignments path, each method; the delete takes the Access Token JWT
     for (const path of ['/roles/assignmnets', '/roles/assignments']) {
       expect(Object.keys(doc.paths[path]).sort()).toEqual(['delete', 'get', 'post'])
@@ -64,7 +83,15 @@ describe('GET /openapi.json', () => {
     }
     expect(doc.paths['/roles/assignments'].post.summary).toContain('alias of POST /roles/assignmnets')
     expect(Object.keys(doc.paths['/roles']).sort()).toEqual(['delete', 'get', 'post', 'put'])
-    expect(doc.components.schemas.Role.required.sort()).toEqual(['_id', 'createdAt', 'creator', 'description', 'did', 'permissions', 'updatedAt'])
+    expect(doc.components.schemas.Role.required.sort()).toEqual([
+      '_id',
+      'createdAt',
+      'creator',
+      'description',
+      'did',
+      'permissions',
+      'updatedAt',
+    ])
     expect(routes).toBeGreaterThanOrEqual(21)
   })
 

@@ -47,7 +47,16 @@ for (const storage of ['memory', 'sqlite'] as const) {
     })
 
     it('bad paging input is 422: limit 0, over 1,000, not a number; a cursor edited or from another list', async () => {
-      for (const q of ['limit=0', 'limit=1001', 'limit=abc', 'limit=1.5', 'limit=-1', 'limit=1&limit=2', 'cursor=', 'cursor=not-a-cursor']) {
+      for (const q of [
+        'limit=0',
+        'limit=1001',
+        'limit=abc',
+        'limit=1.5',
+        'limit=-1',
+        'limit=1&limit=2',
+        'cursor=',
+        'cursor=not-a-cursor',
+      ]) {
         expectError(await h.request('GET', `/wallets?${q}`), 422, 'VALIDATION_ERROR')
       }
       const { nextCursor } = (await h.request('GET', '/wallets?limit=1')).body

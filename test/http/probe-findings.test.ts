@@ -33,7 +33,10 @@ afterAll(() => h.close())
 const ids = (res: { body: { vcs: Array<{ _id: string }> } }) => res.body.vcs.map((v) => v._id)
 
 async function sign(payload: Record<string, unknown>, format: 'JSON-LD' | 'JWT' = 'JSON-LD'): Promise<Signed & { jwt?: string }> {
-  const res = await h.request('POST', '/claims/sign', { json: { iss: alice.did, format, ...(format === 'JSON-LD' && { context: VOCAB_URL }), claims: [{ payload }] }, didAuth: alice.jwt })
+  const res = await h.request('POST', '/claims/sign', {
+    json: { iss: alice.did, format, ...(format === 'JSON-LD' && { context: VOCAB_URL }), claims: [{ payload }] },
+    didAuth: alice.jwt,
+  })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.vcs[0]
 }
@@ -50,7 +53,8 @@ async function role(by: Party, permissions: string[]): Promise<string> {
   return res.body.role.did
 }
 
-const assignmentsTo = (did: string) => h.storage.collection<RoleAssignmentRecord>('roleAssignments').find({ field: 'did', op: 'eq', value: did }, { limit: 100 })
+const assignmentsTo = (did: string) =>
+  h.storage.collection<RoleAssignmentRecord>('roleAssignments').find({ field: 'did', op: 'eq', value: did }, { limit: 100 })
 
 /** Alice's private credential, stored by her: Eve has no right on it. */
 async function alicesPrivateCredential(payload: Record<string, unknown>) {
@@ -64,7 +68,10 @@ async function expectNoRightsFor(who: Party, stored: { _id: string; id: string }
   expect(ids(await h.request('GET', '/claims', { didAuth: who.jwt }))).not.toContain(stored._id)
   expect(ids(await h.request('GET', `/claims?ids=${stored.id}`, { didAuth: who.jwt }))).not.toContain(stored._id)
   const before = await snapshot(h)
-  const proof = await h.request('PATCH', '/claims', { json: { operation: 'addProof', iss: who.did, claims: [{ _id: stored._id }] }, didAuth: who.jwt })
+  const proof = await h.request('PATCH', '/claims', {
+    json: { operation: 'addProof', iss: who.did, claims: [{ _id: stored._id }] },
+    didAuth: who.jwt,
+  })
   expect(proof.body.errors.map((e: any) => e.error.errorType)).toEqual(['FORBIDDEN'])
   const removed = await h.request('DELETE', '/claims', { json: { ids: [stored._id] }, token: who.jwt })
   expect(removed.body.errors.map((e: any) => e.error.errorType)).toEqual(['FORBIDDEN'])
@@ -75,9 +82,19 @@ describe('finding 1 (High): a tenant user grants herself another user’s creden
   it('through Create Role Assignments: the item over Alice’s credential is refused (403), nothing of it written; Eve gets no right', async () => {
     const { stored } = await alicesPrivateCredential({ secret: 1 })
     const evesRole = await role(eve, ['Write'])
-    const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: evesRole, did: stored.id }, { role: evesRole, did: eve.did }] }, didAuth: eve.jwt })
+    const res = await h.request('POST', '/roles/assignmnets', {
+      json: {
+        assignments: [
+          { role: evesRole, did: stored.id },
+          { role: evesRole, did: eve.did },
+        ],
+      },
+      didAuth: eve.jwt,
+    })
     expect(res.status).toBe(200)
-    expect(res.body.errors).toEqual([{ assignment: { role: evesRole, did: stored.id }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+    expect(res.body.errors).toEqual([
+      { assignment: { role: evesRole, did: stored.id }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) },
+    ])
     expect(res.body.errors[0].error.errorMessage).toMatch(/DID of stored credentials/)
     // Assigning to herself (a principal) is hers to do; over the credential nothing exists.
     expect(res.body.assignments).toEqual([expect.objectContaining({ role: evesRole, did: eve.did })])
@@ -88,7 +105,10 @@ describe('finding 1 (High): a tenant user grants herself another user’s creden
   it('through Store: a forged copy with Alice’s credential id and Eve’s role reaches Eve’s record only, never Alice’s', async () => {
     const { vc, stored } = await alicesPrivateCredential({ secret: 2 })
     const evesRole = await role(eve, ['Write'])
-    expect((await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: evesRole, did: eve.did }] }, didAuth: eve.jwt })).body.errors).toEqual([])
+    expect(
+      (await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: evesRole, did: eve.did }] }, didAuth: eve.jwt })).body
+        .errors,
+    ).toEqual([])
     const forged = { ...vc.jsonld, credentialSubject: { secret: 'forged' } }
     const mine = (await store({ roles: [evesRole], claims: [{ jsonld: forged }] }, eve.jwt)).body.vcs[0]
     expect(mine).toMatchObject({ id: stored.id, roles: [evesRole], storedBy: [eve.did] })
@@ -97,7 +117,10 @@ describe('finding 1 (High): a tenant user grants herself another user’s creden
     expect(ids(await h.request('GET', `/claims?ids=${stored.id}`, { didAuth: eve.jwt }))).toEqual([mine._id])
     await expectNoRightsFor(eve, stored)
     // With the forged copy (which her role reaches) in hand, a grant over the shared DID is still refused.
-    const grant = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: evesRole, did: stored.id }] }, didAuth: eve.jwt })
+    const grant = await h.request('POST', '/roles/assignmnets', {
+      json: { assignments: [{ role: evesRole, did: stored.id }] },
+      didAuth: eve.jwt,
+    })
     expect(grant.body.errors.map((e: any) => e.error.errorType)).toEqual(['FORBIDDEN'])
     await expectNoRightsFor(eve, stored)
   })
@@ -106,7 +129,15 @@ describe('finding 1 (High): a tenant user grants herself another user’s creden
     const vc = await sign({ secret: 3 })
     const evesRole = await role(eve, ['Write'])
     // The claim DID is a wallet of the tenant: assigning to it is a principal's grant, allowed, governing nothing.
-    const early = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: evesRole, did: vc.id }, { role: evesRole, did: eve.did }] }, didAuth: eve.jwt })
+    const early = await h.request('POST', '/roles/assignmnets', {
+      json: {
+        assignments: [
+          { role: evesRole, did: vc.id },
+          { role: evesRole, did: eve.did },
+        ],
+      },
+      didAuth: eve.jwt,
+    })
     expect(early.body.errors).toEqual([])
     expect(early.body.assignments[0]).toMatchObject({ did: vc.id, governsCredentials: false })
     const stored = (await store({ claims: [{ jsonld: vc.jsonld }] }, alice.jwt)).body.vcs[0]
@@ -117,31 +148,57 @@ describe('finding 1 (High): a tenant user grants herself another user’s creden
     const { vc, stored } = await alicesPrivateCredential({ shared: true })
     const writers = await role(alice, ['Write'])
     const owner = `${alice.jwt},${await tokenFor(h, vc.id)}`
-    const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: writers, did: stored.id }, { role: writers, did: bob.did }] }, didAuth: owner })
+    const res = await h.request('POST', '/roles/assignmnets', {
+      json: {
+        assignments: [
+          { role: writers, did: stored.id },
+          { role: writers, did: bob.did },
+        ],
+      },
+      didAuth: owner,
+    })
     expect(res.body.errors).toEqual([])
     expect(res.body.assignments.map((a: any) => a.governsCredentials)).toEqual([true, false])
     expect(ids(await h.request('GET', '/claims', { didAuth: bob.jwt }))).toContain(stored._id)
-    const proof = await h.request('PATCH', '/claims', { json: { operation: 'addProof', iss: bob.did, claims: [{ _id: stored._id }] }, didAuth: bob.jwt })
+    const proof = await h.request('PATCH', '/claims', {
+      json: { operation: 'addProof', iss: bob.did, claims: [{ _id: stored._id }] },
+      didAuth: bob.jwt,
+    })
     expect(proof.body.errors).toEqual([])
-    expect((await h.request('DELETE', '/claims', { json: { ids: [stored._id] }, token: bob.jwt })).body.vcs.map((v: any) => v._id)).toEqual([stored._id])
+    expect((await h.request('DELETE', '/claims', { json: { ids: [stored._id] }, token: bob.jwt })).body.vcs.map((v: any) => v._id)).toEqual(
+      [stored._id],
+    )
   })
 })
 
 describe('finding 1, at its root: raising a role’s permissions is a grant wherever the role reaches', () => {
   it('a co-manager of a role that governs Alice’s credential cannot raise it to Write; Alice can', async () => {
     // Eve creates R and hands its DID to Alice's key: both manage R (creator, owner of the role DID).
-    const created = await h.request('POST', '/roles', { json: { permissions: ['Read'], walletConfig: { txsInput: [{ newOwner: alice.did }] } }, didAuth: eve.jwt })
+    const created = await h.request('POST', '/roles', {
+      json: { permissions: ['Read'], walletConfig: { txsInput: [{ newOwner: alice.did }] } },
+      didAuth: eve.jwt,
+    })
     expect(created.status).toBe(200)
     const r: string = created.body.role.did
     const { vc, stored } = await alicesPrivateCredential({ governed: true })
     const xOwner = await tokenFor(h, vc.id)
-    const granted = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: r, did: stored.id }, { role: r, did: eve.did }] }, didAuth: `${alice.jwt},${xOwner}` })
+    const granted = await h.request('POST', '/roles/assignmnets', {
+      json: {
+        assignments: [
+          { role: r, did: stored.id },
+          { role: r, did: eve.did },
+        ],
+      },
+      didAuth: `${alice.jwt},${xOwner}`,
+    })
     expect(granted.body.errors).toEqual([])
     expect(ids(await h.request('GET', '/claims', { didAuth: eve.jwt }))).toContain(stored._id)
     const before = await snapshot(h)
     const raised = await h.request('PUT', '/roles', { json: { did: r, permissions: ['Read', 'Write'] }, didAuth: eve.jwt })
     expect(raised.body.roles).toEqual([])
-    expect(raised.body.errors).toEqual([expect.objectContaining({ roleDid: r, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) })])
+    expect(raised.body.errors).toEqual([
+      expect.objectContaining({ roleDid: r, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }),
+    ])
     expect(raised.body.errors[0].message).toMatch(/governs the credentials of/)
     expect(await snapshot(h)).toEqual(before)
     // Its description is still Eve's to change; Alice, with rights over the credential's DID, may raise it.
@@ -152,7 +209,10 @@ describe('finding 1, at its root: raising a role’s permissions is a grant wher
   })
 
   it('a role listed by a stored credential is raised only by its storer or a writer of it', async () => {
-    const created = await h.request('POST', '/roles', { json: { permissions: ['Read'], walletConfig: { txsInput: [{ newOwner: alice.did }] } }, didAuth: eve.jwt })
+    const created = await h.request('POST', '/roles', {
+      json: { permissions: ['Read'], walletConfig: { txsInput: [{ newOwner: alice.did }] } },
+      didAuth: eve.jwt,
+    })
     const r: string = created.body.role.did
     const vc = await sign({ listed: true })
     await store({ roles: [r], claims: [{ jsonld: vc.jsonld }] }, alice.jwt)
@@ -168,14 +228,20 @@ describe('finding 1, at its root: raising a role’s permissions is a grant wher
 describe('finding 3 (Medium): addProof must change nothing but the proof set', () => {
   it('a Write-role holder’s addProof with the issuer and claims changed is 422 and leaves the record byte-identical; with the stored document it appends', async () => {
     const writers = await role(alice, ['Write'])
-    expect((await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: writers, did: bob.did }] }, didAuth: alice.jwt })).body.errors).toEqual([])
+    expect(
+      (await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: writers, did: bob.did }] }, didAuth: alice.jwt })).body
+        .errors,
+    ).toEqual([])
     const vc = await sign({ grade: 'B' })
     const stored = (await store({ roles: [writers], claims: [{ jsonld: vc.jsonld }] }, alice.jwt)).body.vcs[0]
     const record = () => h.storage.collection<CredentialRecord>('credentials').get(stored._id)
     const before = await record()
     const rewritten = { ...vc.jsonld, issuer: bob.did, credentialSubject: { grade: 'A+' } }
     const snap = await snapshot(h)
-    const res = await h.request('PATCH', '/claims', { json: { operation: 'addProof', iss: bob.did, claims: [{ jsonld: rewritten }] }, didAuth: bob.jwt })
+    const res = await h.request('PATCH', '/claims', {
+      json: { operation: 'addProof', iss: bob.did, claims: [{ jsonld: rewritten }] },
+      didAuth: bob.jwt,
+    })
     expect(res.status).toBe(200)
     expect(res.body.vcs).toEqual([])
     expect(res.body.errors).toEqual([{ claim: 0, error: expect.objectContaining({ statusCode: 422, errorType: 'VALIDATION_ERROR' }) }])
@@ -184,7 +250,10 @@ describe('finding 3 (Medium): addProof must change nothing but the proof set', (
     expect(await record()).toEqual(before)
     // The stored document itself (keys in another order: the same text) takes the proof; the first is kept byte for byte.
     const reordered = Object.fromEntries(Object.entries(vc.jsonld).reverse())
-    const ok = await h.request('PATCH', '/claims', { json: { operation: 'addProof', iss: bob.did, claims: [{ jsonld: reordered }] }, didAuth: bob.jwt })
+    const ok = await h.request('PATCH', '/claims', {
+      json: { operation: 'addProof', iss: bob.did, claims: [{ jsonld: reordered }] },
+      didAuth: bob.jwt,
+    })
     expect(ok.body.errors).toEqual([])
     const after = (await record())!
     expect(after.issuer).toBe(alice.did)
@@ -192,7 +261,10 @@ describe('finding 3 (Medium): addProof must change nothing but the proof set', (
     expect((after.jsonld!.proof as unknown[])[0]).toEqual(vc.jsonld.proof)
     expect(JSON.stringify((after.jsonld!.proof as unknown[])[0])).toBe(JSON.stringify(vc.jsonld.proof))
     // An outsider sending a changed document learns nothing more than FORBIDDEN.
-    const probe = await h.request('PATCH', '/claims', { json: { operation: 'addProof', iss: eve.did, claims: [{ jsonld: rewritten }] }, didAuth: eve.jwt })
+    const probe = await h.request('PATCH', '/claims', {
+      json: { operation: 'addProof', iss: eve.did, claims: [{ jsonld: rewritten }] },
+      didAuth: eve.jwt,
+    })
     expect(probe.body.errors.map((e: any) => e.error.errorType)).toEqual(['FORBIDDEN'])
   })
 })
@@ -202,12 +274,17 @@ describe('finding 5 (Low): a delegate’s token is not a member’s MPC approval
     const w = await walletWithToken(h)
     const delegateKey = generatePrivateKey()
     const configured = await h.request('POST', '/wallet/configure', {
-      json: { wallet: { did: w.did }, walletConfig: { txsInput: [{ delegate: { address: new LocalSigner(delegateKey).address, validity: 3_600_000 } }] } },
+      json: {
+        wallet: { did: w.did },
+        walletConfig: { txsInput: [{ delegate: { address: new LocalSigner(delegateKey).address, validity: 3_600_000 } }] },
+      },
       didAuth: w.jwt,
     })
     expect(configured.body.wallet.registry.errors).toEqual([])
     const [m2, m3] = [await member(), await member()]
-    const body = mpcVaultBody([m2, m3], { mpcGroups: [{ name: 'signers', requiredApprovals: 2, members: [{ id: w.did }, { id: m2.did }, { id: m3.did }] }] })
+    const body = mpcVaultBody([m2, m3], {
+      mpcGroups: [{ name: 'signers', requiredApprovals: 2, members: [{ id: w.did }, { id: m2.did }, { id: m3.did }] }],
+    })
     const vault = (await h.request('POST', '/vaults', { json: body })).body.vault
     const byDelegate = (await mintToken({ iss: w.did, signerKey: delegateKey })).jwt
     // The delegate's token is a valid DID-auth token of W (it authenticates)…
@@ -238,7 +315,10 @@ describe('finding 6 (Low): re-storing known content discloses nothing of another
     expect((await store({ claims: [{ jsonld: vc.jsonld }] }, eve.jwt)).body.vcs[0]._id).toBe(evesAnswer._id)
     expect((await store({ claims: [{ jsonld: vc.jsonld }] }, alice.jwt)).body.vcs[0]._id).toBe(alices._id)
     // A caller who may read Alice's record (a holder of her role) gets it.
-    expect((await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: writers, did: bob.did }] }, didAuth: alice.jwt })).body.errors).toEqual([])
+    expect(
+      (await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: writers, did: bob.did }] }, didAuth: alice.jwt })).body
+        .errors,
+    ).toEqual([])
     expect((await store({ claims: [{ jsonld: vc.jsonld }] }, bob.jwt)).body.vcs[0]._id).toBe(alices._id)
   })
 })

@@ -14,7 +14,14 @@ beforeAll(async () => {
   h = await startHarness({
     service: {
       // port 9 (discard): nothing answers, so every chain call fails
-      networks: [{ name: 'chain', chainId: 1337, rpcUrl: `http://127.0.0.1:9/v3/${SECRET}?token=${SECRET}`, registry: '0xdca7ef03e98e0dc2b855be647c39abe984fcf21b' }],
+      networks: [
+        {
+          name: 'chain',
+          chainId: 1337,
+          rpcUrl: `http://127.0.0.1:9/v3/${SECRET}?token=${SECRET}`,
+          registry: '0xdca7ef03e98e0dc2b855be647c39abe984fcf21b',
+        },
+      ],
       onError: (operation, error) => errors.push([operation, error]),
     },
   })
@@ -25,7 +32,12 @@ describe('rpcUrl secrecy', () => {
   it('the public apiUrl is the origin; the rpcUrl with its key appears in no response', async () => {
     expect(h.service.config.apiUrls).toEqual(['http://127.0.0.1:9'])
     const res = await h.request('POST', '/wallet', {
-      json: { walletConfig: { apiUrl: 'http://127.0.0.1:9', txsInput: [{ service: { name: 'S', value: 'https://s.example.com', validity: 60_000 } }] } },
+      json: {
+        walletConfig: {
+          apiUrl: 'http://127.0.0.1:9',
+          txsInput: [{ service: { name: 'S', value: 'https://s.example.com', validity: 60_000 } }],
+        },
+      },
     })
     expect(res.status).toBe(200)
     expect(JSON.stringify(res.body)).not.toContain(SECRET)

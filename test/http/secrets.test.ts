@@ -40,8 +40,20 @@ beforeAll(async () => {
   await call('DELETE', '/wallet', { json: { ids: ['nope'] }, didAuth: jwt })
   await call('POST', '/vaults', { json: { name: 'bad', hierarchy: 'X' } })
   // Claim DIDs: wallets made by Sign Verifiable Credentials, in both formats, one with a generated delegate key
-  const signed = await call('POST', '/claims/sign', { json: { iss: v.wallets[0].did, claims: [{ alias: 'claim-ld', payload: {} }, { payload: {}, walletConfig: { txsInput: [{ delegate: { validity: 60_000 } }] } }] }, didAuth: jwt })
-  await call('POST', '/claims/sign', { json: { iss: v.wallets[0].did, format: 'JWT', claims: [{ alias: 'claim-jwt', payload: { a: 1 } }] }, didAuth: jwt })
+  const signed = await call('POST', '/claims/sign', {
+    json: {
+      iss: v.wallets[0].did,
+      claims: [
+        { alias: 'claim-ld', payload: {} },
+        { payload: {}, walletConfig: { txsInput: [{ delegate: { validity: 60_000 } }] } },
+      ],
+    },
+    didAuth: jwt,
+  })
+  await call('POST', '/claims/sign', {
+    json: { iss: v.wallets[0].did, format: 'JWT', claims: [{ alias: 'claim-jwt', payload: { a: 1 } }] },
+    didAuth: jwt,
+  })
   await call('POST', '/claims/verify', { json: { claims: signed.body.vcs.map((vc: any) => ({ jsonld: vc.jsonld })) }, didAuth: jwt })
 })
 afterAll(() => h.close())

@@ -14,7 +14,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
 
 describe('BIP44 derivation', () => {
-  it('matches the published accounts of the development mnemonic at m/44\'/60\'/0\'/0/i', () => {
+  it("matches the published accounts of the development mnemonic at m/44'/60'/0'/0/i", () => {
     const node = accountNodeOf(DEV_MNEMONIC)
     expect(addressOf(publicKeyOf(deriveWalletKey(node, 0)))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
     expect(addressOf(publicKeyOf(deriveWalletKey(node, 1)))).toBe('0x70997970C51812dc3A010C7d01b50e0d17dc79C8')
@@ -26,7 +26,9 @@ describe('BIP44 derivation', () => {
     const node = accountNodeOf(m)
     const root = HDKey.fromMasterSeed(mnemonicToSeedSync(m))
     for (const i of [0, 1, 2, 3, 17, 255, 1000, 65_537, 2 ** 31 - 1]) {
-      expect(Buffer.from(deriveWalletKey(node, i)).toString('hex')).toBe(Buffer.from(root.derive(`m/44'/60'/0'/0/${i}`).privateKey!).toString('hex'))
+      expect(Buffer.from(deriveWalletKey(node, i)).toString('hex')).toBe(
+        Buffer.from(root.derive(`m/44'/60'/0'/0/${i}`).privateKey!).toString('hex'),
+      )
     }
   })
 
@@ -70,9 +72,20 @@ describe('did:ethr', () => {
     const did = `did:ethr:dev:${address}`
     const res = await resolver.resolve(did)
     expect(res.didDocument).toEqual({
-      '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/secp256k1recovery-2020/v2', 'https://w3id.org/security/v3-unstable'],
+      '@context': [
+        'https://www.w3.org/ns/did/v1',
+        'https://w3id.org/security/suites/secp256k1recovery-2020/v2',
+        'https://w3id.org/security/v3-unstable',
+      ],
       id: did,
-      verificationMethod: [{ id: `${did}#controller`, type: 'EcdsaSecp256k1RecoveryMethod2020', controller: did, blockchainAccountId: `eip155:1337:${address}` }],
+      verificationMethod: [
+        {
+          id: `${did}#controller`,
+          type: 'EcdsaSecp256k1RecoveryMethod2020',
+          controller: did,
+          blockchainAccountId: `eip155:1337:${address}`,
+        },
+      ],
       authentication: [`${did}#controller`],
       assertionMethod: [`${did}#controller`],
     })

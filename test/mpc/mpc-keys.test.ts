@@ -17,11 +17,13 @@ import type { MpcVaultRef } from '../../src/mpc/port.js'
 const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
 
 describe('public BIP32 derivation (CKDpub)', () => {
-  it('gives the public keys @scure/bip32 derives privately, at m/44\'/60\'/0\'/0/i', () => {
+  it("gives the public keys @scure/bip32 derives privately, at m/44'/60'/0'/0/i", () => {
     const account = HDKey.fromMasterSeed(mnemonicToSeedSync(DEV_MNEMONIC)).derive("m/44'/60'/0'/0")
     const node = { publicKey: account.publicKey!, chainCode: account.chainCode! }
-    for (const i of [0, 1, 7, 1000, 0x7fffffff]) expect(bytesToHex(deriveChildPublicKey(node, i))).toBe(bytesToHex(account.deriveChild(i).publicKey!))
-    for (const i of [0, 5]) expect(bytesToHex(deriveChildPublicKey(node, i, false))).toBe(bytesToHex(uncompressedOf(account.deriveChild(i).publicKey!)))
+    for (const i of [0, 1, 7, 1000, 0x7fffffff])
+      expect(bytesToHex(deriveChildPublicKey(node, i))).toBe(bytesToHex(account.deriveChild(i).publicKey!))
+    for (const i of [0, 5])
+      expect(bytesToHex(deriveChildPublicKey(node, i, false))).toBe(bytesToHex(uncompressedOf(account.deriveChild(i).publicKey!)))
     expect(addressOf(deriveChildPublicKey(node, 0))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
     expect(() => deriveChildPublicKey(node, 0x80000000)).toThrow(RangeError)
     expect(() => deriveChildPublicKey(node, -1)).toThrow(RangeError)
@@ -35,7 +37,8 @@ describe('private BIP32 derivation from a seed (CKDpriv)', () => {
     for (const path of ['m', "m/44'/60'/0'/0/0", "m/44'/60'/0'/0/1", "m/44'/60'/0'/0/2147483647", "m/0/1'/2", "m/2147483647'"])
       expect(bytesToHex(privateKeyAtPath(seed, path))).toBe(bytesToHex(root.derive(path).privateKey!))
     expect(addressOf(publicKeyOf(privateKeyAtPath(seed, "m/44'/60'/0'/0/0")))).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
-    for (const bad of ['', "44'/60'", 'm/x', "m/2147483648'", 'm/-1', 'm//0']) expect(() => privateKeyAtPath(seed, bad)).toThrow(/not a BIP32 path/)
+    for (const bad of ['', "44'/60'", 'm/x', "m/2147483648'", 'm/-1', 'm//0'])
+      expect(() => privateKeyAtPath(seed, bad)).toThrow(/not a BIP32 path/)
   })
 })
 
@@ -46,12 +49,19 @@ describe('publicKeyDER', () => {
     expect(publicKeyDerHex(publicKeyOf(account.privateKey!))).toBe(der)
     const jwk = createPublicKey({ key: Buffer.from(der, 'hex'), format: 'der', type: 'spki' }).export({ format: 'jwk' })
     expect(jwk.crv).toBe('secp256k1')
-    expect('04' + Buffer.from(jwk.x!, 'base64url').toString('hex') + Buffer.from(jwk.y!, 'base64url').toString('hex')).toBe(bytesToHex(publicKeyOf(account.privateKey!)))
+    expect('04' + Buffer.from(jwk.x!, 'base64url').toString('hex') + Buffer.from(jwk.y!, 'base64url').toString('hex')).toBe(
+      bytesToHex(publicKeyOf(account.privateKey!)),
+    )
   })
 })
 
 describe('quorum counting', () => {
-  const policy = { groups: [{ name: 'a', requiredApprovals: 2, members: ['x', 'y', 'z'] }, { name: 'b', requiredApprovals: 1, members: ['w'] }] }
+  const policy = {
+    groups: [
+      { name: 'a', requiredApprovals: 2, members: ['x', 'y', 'z'] },
+      { name: 'b', requiredApprovals: 1, members: ['w'] },
+    ],
+  }
   it('meets a group with enough distinct members; counts a member once and a non-member not at all; names the closest group otherwise', () => {
     expect(standingOf(policy, ['x', 'z'])).toMatchObject({ met: true, approvers: ['x', 'z'] })
     expect(standingOf(policy, ['w'])).toMatchObject({ met: true, group: { name: 'b' } })
@@ -90,9 +100,18 @@ describe('ShamirQuorumCustody', () => {
     expect(await provider.initialize(ref, members.slice(0, t))).toEqual({ status: 'initialized' })
     expect(await storage.collection('mpcShares').count({ field: 'vaultId', op: 'eq', value: ref.vaultId })).toBe(members.length)
     const pub = await provider.getPublicKey(ref, ref.hierarchy === 'BIP44' ? "m/44'/60'/0'/0" : 'm')
-    const expected = ref.hierarchy === 'BIP44' ? deriveChildPublicKey({ publicKey: pub.publicKey, chainCode: pub.chainCode! }, Number(path.split('/').pop())) : pub.publicKey
+    const expected =
+      ref.hierarchy === 'BIP44'
+        ? deriveChildPublicKey({ publicKey: pub.publicKey, chainCode: pub.chainCode! }, Number(path.split('/').pop()))
+        : pub.publicKey
 
-    if (t > 1) expect(await provider.requestSignature({ vault: ref, path, digest, approvals: [members[0], members[0], 'outsider'] })).toMatchObject({ status: 'pending', reason: 'insufficient-approvals', missingApprovals: t - 1, group: 'g' })
+    if (t > 1)
+      expect(await provider.requestSignature({ vault: ref, path, digest, approvals: [members[0], members[0], 'outsider'] })).toMatchObject({
+        status: 'pending',
+        reason: 'insufficient-approvals',
+        missingApprovals: t - 1,
+        group: 'g',
+      })
     for (const approvers of [members.slice(0, t), members.slice(-t)]) {
       const outcome = await provider.requestSignature({ vault: ref, path, digest, approvals: approvers })
       if (outcome.status !== 'signed') throw new Error('not signed')
@@ -101,7 +120,9 @@ describe('ShamirQuorumCustody', () => {
     }
     // Idempotent: a second initialize keeps the key.
     expect(await provider.initialize(ref, members.slice(0, t))).toEqual({ status: 'initialized' })
-    expect(bytesToHex((await provider.getPublicKey(ref, ref.hierarchy === 'BIP44' ? "m/44'/60'/0'/0" : 'm')).publicKey)).toBe(bytesToHex(pub.publicKey))
+    expect(bytesToHex((await provider.getPublicKey(ref, ref.hierarchy === 'BIP44' ? "m/44'/60'/0'/0" : 'm')).publicKey)).toBe(
+      bytesToHex(pub.publicKey),
+    )
     await provider.deleteVault(ref)
     expect(await storage.collection('mpcShares').count({ field: 'vaultId', op: 'eq', value: ref.vaultId })).toBe(0)
     await expect(provider.requestSignature({ vault: ref, path, digest, approvals: members })).rejects.toThrow(/not initialized/)
@@ -115,6 +136,8 @@ describe('ShamirQuorumCustody', () => {
     const pub = await provider.getPublicKey(ref, "m/44'/60'/0'/0")
     const outcome = await provider.requestSignature({ vault: ref, path: "m/44'/60'/0'/0/0", digest, approvals: ['m2', 'm3'] })
     if (outcome.status !== 'signed') throw new Error('not signed')
-    expect(addressOf(recoverPublicKey(outcome.signature, digest))).toBe(addressOf(deriveChildPublicKey({ publicKey: pub.publicKey, chainCode: pub.chainCode! }, 0)))
+    expect(addressOf(recoverPublicKey(outcome.signature, digest))).toBe(
+      addressOf(deriveChildPublicKey({ publicKey: pub.publicKey, chainCode: pub.chainCode! }, 0)),
+    )
   })
 })

@@ -16,7 +16,11 @@ import { alterPayload, tamper } from '../helpers/tokens.js'
 import { didJwtVerdict, ourVerdict, type JwtVerdict } from '../helpers/jwt-verdicts.js'
 
 const storage = createMemoryStorage()
-const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-0123456789ab': 't' }) })
+const service = await IdentityService.create({
+  storage,
+  masterKey: randomMasterKey(),
+  tenants: staticTenants({ 'token-0123456789ab': 't' }),
+})
 const held = (await service.generateWallet({}, { authorization: 'token-0123456789ab' })).wallet
 const heldToken = (await service.generateToken({ iss: held.did }, { authorization: 'token-0123456789ab' })).jwt
 const now = Math.floor(Date.now() / 1000)
@@ -70,8 +74,13 @@ describe('jwt-verifier agrees with did-jwt verifyJWT', () => {
     const signer = new LocalSigner(key)
     const iss = ethrDid(DEV_NETWORK, signer.address)
     const withoutExp = await createJWT({ iat: now }, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
-    await expect(verifyDidJwt(withoutExp, { resolver: service.resolver, audience: 'didvault', now: now * 1000 })).rejects.toThrow(/no expiry/)
-    const both = await createJWT({ iat: now + 600, nbf: now - 10, exp: now + 900 }, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
+    await expect(verifyDidJwt(withoutExp, { resolver: service.resolver, audience: 'didvault', now: now * 1000 })).rejects.toThrow(
+      /no expiry/,
+    )
+    const both = await createJWT(
+      { iat: now + 600, nbf: now - 10, exp: now + 900 },
+      { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' },
+    )
     await expect(verifyDidJwt(both, { resolver: service.resolver, audience: 'didvault', now: now * 1000 })).rejects.toThrow(/iat/)
   })
 

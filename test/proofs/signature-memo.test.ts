@@ -17,7 +17,12 @@ import { alterPayload } from '../helpers/tokens.js'
 const API_KEY = 'memo-test-key-0123456789'
 let clock = Date.now()
 const storage = createMemoryStorage()
-const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ [API_KEY]: 't' }), now: () => clock })
+const service = await IdentityService.create({
+  storage,
+  masterKey: randomMasterKey(),
+  tenants: staticTenants({ [API_KEY]: 't' }),
+  now: () => clock,
+})
 const api = service.as({ authorization: API_KEY })
 const seconds = () => Math.floor(clock / 1000)
 
@@ -60,7 +65,10 @@ describe('SignatureMemo on DID-auth tokens', () => {
     const { options } = withMemo()
     await verifyDidAuthProof(jwt, options)
     const altered = alterPayload(jwt, (p) => (p.exp = (p.exp as number) + 60))
-    await expect(verifyDidAuthProof(altered, options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/signature does not match/) })
+    await expect(verifyDidAuthProof(altered, options)).rejects.toMatchObject({
+      statusCode: 403,
+      errorMessage: expect.stringMatching(/signature does not match/),
+    })
   })
 
   it('a remembered token expires like any other', async () => {
@@ -71,7 +79,10 @@ describe('SignatureMemo on DID-auth tokens', () => {
     const saved = clock
     try {
       clock += 25 * 3_600_000
-      await expect(verifyDidAuthProof(jwt, options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/expired/) })
+      await expect(verifyDidAuthProof(jwt, options)).rejects.toMatchObject({
+        statusCode: 403,
+        errorMessage: expect.stringMatching(/expired/),
+      })
     } finally {
       clock = saved
     }
@@ -85,19 +96,27 @@ describe('SignatureMemo on DID-auth tokens', () => {
     await verifyDidAuthProof(jwt, options)
     const asOwner = service.as({ authorization: API_KEY, didAuth: jwt })
     await asOwner.configureWallet({ wallet: { did: wallet.did }, walletConfig: { txsInput: [{ newOwner: heir.did }] } })
-    await expect(verifyDidAuthProof(jwt, options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/signature does not match/) })
+    await expect(verifyDidAuthProof(jwt, options)).rejects.toMatchObject({
+      statusCode: 403,
+      errorMessage: expect.stringMatching(/signature does not match/),
+    })
   })
 
   it('a delegate’s remembered token is refused once the delegation has expired', async () => {
     const delegate = new LocalSigner(generatePrivateKey())
-    const { wallet } = await api.generateWallet({ walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 60_000 } }] } })
+    const { wallet } = await api.generateWallet({
+      walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 60_000 } }] },
+    })
     const jwt = await tokenBy(delegate, wallet.did, 23 * 3_600)
     const { options } = withMemo()
     await expect(verifyDidAuthProof(jwt, options)).resolves.toEqual({ did: wallet.did, address: delegate.address, byOwner: false })
     const saved = clock
     try {
       clock += 120_000
-      await expect(verifyDidAuthProof(jwt, options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/signature does not match/) })
+      await expect(verifyDidAuthProof(jwt, options)).rejects.toMatchObject({
+        statusCode: 403,
+        errorMessage: expect.stringMatching(/signature does not match/),
+      })
     } finally {
       clock = saved
     }
@@ -105,7 +124,10 @@ describe('SignatureMemo on DID-auth tokens', () => {
 
   it('holds at most maxEntries tokens, forgetting the oldest first', async () => {
     const { wallet } = await api.generateWallet({})
-    const [a, b] = [(await api.generateToken({ iss: wallet.did })).jwt, (await api.generateToken({ iss: wallet.did, expiresIn: 60_000 })).jwt]
+    const [a, b] = [
+      (await api.generateToken({ iss: wallet.did })).jwt,
+      (await api.generateToken({ iss: wallet.did, expiresIn: 60_000 })).jwt,
+    ]
     const { options, lookups } = withMemo(new SignatureMemo(1))
     await verifyDidAuthProof(a, options)
     await verifyDidAuthProof(b, options)

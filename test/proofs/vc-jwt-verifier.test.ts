@@ -10,12 +10,7 @@
 import { randomUUID } from 'node:crypto'
 import { describe, expect, it } from 'vitest'
 import { createJWT, verifyJWT } from 'did-jwt'
-import {
-  createVerifiableCredentialJwt,
-  normalizeCredential,
-  validateCredentialPayload,
-  verifyCredential,
-} from 'did-jwt-vc'
+import { createVerifiableCredentialJwt, normalizeCredential, validateCredentialPayload, verifyCredential } from 'did-jwt-vc'
 import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
 import { acceptedNatively, verifyJwtCredential } from '../../src/credentials/verify-credential.js'
 import { verifyDidJwt } from '../../src/proofs/jwt-verifier.js'
@@ -39,16 +34,29 @@ const service = await IdentityService.create({ storage, masterKey, tenants: stat
 const api = service.as({ authorization: API_KEY })
 const outside = new LocalSigner(generatePrivateKey())
 const day = 86_400_000
-const held = (await api.generateWallet({ walletConfig: { txsInput: [{ delegate: { validity: day } }, { delegate: { address: outside.address, validity: day } }] } })).wallet
+const held = (
+  await api.generateWallet({
+    walletConfig: { txsInput: [{ delegate: { validity: day } }, { delegate: { address: outside.address, validity: day } }] },
+  })
+).wallet
 const heldToken = (await api.generateToken({ iss: held.did })).jwt
 const asHeld = service.as({ authorization: API_KEY, didAuth: heldToken })
 const keyring = await openKeyring(storage, masterKey)
-const delegateRow = (await storage.collection<DelegateKeyRecord>('delegateKeys').find({ field: 'ethereumAddress', op: 'eq', value: (held.registry!.transactions[0] as { delegate: { address: string } }).delegate.address }, { limit: 1 })).items[0]
+const delegateRow = (
+  await storage
+    .collection<DelegateKeyRecord>('delegateKeys')
+    .find(
+      { field: 'ethereumAddress', op: 'eq', value: (held.registry!.transactions[0] as { delegate: { address: string } }).delegate.address },
+      { limit: 1 },
+    )
+).items[0]
 const generated = new LocalSigner(keyring.open(delegateRow.privateKey, secretContext('delegateKeys', delegateRow, 'privateKey')))
 const now = Math.floor(Date.now() / 1000)
 const vc = { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { degree: 'BSc' } }
 
-async function vcJwt(o: { signer?: LocalSigner; iss?: string; alg?: 'ES256K' | 'ES256K-R'; payload?: Record<string, unknown>; raw?: boolean } = {}) {
+async function vcJwt(
+  o: { signer?: LocalSigner; iss?: string; alg?: 'ES256K' | 'ES256K-R'; payload?: Record<string, unknown>; raw?: boolean } = {},
+) {
   const signer = o.signer ?? new LocalSigner(generatePrivateKey())
   const iss = o.iss ?? ethrDid(DEV_NETWORK, signer.address)
   const payload = { nbf: now, jti: `urn:uuid:${randomUUID()}`, vc, ...o.payload }
@@ -58,7 +66,11 @@ async function vcJwt(o: { signer?: LocalSigner; iss?: string; alg?: 'ES256K' | '
 }
 
 const serviceIssued = async () => {
-  const { vcs } = await asHeld.signClaims({ iss: held.did, format: 'JWT', claims: [{ id: `urn:uuid:${randomUUID()}`, payload: { degree: 'BSc' } }] })
+  const { vcs } = await asHeld.signClaims({
+    iss: held.did,
+    format: 'JWT',
+    claims: [{ id: `urn:uuid:${randomUUID()}`, payload: { degree: 'BSc' } }],
+  })
   return (vcs[0] as { jwt: string }).jwt
 }
 
@@ -136,7 +148,14 @@ describe('VC-JWT by a did:key issuer (key-did-resolver documents: publicKeyBase5
     const did = `did:key:${bytesToMultibase(secp256k1.Point.fromHex(key.publicKeyHex).toBytes(true), 'base58btc', 'secp256k1-pub')}`
     const good = await vcJwt({ signer: key, iss: did })
     const forged = await vcJwt({ iss: did })
-    const didJwtVc = (jwt: string) => verifyCredential(jwt, resolver, { proofPurpose: 'assertionMethod', policies: { now, issuanceDate: false, expirationDate: false, aud: false } }).then(() => true, () => false)
+    const didJwtVc = (jwt: string) =>
+      verifyCredential(jwt, resolver, {
+        proofPurpose: 'assertionMethod',
+        policies: { now, issuanceDate: false, expirationDate: false, aud: false },
+      }).then(
+        () => true,
+        () => false,
+      )
     expect(await didJwtVc(good)).toBe(true)
     expect(await didJwtVc(forged)).toBe(false)
     // Native: verifyDidJwt itself accepts it (no fallback to did-jwt-vc needed), and names the method.
@@ -152,14 +171,21 @@ describe('PublicKeyDirectory knows the generated delegate keys', () => {
   it('by address, with the key the row seals', async () => {
     const keys = new PublicKeyDirectory(storage)
     const key = await keys.keyFor(generated.address)
-    expect(key?.export({ format: 'jwk' })).toEqual(new PublicKeyDirectory(storage).keyFromHex(delegateRow.publicKeyHex).export({ format: 'jwk' }))
+    expect(key?.export({ format: 'jwk' })).toEqual(
+      new PublicKeyDirectory(storage).keyFromHex(delegateRow.publicKeyHex).export({ format: 'jwk' }),
+    )
     expect(await keys.keyFor(outside.address)).toBeUndefined()
   })
 
   it('a row whose key does not hash to its address vouches for nothing', async () => {
     const stranger = generatePrivateKey()
     const victim = new LocalSigner(generatePrivateKey())
-    const forged: DelegateKeyRecord = { ...delegateRow, id: randomUUID(), ethereumAddress: victim.address, publicKeyHex: Buffer.from(publicKeyOf(stranger)).toString('hex') }
+    const forged: DelegateKeyRecord = {
+      ...delegateRow,
+      id: randomUUID(),
+      ethereumAddress: victim.address,
+      publicKeyHex: Buffer.from(publicKeyOf(stranger)).toString('hex'),
+    }
     await storage.collection<DelegateKeyRecord>('delegateKeys').insert(forged)
     try {
       expect(await new PublicKeyDirectory(storage).keyFor(victim.address)).toBeUndefined()
@@ -176,8 +202,13 @@ describe('PublicKeyDirectory knows the generated delegate keys', () => {
   })
 
   it('a DID-auth token by a generated delegate verifies natively, as did-jwt has it, and names the delegate', async () => {
-    const jwt = await createJWT({ iat: now, exp: now + 600, aud: 'didvault' }, { issuer: held.did, signer: didJwtSigner(generated), alg: 'ES256K-R' })
-    await expect(verifyJWT(jwt, { resolver: service.resolver, audience: 'didvault', policies: { now } })).resolves.toMatchObject({ verified: true })
+    const jwt = await createJWT(
+      { iat: now, exp: now + 600, aud: 'didvault' },
+      { issuer: held.did, signer: didJwtSigner(generated), alg: 'ES256K-R' },
+    )
+    await expect(verifyJWT(jwt, { resolver: service.resolver, audience: 'didvault', policies: { now } })).resolves.toMatchObject({
+      verified: true,
+    })
     const keys = new PublicKeyDirectory(storage)
     for (let i = 0; i < 2; i++) {
       const v = await verifyDidJwt(jwt, { resolver: service.resolver, audience: 'didvault', keys, now: now * 1000 })
@@ -194,7 +225,10 @@ describe('PublicKeyDirectory knows the generated delegate keys', () => {
         prop === 'collection'
           ? (name: string) => {
               const c = target.collection(name)
-              return new Proxy(c, { get: (t, p) => (p === 'findOne' ? (...a: unknown[]) => (reads++, (t.findOne as (...x: unknown[]) => unknown)(...a)) : Reflect.get(t, p)) })
+              return new Proxy(c, {
+                get: (t, p) =>
+                  p === 'findOne' ? (...a: unknown[]) => (reads++, (t.findOne as (...x: unknown[]) => unknown)(...a)) : Reflect.get(t, p),
+              })
             }
           : Reflect.get(target, prop, receiver),
     })

@@ -16,11 +16,23 @@ const now = Math.floor(Date.now() / 1000)
 describe('DID-auth verification hardening', () => {
   it('a stored row whose public key does not hash to its address never vouches for that address', async () => {
     const storage = createMemoryStorage()
-    const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })
+    const service = await IdentityService.create({
+      storage,
+      masterKey: randomMasterKey(),
+      tenants: staticTenants({ 'token-a-0123456789': 'a' }),
+    })
     const { wallet } = await service.generateWallet({}, { authorization: 'token-a-0123456789' })
     const attacker = new LocalSigner(generatePrivateKey())
     // a forged row in another tenant: the victim's address with the attacker's key
-    await storage.collection('wallets').insert({ id: 'forged', tenantId: 'b', did: 'did:ethr:dev:forged', ethereumAddress: wallet.ethereumAddress, publicKeyHex: attacker.publicKeyHex, alias: 'x', createdAt: 1 })
+    await storage.collection('wallets').insert({
+      id: 'forged',
+      tenantId: 'b',
+      did: 'did:ethr:dev:forged',
+      ethereumAddress: wallet.ethereumAddress,
+      publicKeyHex: attacker.publicKeyHex,
+      alias: 'x',
+      createdAt: 1,
+    })
     const directory = new PublicKeyDirectory(storage)
     const token = await createJWT({ iat: now, exp: now + 600 }, { issuer: wallet.did, signer: didJwtSigner(attacker), alg: 'ES256K-R' })
     await expect(verifyDidJwt(token, { resolver: service.resolver, audience: 'didvault', keys: directory })).rejects.toThrow(/signature/)
@@ -29,29 +41,55 @@ describe('DID-auth verification hardening', () => {
 
   it('an iss that is a DID URL (version query, path, fragment, params) is refused, so no past document can vouch', async () => {
     const storage = createMemoryStorage()
-    const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })
+    const service = await IdentityService.create({
+      storage,
+      masterKey: randomMasterKey(),
+      tenants: staticTenants({ 'token-a-0123456789': 'a' }),
+    })
     const signer = new LocalSigner(generatePrivateKey())
     const did = ethrDid(DEV_NETWORK, signer.address)
     const options = { resolver: service.resolver, audience: 'didvault' }
     const sign = (iss: string) => createJWT({ iat: now, exp: now + 600 }, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
     expect(await verifyDidAuthToken(await sign(did), options)).toBe(did)
-    for (const iss of [`${did}?versionId=0`, `${did}?versionTime=2020-01-01T00:00:00Z`, `${did};versionId=0`, `${did}/path`, `${did}#controller`, `${did}:`, 'did:ethr:', 'not-a-did']) {
-      await expect(verifyDidAuthToken(await sign(iss), options), iss).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/must be a DID|could not be resolved/) })
+    for (const iss of [
+      `${did}?versionId=0`,
+      `${did}?versionTime=2020-01-01T00:00:00Z`,
+      `${did};versionId=0`,
+      `${did}/path`,
+      `${did}#controller`,
+      `${did}:`,
+      'did:ethr:',
+      'not-a-did',
+    ]) {
+      await expect(verifyDidAuthToken(await sign(iss), options), iss).rejects.toMatchObject({
+        statusCode: 403,
+        errorMessage: expect.stringMatching(/must be a DID|could not be resolved/),
+      })
     }
   })
 
   it('tokens living longer than the cap (default 24 h) or without iat are rejected', async () => {
     const storage = createMemoryStorage()
-    const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ 'token-a-0123456789': 'a' }) })
+    const service = await IdentityService.create({
+      storage,
+      masterKey: randomMasterKey(),
+      tenants: staticTenants({ 'token-a-0123456789': 'a' }),
+    })
     const signer = new LocalSigner(generatePrivateKey())
     const iss = ethrDid(DEV_NETWORK, signer.address)
     const sign = (payload: Record<string, unknown>) => createJWT(payload, { issuer: iss, signer: didJwtSigner(signer), alg: 'ES256K-R' })
     const options = { resolver: service.resolver, audience: 'didvault' }
     expect(await verifyDidAuthToken(await sign({ iat: now, exp: now + 24 * 3600 }), options)).toBe(iss)
-    await expect(verifyDidAuthToken(await sign({ iat: now, exp: now + 10 * 365 * 24 * 3600 }), options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/lifetime/) })
+    await expect(verifyDidAuthToken(await sign({ iat: now, exp: now + 10 * 365 * 24 * 3600 }), options)).rejects.toMatchObject({
+      statusCode: 403,
+      errorMessage: expect.stringMatching(/lifetime/),
+    })
     const withoutIat = await sign({ iat: undefined, exp: now + 600 })
     expect(JSON.parse(Buffer.from(withoutIat.split('.')[1], 'base64url').toString())).not.toHaveProperty('iat')
-    await expect(verifyDidAuthToken(withoutIat, options)).rejects.toMatchObject({ statusCode: 403, errorMessage: expect.stringMatching(/iat/) })
+    await expect(verifyDidAuthToken(withoutIat, options)).rejects.toMatchObject({
+      statusCode: 403,
+      errorMessage: expect.stringMatching(/iat/),
+    })
   })
 
   it('a malformed publicKeyHex in a resolved document is skipped, not a 500', async () => {
@@ -73,7 +111,10 @@ describe('DID-auth verification hardening', () => {
     const token = await createJWT({ iat: now, exp: now + 600 }, { issuer: did, signer: didJwtSigner(signer), alg: 'ES256K' })
     const v = await verifyDidJwt(token, { resolver, audience: 'didvault' })
     expect(v.signer).toBe(`${did}#good`)
-    const other = await createJWT({ iat: now, exp: now + 600 }, { issuer: did, signer: didJwtSigner(new LocalSigner(generatePrivateKey())), alg: 'ES256K' })
+    const other = await createJWT(
+      { iat: now, exp: now + 600 },
+      { issuer: did, signer: didJwtSigner(new LocalSigner(generatePrivateKey())), alg: 'ES256K' },
+    )
     await expect(verifyDidJwt(other, { resolver, audience: 'didvault' })).rejects.toThrow(/signature/)
   })
 

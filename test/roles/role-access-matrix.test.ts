@@ -18,7 +18,8 @@ import type { WalletRecord } from '../../src/wallets/records.js'
 import { expectError, snapshot, startHarness, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
 import { mintToken } from '../helpers/tokens.js'
 
-type Caller = 'creator' | 'roleOwner' | 'assigneeRead' | 'assigneeWrite' | 'delegateKey' | 'otherDid' | 'otherTenantDid' | 'noToken' | 'expiredToken'
+type Caller =
+  'creator' | 'roleOwner' | 'assigneeRead' | 'assigneeWrite' | 'delegateKey' | 'otherDid' | 'otherTenantDid' | 'noToken' | 'expiredToken'
 type Action = 'create' | 'see' | 'update' | 'delete' | 'assign' | 'unassign' | 'listAssignments' | 'renameRoleWallet'
 /**
  * `allowed`: done (batch: 200, no errors, the effect stored). `FORBIDDEN` / `NOT_FOUND`: the
@@ -47,7 +48,9 @@ const MATRIX: Record<Caller, Outcome[]> = {
   expiredToken:   UNAUTHENTICATED,
 }
 
-const ROWS = (Object.entries(MATRIX) as Array<[Caller, Outcome[]]>).flatMap(([caller, outcomes]) => ACTIONS.map((action, i) => ({ caller, action, outcome: outcomes[i] })))
+const ROWS = (Object.entries(MATRIX) as Array<[Caller, Outcome[]]>).flatMap(([caller, outcomes]) =>
+  ACTIONS.map((action, i) => ({ caller, action, outcome: outcomes[i] })),
+)
 
 let h: Harness
 let creator: { did: string; jwt: string; expired: string; byDelegate: string }
@@ -68,7 +71,13 @@ beforeAll(async () => {
   expect((await h.request('GET', '/roles', { didAuth: (await mintToken({ iss: did, signerKey: creatorKey })).jwt })).status).toBe(200)
   const jwt = await tokenFor(h, did)
   const delegateKey = generatePrivateKey()
-  const delegated = await h.request('POST', '/wallet/configure', { json: { wallet: { did }, walletConfig: { txsInput: [{ delegate: { address: new LocalSigner(delegateKey).address, validity: 3_600_000 } }] } }, didAuth: jwt })
+  const delegated = await h.request('POST', '/wallet/configure', {
+    json: {
+      wallet: { did },
+      walletConfig: { txsInput: [{ delegate: { address: new LocalSigner(delegateKey).address, validity: 3_600_000 } }] },
+    },
+    didAuth: jwt,
+  })
   expect(delegated.body.wallet.registry.errors).toEqual([])
   creator = {
     did,
@@ -86,11 +95,26 @@ afterAll(() => h.close())
 
 /** The world of one row: a fresh role T assigned to the row's holder and to `second`, and the caller's token. */
 async function arrange(caller: Caller) {
-  const res = await h.request('POST', '/roles', { json: { permissions: [caller === 'assigneeWrite' ? 'Write' : 'Read'] }, didAuth: creator.jwt })
+  const res = await h.request('POST', '/roles', {
+    json: { permissions: [caller === 'assigneeWrite' ? 'Write' : 'Read'] },
+    didAuth: creator.jwt,
+  })
   expect(res.status).toBe(200)
   const role: string = res.body.role.did
   const holder = caller === 'assigneeWrite' ? assigneeWrite.did : assigneeRead.did
-  expect((await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: holder }, { role, did: second.did }] }, didAuth: creator.jwt })).body.errors).toEqual([])
+  expect(
+    (
+      await h.request('POST', '/roles/assignmnets', {
+        json: {
+          assignments: [
+            { role, did: holder },
+            { role, did: second.did },
+          ],
+        },
+        didAuth: creator.jwt,
+      })
+    ).body.errors,
+  ).toEqual([])
   const tokens: Record<Caller, string | undefined> = {
     creator: creator.jwt,
     roleOwner: await tokenFor(h, role),
@@ -103,7 +127,13 @@ async function arrange(caller: Caller) {
     expiredToken: creator.expired,
   }
   /** The DID the caller's token names (a role it creates has it as creator). */
-  const acting: Partial<Record<Caller, string>> = { creator: creator.did, roleOwner: role, assigneeRead: assigneeRead.did, assigneeWrite: assigneeWrite.did, otherDid: other.did }
+  const acting: Partial<Record<Caller, string>> = {
+    creator: creator.did,
+    roleOwner: role,
+    assigneeRead: assigneeRead.did,
+    assigneeWrite: assigneeWrite.did,
+    otherDid: other.did,
+  }
   return { role, holder, token: tokens[caller], acting: acting[caller] }
 }
 
@@ -136,7 +166,12 @@ const stored = {
   role: (did: string) => h.storage.collection<RoleRecord>('roles').findOne({ field: 'did', op: 'eq', value: did }),
   wallet: (did: string) => h.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: did }),
   assignment: (role: string, did: string) =>
-    h.storage.collection<RoleAssignmentRecord>('roleAssignments').findOne({ and: [{ field: 'role', op: 'eq', value: role }, { field: 'did', op: 'eq', value: did }] }),
+    h.storage.collection<RoleAssignmentRecord>('roleAssignments').findOne({
+      and: [
+        { field: 'role', op: 'eq', value: role },
+        { field: 'did', op: 'eq', value: did },
+      ],
+    }),
 }
 
 /** What an allowed batch action must have stored. */
@@ -247,12 +282,16 @@ describe('grants over credentials through HTTP (credential × Write held → gra
   })
 
   const assign = (json: unknown, didAuth: string) => h.request('POST', '/roles/assignmnets', { json, didAuth })
-  const newRole = async (by: { jwt: string }, permissions: string[]) => (await h.request('POST', '/roles', { json: { permissions }, didAuth: by.jwt })).body.role.did as string
+  const newRole = async (by: { jwt: string }, permissions: string[]) =>
+    (await h.request('POST', '/roles', { json: { permissions }, didAuth: by.jwt })).body.role.did as string
   const governs = async (role: string, did: string) => (await stored.assignment(role, did))?.governsCredentials === true
 
   /** Alice's credential C with claim DID X, Eve's Write as the row says, Eve's role R held by `reader`, and Eve's tokens. */
   async function world(kind: CredentialKind, write: WriteKind) {
-    const signed = await h.request('POST', '/claims/sign', { json: { iss: alice.did, sub: reader.did, claims: [{ payload: {} }] }, didAuth: alice.jwt })
+    const signed = await h.request('POST', '/claims/sign', {
+      json: { iss: alice.did, sub: reader.did, claims: [{ payload: {} }] },
+      didAuth: alice.jwt,
+    })
     expect(signed.status, JSON.stringify(signed.body)).toBe(200)
     const vc = signed.body.vcs[0] as { id: string; jsonld: Record<string, unknown> }
     const xOwner = await tokenFor(h, vc.id)
@@ -270,7 +309,9 @@ describe('grants over credentials through HTTP (credential × Write held → gra
       const forgedRole = await newRole(eve, ['Write'])
       expect((await assign({ assignments: [{ role: forgedRole, did: eve.did }] }, eve.jwt)).body.errors).toEqual([])
       const forged = { ...vc.jsonld, issuanceDate: '2020-01-01T00:00:00Z' }
-      expect((await h.request('POST', '/claims', { json: { roles: [forgedRole], claims: [{ jsonld: forged }] }, didAuth: eve.jwt })).status).toBe(200)
+      expect(
+        (await h.request('POST', '/claims', { json: { roles: [forgedRole], claims: [{ jsonld: forged }] }, didAuth: eve.jwt })).status,
+      ).toBe(200)
     }
     const role = await newRole(eve, ['Read'])
     expect((await assign({ assignments: [{ role, did: reader.did }] }, eve.jwt)).body.errors).toEqual([])
@@ -297,7 +338,9 @@ describe('grants over credentials through HTTP (credential × Write held → gra
       expect(await governs(w.role, w.vc.id)).toBe(true)
     } else {
       expect(res.body.assignments).toEqual([])
-      expect(res.body.errors).toEqual([{ assignment: { role: w.role, did: w.vc.id }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) }])
+      expect(res.body.errors).toEqual([
+        { assignment: { role: w.role, did: w.vc.id }, error: expect.objectContaining({ statusCode: 403, errorType: 'FORBIDDEN' }) },
+      ])
       expect(await snapshot(h)).toEqual(before)
     }
     expect(await rReaches(w.role, w.credential, w.vc.id)).toBe(outcome.grant === 'allowed')

@@ -16,7 +16,10 @@ beforeAll(async () => {
   creator = await walletWithToken(h)
   holder = await walletWithToken(h)
   role = (await h.request('POST', '/roles', { json: { permissions: ['Read'] }, didAuth: creator.jwt })).body.role.did
-  expect((await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: holder.did }] }, didAuth: creator.jwt })).body.errors).toEqual([])
+  expect(
+    (await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: holder.did }] }, didAuth: creator.jwt })).body
+      .errors,
+  ).toEqual([])
 })
 afterAll(() => h.close())
 
@@ -61,9 +64,21 @@ describe('bad input to the role operations: the error body, nothing written', ()
   it('a non-DID did or role, in any operation: 422 VALIDATION_ERROR', async () => {
     const before = await snapshot(h)
     for (const bad of ['alice', 'did:', 'DID:ethr:dev:0x1', '0x8ba1f109551bD432803012645Ac136ddd64DBA72', '', 42, null]) {
-      expectError(await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: bad }] }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
-      expectError(await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: bad, did: holder.did }] }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
-      expectError(await h.request('DELETE', '/roles/assignmnets', { json: { assignments: [{ role, did: bad }] }, token: creator.jwt }), 422, 'VALIDATION_ERROR')
+      expectError(
+        await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: bad }] }, didAuth: creator.jwt }),
+        422,
+        'VALIDATION_ERROR',
+      )
+      expectError(
+        await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: bad, did: holder.did }] }, didAuth: creator.jwt }),
+        422,
+        'VALIDATION_ERROR',
+      )
+      expectError(
+        await h.request('DELETE', '/roles/assignmnets', { json: { assignments: [{ role, did: bad }] }, token: creator.jwt }),
+        422,
+        'VALIDATION_ERROR',
+      )
       expectError(await h.request('PUT', '/roles', { json: { did: bad, description: 'x' }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
     }
     expectError(await h.request('GET', '/roles/assignmnets?did=alice', { didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
@@ -78,13 +93,25 @@ describe('bad input to the role operations: the error body, nothing written', ()
       await h.request('POST', '/roles/assignmnets', { json: { assignments: [item] }, didAuth: creator.jwt }),
       await h.request('DELETE', '/roles/assignmnets', { json: { assignments: [item] }, token: creator.jwt }),
     ]) {
-      expect(res.body).toEqual({ assignments: [], errors: [{ assignment: item, error: { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no role ${UNKNOWN_ROLE}` } }] })
+      expect(res.body).toEqual({
+        assignments: [],
+        errors: [{ assignment: item, error: { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no role ${UNKNOWN_ROLE}` } }],
+      })
     }
     for (const res of [
       await h.request('PUT', '/roles', { json: { did: UNKNOWN_ROLE, description: 'x' }, didAuth: creator.jwt }),
       await h.request('DELETE', '/roles', { json: { dids: UNKNOWN_ROLE }, didAuth: creator.jwt }),
     ]) {
-      expect(res.body).toEqual({ roles: [], errors: [{ roleDid: UNKNOWN_ROLE, message: `no role ${UNKNOWN_ROLE}`, error: { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no role ${UNKNOWN_ROLE}` } }] })
+      expect(res.body).toEqual({
+        roles: [],
+        errors: [
+          {
+            roleDid: UNKNOWN_ROLE,
+            message: `no role ${UNKNOWN_ROLE}`,
+            error: { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no role ${UNKNOWN_ROLE}` },
+          },
+        ],
+      })
     }
     expectError(await h.request('GET', `/roles/assignmnets?role=${UNKNOWN_ROLE}`, { didAuth: creator.jwt }), 422, 'NOT_FOUND')
     expect(await snapshot(h)).toEqual(before)
@@ -108,19 +135,71 @@ describe('bad input to the role operations: the error body, nothing written', ()
     const res = await h.request('POST', '/roles/assignmnets', { json: { assignments: many }, didAuth: creator.jwt })
     expectError(res, 422, 'VALIDATION_ERROR')
     expect(res.body.errorMessage).toContain('at most 1000')
-    expectError(await h.request('DELETE', '/roles/assignmnets', { json: { assignments: many }, token: creator.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('PUT', '/roles', { json: { roles: many.map((a) => ({ did: a.did, description: 'x' })) }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('DELETE', '/roles', { json: { dids: many.map((a) => a.did).join(',') }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('DELETE', '/roles/assignmnets', { json: { assignments: many }, token: creator.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('PUT', '/roles', { json: { roles: many.map((a) => ({ did: a.did, description: 'x' })) }, didAuth: creator.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('DELETE', '/roles', { json: { dids: many.map((a) => a.did).join(',') }, didAuth: creator.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expect(await snapshot(h)).toEqual(before)
   })
 
   it('duplicate items in one batch (the same DID in another spelling included): 422, nothing written', async () => {
     const before = await snapshot(h)
     const lower = holder.did.toLowerCase()
-    expectError(await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: creator.did }, { role, did: creator.did }] }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('DELETE', '/roles/assignmnets', { json: { assignments: [{ role, did: holder.did }, { role, did: lower }] }, token: creator.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('PUT', '/roles', { json: { roles: [{ did: role, description: 'a' }, { did: role, permissions: [] }] }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('DELETE', '/roles', { json: { dids: `${role},${role.toLowerCase()}` }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', '/roles/assignmnets', {
+        json: {
+          assignments: [
+            { role, did: creator.did },
+            { role, did: creator.did },
+          ],
+        },
+        didAuth: creator.jwt,
+      }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('DELETE', '/roles/assignmnets', {
+        json: {
+          assignments: [
+            { role, did: holder.did },
+            { role, did: lower },
+          ],
+        },
+        token: creator.jwt,
+      }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('PUT', '/roles', {
+        json: {
+          roles: [
+            { did: role, description: 'a' },
+            { did: role, permissions: [] },
+          ],
+        },
+        didAuth: creator.jwt,
+      }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('DELETE', '/roles', { json: { dids: `${role},${role.toLowerCase()}` }, didAuth: creator.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expectError(await h.request('DELETE', '/roles', { json: { dids: [role], ids: [role] }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
     expectError(await h.request('DELETE', '/roles', { json: {}, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
     expect(await snapshot(h)).toEqual(before)
@@ -128,7 +207,8 @@ describe('bad input to the role operations: the error body, nothing written', ()
 
   it('__proto__ and constructor keys, in bodies and queries: 422, nothing written, nothing polluted', async () => {
     const before = await snapshot(h)
-    const raw = (method: string, path: string, body: string) => h.request(method, path, { body, headers: { 'content-type': 'application/json' }, didAuth: creator.jwt })
+    const raw = (method: string, path: string, body: string) =>
+      h.request(method, path, { body, headers: { 'content-type': 'application/json' }, didAuth: creator.jwt })
     for (const body of [
       '{"__proto__": {"permissions": ["Write"]}}',
       '{"permissions": ["Read"], "constructor": {"prototype": {"polluted": true}}}',
@@ -136,7 +216,12 @@ describe('bad input to the role operations: the error body, nothing written', ()
       `{"roles": [{"did": "${role}", "description": "x", "constructor": 1}]}`,
       `{"did": "${role}", "__proto__": {"description": "x"}}`,
     ]) {
-      for (const [method, path] of [['POST', '/roles'], ['POST', '/roles/assignmnets'], ['PUT', '/roles']]) expectError(await raw(method, path, body), 422, 'VALIDATION_ERROR')
+      for (const [method, path] of [
+        ['POST', '/roles'],
+        ['POST', '/roles/assignmnets'],
+        ['PUT', '/roles'],
+      ])
+        expectError(await raw(method, path, body), 422, 'VALIDATION_ERROR')
     }
     expectError(await h.request('GET', '/roles?__proto__=Read', { didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
     expectError(await h.request('GET', `/roles/assignmnets?role=${role}&constructor=x`, { didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
@@ -146,10 +231,26 @@ describe('bad input to the role operations: the error body, nothing written', ()
 
   it('a description over the body limit: 413; over 2,000 characters or with bidi overrides: 422 — nothing written', async () => {
     const before = await snapshot(h)
-    expectError(await h.request('POST', '/roles', { json: { description: 'x'.repeat(1_100_000) }, didAuth: creator.jwt }), 413, 'PAYLOAD_TOO_LARGE')
-    expectError(await h.request('PUT', '/roles', { json: { did: role, description: 'x'.repeat(1_100_000) }, didAuth: creator.jwt }), 413, 'PAYLOAD_TOO_LARGE')
-    expectError(await h.request('POST', '/roles', { json: { description: 'x'.repeat(2_001) }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', '/roles', { json: { description: 'evil\u202Etxt' }, didAuth: creator.jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', '/roles', { json: { description: 'x'.repeat(1_100_000) }, didAuth: creator.jwt }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    )
+    expectError(
+      await h.request('PUT', '/roles', { json: { did: role, description: 'x'.repeat(1_100_000) }, didAuth: creator.jwt }),
+      413,
+      'PAYLOAD_TOO_LARGE',
+    )
+    expectError(
+      await h.request('POST', '/roles', { json: { description: 'x'.repeat(2_001) }, didAuth: creator.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('POST', '/roles', { json: { description: 'evil\u202Etxt' }, didAuth: creator.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expect(await snapshot(h)).toEqual(before)
   })
 })
@@ -168,19 +269,40 @@ describe('tenant isolation: another tenant’s role, assignment or wallet looks 
       return a
     }
     const asB = { didAuth: b.jwt, token: TENANT_B }
-    expect((await same((r) => h.request('PUT', '/roles', { json: { did: r, description: 'x' }, ...asB }))).body.errors[0].error.errorType).toBe('NOT_FOUND')
-    expect((await same((r) => h.request('DELETE', '/roles', { json: { dids: [r] }, ...asB }))).body.errors[0].error.errorType).toBe('NOT_FOUND')
-    expect((await same((r) => h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: r, did: b.did }] }, ...asB }))).body.errors[0].error.errorType).toBe('NOT_FOUND')
+    expect(
+      (await same((r) => h.request('PUT', '/roles', { json: { did: r, description: 'x' }, ...asB }))).body.errors[0].error.errorType,
+    ).toBe('NOT_FOUND')
+    expect((await same((r) => h.request('DELETE', '/roles', { json: { dids: [r] }, ...asB }))).body.errors[0].error.errorType).toBe(
+      'NOT_FOUND',
+    )
+    expect(
+      (await same((r) => h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: r, did: b.did }] }, ...asB }))).body
+        .errors[0].error.errorType,
+    ).toBe('NOT_FOUND')
     // tenant A's assignment, removed with a tenant B wallet's Access Token
-    expect((await same((r) => h.request('DELETE', '/roles/assignmnets', { json: { assignments: [{ role: r, did: holder.did }] }, token: b.jwt }))).body.errors[0].error.errorType).toBe('NOT_FOUND')
+    expect(
+      (
+        await same((r) =>
+          h.request('DELETE', '/roles/assignmnets', { json: { assignments: [{ role: r, did: holder.did }] }, token: b.jwt }),
+        )
+      ).body.errors[0].error.errorType,
+    ).toBe('NOT_FOUND')
     expectError(await same((r) => h.request('GET', `/roles/assignmnets?role=${r}`, asB)), 422, 'NOT_FOUND')
     expect((await h.request('GET', `/roles/assignmnets?did=${holder.did}`, asB)).body.assignments).toEqual([])
     expect((await h.request('GET', '/roles', asB)).body.roles.map((r: { did: string }) => r.did)).toEqual([bRole])
     // tenant B's role on tenant A's wallet, and tenant A's role on tenant B's wallet: the target is not found
     const onAWallet = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role: bRole, did: holder.did }] }, ...asB })
-    expect(onAWallet.body.errors[0].error).toEqual({ statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no wallet or stored credential with DID ${holder.did}` })
+    expect(onAWallet.body.errors[0].error).toEqual({
+      statusCode: 422,
+      errorType: 'NOT_FOUND',
+      errorMessage: `no wallet or stored credential with DID ${holder.did}`,
+    })
     const onBWallet = await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: b.did }] }, didAuth: creator.jwt })
-    expect(onBWallet.body.errors[0].error).toEqual({ statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no wallet or stored credential with DID ${b.did}` })
+    expect(onBWallet.body.errors[0].error).toEqual({
+      statusCode: 422,
+      errorType: 'NOT_FOUND',
+      errorMessage: `no wallet or stored credential with DID ${b.did}`,
+    })
     expect(await snapshot(h)).toEqual(before)
   })
 })

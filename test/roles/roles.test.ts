@@ -16,8 +16,10 @@ for (const storage of ['memory', 'sqlite'] as const) {
     let other: { did: string; jwt: string }
 
     const createRole = (json: unknown, didAuth = creator.jwt) => h.request('POST', '/roles', { json, didAuth })
-    const assign = (assignments: unknown[], didAuth = creator.jwt, path = '/roles/assignmnets') => h.request('POST', path, { json: { assignments }, didAuth })
-    const unassign = (assignments: unknown[], accessToken: string, path = '/roles/assignmnets') => h.request('DELETE', path, { json: { assignments }, token: accessToken })
+    const assign = (assignments: unknown[], didAuth = creator.jwt, path = '/roles/assignmnets') =>
+      h.request('POST', path, { json: { assignments }, didAuth })
+    const unassign = (assignments: unknown[], accessToken: string, path = '/roles/assignmnets') =>
+      h.request('DELETE', path, { json: { assignments }, token: accessToken })
     const roleDids = (res: { body: { roles: Array<{ did: string }> } }) => res.body.roles.map((r) => r.did)
 
     beforeAll(async () => {
@@ -29,7 +31,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
     afterAll(() => h.close())
 
     it('Create Role: a role backed by a new wallet; permissions case-insensitive in, canonical out; creator is the caller', async () => {
-      const res = await createRole({ description: 'Auditors', permissions: ['write', 'READ', 'Read'], wallet: { alias: `auditors-${storage}` } })
+      const res = await createRole({
+        description: 'Auditors',
+        permissions: ['write', 'READ', 'Read'],
+        wallet: { alias: `auditors-${storage}` },
+      })
       expect(res.status).toBe(200)
       const role = res.body.role
       expect(Object.keys(role).sort()).toEqual(['_id', 'createdAt', 'creator', 'description', 'did', 'permissions', 'updatedAt'])
@@ -39,18 +45,32 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(Math.abs(role.createdAt - Date.now())).toBeLessThan(60_000)
       // The role DID is a wallet of the tenant, listed like any wallet, with role: true
       const wallets = await h.request('GET', `/wallets?did=${encodeURIComponent(role.did)}`)
-      expect(wallets.body.wallets).toEqual([expect.objectContaining({ did: role.did, alias: `auditors-${storage}`, role: true, isHDWallet: false })])
+      expect(wallets.body.wallets).toEqual([
+        expect.objectContaining({ did: role.did, alias: `auditors-${storage}`, role: true, isHDWallet: false }),
+      ])
       expect(wallets.body.wallets[0].vaultId).toBeUndefined()
       // defaults: empty description, no permissions, alias = DID
       const bare = await createRole({})
       expect(bare.body.role).toMatchObject({ description: '', permissions: [] })
-      expect((await h.request('GET', `/wallets?did=${encodeURIComponent(bare.body.role.did)}`)).body.wallets[0].alias).toBe(bare.body.role.did)
+      expect((await h.request('GET', `/wallets?did=${encodeURIComponent(bare.body.role.did)}`)).body.wallets[0].alias).toBe(
+        bare.body.role.did,
+      )
     })
 
     it('Create Role applies walletConfig to the role DID’s document through the registry', async () => {
-      const res = await createRole({ permissions: ['Read'], walletConfig: { apiUrl: 'local', txsInput: [{ service: { name: 'RoleHub', value: 'https://roles.example.com', validity: 3_600_000 } }] } })
+      const res = await createRole({
+        permissions: ['Read'],
+        walletConfig: {
+          apiUrl: 'local',
+          txsInput: [{ service: { name: 'RoleHub', value: 'https://roles.example.com', validity: 3_600_000 } }],
+        },
+      })
       expect(res.status).toBe(200)
-      expect(res.body.role.registry).toMatchObject({ apiUrl: 'local', errors: [], transactions: [expect.objectContaining({ index: 0, op: 'setAttribute' })] })
+      expect(res.body.role.registry).toMatchObject({
+        apiUrl: 'local',
+        errors: [],
+        transactions: [expect.objectContaining({ index: 0, op: 'setAttribute' })],
+      })
       const doc = (await h.request('GET', `/1.0/identifiers/${encodeURIComponent(res.body.role.did)}`, { token: null })).body.didDocument
       expect(doc.service).toEqual([expect.objectContaining({ type: 'RoleHub', serviceEndpoint: 'https://roles.example.com' })])
     })
@@ -76,7 +96,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
       // the role DID's own token (the service holds its key: it owns the DID)
       expect(roleDids(await h.request('GET', '/roles', { didAuth: await tokenFor(h, b) }))).toEqual([b])
       // several tokens: the union
-      expect(roleDids(await h.request('GET', '/roles', { didAuth: `${holder.jwt},${other.jwt}` }))).toEqual(expect.arrayContaining([a, mine]))
+      expect(roleDids(await h.request('GET', '/roles', { didAuth: `${holder.jwt},${other.jwt}` }))).toEqual(
+        expect.arrayContaining([a, mine]),
+      )
     })
 
     it('Get Roles filters by permissions (case-insensitive; Write implies Read) and pages', async () => {
@@ -107,7 +129,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const seen: string[] = []
         let cursor: string | undefined
         do {
-          const res = await h.request('GET', `/roles?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, { didAuth: c.jwt })
+          const res = await h.request('GET', `/roles?limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, {
+            didAuth: c.jwt,
+          })
           expect(res.status).toBe(200)
           expect(res.body.roles.length).toBeGreaterThan(0)
           seen.push(...roleDids(res))
@@ -130,9 +154,23 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(single.body.roles[0]).toMatchObject({ did: r1.did, permissions: ['Write'], description: '', createdAt: r1.createdAt })
       expect(single.body.roles[0].updatedAt).toBeGreaterThanOrEqual(r1.updatedAt)
       const unknown = 'did:ethr:dev:0x000000000000000000000000000000000000dEaD'
-      const batch = await h.request('PUT', '/roles', { json: { roles: [{ did: r2.did, description: 'new' }, { did: unknown, description: 'x' }] }, didAuth: creator.jwt })
+      const batch = await h.request('PUT', '/roles', {
+        json: {
+          roles: [
+            { did: r2.did, description: 'new' },
+            { did: unknown, description: 'x' },
+          ],
+        },
+        didAuth: creator.jwt,
+      })
       expect(batch.body.roles).toEqual([expect.objectContaining({ did: r2.did, description: 'new', permissions: ['Read'] })])
-      expect(batch.body.errors).toEqual([{ roleDid: unknown, message: `no role ${unknown}`, error: { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no role ${unknown}` } }])
+      expect(batch.body.errors).toEqual([
+        {
+          roleDid: unknown,
+          message: `no role ${unknown}`,
+          error: { statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `no role ${unknown}` },
+        },
+      ])
       // the change is stored
       const listed = (await h.request('GET', '/roles', { didAuth: creator.jwt })).body.roles.find((r: { did: string }) => r.did === r2.did)
       expect(listed.description).toBe('new')
@@ -141,7 +179,10 @@ for (const storage of ['memory', 'sqlite'] as const) {
     it('assign (both spellings), idempotent; list by role and by did; unassign with the Access Token JWT', async () => {
       const role = (await createRole({ permissions: ['Read'] })).body.role.did
       const first = await assign([{ role, did: holder.did }])
-      expect(first.body).toEqual({ assignments: [{ role, did: holder.did, governsCredentials: false, createdAt: expect.any(Number) }], errors: [] })
+      expect(first.body).toEqual({
+        assignments: [{ role, did: holder.did, governsCredentials: false, createdAt: expect.any(Number) }],
+        errors: [],
+      })
       // again, through the other spelling: the same assignment, not a copy
       const again = await assign([{ role, did: holder.did.toLowerCase() }], creator.jwt, '/roles/assignments')
       expect(again.body).toEqual(first.body)
@@ -152,25 +193,44 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(byDid.body.assignments).toContainEqual(first.body.assignments[0])
       // paging of the listing
       const page1 = await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}&limit=1`, { didAuth: creator.jwt })
-      const page2 = await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}&limit=1&cursor=${encodeURIComponent(page1.body.nextCursor)}`, { didAuth: creator.jwt })
+      const page2 = await h.request(
+        'GET',
+        `/roles/assignmnets?role=${encodeURIComponent(role)}&limit=1&cursor=${encodeURIComponent(page1.body.nextCursor)}`,
+        { didAuth: creator.jwt },
+      )
       expect([...page1.body.assignments, ...page2.body.assignments]).toEqual(byRole.body.assignments)
       expect(page2.body.nextCursor).toBeUndefined()
 
       const removed = await unassign([{ role, did: holder.did }], creator.jwt)
       expect(removed.body).toEqual({ assignments: first.body.assignments, errors: [] })
       // removing it again: a NOT_FOUND item, the batch still 200
-      const gone = await unassign([{ role, did: holder.did }, { role, did: other.did }], creator.jwt, '/roles/assignments')
+      const gone = await unassign(
+        [
+          { role, did: holder.did },
+          { role, did: other.did },
+        ],
+        creator.jwt,
+        '/roles/assignments',
+      )
       expect(gone.status).toBe(200)
       expect(gone.body.assignments.map((a: { did: string }) => a.did)).toEqual([other.did])
-      expect(gone.body.errors).toEqual([{ assignment: { role, did: holder.did }, error: expect.objectContaining({ statusCode: 422, errorType: 'NOT_FOUND' }) }])
-      expect((await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments).toEqual([])
+      expect(gone.body.errors).toEqual([
+        { assignment: { role, did: holder.did }, error: expect.objectContaining({ statusCode: 422, errorType: 'NOT_FOUND' }) },
+      ])
+      expect(
+        (await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments,
+      ).toEqual([])
     })
 
     it('assignment targets: wallet DIDs of the tenant (role wallets included); any other DID is a NOT_FOUND item', async () => {
       const role = (await createRole({ permissions: ['Read'] })).body.role.did
       const another = (await createRole({})).body.role.did
       const outside = 'did:ethr:dev:0x1111111111111111111111111111111111111111'
-      const res = await assign([{ role, did: outside }, { role, did: another }, { role, did: 'did:web:example.com' }])
+      const res = await assign([
+        { role, did: outside },
+        { role, did: another },
+        { role, did: 'did:web:example.com' },
+      ])
       expect(res.body.assignments.map((a: { did: string }) => a.did)).toEqual([another])
       expect(res.body.errors.map((e: { assignment: { did: string } }) => e.assignment.did)).toEqual([outside, 'did:web:example.com'])
       for (const e of res.body.errors) expect(e.error).toMatchObject({ statusCode: 422, errorType: 'NOT_FOUND' })
@@ -180,18 +240,26 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const r1 = (await createRole({ permissions: ['Read'] })).body.role
       const r2 = (await createRole({ permissions: ['Read'] })).body.role
       const r3 = (await createRole({ permissions: ['Read'] })).body.role
-      await assign([{ role: r1.did, did: holder.did }, { role: r2.did, did: holder.did }])
+      await assign([
+        { role: r1.did, did: holder.did },
+        { role: r2.did, did: holder.did },
+      ])
       const byString = await h.request('DELETE', '/roles', { json: { dids: `${r1.did}, ${r2.did}` }, didAuth: creator.jwt })
       expect(byString.body).toEqual({ roles: [r1, r2].map(({ registry: _r, ...role }) => role), errors: [] })
       const byIds = await h.request('DELETE', '/roles', { json: { ids: [r3._id] }, didAuth: creator.jwt })
       expect(byIds.body.roles.map((r: { did: string }) => r.did)).toEqual([r3.did])
       for (const r of [r1, r2, r3]) expect((await h.request('GET', `/wallets?did=${encodeURIComponent(r.did)}`)).body.wallets).toEqual([])
-      const held = (await h.request('GET', `/roles/assignmnets?did=${encodeURIComponent(holder.did)}`, { didAuth: holder.jwt })).body.assignments.map((a: { role: string }) => a.role)
+      const held = (
+        await h.request('GET', `/roles/assignmnets?did=${encodeURIComponent(holder.did)}`, { didAuth: holder.jwt })
+      ).body.assignments.map((a: { role: string }) => a.role)
       expect(held).not.toContain(r1.did)
       expect(held).not.toContain(r2.did)
       // deleting again: reported per item, the batch is not failed
       const again = await h.request('DELETE', '/roles', { json: { dids: [r1.did] }, didAuth: creator.jwt })
-      expect(again.body).toEqual({ roles: [], errors: [{ roleDid: r1.did, message: `no role ${r1.did}`, error: expect.objectContaining({ errorType: 'NOT_FOUND' }) }] })
+      expect(again.body).toEqual({
+        roles: [],
+        errors: [{ roleDid: r1.did, message: `no role ${r1.did}`, error: expect.objectContaining({ errorType: 'NOT_FOUND' }) }],
+      })
     })
 
     it('a role wallet is deleted with its role only; deleting a wallet removes the roles assigned to it', async () => {
@@ -204,7 +272,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const w = await walletWithToken(h)
       await assign([{ role, did: w.did }])
       expect((await h.request('DELETE', '/wallet', { json: { ids: [w.did] }, didAuth: w.jwt })).body.errors).toEqual([])
-      expect((await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments).toEqual([])
+      expect(
+        (await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments,
+      ).toEqual([])
     })
 
     it('deleting a vault removes the roles assigned to its wallets', async () => {
@@ -212,18 +282,32 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const vault = (await h.request('POST', '/vaults', { json: { name: `with a role holder ${storage}` } })).body.vault
       const member = vault.wallets[0].did
       const bystander = await walletWithToken(h)
-      expect((await assign([{ role, did: member }, { role, did: bystander.did }])).body.errors).toEqual([])
+      expect(
+        (
+          await assign([
+            { role, did: member },
+            { role, did: bystander.did },
+          ])
+        ).body.errors,
+      ).toEqual([])
       expect((await h.request('DELETE', '/vaults', { json: { _id: vault.id }, didAuth: await tokenFor(h, member) })).status).toBe(200)
-      const left = (await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body.assignments
+      const left = (await h.request('GET', `/roles/assignmnets?role=${encodeURIComponent(role)}`, { didAuth: creator.jwt })).body
+        .assignments
       expect(left.map((a: { did: string }) => a.did)).toEqual([bystander.did])
     })
 
     it('the service methods are the same operations (embedded)', async () => {
       const api = h.service.as({ authorization: 'Bearer token-tenant-a-0123456789', didAuth: creator.jwt })
       const { role } = await api.createRole({ permissions: ['Read'] })
-      expect(await api.createRoleAssignments({ assignments: [{ role: role.did, did: holder.did }] })).toMatchObject({ errors: [], assignments: [{ role: role.did, did: holder.did }] })
+      expect(await api.createRoleAssignments({ assignments: [{ role: role.did, did: holder.did }] })).toMatchObject({
+        errors: [],
+        assignments: [{ role: role.did, did: holder.did }],
+      })
       expect((await api.getRoleAssignments({ role: role.did })).assignments).toHaveLength(1)
-      const removed = await h.service.deleteRoleAssignments({ assignments: [{ role: role.did, did: holder.did }] }, { authorization: `Bearer ${creator.jwt}` })
+      const removed = await h.service.deleteRoleAssignments(
+        { assignments: [{ role: role.did, did: holder.did }] },
+        { authorization: `Bearer ${creator.jwt}` },
+      )
       expect(removed.errors).toEqual([])
     })
   })

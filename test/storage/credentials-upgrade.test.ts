@@ -77,7 +77,9 @@ describe('a SQLite database written before issue 16 (992c473)', () => {
     const indexes = () => {
       const raw = new Database(path, { readonly: true })
       try {
-        return (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'credentials'").all() as Array<{ name: string }>).map((r) => r.name)
+        return (
+          raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = 'credentials'").all() as Array<{ name: string }>
+        ).map((r) => r.name)
       } finally {
         raw.close()
       }

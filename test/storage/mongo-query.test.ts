@@ -7,7 +7,17 @@ import fc from 'fast-check'
 import { find, update as applyModifier } from 'mingo'
 import { describe, expect, it } from 'vitest'
 import { createMemoryStorage } from '../../src/storage/memory/index.js'
-import { buildFilter, buildFind, buildUpdate, cursorAfter, fromDocument, MongoSchema, planIndexes, toDocument, type MongoDocument } from '../../src/storage/mongo/query.js'
+import {
+  buildFilter,
+  buildFind,
+  buildUpdate,
+  cursorAfter,
+  fromDocument,
+  MongoSchema,
+  planIndexes,
+  toDocument,
+  type MongoDocument,
+} from '../../src/storage/mongo/query.js'
 import type { CollectionSpec, OrderBy, Scalar, StoredRecord, Where } from '../../src/storage/port.js'
 
 const SPEC: CollectionSpec = {
@@ -24,15 +34,42 @@ const schema = new MongoSchema(SPEC)
  * '𝄞' (U+1D11E, surrogates D834 DD1E) sorts before 'ﬀ', while MongoDB, SQLite and the memory
  * adapter compare code points (UTF-8 bytes), where it sorts after.
  */
-const scalar: fc.Arbitrary<Scalar> = fc.constantFrom<Scalar>('a', 'b', 'B', 'ab', 'é', '𝄞', '', '2', -1, 0, 1, 2, 2.5, 1e9, true, false, null)
+const scalar: fc.Arbitrary<Scalar> = fc.constantFrom<Scalar>(
+  'a',
+  'b',
+  'B',
+  'ab',
+  'é',
+  '𝄞',
+  '',
+  '2',
+  -1,
+  0,
+  1,
+  2,
+  2.5,
+  1e9,
+  true,
+  false,
+  null,
+)
 const ABSENT = Symbol('absent')
 const fieldValue = fc.oneof(scalar, fc.constant(ABSENT))
 const tagsValue = fc.oneof(fc.array(scalar, { maxLength: 3 }), scalar, fc.constant(ABSENT))
 
 const records: fc.Arbitrary<StoredRecord[]> = fc
-  .array(fc.record({ name: fieldValue, n: fieldValue, flag: fieldValue, createdAt: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant(ABSENT)), tags: tagsValue }), {
-    maxLength: 14,
-  })
+  .array(
+    fc.record({
+      name: fieldValue,
+      n: fieldValue,
+      flag: fieldValue,
+      createdAt: fc.oneof(fc.integer({ min: 0, max: 5 }), fc.constant(ABSENT)),
+      tags: tagsValue,
+    }),
+    {
+      maxLength: 14,
+    },
+  )
   .map((rows) =>
     rows.map((row, i) => {
       const record: StoredRecord = { id: `r${String(i).padStart(2, '0')}${i % 3 === 0 ? 'é' : ''}` }
@@ -45,7 +82,11 @@ const scalarField = fc.constantFrom('name', 'n', 'flag', 'createdAt')
 const condition: fc.Arbitrary<Where> = fc.oneof(
   fc.record({ field: scalarField, op: fc.constantFrom('eq', 'ne', 'gt', 'gte', 'lt', 'lte'), value: scalar }) as fc.Arbitrary<Where>,
   fc.record({ field: scalarField, op: fc.constant('in'), value: fc.array(scalar, { maxLength: 3 }) }) as fc.Arbitrary<Where>,
-  fc.record({ field: fc.constant('tags'), op: fc.constant('containsAny'), value: fc.array(scalar, { maxLength: 3 }) }) as fc.Arbitrary<Where>,
+  fc.record({
+    field: fc.constant('tags'),
+    op: fc.constant('containsAny'),
+    value: fc.array(scalar, { maxLength: 3 }),
+  }) as fc.Arbitrary<Where>,
   fc.record({ field: fc.constantFrom('name', 'n', 'tags'), op: fc.constant('exists'), value: fc.boolean() }) as fc.Arbitrary<Where>,
 )
 const where: fc.Arbitrary<Where> = fc.letrec<{ where: Where }>((tie) => ({
@@ -56,7 +97,10 @@ const where: fc.Arbitrary<Where> = fc.letrec<{ where: Where }>((tie) => ({
     fc.record({ or: fc.array(tie('where'), { maxLength: 3 }) }),
   ),
 })).where
-const orderBy: fc.Arbitrary<OrderBy | undefined> = fc.option(fc.record({ field: scalarField, direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc') }), { nil: undefined })
+const orderBy: fc.Arbitrary<OrderBy | undefined> = fc.option(
+  fc.record({ field: scalarField, direction: fc.constantFrom<'asc' | 'desc'>('asc', 'desc') }),
+  { nil: undefined },
+)
 
 /** Every page of `find` as mingo evaluates the adapter's documents. */
 function mingoPages(documents: MongoDocument[], w: Where, order: OrderBy | undefined, limit: number): string[][] {
@@ -72,7 +116,12 @@ function mingoPages(documents: MongoDocument[], w: Where, order: OrderBy | undef
   }
 }
 
-async function memoryPages(storage: ReturnType<typeof createMemoryStorage>, w: Where, order: OrderBy | undefined, limit: number): Promise<string[][]> {
+async function memoryPages(
+  storage: ReturnType<typeof createMemoryStorage>,
+  w: Where,
+  order: OrderBy | undefined,
+  limit: number,
+): Promise<string[][]> {
   const items = storage.collection('items')
   const pages: string[][] = []
   let cursor: string | undefined
@@ -120,14 +169,18 @@ describe('MongoDB query documents mean what the memory adapter answers (mingo, n
   it('update documents: $set / $unset give the shallow merge the memory adapter stores', async () => {
     const patchValue = fc.oneof(scalar, fc.constant(undefined), fc.constant({ nested: [1, 'x'] }))
     await fc.assert(
-      fc.asyncProperty(records.filter((rows) => rows.length > 0), fc.dictionary(fc.constantFrom('name', 'n', 'extra', 'tags', 'id'), patchValue), async (rows, patch) => {
-        const storage = await memoryWith(rows)
-        const expected = await storage.collection('items').update(rows[0].id, patch)
-        const document = toDocument(rows[0])
-        const modifier = buildUpdate(patch)
-        if (modifier !== undefined) applyModifier(document, modifier as never)
-        expect(fromDocument(document)).toEqual(expected)
-      }),
+      fc.asyncProperty(
+        records.filter((rows) => rows.length > 0),
+        fc.dictionary(fc.constantFrom('name', 'n', 'extra', 'tags', 'id'), patchValue),
+        async (rows, patch) => {
+          const storage = await memoryWith(rows)
+          const expected = await storage.collection('items').update(rows[0].id, patch)
+          const document = toDocument(rows[0])
+          const modifier = buildUpdate(patch)
+          if (modifier !== undefined) applyModifier(document, modifier as never)
+          expect(fromDocument(document)).toEqual(expected)
+        },
+      ),
       { numRuns: 200 },
     )
   })
@@ -152,7 +205,15 @@ describe('MongoDB query documents mean what the memory adapter answers (mingo, n
 
   it('plans an index for every declared field (multikey for arrays), declared compounds with _id, partial unique indexes', () => {
     const indexes = planIndexes(schema)
-    expect(indexes.map((index) => index.name)).toEqual(['f_name', 'f_n', 'f_flag', 'f_createdAt', 'f_tags', 'ux_name_n', 'ix_flag_createdAt'])
+    expect(indexes.map((index) => index.name)).toEqual([
+      'f_name',
+      'f_n',
+      'f_flag',
+      'f_createdAt',
+      'f_tags',
+      'ux_name_n',
+      'ix_flag_createdAt',
+    ])
     expect(indexes.find((index) => index.name === 'ix_flag_createdAt')!.key).toEqual({ flag: 1, createdAt: 1, _id: 1 })
     const unique = indexes.find((index) => index.unique)!
     expect(unique.key).toEqual({ name: 1, n: 1 })

@@ -22,19 +22,25 @@ afterAll(() => Promise.all([standIn.stop(), replicaSetStandIn.stop()]))
 
 const realUrl = process.env.MONGODB_URL
 const STAND_IN_SKIPS = [
-  'index use as MongoDB plans it: the stand-in executes every query as a scan; its `explain` answers from a model of MongoDB\'s ' +
+  "index use as MongoDB plans it: the stand-in executes every query as a scan; its `explain` answers from a model of MongoDB's " +
     'index eligibility over the indexes the adapter created (test/helpers/mongo-wire-planner.ts), which shows the explain wire ' +
     'path and that each service query has an index with a usable leading field, not which plan MongoDB would choose',
-  'MongoDB\'s own transaction engine (snapshot isolation, concurrent transactions, write-conflict detection): the stand-in runs one transaction at a time and makes other commands wait',
+  "MongoDB's own transaction engine (snapshot isolation, concurrent transactions, write-conflict detection): the stand-in runs one transaction at a time and makes other commands wait",
   'string order by UTF-8 bytes: mingo orders strings by UTF-16 units (differs only between astral and U+E000..U+FFFF characters)',
   'MongoDB server validation of the index specs (partialFilterExpression with $type arrays)',
 ]
 console.log(
   `[mongo] conformance against the wire-protocol stand-in (test/helpers/mongo-wire-server.ts, mingo-backed; no MongoDB server package installs here): standalone at ${standIn.url} (fallback transactions) and one-member replica set at ${replicaSetStandIn.url} (server transactions). Not shown by the stand-in:\n  - ${STAND_IN_SKIPS.join('\n  - ')}`,
 )
-console.log(realUrl ? `[mongo] conformance against the real MongoDB at MONGODB_URL=${realUrl.replace(/\/\/[^@/]*@/, '//***@')}` : '[mongo] MONGODB_URL is not set: the real-MongoDB runs are skipped')
+console.log(
+  realUrl
+    ? `[mongo] conformance against the real MongoDB at MONGODB_URL=${realUrl.replace(/\/\/[^@/]*@/, '//***@')}`
+    : '[mongo] MONGODB_URL is not set: the real-MongoDB runs are skipped',
+)
 
-runStorageConformance('mongodb (wire-protocol stand-in, standalone: fallback transactions)', async () => ({ storage: await createMongoStorage({ url: `${standIn.url}/conformance` }) }))
+runStorageConformance('mongodb (wire-protocol stand-in, standalone: fallback transactions)', async () => ({
+  storage: await createMongoStorage({ url: `${standIn.url}/conformance` }),
+}))
 runStorageConformance('mongodb (wire-protocol stand-in, replica set: server transactions)', async () => ({
   storage: await createMongoStorage({ url: `${replicaSetStandIn.url}/conformance` }),
 }))
@@ -43,7 +49,7 @@ runStorageConformance('mongodb (wire-protocol stand-in, replica set: server tran
 describe.skipIf(realUrl !== undefined)('mongodb: a real MongoDB', () => {
   it.skip(
     'MONGODB_URL is not set: the storage conformance suite against a real MongoDB (auto and forced-fallback transactions) is ' +
-      'not run (its index-use group included: explain → IXSCAN with bounds on MongoDB\'s own planner); the real-server test below ' +
+      "not run (its index-use group included: explain → IXSCAN with bounds on MongoDB's own planner); the real-server test below " +
       '(concurrent server transactions) is skipped for the same reason',
     () => undefined,
   )
@@ -51,7 +57,9 @@ describe.skipIf(realUrl !== undefined)('mongodb: a real MongoDB', () => {
 
 if (realUrl) {
   runStorageConformance('mongodb (MONGODB_URL)', async () => ({ storage: await createMongoStorage({ url: realUrl }) }))
-  runStorageConformance('mongodb (MONGODB_URL, fallback transactions forced)', async () => ({ storage: await createMongoStorage({ url: realUrl, transactions: 'fallback' }) }))
+  runStorageConformance('mongodb (MONGODB_URL, fallback transactions forced)', async () => ({
+    storage: await createMongoStorage({ url: realUrl, transactions: 'fallback' }),
+  }))
 }
 
 describe('mongodb adapter specifics (stand-in)', () => {
@@ -72,8 +80,17 @@ describe('mongodb adapter specifics (stand-in)', () => {
     try {
       const indexes = await client.db('indexes').collection('wallets').listIndexes().toArray()
       const did = indexes.find((index) => index.name === 'ux_did')
-      expect(did).toMatchObject({ key: { did: 1 }, unique: true, partialFilterExpression: { did: { $type: ['number', 'string', 'bool'] } } })
-      expect(indexes.find((index) => index.name === 'ix_tenantId_vaultId_createdAt')?.key).toEqual({ tenantId: 1, vaultId: 1, createdAt: 1, _id: 1 })
+      expect(did).toMatchObject({
+        key: { did: 1 },
+        unique: true,
+        partialFilterExpression: { did: { $type: ['number', 'string', 'bool'] } },
+      })
+      expect(indexes.find((index) => index.name === 'ix_tenantId_vaultId_createdAt')?.key).toEqual({
+        tenantId: 1,
+        vaultId: 1,
+        createdAt: 1,
+        _id: 1,
+      })
     } finally {
       await client.close()
       await storage.close()
@@ -118,7 +135,9 @@ describe('mongodb: an unreachable server', () => {
   it('fails within connectTimeoutMs with an error naming host:port and never the password', async () => {
     const port = await closedPort()
     const started = Date.now()
-    const error = await createMongoStorage({ url: `mongodb://didvault:${password}@127.0.0.1:${port}/x`, connectTimeoutMs: 500 }).catch((err: unknown) => err)
+    const error = await createMongoStorage({ url: `mongodb://didvault:${password}@127.0.0.1:${port}/x`, connectTimeoutMs: 500 }).catch(
+      (err: unknown) => err,
+    )
     const elapsed = Date.now() - started
     expect(error).toBeInstanceOf(Error)
     expect((error as Error).message).toContain(`127.0.0.1:${port}`)
@@ -156,7 +175,15 @@ async function allocateConcurrently(url: string): Promise<void> {
       adapter.transaction(async (tx) => {
         const index = await tx.collection('vaults').increment(vaultId, 'hdIndex')
         if (i % 5 === 0) throw new Error('insert failed')
-        await tx.collection('wallets').insert({ id: `${vaultId}-${index}`, tenantId: 't', vaultId, index, did: `did:${vaultId}:${index}`, alias: `${vaultId}-${index}`, createdAt: Date.now() })
+        await tx.collection('wallets').insert({
+          id: `${vaultId}-${index}`,
+          tenantId: 't',
+          vaultId,
+          index,
+          did: `did:${vaultId}:${index}`,
+          alias: `${vaultId}-${index}`,
+          createdAt: Date.now(),
+        })
         return index
       })
     const results = await Promise.allSettled(Array.from({ length: 40 }, (_, i) => allocate(i % 2 === 0 ? a : b, i)))
@@ -177,7 +204,8 @@ describe('mongodb server transactions (replica-set stand-in)', () => {
     await storage.close()
   })
 
-  it('two adapters allocating with increment + insert in concurrent transactions: unique and gap-free', () => allocateConcurrently(`${replicaSetStandIn.url}/allocate`))
+  it('two adapters allocating with increment + insert in concurrent transactions: unique and gap-free', () =>
+    allocateConcurrently(`${replicaSetStandIn.url}/allocate`))
 })
 
 describe.skipIf(!realUrl)('mongodb adapter on a real MongoDB (MONGODB_URL)', () => {

@@ -19,7 +19,11 @@ import { MongoWireServer } from '../helpers/mongo-wire-server.js'
 import { RELEASE_DB } from '../fixtures/release-db.js'
 
 const FIXTURE = new URL('../fixtures/release-0.1.0.db', import.meta.url).pathname
-const made = JSON.parse(readFileSync(new URL('../fixtures/release-0.1.0.json', import.meta.url), 'utf8')) as { vaultId: string; rootDid: string; standaloneDid: string }
+const made = JSON.parse(readFileSync(new URL('../fixtures/release-0.1.0.json', import.meta.url), 'utf8')) as {
+  vaultId: string
+  rootDid: string
+  standaloneDid: string
+}
 /** The collections the release had: the tables of its file (whatever later releases add). */
 const RELEASE_COLLECTIONS = (() => {
   // Read through a copy: even a read-only open of a WAL database creates its -shm next to it.
@@ -27,7 +31,9 @@ const RELEASE_COLLECTIONS = (() => {
   copyFileSync(FIXTURE, copy)
   const fixture = new Database(copy, { readonly: true, fileMustExist: true })
   try {
-    const tables = new Set((fixture.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name))
+    const tables = new Set(
+      (fixture.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name),
+    )
     return COLLECTIONS.filter((c) => tables.has(c.name))
   } finally {
     fixture.close()
@@ -38,7 +44,8 @@ const RELEASE_COLLECTIONS = (() => {
 const dir = mkdtempSync(join(tmpdir(), 'didvault-upgrade-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-const open = (storage: StorageAdapter) => IdentityService.create({ storage, masterKey: RELEASE_DB.masterKey, tenants: staticTenants({ [RELEASE_DB.apiKey]: RELEASE_DB.tenantId }) })
+const open = (storage: StorageAdapter) =>
+  IdentityService.create({ storage, masterKey: RELEASE_DB.masterKey, tenants: staticTenants({ [RELEASE_DB.apiKey]: RELEASE_DB.tenantId }) })
 const authorization = `Bearer ${RELEASE_DB.apiKey}`
 
 /** What the release's records must still do, and roles on top of them. */
@@ -74,9 +81,15 @@ describe('a SQLite database of the release before roles', () => {
     await expectWorks(service)
     await service.close()
     const raw = new Database(path, { readonly: true })
-    const indexes = (raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('roles', 'roleAssignments')").all() as Array<{ name: string }>).map((r) => r.name)
+    const indexes = (
+      raw.prepare("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('roles', 'roleAssignments')").all() as Array<{
+        name: string
+      }>
+    ).map((r) => r.name)
     raw.close()
-    expect(indexes).toEqual(expect.arrayContaining(['roles/ux/tenantId,did', 'roleAssignments/ux/tenantId,role,did', 'roleAssignments/ix/tenantId,did,role']))
+    expect(indexes).toEqual(
+      expect.arrayContaining(['roles/ux/tenantId,did', 'roleAssignments/ux/tenantId,role,did', 'roleAssignments/ix/tenantId,did,role']),
+    )
     const again = await open(createSqliteStorage({ path }))
     const { jwt } = await again.as({ authorization }).generateToken({ iss: made.rootDid })
     expect((await again.as({ authorization, didAuth: jwt }).getRoles()).roles.map((r) => r.description)).toEqual(['after the upgrade'])

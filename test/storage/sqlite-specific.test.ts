@@ -89,7 +89,12 @@ describe('sqlite storage', () => {
     await docs.update('a', { labels: ['green'] })
     expect(await match({ field: 'labels', op: 'containsAny', value: ['red'] })).toEqual(['d'])
 
-    const plan = await after.explain('docs', { and: [{ field: 'tenantId', op: 'eq', value: 't' }, { field: 'kind', op: 'eq', value: 'invoice' }] })
+    const plan = await after.explain('docs', {
+      and: [
+        { field: 'tenantId', op: 'eq', value: 't' },
+        { field: 'kind', op: 'eq', value: 'invoice' },
+      ],
+    })
     expect(plan.plan).toMatch(/USING (COVERING )?INDEX "?docs\/ix\/tenantId,kind/)
     expect(plan.usesIndex).toBe(true)
 
@@ -119,7 +124,14 @@ describe('sqlite storage', () => {
     const storage = await open()
     const docs = storage.collection<Doc>('docs')
     await docs.insertMany(
-      Array.from({ length: 200 }, (_, i) => ({ id: `d${i}`, tenantId: `t${i % 10}`, name: `n${i}`, n: i % 7, labels: [`l${i % 13}`], createdAt: i })),
+      Array.from({ length: 200 }, (_, i) => ({
+        id: `d${i}`,
+        tenantId: `t${i % 10}`,
+        name: `n${i}`,
+        n: i % 7,
+        labels: [`l${i % 13}`],
+        createdAt: i,
+      })),
     )
     const page = await docs.find({ field: 'tenantId', op: 'eq', value: 't1' }, { limit: 5 })
     const cases: Array<[Where, Parameters<SqliteStorage['explain']>[2]?]> = [
@@ -127,8 +139,18 @@ describe('sqlite storage', () => {
       [{ field: 'n', op: 'gt', value: 3 }],
       [{ field: 'n', op: 'in', value: [1, 2] }],
       [{ field: 'labels', op: 'containsAny', value: ['l1', 'l2'] }],
-      [{ and: [{ field: 'tenantId', op: 'eq', value: 't1' }, { field: 'name', op: 'eq', value: 'n11' }] }],
-      [{ field: 'tenantId', op: 'eq', value: 't1' }, { limit: 5, cursor: page.nextCursor }],
+      [
+        {
+          and: [
+            { field: 'tenantId', op: 'eq', value: 't1' },
+            { field: 'name', op: 'eq', value: 'n11' },
+          ],
+        },
+      ],
+      [
+        { field: 'tenantId', op: 'eq', value: 't1' },
+        { limit: 5, cursor: page.nextCursor },
+      ],
     ]
     for (const [where, options] of cases) {
       const { plan: text, usesIndex } = await storage.explain('docs', where, options)
@@ -262,7 +284,10 @@ describe('sqlite storage', () => {
 
   it('rejects a cursor issued for a different orderBy', async () => {
     const docs = (await open()).collection<Doc>('docs')
-    await docs.insertMany([{ id: 'a', createdAt: 1 }, { id: 'b', createdAt: 2 }])
+    await docs.insertMany([
+      { id: 'a', createdAt: 1 },
+      { id: 'b', createdAt: 2 },
+    ])
     const { nextCursor } = await docs.find({ and: [] }, { limit: 1 })
     await expect(docs.find({ and: [] }, { limit: 1, cursor: nextCursor, orderBy: { field: 'n' } })).rejects.toThrow(/different orderBy/)
     await expect(docs.find({ and: [] }, { limit: 1, cursor: 'not a cursor' })).rejects.toThrow(/invalid cursor/)
@@ -271,7 +296,10 @@ describe('sqlite storage', () => {
   it('creating a unique index over existing duplicates throws UniqueConstraintError', async () => {
     const v1: CollectionSpec = { name: 'docs', fields: ['name'], indexes: [] }
     const storage = await open([v1])
-    await storage.collection<Doc>('docs').insertMany([{ id: 'a', name: 'same' }, { id: 'b', name: 'same' }])
+    await storage.collection<Doc>('docs').insertMany([
+      { id: 'a', name: 'same' },
+      { id: 'b', name: 'same' },
+    ])
     await expect(storage.init([{ ...v1, indexes: [{ fields: ['name'], unique: true }] }])).rejects.toMatchObject({
       name: 'UniqueConstraintError',
       fields: ['name'],

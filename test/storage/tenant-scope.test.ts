@@ -72,7 +72,14 @@ describe.each(adapters)('TenantCollection on %s', (_name, open) => {
     expect(await everything()).toEqual(['m3', 't1', 't2'])
     // A filter naming the other tenant still cannot reach its records.
     expect(await mine.deleteMany({ field: 'tenantId', op: 'eq', value: 'them' })).toBe(0)
-    expect(await mine.deleteMany({ or: [{ field: 'tenantId', op: 'eq', value: 'them' }, { field: 'kind', op: 'eq', value: 'kept' }] })).toBe(1)
+    expect(
+      await mine.deleteMany({
+        or: [
+          { field: 'tenantId', op: 'eq', value: 'them' },
+          { field: 'kind', op: 'eq', value: 'kept' },
+        ],
+      }),
+    ).toBe(1)
     expect(await everything()).toEqual(['t1', 't2'])
   })
 
@@ -83,7 +90,7 @@ describe.each(adapters)('TenantCollection on %s', (_name, open) => {
     expect(await everything()).toEqual(['t1'])
   })
 
-  it('all reads every page, past any page size, in order, and only the tenant\'s records', async () => {
+  it("all reads every page, past any page size, in order, and only the tenant's records", async () => {
     const records = Array.from({ length: 2_345 }, (_, i) => item('me', `r${String(i).padStart(5, '0')}`))
     await mine.insertMany(records)
     await theirs.insertMany([item('them', 'x1'), item('them', 'x2')])
@@ -103,7 +110,7 @@ describe.each(adapters)('TenantCollection on %s', (_name, open) => {
     await expect(mine.find(undefined, { limit: 2, cursor: `${first.nextCursor}x` })).rejects.toBeInstanceOf(InvalidCursorError)
   })
 
-  it('get, update, delete and increment never reach another tenant\'s record', async () => {
+  it("get, update, delete and increment never reach another tenant's record", async () => {
     await theirs.insert({ ...item('them', 'theirs'), count: 1 })
     expect(await mine.get('theirs')).toBeUndefined()
     expect(await mine.update('theirs', { kind: 'stolen' })).toBeUndefined()

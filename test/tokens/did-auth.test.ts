@@ -10,7 +10,8 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-const rename = (didAuth: string, alias = 'x') => h.request('POST', '/wallet/rename', { json: { wallets: [{ did: wallet.did, alias }] }, didAuth })
+const rename = (didAuth: string, alias = 'x') =>
+  h.request('POST', '/wallet/rename', { json: { wallets: [{ did: wallet.did, alias }] }, didAuth })
 
 describe('x-did-auth verification', () => {
   it('accepts a hand-made token of the wallet DID without aud, and with the service audience', async () => {
@@ -31,7 +32,11 @@ describe('x-did-auth verification', () => {
     ['nbf in the future', async () => (await mintToken({ nbfIn: 600 })).jwt],
     ['wrong audience', async () => (await mintToken({ aud: 'some-other-service' })).jwt],
     ['not a JWT', async () => 'not-a-jwt'],
-    ['alg none', async () => `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: wallet.did, exp: 9e9 })).toString('base64url')}.`],
+    [
+      'alg none',
+      async () =>
+        `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: wallet.did, exp: 9e9 })).toString('base64url')}.`,
+    ],
     ['huge', async () => 'a'.repeat(10_000)],
     ['eleven tokens', async () => Array(11).fill(wallet.jwt).join(',')],
     ['one bad token among good ones', async () => `${wallet.jwt},${tamper(wallet.jwt)}`],

@@ -38,7 +38,10 @@ describe('POST /did-auth-jwt (Generate Token)', () => {
     const checked = await verifyJWT(jwt, { resolver: h.service.resolver, audience: 'didvault' })
     expect(checked.issuer).toBe(did)
     expect(verifications.header).toEqual({ typ: 'JWT', alg: 'ES256K-R' })
-    expect(verifications.document).toMatchObject({ iss: did, vc: { type: ['VerifiableCredential', 'DIDAuthCredential'], credentialSubject: { id: did } } })
+    expect(verifications.document).toMatchObject({
+      iss: did,
+      vc: { type: ['VerifiableCredential', 'DIDAuthCredential'], credentialSubject: { id: did } },
+    })
     expect(verifications.document.exp - verifications.document.iat).toBe(15 * 60)
     expect(verifications.tbs).toBe(jwt.split('.').slice(0, 2).join('.'))
     expect(verifications.signature).toBe(jwt.split('.')[2])
@@ -79,9 +82,13 @@ describe('POST /did-auth-jwt (Generate Token)', () => {
     expect(await snapshot(h)).toEqual(before)
   })
 
-  it('iss must be a wallet of the caller\'s tenant (422 NOT_FOUND); a Base Auth Token is required (403)', async () => {
+  it("iss must be a wallet of the caller's tenant (422 NOT_FOUND); a Base Auth Token is required (403)", async () => {
     expectError(await h.request('POST', '/did-auth-jwt', { json: { iss: did }, token: TENANT_B }), 422, 'NOT_FOUND')
-    expectError(await h.request('POST', '/did-auth-jwt', { json: { iss: 'did:ethr:dev:0x0000000000000000000000000000000000000001' } }), 422, 'NOT_FOUND')
+    expectError(
+      await h.request('POST', '/did-auth-jwt', { json: { iss: 'did:ethr:dev:0x0000000000000000000000000000000000000001' } }),
+      422,
+      'NOT_FOUND',
+    )
     expectError(await h.request('POST', '/did-auth-jwt', { json: { iss: did }, token: null }), 403, 'UNAUTHENTICATED')
   })
 })

@@ -53,7 +53,12 @@ describe('credential columns of the access matrix (facts gathered from a real se
     facts = new CallerFacts(h.service.resolver, h.storage)
     const api = (didAuth: string) => h.service.as({ authorization: `Bearer ${TENANT_A}`, didAuth })
     const creator = await walletWithToken(h)
-    const [read, write, other, credential] = [await walletWithToken(h), await walletWithToken(h), await walletWithToken(h), await walletWithToken(h)]
+    const [read, write, other, credential] = [
+      await walletWithToken(h),
+      await walletWithToken(h),
+      await walletWithToken(h),
+      await walletWithToken(h),
+    ]
     const x = await walletWithToken(h, TENANT_B)
     credentialDid = credential.did
     const readRole = (await api(creator.jwt).createRole({ permissions: ['Read'] })).role.did
@@ -76,7 +81,10 @@ describe('credential columns of the access matrix (facts gathered from a real se
     expect(governing.assignments.map((a) => a.governsCredentials)).toEqual([true, true])
     const address = async (did: string) => (await facts.ownerAddress(did))!
     const delegate = new LocalSigner(generatePrivateKey())
-    await api(creator.jwt).configureWallet({ wallet: { did: creator.did }, walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 600_000 } }] } })
+    await api(creator.jwt).configureWallet({
+      wallet: { did: creator.did },
+      walletConfig: { txsInput: [{ delegate: { address: delegate.address, validity: 600_000 } }] },
+    })
     // What the Authenticator makes of each caller's token: the DID it names, the address of the key that signed.
     callers.creator = { tenantId: 'tenant-a', dids: [creator.did], addresses: [await address(creator.did)] }
     callers.roleOwner = { tenantId: 'tenant-a', dids: [writeRole], addresses: [await address(writeRole)] }
@@ -126,7 +134,14 @@ describe('credential columns of the access matrix (facts gathered from a real se
 describe('credential grounds without roles', () => {
   const me = '0x00000000000000000000000000000000000000a1'
   const caller: HoldingFacts = { addresses: new Set([me]), dids: new Set(['did:ethr:dev:me']), roles: new Map() }
-  const base: CredentialFacts = { did: 'did:ethr:dev:vc', ownerAddress: '0x00000000000000000000000000000000000000b2', selfOwned: false, isPublicAccess: false, storedBy: [], roles: new Set() }
+  const base: CredentialFacts = {
+    did: 'did:ethr:dev:vc',
+    ownerAddress: '0x00000000000000000000000000000000000000b2',
+    selfOwned: false,
+    isPublicAccess: false,
+    storedBy: [],
+    roles: new Set(),
+  }
 
   // prettier-ignore
   const ROWS: Array<[string, Partial<CredentialFacts>, Can]> = [

@@ -20,7 +20,9 @@ beforeAll(async () => {
   evm = await startEvm()
   const networks = [{ name: 'dev', chainId: evm.chainId, rpcUrl: evm.rpcUrl, registry: evm.registry }]
   h = await startHarness({ storage: 'sqlite', service: { networks, onchain: { dev: { gasPayer: evm.gasPayer } } } })
-  plain = new Resolver(getResolver({ networks: [{ name: 'dev', chainId: evm.chainId, registry: evm.registry, provider: evm.provider as never }] }))
+  plain = new Resolver(
+    getResolver({ networks: [{ name: 'dev', chainId: evm.chainId, registry: evm.registry, provider: evm.provider as never }] }),
+  )
   members = await Promise.all([member(), member(), member()])
 })
 afterAll(async () => {
@@ -34,7 +36,9 @@ describe('MPC wallets on the on-chain registry', () => {
     const created = await h.request('POST', '/vaults', { json: mpcVaultBody(members, { walletConfig }) })
     expect(created.status, JSON.stringify(created.body)).toBe(200)
     const vaultId = created.body.vault.id
-    expect((await h.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })).status).toBe(200)
+    expect(
+      (await h.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })).status,
+    ).toBe(200)
     const res = await h.request('POST', `/vaults/${vaultId}/wallet`, { json: {}, didAuth: await approvals(members[1], members[2]) })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     const wallet = res.body.wallet
@@ -45,7 +49,9 @@ describe('MPC wallets on the on-chain registry', () => {
     const changed = Number(await contract.changed(wallet.ethereumAddress))
     expect(changed).toBeGreaterThan(0)
     const resolved = await plain.resolve(wallet.did)
-    expect(resolved.didDocument?.service).toEqual([{ id: `${wallet.did}#service-1`, type: 'MpcHub', serviceEndpoint: 'https://hub.example.com/mpc' }])
+    expect(resolved.didDocument?.service).toEqual([
+      { id: `${wallet.did}#service-1`, type: 'MpcHub', serviceEndpoint: 'https://hub.example.com/mpc' },
+    ])
 
     // Configure Identity Wallet: control by the MPC wallet's own token (itself minted with a quorum), plus the quorum for the change.
     const own = await h.request('POST', '/did-auth-jwt', { json: { iss: wallet.did }, didAuth: await approvals(members[0], members[2]) })
@@ -58,7 +64,10 @@ describe('MPC wallets on the on-chain registry', () => {
     expect(short.body.wallet.registry.errors[0].error).toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
     expect(Number(await contract.changed(wallet.ethereumAddress))).toBe(changed)
 
-    const applied = await h.request('POST', '/wallet/configure', { json: body, didAuth: [own.body.jwt, await approvals(members[0], members[1])].join(',') })
+    const applied = await h.request('POST', '/wallet/configure', {
+      json: body,
+      didAuth: [own.body.jwt, await approvals(members[0], members[1])].join(','),
+    })
     expect(applied.status).toBe(200)
     expect(applied.body.wallet.registry.errors).toEqual([])
     expect(Number(await contract.changed(wallet.ethereumAddress))).toBeGreaterThan(changed)

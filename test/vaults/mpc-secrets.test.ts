@@ -32,13 +32,20 @@ async function call(method: string, path: string, init: Parameters<Harness['requ
 }
 
 beforeAll(async () => {
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) vi.spyOn(console, method).mockImplementation((...args) => void logs.push(args.map(String).join(' ')))
-  h = await startHarness({ storage: 'sqlite', service: { masterKey, onError: (op, err) => void logs.push(`${op}: ${String(err)} ${(err as Error)?.stack ?? ''}`) } })
+  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const)
+    vi.spyOn(console, method).mockImplementation((...args) => void logs.push(args.map(String).join(' ')))
+  h = await startHarness({
+    storage: 'sqlite',
+    service: { masterKey, onError: (op, err) => void logs.push(`${op}: ${String(err)} ${(err as Error)?.stack ?? ''}`) },
+  })
   members = await Promise.all([member(), member(), member()])
   const quorum = () => approvals(members[0], members[1])
-  hdVault = (await call('POST', '/vaults', { json: mpcVaultBody(members, { walletConfig: { txsInput: [{ delegate: { validity: 60_000 } }] } }) })).body.vault
+  hdVault = (
+    await call('POST', '/vaults', { json: mpcVaultBody(members, { walletConfig: { txsInput: [{ delegate: { validity: 60_000 } }] } }) })
+  ).body.vault
   await call('POST', `/vaults/${hdVault.id}/initialize`, { json: {}, didAuth: await quorum() })
-  for (let i = 0; i < 2; i++) hdWallets.push((await call('POST', `/vaults/${hdVault.id}/wallet`, { json: {}, didAuth: await quorum() })).body.wallet)
+  for (let i = 0; i < 2; i++)
+    hdWallets.push((await call('POST', `/vaults/${hdVault.id}/wallet`, { json: {}, didAuth: await quorum() })).body.wallet)
   const plain = (await call('POST', '/vaults', { json: mpcVaultBody(members, { hierarchy: 'NONE' }) })).body.vault
   await call('POST', `/vaults/${plain.id}/initialize`, { json: {}, didAuth: await quorum() })
   plainWallet = (await call('POST', `/vaults/${plain.id}/wallet`, { json: {}, didAuth: await quorum() })).body.wallet
@@ -112,7 +119,11 @@ describe('MPC secrets', () => {
     const before = (await h.storage.collection('mpcShares').find({ and: [] }, { limit: 1_000 })).items as any[]
     expect(before).toHaveLength(6)
     const found = await secrets()
-    const plaintext = async (key: typeof masterKey) => [...(await openShares(key)).values()].flat().map((x) => Buffer.from(x).toString('hex')).sort()
+    const plaintext = async (key: typeof masterKey) =>
+      [...(await openShares(key)).values()]
+        .flat()
+        .map((x) => Buffer.from(x).toString('hex'))
+        .sort()
     const sharesBefore = await plaintext(masterKey)
     const newKey = randomMasterKey()
     const { resealed } = await h.service.rotateMasterKey(newKey)
@@ -126,9 +137,11 @@ describe('MPC secrets', () => {
     expect(newKeyId).not.toBe(Keyring.keyIdOf(before[0].share))
     // The same shares, opened with the new key.
     expect(await plaintext(newKey)).toEqual(sharesBefore)
-    const res = await h.request('POST', '/did-auth-jwt', { json: { iss: hdWallets[1].did }, didAuth: await approvals(members[1], members[2]) })
+    const res = await h.request('POST', '/did-auth-jwt', {
+      json: { iss: hdWallets[1].did },
+      didAuth: await approvals(members[1], members[2]),
+    })
     expect(res.status, JSON.stringify(res.body)).toBe(200)
     expectAbsent(databaseBytes(), found)
   })
 })
-

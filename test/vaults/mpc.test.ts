@@ -25,7 +25,10 @@ const mpcVaultBody = (extra: Record<string, unknown> = {}) => vaultBody(members,
 async function initializedVault(extra: Record<string, unknown> = {}) {
   const created = await h.request('POST', '/vaults', { json: mpcVaultBody(extra) })
   expect(created.status, JSON.stringify(created.body)).toBe(200)
-  const init = await h.request('POST', `/vaults/${created.body.vault.id}/initialize`, { json: {}, didAuth: await tokens(members[0], members[1]) })
+  const init = await h.request('POST', `/vaults/${created.body.vault.id}/initialize`, {
+    json: {},
+    didAuth: await tokens(members[0], members[1]),
+  })
   expect(init.status, JSON.stringify(init.body)).toBe(200)
   return init.body.vault
 }
@@ -48,7 +51,13 @@ describe('MPC vault lifecycle', () => {
     const created = await h.request('POST', '/vaults', { json: mpcVaultBody() })
     expect(created.status).toBe(200)
     const vault = created.body.vault
-    expect(vault).toMatchObject({ keyManagement: 'MPC', hierarchy: 'BIP44', status: 'NOT_INITIALIZED', wallets: [], mpcAccountID: 'acct-1' })
+    expect(vault).toMatchObject({
+      keyManagement: 'MPC',
+      hierarchy: 'BIP44',
+      status: 'NOT_INITIALIZED',
+      wallets: [],
+      mpcAccountID: 'acct-1',
+    })
     expect(vault.mpcVault.id).toEqual(expect.any(String))
     expect(vault).not.toHaveProperty('mnemonic')
 
@@ -100,7 +109,11 @@ describe('MPC vault lifecycle', () => {
     expect(token.status, JSON.stringify(token.body)).toBe(200)
     expect(await verifyDidAuthToken(token.body.jwt, h.service.didAuthOptions)).toBe(wallet.did)
     const before = await snapshot(h)
-    expectError(await h.request('POST', `/vaults/${vault.id}/wallet`, { json: {}, didAuth: await tokens(members[0], members[1]) }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', `/vaults/${vault.id}/wallet`, { json: {}, didAuth: await tokens(members[0], members[1]) }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expect(await snapshot(h)).toEqual(before)
   })
 
@@ -120,7 +133,11 @@ describe('MPC vault lifecycle', () => {
     expect(deleted.body.wallets.map((w: { did: string }) => w.did)).toEqual([wallet.did])
     expect(await shares()).toBe(0)
     expect(await h.storage.collection('mpcKeys').get(vault.id)).toBeUndefined()
-    expectError(await h.request('POST', '/did-auth-jwt', { json: { iss: wallet.did }, didAuth: await tokens(members[0], members[1]) }), 422, 'NOT_FOUND')
+    expectError(
+      await h.request('POST', '/did-auth-jwt', { json: { iss: wallet.did }, didAuth: await tokens(members[0], members[1]) }),
+      422,
+      'NOT_FOUND',
+    )
   })
 })
 
@@ -129,7 +146,8 @@ describe('2-of-3 signing: DID-auth tokens of an MPC wallet (POST /did-auth-jwt)'
   beforeAll(async () => {
     wallet = await mpcWallet((await initializedVault()).id)
   })
-  const sign = (didAuth?: string) => h.request('POST', '/did-auth-jwt', { json: { iss: wallet.did }, ...(didAuth !== undefined && { didAuth }) })
+  const sign = (didAuth?: string) =>
+    h.request('POST', '/did-auth-jwt', { json: { iss: wallet.did }, ...(didAuth !== undefined && { didAuth }) })
 
   it('no approval or 1 approval: 403 FORBIDDEN naming how many are missing', async () => {
     const none = await sign()
@@ -181,14 +199,20 @@ describe('MPC wallets change their DID documents (embedded registry)', () => {
     const delegate = '0x' + '11'.repeat(20)
     const body = { wallet: { did: wallet.did }, walletConfig: { txsInput: [{ delegate: { address: delegate, validity: 3_600_000 } }] } }
 
-    const refused = await h.request('POST', '/wallet/configure', { json: body, didAuth: [own.body.jwt, await members[2].token()].join(',') })
+    const refused = await h.request('POST', '/wallet/configure', {
+      json: body,
+      didAuth: [own.body.jwt, await members[2].token()].join(','),
+    })
     expect(refused.status).toBe(200)
     expect(refused.body.wallet.registry.transactions).toEqual([])
     expect(refused.body.wallet.registry.errors[0].error).toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
     const unchanged = (await h.service.resolveDid({ did: wallet.did })).didDocument!
     expect(JSON.stringify(unchanged).toLowerCase()).not.toContain(delegate)
 
-    const applied = await h.request('POST', '/wallet/configure', { json: body, didAuth: [own.body.jwt, await tokens(members[1], members[2])].join(',') })
+    const applied = await h.request('POST', '/wallet/configure', {
+      json: body,
+      didAuth: [own.body.jwt, await tokens(members[1], members[2])].join(','),
+    })
     expect(applied.status).toBe(200)
     expect(applied.body.wallet.registry.errors).toEqual([])
     const changed = (await h.service.resolveDid({ did: wallet.did })).didDocument!
@@ -200,8 +224,13 @@ describe('Get Identity Vaults: mpcAccountID, mpcVaultID and the parentID rule', 
   it('filters MPC vaults by account and vault id; by parentID, MPC children only with their mpcAccountID', async () => {
     const parent = (await h.request('POST', '/vaults', { json: { name: 'parent' } })).body.vault
     const ecsChild = (await h.request('POST', '/vaults', { json: { name: 'ecs-child', parentID: parent.id } })).body.vault
-    const mpcChild = (await h.request('POST', '/vaults', { json: mpcVaultBody({ parentID: parent.id, mpcAccountID: 'acct-filter', mpcVaultID: 'custom-vault-id' }) })).body.vault
-    const other = (await h.request('POST', '/vaults', { json: mpcVaultBody({ parentID: parent.id, mpcAccountID: 'acct-other' }) })).body.vault
+    const mpcChild = (
+      await h.request('POST', '/vaults', {
+        json: mpcVaultBody({ parentID: parent.id, mpcAccountID: 'acct-filter', mpcVaultID: 'custom-vault-id' }),
+      })
+    ).body.vault
+    const other = (await h.request('POST', '/vaults', { json: mpcVaultBody({ parentID: parent.id, mpcAccountID: 'acct-other' }) })).body
+      .vault
     expect(mpcChild.mpcVault).toEqual({ id: 'custom-vault-id' })
     expect(mpcChild.parentID).toBe(parent.id)
 
@@ -255,16 +284,27 @@ function filterCombinations(filters: Record<string, string[]>): Array<Record<str
 }
 
 describe('bad input: error body, nothing written', () => {
-  const group = (g: Record<string, unknown>) => ({ name: 'g', requiredApprovals: 1, members: [{ id: 'did:ethr:dev:0x' + '22'.repeat(20) }], ...g })
+  const group = (g: Record<string, unknown>) => ({
+    name: 'g',
+    requiredApprovals: 1,
+    members: [{ id: 'did:ethr:dev:0x' + '22'.repeat(20) }],
+    ...g,
+  })
   const twoMembers = () => [{ id: members[0].did }, { id: members[1].did }]
 
   it.each([
     ['requiredApprovals 0', () => mpcVaultBody({ mpcGroups: [group({ requiredApprovals: 0 })] })],
     ['requiredApprovals negative', () => mpcVaultBody({ mpcGroups: [group({ requiredApprovals: -1 })] })],
     ['requiredApprovals fractional', () => mpcVaultBody({ mpcGroups: [group({ requiredApprovals: 1.5, members: twoMembers() })] })],
-    ['requiredApprovals above the member count', () => mpcVaultBody({ mpcGroups: [group({ requiredApprovals: 3, members: twoMembers() })] })],
+    [
+      'requiredApprovals above the member count',
+      () => mpcVaultBody({ mpcGroups: [group({ requiredApprovals: 3, members: twoMembers() })] }),
+    ],
     ['duplicate member ids', () => mpcVaultBody({ mpcGroups: [group({ members: [{ id: members[0].did }, { id: members[0].did }] })] })],
-    ['duplicate member ids in another spelling', () => mpcVaultBody({ mpcGroups: [group({ members: [{ id: members[0].did }, { id: members[0].did.toLowerCase() }] })] })],
+    [
+      'duplicate member ids in another spelling',
+      () => mpcVaultBody({ mpcGroups: [group({ members: [{ id: members[0].did }, { id: members[0].did.toLowerCase() }] })] }),
+    ],
     ['a member that is not a DID', () => mpcVaultBody({ mpcGroups: [group({ members: [{ id: 'alice' }] })] })],
     ['mpcGroups missing', () => mpcVaultBody({ mpcGroups: undefined })],
     ['mpcGroups empty', () => mpcVaultBody({ mpcGroups: [] })],
@@ -306,7 +346,13 @@ describe('the embedded API: approvals through the mpc.approve callback', () => {
       answer = [members[1].did]
       await e.service.initializeVault({ vaultID: vault.id }, { ...auth, didAuth: await tokens(members[0]) })
       expect(asked).toHaveLength(1)
-      expect(asked[0]).toMatchObject({ action: 'initialize', tenantId: 'tenant-a', vaultId: vault.id, mpcVaultID: vault.mpcVault!.id, approvedBy: [members[0].did] })
+      expect(asked[0]).toMatchObject({
+        action: 'initialize',
+        tenantId: 'tenant-a',
+        vaultId: vault.id,
+        mpcVaultID: vault.mpcVault!.id,
+        approvedBy: [members[0].did],
+      })
 
       answer = [members[0].did, members[2].did]
       // An outsider's valid token satisfies the DID-auth requirement but approves nothing: the callback's two members do.
@@ -316,7 +362,11 @@ describe('the embedded API: approvals through the mpc.approve callback', () => {
       answer = [members[1].did]
       const token = await e.service.generateToken({ iss: wallet.did }, { ...auth, didAuth: await tokens(members[0]) })
       expect(await verifyDidAuthToken(token.jwt, e.service.didAuthOptions)).toBe(wallet.did)
-      expect(asked[2]).toMatchObject({ action: 'sign', wallet: { did: wallet.did, address: wallet.ethereumAddress }, approvedBy: [members[0].did] })
+      expect(asked[2]).toMatchObject({
+        action: 'sign',
+        wallet: { did: wallet.did, address: wallet.ethereumAddress },
+        approvedBy: [members[0].did],
+      })
       expect(asked[2].digestHex).toMatch(/^[0-9a-f]{64}$/)
       // The token is signed twice (its JWT and its JSON-LD proof): each signature asks for its own approval.
       expect(asked).toHaveLength(4)

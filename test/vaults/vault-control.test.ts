@@ -24,9 +24,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
     /** O's tokens: one naming the transferred DID, one naming O's own DID. */
     let byOutsider: string[]
 
-    const resolve = async (did: string) => (await h.request('GET', `/1.0/identifiers/${encodeURIComponent(did)}`, { token: null })).body.didDocument
+    const resolve = async (did: string) =>
+      (await h.request('GET', `/1.0/identifiers/${encodeURIComponent(did)}`, { token: null })).body.didDocument
     const documents = () => Promise.all([w0, w1, w2].map(resolve))
-    const configure = (did: string, walletConfig: unknown, didAuth: string) => h.request('POST', '/wallet/configure', { json: { wallet: { did }, walletConfig }, didAuth })
+    const configure = (did: string, walletConfig: unknown, didAuth: string) =>
+      h.request('POST', '/wallet/configure', { json: { wallet: { did }, walletConfig }, didAuth })
 
     beforeAll(async () => {
       h = await startHarness({ storage })
@@ -44,13 +46,20 @@ for (const storage of ['memory', 'sqlite'] as const) {
     afterAll(() => h.close())
 
     it('the outside key authenticates and has DID control of W1: it may rename W1’s record', async () => {
-      const res = await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w1, alias: 'moved-away' }] }, didAuth: byOutsider[0] })
+      const res = await h.request('POST', '/wallet/rename', {
+        json: { wallets: [{ did: w1, alias: 'moved-away' }] },
+        didAuth: byOutsider[0],
+      })
       expect(res.status).toBe(200)
       expect(res.body.errors).toEqual([])
       expect(res.body.wallets[0].alias).toBe('moved-away')
       // but the service holds no key of O, so it cannot change W1's document for it: 403 naming the owner
       const before = await snapshot(h)
-      const denied = await configure(w1, { txsInput: [{ service: { name: 'X', value: 'https://x.example.com', validity: 60_000 } }] }, byOutsider[0])
+      const denied = await configure(
+        w1,
+        { txsInput: [{ service: { name: 'X', value: 'https://x.example.com', validity: 60_000 } }] },
+        byOutsider[0],
+      )
       expectError(denied, 403, 'FORBIDDEN')
       expect(denied.body.errorMessage).toContain(outside.address)
       expect(await snapshot(h)).toEqual(before)
@@ -58,12 +67,24 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
     const refusals: Array<[string, (didAuth: string) => Promise<{ status: number; body: any }>, 'request' | 'item']> = [
       ['configure a sibling: owner change', (t) => configure(w2, { txsInput: [{ newOwner: outsideDid }] }, t), 'request'],
-      ['configure a sibling: delegate', (t) => configure(w2, { txsInput: [{ delegate: { address: outside.address, validity: 60_000 } }] }, t), 'request'],
-      ['configure a sibling: service', (t) => configure(w2, { txsInput: [{ service: { name: 'Evil', value: 'https://evil.example.com', validity: 60_000 } }] }, t), 'request'],
+      [
+        'configure a sibling: delegate',
+        (t) => configure(w2, { txsInput: [{ delegate: { address: outside.address, validity: 60_000 } }] }, t),
+        'request',
+      ],
+      [
+        'configure a sibling: service',
+        (t) => configure(w2, { txsInput: [{ service: { name: 'Evil', value: 'https://evil.example.com', validity: 60_000 } }] }, t),
+        'request',
+      ],
       ['configure the root wallet', (t) => configure(w0, { txsInput: [{ newOwner: outsideDid }] }, t), 'request'],
       ['create a wallet in the vault', (t) => h.request('POST', `/vaults/${vault.id}/wallet`, { json: {}, didAuth: t }), 'request'],
       ['delete the vault', (t) => h.request('DELETE', '/vaults', { json: { _id: vault.id }, didAuth: t }), 'request'],
-      ['rename a sibling', (t) => h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w2, alias: 'mine-now' }] }, didAuth: t }), 'item'],
+      [
+        'rename a sibling',
+        (t) => h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w2, alias: 'mine-now' }] }, didAuth: t }),
+        'item',
+      ],
       ['delete a sibling', (t) => h.request('DELETE', '/wallet', { json: { ids: [w2] }, didAuth: t }), 'item'],
     ]
 
@@ -92,13 +113,21 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const token = (await mintToken({ iss: w2, signerKey: delegateKey })).jwt
       const before = await snapshot(h)
       expectError(await h.request('POST', `/vaults/${vault.id}/wallet`, { json: {}, didAuth: token }), 403, 'FORBIDDEN')
-      expectError(await configure(w0, { txsInput: [{ service: { name: 'D', value: 'https://d.example.com', validity: 60_000 } }] }, token), 403, 'FORBIDDEN')
+      expectError(
+        await configure(w0, { txsInput: [{ service: { name: 'D', value: 'https://d.example.com', validity: 60_000 } }] }, token),
+        403,
+        'FORBIDDEN',
+      )
       expectError(await configure(w2, { txsInput: [{ newOwner: ethrDid(DEV_NETWORK, delegate.address) }] }, token), 403, 'FORBIDDEN')
       expect(await snapshot(h)).toEqual(before)
     })
 
     it('the vault holder keeps every right: configure, create, rename, delete wallets (W1 included), delete the vault', async () => {
-      const configured = await configure(w2, { txsInput: [{ service: { name: 'Kept', value: 'https://kept.example.com', validity: 60_000 } }] }, holder)
+      const configured = await configure(
+        w2,
+        { txsInput: [{ service: { name: 'Kept', value: 'https://kept.example.com', validity: 60_000 } }] },
+        holder,
+      )
       expect(configured.status).toBe(200)
       expect(configured.body.wallet.registry.errors).toEqual([])
       expect((await resolve(w2)).service.map((s: { type: string }) => s.type)).toContain('Kept')

@@ -52,7 +52,10 @@ describe('POST /vaults (Create Identity Vault)', () => {
 
   it('stores walletConfig as the template and echoes it; parentID must name a vault of the tenant', async () => {
     const parent = (await h.request('POST', '/vaults', { json: { name: 'parent' } })).body.vault
-    const walletConfig = { didMethod: 'ethr', txsInput: [{ service: { name: 'hub', value: 'https://hub.example.com/x', validity: 86_400_000 } }] }
+    const walletConfig = {
+      didMethod: 'ethr',
+      txsInput: [{ service: { name: 'hub', value: 'https://hub.example.com/x', validity: 86_400_000 } }],
+    }
     const res = await h.request('POST', '/vaults', { json: { name: 'child', parentID: parent.id, walletConfig } })
     expect(res.status).toBe(200)
     expect(res.body.vault.parentID).toBe(parent.id)
@@ -83,7 +86,13 @@ describe('POST /vaults (Create Identity Vault)', () => {
     ['huge name', { name: 'x'.repeat(10_000) }],
     ['unknown didMethod', { name: 'x', walletConfig: { didMethod: 'web' } }],
     ['caller-chosen apiUrl', { name: 'x', walletConfig: { apiUrl: 'http://169.254.169.254/' } }],
-    ['txsInput with two updates in one element', { name: 'x', walletConfig: { txsInput: [{ newOwner: 'did:ethr:dev:0x0000000000000000000000000000000000000001', delegate: { validity: 1000 } }] } }],
+    [
+      'txsInput with two updates in one element',
+      {
+        name: 'x',
+        walletConfig: { txsInput: [{ newOwner: 'did:ethr:dev:0x0000000000000000000000000000000000000001', delegate: { validity: 1000 } }] },
+      },
+    ],
     ['newOwner not a did:ethr', { name: 'x', walletConfig: { txsInput: [{ newOwner: 'did:web:example.com' }] } }],
     ['service value not a URL', { name: 'x', walletConfig: { txsInput: [{ service: { name: 's', value: 'not a url', validity: 1 } }] } }],
     ['mpc fields on an ECS vault', { name: 'x', mpcAccountID: 'a' }],
@@ -133,7 +142,7 @@ describe('GET /vaults (Get Identity Vaults)', () => {
   })
 })
 
-describe('POST /vaults/:vaultID/wallet (Create Identity Vault\'s Wallet)', () => {
+describe("POST /vaults/:vaultID/wallet (Create Identity Vault's Wallet)", () => {
   it('derives the next index, matches the mnemonic, applies the vault template and body override', async () => {
     const walletConfig = { txsInput: [{ delegate: { validity: 60_000 } }] }
     const v = (await h.request('POST', '/vaults', { json: { name: 'hd2', hierarchy: 'BIP44', walletConfig } })).body.vault
@@ -152,7 +161,9 @@ describe('POST /vaults/:vaultID/wallet (Create Identity Vault\'s Wallet)', () =>
   it('concurrent requests get distinct, gap-free indexes', async () => {
     const v = (await h.request('POST', '/vaults', { json: { name: 'hd3', hierarchy: 'BIP44' } })).body.vault
     const jwt = await tokenFor(h, v.wallets[0].did)
-    const results = await Promise.all(Array.from({ length: 12 }, () => h.request('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })))
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => h.request('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })),
+    )
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(200))
     const indexes = results.map((r) => r.body.wallet.index).sort((a, b) => a - b)
     expect(indexes).toEqual(Array.from({ length: 12 }, (_, i) => i + 1))
@@ -175,9 +186,17 @@ describe('POST /vaults/:vaultID/wallet (Create Identity Vault\'s Wallet)', () =>
     expectError(await h.request('POST', `/vaults/nope/wallet`, { json: {}, didAuth: jwt }), 422, 'NOT_FOUND')
     expectError(await h.request('POST', `/vaults/${hd.id}/wallet`, { json: {}, didAuth: jwt, token: TENANT_B }), 422, 'NOT_FOUND')
     expectError(await h.request('POST', `/vaults/${plain.id}/wallet`, { json: {}, didAuth: plainJwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', `/vaults/${hd.id}/wallet`, { json: { wallet: { alias: 5 } }, didAuth: jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', `/vaults/${hd.id}/wallet`, { json: { wallet: { alias: 5 } }, didAuth: jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expectError(await h.request('POST', `/vaults/${hd.id}/wallet`, { json: { extra: 1 }, didAuth: jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', `/vaults/${hd.id}/wallet`, { json: { wallet: { alias: hd.wallets[0].alias } }, didAuth: jwt }), 422, 'CONFLICT')
+    expectError(
+      await h.request('POST', `/vaults/${hd.id}/wallet`, { json: { wallet: { alias: hd.wallets[0].alias } }, didAuth: jwt }),
+      422,
+      'CONFLICT',
+    )
     expect(await snapshot(h)).toEqual(before)
     // the failed (conflicting) request did not burn an index
     const next = await h.request('POST', `/vaults/${hd.id}/wallet`, { json: {}, didAuth: jwt })

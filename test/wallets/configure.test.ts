@@ -61,14 +61,18 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(generated.validTo - Math.floor(Date.now() / 1000)).toBeLessThanOrEqual(2)
       const doc = (await resolve(w.did)).didDocument
       expect(doc.service).toEqual([{ id: `${w.did}#service-1`, type: 'HubService', serviceEndpoint: 'https://hub.example.com/inbox' }])
-      expect(doc.verificationMethod.map((vm: any) => vm.blockchainAccountId?.split(':')[2])).toEqual([w.ethereumAddress, generated.address, given])
+      expect(doc.verificationMethod.map((vm: any) => vm.blockchainAccountId?.split(':')[2])).toEqual([
+        w.ethereumAddress,
+        generated.address,
+        given,
+      ])
       expect(doc.assertionMethod).toEqual([`${w.did}#controller`, `${w.did}#delegate-1`, `${w.did}#delegate-2`])
       const meta = (await resolve(w.did)).didDocumentMetadata
       expect(meta.versionId).toBe('3')
       expect(typeof meta.updated).toBe('string')
     })
 
-    it('Configure Identity Wallet adds a service; a veriKey delegate\'s token authenticates but gives no owner rights', async () => {
+    it("Configure Identity Wallet adds a service; a veriKey delegate's token authenticates but gives no owner rights", async () => {
       const w = await walletWithToken(h)
       const delegateKey = generatePrivateKey()
       const delegate = new LocalSigner(delegateKey).address
@@ -76,7 +80,16 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const early = await mintToken({ iss: w.did, signerKey: delegateKey })
       expectError(await configure(w.did, { txsInput: [] }, early.jwt), 403, 'UNAUTHENTICATED')
 
-      const res = await configure(w.did, { txsInput: [{ delegate: { address: delegate, validity: 600_000 } }, { service: { name: 'Messaging', value: 'https://m.example.com', validity: 600_000 } }] }, w.jwt)
+      const res = await configure(
+        w.did,
+        {
+          txsInput: [
+            { delegate: { address: delegate, validity: 600_000 } },
+            { service: { name: 'Messaging', value: 'https://m.example.com', validity: 600_000 } },
+          ],
+        },
+        w.jwt,
+      )
       expect(res.status).toBe(200)
       expect(res.body.wallet.did).toBe(w.did)
       expect(res.body.wallet._id).toBe(w._id)
@@ -91,12 +104,19 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(await snapshot(h)).toEqual(before)
       expect((await resolve(w.did)).didDocument.verificationMethod[0].blockchainAccountId).toBe(`eip155:1337:${w.did.split(':').pop()}`)
       // nor rename or delete the wallet
-      const renamed = await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: w.did, alias: 'by-delegate' }] }, didAuth: byDelegate.jwt })
+      const renamed = await h.request('POST', '/wallet/rename', {
+        json: { wallets: [{ did: w.did, alias: 'by-delegate' }] },
+        didAuth: byDelegate.jwt,
+      })
       expect(renamed.body.errors[0].error.errorType).toBe('FORBIDDEN')
       const deleted = await h.request('DELETE', '/wallet', { json: { ids: [w._id] }, didAuth: byDelegate.jwt })
       expect(deleted.body.errors[0].error.errorType).toBe('FORBIDDEN')
       // the owner still may
-      const again = await configure(w.did, { txsInput: { service: { name: 'Second', value: 'https://s.example.com', validity: 60_000 } } }, w.jwt)
+      const again = await configure(
+        w.did,
+        { txsInput: { service: { name: 'Second', value: 'https://s.example.com', validity: 60_000 } } },
+        w.jwt,
+      )
       expect(again.status).toBe(200)
       expect((await resolve(w.did)).didDocument.service.map((s: any) => s.type)).toEqual(['Messaging', 'Second'])
     })
@@ -108,14 +128,21 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(res.status).toBe(200)
       expect(res.body.wallet.registry.transactions[0].op).toBe('changeOwner')
       const doc = (await resolve(a.did)).didDocument
-      expect(doc.verificationMethod[0]).toMatchObject({ id: `${a.did}#controller`, blockchainAccountId: `eip155:1337:${b.did.split(':').pop()}` })
+      expect(doc.verificationMethod[0]).toMatchObject({
+        id: `${a.did}#controller`,
+        blockchainAccountId: `eip155:1337:${b.did.split(':').pop()}`,
+      })
 
       // the old key's token no longer verifies for a.did
       expectError(await configure(a.did, { txsInput: [] }, a.jwt), 403, 'UNAUTHENTICATED')
       // and the service no longer issues tokens for a.did signed by a's key
       expectError(await h.request('POST', '/did-auth-jwt', { json: { iss: a.did } }), 422, 'VALIDATION_ERROR')
       // the new owner's token proves control of a.did, and the service signs a's changes with b's key
-      const byOwner = await configure(a.did, { txsInput: [{ service: { name: 'Owned', value: 'https://o.example.com', validity: 60_000 } }] }, b.jwt)
+      const byOwner = await configure(
+        a.did,
+        { txsInput: [{ service: { name: 'Owned', value: 'https://o.example.com', validity: 60_000 } }] },
+        b.jwt,
+      )
       expect(byOwner.status).toBe(200)
       expect(byOwner.body.wallet.registry.errors).toEqual([])
       expect((await resolve(a.did)).didDocument.service[0].type).toBe('Owned')
@@ -129,7 +156,16 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const externalKey = generatePrivateKey()
       const external = new LocalSigner(externalKey)
       const res = await h.request('POST', '/wallet', {
-        json: { walletConfig: { txsInput: [{ service: { name: 'First', value: 'https://1.example.com', validity: 60_000 } }, { newOwner: `did:ethr:dev:${external.address}` }, { delegate: { validity: 60_000 } }, { service: { name: 'Never', value: 'https://n.example.com', validity: 60_000 } }] } },
+        json: {
+          walletConfig: {
+            txsInput: [
+              { service: { name: 'First', value: 'https://1.example.com', validity: 60_000 } },
+              { newOwner: `did:ethr:dev:${external.address}` },
+              { delegate: { validity: 60_000 } },
+              { service: { name: 'Never', value: 'https://n.example.com', validity: 60_000 } },
+            ],
+          },
+        },
       })
       expect(res.status).toBe(200)
       const w = res.body.wallet
@@ -158,7 +194,12 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const jwt = await tokenFor(h, v.wallets[0].did)
       const second = (await h.request('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })).body.wallet
       expect((await resolve(second.did)).didDocument.service[0].type).toBe('Vault')
-      const third = (await h.request('POST', `/vaults/${v.id}/wallet`, { json: { walletConfig: { txsInput: [{ service: { name: 'Own', value: 'https://own.example.com', validity: 60_000 } }] } }, didAuth: jwt })).body.wallet
+      const third = (
+        await h.request('POST', `/vaults/${v.id}/wallet`, {
+          json: { walletConfig: { txsInput: [{ service: { name: 'Own', value: 'https://own.example.com', validity: 60_000 } }] } },
+          didAuth: jwt,
+        })
+      ).body.wallet
       expect((await resolve(third.did)).didDocument.service.map((s: any) => s.type)).toEqual(['Own'])
       // a vault member may configure another member's wallet (same vault)
       const res = await configure(third.did, { txsInput: [{ delegate: { validity: 60_000 } }] }, jwt)
@@ -195,7 +236,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
       ]) {
         expectError(await configure(w.did, bad, w.jwt), 422, 'VALIDATION_ERROR')
       }
-      expectError(await h.request('POST', '/wallet/configure', { json: { wallet: { did: w.did } }, didAuth: w.jwt }), 422, 'VALIDATION_ERROR')
+      expectError(
+        await h.request('POST', '/wallet/configure', { json: { wallet: { did: w.did } }, didAuth: w.jwt }),
+        422,
+        'VALIDATION_ERROR',
+      )
       expectError(await h.request('POST', '/wallet/configure', { json: { walletConfig: ok }, didAuth: w.jwt }), 422, 'VALIDATION_ERROR')
       expectError(await configure('did:ethr:dev:0x70997970C51812dc3A010C7d01b50e0d17dc79C8', ok, w.jwt), 422, 'NOT_FOUND')
       expect(await snapshot(h)).toEqual(before)
@@ -229,7 +274,10 @@ for (const storage of ['memory', 'sqlite'] as const) {
     it('the SDK: service.as(auth).configureWallet and the resolver show the same', async () => {
       const w = await walletWithToken(h)
       const bound = h.service.as({ authorization: 'Bearer token-tenant-a-0123456789', didAuth: w.jwt })
-      const res = await bound.configureWallet({ wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: 'Sdk', value: 'https://sdk.example.com', validity: 60_000 } }] } })
+      const res = await bound.configureWallet({
+        wallet: { did: w.did },
+        walletConfig: { txsInput: [{ service: { name: 'Sdk', value: 'https://sdk.example.com', validity: 60_000 } }] },
+      })
       expect(res.wallet.registry!.transactions[0].op).toBe('setAttribute')
       expect((await h.service.resolveDid({ did: w.did })).didDocument!.service![0].type).toBe('Sdk')
     })

@@ -24,11 +24,21 @@ beforeAll(async () => {
   h = await startHarness({ storage: 'sqlite', service: { masterKey } })
   const delegate = { delegate: { validity: 3_600_000 } }
   responses.push(JSON.stringify((await h.request('POST', '/wallet', { json: { walletConfig: { txsInput: [delegate, delegate] } } })).body))
-  const v = (await h.request('POST', '/vaults', { json: { name: 'd', hierarchy: 'BIP44', walletConfig: { txsInput: [delegate] } } })).body.vault
+  const v = (await h.request('POST', '/vaults', { json: { name: 'd', hierarchy: 'BIP44', walletConfig: { txsInput: [delegate] } } })).body
+    .vault
   responses.push(JSON.stringify(v))
   const jwt = await tokenFor(h, v.wallets[0].did)
   responses.push(JSON.stringify((await h.request('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })).body))
-  responses.push(JSON.stringify((await h.request('POST', '/wallet/configure', { json: { wallet: { did: v.wallets[0].did }, walletConfig: { txsInput: [delegate] } }, didAuth: jwt })).body))
+  responses.push(
+    JSON.stringify(
+      (
+        await h.request('POST', '/wallet/configure', {
+          json: { wallet: { did: v.wallets[0].did }, walletConfig: { txsInput: [delegate] } },
+          didAuth: jwt,
+        })
+      ).body,
+    ),
+  )
   responses.push(JSON.stringify((await h.request('GET', '/wallets')).body))
   responses.push(JSON.stringify((await h.request('GET', '/vaults')).body))
 })
@@ -79,7 +89,15 @@ describe('embedded registry change chain', () => {
     const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
     const jwt = await tokenFor(h, w.did)
     const results = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => h.request('POST', '/wallet/configure', { json: { wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: `S${i}`, value: `https://s${i}.example.com`, validity: 60_000 } }] } }, didAuth: jwt })),
+      Array.from({ length: 8 }, (_, i) =>
+        h.request('POST', '/wallet/configure', {
+          json: {
+            wallet: { did: w.did },
+            walletConfig: { txsInput: [{ service: { name: `S${i}`, value: `https://s${i}.example.com`, validity: 60_000 } }] },
+          },
+          didAuth: jwt,
+        }),
+      ),
     )
     const versions = results.map((r) => Number(r.body.wallet.registry.transactions[0].versionId)).sort((a, b) => a - b)
     expect(versions).toEqual([1, 2, 3, 4, 5, 6, 7, 8])
@@ -88,22 +106,37 @@ describe('embedded registry change chain', () => {
   })
 
   it('two service instances on one database: a change made by one is resolved by the other (cache invalidated by the head read)', async () => {
-    const second = await IdentityService.create({ storage: createSqliteStorage({ path: h.dbPath! }), masterKey: currentKey, tenants: staticTenants({ [TENANT_A]: 'tenant-a' }) })
+    const second = await IdentityService.create({
+      storage: createSqliteStorage({ path: h.dbPath! }),
+      masterKey: currentKey,
+      tenants: staticTenants({ [TENANT_A]: 'tenant-a' }),
+    })
     try {
       const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
       expect((await second.resolveDid({ did: w.did })).didDocument!.service).toBeUndefined()
       const jwt = await tokenFor(h, w.did)
-      await h.request('POST', '/wallet/configure', { json: { wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: 'Late', value: 'https://late.example.com', validity: 60_000 } }] } }, didAuth: jwt })
+      await h.request('POST', '/wallet/configure', {
+        json: {
+          wallet: { did: w.did },
+          walletConfig: { txsInput: [{ service: { name: 'Late', value: 'https://late.example.com', validity: 60_000 } }] },
+        },
+        didAuth: jwt,
+      })
       expect((await second.resolveDid({ did: w.did })).didDocument!.service![0].type).toBe('Late')
       expect((await second.resolveDid({ did: w.did })).didDocumentMetadata.versionId).toBe('1')
 
       // both instances (two SQLite connections, as two processes would have) change one identity at once: one chain, no fork
-      const change = (i: number) => ({ wallet: { did: w.did }, walletConfig: { txsInput: [{ service: { name: `P${i}`, value: `https://p${i}.example.com`, validity: 60_000 } }] } })
+      const change = (i: number) => ({
+        wallet: { did: w.did },
+        walletConfig: { txsInput: [{ service: { name: `P${i}`, value: `https://p${i}.example.com`, validity: 60_000 } }] },
+      })
       const results = await Promise.all([
         ...[0, 1, 2, 3].map((i) => h.service.configureWallet(change(i), { authorization: `Bearer ${TENANT_A}`, didAuth: jwt })),
         ...[4, 5, 6, 7].map((i) => second.configureWallet(change(i), { authorization: `Bearer ${TENANT_A}`, didAuth: jwt })),
       ])
-      expect(results.map((r) => Number(r.wallet.registry!.transactions[0].versionId)).sort((a, b) => a - b)).toEqual([2, 3, 4, 5, 6, 7, 8, 9])
+      expect(results.map((r) => Number(r.wallet.registry!.transactions[0].versionId)).sort((a, b) => a - b)).toEqual([
+        2, 3, 4, 5, 6, 7, 8, 9,
+      ])
       const [mine, theirs] = await Promise.all([h.service.resolveDid({ did: w.did }), second.resolveDid({ did: w.did })])
       expect(mine.didDocument).toEqual(theirs.didDocument)
       expect(mine.didDocument!.service).toHaveLength(9)

@@ -298,7 +298,10 @@ describe('role targets in public-key form', () => {
     expect(await listed(`role=${encodeURIComponent(role.did)}`)).toEqual([[role.did, target.did]])
     for (const iss of [target.compressed, target.uncompressed, target.did]) {
       const roles = await h.request('GET', '/roles', { didAuth: await tokenFor(h, iss) })
-      expect(roles.body.roles.map((r: { did: string }) => r.did), iss).toEqual([role.did])
+      expect(
+        roles.body.roles.map((r: { did: string }) => r.did),
+        iss,
+      ).toEqual([role.did])
     }
   })
 

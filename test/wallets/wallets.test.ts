@@ -38,10 +38,26 @@ describe('POST /wallet (Generate Identity Wallet)', () => {
     expectError(await h.request('POST', '/wallet', { json: { wallet: { alias: 1 } } }), 422, 'VALIDATION_ERROR')
     expectError(await h.request('POST', '/wallet', { json: { wallet: 'alice' } }), 422, 'VALIDATION_ERROR')
     expectError(await h.request('POST', '/wallet', { json: { wallet: {}, extra: true } }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', '/wallet', { json: { walletConfig: { apiUrl: 'https://evil.example.com' } } }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', '/wallet', { json: { walletConfig: { txsInput: [{ delegate: { validity: -5 } }] } } }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', '/wallet', { body: '{"wallet":', headers: { 'content-type': 'application/json' } }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', '/wallet', { body: 'alias=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', '/wallet', { json: { walletConfig: { apiUrl: 'https://evil.example.com' } } }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('POST', '/wallet', { json: { walletConfig: { txsInput: [{ delegate: { validity: -5 } }] } } }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('POST', '/wallet', { body: '{"wallet":', headers: { 'content-type': 'application/json' } }),
+      422,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await h.request('POST', '/wallet', { body: 'alias=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expectError(await h.request('POST', '/wallet', { json: {}, token: null }), 403, 'UNAUTHENTICATED')
     const big = await h.request('POST', '/wallet', { json: { wallet: { alias: 'x'.repeat(1_100_000) } } })
     expectError(big, 413, 'PAYLOAD_TOO_LARGE')
@@ -50,7 +66,7 @@ describe('POST /wallet (Generate Identity Wallet)', () => {
 })
 
 describe('GET /wallets and GET /wallet (Get Identity Wallets)', () => {
-  it('lists the tenant\'s wallets, filtered by vaultId, did, alias; never privateKeyHex', async () => {
+  it("lists the tenant's wallets, filtered by vaultId, did, alias; never privateKeyHex", async () => {
     const v = (await h.request('POST', '/vaults', { json: { name: 'listing' } })).body.vault
     const w = (await h.request('POST', '/wallet', { json: { wallet: { alias: 'listed' } } })).body.wallet
     const all = await h.request('GET', '/wallets')
@@ -98,7 +114,12 @@ describe('POST /wallet/rename (Rename Identity Wallet)', () => {
     expect((await h.request('GET', `/wallets?did=${b.did}`)).body.wallets[0].alias).toBe(b.did)
     // several tokens, comma-separated, prove control of several DIDs
     const both = await h.request('POST', '/wallet/rename', {
-      json: { wallets: [{ did: a.did, alias: 'a2' }, { did: b.did, alias: 'b2' }] },
+      json: {
+        wallets: [
+          { did: a.did, alias: 'a2' },
+          { did: b.did, alias: 'b2' },
+        ],
+      },
       didAuth: `${a.jwt}, ${b.jwt}`,
     })
     expect(both.body.errors).toEqual([])
@@ -109,7 +130,15 @@ describe('POST /wallet/rename (Rename Identity Wallet)', () => {
     const v = (await h.request('POST', '/vaults', { json: { name: 'sib', hierarchy: 'BIP44' } })).body.vault
     const jwt = await tokenFor(h, v.wallets[0].did)
     const second = (await h.request('POST', `/vaults/${v.id}/wallet`, { json: {}, didAuth: jwt })).body.wallet
-    const res = await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: second.did, alias: 'sibling' }, { did: v.wallets[0].did, alias: 'sibling' }] }, didAuth: jwt })
+    const res = await h.request('POST', '/wallet/rename', {
+      json: {
+        wallets: [
+          { did: second.did, alias: 'sibling' },
+          { did: v.wallets[0].did, alias: 'sibling' },
+        ],
+      },
+      didAuth: jwt,
+    })
     expect(res.status).toBe(200)
     expect(res.body.wallets.map((w: any) => w.alias)).toEqual(['sibling'])
     expect(res.body.errors[0].error.errorType).toBe('CONFLICT')
@@ -121,14 +150,26 @@ describe('POST /wallet/rename (Rename Identity Wallet)', () => {
     const before = await snapshot(h)
     const list = await h.request('GET', `/wallets?did=${a.did}`)
     expectError(await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: a.did, alias: 'z' }] } }), 403, 'UNAUTHENTICATED')
-    expectError(await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: a.did, alias: 'z' }] }, didAuth: expired.jwt }), 403, 'UNAUTHENTICATED')
+    expectError(
+      await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: a.did, alias: 'z' }] }, didAuth: expired.jwt }),
+      403,
+      'UNAUTHENTICATED',
+    )
     expectError(await h.request('POST', '/wallet/rename', { json: { wallets: [] }, didAuth: a.jwt }), 422, 'VALIDATION_ERROR')
     expectError(await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: a.did }] }, didAuth: a.jwt }), 422, 'VALIDATION_ERROR')
-    expectError(await h.request('POST', '/wallet/rename', { json: { wallets: { did: a.did, alias: 'z' } }, didAuth: a.jwt }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await h.request('POST', '/wallet/rename', { json: { wallets: { did: a.did, alias: 'z' } }, didAuth: a.jwt }),
+      422,
+      'VALIDATION_ERROR',
+    )
     const tooMany = Array.from({ length: 1001 }, (_, i) => ({ did: a.did, alias: `z${i}` }))
     expectError(await h.request('POST', '/wallet/rename', { json: { wallets: tooMany }, didAuth: a.jwt }), 422, 'VALIDATION_ERROR')
     // another tenant cannot rename it even with the right DID-auth token: it is not found there
-    const foreign = await h.request('POST', '/wallet/rename', { json: { wallets: [{ did: a.did, alias: 'z' }] }, didAuth: a.jwt, token: TENANT_B })
+    const foreign = await h.request('POST', '/wallet/rename', {
+      json: { wallets: [{ did: a.did, alias: 'z' }] },
+      didAuth: a.jwt,
+      token: TENANT_B,
+    })
     expect(foreign.status).toBe(200)
     expect(foreign.body.errors[0].error.errorType).toBe('NOT_FOUND')
     expect(await snapshot(h)).toEqual(before)

@@ -75,11 +75,19 @@ export class EmbeddedRegistry implements DidRegistry {
   async identitiesHandedTo(owners: readonly string[], limit: number): Promise<string[]> {
     if (owners.length === 0 || limit <= 0) return []
     const heads = await this.#heads.find(
-      { and: [{ field: 'owner', op: 'in', value: [...owners] }, { field: 'network', op: 'eq', value: this.network.name }] },
+      {
+        and: [
+          { field: 'owner', op: 'in', value: [...owners] },
+          { field: 'network', op: 'eq', value: this.network.name },
+        ],
+      },
       { orderBy: { field: 'identity' }, limit: limit + owners.length },
     )
     // An identity whose ownership came back to itself has its own key as owner: it is not handed over.
-    return heads.items.filter((h) => h.owner !== h.identity).slice(0, limit).map((h) => h.identity)
+    return heads.items
+      .filter((h) => h.owner !== h.identity)
+      .slice(0, limit)
+      .map((h) => h.identity)
   }
 
   async apply(address: string, input: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
@@ -122,7 +130,8 @@ export class EmbeddedRegistry implements DidRegistry {
    */
   async resolve(did: string, version?: DidVersion): Promise<DIDResolutionResult> {
     const parsed = parseEthrDid(did)
-    if (!parsed || parsed.network !== this.network.name) return resolutionFailure('invalidDid', `Not a did:ethr of network ${this.network.name}: ${did}`)
+    if (!parsed || parsed.network !== this.network.name)
+      return resolutionFailure('invalidDid', `Not a did:ethr of network ${this.network.name}: ${did}`)
     const chain = await this.#chain(parsed.address)
     const now = Math.floor(this.now() / 1000)
     if (version) {
@@ -151,7 +160,11 @@ export class EmbeddedRegistry implements DidRegistry {
     if (head) {
       let cursor: string | undefined
       do {
-        const page = await this.#events.find(this.#of(address, { field: 'seq', op: 'lte', value: head.seq }), { orderBy: { field: 'seq' }, limit: 1_000, cursor })
+        const page = await this.#events.find(this.#of(address, { field: 'seq', op: 'lte', value: head.seq }), {
+          orderBy: { field: 'seq' },
+          limit: 1_000,
+          cursor,
+        })
         for (const r of page.items) {
           history.push(eventOf(r))
           times.push(r.at)
@@ -205,13 +218,27 @@ function appliedOf(change: RegistryChange, record: DidEventRecord): AppliedChang
   return applied
 }
 
-function eventRecord(network: string, identity: string, seq: number, at: number, owner: string, change: RegistryChange, createdAt: number): DidEventRecord {
+function eventRecord(
+  network: string,
+  identity: string,
+  seq: number,
+  at: number,
+  owner: string,
+  change: RegistryChange,
+  createdAt: number,
+): DidEventRecord {
   const base = { id: `${network}/${identity}/${seq}`, nonce: randomUUID(), network, identity, seq, at, owner, createdAt }
   switch (change.op) {
     case 'changeOwner':
       return { ...base, event: 'DIDOwnerChanged', owner: change.newOwner }
     case 'addDelegate':
-      return { ...base, event: 'DIDDelegateChanged', delegateType: change.delegateType, delegate: change.delegate, validTo: at + change.validity }
+      return {
+        ...base,
+        event: 'DIDDelegateChanged',
+        delegateType: change.delegateType,
+        delegate: change.delegate,
+        validTo: at + change.validity,
+      }
     case 'revokeDelegate':
       // As ERC-1056: a revoked delegate is valid until the current block time.
       return { ...base, event: 'DIDDelegateChanged', delegateType: change.delegateType, delegate: change.delegate, validTo: at }

@@ -17,7 +17,18 @@
  * block stamped at or before that time.
  */
 import type { DIDResolutionResult, DIDResolutionOptions, DIDResolver, ParsedDID, Resolvable } from 'did-resolver'
-import { Contract, JsonRpcProvider, type ContractTransactionResponse, encodeBytes32String, getAddress, getBytes, hexlify, solidityPackedKeccak256, type Provider, type Signer } from 'ethers'
+import {
+  Contract,
+  JsonRpcProvider,
+  type ContractTransactionResponse,
+  encodeBytes32String,
+  getAddress,
+  getBytes,
+  hexlify,
+  solidityPackedKeccak256,
+  type Provider,
+  type Signer,
+} from 'ethers'
 import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
 import type { DigestSigner } from '../../keys/signer.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
@@ -32,9 +43,15 @@ export interface OnchainNetwork extends EthrNetwork {
 }
 
 export interface OnchainRegistryOptions {
-  /** Pays the gas of the registry transactions (the identity owners sign the changes). Without it, the registry resolves but refuses writes. */
+  /**
+   * Pays the gas of the registry transactions (the identity owners sign the changes). Without it, the registry resolves but refuses
+   * writes.
+   */
   gasPayer?: Signer
-  /** The provider for `network.rpcUrl` (default: a `JsonRpcProvider` for it, without ethers' response sharing). Give one with `cacheTimeout: -1` too. */
+  /**
+   * The provider for `network.rpcUrl` (default: a `JsonRpcProvider` for it, without ethers' response sharing). Give one with
+   * `cacheTimeout: -1` too.
+   */
   provider?: Provider
 }
 
@@ -63,7 +80,9 @@ export class OnchainRegistry implements DidRegistry {
     this.#provider = provider
     this.#gasPayer = options.gasPayer && !options.gasPayer.provider ? options.gasPayer.connect(provider) : options.gasPayer
     this.#contract = new Contract(network.registry, EthereumDIDRegistry.abi, this.#gasPayer ?? provider)
-    this.#ethr = getResolver({ networks: [{ name: network.name, chainId: network.chainId, registry: network.registry, provider: provider as never }] }).ethr
+    this.#ethr = getResolver({
+      networks: [{ name: network.name, chainId: network.chainId, registry: network.registry, provider: provider as never }],
+    }).ethr
     this.resolver = (did, parsed, resolver, options) => this.#resolve(did, parsed, resolver, options)
   }
 
@@ -84,7 +103,10 @@ export class OnchainRegistry implements DidRegistry {
       try {
         block = await blockAtTime(this.#provider, version.versionTime)
       } catch {
-        return resolutionFailure('notFound', `the blocks of network ${this.network.name} could not be read to find its block at versionTime`)
+        return resolutionFailure(
+          'notFound',
+          `the blocks of network ${this.network.name} could not be read to find its block at versionTime`,
+        )
       }
     }
     return this.#ethr(did, { ...parsed, query: `versionId=${block}` }, resolver, options)
@@ -112,7 +134,13 @@ export class OnchainRegistry implements DidRegistry {
     )
     const sig = await owner.sign(getBytes(hash))
     const fn = `${change.op}Signed`
-    const tx = (await this.#contract.getFunction(fn)(address, 27 + sig.recovery, hexlify(sig.r), hexlify(sig.s), ...args)) as ContractTransactionResponse
+    const tx = (await this.#contract.getFunction(fn)(
+      address,
+      27 + sig.recovery,
+      hexlify(sig.r),
+      hexlify(sig.s),
+      ...args,
+    )) as ContractTransactionResponse
     const receipt = await tx.wait()
     if (!receipt || receipt.status !== 1) throw new RegistryError(`${fn} failed on network ${this.network.name}`)
     const applied: AppliedChange = { op: change.op, versionId: String(receipt.blockNumber), txHash: receipt.hash }
@@ -140,19 +168,35 @@ function signedCall(change: RegistryChange): [string[], unknown[], unknown[]] {
       return [['string', 'address'], ['changeOwner', change.newOwner], [change.newOwner]]
     case 'addDelegate': {
       const type = encodeBytes32String(change.delegateType)
-      return [['string', 'bytes32', 'address', 'uint256'], ['addDelegate', type, change.delegate, change.validity], [type, change.delegate, change.validity]]
+      return [
+        ['string', 'bytes32', 'address', 'uint256'],
+        ['addDelegate', type, change.delegate, change.validity],
+        [type, change.delegate, change.validity],
+      ]
     }
     case 'revokeDelegate': {
       const type = encodeBytes32String(change.delegateType)
-      return [['string', 'bytes32', 'address'], ['revokeDelegate', type, change.delegate], [type, change.delegate]]
+      return [
+        ['string', 'bytes32', 'address'],
+        ['revokeDelegate', type, change.delegate],
+        [type, change.delegate],
+      ]
     }
     case 'setAttribute': {
       const name = encodeBytes32String(change.name)
-      return [['string', 'bytes32', 'bytes', 'uint256'], ['setAttribute', name, change.value, change.validity], [name, change.value, change.validity]]
+      return [
+        ['string', 'bytes32', 'bytes', 'uint256'],
+        ['setAttribute', name, change.value, change.validity],
+        [name, change.value, change.validity],
+      ]
     }
     case 'revokeAttribute': {
       const name = encodeBytes32String(change.name)
-      return [['string', 'bytes32', 'bytes'], ['revokeAttribute', name, change.value], [name, change.value]]
+      return [
+        ['string', 'bytes32', 'bytes'],
+        ['revokeAttribute', name, change.value],
+        [name, change.value],
+      ]
     }
   }
 }

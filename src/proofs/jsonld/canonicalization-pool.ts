@@ -166,7 +166,12 @@ export class CanonicalizationPool {
       const knownHere = (o: CanonicalOutcome) => !(o instanceof Uint8Array) && 'unknownContext' in o && getContext(o.unknownContext)
       const again = outcomes.flatMap((outcome, i) => (knownHere(outcome) ? [i] : []))
       if (again.length === 0) return outcomes
-      const retried = await this.#scheduler.run(tenantId, () => this.#task(again.map((i) => jsons[i]), registeredContexts()))
+      const retried = await this.#scheduler.run(tenantId, () =>
+        this.#task(
+          again.map((i) => jsons[i]),
+          registeredContexts(),
+        ),
+      )
       again.forEach((at, i) => (outcomes[at] = retried[i]))
       return outcomes
     } finally {

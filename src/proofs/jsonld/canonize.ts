@@ -108,7 +108,10 @@ function translate(err: unknown): unknown {
   }
   const shape = err as JsonLdErrorShape
   if (err instanceof Error && WORK_LIMIT.test(err.message)) {
-    return new JsonLdProcessingError('canonicalization limit', 'JSON-LD canonicalization refused: the document’s blank nodes need too much work to tell apart')
+    return new JsonLdProcessingError(
+      'canonicalization limit',
+      'JSON-LD canonicalization refused: the document’s blank nodes need too much work to tell apart',
+    )
   }
   if (typeof shape?.name !== 'string' || !shape.name.startsWith('jsonld.')) return err
   const event = shape.details?.event

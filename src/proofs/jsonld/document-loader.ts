@@ -15,7 +15,10 @@ export class UnknownContextError extends IdentityError {
   readonly url: string
 
   constructor(url: string) {
-    super('VALIDATION_ERROR', `unknown JSON-LD context ${JSON.stringify(shown(url))}: contexts are never fetched; register it with registerContext()`)
+    super(
+      'VALIDATION_ERROR',
+      `unknown JSON-LD context ${JSON.stringify(shown(url))}: contexts are never fetched; register it with registerContext()`,
+    )
     this.name = 'UnknownContextError'
     this.url = url
   }

@@ -62,10 +62,7 @@ export function proofsOf(document: JsonLdDocument): unknown[] {
 }
 
 /** A copy of `document` with `proof` added to its proof set (a lone proof stays an object). */
-export function appendProof<T extends JsonLdDocument, P extends ProofObject>(
-  document: T,
-  proof: P,
-): T & { proof: P | ProofObject[] } {
+export function appendProof<T extends JsonLdDocument, P extends ProofObject>(document: T, proof: P): T & { proof: P | ProofObject[] } {
   const existing = proofsOf(document) as ProofObject[]
   return { ...document, proof: existing.length === 0 ? proof : [...existing, proof] }
 }
@@ -88,7 +85,9 @@ const KEY_OF_DID = /^(did:[a-z0-9]+:(?:[A-Za-z0-9._:-]|%[0-9A-Fa-f]{2})*(?:[A-Za
 /** Validated `creator` and `created` (ISO 8601) of new proof options. */
 export function checkProofOptions(options: ProofOptions): { creator: string; created: string } {
   if (typeof options.creator !== 'string' || !DID_URL.test(options.creator)) {
-    throw new JsonLdProofError(`creator must be a DID URL naming a key (did:<method>:<id>#<key>), got ${JSON.stringify(shown(String(options.creator)))}`)
+    throw new JsonLdProofError(
+      `creator must be a DID URL naming a key (did:<method>:<id>#<key>), got ${JSON.stringify(shown(String(options.creator)))}`,
+    )
   }
   const created = options.created ?? new Date()
   if (!(created instanceof Date) || Number.isNaN(created.getTime())) throw new JsonLdProofError('created must be a valid Date')
@@ -175,7 +174,10 @@ async function checkOne(
   }
   const { verificationMethod } = methodOf(proof)
   if (verificationMethod !== undefined && !KEY_OF_DID.test(verificationMethod)) {
-    return { verified: false, error: `${shown(verificationMethod)} is not a DID URL naming a key (did:<method>:<id>#<key>, without path or query)` }
+    return {
+      verified: false,
+      error: `${shown(verificationMethod)} is not a DID URL naming a key (did:<method>:<id>#<key>, without path or query)`,
+    }
   }
   try {
     return await suite.verify(proof, context)

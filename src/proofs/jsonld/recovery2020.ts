@@ -190,7 +190,8 @@ function checkHeader(encodedHeader: string): string | undefined {
   }
   const { alg, b64, crit } = (header ?? {}) as Record<string, unknown>
   if (alg !== 'ES256K-R') return 'jws alg is not ES256K-R'
-  if (b64 !== false || !Array.isArray(crit) || !crit.includes('b64')) return 'jws header is not RFC 7797 unencoded (b64: false, crit: ["b64"])'
+  if (b64 !== false || !Array.isArray(crit) || !crit.includes('b64'))
+    return 'jws header is not RFC 7797 unencoded (b64: false, crit: ["b64"])'
   return undefined
 }
 

@@ -45,7 +45,10 @@ export const multiProcessGroup: ConformanceGroup = {
       `the same unique key inserted through both adapters at once is stored once${ctx.capabilities.uniqueIndexes ? '' : ' [skipped: needs capabilities.uniqueIndexes]'}`,
       async () => {
         const tenant = freshTenant()
-        const results = await Promise.allSettled([items.insert(item(tenant, 'a', { name: 'race' })), other.insert(item(tenant, 'b', { name: 'race' }))])
+        const results = await Promise.allSettled([
+          items.insert(item(tenant, 'a', { name: 'race' })),
+          other.insert(item(tenant, 'b', { name: 'race' })),
+        ])
         expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
         const rejected = results.find((result) => result.status === 'rejected') as PromiseRejectedResult
         expect(rejected.reason).toBeInstanceOf(UniqueConstraintError)

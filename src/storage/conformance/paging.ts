@@ -96,7 +96,9 @@ export const pagingGroup: ConformanceGroup = {
           Buffer.from('{"broken').toString('base64url'),
         ]
         for (const cursor of bad) {
-          await expect(items.find(inTenant(tenant), { limit: 1, cursor }), `cursor ${JSON.stringify(cursor)}`).rejects.toBeInstanceOf(InvalidCursorError)
+          await expect(items.find(inTenant(tenant), { limit: 1, cursor }), `cursor ${JSON.stringify(cursor)}`).rejects.toBeInstanceOf(
+            InvalidCursorError,
+          )
         }
         // The issued one still works.
         expect(ids((await items.find(inTenant(tenant), { limit: 1, cursor: issued })).items)).toEqual(idsOf(tenant, ['b']))
@@ -106,7 +108,9 @@ export const pagingGroup: ConformanceGroup = {
         const tenant = freshTenant()
         await items.insertMany([item(tenant, 'a', { n: 1 }), item(tenant, 'b', { n: 2 })])
         const { nextCursor } = await items.find(inTenant(tenant), { limit: 1 })
-        await expect(items.find(inTenant(tenant), { limit: 1, cursor: nextCursor, orderBy: { field: 'n' } })).rejects.toBeInstanceOf(InvalidCursorError)
+        await expect(items.find(inTenant(tenant), { limit: 1, cursor: nextCursor, orderBy: { field: 'n' } })).rejects.toBeInstanceOf(
+          InvalidCursorError,
+        )
         await expect(
           items.find(inTenant(tenant), { limit: 1, cursor: nextCursor, orderBy: { field: 'createdAt', direction: 'desc' } }),
         ).rejects.toBeInstanceOf(InvalidCursorError)

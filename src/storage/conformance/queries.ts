@@ -106,7 +106,12 @@ export const queriesGroup: ConformanceGroup = {
           {
             or: [
               { field: 'name', op: 'eq', value: 'alpha' },
-              { and: [{ field: 'n', op: 'gt', value: 1 }, { field: 'flag', op: 'eq', value: true }] },
+              {
+                and: [
+                  { field: 'n', op: 'gt', value: 1 },
+                  { field: 'flag', op: 'eq', value: true },
+                ],
+              },
             ],
           },
           ['a', 'c'],
@@ -114,9 +119,19 @@ export const queriesGroup: ConformanceGroup = {
         await expectMatch(
           {
             and: [
-              { or: [{ field: 'flag', op: 'eq', value: true }, { field: 'flag', op: 'eq', value: false }] },
+              {
+                or: [
+                  { field: 'flag', op: 'eq', value: true },
+                  { field: 'flag', op: 'eq', value: false },
+                ],
+              },
               { field: 'name', op: 'ne', value: 'beta' },
-              { or: [{ field: 'tags', op: 'containsAny', value: ['blue'] }, { field: 'n', op: 'gte', value: 3 }] },
+              {
+                or: [
+                  { field: 'tags', op: 'containsAny', value: ['blue'] },
+                  { field: 'n', op: 'gte', value: 3 },
+                ],
+              },
             ],
           },
           ['a', 'c'],
@@ -166,7 +181,6 @@ export const queriesGroup: ConformanceGroup = {
         const desc = await items.find(inTenant(tenant), { orderBy: { field: 'n', direction: 'desc' } })
         expect(ids(desc.items)).toEqual(['e', 'c', 'a', 'd', 'b'].map((key) => `${tenant}-${key}`))
       })
-
     })
   },
 }

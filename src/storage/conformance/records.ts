@@ -177,7 +177,9 @@ export const recordsGroup: ConformanceGroup = {
       const tenant = freshTenant()
       const taken = item(tenant, 'taken')
       await items.insert(taken)
-      await expect(items.insertMany([item(tenant, 'new1'), { ...taken }, item(tenant, 'new2')])).rejects.toBeInstanceOf(UniqueConstraintError)
+      await expect(items.insertMany([item(tenant, 'new1'), { ...taken }, item(tenant, 'new2')])).rejects.toBeInstanceOf(
+        UniqueConstraintError,
+      )
       expect(sortedIds((await items.find(inTenant(tenant))).items)).toEqual([taken.id])
     })
   },

@@ -1,4 +1,7 @@
-/** Unique indexes: duplicates rejected with UniqueConstraintError, records missing a field unconstrained. Needs `capabilities.uniqueIndexes`. */
+/**
+ * Unique indexes: duplicates rejected with UniqueConstraintError, records missing a field unconstrained. Needs
+ * `capabilities.uniqueIndexes`.
+ */
 import { beforeEach, expect, it } from 'vitest'
 import { type Collection, UniqueConstraintError } from '../port.js'
 import { freshTenant, ids, idsOf, inTenant, item, ITEMS, type Item, sortedIds } from './fixtures.js'

@@ -82,8 +82,7 @@ export class Schema extends DeclaredFields {
     const order = resolveOrder(orderBy, this.defaultOrderField, (field) => this.scalar(field))
     const { field } = order
     const sign = order.descending ? -1 : 1
-    const compare = (a: StoredRecord, b: StoredRecord): number =>
-      sign * (compareValues(a[field], b[field]) || compareStrings(a.id, b.id))
+    const compare = (a: StoredRecord, b: StoredRecord): number => sign * (compareValues(a[field], b[field]) || compareStrings(a.id, b.id))
     return { ...order, compare }
   }
 }

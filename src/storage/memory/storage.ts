@@ -8,7 +8,14 @@ import type {
   StoredRecord,
   Where,
 } from '../port.js'
-import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
+import {
+  assertUsable,
+  childScope,
+  closeTransactionAdapter,
+  rootScope,
+  runTransaction,
+  type TransactionScope,
+} from '../transaction-scope.js'
 import { MemoryCollection } from './collection.js'
 import { CollectionData, MemoryDatabase } from './data.js'
 

@@ -2,7 +2,18 @@ import type { ClientSession, Collection as NativeCollection, Document } from 'mo
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { mapDuplicateKey } from './errors.js'
 import type { UndoJournal } from './journal.js'
-import { assertFieldName, buildFilter, buildFind, buildUpdate, cursorAfter, fromDocument, type MongoDocument, type MongoIndex, type MongoSchema, toDocument } from './query.js'
+import {
+  assertFieldName,
+  buildFilter,
+  buildFind,
+  buildUpdate,
+  cursorAfter,
+  fromDocument,
+  type MongoDocument,
+  type MongoIndex,
+  type MongoSchema,
+  toDocument,
+} from './query.js'
 
 /** An initialised collection: its driver handle, declared fields and indexes. */
 export interface MongoCollectionState {
@@ -31,7 +42,9 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
   ) {}
 
   /** Runs `op` on the collection state with the scope's session, mapping duplicate-key errors. */
-  private run<R>(op: (state: MongoCollectionState, session: ClientSession | undefined, journal: UndoJournal | undefined) => Promise<R>): Promise<R> {
+  private run<R>(
+    op: (state: MongoCollectionState, session: ClientSession | undefined, journal: UndoJournal | undefined) => Promise<R>,
+  ): Promise<R> {
     return this.scope.run(async () => {
       const state = this.scope.state(this.name)
       try {
@@ -143,13 +156,20 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
       const numeric = { _id: id as never, $or: [{ [field]: { $type: 'number' } }, { [field]: { $exists: false } }] }
       // The document as it was, so the fallback's undo restores the field exactly (absent, null or a number).
       let before = await native.findOneAndUpdate(numeric, { $inc: { [field]: by } }, { session, returnDocument: 'before' })
-      before ??= await native.findOneAndUpdate({ _id: id as never, [field]: { $type: 'null' } }, { $set: { [field]: by } }, { session, returnDocument: 'before' })
+      before ??= await native.findOneAndUpdate(
+        { _id: id as never, [field]: { $type: 'null' } },
+        { $set: { [field]: by } },
+        { session, returnDocument: 'before' },
+      )
       if (before === null) {
         const exists = (await native.countDocuments({ _id: id as never }, { session, limit: 1 })) > 0
-        throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
+        throw new Error(
+          exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`,
+        )
       }
       const previous = before[field] as number | null | undefined
-      const undo = previous === undefined ? { $unset: { [field]: '' } } : previous === null ? { $set: { [field]: null } } : { $inc: { [field]: -by } }
+      const undo =
+        previous === undefined ? { $unset: { [field]: '' } } : previous === null ? { $set: { [field]: null } } : { $inc: { [field]: -by } }
       journal?.push(async () => void (await native.updateOne({ _id: id as never }, undo)))
       return (previous ?? 0) + by
     })

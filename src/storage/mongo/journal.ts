@@ -25,6 +25,7 @@ export class UndoJournal {
         failure ??= err
       }
     }
-    if (failure !== undefined) throw new Error('rolling back a MongoDB fallback transaction failed; some writes may remain', { cause: failure })
+    if (failure !== undefined)
+      throw new Error('rolling back a MongoDB fallback transaction failed; some writes may remain', { cause: failure })
   }
 }

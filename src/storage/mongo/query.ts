@@ -41,7 +41,8 @@ const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
 /** Throws unless `field` is safe as a top-level MongoDB field name. */
 export function assertFieldName(field: string): void {
-  if (!FIELD_NAME.test(field) || field === '_id') throw new Error(`invalid field name ${JSON.stringify(field)}: use letters, digits and _ (not _id)`)
+  if (!FIELD_NAME.test(field) || field === '_id')
+    throw new Error(`invalid field name ${JSON.stringify(field)}: use letters, digits and _ (not _id)`)
 }
 
 /** The declared fields of one collection, against which every query is validated; names must be plain MongoDB field names. */
@@ -186,7 +187,10 @@ export function fromDocument<T extends StoredRecord>(document: MongoDocument): T
   return { id: _id as string, ...fields } as T
 }
 
-/** `$set` / `$unset` of a shallow-merge patch (`undefined` removes a field; `id` is never changed). Undefined when the patch changes nothing. */
+/**
+ * `$set` / `$unset` of a shallow-merge patch (`undefined` removes a field; `id` is never changed). Undefined when the patch changes
+ * nothing.
+ */
 export function buildUpdate(patch: Record<string, unknown>): MongoDocument | undefined {
   const $set: MongoDocument = {}
   const $unset: Record<string, ''> = {}

@@ -9,7 +9,14 @@ import type {
   StoredRecord,
   Where,
 } from '../port.js'
-import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
+import {
+  assertUsable,
+  childScope,
+  closeTransactionAdapter,
+  rootScope,
+  runTransaction,
+  type TransactionScope,
+} from '../transaction-scope.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
@@ -119,7 +126,12 @@ class MongoAdapter implements StorageAdapter {
         await dropRetiredIndexes(native, indexes)
         try {
           await native.createIndexes(
-            indexes.map(({ name, key, unique, partialFilterExpression }) => ({ name, key, unique, ...(partialFilterExpression && { partialFilterExpression }) })),
+            indexes.map(({ name, key, unique, partialFilterExpression }) => ({
+              name,
+              key,
+              unique,
+              ...(partialFilterExpression && { partialFilterExpression }),
+            })),
           )
         } catch (err) {
           throw mapDuplicateKey(spec.name, indexes, err)
@@ -267,7 +279,8 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
   try {
     const db = client.db(options.dbName ?? databaseOf(options.url) ?? 'didvault')
     const wanted = options.transactions ?? 'auto'
-    if (wanted !== 'auto' && wanted !== 'server' && wanted !== 'fallback') throw new Error(`invalid transactions mode ${JSON.stringify(wanted)}`)
+    if (wanted !== 'auto' && wanted !== 'server' && wanted !== 'fallback')
+      throw new Error(`invalid transactions mode ${JSON.stringify(wanted)}`)
     const mode = wanted === 'auto' ? ((await supportsTransactions(db)) ? 'server' : 'fallback') : wanted
     return new MongoStorage({ client, db, ownsClient, mode, states: new Map(), closed: false })
   } catch (err) {
@@ -282,7 +295,8 @@ export async function createMongoStorage(options: MongoStorageOptions): Promise<
  */
 async function connect(url: string, options: MongoStorageOptions): Promise<MongoClient> {
   const timeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS
-  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError(`connectTimeoutMs must be a positive integer, got ${timeoutMs}`)
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1)
+    throw new RangeError(`connectTimeoutMs must be a positive integer, got ${timeoutMs}`)
   const client = new MongoClient(url, { serverSelectionTimeoutMS: timeoutMs, connectTimeoutMS: timeoutMs, ...options.clientOptions })
   try {
     return await client.connect()

@@ -34,8 +34,14 @@ function mapConstraint(layout: Layout, err: unknown): unknown {
   const { code, message } = err as { code?: unknown; message?: unknown }
   if ((code !== 'SQLITE_CONSTRAINT_UNIQUE' && code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') || typeof message !== 'string') return err
   // "UNIQUE constraint failed: items.f_tenantId, items.f_name"
-  const columns = message.slice(message.indexOf(':') + 1).split(',').map((qualified) => qualified.slice(qualified.lastIndexOf('.') + 1).trim())
-  return new UniqueConstraintError(layout.name, columns.map((column) => layout.fieldOfColumn(column)))
+  const columns = message
+    .slice(message.indexOf(':') + 1)
+    .split(',')
+    .map((qualified) => qualified.slice(qualified.lastIndexOf('.') + 1).trim())
+  return new UniqueConstraintError(
+    layout.name,
+    columns.map((column) => layout.fieldOfColumn(column)),
+  )
 }
 
 /** A collection stored as a table of JSON documents; see {@link Layout} for the shape. */

@@ -83,7 +83,9 @@ export class Layout {
   sideTable(field: string): string {
     const side = this.#sideTables.get(field)
     if (side === undefined) {
-      throw new Error(`field "${field}" of collection "${this.name}" is not a declared array field (arrayFields: ${this.arrayFields.join(', ')})`)
+      throw new Error(
+        `field "${field}" of collection "${this.name}" is not a declared array field (arrayFields: ${this.arrayFields.join(', ')})`,
+      )
     }
     return side
   }
@@ -119,7 +121,12 @@ export class Layout {
       if (index.unique) {
         indexes.push({ name: `${this.name}/ux/${index.fields.join(',')}`, unique: true, fields: index.fields, columns })
       } else if (index.fields.length > 1) {
-        indexes.push({ name: `${this.name}/ix/${index.fields.join(',')}`, unique: false, fields: index.fields, columns: [...columns, 'id'] })
+        indexes.push({
+          name: `${this.name}/ix/${index.fields.join(',')}`,
+          unique: false,
+          fields: index.fields,
+          columns: [...columns, 'id'],
+        })
       }
     }
     return indexes

@@ -19,9 +19,7 @@ export const SCHEMA_VERSION = 1
  */
 export function migrate(connection: Connection, layouts: Layout[]): void {
   connection.db.exec('CREATE TABLE IF NOT EXISTS _didvault_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)')
-  const row = connection.statement("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get() as
-    | { value: string }
-    | undefined
+  const row = connection.statement("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get() as { value: string } | undefined
   if (row !== undefined && Number(row.value) > SCHEMA_VERSION) {
     throw new Error(`database schema version ${row.value} is newer than this didvault supports (${SCHEMA_VERSION})`)
   }
@@ -71,7 +69,9 @@ function migrateCollection(connection: Connection, layout: Layout): void {
  */
 function dropRetiredIndexes(connection: Connection, layout: Layout): void {
   const planned = new Set(layout.indexes.map((index) => index.name))
-  const existing = connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?").all(layout.name) as Array<{ name: string }>
+  const existing = connection.statement("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?").all(layout.name) as Array<{
+    name: string
+  }>
   for (const { name } of existing) {
     if (name.startsWith(`${layout.name}/`) && !planned.has(name)) connection.db.exec(`DROP INDEX IF EXISTS ${quoteIdentifier(name)}`)
   }
@@ -88,8 +88,7 @@ function migrateSideTable(connection: Connection, layout: Layout, field: string)
   const name = sideTableName(layout.name, field)
   const side = quoteIdentifier(name)
   const path = jsonPath(field)
-  const isNew =
-    connection.statement("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) === undefined
+  const isNew = connection.statement("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) === undefined
 
   const elements = (source: string, row: string): string =>
     `SELECT DISTINCT ${row}.id, ${sqlJsonScalar('j.type', 'j.value')} FROM ${source}json_each(${row}.data, ${path}) AS j ` +

@@ -23,7 +23,10 @@ function compileGroup(layout: Layout, parts: Where[], joiner: string, empty: str
   return `(${parts.map((part) => compileWhere(layout, part, params, underOr)).join(joiner)})`
 }
 
-/** Short lists are bound one parameter per element, so the planner sees how few rows they match and picks their index; long lists are one JSON parameter (one cached statement for any length). */
+/**
+ * Short lists are bound one parameter per element, so the planner sees how few rows they match and picks their index; long lists are
+ * one JSON parameter (one cached statement for any length).
+ */
 const SHORT_LIST = 16
 
 function listElements(values: unknown, params: Bound[]): string {

@@ -13,7 +13,14 @@ import { retryWhenBusy } from './busy.js'
 import { SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
-import { assertUsable, childScope, closeTransactionAdapter, rootScope, runTransaction, type TransactionScope } from '../transaction-scope.js'
+import {
+  assertUsable,
+  childScope,
+  closeTransactionAdapter,
+  rootScope,
+  runTransaction,
+  type TransactionScope,
+} from '../transaction-scope.js'
 import { migrate } from './migrate.js'
 import { type PlanStep, queryPlanOf } from './plan.js'
 import { type FindQuery, findQueries, withLimit } from './query.js'
