@@ -114,6 +114,18 @@ async function transmuteVerify(credential: JsonLdDocument): Promise<{ verified: 
   return { verified: result.verified, errors }
 }
 
+/**
+ * A random private key the suite can sign with: transmute 0.0.7 fails to verify its own
+ * signatures by a key whose first byte is zero (about 1 key in 256; seen in 2 of 300 random keys,
+ * both `00…`), so such keys are drawn again. didvault itself handles them (test/keys).
+ */
+function suiteSafeKey(): Uint8Array {
+  for (;;) {
+    const key = generatePrivateKey()
+    if (key[0] !== 0) return key
+  }
+}
+
 /** What the suite says of a signature that does not match the key. */
 const REFUSED = { verified: false, errors: ['Cannot verify detached signature.'] }
 
@@ -197,7 +209,7 @@ describe('didvault → transmute', () => {
 
 describe('transmute → didvault', () => {
   it('a credential the transmute suite signs with a delegate key of a didvault-held DID verifies with verifyClaims; tampered, neither verifies it', async () => {
-    const delegatePrivate = generatePrivateKey()
+    const delegatePrivate = suiteSafeKey()
     const delegate = new LocalSigner(delegatePrivate)
     const owner = (
       await h.request('POST', '/wallet', {

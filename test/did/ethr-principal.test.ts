@@ -102,7 +102,8 @@ describe('principalOf', () => {
     expect(eip55Address(k.address.toLowerCase())).toBe(k.address)
     expect(eip55Address(`0x${k.address.slice(2).toUpperCase()}`)).toBe(k.address)
     const flipped = k.address.replace(/[a-f]/, (c) => c.toUpperCase())
-    if (flipped !== k.address) expect(eip55Address(flipped)).toBeUndefined()
+    // One letter's case changed breaks the checksum, unless it leaves the address all uppercase (a valid spelling, checksum-free).
+    if (flipped !== k.address && /[a-f]/.test(flipped.slice(2))) expect(eip55Address(flipped)).toBeUndefined()
     expect(eip55Address(`0x${k.compressed}`)).toBeUndefined()
   })
 })

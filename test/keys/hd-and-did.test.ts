@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest'
+import { computeAddress } from 'ethers'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { accountNodeOf, deriveWalletKey, generateMnemonic, isValidMnemonic } from '../../src/keys/hd.js'
@@ -91,5 +92,17 @@ describe('did:ethr', () => {
     })
     expect((await resolver.resolve(`did:ethr:goerli:${address}`)).didResolutionMetadata.error).toBe('unknownNetwork')
     expect((await resolver.resolve('did:ethr:dev:0x12')).didResolutionMetadata.error).toBe('invalidDid')
+  })
+})
+
+describe('a private key whose first byte is zero (1 key in 256)', () => {
+  it('signs, and the signature recovers its address, as ethers derives it', async () => {
+    const key = Uint8Array.from(Buffer.from('00c4a7af8c15033352edbb2ad394d7e20527ed18a1423e0b7c5a57b51f96e10d', 'hex'))
+    const signer = new LocalSigner(key)
+    expect(signer.address).toBe(computeAddress('0x00c4a7af8c15033352edbb2ad394d7e20527ed18a1423e0b7c5a57b51f96e10d'))
+    const digest = sha256(new TextEncoder().encode('didvault'))
+    const signature = await signer.sign(digest)
+    expect(addressOf(recoverPublicKey(signature, digest))).toBe(signer.address)
+    expect(secp256k1.verify(new Uint8Array([...signature.r, ...signature.s]), digest, publicKeyOf(key), { prehash: false })).toBe(true)
   })
 })
