@@ -17,7 +17,8 @@ export function resolveMasterKey(env: NodeJS.ProcessEnv, storage: KeyedStorage):
   if (fromEnv !== undefined && fromEnv !== '') return { key: fromEnv, source: 'DIDVAULT_MASTER_KEY' }
   if (storage.kind === 'mongodb') {
     throw new Error(
-      '--storage mongodb://... needs the master key in DIDVAULT_MASTER_KEY (64 hex characters or a passphrase); no key file is kept for MongoDB',
+      '--storage mongodb://... needs the master key in DIDVAULT_MASTER_KEY (64 hex characters or a passphrase); no key ' +
+        'file is kept for MongoDB',
     )
   }
   if (storage.kind === 'memory' || storage.path === ':memory:') return { key: randomMasterKey(), source: 'random (in-process)' }

@@ -41,7 +41,8 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   const { service, storage } = await openService(target, env)
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn(
-      'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic within this process only; run one didvault process per database, or use a replica set',
+      'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic ' +
+        'within this process only; run one didvault process per database, or use a replica set',
     )
   }
   for (const { tenant, key } of envKeys) await service.apiKeys!.add(tenant, key)
@@ -107,7 +108,8 @@ async function printFirstKey(service: IdentityService): Promise<void> {
   if (await apiKeys.hasKeys()) return
   const created = await apiKeys.create('default', { label: 'first start' })
   console.log(
-    `didvault: created an API key for tenant "default" (shown once, stored only as a keyed hash; manage keys with didvault keys): ${created.key}`,
+    `didvault: created an API key for tenant "default" (shown once, stored only as a keyed hash; manage keys with ` +
+      `didvault keys): ${created.key}`,
   )
 }
 

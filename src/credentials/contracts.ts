@@ -29,7 +29,13 @@ export const CREDENTIAL_CONTRACTS = {
   signClaims: defineContract({
     summary: 'Sign Verifiable Credentials',
     description:
-      'Issues one credential per claim, signed by `iss` (a wallet DID of the tenant the caller controls; the key of its DID’s current owner signs, as `<iss>#controller`). `format` `JSON-LD` (default; proof `EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`) or `JWT` (did-jwt-vc, ES256K). A claim without `id` gets a new claim DID, a wallet of the tenant named by `alias`, whose document takes the claim’s `walletConfig`. Claim-level `exp`/`expiresIn`/`expirationDate` win over global ones; two at one level are 422; none: no expiration. Contexts must be bundled or registered (never fetched). Nothing is written when a claim is refused.',
+      'Issues one credential per claim, signed by `iss` (a wallet DID of the tenant the caller controls; the key of its ' +
+      'DID’s current owner signs, as `<iss>#controller`). `format` `JSON-LD` (default; proof ' +
+      '`EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`) or `JWT` (did-jwt-vc, ' +
+      'ES256K). A claim without `id` gets a new claim DID, a wallet of the tenant named by `alias`, whose document takes ' +
+      'the claim’s `walletConfig`. Claim-level `exp`/`expiresIn`/`expirationDate` win over global ones; two at one level ' +
+      'are 422; none: no expiration. Contexts must be bundled or registered (never fetched). Nothing is written when a ' +
+      'claim is refused.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -49,7 +55,13 @@ export const CREDENTIAL_CONTRACTS = {
   storeClaims: defineContract({
     summary: 'Store Verifiable Credentials',
     description:
-      'Stores each credential of `claims` (`{ jsonld }` or `{ jwt }`, with optional `isPublicAccess` and `roles`). A JWT must decode as a VC-JWT; a JSON-LD VC needs `@context`, `type` with `VerifiableCredential`, `issuer`, `credentialSubject`. The signature is checked only with `verify: true` (an invalid credential is then an element of `errors`). `roles` (top level and per claim) must be role DIDs of the tenant that the caller manages (creator or owner of the role DID): otherwise 422 NOT_FOUND / 403 and nothing is stored; they are assigned to the credential’s DID. Storing the same JWT, or the same JSON-LD document with the same proofs, again returns the existing record. `storedBy` holds the DIDs the caller acts through.',
+      'Stores each credential of `claims` (`{ jsonld }` or `{ jwt }`, with optional `isPublicAccess` and `roles`). A JWT ' +
+      'must decode as a VC-JWT; a JSON-LD VC needs `@context`, `type` with `VerifiableCredential`, `issuer`, ' +
+      '`credentialSubject`. The signature is checked only with `verify: true` (an invalid credential is then an element ' +
+      'of `errors`). `roles` (top level and per claim) must be role DIDs of the tenant that the caller manages (creator ' +
+      'or owner of the role DID): otherwise 422 NOT_FOUND / 403 and nothing is stored; they are assigned to the ' +
+      'credential’s DID. Storing the same JWT, or the same JSON-LD document with the same proofs, again returns the ' +
+      'existing record. `storedBy` holds the DIDs the caller acts through.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -63,7 +75,11 @@ export const CREDENTIAL_CONTRACTS = {
   getClaims: defineContract({
     summary: 'Fetch Verifiable Credentials',
     description:
-      'The tenant’s stored credentials the caller may read — public ones, those it stored, issued or is the subject of (through a DID named by its `x-did-auth` tokens), those whose DID its key owns, those a role with Read or Write it holds is listed in or assigned to — filtered by `subject`, `issuer`, `ids` (comma-separated credential ids), `type`; oldest first, at most `limit` per page; `nextCursor` when more follow (a page is never cut short silently). The access set is computed by the database query.',
+      'The tenant’s stored credentials the caller may read — public ones, those it stored, issued or is the subject of ' +
+      '(through a DID named by its `x-did-auth` tokens), those whose DID its key owns, those a role with Read or Write ' +
+      'it holds is listed in or assigned to — filtered by `subject`, `issuer`, `ids` (comma-separated credential ids), ' +
+      '`type`; oldest first, at most `limit` per page; `nextCursor` when more follow (a page is never cut short ' +
+      'silently). The access set is computed by the database query.',
     auth: 'tenant+did',
     tag: TAG,
     errors: QUERY_ERRORS,
@@ -75,7 +91,11 @@ export const CREDENTIAL_CONTRACTS = {
   deleteClaims: defineContract({
     summary: 'Delete Verifiable Credentials',
     description:
-      'Takes the Access Token JWT (`Authorization: Bearer <DID-auth JWT>`). Each stored credential of `ids` (`_id`s) may be deleted by the holder of its DID’s owner key or of a role with Write assigned to it; a credential with no DID (no `id`, or a non-DID URI) or whose DID owns itself may also be deleted by whoever stored it. Its role assignments go with it (when no other stored copy has its DID); nothing else changes. Failures are elements of `errors`.',
+      'Takes the Access Token JWT (`Authorization: Bearer <DID-auth JWT>`). Each stored credential of `ids` (`_id`s) may ' +
+      'be deleted by the holder of its DID’s owner key or of a role with Write assigned to it; a credential with no DID ' +
+      '(no `id`, or a non-DID URI) or whose DID owns itself may also be deleted by whoever stored it. Its role ' +
+      'assignments go with it (when no other stored copy has its DID); nothing else changes. Failures are elements of ' +
+      '`errors`.',
     auth: 'access',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -89,7 +109,11 @@ export const CREDENTIAL_CONTRACTS = {
   verifyClaims: defineContract({
     summary: 'Verify Verifiable Credentials',
     description:
-      'Each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed. Through `PATCH /claims`, `operation: "verify"` is required; through `POST /claims/verify` it may be omitted.',
+      'Each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and ' +
+      'the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live ' +
+      'veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid ' +
+      'credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed. Through `PATCH ' +
+      '/claims`, `operation: "verify"` is required; through `POST /claims/verify` it may be omitted.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -106,7 +130,12 @@ export const CREDENTIAL_CONTRACTS = {
   addProofs: defineContract({
     summary: 'Patch Verifiable Credentials with new Proofs',
     description:
-      'Each JSON-LD credential of `claims` (or `vcs`) — a stored one by `_id`, or a given `jsonld` (the tenant’s stored records with its `id` are updated too) — gets a proof by `iss` (a wallet of the tenant the caller controls; default the first DID the caller acts through), appended to its proof set; the caller must hold the owner key of the credential’s DID or a role with Write assigned to it (spec rule 5); a JWT cannot take a second proof (422 per item). Failures are elements of `errors`. Through `PATCH /claims`, `operation: "addProof"` is required; through `POST /claims/proofs` it may be omitted.',
+      'Each JSON-LD credential of `claims` (or `vcs`) — a stored one by `_id`, or a given `jsonld` (the tenant’s stored ' +
+      'records with its `id` are updated too) — gets a proof by `iss` (a wallet of the tenant the caller controls; ' +
+      'default the first DID the caller acts through), appended to its proof set; the caller must hold the owner key of ' +
+      'the credential’s DID or a role with Write assigned to it (spec rule 5); a JWT cannot take a second proof (422 per ' +
+      'item). Failures are elements of `errors`. Through `PATCH /claims`, `operation: "addProof"` is required; through ' +
+      '`POST /claims/proofs` it may be omitted.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -123,7 +152,9 @@ export const CREDENTIAL_CONTRACTS = {
   removeProofs: defineContract({
     summary: 'Remove Proofs from Verifiable Credentials',
     description:
-      'An extension: removes from each JSON-LD credential of `claims` (or `vcs`), under the write rule of adding a proof, the proofs whose `creator`/`verificationMethod` names a DID whose owner key the caller holds. Failures are elements of `errors`. Through `PATCH /claims`, `operation: "removeProof"` is required.',
+      'An extension: removes from each JSON-LD credential of `claims` (or `vcs`), under the write rule of adding a ' +
+      'proof, the proofs whose `creator`/`verificationMethod` names a DID whose owner key the caller holds. Failures are ' +
+      'elements of `errors`. Through `PATCH /claims`, `operation: "removeProof"` is required.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,

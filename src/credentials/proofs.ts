@@ -82,7 +82,8 @@ async function target(
       for (const record of sameId) {
         if (canWriteCredential(holding, await credentialFacts(ctx, record))) {
           throw invalid(
-            `jsonld: differs from the stored credential ${parsed.vcId} in more than its proofs; a proof changes only the proof set (send the stored document, or its _id)`,
+            `jsonld: differs from the stored credential ${parsed.vcId} in more than its proofs; a proof changes only ` +
+              `the proof set (send the stored document, or its _id)`,
           )
         }
       }
@@ -110,7 +111,8 @@ function checkedItems(ctx: Pick<CredentialsContext, 'config'>, input: { claims?:
 }
 
 const refusal = (id: string | undefined) =>
-  `only the owner of the credential’s DID or a holder of a Write role assigned to it may change its proofs${id === undefined ? ' (it has no DID)' : ` (${id})`}`
+  'only the owner of the credential’s DID or a holder of a Write role assigned to it may change its proofs' +
+  (id === undefined ? ' (it has no DID)' : ` (${id})`)
 
 /**
  * Applies `change` (a change of the proof set only) to each stored record's own document —

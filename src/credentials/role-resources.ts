@@ -59,14 +59,16 @@ export class CredentialRoleResources implements RoleResources {
     for (const { did } of governed.items) {
       if (!canGovernCredentialDid(holding, await credentialDidFacts(this.ctx, caller.tenantId, did, caller))) {
         throw forbidden(
-          `${role.did} governs the credentials of ${did}: raising its permissions needs rights over that DID (its owner key, or a Write role governing it)`,
+          `${role.did} governs the credentials of ${did}: raising its permissions needs rights over that DID (its ` +
+            `owner key, or a Write role governing it)`,
         )
       }
     }
     for (const record of listing.items) {
       if (!record.storedBy.some((did) => holding.dids.has(did)) && !canWriteCredential(holding, await credentialFacts(this.ctx, record))) {
         throw forbidden(
-          `${role.did} is listed by the stored credential ${record.id}: raising its permissions needs write access to it, or to have stored it`,
+          `${role.did} is listed by the stored credential ${record.id}: raising its permissions needs write access to ` +
+            `it, or to have stored it`,
         )
       }
     }

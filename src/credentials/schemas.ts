@@ -59,11 +59,9 @@ const claimId = z
   .regex(/^[a-zA-Z][a-zA-Z0-9+.-]*:\S+$/, 'must be a DID or an absolute URI')
 
 /** A name of a resolver configured in the service. */
-export const resolverName = z
-  .string()
-  .min(1)
-  .max(50)
-  .meta({ description: 'Name of a DID resolver configured in the service (default `default`, the service’s own); unknown names are 422.' })
+export const resolverName = z.string().min(1).max(50).meta({
+  description: 'Name of a DID resolver configured in the service (default `default`, the service’s own); unknown names are 422.',
+})
 
 /** At most one of `exp`, `expiresIn`, `expirationDate` (DESIGN §4 *Expiration inputs*). */
 function oneExpiration(v: { exp?: unknown; expiresIn?: unknown; expirationDate?: unknown }, ctx: z.RefinementCtx): void {
@@ -244,10 +242,14 @@ export const verificationCheck = z
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
     type: z.string().optional().meta({ description: 'The proof’s type.' }),
     verificationMethod: z.string().optional().meta({ description: 'The proof’s `creator` / `verificationMethod`.' }),
-    did: z.string().optional().meta({
-      description:
-        'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID URL naming a key).',
-    }),
+    did: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID ' +
+          'URL naming a key).',
+      }),
     error: z.string().optional(),
   })
   .meta({ id: 'VerificationCheck' })
@@ -308,7 +310,8 @@ export const storeClaims = z.strictObject({
   isPublicAccess: z.boolean().optional().meta({ description: 'Default of the claims’ `isPublicAccess` (default false).' }),
   roles: roleDids.optional().meta({
     description:
-      'Role DIDs of the tenant for every claim. Each must be a role the caller manages (its creator or its DID’s owner); it is assigned to the credential’s DID.',
+      'Role DIDs of the tenant for every claim. Each must be a role the caller manages (its creator or its DID’s owner); ' +
+      'it is assigned to the credential’s DID.',
   }),
   verify: z
     .boolean()

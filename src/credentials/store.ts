@@ -364,7 +364,8 @@ export async function deleteClaims(
       if (!record) throw notFound(`no stored credential ${id}`)
       if (!canDeleteCredential(holding, await credentialFacts(ctx, record))) {
         throw forbidden(
-          `only the owner of the credential’s DID, a holder of a Write role assigned to it, or — when it has no DID or its DID owns itself — whoever stored it may delete ${id}`,
+          `only the owner of the credential’s DID, a holder of a Write role assigned to it, or — when it has no DID or ` +
+            `its DID owns itself — whoever stored it may delete ${id}`,
         )
       }
       const deleted = await ctx.storage.transaction(async (tx) => {

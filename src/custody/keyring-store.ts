@@ -63,7 +63,8 @@ export async function openKeyring(storage: StorageAdapter, current: MasterKeyInp
   // Mid-rotation, some envelopes are sealed under the new key: without it, reads would fail later, one by one.
   if (record.rotatingTo !== undefined && !keyring.hasKey(record.rotatingTo)) {
     throw new KeyringError(
-      `a master-key rotation to key ${record.rotatingTo} is unfinished: start with the new key as masterKey (and this one among previousMasterKeys), then run rotateMasterKey again`,
+      `a master-key rotation to key ${record.rotatingTo} is unfinished: start with the new key as masterKey (and this ` +
+        `one among previousMasterKeys), then run rotateMasterKey again`,
     )
   }
   return keyring

@@ -24,7 +24,8 @@ export function answerClientErrors(server: Server): void {
     const json = JSON.stringify(body)
     const reason = body.statusCode === 431 ? 'Request Header Fields Too Large' : 'Bad Request'
     socket.end(
-      `HTTP/1.1 ${body.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
+      `HTTP/1.1 ${body.statusCode} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ` +
+        `${Buffer.byteLength(json)}\r\nConnection: close\r\n\r\n${json}`,
     )
   })
 }

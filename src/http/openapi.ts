@@ -33,21 +33,24 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     type: 'http',
     scheme: 'bearer',
     description:
-      'Base Auth Token: an API key of a tenant (`Authorization: Bearer <key>`; a bare key is accepted too). Create keys with `didvault keys create`.',
+      'Base Auth Token: an API key of a tenant (`Authorization: Bearer <key>`; a bare key is accepted too). Create keys ' +
+      'with `didvault keys create`.',
   })
   registry.registerComponent('securitySchemes', 'didAuth', {
     type: 'apiKey',
     in: 'header',
     name: 'x-did-auth',
     description:
-      'DID Auth Token: the `jwt` of `POST /did-auth-jwt` (or any ES256K/ES256K-R JWT signed by a key controlling its `iss` DID, `aud` = the service audience, at most 24 h). Several may be sent comma-separated.',
+      'DID Auth Token: the `jwt` of `POST /did-auth-jwt` (or any ES256K/ES256K-R JWT signed by a key controlling its ' +
+      '`iss` DID, `aud` = the service audience, at most 24 h). Several may be sent comma-separated.',
   })
   registry.registerComponent('securitySchemes', 'accessToken', {
     type: 'http',
     scheme: 'bearer',
     bearerFormat: 'JWT',
     description:
-      'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by the service, whose tenant becomes the caller’s.',
+      'Access Token JWT: a DID-auth JWT sent as `Authorization: Bearer <jwt>`; its `iss` must be a wallet DID held by ' +
+      'the service, whose tenant becomes the caller’s.',
   })
 
   for (const route of routesOf(CONTRACTS)) registry.registerPath(pathOf(route))
@@ -58,7 +61,9 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
       title: 'didvault',
       version: packageJson.version,
       description:
-        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are milliseconds; `exp` is UNIX time in milliseconds.',
+        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, ' +
+        'errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are ' +
+        'milliseconds; `exp` is UNIX time in milliseconds.',
     },
   })
   return withDiscriminators(document)

@@ -81,6 +81,7 @@ export class QuorumApprovals {
 export function missingApprovals(missing: number, group: string, requestId?: string): IdentityError {
   const pending = requestId === undefined ? '' : ` (provider request ${requestId})`
   return forbidden(
-    `MPC quorum not met: ${missing} more approval${missing === 1 ? '' : 's'} needed from members of group "${group}"${pending}; members approve by sending their DID-auth tokens in x-did-auth`,
+    `MPC quorum not met: ${missing} more approval${missing === 1 ? '' : 's'} needed from members of group ` +
+      `"${group}"${pending}; members approve by sending their DID-auth tokens in x-did-auth`,
   )
 }

@@ -25,7 +25,11 @@ export const ROLE_CONTRACTS = {
   getRoles: defineContract({
     summary: 'Get Roles',
     description:
-      'The tenant’s roles the caller created, whose role DID it acts through, or that are assigned to a DID it acts through (a DID named by one of its `x-did-auth` tokens and signed by its owner key, not a wallet of another tenant): first the roles it created, oldest first, then the others in DID order. `permissions=Read,Write` keeps the roles whose permissions contain every listed type (case-insensitive; `Write` implies `Read`); unknown names are 422. At most `limit` per page; `nextCursor` when more follow.',
+      'The tenant’s roles the caller created, whose role DID it acts through, or that are assigned to a DID it acts ' +
+      'through (a DID named by one of its `x-did-auth` tokens and signed by its owner key, not a wallet of another ' +
+      'tenant): first the roles it created, oldest first, then the others in DID order. `permissions=Read,Write` keeps ' +
+      'the roles whose permissions contain every listed type (case-insensitive; `Write` implies `Read`); unknown names ' +
+      'are 422. At most `limit` per page; `nextCursor` when more follow.',
     auth: 'tenant+did',
     tag: TAG,
     errors: QUERY_ERRORS,
@@ -37,7 +41,11 @@ export const ROLE_CONTRACTS = {
   createRole: defineContract({
     summary: 'Create Role',
     description:
-      'Creates a wallet of the tenant (no vault; `wallet.alias` names it, listed by Get Identity Wallets with `role: true`) whose DID is the role DID, and the role: `creator` is the first DID the caller acts through (named by an `x-did-auth` token signed by its owner key; a delegate’s token is not enough). `permissions` are `Read`/`Write`, case-insensitive, an array. `walletConfig` applies to the role DID’s document as for Generate Identity Wallet (`registry` reports it).',
+      'Creates a wallet of the tenant (no vault; `wallet.alias` names it, listed by Get Identity Wallets with `role: ' +
+      'true`) whose DID is the role DID, and the role: `creator` is the first DID the caller acts through (named by an ' +
+      '`x-did-auth` token signed by its owner key; a delegate’s token is not enough). `permissions` are `Read`/`Write`, ' +
+      'case-insensitive, an array. `walletConfig` applies to the role DID’s document as for Generate Identity Wallet ' +
+      '(`registry` reports it).',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -50,7 +58,9 @@ export const ROLE_CONTRACTS = {
   updateRoles: defineContract({
     summary: 'Update Roles',
     description:
-      'Body `{ roles: [{ did, description?, permissions? }] }`, or one `{ did, description?, permissions? }`. Only the role’s creator or the holder of the role DID’s owner key may update it; each failure is an element of `errors` (`roleDid`, `message`, `error`), the other items are updated.',
+      'Body `{ roles: [{ did, description?, permissions? }] }`, or one `{ did, description?, permissions? }`. Only the ' +
+      'role’s creator or the holder of the role DID’s owner key may update it; each failure is an element of `errors` ' +
+      '(`roleDid`, `message`, `error`), the other items are updated.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -64,7 +74,9 @@ export const ROLE_CONTRACTS = {
   deleteRoles: defineContract({
     summary: 'Delete Roles',
     description:
-      'Role DIDs (or role `_id`s) in `dids` — an array or one comma-separated string — or in `ids` (the spec’s example), not both. Each role goes with its assignments and its wallet, by its creator or the holder of its owner key; failures are elements of `errors`.',
+      'Role DIDs (or role `_id`s) in `dids` — an array or one comma-separated string — or in `ids` (the spec’s example), ' +
+      'not both. Each role goes with its assignments and its wallet, by its creator or the holder of its owner key; ' +
+      'failures are elements of `errors`.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -78,7 +90,10 @@ export const ROLE_CONTRACTS = {
   createRoleAssignments: defineContract({
     summary: 'Create Role Assignments',
     description:
-      'Assigns each `role` (a role DID of the tenant) to `did` (a wallet DID of the tenant, or the DID of a credential it stores; anything else is a NOT_FOUND item). Only the role’s creator or the holder of its owner key may assign it. Assigning twice returns the existing assignment. The path is spelled as in the spec; `/roles/assignments` is an alias.',
+      'Assigns each `role` (a role DID of the tenant) to `did` (a wallet DID of the tenant, or the DID of a credential ' +
+      'it stores; anything else is a NOT_FOUND item). Only the role’s creator or the holder of its owner key may assign ' +
+      'it. Assigning twice returns the existing assignment. The path is spelled as in the spec; `/roles/assignments` is ' +
+      'an alias.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -99,7 +114,9 @@ export const ROLE_CONTRACTS = {
   deleteRoleAssignments: defineContract({
     summary: 'Delete Role Assignments',
     description:
-      'Takes the Access Token JWT (`Authorization: Bearer <DID-auth JWT>`, no `x-did-auth`): its `iss` wallet decides the tenant. Only the role’s creator or the holder of its owner key may unassign it; an assignment that is not there is a NOT_FOUND element of `errors`.',
+      'Takes the Access Token JWT (`Authorization: Bearer <DID-auth JWT>`, no `x-did-auth`): its `iss` wallet decides ' +
+      'the tenant. Only the role’s creator or the holder of its owner key may unassign it; an assignment that is not ' +
+      'there is a NOT_FOUND element of `errors`.',
     auth: 'access',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -120,7 +137,10 @@ export const ROLE_CONTRACTS = {
   getRoleAssignments: defineContract({
     summary: 'Get Role Assignments',
     description:
-      'Extension (DESIGN §4): the assignments `{ role, did, createdAt }` of `role` and/or `did` that the caller may see — all of a role it may manage; otherwise those to DIDs it acts through, or, by `did`, those of roles it created or acts through. By `role`: in DID order; by `did` alone: in role order. At most `limit` per page; `nextCursor` when more follow.',
+      'Extension (DESIGN §4): the assignments `{ role, did, createdAt }` of `role` and/or `did` that the caller may see ' +
+      '— all of a role it may manage; otherwise those to DIDs it acts through, or, by `did`, those of roles it created ' +
+      'or acts through. By `role`: in DID order; by `did` alone: in role order. At most `limit` per page; `nextCursor` ' +
+      'when more follow.',
     auth: 'tenant+did',
     tag: TAG,
     errors: QUERY_ERRORS,

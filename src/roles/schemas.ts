@@ -51,7 +51,8 @@ export const getRolesQuery = z.strictObject({
     .optional()
     .meta({
       description:
-        'Comma-separated permission types (case-insensitive): keeps the roles whose permissions contain every one (`Write` implies `Read`).',
+        'Comma-separated permission types (case-insensitive): keeps the roles whose permissions contain every one ' +
+        '(`Write` implies `Read`).',
     }),
   ...page,
 })

@@ -145,8 +145,8 @@ export type OperationMethods = MethodsOf<typeof CONTRACTS>
  */
 export type BoundIdentityService = BoundOperations<typeof CONTRACTS>
 
-// The operation methods are generated from the table in the constructor.
-// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type -- merged with the class below
+// The operation methods are generated from the table in the constructor (this interface merges with the class).
+// eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging, @typescript-eslint/no-empty-object-type
 export interface IdentityService extends OperationMethods {}
 
 // eslint-disable-next-line @typescript-eslint/no-unsafe-declaration-merging
@@ -183,7 +183,8 @@ export class IdentityService {
       )
     if (options.masterKey === undefined || options.masterKey === null || options.masterKey === '') {
       throw new TypeError(
-        'IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it outside the database',
+        'IdentityService.create: options.masterKey is required (32 bytes, 64 hex characters, or a passphrase); keep it ' +
+          'outside the database',
       )
     }
     const { storage } = options

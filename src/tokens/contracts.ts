@@ -15,7 +15,9 @@ export const TOKEN_CONTRACTS = {
   generateToken: defineContract({
     summary: 'Generate Token',
     description:
-      'Issues a DID-auth token for `iss`, a wallet DID of the tenant: a DIDAuthCredential as JWT (ES256K-R) and JSON-LD. Default lifetime 15 minutes, at most 24 hours. Requires a Base Auth Token (a deviation from the spec, which lists none: otherwise anyone could mint tokens for any DID the service holds).',
+      'Issues a DID-auth token for `iss`, a wallet DID of the tenant: a DIDAuthCredential as JWT (ES256K-R) and JSON-LD. ' +
+      'Default lifetime 15 minutes, at most 24 hours. Requires a Base Auth Token (a deviation from the spec, which lists ' +
+      'none: otherwise anyone could mint tokens for any DID the service holds).',
     auth: 'tenant',
     tag: TAG,
     errors: BODY_ERRORS,

@@ -24,7 +24,8 @@ export const VAULT_CONTRACTS = {
   createVault: defineContract({
     summary: 'Create Identity Vault',
     description:
-      'ECS vaults are `INITIALIZED` with their first wallet (index 0 for BIP44). The mnemonic of an ECS + BIP44 vault is in this response only, in plaintext, once; it is stored sealed.',
+      'ECS vaults are `INITIALIZED` with their first wallet (index 0 for BIP44). The mnemonic of an ECS + BIP44 vault is ' +
+      'in this response only, in plaintext, once; it is stored sealed.',
     auth: 'tenant',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -37,7 +38,9 @@ export const VAULT_CONTRACTS = {
   getVaults: defineContract({
     summary: 'Get Identity Vaults',
     description:
-      'The tenant’s vaults with their wallets, oldest first, filtered by `id`, `parentID`, `mpcAccountID`, `mpcVaultID`; with `parentID`, MPC vaults are included only when `mpcAccountID` is given too. At most `limit` vaults per page; `nextCursor` when more follow.',
+      'The tenant’s vaults with their wallets, oldest first, filtered by `id`, `parentID`, `mpcAccountID`, `mpcVaultID`; ' +
+      'with `parentID`, MPC vaults are included only when `mpcAccountID` is given too. At most `limit` vaults per page; ' +
+      '`nextCursor` when more follow.',
     auth: 'tenant',
     tag: TAG,
     errors: QUERY_ERRORS,
@@ -49,7 +52,8 @@ export const VAULT_CONTRACTS = {
   deleteVault: defineContract({
     summary: 'Delete Identity Vault',
     description:
-      'Removes the vault and its wallets (with their generated delegate keys) in one transaction: all or nothing, so no per-wallet failure can occur. Needs vault control. A vault with child vaults is refused (422 CONFLICT).',
+      'Removes the vault and its wallets (with their generated delegate keys) in one transaction: all or nothing, so no ' +
+      'per-wallet failure can occur. Needs vault control. A vault with child vaults is refused (422 CONFLICT).',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -62,7 +66,9 @@ export const VAULT_CONTRACTS = {
   createVaultWallet: defineContract({
     summary: "Create Identity Vault's Wallet",
     description:
-      'Derives the wallet of the next BIP44 index (unique and gap-free) in a vault the caller controls (a token signed by the own key of one of its wallets). The vault’s `walletConfig` applies, extended or overridden by the request’s.',
+      'Derives the wallet of the next BIP44 index (unique and gap-free) in a vault the caller controls (a token signed ' +
+      'by the own key of one of its wallets). The vault’s `walletConfig` applies, extended or overridden by the ' +
+      'request’s.',
     auth: 'tenant+did',
     tag: TAG,
     errors: { ...BODY_ERRORS, 409: 'VAULT_NOT_INITIALIZED: the MPC vault is not initialized yet' },
@@ -79,7 +85,10 @@ export const VAULT_CONTRACTS = {
   initializeVault: defineContract({
     summary: 'Initialize Identity Vault',
     description:
-      'Asks the MPC provider to create the key of an MPC vault under its quorum policy; the vault becomes `INITIALIZED` and keeps its (account) public key, from which its wallets derive. Needs DID-auth tokens in `x-did-auth` from `requiredApprovals` distinct members of one of its groups (403 FORBIDDEN naming how many are missing). Idempotent: an initialized vault is returned unchanged. An ECS vault: 422.',
+      'Asks the MPC provider to create the key of an MPC vault under its quorum policy; the vault becomes `INITIALIZED` ' +
+      'and keeps its (account) public key, from which its wallets derive. Needs DID-auth tokens in `x-did-auth` from ' +
+      '`requiredApprovals` distinct members of one of its groups (403 FORBIDDEN naming how many are missing). ' +
+      'Idempotent: an initialized vault is returned unchanged. An ECS vault: 422.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,

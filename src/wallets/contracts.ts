@@ -26,7 +26,8 @@ export const WALLET_CONTRACTS = {
   getWallets: defineContract({
     summary: 'Get Identity Wallets',
     description:
-      'The tenant’s wallets, oldest first, filtered by `vaultId`, `did`, `alias` (all optional), at most `limit` per page; `nextCursor` is present when more follow.',
+      'The tenant’s wallets, oldest first, filtered by `vaultId`, `did`, `alias` (all optional), at most `limit` per ' +
+      'page; `nextCursor` is present when more follow.',
     auth: 'tenant',
     tag: TAG,
     errors: QUERY_ERRORS,
@@ -41,7 +42,8 @@ export const WALLET_CONTRACTS = {
   generateWallet: defineContract({
     summary: 'Generate Identity Wallet',
     description:
-      'A fresh secp256k1 key (sealed at rest) and its did:ethr DID, not in a vault. A `walletConfig.txsInput` is applied to the new DID’s document; the response’s `registry` says what was recorded.',
+      'A fresh secp256k1 key (sealed at rest) and its did:ethr DID, not in a vault. A `walletConfig.txsInput` is applied ' +
+      'to the new DID’s document; the response’s `registry` says what was recorded.',
     auth: 'tenant',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -57,7 +59,10 @@ export const WALLET_CONTRACTS = {
   configureWallet: defineContract({
     summary: 'Configure Identity Wallet',
     description:
-      'Applies `walletConfig.txsInput` (new owner, delegate, service endpoint) to the DID document of a wallet the caller controls: by vault control (a token signed by the own key of a wallet of its vault) or by DID control (a token signed by the DID’s current owner key). The service signs the change with the owner key it holds; when the owner key is outside the service: 403 naming the owner.',
+      'Applies `walletConfig.txsInput` (new owner, delegate, service endpoint) to the DID document of a wallet the ' +
+      'caller controls: by vault control (a token signed by the own key of a wallet of its vault) or by DID control (a ' +
+      'token signed by the DID’s current owner key). The service signs the change with the owner key it holds; when the ' +
+      'owner key is outside the service: 403 naming the owner.',
     auth: 'tenant+did',
     tag: TAG,
     errors: BODY_ERRORS,
@@ -97,7 +102,11 @@ export const WALLET_CONTRACTS = {
   resolveDid: defineContract({
     summary: 'Resolve a DID',
     description:
-      'The DID resolution result, as the DIF Universal Resolver answers it. `versionId` or `versionTime` (not both) resolve a past version of the document, with `versionId`/`updated` and, when a later one exists, `nextVersionId`/`nextUpdate` in `didDocumentMetadata`. A malformed value is the resolution error `invalidDidUrl` (422), never ignored; a DID that does not resolve is 422 naming the resolution error (`notFound` also for a `versionId` beyond the latest).',
+      'The DID resolution result, as the DIF Universal Resolver answers it. `versionId` or `versionTime` (not both) ' +
+      'resolve a past version of the document, with `versionId`/`updated` and, when a later one exists, ' +
+      '`nextVersionId`/`nextUpdate` in `didDocumentMetadata`. A malformed value is the resolution error `invalidDidUrl` ' +
+      '(422), never ignored; a DID that does not resolve is 422 naming the resolution error (`notFound` also for a ' +
+      '`versionId` beyond the latest).',
     auth: 'public',
     tag: 'DIDs',
     errors: {

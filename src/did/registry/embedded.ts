@@ -96,7 +96,8 @@ export class EmbeddedRegistry implements DidRegistry {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       let record: DidEventRecord | undefined
       try {
-        // The owner check, the event and the head commit together; a concurrent writer of the same identity collides on (network, identity, seq).
+        // The owner check, the event and the head commit together; a concurrent writer of the same
+        // identity collides on (network, identity, seq).
         return await this.storage.transaction(async (tx) => {
           const heads = collectionOf(tx, DID_HEADS)
           const head = await heads.get(headId)

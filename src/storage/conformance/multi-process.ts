@@ -42,7 +42,8 @@ export const multiProcessGroup: ConformanceGroup = {
     })
 
     it.skipIf(!ctx.capabilities.uniqueIndexes)(
-      `the same unique key inserted through both adapters at once is stored once${ctx.capabilities.uniqueIndexes ? '' : ' [skipped: needs capabilities.uniqueIndexes]'}`,
+      `the same unique key inserted through both adapters at once is stored once` +
+        (ctx.capabilities.uniqueIndexes ? '' : ' [skipped: needs capabilities.uniqueIndexes]'),
       async () => {
         const tenant = freshTenant()
         const results = await Promise.allSettled([

@@ -108,7 +108,8 @@ export const transactionsGroup: ConformanceGroup = {
     })
 
     it.skipIf(!ctx.capabilities.uniqueIndexes)(
-      `a unique violation inside a transaction rolls back the whole transaction${ctx.capabilities.uniqueIndexes ? '' : ' [skipped: needs capabilities.uniqueIndexes]'}`,
+      `a unique violation inside a transaction rolls back the whole transaction` +
+        (ctx.capabilities.uniqueIndexes ? '' : ' [skipped: needs capabilities.uniqueIndexes]'),
       async () => {
         const tenant = freshTenant()
         await items.insert(item(tenant, 'a', { name: 'taken' }))

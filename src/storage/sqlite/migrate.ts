@@ -44,7 +44,8 @@ function migrateCollection(connection: Connection, layout: Layout): void {
   for (const field of layout.scalarFields) {
     if (existing.has(columnName(field))) continue
     db.exec(
-      `ALTER TABLE ${layout.table} ADD COLUMN ${quoteIdentifier(columnName(field))} GENERATED ALWAYS AS (${columnExpression(field)}) VIRTUAL`,
+      `ALTER TABLE ${layout.table} ADD COLUMN ${quoteIdentifier(columnName(field))} GENERATED ALWAYS AS ` +
+        `(${columnExpression(field)}) VIRTUAL`,
     )
   }
 
@@ -54,7 +55,8 @@ function migrateCollection(connection: Connection, layout: Layout): void {
   for (const index of layout.indexes) {
     try {
       db.exec(
-        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(index.name)} ON ${layout.table} (${index.columns.join(', ')})`,
+        `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(index.name)} ON ${layout.table} ` +
+          `(${index.columns.join(', ')})`,
       )
     } catch (err) {
       if ((err as { code?: unknown }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw new UniqueConstraintError(layout.name, index.fields)
