@@ -6,6 +6,7 @@ export default defineConfig([
       index: 'src/index.ts',
       sqlite: 'src/storage/sqlite/index.ts',
       mongo: 'src/storage/mongo/index.ts',
+      postgres: 'src/storage/postgres/index.ts',
       express: 'src/http/index.ts',
       // The JSON-LD worker pool's module: piscina loads it by path, beside the code that starts the pool.
       'canonize-worker': 'src/proofs/jsonld/canonize-worker.ts',
@@ -17,7 +18,7 @@ export default defineConfig([
     splitting: true,
     // import.meta.url in the CommonJS build (the pool finds its worker module with it).
     shims: true,
-    external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
+    external: ['better-sqlite3', 'express', 'mongodb', 'pg', 'vitest'],
   },
   {
     // ESM only: the conformance suite runs under vitest, which cannot be required.
@@ -26,7 +27,7 @@ export default defineConfig([
     dts: true,
     sourcemap: true,
     target: 'node20',
-    external: ['better-sqlite3', 'express', 'mongodb', 'vitest'],
+    external: ['better-sqlite3', 'express', 'mongodb', 'pg', 'vitest'],
   },
   {
     // The HTTP client, built apart so it shares no chunk with the Node entries: it must load in browsers.
@@ -43,6 +44,6 @@ export default defineConfig([
     sourcemap: true,
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
-    external: ['better-sqlite3', 'express', 'mongodb'],
+    external: ['better-sqlite3', 'express', 'mongodb', 'pg'],
   },
 ])

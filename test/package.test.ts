@@ -1,7 +1,7 @@
 /**
  * The built package, as users import it: every subpath export resolves (ESM, and CJS where it
  * declares it: all but `didvault/testing`, which runs on ESM-only vitest), the core entry
- * loads none of the optional peers (better-sqlite3, express, mongodb), `didvault/client` imports
+ * loads none of the optional peers (better-sqlite3, express, mongodb, pg), `didvault/client` imports
  * nothing but zod, and both builds find their JSON-LD worker module.
  */
 import { execFileSync } from 'node:child_process'
@@ -25,6 +25,7 @@ const ENTRY_POINTS: Record<string, string> = {
   '.': 'IdentityService',
   './sqlite': 'createSqliteStorage',
   './mongo': 'createMongoStorage',
+  './postgres': 'createPostgresStorage',
   './express': 'createRouter',
   './client': 'createClient',
   './testing': 'runStorageConformance',
@@ -42,7 +43,7 @@ describe('package entry points', () => {
       writeFileSync(
         hooks,
         `export async function resolve(specifier, context, next) {
-  if (/^(better-sqlite3|express|mongodb)($|\\/)/.test(specifier)) throw new Error('optional peer loaded: ' + specifier)
+  if (/^(better-sqlite3|express|mongodb|pg)($|\\/)/.test(specifier)) throw new Error('optional peer loaded: ' + specifier)
   return next(specifier, context)
 }`,
       )

