@@ -123,8 +123,9 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
       const value = `COALESCE(data -> '${field}', 'null'::jsonb)`
+      const sum = `to_jsonb(COALESCE((data ->> '${field}')::numeric, 0) + $2::numeric)`
       const { rows } = await this.session.query<{ value: number }>(
-        `UPDATE ${layout.table} SET data = jsonb_set(data, '{${field}}', to_jsonb(COALESCE((data ->> '${field}')::numeric, 0) + $2::numeric)) ` +
+        `UPDATE ${layout.table} SET data = jsonb_set(data, '{${field}}', ${sum}) ` +
           `WHERE id = $1 AND jsonb_typeof(${value}) IN ('number', 'null') RETURNING data -> '${field}' AS value`,
         [id, String(by)],
       )
