@@ -5,12 +5,21 @@
  * take a second proof; existing proofs are kept as they were.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError, snapshot, startHarness, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
+import {
+  expectError,
+  snapshot,
+  startHarness,
+  TENANT_B,
+  tokenFor,
+  walletWithToken,
+  type Harness,
+  REAL_STORAGES,
+} from '../helpers/harness.js'
 
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
 const VOCAB = { '@context': { '@version': 1.1, '@vocab': 'https://example.com/vocab#' } }
 
-describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
+describe.each(REAL_STORAGES)('%s', (storage) => {
   let h: Harness
   let issuer: { did: string; _id: string; jwt: string }
   let cosigner: { did: string; _id: string; jwt: string }

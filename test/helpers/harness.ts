@@ -37,6 +37,8 @@ export interface Harness {
   service: IdentityService
   dbPath?: string
   dir?: string
+  /** PostgreSQL: the server's connection string and the harness's schema. */
+  postgres?: { url: string; schema: string }
   request(
     method: string,
     path: string,
@@ -46,11 +48,34 @@ export interface Harness {
 }
 
 /**
- * Storages a harness runs on: memory, SQLite (a real file) and MongoDB through the real driver
- * against the wire-protocol stand-in of `mongo-wire-server.ts` (a standalone server; not a real
- * MongoDB — see docs/storage.md for what it cannot show).
+ * Storages a harness runs on: memory, SQLite (a real file), PostgreSQL (a real server from
+ * `postgres.ts`, a throw-away cluster per harness unless DIDVAULT_TEST_POSTGRES_URL names one) and
+ * MongoDB through the real driver against the wire-protocol stand-in of `mongo-wire-server.ts` (a
+ * standalone server; not a real MongoDB — see docs/storage.md for what it cannot show).
  */
-export type HarnessStorage = 'memory' | 'sqlite' | 'mongo-stand-in'
+export type HarnessStorage = 'memory' | 'sqlite' | 'postgres' | 'mongo-stand-in'
+
+/** The backends the service and HTTP suites run on, labelled: the one list they take. */
+export const HARNESS_STORAGES: Array<[string, HarnessStorage]> = [
+  ['memory', 'memory'],
+  ['SQLite (a real file)', 'sqlite'],
+  ['PostgreSQL (a real server)', 'postgres'],
+  ['MongoDB driver against the wire-protocol stand-in (not a real MongoDB)', 'mongo-stand-in'],
+]
+
+/** The same list without the MongoDB stand-in: the backends of suites that exercise a real database's behaviour. */
+export const REAL_STORAGES: HarnessStorage[] = HARNESS_STORAGES.map(([, storage]) => storage).filter(
+  (storage) => storage !== 'mongo-stand-in',
+)
+
+/** A PostgreSQL adapter on a fresh schema of a test server, and how to stop that server. */
+async function postgresServer(): Promise<{ storage: StorageAdapter; stop: () => Promise<void>; url: string; schema: string }> {
+  const { startTestPostgres } = await import('./postgres.js')
+  const { createPostgresStorage } = await import('../../src/storage/postgres/index.js')
+  const server = await startTestPostgres('harness')
+  const storage = await createPostgresStorage({ connectionString: server.url, schema: server.schema })
+  return { storage, stop: () => server.stop(), url: server.url, schema: server.schema }
+}
 
 /** A MongoDB adapter on a fresh stand-in server, and how to stop that server. */
 async function mongoStandIn(): Promise<{ storage: StorageAdapter; stop: () => Promise<void> }> {
@@ -70,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let dbPath: string | undefined
   let storage: StorageAdapter
   let stopServer = async () => {}
+  let postgres: Harness['postgres']
   if (options.storage === 'sqlite') {
     dir = mkdtempSync(join(tmpdir(), 'didvault-test-'))
     dbPath = join(dir, 'test.db')
@@ -78,6 +104,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     const standIn = await mongoStandIn()
     storage = standIn.storage
     stopServer = standIn.stop
+  } else if (options.storage === 'postgres') {
+    const server = await postgresServer()
+    storage = server.storage
+    stopServer = server.stop
+    postgres = { url: server.url, schema: server.schema }
   } else {
     storage = createMemoryStorage()
   }
@@ -99,6 +130,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     storage,
     dbPath,
     dir,
+    postgres,
     async request(method, path, init = {}) {
       const headers = new Headers(init.headers)
       const token = init.token === undefined ? TENANT_A : init.token

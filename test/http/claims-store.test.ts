@@ -13,14 +13,24 @@ import { canReadCredential } from '../../src/credentials/policy.js'
 import { readerFactsAbout } from '../../src/credentials/reader-facts.js'
 import type { CredentialRecord } from '../../src/credentials/records.js'
 import { generatePrivateKey } from '../../src/keys/secp256k1.js'
-import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, walletWithToken, type Harness } from '../helpers/harness.js'
+import {
+  expectError,
+  snapshot,
+  startHarness,
+  TENANT_A,
+  TENANT_B,
+  tokenFor,
+  walletWithToken,
+  type Harness,
+  REAL_STORAGES,
+} from '../helpers/harness.js'
 import { mintToken } from '../helpers/tokens.js'
 
 /** A context that defines every term (`@vocab`), so test payloads pass JSON-LD safe mode. */
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
 const VOCAB = { '@context': { '@version': 1.1, '@vocab': 'https://example.com/vocab#' } }
 
-describe.each(['memory', 'sqlite'] as const)('%s', (storage) => {
+describe.each(REAL_STORAGES)('%s', (storage) => {
   let h: Harness
   let issuer: { did: string; _id: string; jwt: string }
   let subject: { did: string; _id: string; jwt: string }

@@ -14,17 +14,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { approvals, member, mpcVaultBody } from '../helpers/mpc.js'
-import { startHarness, TENANT_B, tokenFor, type Harness, type HarnessStorage } from '../helpers/harness.js'
+import { HARNESS_STORAGES, startHarness, TENANT_B, tokenFor, type Harness } from '../helpers/harness.js'
 
 const RUNS = Number(process.env.DIDVAULT_PROPERTY_RUNS ?? 100)
 const VOCAB_URL = 'https://example.com/contexts/vocab/v1'
 const VOCAB = { '@context': { '@version': 1.1, '@vocab': 'https://example.com/vocab#' } }
-
-const STORAGES: Array<[string, HarnessStorage]> = [
-  ['memory', 'memory'],
-  ['SQLite (a real file)', 'sqlite'],
-  ['MongoDB driver against the wire-protocol stand-in (not a real MongoDB)', 'mongo-stand-in'],
-]
 
 // ---- The listings and their documented parameters
 
@@ -447,7 +441,7 @@ function tally(statuses: number[]): string {
     .join(', ')
 }
 
-describe.each(STORAGES)('listing filters, every combination, on %s', (label, storage) => {
+describe.each(HARNESS_STORAGES)('listing filters, every combination, on %s', (label, storage) => {
   let h: Harness
   let f: Fixture
   let cursors: string[]
