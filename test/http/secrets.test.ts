@@ -1,10 +1,12 @@
 /**
- * No plaintext secret reaches storage or a response: the SQLite files' bytes and every
- * response body are searched for every private key and mnemonic the test creates.
+ * No plaintext secret reaches storage or a response: the SQLite files' bytes, every PostgreSQL
+ * table of the harness's schema read back as text, and every response body are searched for
+ * every private key and mnemonic the test creates.
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import pg from 'pg'
 import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { randomMasterKey } from '../../src/keys/keyring.js'
@@ -24,8 +26,10 @@ async function call(method: string, path: string, init: Parameters<Harness['requ
   return res
 }
 
-beforeAll(async () => {
-  h = await startHarness({ storage: 'sqlite', service: { masterKey } })
+/** Starts a harness on `storage` and makes every kind of secret through the HTTP API. */
+async function makeSecrets(storage: 'sqlite' | 'postgres'): Promise<void> {
+  responses.length = 0
+  h = await startHarness({ storage, service: { masterKey } })
   const hd = await h.request('POST', '/vaults', { json: { name: 'hd', hierarchy: 'BIP44' } })
   mnemonic = hd.body.vault.mnemonic
   mnemonicResponse = JSON.stringify(hd.body)
@@ -55,8 +59,7 @@ beforeAll(async () => {
     didAuth: jwt,
   })
   await call('POST', '/claims/verify', { json: { claims: signed.body.vcs.map((vc: any) => ({ jsonld: vc.jsonld })) }, didAuth: jwt })
-})
-afterAll(() => h.close())
+}
 
 /** Every plaintext private key (wallets, claim DIDs, generated delegates): opened from the stored envelopes with the master key. */
 async function plaintextKeys(): Promise<Uint8Array[]> {
@@ -70,16 +73,37 @@ async function plaintextKeys(): Promise<Uint8Array[]> {
   ]
 }
 
-function databaseBytes(): Buffer {
-  const dir = h.dir!
-  return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))))
+/** SQLite: the bytes of the database files. PostgreSQL: every row of every table of the schema, read back as text. */
+async function databaseBytes(): Promise<Buffer> {
+  if (h.postgres === undefined) {
+    const dir = h.dir!
+    return Buffer.concat(readdirSync(dir).map((f) => readFileSync(join(dir, f))))
+  }
+  const { url, schema } = h.postgres
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    const tables = await client.query<{ name: string }>('SELECT tablename AS name FROM pg_tables WHERE schemaname = $1', [schema])
+    expect(tables.rows.map((table) => table.name)).toContain('wallets')
+    const texts: string[] = []
+    for (const { name } of tables.rows) {
+      const rows = await client.query<{ row: string }>(`SELECT t::text AS row FROM "${schema}"."${name}" AS t`)
+      texts.push(...rows.rows.map((row) => row.row))
+    }
+    return Buffer.from(texts.join('\n'))
+  } finally {
+    await client.end()
+  }
 }
 
-describe('secrets at rest and in responses', () => {
-  it('the database files hold no private key (hex, either case, or raw bytes) and no mnemonic', async () => {
+describe.each(['sqlite', 'postgres'] as const)('secrets at rest and in responses on %s', (storage) => {
+  beforeAll(() => makeSecrets(storage))
+  afterAll(() => h.close())
+
+  it('the database (files, or tables read as text) holds no private key (hex, either case, or raw bytes) and no mnemonic', async () => {
     const keys = await plaintextKeys()
     expect(keys.length).toBeGreaterThanOrEqual(9)
-    const bytes = databaseBytes()
+    const bytes = await databaseBytes()
     const text = bytes.toString('latin1')
     for (const key of keys) {
       const hex = Buffer.from(key).toString('hex')
