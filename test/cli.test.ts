@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { CLI, ROOT, ensureBuilt } from './helpers/build.js'
 import { expectError } from './helpers/harness.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
+import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { http, killAll, spawnNode, type Spawned } from './helpers/spawn.js'
 
 const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
@@ -286,10 +287,65 @@ describe('didvault serve: --storage mongodb://', () => {
     expect(readdirSync(dir)).toEqual([])
   }, 60_000)
 
-  it('rejects an unknown --storage scheme naming the accepted ones', async () => {
-    expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', 'postgres://x/y']))).toMatch(/mongodb:\/\/host\/db/)
+  it('rejects an unknown --storage scheme naming the accepted ones, without the password it was given', async () => {
+    const stderr = await refusesToStart(cli(['serve', '--port', '0', '--storage', 'mysql://user:pa55-w0rd@x/y']))
+    expect(stderr).toMatch(/mongodb:\/\/host\/db/)
+    expect(stderr).toMatch(/postgres:\/\/user@host\/db/)
+    expect(stderr).not.toContain('pa55-w0rd')
   })
 })
+
+describe('didvault serve: --storage postgres://', () => {
+  let server: TestPostgres
+  beforeAll(async () => {
+    server = await startTestPostgres('cli')
+  })
+  afterAll(() => server?.stop())
+  const password = 'pa55-w0rd-never-shown'
+  /** The test server's URL with a password in it (the throw-away cluster trusts loopback, so any password is accepted). */
+  const urlWithPassword = () => server.url.replace('postgres@', `postgres:${password}@`)
+
+  it('refuses to start without DIDVAULT_MASTER_KEY, with a message naming it', async () => {
+    expect(await refusesToStart(cli(['serve', '--port', '0', '--storage', server.url]))).toMatch(/DIDVAULT_MASTER_KEY/)
+  })
+
+  it('serves on PostgreSQL from DIDVAULT_STORAGE (also postgresql://), reopens with the same key, never prints the password', async () => {
+    const env = {
+      DIDVAULT_API_KEYS: 'acme:key-acme-123456789',
+      DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
+      DIDVAULT_STORAGE: urlWithPassword(),
+    }
+    const first = await serve([], env)
+    const { vault } = (await createVault(first.url, 'key-acme-123456789', { name: 'on postgres', hierarchy: 'BIP44' })).body
+    await stop(first.proc)
+    const second = await serve([], { ...env, DIDVAULT_STORAGE: urlWithPassword().replace('postgres://', 'postgresql://') })
+    const listed = await http(`${second.url}/vaults?id=${vault.id}`, { token: 'key-acme-123456789' })
+    expect(listed.body.vaults).toHaveLength(1)
+    await stop(second.proc)
+    for (const proc of [first.proc, second.proc]) expect(proc.stdout() + proc.stderr()).not.toContain(password)
+    expect(readdirSync(dir)).toEqual([])
+  }, 60_000)
+
+  it('a server that does not answer: the error names host, port and database, never the password', async () => {
+    const port = await closedPort()
+    const env = {
+      DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
+      DIDVAULT_STORAGE: `postgres://u:${password}@127.0.0.1:${port}/vaultdb`,
+    }
+    const stderr = await refusesToStart(cli(['serve', '--port', '0'], env))
+    expect(stderr).toContain(`127.0.0.1:${port}, database "vaultdb"`)
+    expect(stderr).not.toContain(password)
+  })
+})
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const probe = createServer()
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
+  const { port } = probe.address() as AddressInfo
+  await new Promise<void>((resolve) => probe.close(() => resolve()))
+  return port
+}
 
 describe('didvault serve: --cors', () => {
   const preflight = (url: string, origin: string) => {

@@ -34,7 +34,7 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   const target = storageTargetOf(values.storage)
   if (target.kind === 'memory')
     throw new UsageError(
-      'keys needs the storage of a server (sqlite:<path> or mongodb://...): memory storage lives inside one serve process',
+      'keys needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...): memory storage lives inside one serve process',
     )
 
   const { service } = await openService(target, env, { mustExist: sub !== 'create' })

@@ -4,21 +4,22 @@ import { randomMasterKey } from '../keys/keyring.js'
 import type { MasterKeyInput } from '../custody/keyring-store.js'
 
 /** The storage a master key is resolved for (see `--storage`). */
-export type KeyedStorage = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb' }
+export type KeyedStorage = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb' } | { kind: 'postgres' }
 
 /**
  * `DIDVAULT_MASTER_KEY` when set (64 hex = raw key, else a passphrase). Otherwise, for a
  * SQLite database, a random key kept in `<db>.key` (mode 0600), created on first start;
- * for memory storage, a random in-process key. MongoDB has no file to keep a key next to
- * (and is shared by several hosts): it requires `DIDVAULT_MASTER_KEY`.
+ * for memory storage, a random in-process key. MongoDB and PostgreSQL have no file to keep a key
+ * next to (and are shared by several hosts): they require `DIDVAULT_MASTER_KEY`.
  */
 export function resolveMasterKey(env: NodeJS.ProcessEnv, storage: KeyedStorage): { key: MasterKeyInput; source: string } {
   const fromEnv = env.DIDVAULT_MASTER_KEY
   if (fromEnv !== undefined && fromEnv !== '') return { key: fromEnv, source: 'DIDVAULT_MASTER_KEY' }
-  if (storage.kind === 'mongodb') {
+  if (storage.kind === 'mongodb' || storage.kind === 'postgres') {
+    const [scheme, name] = storage.kind === 'mongodb' ? ['mongodb', 'MongoDB'] : ['postgres', 'PostgreSQL']
     throw new Error(
-      '--storage mongodb://... needs the master key in DIDVAULT_MASTER_KEY (64 hex characters or a passphrase); no key ' +
-        'file is kept for MongoDB',
+      `--storage ${scheme}://... needs the master key in DIDVAULT_MASTER_KEY (64 hex characters or a passphrase); no key ` +
+        `file is kept for ${name}`,
     )
   }
   if (storage.kind === 'memory' || storage.path === ':memory:') return { key: randomMasterKey(), source: 'random (in-process)' }

@@ -7,25 +7,36 @@ import { resolveMasterKey } from './master-key.js'
 import { UsageError } from './usage.js'
 
 /** Where `--storage` points. */
-export type StorageTarget = { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb'; url: string }
+export type StorageTarget =
+  { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb'; url: string } | { kind: 'postgres'; url: string }
 
 /** The `--storage` default: `DIDVAULT_STORAGE`, else `sqlite:./didvault.db`. */
 export const defaultStorage = (env: NodeJS.ProcessEnv) => env.DIDVAULT_STORAGE || 'sqlite:./didvault.db'
 
-/** Parses `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
+/**
+ * Parses `memory`, `sqlite:<path>`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
+ * `postgres://user@host[:port]/db` (also `postgresql://`). An unknown value is echoed without
+ * the password of a `//user:password@` part.
+ */
 export function storageTargetOf(spec: string): StorageTarget {
   if (spec === 'memory') return { kind: 'memory' }
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return { kind: 'sqlite', path: spec.slice('sqlite:'.length) }
   if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
-  throw new UsageError(`unknown --storage ${spec} (use memory, sqlite:<path> or mongodb://host/db)`)
+  if (/^postgres(ql)?:\/\/./.test(spec)) return { kind: 'postgres', url: spec }
+  const shown = spec.replace(/\/\/[^@/]*@/, '//***@')
+  throw new UsageError(`unknown --storage ${shown} (use memory, sqlite:<path>, mongodb://host/db or postgres://user@host/db)`)
 }
 
-/** Opens the storage; the SQLite and MongoDB adapters are loaded only when asked for (their drivers are optional peers). */
+/** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
 async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
   if (target.kind === 'memory') return createMemoryStorage()
   if (target.kind === 'sqlite') {
     const { createSqliteStorage } = await import('../storage/sqlite/index.js')
     return createSqliteStorage({ path: target.path })
+  }
+  if (target.kind === 'postgres') {
+    const { createPostgresStorage } = await import('../storage/postgres/index.js')
+    return createPostgresStorage({ connectionString: target.url })
   }
   const { createMongoStorage } = await import('../storage/mongo/index.js')
   return createMongoStorage({ url: target.url })

@@ -8,12 +8,14 @@ export class UsageError extends Error {
   }
 }
 
-const STORAGE = `  --storage <s>   sqlite:<path> (default sqlite:./didvault.db), mongodb://host[:port]/db, or memory`
+const STORAGE = `  --storage <s>   sqlite:<path> (default sqlite:./didvault.db), postgres://user@host[:port]/db,
+                  mongodb://host[:port]/db, or memory`
 
 const ENVIRONMENT = `environment:
   DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory);
-                        required with MongoDB
-  DIDVAULT_STORAGE      the --storage value when the flag is not given (keeps a mongodb:// password out of the process list)`
+                        required with PostgreSQL and MongoDB
+  DIDVAULT_STORAGE      the --storage value when the flag is not given (keeps a postgres:// or mongodb:// password
+                        out of the process list)`
 
 export const USAGE = {
   main: `usage: didvault <command> [options]
