@@ -37,6 +37,9 @@ import { tenantCollectionOf } from '../../src/storage/declaration.js'
 import { createMemoryStorage } from '../../src/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
+import { createPostgresStorage } from '../../src/storage/postgres/index.js'
+import { type HarnessStorage, REAL_STORAGES } from '../helpers/harness.js'
+import { startTestPostgres } from '../helpers/postgres.js'
 
 const RUNS = Number(process.env.DIDVAULT_PROPERTY_RUNS ?? 500)
 const KEYS = 4
@@ -155,18 +158,31 @@ async function store(world: World, s: Scenario): Promise<{ caller: Caller; crede
   return { caller, credentials }
 }
 
-describe.each(['memory', 'sqlite'] as const)('the read rule on %s: the storage filter selects exactly what the decision allows', (kind) => {
-  let dir: string | undefined
+/** A storage of `kind`, and how to dispose of it once closed. */
+async function openStorage(kind: HarnessStorage): Promise<{ storage: StorageAdapter; dispose: () => Promise<void> }> {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'didvault-read-rule-'))
+    return { storage: createSqliteStorage({ path: join(dir, 'db') }), dispose: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  if (kind === 'postgres') {
+    const server = await startTestPostgres('read rule')
+    const storage = await createPostgresStorage({ connectionString: server.url, schema: server.schema })
+    return { storage, dispose: () => server.stop() }
+  }
+  return { storage: createMemoryStorage(), dispose: async () => undefined }
+}
+
+describe.each(REAL_STORAGES)('the read rule on %s: the storage filter selects exactly what the decision allows', (kind) => {
   let storage: StorageAdapter
+  let dispose = async () => {}
   let world: World
   beforeAll(async () => {
-    if (kind === 'sqlite') dir = mkdtempSync(join(tmpdir(), 'didvault-read-rule-'))
-    storage = dir === undefined ? createMemoryStorage() : createSqliteStorage({ path: join(dir, 'db') })
+    ;({ storage, dispose } = await openStorage(kind))
     world = await worldOn(storage)
   })
   afterAll(async () => {
     await storage?.close()
-    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+    await dispose()
   })
 
   it(`for ${RUNS} generated callers and credential sets`, async () => {
