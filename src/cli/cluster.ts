@@ -64,7 +64,8 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
   await registerContextFiles(options.contexts ?? [])
   if (target.kind === 'memory') {
     throw new UsageError(
-      `--workers ${workers} needs a storage the processes share; memory storage lives inside one process (use --workers 1, or sqlite:<path> or a database)`,
+      `--workers ${workers} needs a storage the processes share; memory storage lives inside one process ` +
+        '(use --workers 1, or sqlite:<path> or a database)',
     )
   }
   const { service, storage } = await openService(target, env)
