@@ -6,17 +6,16 @@ import { execFileSync } from 'node:child_process'
 import { createHash, randomBytes } from 'node:crypto'
 import { once } from 'node:events'
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { createServer, request } from 'node:http'
+import { createServer } from 'node:http'
 import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { CLI, ROOT, ensureBuilt } from './helpers/build.js'
 import { expectError } from './helpers/harness.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
-import { http, killAll, spawnNode, type Spawned } from './helpers/spawn.js'
+import { http, killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 
 const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
 const CREATED_KEY = /API key for tenant "default".*: (\S+)$/m
@@ -70,41 +69,6 @@ const createVault = (url: string, token: string, body: unknown = { name: 'v' }) 
 
 /** A DID-auth token for `did`: succeeds only when the wallet's stored private key decrypts. */
 const mintToken = (url: string, token: string, did: string) => http(`${url}/did-auth-jwt`, { method: 'POST', token, json: { iss: did } })
-
-/** The answer to a slow request, with its `Connection` header (`close`: the server ends the connection after it). */
-interface SlowResponse {
-  status: number
-  body: any
-  connection: string | undefined
-}
-
-/**
- * A POST whose headers and first body bytes are sent now and the rest on `finish()`: the
- * server has it in flight in between. Uses Node's default (keep-alive) agent, like most clients.
- */
-async function startSlowRequest(url: string, token: string, json: unknown): Promise<{ finish(): Promise<SlowResponse> }> {
-  const body = JSON.stringify(json)
-  const req = request(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
-  })
-  const response = new Promise<SlowResponse>((resolve, reject) => {
-    req.on('response', (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (c: string) => (text += c))
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection }))
-    })
-    req.on('error', reject)
-  })
-  req.write(body.slice(0, 10))
-  await sleep(300)
-  return {
-    finish() {
-      req.end(body.slice(10))
-      return response
-    },
-  }
-}
 
 describe('didvault serve: first start and API keys', () => {
   it('prints the real port and one API key for tenant "default", stored only as a keyed hash (not its sha256); a restart reuses it', async () => {

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
 import { canonicalOrigin } from '../http/cors.js'
+import { parseWorkers, serveCluster } from './cluster.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
 import { defaultStorage } from './storage-target.js'
@@ -24,6 +25,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       storage: { type: 'string', default: defaultStorage(env) },
       context: { type: 'string', multiple: true, default: [] },
       cors: { type: 'string', multiple: true, default: [] },
+      workers: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -31,7 +33,16 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (values.help) return out(USAGE.serve)
   const port = Number(values.port)
   if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
-  await serve({ host: values.host, port, storage: values.storage, contexts: values.context, corsOrigins: values.cors.map(corsOrigin) }, env)
+  const workers = parseWorkers(values.workers)
+  const options = {
+    host: values.host,
+    port,
+    storage: values.storage,
+    contexts: values.context,
+    corsOrigins: values.cors.map(corsOrigin),
+    workers,
+  }
+  await (workers > 1 ? serveCluster(options, env) : serve(options, env))
 }
 
 /** A `--cors` value in the spelling browsers send, or a usage error. */

@@ -18,7 +18,20 @@ export interface ServeOptions {
   contexts?: readonly string[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
   corsOrigins?: string[]
+  /** Processes serving the port (`--workers`): 1 is this process alone, more run as a cluster (`cluster.ts`). */
+  workers?: number
 }
+
+/**
+ * How this process serves: `alone` (the whole start: API keys from the environment, the first
+ * key, the listening line), or `worker` of a cluster whose primary did those once; a worker
+ * drains on the primary's word and runs `jsonldThreads` JSON-LD threads.
+ */
+export type ServeRole = { kind: 'alone' } | { kind: 'worker'; jsonldThreads: number }
+
+/** What a cluster's primary tells its workers (over the IPC channel). */
+export const STOP_MESSAGE = 'didvault:stop'
+export const STOP_NOW_MESSAGE = 'didvault:stop-now'
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
 export function parseApiKeys(value: string): Array<{ tenant: string; key: string }> {
@@ -33,12 +46,21 @@ export function parseApiKeys(value: string): Array<{ tenant: string; key: string
     })
 }
 
-export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+/** The keys of `DIDVAULT_API_KEYS`, none when unset. */
+export const envApiKeys = (env: NodeJS.ProcessEnv) => (env.DIDVAULT_API_KEYS ? parseApiKeys(env.DIDVAULT_API_KEYS) : [])
+
+/** Serves until SIGTERM/SIGINT (or, as a worker, until the primary says so or goes away), then exits. */
+export async function serve(
+  options: ServeOptions,
+  env: NodeJS.ProcessEnv = process.env,
+  role: ServeRole = { kind: 'alone' },
+): Promise<void> {
   const target = storageTargetOf(options.storage)
-  const envKeys = env.DIDVAULT_API_KEYS ? parseApiKeys(env.DIDVAULT_API_KEYS) : []
+  const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
-  const { service, storage } = await openService(target, env)
+  const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
+  const { service, storage } = await openService(target, env, { jsonldThreads })
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn(
       'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic ' +
@@ -73,12 +95,14 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   }
   const stop = (signal: string) => {
     if (stopping) {
+      // A worker gets a signal both from its primary and, often, from the terminal or service manager: only the primary escalates.
+      if (role.kind === 'worker') return
       console.log(`didvault: ${signal} again, closing all connections`)
       server.closeAllConnections()
       return
     }
     stopping = true
-    console.log(`didvault: ${signal}, finishing in-flight requests`)
+    console.log(`didvault${role.kind === 'worker' ? ` worker ${process.pid}` : ''}: ${signal}, finishing in-flight requests`)
     for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
     // In-flight requests get a grace period, then their connections are cut.
     const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
@@ -95,6 +119,16 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
   // Handlers are in place before the listening line: a supervisor may signal as soon as it reads it.
   process.on('SIGTERM', () => stop('SIGTERM'))
   process.on('SIGINT', () => stop('SIGINT'))
+  if (role.kind === 'worker') {
+    process.on('message', (message) => {
+      if (message === STOP_MESSAGE) stop('stop from the primary')
+      if (message === STOP_NOW_MESSAGE) server.closeAllConnections()
+    })
+    // The primary is gone (killed): nothing would stop or replace this worker any more.
+    process.on('disconnect', () => stop('primary gone'))
+    console.log(`didvault worker ${process.pid} listening`)
+    return
+  }
   const { port } = server.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   // Only once bound: a start that fails to bind its port must not have made (and lost) the first key.
@@ -103,7 +137,7 @@ export async function serve(options: ServeOptions, env: NodeJS.ProcessEnv = proc
 }
 
 /** On a database without API keys, creates one for tenant "default" and prints it once. */
-async function printFirstKey(service: IdentityService): Promise<void> {
+export async function printFirstKey(service: IdentityService): Promise<void> {
   const apiKeys = service.apiKeys!
   if (await apiKeys.hasKeys()) return
   const created = await apiKeys.create('default', { label: 'first start' })

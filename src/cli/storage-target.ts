@@ -44,12 +44,13 @@ async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
 
 /**
  * The service over `target`, with the master key `serve` would use. `mustExist`: a SQLite
- * database that is not there yet is an error rather than a new empty one.
+ * database that is not there yet is an error rather than a new empty one. `jsonldThreads`: the
+ * JSON-LD worker pool's size (default: the service's, sized for one process per machine).
  */
 export async function openService(
   target: StorageTarget,
   env: NodeJS.ProcessEnv,
-  options: { mustExist?: boolean } = {},
+  options: { mustExist?: boolean; jsonldThreads?: number } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
     throw new Error(`no didvault database at ${target.path} (check --storage or DIDVAULT_STORAGE)`)
@@ -58,7 +59,8 @@ export async function openService(
   const master = resolveMasterKey(env, target)
   const storage = await openStorage(target)
   try {
-    return { service: await IdentityService.create({ storage, masterKey: master.key }), storage }
+    const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
+    return { service: await IdentityService.create({ storage, masterKey: master.key, ...jsonldWorkers }), storage }
   } catch (err) {
     await storage.close().catch(() => undefined)
     throw err

@@ -30,11 +30,16 @@ options:
 
 ${ENVIRONMENT}`,
 
-  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--context <url>=<file.jsonld>]... [--cors <origin>]...
+  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>] [--context <url>=<file.jsonld>]...
+                      [--cors <origin>]...
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
 ${STORAGE}
+  --workers <n>   processes serving the port, 1..64 or auto (the available cores); default 1. More than 1
+                  needs a storage the processes share (SQLite, a database server; not memory). Each worker
+                  runs max(1, cores / workers) JSON-LD threads. A worker that dies is replaced; SIGTERM
+                  drains them all
   --context <url>=<file.jsonld>
                   a JSON-LD context document (a JSON object with "@context") credentials may reference
                   by <url>, read from the file at start (the path is what follows the last "="); repeatable.

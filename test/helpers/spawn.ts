@@ -1,5 +1,7 @@
 /** Real child processes for tests: spawn node, wait for a line of output, always clean up. */
 import { spawn, type ChildProcess } from 'node:child_process'
+import { request } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
 
 export interface Exit {
   code: number | null
@@ -99,5 +101,40 @@ export async function http(
     return { status: res.status, body: JSON.parse(text) }
   } catch {
     return { status: res.status, body: text }
+  }
+}
+
+/** The answer to a slow request, with its `Connection` header (`close`: the server ends the connection after it). */
+export interface SlowResponse {
+  status: number
+  body: any
+  connection: string | undefined
+}
+
+/**
+ * A POST whose headers and first body bytes are sent now and the rest on `finish()`: the
+ * server has it in flight in between. Uses Node's default (keep-alive) agent, like most clients.
+ */
+export async function startSlowRequest(url: string, token: string, json: unknown): Promise<{ finish(): Promise<SlowResponse> }> {
+  const body = JSON.stringify(json)
+  const req = request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), authorization: `Bearer ${token}` },
+  })
+  const response = new Promise<SlowResponse>((resolve, reject) => {
+    req.on('response', (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (c: string) => (text += c))
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), connection: res.headers.connection }))
+    })
+    req.on('error', reject)
+  })
+  req.write(body.slice(0, 10))
+  await sleep(300)
+  return {
+    finish() {
+      req.end(body.slice(10))
+      return response
+    },
   }
 }

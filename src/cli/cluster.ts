@@ -1,0 +1,167 @@
+/**
+ * `didvault serve --workers <n>`: n processes serving one port (`node:cluster`). The primary
+ * serves no request: it opens the storage once (migrations, the master key file, the keys of
+ * `DIDVAULT_API_KEYS`), forks the workers, prints the first API key once all of them listen,
+ * replaces a worker that dies (with a growing delay, and gives up on a crash loop), and on
+ * SIGTERM/SIGINT tells every worker to finish its in-flight requests, then exits.
+ */
+import cluster, { type Worker } from 'node:cluster'
+import { availableParallelism } from 'node:os'
+import { registerContextFiles } from './context-files.js'
+import { envApiKeys, printFirstKey, serve, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { openService, storageTargetOf } from './storage-target.js'
+import { UsageError } from './usage.js'
+
+/** The most `--workers`. */
+export const MAX_WORKERS = 64
+/** Crashes within {@link CRASH_WINDOW_MS} beyond which the primary stops rather than fork again: this many per worker. */
+const CRASHES_PER_WORKER = 5
+const CRASH_WINDOW_MS = 60_000
+/** The delay before the first replacement; it doubles with each crash in the window, up to {@link MAX_RESTART_DELAY_MS}. */
+const FIRST_RESTART_DELAY_MS = 100
+const MAX_RESTART_DELAY_MS = 10_000
+
+/** Parses `--workers`: `auto` (the available cores) or 1..{@link MAX_WORKERS}. @throws {UsageError} anything else */
+export function parseWorkers(value: string): number {
+  if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_WORKERS) throw new UsageError(`--workers must be auto or 1..${MAX_WORKERS}, got ${value}`)
+  return n
+}
+
+/**
+ * JSON-LD threads per worker: the cores shared out so that workers × threads ≤ cores, at least
+ * one each (a single process keeps the pool's own default, cores − 1 and at least 2).
+ */
+export const jsonldThreadsPerWorker = (workers: number, cores = availableParallelism()) => Math.max(1, Math.floor(cores / workers))
+
+/** Runs this process as the primary of `options.workers` workers, or as one of them when forked by it. */
+export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const workers = options.workers ?? 1
+  if (cluster.isWorker) return serve(options, env, { kind: 'worker', jsonldThreads: jsonldThreadsPerWorker(workers) })
+  await prepareStorage(options, workers, env)
+  const supervisor = new Supervisor(workers)
+  const address = await supervisor.start()
+  // Only once every worker listens: a start that fails must not have made (and lost) the first key.
+  if (envApiKeys(env).length === 0) {
+    const { service } = await openService(storageTargetOf(options.storage), env)
+    try {
+      await printFirstKey(service)
+    } finally {
+      await service.close()
+    }
+  }
+  const host = options.host.includes(':') ? `[${options.host}]` : options.host
+  console.log(`didvault listening on http://${host}:${address.port} (${workers} workers)`)
+}
+
+/**
+ * What the workers must find done, done once: the contexts checked, the storage opened (its
+ * migrations run, a SQLite master key file made) and shared by processes, the environment's keys registered.
+ */
+async function prepareStorage(options: ServeOptions, workers: number, env: NodeJS.ProcessEnv): Promise<void> {
+  const target = storageTargetOf(options.storage)
+  await registerContextFiles(options.contexts ?? [])
+  if (target.kind === 'memory') {
+    throw new UsageError(
+      `--workers ${workers} needs a storage the processes share; memory storage lives inside one process ` +
+        '(use --workers 1, or sqlite:<path> or a database)',
+    )
+  }
+  const { service, storage } = await openService(target, env)
+  try {
+    if (!storage.capabilities.multiProcess) {
+      throw new UsageError(
+        `--workers ${workers} needs a storage several processes may share, and this one does not declare it ` +
+          '(capabilities.multiProcess; a standalone MongoDB server has it only as a replica set): use --workers 1',
+      )
+    }
+    for (const { tenant, key } of envApiKeys(env)) await service.apiKeys!.add(tenant, key)
+  } finally {
+    await service.close()
+  }
+}
+
+/** Forks, replaces and stops the workers. */
+class Supervisor {
+  readonly #size: number
+  #stopping = false
+  /** When recent crashes happened (within {@link CRASH_WINDOW_MS}). */
+  #crashes: number[] = []
+
+  constructor(size: number) {
+    this.#size = size
+  }
+
+  /** Forks every worker; resolves with the port's address once all listen, rejects when one exits before. */
+  start(): Promise<{ port: number }> {
+    return new Promise((resolve, reject) => {
+      let listening = 0
+      const onListening = (_worker: Worker, address: { port: number }) => {
+        if (++listening < this.#size) return
+        cluster.off('listening', onListening)
+        cluster.off('exit', onEarlyExit)
+        cluster.on('exit', (worker, code, signal) => this.#exited(worker, code, signal))
+        process.on('SIGTERM', () => this.#stop('SIGTERM'))
+        process.on('SIGINT', () => this.#stop('SIGINT'))
+        resolve({ port: address.port })
+      }
+      const onEarlyExit = (worker: Worker, code: number | null, signal: string | null) => {
+        cluster.off('listening', onListening)
+        cluster.off('exit', onEarlyExit)
+        for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL')
+        reject(new Error(`worker ${worker.process.pid} exited before listening (${outcome(code, signal)})`))
+      }
+      cluster.on('listening', onListening)
+      cluster.on('exit', onEarlyExit)
+      for (let i = 0; i < this.#size; i++) cluster.fork()
+    })
+  }
+
+  #exited(worker: Worker, code: number | null, signal: string | null): void {
+    if (this.#stopping) {
+      if (code !== 0) process.exitCode = 1
+      if (this.#alive() === 0) process.exit()
+      return
+    }
+    const now = Date.now()
+    this.#crashes = [...this.#crashes.filter((at) => now - at < CRASH_WINDOW_MS), now]
+    const crashes = this.#crashes.length
+    if (crashes > CRASHES_PER_WORKER * this.#size) {
+      console.error(
+        `didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); ${crashes} worker exits within a minute, stopping`,
+      )
+      process.exitCode = 1
+      this.#stop('too many worker exits')
+      return
+    }
+    const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** (crashes - 1), MAX_RESTART_DELAY_MS)
+    console.error(`didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); starting a replacement in ${delay} ms`)
+    setTimeout(() => {
+      if (!this.#stopping) cluster.fork()
+    }, delay)
+  }
+
+  /** First call: every worker finishes its in-flight requests; a second signal cuts their connections. */
+  #stop(reason: string): void {
+    if (this.#stopping) {
+      console.log(`didvault: ${reason} again, closing all connections`)
+      for (const worker of this.#workers()) worker.send(STOP_NOW_MESSAGE)
+      return
+    }
+    this.#stopping = true
+    console.log(`didvault: ${reason}, stopping ${this.#alive()} workers (each finishes its in-flight requests)`)
+    if (this.#alive() === 0) process.exit()
+    for (const worker of this.#workers()) worker.send(STOP_MESSAGE)
+  }
+
+  #workers(): Worker[] {
+    return Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected())
+  }
+
+  #alive(): number {
+    return Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead()).length
+  }
+}
+
+const outcome = (code: number | null, signal: string | null) => (signal ? `signal ${signal}` : `code ${code}`)

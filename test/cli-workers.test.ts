@@ -1,0 +1,241 @@
+/**
+ * `didvault serve --workers <n|auto>` from outside, on the built CLI: real processes (a primary
+ * and its forked workers), real HTTP on loopback, one SQLite database. Which worker answered a
+ * connection is read from Linux's `/proc` (the process holding the server side of its socket).
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { availableParallelism, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { jsonldThreadsPerWorker, parseWorkers } from '../src/cli/cluster.js'
+import { CLI, ensureBuilt } from './helpers/build.js'
+import { killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
+
+const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\d+) workers\)$/m
+const WORKER = /^didvault worker (\d+) listening$/gm
+const CREATED_KEY = /API key for tenant "default".*: (\S+)$/m
+const KEY = 'key-acme-123456789'
+
+beforeAll(ensureBuilt, 180_000)
+
+let dir: string
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'didvault-workers-'))
+})
+
+afterEach(async () => {
+  await killAll()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const cli = (args: string[], env: Record<string, string> = {}) => spawnNode([CLI, ...args], { cwd: dir, env })
+
+interface Cluster {
+  proc: Spawned
+  url: string
+  port: number
+  /** The pids of the workers' listening lines so far. */
+  workers(): number[]
+}
+
+/** Starts `didvault serve --port 0 --workers <n>` on a SQLite file of the test's directory; waits for the listening line. */
+async function serveWorkers(workers: string, env: Record<string, string> = {}): Promise<Cluster> {
+  const proc = cli(['serve', '--port', '0', '--workers', workers, '--storage', `sqlite:${join(dir, 'x.db')}`], env)
+  const [, url, port, count] = await proc.waitFor(LISTENING)
+  const cluster = { proc, url, port: Number(port), workers: () => [...proc.stdout().matchAll(WORKER)].map((m) => Number(m[1])) }
+  // A worker's own line may come just after the primary's.
+  await until(() => (cluster.workers().length === Number(count) ? true : undefined), `${count} worker lines`)
+  return cluster
+}
+
+/** Polls `f` until it returns a value other than `undefined`. */
+async function until<T>(f: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+  for (const start = Date.now(); Date.now() - start < timeoutMs; await sleep(50)) {
+    const value = f()
+    if (value !== undefined) return value
+  }
+  throw new Error(`timed out waiting for ${what}`)
+}
+
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The pid among `pids` holding the server side of the loopback connection from `clientPort` to `serverPort`. */
+function ownerOf(serverPort: number, clientPort: number, pids: number[]): number | undefined {
+  const inodes = new Set<string>()
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
+      const [, local, remote, , , , , , , inode] = line.trim().split(/\s+/)
+      const portOf = (address: string) => parseInt(address.split(':').at(-1)!, 16)
+      if (portOf(local) === serverPort && portOf(remote) === clientPort) inodes.add(`socket:[${inode}]`)
+    }
+  }
+  return pids.find((pid) =>
+    readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))
+      } catch {
+        return false // closed meanwhile
+      }
+    }),
+  )
+}
+
+/** One request on `agent`'s kept-alive connection; with the pid of the worker that answered it. */
+function send(
+  cluster: Cluster,
+  agent: Agent,
+  path: string,
+  init: { method?: string; json?: unknown; token?: string } = {},
+): Promise<{ status: number; body: any; worker: number | undefined }> {
+  const body = init.json === undefined ? undefined : JSON.stringify(init.json)
+  return new Promise((resolve, reject) => {
+    const req = request(`${cluster.url}${path}`, {
+      agent,
+      method: init.method ?? 'GET',
+      headers: { authorization: `Bearer ${init.token ?? KEY}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    })
+    req.on('response', (res) => {
+      const worker = ownerOf(cluster.port, res.socket.localPort!, cluster.workers())
+      let text = ''
+      res.setEncoding('utf8').on('data', (c: string) => (text += c))
+      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text), worker }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/** A kept-alive connection to each of the cluster's workers (new connections until every worker answered one). */
+async function connectionPerWorker(cluster: Cluster, token = KEY): Promise<Map<number, Agent>> {
+  const byWorker = new Map<number, Agent>()
+  for (let i = 0; i < 20 && byWorker.size < cluster.workers().length; i++) {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+    const { status, worker } = await send(cluster, agent, '/vaults', { token })
+    expect(status).toBe(200)
+    if (worker !== undefined && !byWorker.has(worker)) byWorker.set(worker, agent)
+    else agent.destroy()
+  }
+  expect([...byWorker.keys()].sort()).toEqual(cluster.workers().sort())
+  return byWorker
+}
+
+/** SIGTERM to the primary: it and every worker exit, the primary with 0. */
+async function stop(cluster: Cluster): Promise<void> {
+  cluster.proc.child.kill('SIGTERM')
+  expect(await cluster.proc.exited, cluster.proc.stderr()).toEqual({ code: 0, signal: null })
+  for (const pid of cluster.workers()) await until(() => (isRunning(pid) ? undefined : true), `worker ${pid} to exit`)
+}
+
+describe('didvault serve --workers', () => {
+  it('two workers on one SQLite database both answer requests, see the same records, and the first key is printed once', async () => {
+    const cluster = await serveWorkers('2')
+    const out = cluster.proc.stdout()
+    expect(out.match(/API key/g)).toHaveLength(1)
+    const key = CREATED_KEY.exec(out)![1]
+    const workers = cluster.workers()
+    expect(workers).toHaveLength(2)
+    expect(new Set([...workers, cluster.proc.child.pid]).size).toBe(3)
+
+    const agents = [...(await connectionPerWorker(cluster, key)).values()]
+    const created = await send(cluster, agents[0], '/vaults', { method: 'POST', json: { name: 'shared' }, token: key })
+    const listed = await send(cluster, agents[1], `/vaults?id=${created.body.vault.id}`, { token: key })
+    expect(created.worker).not.toBe(listed.worker)
+    expect(listed.body.vaults.map((v: { name: string }) => v.name)).toEqual(['shared'])
+    await stop(cluster)
+  }, 30_000)
+
+  it('an API key revoked while both workers have used it is refused by both from the next request on', async () => {
+    const cluster = await serveWorkers('2', { DIDVAULT_API_KEYS: `acme:${KEY}` })
+    const created = JSON.parse(
+      execFileSync(process.execPath, [CLI, 'keys', 'create', '--tenant', 'acme', '--json'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, DIDVAULT_STORAGE: `sqlite:${join(dir, 'x.db')}` },
+        encoding: 'utf8',
+      }),
+    ) as { id: string; key: string }
+    const agents = await connectionPerWorker(cluster)
+    for (const agent of agents.values()) expect((await send(cluster, agent, '/vaults', { token: created.key })).status).toBe(200)
+
+    execFileSync(process.execPath, [CLI, 'keys', 'revoke', created.id, '--storage', `sqlite:${join(dir, 'x.db')}`], { cwd: dir })
+    for (const [worker, agent] of agents) {
+      const refused = await send(cluster, agent, '/vaults', { token: created.key })
+      expect({ worker: refused.worker, status: refused.status, errorType: refused.body.errorType }).toEqual({
+        worker,
+        status: 403,
+        errorType: 'UNAUTHENTICATED',
+      })
+    }
+    await stop(cluster)
+  }, 30_000)
+
+  it('SIGTERM drains every worker: an in-flight request completes, then the primary exits 0', async () => {
+    const cluster = await serveWorkers('2', { DIDVAULT_API_KEYS: `acme:${KEY}` })
+    const inFlight = await startSlowRequest(`${cluster.url}/vaults`, KEY, { name: 'in flight', hierarchy: 'BIP44' })
+    cluster.proc.child.kill('SIGTERM')
+    await until(
+      () => (cluster.proc.stdout().match(/^didvault worker \d+: .*finishing in-flight requests$/gm)?.length === 2 ? true : undefined),
+      'both workers draining',
+    )
+    const answered = await inFlight.finish()
+    expect(answered.status).toBe(200)
+    expect(answered.body.vault.name).toBe('in flight')
+    expect(await cluster.proc.exited, cluster.proc.stderr()).toEqual({ code: 0, signal: null })
+    for (const pid of cluster.workers()) await until(() => (isRunning(pid) ? undefined : true), `worker ${pid} to exit`)
+  }, 30_000)
+
+  it('a killed worker is replaced (and logged) while the port keeps answering', async () => {
+    const cluster = await serveWorkers('2', { DIDVAULT_API_KEYS: `acme:${KEY}` })
+    const [victim, survivor] = cluster.workers()
+    process.kill(victim, 'SIGKILL')
+    await until(
+      () => (cluster.proc.stderr().includes(`worker ${victim} exited (signal SIGKILL); starting a replacement`) ? true : undefined),
+      'the log',
+    )
+    const replacement = await until(() => cluster.workers().find((pid) => pid !== victim && pid !== survivor), 'a replacement')
+    expect(isRunning(victim)).toBe(false)
+
+    const agents = await connectionPerWorker({ ...cluster, workers: () => [survivor, replacement] })
+    expect([...agents.keys()].sort()).toEqual([survivor, replacement].sort())
+    await stop({ ...cluster, workers: () => [survivor, replacement] })
+  }, 30_000)
+
+  it('memory storage and --workers 2 is refused with the reason; --workers must be auto or a count', async () => {
+    const memory = cli(['serve', '--port', '0', '--workers', '2', '--storage', 'memory'])
+    expect((await memory.exited).code).toBe(2)
+    expect(memory.stdout()).not.toMatch(/listening/)
+    expect(memory.stderr()).toMatch(/--workers 2 needs a storage the processes share; memory storage lives inside one process/)
+
+    for (const bad of ['0', 'many', '65']) {
+      const proc = cli(['serve', '--port', '0', '--workers', bad, '--storage', 'memory'])
+      expect((await proc.exited).code).toBe(2)
+      expect(proc.stderr()).toContain(`--workers must be auto or 1..64, got ${bad}`)
+    }
+  }, 30_000)
+
+  it('--workers auto starts one worker per available core', async () => {
+    const cluster = await serveWorkers('auto', { DIDVAULT_API_KEYS: `acme:${KEY}` })
+    expect(LISTENING.exec(cluster.proc.stdout())![3]).toBe(String(availableParallelism()))
+    expect(cluster.workers()).toHaveLength(availableParallelism())
+    await stop(cluster)
+  }, 30_000)
+})
+
+describe('--workers sizing', () => {
+  it('parses auto as the available cores and shares the cores out among JSON-LD threads, at least one per worker', () => {
+    expect(parseWorkers('auto')).toBe(Math.min(availableParallelism(), 64))
+    expect(parseWorkers('3')).toBe(3)
+    expect([1, 2, 3, 4, 8].map((workers) => jsonldThreadsPerWorker(workers, 8))).toEqual([8, 4, 2, 2, 1])
+    expect(jsonldThreadsPerWorker(4, 2)).toBe(1)
+  })
+})
