@@ -1,7 +1,8 @@
 /**
  * Several `didvault serve` processes (real child processes of the built CLI) on one SQLite
- * file create wallets in one MPC vault concurrently: indexes are unique and gap-free, and each
- * wallet's key is the public derivation at its index from the vault's account public key.
+ * file, and on one PostgreSQL database (a throw-away cluster), create wallets in one MPC vault
+ * concurrently: indexes are unique and gap-free, and each wallet's key is the public derivation at
+ * its index from the vault's account public key.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -12,6 +13,9 @@ import { CLI, ensureBuilt } from './helpers/build.js'
 import { http, killAll, spawnNode, type HttpResult } from './helpers/spawn.js'
 import { approvals, member, mpcVaultBody } from './helpers/mpc.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
+import { createPostgresStorage } from '../src/storage/postgres/index.js'
+import type { StorageAdapter } from '../src/storage/port.js'
+import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { COLLECTIONS } from '../src/service/collections.js'
 import { type VaultRecord } from '../src/vaults/records.js'
 import { deriveChildPublicKey } from '../src/keys/hd.js'
@@ -28,20 +32,46 @@ function ok(res: HttpResult): any {
 }
 
 let dir: string
-beforeAll(() => {
+let postgres: TestPostgres | undefined
+beforeAll(async () => {
   ensureBuilt()
   dir = mkdtempSync(join(tmpdir(), 'didvault-mpc-multiprocess-'))
+  // `didvault serve` uses the database's `public` schema: only a throw-away cluster's is this test's alone.
+  if (!process.env.DIDVAULT_TEST_POSTGRES_URL) postgres = await startTestPostgres('mpc-multiprocess')
 }, 180_000)
 afterEach(killAll)
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterAll(async () => {
+  await postgres?.stop()
+  rmSync(dir, { recursive: true, force: true })
+})
 
-describe(`${PROCESSES} didvault serve processes on one SQLite file`, () => {
+/** A shared database: what `--storage` names, and the same database opened in the test. */
+interface Target {
+  storage: () => string
+  open: () => Promise<StorageAdapter>
+}
+
+const targets: Array<[string, Target]> = [
+  [
+    'one SQLite file',
+    { storage: () => `sqlite:${join(dir, 'mpc.db')}`, open: async () => createSqliteStorage({ path: join(dir, 'mpc.db') }) },
+  ],
+  ...(process.env.DIDVAULT_TEST_POSTGRES_URL
+    ? []
+    : [
+        [
+          'one PostgreSQL database',
+          { storage: () => postgres!.url, open: () => createPostgresStorage({ connectionString: postgres!.url }) },
+        ] as [string, Target],
+      ]),
+]
+
+describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, target) => {
   it(`create ${WALLETS} wallets in one MPC vault concurrently: indexes 0..${WALLETS - 1} exactly once, each the public derivation at its index`, async () => {
-    const path = join(dir, 'mpc.db')
     const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
     const procs = await Promise.all(
       Array.from({ length: PROCESSES }, async () => {
-        const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', `sqlite:${path}`], { cwd: dir, env })
+        const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', target.storage()], { cwd: dir, env })
         return { proc, url: (await proc.waitFor(LISTENING, 30_000))[1] }
       }),
     )
@@ -59,7 +89,7 @@ describe(`${PROCESSES} didvault serve processes on one SQLite file`, () => {
     const wallets = created.map((res) => ok(res).wallet)
     expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i))
 
-    const storage = createSqliteStorage({ path })
+    const storage = await target.open()
     await storage.init(COLLECTIONS)
     try {
       const record = (await storage.collection<VaultRecord>('vaults').get(vault.id))!

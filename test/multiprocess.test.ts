@@ -1,7 +1,9 @@
 /**
  * Several `didvault serve` processes (real child processes of the built CLI) sharing one
  * database: concurrent BIP44 wallet creation in one vault, then concurrent batch renames and
- * overlapping batch deletes. Runs on one SQLite file; on the MongoDB wire-protocol stand-in as a
+ * overlapping batch deletes. Runs on one SQLite file; on a real PostgreSQL (a throw-away cluster,
+ * test/helpers/postgres.ts), where the three processes also migrate the new database at once and
+ * exactly one migration is recorded; on the MongoDB wire-protocol stand-in as a
  * replica set (server transactions) and as a standalone server (fallback transactions: see the
  * note on that case); and on the real MongoDB of `MONGODB_URL` when it is set.
  */
@@ -15,6 +17,8 @@ import { computeAddress, hexlify } from 'ethers'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, ensureBuilt } from './helpers/build.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
+import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
+import pg from 'pg'
 import { http, killAll, spawnNode, type HttpResult, type Spawned } from './helpers/spawn.js'
 
 const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m
@@ -34,16 +38,19 @@ function ok(res: HttpResult): any {
 }
 
 let dir: string
+let postgres: TestPostgres
 const standIn = new MongoWireServer()
 const replicaSetStandIn = new MongoWireServer({ replicaSet: true })
 beforeAll(async () => {
   ensureBuilt()
   dir = mkdtempSync(join(tmpdir(), 'didvault-multiprocess-'))
   await Promise.all([standIn.start(), replicaSetStandIn.start()])
+  if (!process.env.DIDVAULT_TEST_POSTGRES_URL) postgres = await startTestPostgres('multiprocess')
+  else console.log('[multiprocess] DIDVAULT_TEST_POSTGRES_URL is set: the PostgreSQL case (schema public) is skipped')
 }, 180_000)
 afterEach(killAll)
 afterAll(async () => {
-  await Promise.all([standIn.stop(), replicaSetStandIn.stop()])
+  await Promise.all([standIn.stop(), replicaSetStandIn.stop(), postgres?.stop()])
   rmSync(dir, { recursive: true, force: true })
 })
 
@@ -71,6 +78,8 @@ if (!realUrl) console.log('[multiprocess] MONGODB_URL is not set: the real-Mongo
 
 const targets: Array<[string, () => string]> = [
   ['one SQLite file', () => `sqlite:${join(dir, 'shared.db')}`],
+  // `didvault serve` uses the database's `public` schema: only a throw-away cluster's is this test's alone.
+  ...(process.env.DIDVAULT_TEST_POSTGRES_URL ? [] : [['PostgreSQL (a throw-away cluster)', () => postgres.url] as [string, () => string]]),
   // Standalone: transactions fall back to in-process compensation. Wallet creation stays unique
   // and gap-free here because the HD index comes from one atomic $inc and no insert fails; a
   // failed insert in another process could not be compensated safely (docs/storage.md).
@@ -84,6 +93,14 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
     const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
     const procs = await startServers(storage, env)
     const urls = procs.map((proc) => proc.url)
+    if (postgres && storage === postgres.url) {
+      // The three processes started together on a new database: one of them migrated it, once.
+      const client = new pg.Client({ connectionString: postgres.url })
+      await client.connect()
+      const migrations = (await client.query('SELECT schema_version FROM public._didvault_migrations')).rows
+      await client.end()
+      expect(migrations).toEqual([{ schema_version: 1 }])
+    }
 
     const { vault } = ok(await http(`${urls[0]}/vaults`, { method: 'POST', token: API_KEY, json: { name: 'shared', hierarchy: 'BIP44' } }))
     const issuer = vault.wallets[0].did
