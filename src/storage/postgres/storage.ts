@@ -135,7 +135,12 @@ class PostgresAdapter implements StorageAdapter {
           if (depth === 0) client.release()
           throw err
         }
+        // A failed COMMIT (a serialization failure is reported there) is followed by the scope's
+        // rollback: by then the top-level client is released, and the transaction is over.
+        let ended = false
         const end = async (sql: string) => {
+          if (ended) return
+          ended = depth === 0
           try {
             await client.query(sql)
             if (depth === 0) client.release()
