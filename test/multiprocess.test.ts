@@ -7,6 +7,7 @@
  * replica set (server transactions) and as a standalone server (fallback transactions: see the
  * note on that case); and on the real MongoDB of `MONGODB_URL` when it is set.
  */
+import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -188,5 +189,34 @@ describe.skipIf(!realUrl)(`${PROCESSES} didvault serve processes on the MongoDB 
     const wallets = created.map((res) => ok(res).wallet)
     expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i + 1))
     for (const wallet of wallets) expect(wallet.ethereumAddress).toBe(addressAt(vault.mnemonic, wallet.index))
+  }, 120_000)
+})
+
+describe.skipIf(Boolean(process.env.DIDVAULT_TEST_POSTGRES_URL))(`${PROCESSES} didvault serve processes on one PostgreSQL database`, () => {
+  it('an API key revoked by `didvault keys revoke` is refused by every process from its next request on', async () => {
+    // A database of its own on the throw-away cluster (the CLI uses its `public` schema).
+    const admin = new pg.Client({ connectionString: postgres.url })
+    await admin.connect()
+    await admin.query('CREATE DATABASE revocation')
+    await admin.end()
+    const storage = postgres.url.replace(/\/postgres$/, '/revocation')
+    const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
+    const urls = (await startServers(storage, env)).map((proc) => proc.url)
+    const cliEnv = { PATH: process.env.PATH ?? '', DIDVAULT_STORAGE: storage, DIDVAULT_MASTER_KEY: env.DIDVAULT_MASTER_KEY }
+    const created = JSON.parse(
+      execFileSync(process.execPath, [CLI, 'keys', 'create', '--tenant', 'acme', '--json'], { cwd: dir, env: cliEnv, encoding: 'utf8' }),
+    ) as { id: string; key: string }
+    for (const url of urls) ok(await http(`${url}/vaults`, { token: created.key }))
+
+    execFileSync(process.execPath, [CLI, 'keys', 'revoke', created.id], { cwd: dir, env: cliEnv })
+    for (const url of urls) {
+      const refused = await http(`${url}/vaults`, { token: created.key })
+      expect({ status: refused.status, errorType: (refused.body as { errorType?: string }).errorType }).toEqual({
+        status: 403,
+        errorType: 'UNAUTHENTICATED',
+      })
+      // The tenant's other key still works there.
+      ok(await http(`${url}/vaults`, { token: API_KEY }))
+    }
   }, 120_000)
 })
