@@ -19,7 +19,7 @@ import { checkWalletConfig, networkForNewWallet, walletConfigApplier } from '../
 import { buildWallet } from '../wallets/build.js'
 import { assertManagesRole } from './access.js'
 import { WALLETS } from '../wallets/records.js'
-import { deleteWalletRecords } from '../wallets/operations.js'
+import { deleteWalletRecord } from '../wallets/operations.js'
 import { ROLES, ROLE_ASSIGNMENTS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { RolesContext } from './context.js'
@@ -180,7 +180,7 @@ export async function deleteRoles(
         const c = tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
         if (!(await c.roles.delete(role.id))) return false
         await c.roleAssignments.deleteMany({ field: 'role', op: 'eq', value: role.did })
-        await deleteWalletRecords(tx, caller.tenantId, [{ id: role.walletId }])
+        await deleteWalletRecord(tx, caller.tenantId, role.walletId)
         return true
       })
       if (!deleted) throw notFound(`no role ${ref}`)

@@ -10,7 +10,7 @@ import type { WalletView } from '../wallets/schemas.js'
 import type { Where } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
-import { deleteWalletRecords } from '../wallets/operations.js'
+import { deleteVaultWalletRecords } from '../wallets/operations.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
@@ -213,7 +213,12 @@ export async function deleteVault(
       throw conflict('this vault has child vaults: delete them first')
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     if (members.length > 0) {
-      await deleteWalletRecords(tx, caller.tenantId, members)
+      await deleteVaultWalletRecords(
+        tx,
+        caller.tenantId,
+        vault.id,
+        members.map((w) => w.id),
+      )
       await ctx.didReferences.forget(
         tx,
         caller.tenantId,

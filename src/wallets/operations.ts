@@ -132,7 +132,7 @@ export async function deleteWallets(
       if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
       // The wallet, the delegate keys generated for it and the roles assigned to it go together.
       const deleted = await ctx.storage.transaction(async (tx) => {
-        if (!(await deleteWalletRecords(tx, caller.tenantId, [wallet]))) return false
+        if (!(await deleteWalletRecord(tx, caller.tenantId, wallet.id))) return false
         await ctx.didReferences.forget(tx, caller.tenantId, [wallet.did])
         return true
       })
@@ -145,21 +145,24 @@ export async function deleteWallets(
 }
 
 /**
- * Deletes wallets and the delegate keys generated for them, inside `tx`; whether every one was
- * still there. The DIDs' references elsewhere (role assignments) are the caller's to forget.
+ * Deletes a wallet and the delegate keys generated for it, inside `tx`; whether it was still
+ * there. Its DID's references elsewhere (role assignments) are the caller's to forget.
  */
-export async function deleteWalletRecords(
-  tx: StorageAdapter,
-  tenantId: string,
-  gone: ReadonlyArray<Pick<WalletRecord, 'id'>>,
-): Promise<boolean> {
+export async function deleteWalletRecord(tx: StorageAdapter, tenantId: string, walletId: string): Promise<boolean> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
-  let all = true
-  for (const wallet of gone) {
-    if (!(await c.wallets.delete(wallet.id))) all = false
-    await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: wallet.id })
-  }
-  return all
+  if (!(await c.wallets.delete(walletId))) return false
+  await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: walletId })
+  return true
+}
+
+/**
+ * Deletes a vault's wallets (`walletIds`, read in `tx`) and their delegate keys, inside `tx`: two
+ * statements whatever their number. Their DIDs' references elsewhere are the caller's to forget.
+ */
+export async function deleteVaultWalletRecords(tx: StorageAdapter, tenantId: string, vaultId: string, walletIds: string[]): Promise<void> {
+  const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
+  await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: walletIds })
+  await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vaultId })
 }
 
 async function findByDid(wallets: Wallets, did: string): Promise<WalletRecord> {

@@ -129,12 +129,21 @@ describe.each(REAL_STORAGES)('%s', (storage) => {
       expect(res.body.vcs[0].jsonld.proof).toEqual([current.proof[0], current.proof[2]])
       expect(await storedDoc()).toEqual(res.body.vcs[0].jsonld)
       // Nothing of the caller's is left: NOT_FOUND, nothing written.
+      const b = await walletWithToken(h, TENANT_B)
       const before = await snapshot(h)
       const again = await patch({ operation: 'removeProof', claims: [{ _id: stored._id }] }, cosigner.jwt)
       expect(again.body.errors[0].error.errorType).toBe('NOT_FOUND')
       expect((await patch({ operation: 'removeProof', claims: [{ _id: stored._id }] }, stranger.jwt)).body.errors[0].error.errorType).toBe(
         'FORBIDDEN',
       )
+      // Another tenant's caller does not see the credential at all.
+      const other = await h.request('PATCH', '/claims', {
+        json: { operation: 'removeProof', claims: [{ _id: stored._id }] },
+        didAuth: b.jwt,
+        token: TENANT_B,
+      })
+      expect(other.status).toBe(200)
+      expect(other.body.errors[0].error.errorType).toBe('NOT_FOUND')
       expect(await snapshot(h)).toEqual(before)
     })
   })
