@@ -17,6 +17,8 @@ import { measurePair, type MeasureOptions, type Measurement } from './measure.js
 
 const API_KEY = 'bench-credentials-api-key-0123456789'
 const TENANT = 'bench-credentials'
+/** Tenant of the store floor's records (removed after its measurement). */
+const RAW_TENANT = 'bench-raw'
 const BATCH = 1_000
 
 const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url')
@@ -44,100 +46,152 @@ export interface FetchFigures {
   ratio: number
 }
 
-export interface CredentialResults {
+export interface StoreFigures {
   storeBatch1000: Measurement
   storeRowsPerSec: number
   rawInsertBatch1000: Measurement
   rawInsertRowsPerSec: number
   storeVsRawInsert: number
+}
+
+export interface CredentialResults extends StoreFigures {
   fetch: { at10k: FetchFigures; at100k: FetchFigures; latencyRatio100kVs10k: number }
+}
+
+/** The floors the service's store and fetch are measured against. */
+export interface CredentialFloors {
+  label: string
+  /** Inserts the records in one transaction: the store's floor. */
+  insertBatch(records: CredentialRecord[]): Promise<unknown>
+  /** The raw indexed page: 10 records of `issuer` in `tenant`, no access filter. */
+  issuerPage(tenant: string, issuer: string): Promise<unknown>
+}
+
+/** The service, a caller storing as `me`, and the synthetic credentials it stores. */
+export interface CredentialBench {
+  label: string
+  storage: StorageAdapter
+  tenant: string
+  me: string
+  /** The issuers of every credential but the caller's ten. */
+  others: string[]
+  asMe: ReturnType<IdentityService['as']>
+  /** `n` synthetic claims by `iss` (default: the others, in turn). */
+  batchOf(n: number, iss?: string): Array<{ jwt: string }>
+  /** The credentials stored in the tenant. */
+  count(): Promise<number>
+  close(): Promise<void>
 }
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits))
 
-export async function benchCredentials(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<CredentialResults> {
+/** The service on `storage` with the caller and its ten credentials stored (the rows every fetch returns). */
+export async function openCredentialBench(label: string, storage: StorageAdapter): Promise<CredentialBench> {
   const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ [API_KEY]: TENANT }) })
-  try {
-    const authorization = `Bearer ${API_KEY}`
-    const api = service.as({ authorization })
-    const me = (await api.generateWallet({ wallet: { alias: 'issuer' } })).wallet
-    const asMe = service.as({ authorization, didAuth: (await api.generateToken({ iss: me.did })).jwt })
-    const others = Array.from({ length: 50 }, (_, i) => `did:ethr:dev:0x${(i + 1).toString(16).padStart(40, 'f')}`)
-    const batchOf = (n: number, iss?: string) =>
-      Array.from({ length: n }, (_, i) => ({ jwt: vcJwt(iss ?? others[(serial + i) % others.length]) }))
+  const authorization = `Bearer ${API_KEY}`
+  const api = service.as({ authorization })
+  const me = (await api.generateWallet({ wallet: { alias: 'issuer' } })).wallet.did
+  const asMe = service.as({ authorization, didAuth: (await api.generateToken({ iss: me })).jwt })
+  const others = Array.from({ length: 50 }, (_, i) => `did:ethr:dev:0x${(i + 1).toString(16).padStart(40, 'f')}`)
+  const batchOf = (n: number, iss?: string) =>
+    Array.from({ length: n }, (_, i) => ({ jwt: vcJwt(iss ?? others[(serial + i) % others.length]) }))
+  await asMe.storeClaims({ claims: batchOf(10, me) })
+  const count = () => storage.collection('credentials').count({ field: 'tenantId', op: 'eq', value: TENANT })
+  return { label, storage, tenant: TENANT, me, others, asMe, batchOf, count, close: () => service.close() }
+}
 
-    const raw = storage.collection<CredentialRecord>('credentials')
-    const rawRecords = (): CredentialRecord[] =>
-      Array.from({ length: BATCH }, () => ({
-        id: randomUUID(),
-        tenantId: 'bench-raw',
-        format: 'JWT',
-        jwt: vcJwt(others[0]),
-        issuer: others[0],
-        subject: others[1],
-        types: ['VerifiableCredential'],
-        storedBy: [me.did],
-        isPublicAccess: false,
-        roles: [],
-        hash: randomUUID(),
-        createdAt: Date.now(),
-      }))
-    const [storeBatch1000, rawInsertBatch1000] = await measurePair(
-      { label: `${label}: store 1,000 VC-JWTs (service)`, fn: () => asMe.storeClaims({ claims: batchOf(BATCH) }) },
-      {
-        label: `${label}: raw insertMany of 1,000 credential records`,
-        fn: () => storage.transaction((tx) => tx.collection<CredentialRecord>('credentials').insertMany(rawRecords())),
+/** Credential records of `issuer` in tenant `bench-raw`, as the store's floor inserts them. */
+export function rawCredentialRecords(issuer: string, subject: string, storedBy: string): CredentialRecord[] {
+  return Array.from({ length: BATCH }, () => ({
+    id: randomUUID(),
+    tenantId: RAW_TENANT,
+    format: 'JWT',
+    jwt: vcJwt(issuer),
+    issuer,
+    subject,
+    types: ['VerifiableCredential'],
+    storedBy: [storedBy],
+    isPublicAccess: false,
+    roles: [],
+    hash: randomUUID(),
+    createdAt: Date.now(),
+  }))
+}
+
+/** Stores batches of 1,000 through the service, interleaved with the floor's insert of 1,000 records (removed after). */
+export async function measureStore(bench: CredentialBench, floors: CredentialFloors, options: MeasureOptions): Promise<StoreFigures> {
+  const { label, asMe, others } = bench
+  const [storeBatch1000, rawInsertBatch1000] = await measurePair(
+    { label: `${label}: store 1,000 VC-JWTs (service)`, fn: () => asMe.storeClaims({ claims: bench.batchOf(BATCH) }) },
+    {
+      label: `${label}: ${floors.label} of 1,000 credential records`,
+      fn: () => floors.insertBatch(rawCredentialRecords(others[0], others[1], bench.me)),
+    },
+    options,
+  )
+  await bench.storage.collection('credentials').deleteMany({ field: 'tenantId', op: 'eq', value: RAW_TENANT })
+  return {
+    storeBatch1000,
+    storeRowsPerSec: round(storeBatch1000.opsPerSec * BATCH, 0),
+    rawInsertBatch1000,
+    rawInsertRowsPerSec: round(rawInsertBatch1000.opsPerSec * BATCH, 0),
+    storeVsRawInsert: round(storeBatch1000.opsPerSec / rawInsertBatch1000.opsPerSec, 3),
+  }
+}
+
+/** Stores credentials by other issuers through the service until the tenant holds `n`. */
+export async function fillThroughService(bench: CredentialBench, n: number): Promise<void> {
+  for (let have = await bench.count(); have < n; have += BATCH)
+    await bench.asMe.storeClaims({ claims: bench.batchOf(Math.min(BATCH, n - have)) })
+}
+
+/** The caller's fetch by issuer (its ten credentials, access-filtered) interleaved with the floor's raw indexed page. */
+export async function measureFetch(bench: CredentialBench, floors: CredentialFloors, options: MeasureOptions): Promise<FetchFigures> {
+  const { label, asMe, me } = bench
+  const stored = await bench.count()
+  const [fetchByIssuer, rawIndexedPage] = await measurePair(
+    {
+      label: `${label}: fetch by issuer, 10 rows, access-filtered, ${stored} stored`,
+      fn: async () => {
+        if ((await asMe.getClaims({ issuer: me, limit: 10 })).vcs.length !== 10) throw new Error('bench: expected 10 rows')
       },
-      options,
-    )
-    await raw.deleteMany({ field: 'tenantId', op: 'eq', value: 'bench-raw' })
+    },
+    { label: `${label}: raw indexed page (issuer, 10 rows), ${stored} stored`, fn: () => floors.issuerPage(bench.tenant, me) },
+    options,
+  )
+  return { stored, fetchByIssuer, rawIndexedPage, ratio: round(fetchByIssuer.opsPerSec / rawIndexedPage.opsPerSec, 3) }
+}
 
-    // Ten credentials by the caller; everything else by other issuers, not public.
-    await asMe.storeClaims({ claims: batchOf(10, me.did) })
-    const count = () => storage.collection('credentials').count({ field: 'tenantId', op: 'eq', value: TENANT })
-    const fillTo = async (n: number) => {
-      for (let have = await count(); have < n; have += BATCH) await asMe.storeClaims({ claims: batchOf(Math.min(BATCH, n - have)) })
-    }
-    const figures = async (): Promise<FetchFigures> => {
-      const stored = await count()
-      const [fetchByIssuer, rawIndexedPage] = await measurePair(
+/** The adapter's own floors: `insertMany` in a transaction, `find` on the indexed fields. */
+function adapterFloors(storage: StorageAdapter): CredentialFloors {
+  return {
+    label: 'raw insertMany',
+    insertBatch: (records) => storage.transaction((tx) => tx.collection<CredentialRecord>('credentials').insertMany(records)),
+    issuerPage: (tenant, issuer) =>
+      storage.collection<CredentialRecord>('credentials').find(
         {
-          label: `${label}: fetch by issuer, 10 rows, access-filtered, ${stored} stored`,
-          fn: async () => {
-            if ((await asMe.getClaims({ issuer: me.did, limit: 10 })).vcs.length !== 10) throw new Error('bench: expected 10 rows')
-          },
+          and: [
+            { field: 'tenantId', op: 'eq', value: tenant },
+            { field: 'issuer', op: 'eq', value: issuer },
+          ],
         },
-        {
-          label: `${label}: raw indexed page (issuer, 10 rows), ${stored} stored`,
-          fn: () =>
-            raw.find(
-              {
-                and: [
-                  { field: 'tenantId', op: 'eq', value: TENANT },
-                  { field: 'issuer', op: 'eq', value: me.did },
-                ],
-              },
-              { limit: 10 },
-            ),
-        },
-        options,
-      )
-      return { stored, fetchByIssuer, rawIndexedPage, ratio: round(fetchByIssuer.opsPerSec / rawIndexedPage.opsPerSec, 3) }
-    }
-    await fillTo(10_000)
-    const at10k = await figures()
-    await fillTo(100_000)
-    const at100k = await figures()
-    return {
-      storeBatch1000,
-      storeRowsPerSec: round(storeBatch1000.opsPerSec * BATCH, 0),
-      rawInsertBatch1000,
-      rawInsertRowsPerSec: round(rawInsertBatch1000.opsPerSec * BATCH, 0),
-      storeVsRawInsert: round(storeBatch1000.opsPerSec / rawInsertBatch1000.opsPerSec, 3),
-      fetch: { at10k, at100k, latencyRatio100kVs10k: round(at100k.fetchByIssuer.p50Ms / at10k.fetchByIssuer.p50Ms, 2) },
-    }
+        { limit: 10 },
+      ),
+  }
+}
+
+export async function benchCredentials(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<CredentialResults> {
+  const bench = await openCredentialBench(label, storage)
+  try {
+    const floors = adapterFloors(storage)
+    const store = await measureStore(bench, floors, options)
+    await fillThroughService(bench, 10_000)
+    const at10k = await measureFetch(bench, floors, options)
+    await fillThroughService(bench, 100_000)
+    const at100k = await measureFetch(bench, floors, options)
+    return { ...store, fetch: { at10k, at100k, latencyRatio100kVs10k: round(at100k.fetchByIssuer.p50Ms / at10k.fetchByIssuer.p50Ms, 2) } }
   } finally {
-    await service.close()
+    await bench.close()
   }
 }
 

@@ -4,7 +4,7 @@ import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } 
 import { measure, measurePair, type MeasureOptions, type Measurement } from './measure.js'
 import { nativeSecp256k1 } from './secp256k1.js'
 import { benchDid, type DidResults } from './did.js'
-import { rawWalletCreation } from './wallet-floor.js'
+import { adapterWalletInsert, type InsertWallet, rawWalletCreation } from './wallet-floor.js'
 
 const API_KEY = 'bench-api-key-0123456789'
 
@@ -24,7 +24,13 @@ export interface ServiceResults {
   }
 }
 
-export async function benchService(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<ServiceResults> {
+/** Measures the service on `storage`; the wallet floor inserts with `floorInsert` (default: the adapter's `insert`). */
+export async function benchService(
+  label: string,
+  storage: StorageAdapter,
+  options: MeasureOptions,
+  floorInsert: InsertWallet = adapterWalletInsert(storage),
+): Promise<ServiceResults> {
   const service = await IdentityService.create({ storage, masterKey: randomMasterKey(), tenants: staticTenants({ [API_KEY]: 'bench' }) })
   try {
     const authorization = `Bearer ${API_KEY}`
@@ -39,7 +45,7 @@ export async function benchService(label: string, storage: StorageAdapter, optio
 
     const [ecsWalletGeneration, walletCreationFloor] = await measurePair(
       { label: `${label}: ECS wallet generation`, fn: () => api.generateWallet({}) },
-      rawWalletCreation(label, storage),
+      rawWalletCreation(label, floorInsert),
       options,
     )
     const bip44NextWallet = await measure(

@@ -1,7 +1,8 @@
 /**
  * The raw floor of creating an ECS wallet, from the primitives the SDK builds it with: noble
  * secp256k1 key generation and public key, the keccak-256 address, the keyring's AES-256-GCM
- * seal of the private key, and one `insert` into the wallets collection of the same storage.
+ * seal of the private key, and one insert of the record: by default `insert` into the wallets
+ * collection of the same storage (on PostgreSQL, one `INSERT` through `pg`: see ./postgres-floors).
  * No schema parsing, no tenant scoping, no DID formatting, no response shaping.
  */
 import { randomUUID } from 'node:crypto'
@@ -17,9 +18,17 @@ import type { Operation } from './measure.js'
 /** Tenant of the floor's records: apart from the service's own, so no uniqueness rule couples the two. */
 const TENANT = 'bench-floor'
 
-export function rawWalletCreation(label: string, storage: StorageAdapter): Operation {
+/** Inserts one wallet record. */
+export type InsertWallet = (record: WalletRecord) => Promise<unknown>
+
+/** The floor's insert through the adapter's own `insert`. */
+export const adapterWalletInsert =
+  (storage: StorageAdapter): InsertWallet =>
+  (record) =>
+    storage.collection<WalletRecord>('wallets').insert(record)
+
+export function rawWalletCreation(label: string, insert: InsertWallet): Operation {
   const keyring = new Keyring(randomMasterKey())
-  const wallets = storage.collection<WalletRecord>('wallets')
   return {
     label: `${label}: wallet creation raw floor (interleaved)`,
     fn: async () => {
@@ -30,7 +39,7 @@ export function rawWalletCreation(label: string, storage: StorageAdapter): Opera
       const sealed = keyring.seal(secretKey, secretContext('wallets', { tenantId: TENANT, id }, 'privateKey'))
       secretKey.fill(0)
       const now = Date.now()
-      await wallets.insert({
+      await insert({
         id,
         tenantId: TENANT,
         isHDWallet: false,
