@@ -26,6 +26,7 @@ import { migrate } from './migrate.js'
 import { quoteSchema } from './names.js'
 import { type PlanNode, queryPlanOf } from './plan.js'
 import { type FindQuery, findQueries, withLimit } from './query.js'
+import { StatementNames } from './statements.js'
 
 /** Options of {@link createPostgresStorage}: a `connectionString` (the adapter owns its pool) or a `pool` you own. */
 export interface PostgresStorageOptions {
@@ -41,6 +42,12 @@ export interface PostgresStorageOptions {
   connectTimeoutMs?: number
   /** Attempts of a transaction failing on a serialization failure or deadlock before it is thrown (default 10). */
   transactionAttempts?: number
+  /**
+   * Send the adapter's statements as named (prepared) statements, parsed and planned once per
+   * connection (default true). Turn off behind a pooler that cannot carry them between
+   * server connections (PgBouncer before 1.21, or without `max_prepared_statements`).
+   */
+  preparedStatements?: boolean
 }
 
 /** State shared by an adapter and every transaction adapter derived from it. */
@@ -50,6 +57,7 @@ interface Core {
   readonly schema: string
   readonly layouts: Map<string, Layout>
   readonly attempts: number
+  readonly statements: StatementNames
   closed: boolean
 }
 
@@ -215,8 +223,9 @@ class PostgresAdapter implements StorageAdapter {
   /** Runs one statement on this scope's connection, once no nested transaction holds it. */
   private async query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
     const { client } = this.scope
-    if (client === undefined) return this.usable(() => this.core.pool.query<R>(sql, params))
-    return await this.scope.lock.whenFree(() => this.usable(() => client.query<R>(sql, params)))
+    const statement = this.core.statements.statement(sql, params)
+    if (client === undefined) return this.usable(() => this.core.pool.query<R>(statement))
+    return await this.scope.lock.whenFree(() => this.usable(() => client.query<R>(statement)))
   }
 
   /** Runs `op` unless this scope's transaction has finished or the storage is closed. */
@@ -239,8 +248,9 @@ class PostgresAdapter implements StorageAdapter {
  * several processes and hosts sharing one database.
  */
 export class PostgresStorage extends PostgresAdapter {
-  constructor(pool: Pool, ownsPool: boolean, schema: string, attempts: number) {
-    super({ pool, ownsPool, schema, layouts: new Map(), attempts, closed: false }, { ...rootScope(), depth: 0 })
+  constructor(pool: Pool, ownsPool: boolean, schema: string, attempts: number, prepared = true) {
+    const statements = new StatementNames(prepared)
+    super({ pool, ownsPool, schema, layouts: new Map(), attempts, statements, closed: false }, { ...rootScope(), depth: 0 })
   }
 
   /** Closes the pool the adapter created (a pool passed in is left to its owner). Idempotent. */
@@ -267,7 +277,8 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
   // An idle pooled connection that fails (a server restart) leaves the pool, which reconnects on the next query:
   // without a listener the pool's 'error' event would end the process.
   if (options.pool === undefined) pool.on('error', () => undefined)
-  const storage = new PostgresStorage(pool, options.pool === undefined, quoteSchema(schema), options.transactionAttempts ?? 10)
+  const attempts = options.transactionAttempts ?? 10
+  const storage = new PostgresStorage(pool, options.pool === undefined, quoteSchema(schema), attempts, options.preparedStatements)
   try {
     await pool.query('SELECT 1')
   } catch (err) {
