@@ -1,7 +1,9 @@
 /**
  * `npm run bench`: prints ONE JSON object on stdout (progress goes to stderr) with ops/s and
  * p50/p95 latencies of the service's hot paths on memory and SQLite storage, the storage
- * figures of every adapter it can reach (memory, SQLite, MongoDB when `MONGODB_URL` is set),
+ * figures of every adapter it can reach (memory, SQLite, PostgreSQL, MongoDB when `MONGODB_URL`
+ * is set), the PostgreSQL figures on a server it starts as the tests do (./postgres: the service's
+ * hot paths, stored credentials up to 1,000,000, each target against its floor through `pg`),
  * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
  * bodies and while another tenant verifies the largest JSON-LD credential the bounds accept in
@@ -24,6 +26,7 @@ import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
 import { benchJsonLdLoad } from './jsonld-load.js'
 import { benchMpc } from './mpc.js'
+import { benchPostgres } from './postgres.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRoles, type RoleResults } from './roles.js'
 import { benchServerRss } from './rss.js'
@@ -144,6 +147,8 @@ async function main(): Promise<void> {
   const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
+  const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
+  storageAdapters.results.postgres = postgresStorage
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
   const jsonLdLoad = await benchJsonLdLoad(JSONLD_LOAD_OPTIONS)
   const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
@@ -204,6 +209,13 @@ async function main(): Promise<void> {
     actual: credentials.sqlite.fetch.latencyRatio100kVs10k,
     pass: credentials.sqlite.fetch.latencyRatio100kVs10k <= 2,
   })
+  // Issue 19, PostgreSQL started by the bench: each ÷ its floor through pg directly (interleaved); fetch latency at 1M within 2x of 10k.
+  const pgc = postgres.credentials
+  targets.push(target('ecsWalletVsFloor', 'postgres', 0.7, floorRatio(postgres.service)))
+  targets.push(target('credentialStoreVsRawInsert', 'postgres', 0.5, pgc.storeVsRawInsert))
+  targets.push(target('credentialFetchByIssuerVsRawIndexedQuery', 'postgres', 0.3, Math.min(pgc.fetch.at10k.ratio, pgc.fetch.at1M.ratio)))
+  const pgFetch = pgc.fetch.latencyRatio1MVs10k
+  targets.push({ name: 'credentialFetchLatency1MVs10k', storage: 'postgres', max: 2, actual: pgFetch, pass: pgFetch <= 2 })
   // Signing and verifying credentials (issue 10), each against its floor measured interleaved: JWT sign ≥ 70% of did-jwt-vc's createVerifiableCredentialJwt, JWT verify ≥ 70% of raw OpenSSL verify (owner and generated delegate), JSON-LD ≥ 55% of two canonicalizations + one sign/verify per suite and ≥ 10× Veramo (21/s sign, 13/s verify).
   const cc = claimsCrypto.sqlite
   targets.push(target('jwtVcSignVsRawCreateVerifiableCredentialJwt', 'sqlite', 0.7, cc.jwtSign.ratio))
@@ -261,6 +273,7 @@ async function main(): Promise<void> {
     claimsCrypto,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
+    postgres,
     unauthenticatedFlood,
     jsonLdLoad,
     mpc,

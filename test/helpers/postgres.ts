@@ -80,9 +80,14 @@ async function dropSchema(url: string, schema: string): Promise<void> {
 
 /**
  * Starts (or, with `DIDVAULT_TEST_POSTGRES_URL`, reaches) a server for one test file, harness or
- * the bench; `log` prints which (the bench passes a stderr writer: its stdout is one JSON object).
+ * the bench; `log` prints which (the bench passes a stderr writer: its stdout is one JSON object);
+ * `settings` are more server settings (`-c name=value`) of a server started here.
  */
-export async function startTestPostgres(label = 'tests', log: (line: string) => void = console.log): Promise<TestPostgres> {
+export async function startTestPostgres(
+  label = 'tests',
+  log: (line: string) => void = console.log,
+  settings: Record<string, string> = {},
+): Promise<TestPostgres> {
   const schema = schemaName()
   const existing = process.env.DIDVAULT_TEST_POSTGRES_URL
   if (existing) {
@@ -102,7 +107,8 @@ export async function startTestPostgres(label = 'tests', log: (line: string) => 
   chmodSync(dir, 0o700)
   const port = await freePort()
   run(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'])
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`
+  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`)
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${extra.join('')}`
   run(bin, 'pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options])
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const server = `PostgreSQL ${await serverVersion(url)} (${source}, ${bin})`
