@@ -10,7 +10,7 @@ import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { jsonldThreadsPerWorker, parseWorkers } from '../src/cli/cluster.js'
+import { jsonldThreadsPerWorker, parseWorkers, RestartPolicy } from '../src/cli/cluster.js'
 import { CLI, ensureBuilt } from './helpers/build.js'
 import { killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 
@@ -237,5 +237,28 @@ describe('--workers sizing', () => {
     expect(parseWorkers('3')).toBe(3)
     expect([1, 2, 3, 4, 8].map((workers) => jsonldThreadsPerWorker(workers, 8))).toEqual([8, 4, 2, 2, 1])
     expect(jsonldThreadsPerWorker(4, 2)).toBe(1)
+  })
+})
+
+describe('replacing workers that die', () => {
+  it('waits 100 ms, then twice as long for each exit within the minute, up to 10 s', () => {
+    const policy = new RestartPolicy(4)
+    const delays = Array.from({ length: 12 }, (_, i) => policy.exited(1_000 + i))
+    expect(delays).toEqual(
+      [100, 200, 400, 800, 1_600, 3_200, 6_400, 10_000, 10_000, 10_000, 10_000, 10_000].map((delayMs) => ({ delayMs })),
+    )
+  })
+
+  it('stops on the exit after 5 per worker within a minute, and forgets exits older than a minute', () => {
+    const policy = new RestartPolicy(2)
+    for (let i = 0; i < 10; i++) expect(policy.exited(i * 1_000)).toHaveProperty('delayMs')
+    expect(policy.exited(10_000)).toEqual({ stop: 11 })
+
+    const spread = new RestartPolicy(2)
+    for (let i = 0; i < 10; i++) spread.exited(i * 1_000)
+    // A minute after the first exit, it has left the window: 10 exits within the minute, not 11.
+    expect(spread.exited(60_000)).toEqual({ delayMs: 10_000 })
+    // Quiet for a minute: the next exit is the first again.
+    expect(spread.exited(200_000)).toEqual({ delayMs: 100 })
   })
 })
