@@ -1,6 +1,7 @@
 /**
  * `didvault serve --workers 2` against `--workers 1` (issue 19): two real servers (the built
- * CLI) on one SQLite file in a temporary directory, both started once and kept up, loaded by
+ * CLI) on one SQLite file in a temporary directory, or on one PostgreSQL schema (a throw-away
+ * server started as the tests start it), both started once and kept up, loaded by
  * autocannon from another process (bench/workers-load.ts) with two requests as a client sends
  * them — API key and DID-auth token headers: `GET /wallets?limit=10` (25 wallets in the vault) and
  * `POST /claims/verify` of one VC-JWT (ES256K). The floor is a bare `node:http` cluster of 1 and 2
@@ -17,6 +18,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CLI, ensureBuilt } from '../test/helpers/build.js'
+import { startTestPostgres } from '../test/helpers/postgres.js'
 import { createClient } from '../src/client/index.js'
 import { recoverEs256kKeys } from '../src/keys/es256k.js'
 import type { Slice, SliceCounts } from './workers-load.js'
@@ -48,8 +50,13 @@ export interface RequestFigures {
   scalingVsFloor: number
 }
 
+/** What both didvault servers store in. */
+export type WorkersStorage = 'sqlite' | 'postgres'
+
 export interface WorkersResults {
-  storage: 'sqlite'
+  storage: WorkersStorage
+  /** The PostgreSQL server, when on PostgreSQL. */
+  server?: string
   generator: string
   slices: typeof SLICE & { rounds: number }
   requests: Record<RequestName, RequestFigures>
@@ -81,8 +88,9 @@ const stopper = (child: ChildProcess) => async () => {
   await once(child, 'exit')
 }
 
-async function startDidvault(workers: number, db: string, env: NodeJS.ProcessEnv): Promise<Server> {
-  const args = [CLI, 'serve', '--port', '0', '--workers', String(workers), '--storage', `sqlite:${db}`]
+/** Starts `didvault serve --workers <workers>` on the storage of `env.DIDVAULT_STORAGE`. */
+async function startDidvault(workers: number, env: NodeJS.ProcessEnv): Promise<Server> {
+  const args = [CLI, 'serve', '--port', '0', '--workers', String(workers)]
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] })
   const [, url] = await listening(child, /^didvault listening on (\S+)/m, `didvault serve --workers ${workers}`)
   return { url, stop: stopper(child) }
@@ -152,19 +160,34 @@ function figures(slices: SliceCounts[]): ConfigurationFigures {
   }
 }
 
-export async function benchWorkers(): Promise<WorkersResults> {
+/** A SQLite file in a temporary directory, or a schema of a throw-away PostgreSQL server: `DIDVAULT_STORAGE`, and how to remove it. */
+async function storageOf(storage: WorkersStorage): Promise<{ spec: string; server?: string; remove(): Promise<void> }> {
+  if (storage === 'postgres') {
+    const pg = await startTestPostgres('bench --workers', (line) => process.stderr.write(`${line}\n`))
+    return { spec: `${pg.url}?schema=${pg.schema}`, server: pg.server, remove: () => pg.stop() }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'didvault-bench-workers-'))
+  return { spec: `sqlite:${join(dir, 'workers.db')}`, remove: async () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+export async function benchWorkers(storage: WorkersStorage = 'sqlite'): Promise<WorkersResults> {
   const started = Date.now()
   ensureBuilt()
-  const dir = mkdtempSync(join(tmpdir(), 'didvault-bench-workers-'))
+  const { spec, server, remove } = await storageOf(storage)
   const apiKey = randomBytes(24).toString('base64url')
-  const env = { ...process.env, NODE_OPTIONS: '', DIDVAULT_API_KEYS: `bench:${apiKey}` }
+  const env = {
+    ...process.env,
+    NODE_OPTIONS: '',
+    DIDVAULT_STORAGE: spec,
+    DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
+    DIDVAULT_API_KEYS: `bench:${apiKey}`,
+  }
   const servers: Server[] = []
   const generator = startGenerator()
   try {
-    const db = join(dir, 'workers.db')
-    const didvault1 = await startDidvault(1, db, env)
+    const didvault1 = await startDidvault(1, env)
     servers.push(didvault1)
-    const didvault2 = await startDidvault(2, db, env)
+    const didvault2 = await startDidvault(2, env)
     servers.push(didvault2)
     const { didAuth, vcJwt, publicKeyHex } = await prepare(didvault1.url, apiKey)
     const floor1 = await startFloor(1, publicKeyHex)
@@ -215,18 +238,24 @@ export async function benchWorkers(): Promise<WorkersResults> {
         scalingVsFloor: round(scaling.didvault / scaling.floor, 3),
       }
       const line = (c: Configuration) => `${c} ${f[c].requestsPerSec}/s (generator ${f[c].generatorCpu} CPU)`
-      process.stderr.write(`bench: workers ${request}: ${CONFIGURATIONS.map(line).join(', ')}; scaling ${JSON.stringify(scaling)}\n`)
+      process.stderr.write(
+        `bench: workers ${storage} ${request}: ${CONFIGURATIONS.map(line).join(', ')}; scaling ${JSON.stringify(scaling)}\n`,
+      )
     }
     const generatorName = 'autocannon 8 (one process, 16 connections)'
-    return { storage: 'sqlite', generator: generatorName, slices: { ...SLICE, rounds: ROUNDS }, requests, totalMs: Date.now() - started }
+    const slices = { ...SLICE, rounds: ROUNDS }
+    return { storage, ...(server && { server }), generator: generatorName, slices, requests, totalMs: Date.now() - started }
   } finally {
     await generator.stop()
-    for (const server of servers) await server.stop()
-    rmSync(dir, { recursive: true, force: true })
+    for (const s of servers) await s.stop()
+    await remove()
   }
 }
 
-// Standalone: `node --import tsx bench/workers.ts`.
+// Standalone: `node --import tsx bench/workers.ts [sqlite|postgres ...]` (default: sqlite).
 if (import.meta.url === `file://${process.argv[1]}`) {
-  process.stdout.write(`${JSON.stringify(await benchWorkers(), null, 2)}\n`)
+  const storages = process.argv.length > 2 ? (process.argv.slice(2) as WorkersStorage[]) : (['sqlite'] as const)
+  const results: Partial<Record<WorkersStorage, WorkersResults>> = {}
+  for (const storage of storages) results[storage] = await benchWorkers(storage)
+  process.stdout.write(`${JSON.stringify(results, null, 2)}\n`)
 }

@@ -78,13 +78,16 @@ async function dropSchema(url: string, schema: string): Promise<void> {
   }
 }
 
-/** Starts (or, with `DIDVAULT_TEST_POSTGRES_URL`, reaches) a server for one test file or harness. */
-export async function startTestPostgres(label = 'tests'): Promise<TestPostgres> {
+/**
+ * Starts (or, with `DIDVAULT_TEST_POSTGRES_URL`, reaches) a server for one test file, harness or
+ * the bench; `log` prints which (the bench passes a stderr writer: its stdout is one JSON object).
+ */
+export async function startTestPostgres(label = 'tests', log: (line: string) => void = console.log): Promise<TestPostgres> {
   const schema = schemaName()
   const existing = process.env.DIDVAULT_TEST_POSTGRES_URL
   if (existing) {
     const server = `PostgreSQL ${await serverVersion(existing)} (DIDVAULT_TEST_POSTGRES_URL)`
-    console.log(`[postgres] ${label}: ${server}, schema ${schema}`)
+    log(`[postgres] ${label}: ${server}, schema ${schema}`)
     return { url: existing, schema, server, stop: () => dropSchema(existing, schema) }
   }
   const { bin, source } = binaries()
@@ -103,7 +106,7 @@ export async function startTestPostgres(label = 'tests'): Promise<TestPostgres> 
   run(bin, 'pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options])
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const server = `PostgreSQL ${await serverVersion(url)} (${source}, ${bin})`
-  console.log(`[postgres] ${label}: ${server} on 127.0.0.1:${port}, fsync=off`)
+  log(`[postgres] ${label}: ${server} on 127.0.0.1:${port}, fsync=off`)
   return {
     url,
     schema,
