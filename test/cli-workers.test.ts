@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { jsonldThreadsPerWorker, parseWorkers, RestartPolicy } from '../src/cli/cluster.js'
 import { CLI, ensureBuilt } from './helpers/build.js'
+import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 
@@ -251,6 +252,33 @@ describe('didvault serve --workers on PostgreSQL', () => {
     expect(listed.body.vaults.map((v: { name: string }) => v.name)).toEqual(['on postgres'])
     await stop(cluster)
   }, 60_000)
+})
+
+describe('didvault serve --workers on MongoDB (the wire-protocol stand-in, not a real MongoDB)', () => {
+  const replicaSet = new MongoWireServer({ replicaSet: true })
+  const standalone = new MongoWireServer()
+  beforeAll(() => Promise.all([replicaSet.start(), standalone.start()]))
+  afterAll(() => Promise.all([replicaSet.stop(), standalone.stop()]))
+  const env = () => ({ DIDVAULT_API_KEYS: `acme:${KEY}`, DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') })
+
+  it('a replica set (server transactions): two workers both answer and see the same records', async () => {
+    const cluster = await serveWorkers('2', env(), `${replicaSet.url}/workers`)
+    const agents = [...(await connectionPerWorker(cluster)).values()]
+    const created = await send(cluster, agents[0], '/vaults', { method: 'POST', json: { name: 'on mongo' } })
+    const listed = await send(cluster, agents[1], `/vaults?id=${created.body.vault.id}`)
+    expect(created.worker).not.toBe(listed.worker)
+    expect(listed.body.vaults.map((v: { name: string }) => v.name)).toEqual(['on mongo'])
+    await stop(cluster)
+  }, 60_000)
+
+  it('a standalone server (transactions within one process only) is refused with the reason', async () => {
+    const proc = cli(['serve', '--port', '0', '--workers', '2', '--storage', `${standalone.url}/workers`], env())
+    expect((await proc.exited).code).toBe(2)
+    expect(proc.stdout()).not.toMatch(/listening/)
+    expect(proc.stderr()).toMatch(
+      /--workers 2 needs a storage several processes may share.*a standalone MongoDB server has it only as a replica set/,
+    )
+  }, 30_000)
 })
 
 describe('--workers sizing', () => {
