@@ -11,8 +11,9 @@
  * vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server process
  * holding 100k credentials, Authorization header parsing on hostile input, the overhead of
  * `didvault/client` over loopback HTTP and the rate of authenticated `GET /wallets?limit=10` from
- * a separate client process, the raw secp256k1 rates of this machine in the same run, and the
- * issue's targets as pass/fail.
+ * a separate client process, the scaling of `didvault serve --workers 2` over 1 against a bare
+ * `node:http` cluster's (bench/workers.ts), the raw secp256k1 rates of this machine in the same
+ * run, and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -33,6 +34,7 @@ import { benchServerRss } from './rss.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
 import { benchStorage, type StorageResults } from './storage.js'
+import { benchWorkers } from './workers.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
 const STORAGE_OPTIONS: MeasureOptions = { warmupMs: 200, durationMs: 1_000 }
@@ -161,6 +163,7 @@ async function main(): Promise<void> {
       sqlite: await benchWalletsPageRateSqlite(),
     },
   }
+  const workers = { sqlite: await benchWorkers('sqlite'), postgres: await benchWorkers('postgres') }
 
   // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
   const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
@@ -247,6 +250,10 @@ async function main(): Promise<void> {
   // Issue 17: authenticated GET /wallets?limit=10 from a separate client process (the client's overhead is information only).
   for (const [s, rate] of Object.entries(client.walletsPageHttp))
     targets.push(target('httpGetWalletsLimit10PerSec', s, 2_000, rate.counts.requestsPerSec))
+  // Issue 19: didvault serve --workers 2 ÷ --workers 1, over a bare node:http cluster's same scaling (PostgreSQL: information,
+  // its server's CPU is load the floor does not have).
+  for (const [name, r] of Object.entries(workers.sqlite.requests))
+    targets.push(target(`workers2ScalingVsFloor:${name}`, 'sqlite', 0.8, r.scalingVsFloor))
   // Unauthenticated 1 MiB bodies do not slow an authenticated request down much.
   const floodRatio = unauthenticatedFlood.p50Ratio
   targets.push({
@@ -280,6 +287,7 @@ async function main(): Promise<void> {
     serverRss,
     authorizationParsing,
     client,
+    workers,
     ratios,
     targets,
     allTargetsPass: targets.every((t) => t.pass),

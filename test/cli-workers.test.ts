@@ -1,17 +1,20 @@
 /**
  * `didvault serve --workers <n|auto>` from outside, on the built CLI: real processes (a primary
- * and its forked workers), real HTTP on loopback, one SQLite database. Which worker answered a
+ * and its forked workers), real HTTP on loopback, one SQLite database (and one PostgreSQL schema). Which worker answered a
  * connection is read from Linux's `/proc` (the process holding the server side of its socket).
  */
 import { execFileSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { jsonldThreadsPerWorker, parseWorkers } from '../src/cli/cluster.js'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { jsonldThreadsPerWorker, parseWorkers, RestartPolicy } from '../src/cli/cluster.js'
 import { CLI, ensureBuilt } from './helpers/build.js'
+import { MongoWireServer } from './helpers/mongo-wire-server.js'
+import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 
 const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\d+) workers\)$/m
@@ -42,9 +45,9 @@ interface Cluster {
   workers(): number[]
 }
 
-/** Starts `didvault serve --port 0 --workers <n>` on a SQLite file of the test's directory; waits for the listening line. */
-async function serveWorkers(workers: string, env: Record<string, string> = {}): Promise<Cluster> {
-  const proc = cli(['serve', '--port', '0', '--workers', workers, '--storage', `sqlite:${join(dir, 'x.db')}`], env)
+/** Starts `didvault serve --port 0 --workers <n>` on `storage` (default a SQLite file of the test's directory); waits for the listening line. */
+async function serveWorkers(workers: string, env: Record<string, string> = {}, storage = `sqlite:${join(dir, 'x.db')}`): Promise<Cluster> {
+  const proc = cli(['serve', '--port', '0', '--workers', workers, '--storage', storage], env)
   const [, url, port, count] = await proc.waitFor(LISTENING)
   const cluster = { proc, url, port: Number(port), workers: () => [...proc.stdout().matchAll(WORKER)].map((m) => Number(m[1])) }
   // A worker's own line may come just after the primary's.
@@ -231,11 +234,81 @@ describe('didvault serve --workers', () => {
   }, 30_000)
 })
 
+describe('didvault serve --workers on PostgreSQL', () => {
+  let postgres: TestPostgres
+  beforeAll(async () => {
+    postgres = await startTestPostgres('serve --workers')
+  }, 120_000)
+  afterAll(() => postgres?.stop())
+
+  it('two workers on one PostgreSQL schema both answer requests and see the same records; SIGTERM stops both', async () => {
+    const env = { DIDVAULT_API_KEYS: `acme:${KEY}`, DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') }
+    const cluster = await serveWorkers('2', env, `${postgres.url}?schema=${postgres.schema}`)
+    const agents = [...(await connectionPerWorker(cluster)).values()]
+    const created = await send(cluster, agents[0], '/vaults', { method: 'POST', json: { name: 'on postgres' } })
+    expect(created.status).toBe(200)
+    const listed = await send(cluster, agents[1], `/vaults?id=${created.body.vault.id}`)
+    expect(created.worker).not.toBe(listed.worker)
+    expect(listed.body.vaults.map((v: { name: string }) => v.name)).toEqual(['on postgres'])
+    await stop(cluster)
+  }, 60_000)
+})
+
+describe('didvault serve --workers on MongoDB (the wire-protocol stand-in, not a real MongoDB)', () => {
+  const replicaSet = new MongoWireServer({ replicaSet: true })
+  const standalone = new MongoWireServer()
+  beforeAll(() => Promise.all([replicaSet.start(), standalone.start()]))
+  afterAll(() => Promise.all([replicaSet.stop(), standalone.stop()]))
+  const env = () => ({ DIDVAULT_API_KEYS: `acme:${KEY}`, DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') })
+
+  it('a replica set (server transactions): two workers both answer and see the same records', async () => {
+    const cluster = await serveWorkers('2', env(), `${replicaSet.url}/workers`)
+    const agents = [...(await connectionPerWorker(cluster)).values()]
+    const created = await send(cluster, agents[0], '/vaults', { method: 'POST', json: { name: 'on mongo' } })
+    const listed = await send(cluster, agents[1], `/vaults?id=${created.body.vault.id}`)
+    expect(created.worker).not.toBe(listed.worker)
+    expect(listed.body.vaults.map((v: { name: string }) => v.name)).toEqual(['on mongo'])
+    await stop(cluster)
+  }, 60_000)
+
+  it('a standalone server (transactions within one process only) is refused with the reason', async () => {
+    const proc = cli(['serve', '--port', '0', '--workers', '2', '--storage', `${standalone.url}/workers`], env())
+    expect((await proc.exited).code).toBe(2)
+    expect(proc.stdout()).not.toMatch(/listening/)
+    expect(proc.stderr()).toMatch(
+      /--workers 2 needs a storage several processes may share.*a standalone MongoDB server has it only as a replica set/,
+    )
+  }, 30_000)
+})
+
 describe('--workers sizing', () => {
   it('parses auto as the available cores and shares the cores out among JSON-LD threads, at least one per worker', () => {
     expect(parseWorkers('auto')).toBe(Math.min(availableParallelism(), 64))
     expect(parseWorkers('3')).toBe(3)
     expect([1, 2, 3, 4, 8].map((workers) => jsonldThreadsPerWorker(workers, 8))).toEqual([8, 4, 2, 2, 1])
     expect(jsonldThreadsPerWorker(4, 2)).toBe(1)
+  })
+})
+
+describe('replacing workers that die', () => {
+  it('waits 100 ms, then twice as long for each exit within the minute, up to 10 s', () => {
+    const policy = new RestartPolicy(4)
+    const delays = Array.from({ length: 12 }, (_, i) => policy.exited(1_000 + i))
+    expect(delays).toEqual(
+      [100, 200, 400, 800, 1_600, 3_200, 6_400, 10_000, 10_000, 10_000, 10_000, 10_000].map((delayMs) => ({ delayMs })),
+    )
+  })
+
+  it('stops on the exit after 5 per worker within a minute, and forgets exits older than a minute', () => {
+    const policy = new RestartPolicy(2)
+    for (let i = 0; i < 10; i++) expect(policy.exited(i * 1_000)).toHaveProperty('delayMs')
+    expect(policy.exited(10_000)).toEqual({ stop: 11 })
+
+    const spread = new RestartPolicy(2)
+    for (let i = 0; i < 10; i++) spread.exited(i * 1_000)
+    // A minute after the first exit, it has left the window: 10 exits within the minute, not 11.
+    expect(spread.exited(60_000)).toEqual({ delayMs: 10_000 })
+    // Quiet for a minute: the next exit is the first again.
+    expect(spread.exited(200_000)).toEqual({ delayMs: 100 })
   })
 })

@@ -11,6 +11,7 @@ import { connect, type AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { storageTargetOf } from '../src/cli/storage-target.js'
 import { CLI, ROOT, ensureBuilt } from './helpers/build.js'
 import { expectError } from './helpers/harness.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
@@ -256,6 +257,27 @@ describe('didvault serve: --storage mongodb://', () => {
     expect(stderr).toMatch(/mongodb:\/\/host\/db/)
     expect(stderr).toMatch(/postgres:\/\/user@host\/db/)
     expect(stderr).not.toContain('pa55-w0rd')
+  })
+})
+
+describe('--storage postgres://…?schema=', () => {
+  it('takes the schema out of the connection string, keeping its other parameters', () => {
+    expect(storageTargetOf('postgres://u@h/db?schema=tenant_a')).toEqual({ kind: 'postgres', url: 'postgres://u@h/db', schema: 'tenant_a' })
+    expect(storageTargetOf('postgresql://u@h/db?sslmode=require&schema=s1&application_name=x')).toEqual({
+      kind: 'postgres',
+      url: 'postgresql://u@h/db?sslmode=require&application_name=x',
+      schema: 's1',
+    })
+    expect(storageTargetOf('postgres://u@h/db?sslmode=require')).toEqual({ kind: 'postgres', url: 'postgres://u@h/db?sslmode=require' })
+  })
+
+  it('refuses a schema that is not a plain identifier, without the password', () => {
+    for (const schema of ['', 'a;drop', '"q"', 'x'.repeat(64), '1abc']) {
+      expect(() => storageTargetOf(`postgres://u:pa55@h/db?schema=${encodeURIComponent(schema)}`)).toThrow(
+        /not a plain PostgreSQL identifier/,
+      )
+      expect(() => storageTargetOf(`postgres://u:pa55@h/db?schema=${encodeURIComponent(schema)}`)).not.toThrow(/pa55/)
+    }
   })
 })
 

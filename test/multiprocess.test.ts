@@ -1,9 +1,12 @@
 /**
  * Several `didvault serve` processes (real child processes of the built CLI) sharing one
  * database: concurrent BIP44 wallet creation in one vault, then concurrent batch renames and
- * overlapping batch deletes. Runs on one SQLite file; on a real PostgreSQL (a throw-away cluster,
- * test/helpers/postgres.ts), where the three processes also migrate the new database at once and
- * exactly one migration is recorded; on the MongoDB wire-protocol stand-in as a
+ * overlapping batch deletes. Runs on one SQLite file; on a real PostgreSQL (test/helpers/postgres.ts;
+ * each case in a schema of its own, named by `?schema=`), where the three processes also migrate
+ * the new schema at once and exactly one migration is recorded, an API key revoked through the CLI
+ * is refused by all three, and role assignment on one process racing role deletion on another
+ * leaves no assignment of the deleted role (without the assignment's in-transaction role check it
+ * leaves all five in the first round); on the MongoDB wire-protocol stand-in as a
  * replica set (server transactions) and as a standalone server (fallback transactions: see the
  * note on that case); and on the real MongoDB of `MONGODB_URL` when it is set.
  */
@@ -32,6 +35,8 @@ function addressAt(mnemonic: string, index: number): string {
   return computeAddress(hexlify(key.publicKey!))
 }
 
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
 /** Fails with the response when a request did not succeed: no failure here is one the caller could fix. */
 function ok(res: HttpResult): any {
   expect(res.status, JSON.stringify(res.body)).toBe(200)
@@ -46,14 +51,16 @@ beforeAll(async () => {
   ensureBuilt()
   dir = mkdtempSync(join(tmpdir(), 'didvault-multiprocess-'))
   await Promise.all([standIn.start(), replicaSetStandIn.start()])
-  if (!process.env.DIDVAULT_TEST_POSTGRES_URL) postgres = await startTestPostgres('multiprocess')
-  else console.log('[multiprocess] DIDVAULT_TEST_POSTGRES_URL is set: the PostgreSQL case (schema public) is skipped')
+  postgres = await startTestPostgres('multiprocess')
 }, 180_000)
 afterEach(killAll)
 afterAll(async () => {
   await Promise.all([standIn.stop(), replicaSetStandIn.stop(), postgres?.stop()])
   rmSync(dir, { recursive: true, force: true })
 })
+
+/** `--storage` for a schema of the test server (the CLI takes it from `?schema=`); the test's own schema is dropped by `stop()`. */
+const postgresStorage = (schema: string) => `${postgres.url}?schema=${schema}`
 
 /** A MONGODB_URL with its database replaced by a fresh one. */
 function freshMongoDatabase(url: string): string {
@@ -79,8 +86,7 @@ if (!realUrl) console.log('[multiprocess] MONGODB_URL is not set: the real-Mongo
 
 const targets: Array<[string, () => string]> = [
   ['one SQLite file', () => `sqlite:${join(dir, 'shared.db')}`],
-  // `didvault serve` uses the database's `public` schema: only a throw-away cluster's is this test's alone.
-  ...(process.env.DIDVAULT_TEST_POSTGRES_URL ? [] : [['PostgreSQL (a throw-away cluster)', () => postgres.url] as [string, () => string]]),
+  ['PostgreSQL (a schema of its own: `?schema=`)', () => postgresStorage(postgres.schema)],
   // Standalone: transactions fall back to in-process compensation. Wallet creation stays unique
   // and gap-free here because the HD index comes from one atomic $inc and no insert fails; a
   // failed insert in another process could not be compensated safely (docs/storage.md).
@@ -94,11 +100,11 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
     const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
     const procs = await startServers(storage, env)
     const urls = procs.map((proc) => proc.url)
-    if (postgres && storage === postgres.url) {
-      // The three processes started together on a new database: one of them migrated it, once.
+    if (storage === postgresStorage(postgres.schema)) {
+      // The three processes started together on a new schema: one of them migrated it, once.
       const client = new pg.Client({ connectionString: postgres.url })
       await client.connect()
-      const migrations = (await client.query('SELECT schema_version FROM public._didvault_migrations')).rows
+      const migrations = (await client.query(`SELECT schema_version FROM ${postgres.schema}._didvault_migrations`)).rows
       await client.end()
       expect(migrations).toEqual([{ schema_version: 1 }])
     }
@@ -192,31 +198,97 @@ describe.skipIf(!realUrl)(`${PROCESSES} didvault serve processes on the MongoDB 
   }, 120_000)
 })
 
-describe.skipIf(Boolean(process.env.DIDVAULT_TEST_POSTGRES_URL))(`${PROCESSES} didvault serve processes on one PostgreSQL database`, () => {
-  it('an API key revoked by `didvault keys revoke` is refused by every process from its next request on', async () => {
-    // A database of its own on the throw-away cluster (the CLI uses its `public` schema).
+/** Runs `fn` on a fresh schema of the test server (its name passed in), dropped afterwards. */
+async function withSchema(suffix: string, fn: (schema: string) => Promise<void>): Promise<void> {
+  const schema = `${postgres.schema}_${suffix}`
+  try {
+    await fn(schema)
+  } finally {
     const admin = new pg.Client({ connectionString: postgres.url })
     await admin.connect()
-    await admin.query('CREATE DATABASE revocation')
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
     await admin.end()
-    const storage = postgres.url.replace(/\/postgres$/, '/revocation')
-    const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
-    const urls = (await startServers(storage, env)).map((proc) => proc.url)
-    const cliEnv = { PATH: process.env.PATH ?? '', DIDVAULT_STORAGE: storage, DIDVAULT_MASTER_KEY: env.DIDVAULT_MASTER_KEY }
-    const created = JSON.parse(
-      execFileSync(process.execPath, [CLI, 'keys', 'create', '--tenant', 'acme', '--json'], { cwd: dir, env: cliEnv, encoding: 'utf8' }),
-    ) as { id: string; key: string }
-    for (const url of urls) ok(await http(`${url}/vaults`, { token: created.key }))
+  }
+}
 
-    execFileSync(process.execPath, [CLI, 'keys', 'revoke', created.id], { cwd: dir, env: cliEnv })
-    for (const url of urls) {
-      const refused = await http(`${url}/vaults`, { token: created.key })
-      expect({ status: refused.status, errorType: (refused.body as { errorType?: string }).errorType }).toEqual({
-        status: 403,
-        errorType: 'UNAUTHENTICATED',
-      })
-      // The tenant's other key still works there.
-      ok(await http(`${url}/vaults`, { token: API_KEY }))
-    }
-  }, 120_000)
+describe(`${PROCESSES} didvault serve processes on one PostgreSQL database`, () => {
+  it(
+    'an API key revoked by `didvault keys revoke` is refused by every process from its next request on',
+    () =>
+      withSchema('revocation', async (schema) => {
+        const storage = postgresStorage(schema)
+        const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
+        const urls = (await startServers(storage, env)).map((proc) => proc.url)
+        const cliEnv = { PATH: process.env.PATH ?? '', DIDVAULT_STORAGE: storage, DIDVAULT_MASTER_KEY: env.DIDVAULT_MASTER_KEY }
+        const created = JSON.parse(
+          execFileSync(process.execPath, [CLI, 'keys', 'create', '--tenant', 'acme', '--json'], {
+            cwd: dir,
+            env: cliEnv,
+            encoding: 'utf8',
+          }),
+        ) as { id: string; key: string }
+        for (const url of urls) ok(await http(`${url}/vaults`, { token: created.key }))
+
+        execFileSync(process.execPath, [CLI, 'keys', 'revoke', created.id], { cwd: dir, env: cliEnv })
+        for (const url of urls) {
+          const refused = await http(`${url}/vaults`, { token: created.key })
+          expect({ status: refused.status, errorType: (refused.body as { errorType?: string }).errorType }).toEqual({
+            status: 403,
+            errorType: 'UNAUTHENTICATED',
+          })
+          // The tenant's other key still works there.
+          ok(await http(`${url}/vaults`, { token: API_KEY }))
+        }
+      }),
+    120_000,
+  )
+
+  it(
+    'role assignment on one process racing role deletion on another leaves no assignment of the deleted role',
+    () =>
+      withSchema('roles', async (schema) => {
+        const env = { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'), DIDVAULT_API_KEYS: `acme:${API_KEY}` }
+        const urls = (await startServers(postgresStorage(schema), env)).map((proc) => proc.url)
+        const creator = ok(await http(`${urls[0]}/wallet`, { method: 'POST', token: API_KEY, json: {} })).wallet.did
+        const { jwt } = ok(await http(`${urls[0]}/did-auth-jwt`, { method: 'POST', token: API_KEY, json: { iss: creator } }))
+        const headers = { 'x-did-auth': jwt }
+        const targets: string[] = []
+        for (let i = 0; i < 5; i++)
+          targets.push(ok(await http(`${urls[i % PROCESSES]}/wallet`, { method: 'POST', token: API_KEY, json: {} })).wallet.did)
+        const db = new pg.Client({ connectionString: postgres.url })
+        await db.connect()
+        const left = async (table: string, field: string, did: string) =>
+          Number((await db.query(`SELECT count(*) AS n FROM ${schema}."${table}" WHERE data ->> '${field}' = $1`, [did])).rows[0].n)
+        const outcomes = new Set<string>()
+        try {
+          for (let round = 0; round < 12; round++) {
+            const json = { permissions: ['Read'] }
+            const role = ok(await http(`${urls[round % PROCESSES]}/roles`, { method: 'POST', token: API_KEY, headers, json })).role.did
+            const assignments = targets.map((did) => ({ role, did }))
+            const [assigned, deleted] = await Promise.all([
+              http(`${urls[(round + 1) % PROCESSES]}/roles/assignments`, {
+                method: 'POST',
+                token: API_KEY,
+                headers,
+                json: { assignments },
+              }),
+              // Sent later each round, so the deletion meets the assignments at every stage of their work.
+              delay(round * 3).then(() =>
+                http(`${urls[(round + 2) % PROCESSES]}/roles`, { method: 'DELETE', token: API_KEY, headers, json: { dids: [role] } }),
+              ),
+            ])
+            expect(ok(deleted).errors).toEqual([])
+            const refused = ok(assigned).errors as Array<{ error: { errorType: string } }>
+            for (const { error } of refused) expect(error.errorType).toBe('NOT_FOUND')
+            outcomes.add(refused.length === 0 ? 'assigned first' : refused.length === targets.length ? 'deleted first' : 'interleaved')
+            expect(await left('roleAssignments', 'role', role), `round ${round}: assignments of the deleted role`).toBe(0)
+            expect(await left('roles', 'did', role)).toBe(0)
+          }
+        } finally {
+          await db.end()
+        }
+        console.log(`[multiprocess] role race across processes on PostgreSQL: ${[...outcomes].join(', ')}`)
+      }),
+    120_000,
+  )
 })

@@ -21,6 +21,29 @@ const CRASH_WINDOW_MS = 60_000
 const FIRST_RESTART_DELAY_MS = 100
 const MAX_RESTART_DELAY_MS = 10_000
 
+/**
+ * When to replace a worker that died, and when to stop instead: the delay doubles with each exit
+ * within the last minute (100 ms, 200 ms, … up to 10 s), and more than 5 exits per worker within
+ * a minute is a crash loop — the primary stops rather than fork forever.
+ */
+export class RestartPolicy {
+  readonly #limit: number
+  /** When recent exits happened (within {@link CRASH_WINDOW_MS}). */
+  #exits: number[] = []
+
+  constructor(workers: number) {
+    this.#limit = CRASHES_PER_WORKER * workers
+  }
+
+  /** Records an exit at `now` (ms): the delay before its replacement, or `stop` with the exits that made it a loop. */
+  exited(now: number): { delayMs: number } | { stop: number } {
+    this.#exits = [...this.#exits.filter((at) => now - at < CRASH_WINDOW_MS), now]
+    const exits = this.#exits.length
+    if (exits > this.#limit) return { stop: exits }
+    return { delayMs: Math.min(FIRST_RESTART_DELAY_MS * 2 ** (exits - 1), MAX_RESTART_DELAY_MS) }
+  }
+}
+
 /** Parses `--workers`: `auto` (the available cores) or 1..{@link MAX_WORKERS}. @throws {UsageError} anything else */
 export function parseWorkers(value: string): number {
   if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
@@ -85,12 +108,12 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
 /** Forks, replaces and stops the workers. */
 class Supervisor {
   readonly #size: number
+  readonly #restarts: RestartPolicy
   #stopping = false
-  /** When recent crashes happened (within {@link CRASH_WINDOW_MS}). */
-  #crashes: number[] = []
 
   constructor(size: number) {
     this.#size = size
+    this.#restarts = new RestartPolicy(size)
   }
 
   /** Forks every worker; resolves with the port's address once all listen, rejects when one exits before. */
@@ -124,18 +147,16 @@ class Supervisor {
       if (this.#alive() === 0) process.exit()
       return
     }
-    const now = Date.now()
-    this.#crashes = [...this.#crashes.filter((at) => now - at < CRASH_WINDOW_MS), now]
-    const crashes = this.#crashes.length
-    if (crashes > CRASHES_PER_WORKER * this.#size) {
+    const next = this.#restarts.exited(Date.now())
+    if ('stop' in next) {
       console.error(
-        `didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); ${crashes} worker exits within a minute, stopping`,
+        `didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); ${next.stop} worker exits within a minute, stopping`,
       )
       process.exitCode = 1
       this.#stop('too many worker exits')
       return
     }
-    const delay = Math.min(FIRST_RESTART_DELAY_MS * 2 ** (crashes - 1), MAX_RESTART_DELAY_MS)
+    const delay = next.delayMs
     console.error(`didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); starting a replacement in ${delay} ms`)
     setTimeout(() => {
       if (!this.#stopping) cluster.fork()

@@ -8,23 +8,39 @@ import { UsageError } from './usage.js'
 
 /** Where `--storage` points. */
 export type StorageTarget =
-  { kind: 'memory' } | { kind: 'sqlite'; path: string } | { kind: 'mongodb'; url: string } | { kind: 'postgres'; url: string }
+  | { kind: 'memory' }
+  | { kind: 'sqlite'; path: string }
+  | { kind: 'mongodb'; url: string }
+  | { kind: 'postgres'; url: string; schema?: string }
 
 /** The `--storage` default: `DIDVAULT_STORAGE`, else `sqlite:./didvault.db`. */
 export const defaultStorage = (env: NodeJS.ProcessEnv) => env.DIDVAULT_STORAGE || 'sqlite:./didvault.db'
 
 /**
  * Parses `memory`, `sqlite:<path>`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
- * `postgres://user@host[:port]/db` (also `postgresql://`). An unknown value is echoed without
- * the password of a `//user:password@` part.
+ * `postgres://user@host[:port]/db[?schema=<name>]` (also `postgresql://`; `schema` is taken out of
+ * the connection string, default `public`). An unknown value is echoed without the password of a
+ * `//user:password@` part.
  */
 export function storageTargetOf(spec: string): StorageTarget {
   if (spec === 'memory') return { kind: 'memory' }
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return { kind: 'sqlite', path: spec.slice('sqlite:'.length) }
   if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
-  if (/^postgres(ql)?:\/\/./.test(spec)) return { kind: 'postgres', url: spec }
+  if (/^postgres(ql)?:\/\/./.test(spec)) return postgresTarget(spec)
   const shown = spec.replace(/\/\/[^@/]*@/, '//***@')
   throw new UsageError(`unknown --storage ${shown} (use memory, sqlite:<path>, mongodb://host/db or postgres://user@host/db)`)
+}
+
+/** A PostgreSQL target; `?schema=` names the schema and leaves the connection string (the server would refuse it as a setting). */
+function postgresTarget(spec: string): StorageTarget {
+  const match = /[?&]schema=([^&#]*)/.exec(spec)
+  if (match === null) return { kind: 'postgres', url: spec }
+  const schema = decodeURIComponent(match[1])
+  if (!/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(schema)) {
+    throw new UsageError(`--storage: schema=${match[1]} is not a plain PostgreSQL identifier (letters, digits, _ and $, at most 63)`)
+  }
+  const url = spec.replace(/([?&])schema=[^&#]*&?/, '$1').replace(/[?&]$/, '')
+  return { kind: 'postgres', url, schema }
 }
 
 /** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
@@ -36,7 +52,7 @@ async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
   }
   if (target.kind === 'postgres') {
     const { createPostgresStorage } = await import('../storage/postgres/index.js')
-    return createPostgresStorage({ connectionString: target.url })
+    return createPostgresStorage({ connectionString: target.url, ...(target.schema === undefined ? {} : { schema: target.schema }) })
   }
   const { createMongoStorage } = await import('../storage/mongo/index.js')
   return createMongoStorage({ url: target.url })

@@ -8,7 +8,7 @@ export class UsageError extends Error {
   }
 }
 
-const STORAGE = `  --storage <s>   sqlite:<path> (default sqlite:./didvault.db), postgres://user@host[:port]/db,
+const STORAGE = `  --storage <s>   sqlite:<path> (default sqlite:./didvault.db), postgres://user@host[:port]/db[?schema=<name>],
                   mongodb://host[:port]/db, or memory`
 
 const ENVIRONMENT = `environment:

