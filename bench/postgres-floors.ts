@@ -79,7 +79,8 @@ export async function pgFillCredentials(
   count: number,
 ): Promise<void> {
   const { rows: indexes } = await pool.query<{ name: string; def: string }>(
-    `SELECT indexname AS name, indexdef AS def FROM pg_indexes WHERE schemaname = $1 AND tablename = 'credentials' AND indexname LIKE 'dv\\_%'`,
+    'SELECT indexname AS name, indexdef AS def FROM pg_indexes ' +
+      `WHERE schemaname = $1 AND tablename = 'credentials' AND indexname LIKE 'dv\\_%'`,
     [schema],
   )
   for (const { name } of indexes) await pool.query(`DROP INDEX "${schema}"."${name}"`)
