@@ -10,8 +10,9 @@
  *   1,000 against one multi-row `INSERT` of 1,000 rows through `pg` in a transaction; the fetch
  *   again at 1,000,000 stored. The first 10,000 and the store's batches go through `storeClaims`;
  *   the rest, which would take minutes that way, are copies of a record the service stored (other
- *   issuers, not public) with fresh ids, `vcId`s and hashes, written by multi-row `INSERT`s
- *   through `pg`, then the table is `ANALYZE`d (as autovacuum would after a bulk load);
+ *   issuers, not public) with fresh ids, `vcId`s and hashes, written as a bulk load is: the
+ *   table's secondary indexes dropped, multi-row `INSERT`s through `pg`, the same indexes built
+ *   again, then `ANALYZE` (as autovacuum would after a bulk load) — ./postgres-floors;
  * - the storage figures of every adapter (./storage).
  */
 import pg from 'pg'
