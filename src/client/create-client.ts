@@ -7,7 +7,7 @@ import type { AuthContext } from '../auth/context.js'
 import type { BoundOperations } from '../operations/contract.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
 import { httpRequestOf, type HttpRequest } from './http-request.js'
-import { outcomeOf } from './http-response.js'
+import { documentOutcomeOf, outcomeOf } from './http-response.js'
 import { TransportError } from './transport-error.js'
 
 /** The headers of a call, or a function giving them for each call (so tokens can be refreshed). */
@@ -56,7 +56,7 @@ export function createClient(options: ClientOptions): DidvaultClient {
   const base = options.baseUrl.replace(/\/+$/, '')
   const fetchFn: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init))
 
-  async function send(request: HttpRequest, auth: AuthContext): Promise<unknown> {
+  async function send(request: HttpRequest, auth: AuthContext, document = false): Promise<unknown> {
     const headers: Record<string, string> = {}
     if (auth.authorization !== undefined) headers.authorization = auth.authorization
     if (auth.didAuth !== undefined) headers['x-did-auth'] = auth.didAuth
@@ -68,7 +68,7 @@ export function createClient(options: ClientOptions): DidvaultClient {
     } catch (err) {
       throw new TransportError(`${what}: no response from ${base} (${err instanceof Error ? err.message : String(err)})`, { cause: err })
     }
-    return outcomeOf(response, what)
+    return document ? documentOutcomeOf(response, what) : outcomeOf(response, what)
   }
 
   /** The operations, each sending the headers of `source` over `defaults`. */
@@ -79,7 +79,7 @@ export function createClient(options: ClientOptions): DidvaultClient {
       operations[name] = async (input) => {
         // A public operation (DID resolution) is sent without the caller's headers.
         const auth = contract.auth === 'public' ? {} : { ...defaults, ...definedFields(await authOf(source)) }
-        return send(httpRequestOf(contract, input ?? {}), auth)
+        return send(httpRequestOf(contract, input ?? {}), auth, contract.document === true)
       }
     }
     return operations as ClientOperations

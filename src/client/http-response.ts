@@ -26,3 +26,23 @@ export async function outcomeOf(response: Response, what: string): Promise<unkno
   if (isErrorBody(body)) throw IdentityError.fromBody(body)
   throw new TransportError(`${what}: HTTP ${response.status} without didvault's error body`, { status: response.status })
 }
+
+/**
+ * Reads a served document (an operation whose contract has `document: true`) as the embedded API
+ * answers it: `{ document, contentType, etag, maxAge }` — the body parsed when its type is JSON.
+ */
+export async function documentOutcomeOf(response: Response, what: string): Promise<unknown> {
+  if (!response.ok) return outcomeOf(response, what)
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0].trim()
+  const text = await response.text()
+  let document: unknown = text
+  if (/[+/]json$/.test(contentType)) {
+    try {
+      document = JSON.parse(text)
+    } catch {
+      throw new TransportError(`${what}: HTTP ${response.status} with a ${contentType} body that is not JSON`, { status: response.status })
+    }
+  }
+  const maxAge = /max-age=(\d+)/.exec(response.headers.get('cache-control') ?? '')?.[1]
+  return { document, contentType, etag: response.headers.get('etag') ?? '', maxAge: maxAge === undefined ? 0 : Number(maxAge) }
+}

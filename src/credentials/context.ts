@@ -5,6 +5,7 @@ import type { CanonicalizationPool } from '../proofs/jsonld/canonicalization-poo
 import type { KnownKeys } from '../proofs/known-keys.js'
 import type { UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 import type { WalletsConfig, WalletsContext } from '../wallets/context.js'
+import type { StatusPurpose } from './schemas.js'
 
 export interface CredentialsConfig extends WalletsConfig {
   limits: {
@@ -15,7 +16,33 @@ export interface CredentialsConfig extends WalletsConfig {
   undefinedTerms: UndefinedTerms
 }
 
+/** What a credential being issued asks of status lists. */
+export interface StatusRequest {
+  /** The issuer DID as the credential names it. */
+  issuer: string
+  format: 'JSON-LD' | 'JWT'
+  purposes: readonly StatusPurpose[]
+  /** The credential's `id`. */
+  credentialId: string
+}
+
+/** Status entries allocated for a credential being issued. */
+export interface StatusAllocation {
+  /** Its `credentialStatus` entries (`BitstringStatusListEntry`), one per purpose. */
+  entries: Array<Record<string, unknown>>
+  /** Gives the entries back: for a credential that is not issued after all. */
+  release(): Promise<void>
+}
+
+/** Status lists, as issuing needs them (implemented by the status domain). */
+export interface CredentialStatuses {
+  /** Allocates one entry per purpose (written at once); 422 when the service cannot issue status. */
+  allocate(tenantId: string, request: StatusRequest): Promise<StatusAllocation>
+}
+
 export interface CredentialsContext extends WalletsContext {
+  /** Status entries of credentials being issued. */
+  statuses: CredentialStatuses
   /** The resolvers credential operations choose by name (`resolver`); `default` is the service's own, with did:key. */
   resolvers: ClaimResolvers
   /** Public keys the service knows (its wallets, delegate keys): their signatures are checked fastest. */

@@ -32,6 +32,14 @@ export interface CredentialContent {
   issuedAt: number
   /** Expiration, ms; none when undefined. */
   expiresAt?: number
+  /** `credentialStatus` entries: one is the member itself, more an array. */
+  status?: Array<Record<string, unknown>>
+}
+
+/** `credentialStatus` of `content`, if it has status entries. */
+function credentialStatusOf(content: CredentialContent): Record<string, unknown> | Array<Record<string, unknown>> | undefined {
+  if (content.status === undefined || content.status.length === 0) return undefined
+  return content.status.length === 1 ? content.status[0] : content.status
 }
 
 /** Whether `content` is a data model 2.0 credential (its contexts include credentials/v2). */
@@ -55,6 +63,8 @@ export function unsignedCredential(content: CredentialContent): JsonLdDocument {
     credentialSubject: { ...(content.subject !== undefined && { id: content.subject }), ...content.claims },
   }
   if (content.expiresAt !== undefined) credential[v2 ? 'validUntil' : 'expirationDate'] = new Date(content.expiresAt).toISOString()
+  const status = credentialStatusOf(content)
+  if (status !== undefined) credential.credentialStatus = status
   return credential
 }
 
@@ -113,7 +123,13 @@ export async function issueJwtCredential(content: CredentialContent, signer: Dig
     nbf: Math.floor(content.issuedAt / 1000),
     ...(content.expiresAt !== undefined && { exp: Math.floor(content.expiresAt / 1000) }),
     // Inline contexts stay objects: a VC-JWT's `@context` is not processed as JSON-LD (did-jwt-vc types it as strings).
-    vc: { '@context': context as string[], type: type as string[], credentialSubject: content.claims },
+    vc: {
+      '@context': context as string[],
+      type: type as string[],
+      credentialSubject: content.claims,
+      // did-jwt-vc types one entry; the data model allows an array (two purposes), which it carries as it is.
+      ...(credentialStatusOf(content) !== undefined && { credentialStatus: credentialStatusOf(content) as { id: string; type: string } }),
+    },
   }
   return createVerifiableCredentialJwt(payload, { did: content.issuer, signer: didJwtSigner(signer), alg: 'ES256K' })
 }

@@ -70,6 +70,27 @@ function oneExpiration(v: { exp?: unknown; expiresIn?: unknown; expirationDate?:
   }
 }
 
+/** The purposes of status entries (W3C Bitstring Status List). */
+export const STATUS_PURPOSES = ['revocation', 'suspension'] as const
+export const statusPurpose = z.enum(STATUS_PURPOSES)
+export type StatusPurpose = z.output<typeof statusPurpose>
+
+/** `status` of a sign request: one `credentialStatus` entry per purpose. */
+const statusRequest = z
+  .strictObject({
+    purposes: z
+      .array(statusPurpose)
+      .min(1)
+      .max(2)
+      .refine((p) => new Set(p).size === p.length, 'each purpose at most once'),
+  })
+  .meta({
+    description: [
+      'Status entries (`credentialStatus`, `BitstringStatusListEntry`), one per purpose, in status lists of the issuer published',
+      'under the service’s `publicUrl`. A JSON-LD credential with status must be data model 2.0 (`https://www.w3.org/ns/credentials/v2`).',
+    ].join(' '),
+  })
+
 const claimInput = z
   .strictObject({
     id: claimId
@@ -84,6 +105,7 @@ const claimInput = z
       .meta({ description: 'More contexts for this claim (after the global ones): URLs or inline contexts.' }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'More types for this claim (after the global ones).' }),
     payload: jsonObject.optional().meta({ description: 'The claims about the subject: the members of `credentialSubject`.' }),
+    status: statusRequest.optional().meta({ description: 'Status entries of this claim’s credential; overrides the global `status`.' }),
     ...expiration,
     walletConfig: walletConfig
       .optional()
@@ -141,6 +163,7 @@ export const signClaims = z
       }),
     type: oneOrMany(typeName, 20).optional().meta({ description: 'Type(s) after `VerifiableCredential`, for every claim.' }),
     sub: did.optional().meta({ description: 'Subject DID of the claims without their own.' }),
+    status: statusRequest.optional(),
     ...expiration,
     claims: z.array(claimInput).min(1),
   })

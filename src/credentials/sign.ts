@@ -32,7 +32,8 @@ import { buildWallet } from '../wallets/build.js'
 import { assertControlsWallet } from '../wallets/access.js'
 import { WALLETS } from '../wallets/records.js'
 import { tenantCollections } from '../storage/declaration.js'
-import type { CredentialsContext } from './context.js'
+import type { CredentialsContext, StatusAllocation } from './context.js'
+import type { StatusPurpose } from './schemas.js'
 
 /** One claim, checked and ready to sign. */
 interface PlannedClaim {
@@ -41,12 +42,14 @@ interface PlannedClaim {
   wallet?: WalletRecord
   /** Applies the claim's `walletConfig` once its wallet is stored. */
   apply?: (wallet: WalletRecord) => Promise<RegistryReport | undefined>
+  /** The purposes of its status entries, if any. */
+  purposes?: readonly StatusPurpose[]
 }
 
 export async function signClaims(
   ctx: Pick<
     CredentialsContext,
-    'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'
+    'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'statuses' | 'storage'
   >,
   caller: Caller,
   input: SignClaimsInput,
@@ -57,6 +60,31 @@ export async function signClaims(
   const now = ctx.now()
   const plans = input.claims.map((claim, i) => planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
 
+  // Status entries are written first (a credential names them); given back if the request fails after all.
+  const allocations: StatusAllocation[] = []
+  try {
+    for (const plan of plans) {
+      if (plan.purposes === undefined) continue
+      const request = { issuer, format: input.format, purposes: plan.purposes, credentialId: plan.content.id }
+      const allocation = await ctx.statuses.allocate(caller.tenantId, request)
+      allocations.push(allocation)
+      plan.content.status = allocation.entries
+    }
+    return { resolver, vcs: await issueAll(ctx, caller, input, plans, signer) }
+  } catch (err) {
+    for (const allocation of allocations) await allocation.release()
+    throw err
+  }
+}
+
+/** Signs the planned credentials, then stores their claim DIDs' wallets and applies their `walletConfig`s. */
+async function issueAll(
+  ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'storage'>,
+  caller: Caller,
+  input: SignClaimsInput,
+  plans: PlannedClaim[],
+  signer: DigestSigner,
+): Promise<SignedCredential[]> {
   const hasher = jsonLdHasher(ctx, caller)
   const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
   const vcs: SignedCredential[] = []
@@ -78,7 +106,7 @@ export async function signClaims(
     const report = plan.wallet && plan.apply ? await plan.apply(plan.wallet) : undefined
     if (report) vcs[i] = { ...vcs[i], registry: report }
   }
-  return { resolver, vcs }
+  return vcs
 }
 
 /**
@@ -125,6 +153,12 @@ function planClaim(
     if (input.format === 'JWT')
       throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
   }
+  const purposes = (claim.status ?? input.status)?.purposes
+  if (purposes !== undefined && input.format === 'JSON-LD' && !contexts.includes(CREDENTIALS_V2_URL))
+    throw invalid(
+      `${field}: a JSON-LD credential with status must be data model 2.0 (its context defines BitstringStatusListEntry): ` +
+        `add ${CREDENTIALS_V2_URL} to \`context\``,
+    )
   const content: Omit<CredentialContent, 'id'> = {
     issuer,
     ...(subject !== undefined && { subject: normalizeDid(subject) }),
@@ -138,12 +172,12 @@ function planClaim(
   // against the bounds, a JWT's claims for forbidden keys.
   if (input.format === 'JWT') assertJsonInput(ctx, claims, `${field}.payload`)
   else assertJsonLdInput(ctx, unsignedCredential({ ...content, id: claim.id ?? '' }), field)
-  if (claim.id !== undefined) return { content: { ...content, id: claim.id } }
+  if (claim.id !== undefined) return { content: { ...content, id: claim.id }, purposes }
 
   checkWalletConfig(claim.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, claim.walletConfig)
   const privateKey = generatePrivateKey()
   const wallet = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: claim.alias, walletConfig: claim.walletConfig, network })
   privateKey.fill(0)
-  return { content: { ...content, id: wallet.did }, wallet, apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig) }
+  return { content: { ...content, id: wallet.did }, wallet, apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig), purposes }
 }

@@ -79,8 +79,11 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
   if (!hasBody) request.query = first.input as z.ZodObject
   else request.body = { required: true, content: { 'application/json': bodyOf(route, contracts) } }
   const responses: RouteConfig['responses'] = {
-    200: { description: 'Success', content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } } },
+    200: first.document
+      ? documentResponse(first)
+      : { description: 'Success', content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } } },
   }
+  if (first.document) responses[304] = { description: 'Not Modified: `If-None-Match` names the current ETag' }
   for (const contract of contracts) {
     for (const [status, description] of Object.entries(contract.errors)) {
       if (description !== undefined) responses[status] ??= errorResponse(description)
@@ -104,6 +107,14 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
     request,
     responses,
   }
+}
+
+/** The 200 of a served document: the body is the document, in each media type its `contentType` may name. */
+function documentResponse(contract: Contract): NonNullable<RouteConfig['responses']>[number] {
+  const shape = (contract.response as z.ZodObject).shape as Record<string, z.ZodType>
+  const types = (shape.contentType as z.ZodEnum).options as string[]
+  const content = Object.fromEntries(types.map((type) => [type, { schema: type.endsWith('json') ? z.object({}) : z.string() }]))
+  return { description: 'The document, with `ETag` and `Cache-Control: public, max-age=<s>`', content }
 }
 
 /** The body of a route: its operation's input, or one member per operation sharing it, each with its discriminator value required. */

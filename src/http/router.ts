@@ -62,12 +62,35 @@ const run =
   async (req, res, next) => {
     try {
       const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : ((req.body as unknown) ?? {})
-      const call = (res.locals as Locals).didvaultCall!.for(operationOf(route, input))
-      res.status(200).json(await call.run(input, { ...req.params }))
+      const name = operationOf(route, input)
+      const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params })
+      if (CONTRACTS[name].document === true) serveDocument(req, res, result as ServedDocument)
+      else res.status(200).json(result)
     } catch (err) {
       next(err)
     }
   }
+
+/** The result of an operation whose contract serves a document (`document: true`). */
+interface ServedDocument {
+  document: string | object
+  contentType: string
+  etag: string
+  maxAge: number
+}
+
+/** Answers with the document itself, its type, ETag and cache lifetime; 304 when the caller has that ETag. */
+function serveDocument(req: Request, res: Response, served: ServedDocument): void {
+  res.set('ETag', served.etag)
+  res.set('Cache-Control', `public, max-age=${served.maxAge}`)
+  const known = (req.get('if-none-match') ?? '').split(',').map((tag) => tag.trim())
+  if (known.includes(served.etag) || known.includes('*')) {
+    res.status(304).end()
+    return
+  }
+  const body = typeof served.document === 'string' ? served.document : JSON.stringify(served.document)
+  res.status(200).type(served.contentType).send(body)
+}
 
 /** Bodies must be JSON: a non-empty body of another content type is 422. */
 function requireJson(req: Request, _res: Response, next: NextFunction) {

@@ -20,7 +20,7 @@ export interface Route {
 }
 
 /** The error statuses an operation may answer with (the body is always `{ statusCode, errorType, errorMessage }`). */
-export type ErrorStatus = 403 | 409 | 413 | 422 | 500
+export type ErrorStatus = 403 | 404 | 409 | 413 | 422 | 500
 
 /** What each error status of an operation means, for its callers (and the OpenAPI document). */
 export type ErrorResponses = Partial<Record<ErrorStatus, string>>
@@ -69,6 +69,12 @@ export interface OperationContract<
   response: R
   /** A request body (or query) that the operation accepts, shown in the OpenAPI document. */
   example?: z.input<I>
+  /**
+   * The response is a document served as itself: over HTTP, the `document` of the result
+   * (`{ document, contentType, etag, maxAge }`) is the body, with its `Content-Type`, `ETag` and
+   * `Cache-Control: public, max-age`, and 304 when `If-None-Match` names its ETag.
+   */
+  document?: boolean
 }
 
 /** Declares an operation's contract, keeping its schemas' types. */

@@ -6,6 +6,7 @@ import { DID_EVENTS, DID_HEADS } from '../did/records.js'
 import { MPC_KEYS, MPC_SHARES } from '../mpc/records.js'
 import { ROLE_ASSIGNMENTS, ROLES } from '../roles/records.js'
 import type { CollectionSpec } from '../storage/port.js'
+import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS } from '../status/records.js'
 import { VAULTS } from '../vaults/records.js'
 import { DELEGATE_KEYS, WALLETS } from '../wallets/records.js'
 
@@ -22,4 +23,7 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   CREDENTIALS,
   DID_EVENTS,
   DID_HEADS,
+  STATUS_LISTS,
+  STATUS_ENTRIES,
+  STATUS_CHANGES,
 ]

@@ -8,6 +8,7 @@ import type { TokensConfig, TokensContext } from '../tokens/context.js'
 import type { VaultsContext } from '../vaults/context.js'
 import type { Resolver } from 'did-resolver'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
+import type { StatusConfig, StatusContext } from '../status/context.js'
 
 /** Bounds of the service's work. */
 export interface ServiceLimits {
@@ -22,11 +23,12 @@ export interface ServiceLimits {
 }
 
 /** The service's configuration, as every domain reads it. */
-export type ServiceConfig = CredentialsConfig & TokensConfig & { limits: ServiceLimits }
+export type ServiceConfig = CredentialsConfig & TokensConfig & StatusConfig & { limits: ServiceLimits }
 
 export type ServiceContext = VaultsContext &
   RolesContext &
   CredentialsContext &
+  StatusContext &
   TokensContext & {
     /** The service's own resolver: its registries, and did:key. */
     resolver: Resolver

@@ -6,6 +6,7 @@
  */
 import { CREDENTIAL_CONTRACTS } from '../credentials/contracts.js'
 import { ROLE_CONTRACTS } from '../roles/contracts.js'
+import { STATUS_CONTRACTS } from '../status/contracts.js'
 import { TOKEN_CONTRACTS } from '../tokens/contracts.js'
 import { VAULT_CONTRACTS } from '../vaults/contracts.js'
 import { WALLET_CONTRACTS } from '../wallets/contracts.js'
@@ -16,6 +17,7 @@ export const CONTRACTS = {
   ...VAULT_CONTRACTS,
   ...ROLE_CONTRACTS,
   ...CREDENTIAL_CONTRACTS,
+  ...STATUS_CONTRACTS,
 }
 
 /** The names of the operations. */

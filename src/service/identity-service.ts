@@ -39,6 +39,10 @@ import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
 import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
+import { StatusAllocator } from '../status/allocate.js'
+import { StatusPublisher } from '../status/publisher.js'
+import { signList } from '../status/sign-list.js'
+import { publicBaseUrl } from '../status/list-url.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 
 /** MPC vaults (docs/mpc.md). */
@@ -105,6 +109,16 @@ export interface IdentityServiceOptions {
   jsonldWorkers?: JsonLdWorkerOptions
   /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
   mpc?: MpcOptions
+  /**
+   * The service's public base URL (absolute http(s), no query or fragment): status lists are
+   * published at `<publicUrl>/status/<listId>`, and that URL is signed into credentials issued with
+   * status. Never taken from a request's `Host`; without it, issuing with status is 422.
+   */
+  publicUrl?: string
+  /** Status-list changes within this interval (ms) are signed together; `Cache-Control: max-age` of lists is at most it. Default 1000. */
+  statusPublishIntervalMs?: number
+  /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
+  statusListSize?: number
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
@@ -212,6 +226,9 @@ export class IdentityService {
       audience: options.audience ?? 'didvault',
       limits,
       undefinedTerms,
+      ...(options.publicUrl !== undefined && { publicUrl: publicBaseUrl(options.publicUrl, 'IdentityService.create: options.publicUrl') }),
+      statusPublishIntervalMs: options.statusPublishIntervalMs ?? 1_000,
+      statusListSize: options.statusListSize ?? 131_072,
     }
     const resolver = createResolver(registries)
     const resolvers = new ClaimResolvers(resolver, options.resolvers)
@@ -224,7 +241,10 @@ export class IdentityService {
       storage,
     )
     const callers = new CallerFacts(resolver, storage)
+    const publisher = new StatusPublisher((listId) => signList(ctx, listId), config.statusPublishIntervalMs, onError)
     const ctx: ServiceContext = {
+      statusPublisher: publisher,
+      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher }),
       storage,
       custody,
       signers: new WalletSigners(custody, mpc),
@@ -302,8 +322,18 @@ export class IdentityService {
     return this.#ctx.jsonld.stats()
   }
 
+  /**
+   * Signs now the status lists changed in this process whose signature waits for the end of its
+   * interval (`statusPublishIntervalMs`), and waits for the signatures under way: before a
+   * shutdown, or to publish at once.
+   */
+  publishStatusLists(): Promise<void> {
+    return this.#ctx.statusPublisher.flush()
+  }
+
   /** Stops the JSON-LD workers and closes the storage. */
   async close(): Promise<void> {
+    await this.#ctx.statusPublisher.close()
     await this.#ctx.jsonld.close()
     await this.#ctx.storage.close()
   }

@@ -21,6 +21,8 @@ import * as mpcVaults from '../vaults/mpc-operations.js'
 import * as vaults from '../vaults/operations.js'
 import * as wallets from '../wallets/operations.js'
 import { resolveDid } from '../wallets/resolve-did.js'
+import { changeStatus } from '../status/change.js'
+import { getStatusList } from '../status/publish.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken }),
@@ -58,4 +60,6 @@ export const OPERATIONS = {
   addProofs: defineOperation(C.addProofs, { handler: claimsProofs.addProofs }),
   removeProofs: defineOperation(C.removeProofs, { handler: claimsProofs.removeProofs }),
   verifyClaims: defineOperation(C.verifyClaims, { handler: claimsVerify.verifyClaims }),
+  changeStatus: defineOperation(C.changeStatus, { handler: changeStatus }),
+  getStatusList: defineOperation(C.getStatusList, { handler: getStatusList }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

@@ -23,7 +23,10 @@ function responseSchemaOf(method: string, path: string, body: unknown) {
   const pathname = path.split('?')[0]
   for (const route of routesOf(CONTRACTS)) {
     const pattern = new RegExp(`^${route.path.replace(/:\w+/g, '[^/]+')}$`)
-    if (route.method === method.toLowerCase() && pattern.test(pathname)) return CONTRACTS[operationOf(route, body)].response
+    if (route.method !== method.toLowerCase() || !pattern.test(pathname)) continue
+    const contract = CONTRACTS[operationOf(route, body)]
+    // A served document is the document itself, not the embedded API's envelope.
+    return 'document' in contract ? undefined : contract.response
   }
   return undefined
 }

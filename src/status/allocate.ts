@@ -1,0 +1,142 @@
+/**
+ * Allocating status entries (W3C Bitstring Status List *privacy*: indexes at random): an index is
+ * taken by inserting its entry, which the unique index `(listId, index)` admits once whichever
+ * process inserts it; a collision is retried with another index. A full list rolls over to a new
+ * one. Entries of a credential that is not issued after all are released (deleted): their index
+ * was never signed into a credential.
+ */
+import { randomBytes, randomInt, randomUUID } from 'node:crypto'
+import { invalid } from '../errors.js'
+import { tenantCollections } from '../storage/declaration.js'
+import { UniqueConstraintError } from '../storage/port.js'
+import { WALLETS } from '../wallets/records.js'
+import type { CredentialStatuses, StatusAllocation, StatusRequest } from '../credentials/context.js'
+import { listUrlOf } from './list-url.js'
+import { STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord, type StatusPurpose } from './records.js'
+import type { StatusContext } from './context.js'
+
+/** Random indexes tried in a list before its free indexes are read. */
+const RANDOM_TRIES = 8
+
+/** The setting issuing with status needs, as the 422 names it. */
+const PUBLIC_URL_SETTING = 'the service option `publicUrl` (`didvault serve --public-url`, DIDVAULT_PUBLIC_URL)'
+
+/** Allocates the status entries of credentials being issued (the credentials' {@link CredentialStatuses} port). */
+export class StatusAllocator implements CredentialStatuses {
+  constructor(private readonly ctx: Pick<StatusContext, 'config' | 'now' | 'statusPublisher' | 'storage'>) {}
+
+  async allocate(tenantId: string, request: StatusRequest): Promise<StatusAllocation> {
+    const baseUrl = this.ctx.config.publicUrl
+    if (baseUrl === undefined) throw invalid(`status: issuing with status needs ${PUBLIC_URL_SETTING}; it is not set`)
+    const { wallets } = tenantCollections(this.ctx.storage, tenantId, { wallets: WALLETS })
+    const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: request.issuer })
+    if (wallet?.keyManagement === 'MPC')
+      throw invalid('status: an MPC issuer cannot issue with status (its status lists would need its quorum at every publication)')
+    const made: Array<{ list: StatusListRecord; entry: StatusEntryRecord }> = []
+    const release = () => this.#release(tenantId, made)
+    try {
+      for (const purpose of request.purposes) made.push(await this.#allocateOne(tenantId, baseUrl, request, purpose))
+    } catch (err) {
+      await release()
+      throw err
+    }
+    const entries = made.map(({ list, entry }) => {
+      const url = listUrlOf(list.baseUrl, list.id)
+      return {
+        id: `${url}#${entry.index}`,
+        type: 'BitstringStatusListEntry',
+        statusPurpose: entry.purpose,
+        statusListIndex: String(entry.index),
+        statusListCredential: url,
+      }
+    })
+    return { entries, release }
+  }
+
+  async #allocateOne(
+    tenantId: string,
+    baseUrl: string,
+    request: StatusRequest,
+    purpose: StatusPurpose,
+  ): Promise<{ list: StatusListRecord; entry: StatusEntryRecord }> {
+    const { lists, entries } = tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES })
+    let collisions = 0
+    for (;;) {
+      const list = await this.#openList(tenantId, baseUrl, request, purpose)
+      const index = collisions < RANDOM_TRIES ? randomInt(list.size) : await freeIndex(this.ctx, tenantId, list)
+      if (index === undefined) {
+        await lists.update(list.id, { full: true })
+        collisions = 0
+        continue
+      }
+      const entry: StatusEntryRecord = {
+        id: randomUUID(),
+        tenantId,
+        listId: list.id,
+        index,
+        purpose,
+        credentialId: request.credentialId,
+        value: false,
+        createdAt: this.ctx.now(),
+      }
+      try {
+        await entries.insert(entry)
+      } catch (err) {
+        if (!(err instanceof UniqueConstraintError)) throw err
+        collisions++
+        continue
+      }
+      if ((await lists.increment(list.id, 'allocated')) >= list.size) await lists.update(list.id, { full: true })
+      return { list, entry }
+    }
+  }
+
+  /** The oldest list of the issuer for this purpose and format that is not full; a new one when there is none. */
+  async #openList(tenantId: string, baseUrl: string, request: StatusRequest, purpose: StatusPurpose): Promise<StatusListRecord> {
+    const { lists } = tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS })
+    const open = await lists.findOne({
+      and: [
+        { field: 'issuer', op: 'eq', value: request.issuer },
+        { field: 'purpose', op: 'eq', value: purpose },
+        { field: 'format', op: 'eq', value: request.format },
+        { field: 'full', op: 'eq', value: false },
+      ],
+    })
+    if (open) return open
+    const list: StatusListRecord = {
+      id: randomBytes(16).toString('base64url'),
+      tenantId,
+      issuer: request.issuer,
+      purpose,
+      format: request.format,
+      size: this.ctx.config.statusListSize,
+      baseUrl,
+      full: false,
+      allocated: 0,
+      version: 0,
+      signedVersion: -1,
+      createdAt: this.ctx.now(),
+    }
+    await lists.insert(list)
+    // Published once signed (an empty list): signed within the interval, or on the first GET.
+    this.ctx.statusPublisher.schedule(list.id)
+    return list
+  }
+
+  async #release(tenantId: string, made: Array<{ list: StatusListRecord; entry: StatusEntryRecord }>): Promise<void> {
+    const { lists, entries } = tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES })
+    for (const { list, entry } of made.splice(0)) {
+      if (await entries.delete(entry.id)) await lists.increment(list.id, 'allocated', -1)
+    }
+  }
+}
+
+/** A free index of `list`, at random among those not allocated; undefined when every index is. */
+async function freeIndex(ctx: Pick<StatusContext, 'storage'>, tenantId: string, list: StatusListRecord): Promise<number | undefined> {
+  const { entries } = tenantCollections(ctx.storage, tenantId, { entries: STATUS_ENTRIES })
+  const taken = new Set((await entries.all({ field: 'listId', op: 'eq', value: list.id })).map((e) => e.index))
+  if (taken.size >= list.size) return undefined
+  const free: number[] = []
+  for (let i = 0; i < list.size; i++) if (!taken.has(i)) free.push(i)
+  return free[randomInt(free.length)]
+}
