@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
 import { canonicalOrigin } from '../http/cors.js'
+import { publicBaseUrl } from '../status/list-url.js'
 import { parseWorkers, serveCluster } from './cluster.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
@@ -25,6 +26,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       storage: { type: 'string', default: defaultStorage(env) },
       context: { type: 'string', multiple: true, default: [] },
       cors: { type: 'string', multiple: true, default: [] },
+      'public-url': { type: 'string' },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -40,9 +42,20 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     storage: values.storage,
     contexts: values.context,
     corsOrigins: values.cors.map(corsOrigin),
+    ...publicUrlOf(values['public-url'] ?? env.DIDVAULT_PUBLIC_URL),
     workers,
   }
   await (workers > 1 ? serveCluster(options, env) : serve(options, env))
+}
+
+/** `--public-url` (or DIDVAULT_PUBLIC_URL) checked, or a usage error. */
+function publicUrlOf(value: string | undefined): { publicUrl?: string } {
+  if (value === undefined || value === '') return {}
+  try {
+    return { publicUrl: publicBaseUrl(value, '--public-url') }
+  } catch (err) {
+    throw new UsageError((err as Error).message)
+  }
 }
 
 /** A `--cors` value in the spelling browsers send, or a usage error. */

@@ -31,7 +31,7 @@ options:
 ${ENVIRONMENT}`,
 
   serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>] [--context <url>=<file.jsonld>]...
-                      [--cors <origin>]...
+                      [--cors <origin>]... [--public-url <url>]
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
@@ -47,6 +47,10 @@ ${STORAGE}
                   DID, secp256k1 suites, undefined-terms) are known. A problem with a file stops the start.
   --cors <origin> let browser pages of this origin (scheme://host[:port], e.g. https://app.example.com)
                   call the API; repeat for more origins. Default: none (browsers refuse cross-origin calls)
+  --public-url <url>
+                  the service's public base URL (absolute http(s), no query or fragment; also
+                  DIDVAULT_PUBLIC_URL): status lists are published at <url>/status/<listId>, a URL signed
+                  into credentials issued with status. Without it, issuing with status is refused
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

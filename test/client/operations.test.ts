@@ -18,13 +18,21 @@ type Start = () => Promise<{ api: OperationsApi; stop(): Promise<void> }>
 const RUNS: Record<string, Start> = {
   'embedded API': async () => {
     const tenants = staticTenants({ [API_KEYS.a]: 'a', [API_KEYS.b]: 'b' })
-    const service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants })
+    const service = await IdentityService.create({
+      storage: createMemoryStorage(),
+      masterKey: randomMasterKey(),
+      tenants,
+      publicUrl: 'https://status.example.com',
+    })
     return { api: service, stop: () => service.close() }
   },
   'didvault/client → didvault serve': async () => {
     ensureBuilt()
     const env = { DIDVAULT_API_KEYS: `a:${API_KEYS.a},b:${API_KEYS.b}` }
-    const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', 'memory'], { cwd: ROOT, env })
+    const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', 'memory', '--public-url', 'https://status.example.com'], {
+      cwd: ROOT,
+      env,
+    })
     const [, baseUrl] = await server.waitFor(/^didvault listening on (\S+)$/m)
     return { api: createClient({ baseUrl }), stop: killAll }
   },

@@ -32,6 +32,7 @@ export interface Fixture {
   claimJwt: string
   storedId: string
   mpcVaultId: string
+  statusListId: string
 }
 
 export const emptyFixture = (): Fixture => ({
@@ -48,6 +49,7 @@ export const emptyFixture = (): Fixture => ({
   claimJwt: '',
   storedId: '',
   mpcVaultId: '',
+  statusListId: '',
 })
 
 type Contract<K extends OperationName> = (typeof CONTRACTS)[K]
@@ -369,6 +371,57 @@ export const OPERATION_CASES: OperationCase[] = [
     auth: (f) => acting(f.rootJwt),
     input: (f) => ({ iss: f.rootDid, context: 'https://example.com/unknown.jsonld', claims: [{ id: 'urn:example:2' }] }),
     rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /context\.0: not a bundled or registered JSON-LD context/ },
+  }),
+  call({
+    operation: 'signClaims',
+    name: 'a JWT credential with a revocation status entry (the runs configure publicUrl)',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({
+      iss: f.rootDid,
+      format: 'JWT',
+      status: { purposes: ['revocation'] },
+      claims: [{ id: 'urn:example:st-1', payload: { a: 1 } }],
+    }),
+    then: ({ vcs }, f) => {
+      const jwt = 'jwt' in vcs[0] ? vcs[0].jwt : ''
+      const payload = JSON.parse(Buffer.from(jwt.split('.')[1], 'base64url').toString()) as {
+        vc: { credentialStatus: Record<string, string> }
+      }
+      expect(payload.vc.credentialStatus).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' })
+      f.statusListId = payload.vc.credentialStatus.statusListCredential.split('/').pop()!
+    },
+  }),
+  call({
+    operation: 'changeStatus',
+    name: 'revoking it; an id never issued is an item error',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({
+      items: [
+        { id: 'urn:example:st-1', purpose: 'revocation', value: true },
+        { id: 'urn:example:never', purpose: 'revocation', value: true },
+      ],
+    }),
+    then: ({ items, errors }) => {
+      expect(items).toEqual([{ index: 0, entries: [expect.objectContaining({ statusPurpose: 'revocation', value: true, changed: true })] }])
+      expect(errors).toEqual([{ index: 1, error: expect.objectContaining({ statusCode: 422, errorType: 'NOT_FOUND' }) }])
+    },
+  }),
+  call({
+    operation: 'getStatusList',
+    name: 'its status list, signed, without any header',
+    auth: () => ({}),
+    input: (f) => ({ listId: f.statusListId }),
+    then: (result) => {
+      expect(result).toMatchObject({ contentType: 'application/vc+jwt', maxAge: 1, etag: expect.stringMatching(/^"/) })
+      expect(typeof result.document === 'string' && result.document.split('.')).toHaveLength(3)
+    },
+  }),
+  call({
+    operation: 'getStatusList',
+    name: 'an unknown list: 404',
+    auth: () => ({}),
+    input: () => ({ listId: 'no-such-list' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND', message: /no status list/ },
   }),
   call({
     operation: 'resolveDid',

@@ -155,7 +155,7 @@ describe('allocation under concurrency', () => {
       }
       const auth = { authorization: `Bearer ${TENANT_A}`, didAuth: issuer.jwt }
       const signed = await Promise.all(Array.from({ length: 100 }, (_, i) => (i % 2 ? second : h.service).signClaims(body, auth)))
-      const ids = signed.map((r) => (decodeJWT(r.vcs[0].jwt!).payload as any).vc.credentialStatus.id)
+      const ids = signed.map((r) => (decodeJWT((r.vcs[0] as { jwt: string }).jwt).payload as any).vc.credentialStatus.id)
       expect(new Set(ids).size).toBe(100)
     } finally {
       await second.close()
