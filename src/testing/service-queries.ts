@@ -416,4 +416,62 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     where: scoped({ and: [{ field: 'subject', op: 'eq', value: 's' }, readable] }),
     options: { limit: 50 },
   },
+  // Status lists
+  {
+    title: 'the open status list of an issuer (allocation)',
+    collection: 'status_lists',
+    index: ['tenantId', 'issuer', 'purpose', 'format', 'full', 'createdAt'],
+    where: scoped({
+      and: [
+        { field: 'issuer', op: 'eq', value: 'i' },
+        { field: 'purpose', op: 'eq', value: 'revocation' },
+        { field: 'format', op: 'eq', value: 'JWT' },
+        { field: 'full', op: 'eq', value: false },
+      ],
+    }),
+    options: { limit: 1 },
+  },
+  {
+    title: 'the entries of a status list (free indexes)',
+    collection: 'status_entries',
+    index: ['listId', 'index'],
+    where: scoped({ field: 'listId', op: 'eq', value: 'l' }),
+    options: { limit: 1000 },
+  },
+  {
+    title: 'the set entries of a status list (signing)',
+    collection: 'status_entries',
+    index: ['listId', 'value', 'createdAt'],
+    where: scoped({
+      and: [
+        { field: 'listId', op: 'eq', value: 'l' },
+        { field: 'value', op: 'eq', value: true },
+      ],
+    }),
+    options: { limit: 1000 },
+  },
+  {
+    title: 'a status entry by list and index (change status)',
+    collection: 'status_entries',
+    index: ['listId', 'index'],
+    where: scoped({
+      and: [
+        { field: 'listId', op: 'eq', value: 'l' },
+        { field: 'index', op: 'eq', value: 7 },
+      ],
+    }),
+    options: { limit: 1 },
+  },
+  {
+    title: 'the status entries of a credential id (change status by id)',
+    collection: 'status_entries',
+    index: ['tenantId', 'credentialId', 'purpose', 'createdAt'],
+    where: scoped({
+      and: [
+        { field: 'credentialId', op: 'eq', value: 'c' },
+        { field: 'purpose', op: 'eq', value: 'revocation' },
+      ],
+    }),
+    options: { limit: 1000 },
+  },
 ]

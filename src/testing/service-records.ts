@@ -12,6 +12,14 @@ import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '..
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
 import type { CollectionSpec, StoredRecord } from '../storage/port.js'
+import {
+  STATUS_CHANGES,
+  STATUS_ENTRIES,
+  STATUS_LISTS,
+  type StatusChangeRecord,
+  type StatusEntryRecord,
+  type StatusListRecord,
+} from '../status/records.js'
 import { VAULTS, type VaultRecord } from '../vaults/records.js'
 import { DELEGATE_KEYS, WALLETS, type DelegateKeyRecord, type WalletRecord } from '../wallets/records.js'
 
@@ -232,6 +240,58 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       seq: n,
       owner: address(scope, 1),
       at: 1_700_000_000 + n,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<StatusListRecord>({
+    declaration: STATUS_LISTS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-list-${n}`,
+      tenantId: scope,
+      issuer: did(scope, 1),
+      purpose: n % 2 === 0 ? 'revocation' : 'suspension',
+      format: 'JWT',
+      size: 131_072,
+      baseUrl: 'https://status.example.com',
+      full: n % 3 === 0,
+      allocated: n,
+      version: n,
+      signedVersion: n,
+      credential: `eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2YyI6e319.${n}`,
+      encodedList: 'uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA',
+      etag: `"${scope}-${n}"`,
+      signedAt: createdAt(n),
+      changedAt: createdAt(n),
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<StatusEntryRecord>({
+    declaration: STATUS_ENTRIES,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-entry-${n}`,
+      tenantId: scope,
+      listId: `${scope}-list-1`,
+      index: n,
+      purpose: 'revocation',
+      credentialId: `urn:uuid:${scope}-${n}`,
+      value: n % 2 === 0,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<StatusChangeRecord>({
+    declaration: STATUS_CHANGES,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-change-${n}`,
+      tenantId: scope,
+      listId: `${scope}-list-1`,
+      index: n,
+      purpose: 'revocation',
+      value: true,
+      byDids: [did(scope, 1), did(scope, 10 + n)],
+      byKeys: [address(scope, 1), address(scope, 10 + n)],
       createdAt: createdAt(n),
     }),
   }),
