@@ -5,6 +5,7 @@
  * handlers are paired with them in `table.ts`. Browser-safe: schemas and types only.
  */
 import { CREDENTIAL_CONTRACTS } from '../credentials/contracts.js'
+import { PRESENTATION_CONTRACTS } from '../presentations/contracts.js'
 import { ROLE_CONTRACTS } from '../roles/contracts.js'
 import { TOKEN_CONTRACTS } from '../tokens/contracts.js'
 import { VAULT_CONTRACTS } from '../vaults/contracts.js'
@@ -16,6 +17,7 @@ export const CONTRACTS = {
   ...VAULT_CONTRACTS,
   ...ROLE_CONTRACTS,
   ...CREDENTIAL_CONTRACTS,
+  ...PRESENTATION_CONTRACTS,
 }
 
 /** The names of the operations. */

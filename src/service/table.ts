@@ -16,6 +16,8 @@ import * as claimsSign from '../credentials/sign.js'
 import * as claimsProofs from '../credentials/proofs.js'
 import * as claimsStore from '../credentials/store.js'
 import * as claimsVerify from '../credentials/verify.js'
+import * as presentationsSign from '../presentations/sign.js'
+import * as presentationsVerify from '../presentations/verify.js'
 import * as tokens from '../tokens/operations.js'
 import * as mpcVaults from '../vaults/mpc-operations.js'
 import * as vaults from '../vaults/operations.js'
@@ -58,4 +60,6 @@ export const OPERATIONS = {
   addProofs: defineOperation(C.addProofs, { handler: claimsProofs.addProofs }),
   removeProofs: defineOperation(C.removeProofs, { handler: claimsProofs.removeProofs }),
   verifyClaims: defineOperation(C.verifyClaims, { handler: claimsVerify.verifyClaims }),
+  signPresentation: defineOperation(C.signPresentation, { handler: presentationsSign.signPresentation }),
+  verifyPresentation: defineOperation(C.verifyPresentation, { handler: presentationsVerify.verifyPresentation }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

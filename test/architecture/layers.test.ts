@@ -24,6 +24,7 @@ export const LAYERS: string[][] = [
   ['roles'],
   ['credentials'],
   ['tokens'],
+  ['presentations'],
   ['service'],
   ['http', 'client', 'testing'],
   ['cli'],
