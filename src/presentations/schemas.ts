@@ -60,13 +60,15 @@ export const signPresentation = z
 export type SignPresentationInput = z.output<typeof signPresentation>
 export type PresentedCredential = SignPresentationInput['vcs'][number]
 
-/** A presentation in either form. */
+/** A presentation in either form; a VP-JWT within the body-size bound (it holds up to 1,000 credentials). */
 export const presentation = z.union([
-  z.strictObject({ jwt: jwtText.meta({ description: 'A VP-JWT.' }) }),
+  z.strictObject({ jwt: z.string().min(1).max(2_000_000).meta({ description: 'A VP-JWT.' }) }),
   z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable presentation.' }) }),
 ])
 
-export const signPresentationResponse = z.strictObject({ presentation })
+export const signPresentationResponse = z.strictObject({
+  presentation: z.union([z.strictObject({ jwt: z.string() }), z.strictObject({ jsonld: jsonObject })]),
+})
 
 export const verifyPresentation = z.strictObject({
   presentation,

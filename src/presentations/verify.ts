@@ -240,7 +240,7 @@ function subjectsOf(item: Item): string[] {
   const subjects = [item.jsonld.credentialSubject].flat() as Array<{ id?: unknown } | null>
   const ids = subjects.map((s) => (typeof s === 'object' && s !== null ? s.id : undefined))
   // A subject without a DID is not the holder: the credential is then bound to no one.
-  return ids.every((id) => typeof id === 'string') ? (ids) : []
+  return ids.every((id) => typeof id === 'string') ? ids : []
 }
 
 /** A key lookup that treats a resolver failure as "no keys": the proof is then not verified. */
