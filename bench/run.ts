@@ -28,6 +28,7 @@ import { benchUnauthenticatedFlood } from './flood.js'
 import { benchJsonLdLoad } from './jsonld-load.js'
 import { benchMpc } from './mpc.js'
 import { benchPostgres } from './postgres.js'
+import { benchPresentations } from './presentations.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRoles, type RoleResults } from './roles.js'
 import { benchServerRss } from './rss.js'
@@ -147,6 +148,7 @@ async function main(): Promise<void> {
   const roles = { memory: await benchRoles('memory', createMemoryStorage(), OPTIONS), sqlite: await benchRolesSqlite() }
   const credentials = { sqlite: await benchCredentialsSqlite() }
   const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
+  const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
@@ -230,6 +232,8 @@ async function main(): Promise<void> {
     targets.push(target(`jsonLdSignOpsPerSec:${suite}`, 'sqlite', 210, r.sign.ours.opsPerSec))
     targets.push(target(`jsonLdVerifyOpsPerSec:${suite}`, 'sqlite', 130, r.verify.ours.opsPerSec))
   }
+  // Issue 20: a VP-JWT holding one VC-JWT, verified ÷ two raw OpenSSL verifies (interleaved) ≥ 0.6.
+  targets.push(target('vpJwtVerifyVsRawFloor', 'memory', 0.6, presentations.memory.ratio))
   // Issue 16: a small authenticated request while another tenant verifies, in a loop, the largest JSON-LD credential the bounds accept.
   const loadRatio = jsonLdLoad.p50Ratio
   const loadTarget = 'authenticatedP50UnderLargestJsonLdVerifyVsAlone'
@@ -278,6 +282,7 @@ async function main(): Promise<void> {
     roles,
     credentials,
     claimsCrypto,
+    presentations,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,
