@@ -19,7 +19,7 @@ import { invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from '../proofs/jwt-signer.js'
-import { CREDENTIALS_V1_URL, RECOVERY_2020, signJsonLd, type JsonLdDocument } from '../proofs/jsonld/index.js'
+import { CREDENTIALS_V1_URL, JsonLdProcessingError, RECOVERY_2020, signJsonLd, type JsonLdDocument } from '../proofs/jsonld/index.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
 import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
@@ -66,8 +66,27 @@ export async function signPresentation(
     ...(input.domain !== undefined && { domain: input.domain }),
     ...(input.expiresIn !== undefined && { expires: new Date(now + input.expiresIn * 1000) }),
     hasher: jsonLdHasher(ctx, caller),
+  }).catch((err: unknown) => {
+    throw koblitzExplained(err, embedded)
   })
   return { presentation: { jsonld } }
+}
+
+/**
+ * An `EcdsaKoblitzSignature2016` proof's terms (`creator`, `created`, …) come from security/v1,
+ * which a credential's contexts rarely include: a verifier's check of the credential drops the
+ * proof, but a presentation's canonicalization reads it. Says so rather than "invalid property".
+ */
+function koblitzExplained(err: unknown, embedded: JsonLdDocument[]): unknown {
+  if (!(err instanceof JsonLdProcessingError)) return err
+  const i = embedded.findIndex((vc) =>
+    [vc.proof].flat().some((p) => (p as { type?: unknown } | undefined)?.type === 'EcdsaKoblitzSignature2016'),
+  )
+  if (i < 0) return err
+  return invalid(
+    `vcs.${i}: ${err.message}: the terms of its EcdsaKoblitzSignature2016 proof are not defined by its contexts, so it cannot be ` +
+      'embedded in a JSON-LD presentation (present it in a JWT presentation, or sign it with EcdsaSecp256k1RecoverySignature2020)',
+  )
 }
 
 async function signJwt(
