@@ -23,6 +23,7 @@ export const LAYERS: string[][] = [
   ['vaults'],
   ['roles'],
   ['credentials'],
+  ['status'],
   ['tokens'],
   ['service'],
   ['http', 'client', 'testing'],
