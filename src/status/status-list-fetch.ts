@@ -48,7 +48,7 @@ export async function fetchStatusList(url: URL, options: ListFetchOptions): Prom
   }
   if (body === undefined) return unavailable(`the list is larger than ${options.maxBytes} bytes`)
   const credential = credentialOf(body.trim())
-  if (credential === undefined) return { reason: 'malformedList', error: 'the list is neither a JWT nor a JSON object' }
+  if (credential === undefined) return { reason: 'malformedList', error: 'status list: neither a JWT nor a JSON object' }
   const etag = response.headers.get('etag') ?? undefined
   return { kind: 'changed', credential, ...(etag !== undefined && { etag }), maxAgeSeconds }
 }
