@@ -25,7 +25,7 @@ export interface StatusVerifyResults {
 export async function benchStatusVerify(label: string, storage: StorageAdapter, options: MeasureOptions): Promise<StatusVerifyResults> {
   const key = new LocalSigner(generatePrivateKey())
   const issuer = { did: `did:ethr:dev:${key.address}`, signer: didJwtSigner(key), alg: 'ES256K' }
-  const vc = (extra: Record<string, unknown>) =>
+  const vc = (extra: { credentialSubject: Record<string, unknown> } & Record<string, unknown>) =>
     createVerifiableCredentialJwt(
       { vc: { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], ...extra } },
       issuer,
