@@ -35,6 +35,7 @@ import { benchServerRss } from './rss.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
 import { benchStorage, type StorageResults } from './storage.js'
+import { benchStatusVerify } from './status-verify.js'
 import { benchWorkers } from './workers.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
   const credentials = { sqlite: await benchCredentialsSqlite() }
   const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
   const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
+  const statusVerify = { memory: await benchStatusVerify('memory', createMemoryStorage(), OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
@@ -226,6 +228,8 @@ async function main(): Promise<void> {
   targets.push(target('jwtVcSignVsRawCreateVerifiableCredentialJwt', 'sqlite', 0.7, cc.jwtSign.ratio))
   targets.push(target('jwtVcVerifyVsRawVerify', 'sqlite', 0.7, cc.jwtVerify.ratio))
   targets.push(target('jwtVcVerifyByDelegateVsRawVerify', 'sqlite', 0.7, cc.jwtVerifyByDelegate.ratio))
+  // Issue 20: a VC-JWT with one status entry (its list cached) ÷ without, interleaved.
+  targets.push(target('jwtVcVerifyWithStatusVsWithout', 'memory', 0.8, statusVerify.memory.ratio))
   for (const [suite, r] of Object.entries(cc.jsonLd)) {
     targets.push(target(`jsonLdSignVsFloor:${suite}`, 'sqlite', 0.55, r.sign.ratio))
     targets.push(target(`jsonLdVerifyVsFloor:${suite}`, 'sqlite', 0.55, r.verify.ratio))
@@ -283,6 +287,7 @@ async function main(): Promise<void> {
     credentials,
     claimsCrypto,
     presentations,
+    statusVerify,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,

@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
 import { canonicalOrigin } from '../http/cors.js'
+import { checkedOrigins } from '../status/status-list-source.js'
 import { parseWorkers, serveCluster } from './cluster.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
@@ -25,6 +26,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       storage: { type: 'string', default: defaultStorage(env) },
       context: { type: 'string', multiple: true, default: [] },
       cors: { type: 'string', multiple: true, default: [] },
+      'status-list-origin': { type: 'string', multiple: true, default: [] },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -40,9 +42,26 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     storage: values.storage,
     contexts: values.context,
     corsOrigins: values.cors.map(corsOrigin),
+    statusListOrigins: statusListOrigins(values['status-list-origin'], env),
     workers,
   }
   await (workers > 1 ? serveCluster(options, env) : serve(options, env))
+}
+
+/** The `--status-list-origin` values (or, without any, `DIDVAULT_STATUS_LIST_ORIGINS`, comma-separated), checked. */
+function statusListOrigins(flags: string[], env: NodeJS.ProcessEnv): string[] {
+  const values =
+    flags.length > 0
+      ? flags
+      : (env.DIDVAULT_STATUS_LIST_ORIGINS ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+  try {
+    return checkedOrigins(values)
+  } catch (err) {
+    throw new UsageError(`--status-list-origin: ${(err as Error).message}`)
+  }
 }
 
 /** A `--cors` value in the spelling browsers send, or a usage error. */

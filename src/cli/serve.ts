@@ -18,6 +18,8 @@ export interface ServeOptions {
   contexts?: readonly string[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
   corsOrigins?: string[]
+  /** Origins whose status lists Verify may fetch (`--status-list-origin`). Default: none. */
+  statusListOrigins?: string[]
   /** Processes serving the port (`--workers`): 1 is this process alone, more run as a cluster (`cluster.ts`). */
   workers?: number
 }
@@ -60,7 +62,7 @@ export async function serve(
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
-  const { service, storage } = await openService(target, env, { jsonldThreads })
+  const { service, storage } = await openService(target, env, { jsonldThreads, statusListOrigins: options.statusListOrigins })
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn(
       'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic ' +

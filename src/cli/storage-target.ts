@@ -66,7 +66,7 @@ async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
 export async function openService(
   target: StorageTarget,
   env: NodeJS.ProcessEnv,
-  options: { mustExist?: boolean; jsonldThreads?: number } = {},
+  options: { mustExist?: boolean; jsonldThreads?: number; statusListOrigins?: string[] } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
     throw new Error(`no didvault database at ${target.path} (check --storage or DIDVAULT_STORAGE)`)
@@ -76,7 +76,8 @@ export async function openService(
   const storage = await openStorage(target)
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
-    return { service: await IdentityService.create({ storage, masterKey: master.key, ...jsonldWorkers }), storage }
+    const { statusListOrigins } = options
+    return { service: await IdentityService.create({ storage, masterKey: master.key, ...jsonldWorkers, statusListOrigins }), storage }
   } catch (err) {
     await storage.close().catch(() => undefined)
     throw err

@@ -31,7 +31,7 @@ options:
 ${ENVIRONMENT}`,
 
   serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>] [--context <url>=<file.jsonld>]...
-                      [--cors <origin>]...
+                      [--cors <origin>]... [--status-list-origin <origin>]...
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
@@ -47,6 +47,10 @@ ${STORAGE}
                   DID, secp256k1 suites, undefined-terms) are known. A problem with a file stops the start.
   --cors <origin> let browser pages of this origin (scheme://host[:port], e.g. https://app.example.com)
                   call the API; repeat for more origins. Default: none (browsers refuse cross-origin calls)
+  --status-list-origin <origin>
+                  an origin (https://host[:port]; http only on loopback) whose status lists credentials
+                  being verified may name; repeatable. Lists elsewhere fail their check, never fetched.
+                  Default: none, or DIDVAULT_STATUS_LIST_ORIGINS (comma-separated) when no flag is given
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

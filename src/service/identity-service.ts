@@ -39,6 +39,7 @@ import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
 import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
+import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-status.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 
 /** MPC vaults (docs/mpc.md). */
@@ -105,6 +106,15 @@ export interface IdentityServiceOptions {
   jsonldWorkers?: JsonLdWorkerOptions
   /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
   mpc?: MpcOptions
+  /** The service's public base URL (absolute http(s)); its status lists are `<publicUrl>/status/<listId>`. */
+  publicUrl?: string
+  /**
+   * Origins (`https://host[:port]`; http only on a loopback host) whose status lists Verify may
+   * fetch; lists elsewhere fail their check, unrequested. docs/credentials.md *Checking status when verifying*.
+   */
+  statusListOrigins?: string[]
+  /** Fetching foreign status lists: `timeoutMs` (default 5 s), `maxBytes` (2 MiB, also of a decoded list), `cacheSize` (32 lists). */
+  statusLists?: Pick<StatusVerifierOptions, 'timeoutMs' | 'maxBytes' | 'cacheSize'>
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
@@ -224,6 +234,8 @@ export class IdentityService {
       storage,
     )
     const callers = new CallerFacts(resolver, storage)
+    // `own` (the lists this service publishes) is wired by the status publisher; without it a list under publicUrl is not found.
+    const status = new StatusVerifier({ ...options.statusLists, publicUrl: options.publicUrl, origins: options.statusListOrigins })
     const ctx: ServiceContext = {
       storage,
       custody,
@@ -239,6 +251,7 @@ export class IdentityService {
       keys,
       jsonld,
       config,
+      status: status.check,
       now,
       onError,
     }

@@ -23,6 +23,7 @@ export const LAYERS: string[][] = [
   ['vaults'],
   ['roles'],
   ['credentials'],
+  ['status'],
   ['tokens'],
   ['presentations'],
   ['service'],
