@@ -208,7 +208,7 @@ function outcome(issuer: string | null, checks: VerificationCheck[]): Credential
 }
 
 /** Whether `vc` is a data model 2.0 credential: its first `@context` is credentials/v2. */
-function isV2Credential(vc: JsonLdDocument): boolean {
+export function isV2Credential(vc: JsonLdDocument): boolean {
   const context = vc['@context']
   return (Array.isArray(context) ? context[0] : context) === CREDENTIALS_V2_URL
 }

@@ -19,9 +19,17 @@ import { invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/ethr.js'
 import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from '../proofs/jwt-signer.js'
-import { CREDENTIALS_V1_URL, JsonLdProcessingError, RECOVERY_2020, signJsonLd, type JsonLdDocument } from '../proofs/jsonld/index.js'
+import {
+  CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
+  JsonLdProcessingError,
+  RECOVERY_2020,
+  signJsonLd,
+  type JsonLdDocument,
+} from '../proofs/jsonld/index.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
+import { isV2Credential } from '../credentials/verify-credential.js'
 import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
@@ -51,7 +59,7 @@ export async function signPresentation(
     return c.jsonld
   })
   const unsigned: JsonLdDocument = {
-    '@context': [CREDENTIALS_V1_URL],
+    '@context': [dataModelOf(embedded) === 2 ? CREDENTIALS_V2_URL : CREDENTIALS_V1_URL],
     type: ['VerifiablePresentation'],
     holder,
     verifiableCredential: embedded,
@@ -70,6 +78,22 @@ export async function signPresentation(
     throw koblitzExplained(err, embedded)
   })
   return { presentation: { jsonld } }
+}
+
+/**
+ * The data model of the presentation: that of its credentials (a credentials/v2 document cannot
+ * sit inside a credentials/v1 one — both protect `VerifiableCredential` — nor the reverse).
+ * @throws {IdentityError} 422 when they mix both
+ */
+function dataModelOf(credentials: JsonLdDocument[]): 1 | 2 {
+  const v2 = credentials.map(isV2Credential)
+  if (v2.every(Boolean) && v2.length > 0) return 2
+  const first = v2.indexOf(true)
+  if (first < 0) return 1
+  throw invalid(
+    `vcs.${first}: a data model 2.0 credential (credentials/v2) cannot be presented with data model 1.1 ones (vcs.${v2.indexOf(false)}) ` +
+      'in one JSON-LD presentation: their contexts conflict; present them separately',
+  )
 }
 
 /**

@@ -182,6 +182,33 @@ describe('JWT presentations', () => {
 })
 
 describe('JSON-LD presentations', () => {
+  it('data model 2.0 credentials make a credentials/v2 presentation that verifies; mixed with 1.1 ones: 422 naming both, nothing written', async () => {
+    const signed = await h.request('POST', '/claims/sign', {
+      json: {
+        iss: issuer.did,
+        sub: holder.did,
+        format: 'JSON-LD',
+        proofType: 'EcdsaSecp256k1RecoverySignature2020',
+        context: 'https://www.w3.org/ns/credentials/v2',
+        claims: [{ payload: { member: true } }],
+      },
+      didAuth: issuer.jwt,
+    })
+    const v2Vc = signed.body.vcs[0].jsonld
+    const res = await sign({ holder: holder.did, format: 'JSON-LD', challenge: 'c-v2', vcs: [{ jsonld: v2Vc }] })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.presentation.jsonld['@context'][0]).toBe('https://www.w3.org/ns/credentials/v2')
+    const verified = await verify({ presentation: res.body.presentation, challenge: 'c-v2' })
+    expect(verified.body.verified, JSON.stringify(verified.body.checks)).toBe(true)
+    expect(verified.body.vcs[0]).toMatchObject({ verified: true })
+
+    const before = await snapshot(h)
+    const mixed = await sign({ holder: holder.did, format: 'JSON-LD', challenge: 'c', vcs: [{ jsonld: jsonldVc }, { jsonld: v2Vc }] })
+    expectError(mixed, 422, 'VALIDATION_ERROR')
+    expect(mixed.body.errorMessage).toMatch(/^vcs\.1: a data model 2\.0 credential .* data model 1\.1 ones \(vcs\.0\)/)
+    expect(await snapshot(h)).toEqual(before)
+  })
+
   it('an EcdsaSecp256k1RecoverySignature2020 authentication proof with challenge, domain and expires; verified against them', async () => {
     const res = await sign({
       holder: holder.did,
