@@ -28,12 +28,14 @@ import { benchUnauthenticatedFlood } from './flood.js'
 import { benchJsonLdLoad } from './jsonld-load.js'
 import { benchMpc } from './mpc.js'
 import { benchPostgres } from './postgres.js'
+import { benchPresentations } from './presentations.js'
 import type { MeasureOptions } from './measure.js'
 import { benchRoles, type RoleResults } from './roles.js'
 import { benchServerRss } from './rss.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
 import { benchStorage, type StorageResults } from './storage.js'
+import { benchStatusVerify } from './status-verify.js'
 import { benchWorkers } from './workers.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
@@ -147,6 +149,8 @@ async function main(): Promise<void> {
   const roles = { memory: await benchRoles('memory', createMemoryStorage(), OPTIONS), sqlite: await benchRolesSqlite() }
   const credentials = { sqlite: await benchCredentialsSqlite() }
   const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
+  const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
+  const statusVerify = { memory: await benchStatusVerify('memory', createMemoryStorage(), OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
@@ -224,12 +228,16 @@ async function main(): Promise<void> {
   targets.push(target('jwtVcSignVsRawCreateVerifiableCredentialJwt', 'sqlite', 0.7, cc.jwtSign.ratio))
   targets.push(target('jwtVcVerifyVsRawVerify', 'sqlite', 0.7, cc.jwtVerify.ratio))
   targets.push(target('jwtVcVerifyByDelegateVsRawVerify', 'sqlite', 0.7, cc.jwtVerifyByDelegate.ratio))
+  // Issue 20: a VC-JWT with one status entry (its list cached) ÷ without, interleaved.
+  targets.push(target('jwtVcVerifyWithStatusVsWithout', 'memory', 0.8, statusVerify.memory.ratio))
   for (const [suite, r] of Object.entries(cc.jsonLd)) {
     targets.push(target(`jsonLdSignVsFloor:${suite}`, 'sqlite', 0.55, r.sign.ratio))
     targets.push(target(`jsonLdVerifyVsFloor:${suite}`, 'sqlite', 0.55, r.verify.ratio))
     targets.push(target(`jsonLdSignOpsPerSec:${suite}`, 'sqlite', 210, r.sign.ours.opsPerSec))
     targets.push(target(`jsonLdVerifyOpsPerSec:${suite}`, 'sqlite', 130, r.verify.ours.opsPerSec))
   }
+  // Issue 20: a VP-JWT holding one VC-JWT, verified ÷ two raw OpenSSL verifies (interleaved) ≥ 0.6.
+  targets.push(target('vpJwtVerifyVsRawFloor', 'memory', 0.6, presentations.memory.ratio))
   // Issue 16: a small authenticated request while another tenant verifies, in a loop, the largest JSON-LD credential the bounds accept.
   const loadRatio = jsonLdLoad.p50Ratio
   const loadTarget = 'authenticatedP50UnderLargestJsonLdVerifyVsAlone'
@@ -278,6 +286,8 @@ async function main(): Promise<void> {
     roles,
     credentials,
     claimsCrypto,
+    presentations,
+    statusVerify,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,

@@ -549,6 +549,7 @@ describe('didvault: arguments', () => {
     [['serve', '--port', '70000'], /--port must be 0\.\.65535/, 'didvault serve --help'],
     [['serve', '--cors', 'https://app.example.com/'], /--cors: not an origin/, 'didvault serve --help'],
     [['serve', '--cors', '*'], /--cors: not an origin/, 'didvault serve --help'],
+    [['serve', '--status-list-origin', 'http://lists.example'], /--status-list-origin: .*https/, 'didvault serve --help'],
     [['keys'], /needs a subcommand/, 'didvault keys --help'],
     [['keys', 'rotate'], /unknown keys subcommand "rotate"/, 'didvault keys --help'],
     [['keys', 'create'], /needs --tenant/, 'didvault keys --help'],

@@ -120,6 +120,12 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
         http(`${urls[i % PROCESSES]}/vaults/${vault.id}/wallet`, { method: 'POST', token: API_KEY, json: {}, headers }),
       ),
     )
+    // A failure names the servers' logs: the response body of a 500 says nothing of its cause.
+    const failed = created.filter((res) => res.status !== 200)
+    expect(
+      failed.map((res) => res.body),
+      procs.map(({ proc }) => proc.stderr()).join('\n'),
+    ).toEqual([])
     const wallets = created.map((res) => ok(res).wallet)
     expect(wallets.map((w) => w.index).sort((a, b) => a - b)).toEqual(Array.from({ length: WALLETS }, (_, i) => i + 1))
     for (const wallet of wallets) expect(wallet.ethereumAddress).toBe(addressAt(vault.mnemonic, wallet.index))

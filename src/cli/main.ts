@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
 import { canonicalOrigin } from '../http/cors.js'
 import { publicBaseUrl } from '../status/list-url.js'
+import { checkedOrigins } from '../status/status-list-source.js'
 import { parseWorkers, serveCluster } from './cluster.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
@@ -27,6 +28,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       context: { type: 'string', multiple: true, default: [] },
       cors: { type: 'string', multiple: true, default: [] },
       'public-url': { type: 'string' },
+      'status-list-origin': { type: 'string', multiple: true, default: [] },
       workers: { type: 'string', default: '1' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -43,6 +45,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     contexts: values.context,
     corsOrigins: values.cors.map(corsOrigin),
     ...publicUrlOf(values['public-url'] ?? env.DIDVAULT_PUBLIC_URL),
+    statusListOrigins: statusListOrigins(values['status-list-origin'], env),
     workers,
   }
   await (workers > 1 ? serveCluster(options, env) : serve(options, env))
@@ -55,6 +58,22 @@ function publicUrlOf(value: string | undefined): { publicUrl?: string } {
     return { publicUrl: publicBaseUrl(value, '--public-url') }
   } catch (err) {
     throw new UsageError((err as Error).message)
+  }
+}
+
+/** The `--status-list-origin` values (or, without any, `DIDVAULT_STATUS_LIST_ORIGINS`, comma-separated), checked. */
+function statusListOrigins(flags: string[], env: NodeJS.ProcessEnv): string[] {
+  const values =
+    flags.length > 0
+      ? flags
+      : (env.DIDVAULT_STATUS_LIST_ORIGINS ?? '')
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+  try {
+    return checkedOrigins(values)
+  } catch (err) {
+    throw new UsageError(`--status-list-origin: ${(err as Error).message}`)
   }
 }
 

@@ -20,6 +20,8 @@ export interface ServeOptions {
   corsOrigins?: string[]
   /** `--public-url`: the base of published status-list URLs. */
   publicUrl?: string
+  /** Origins whose status lists Verify may fetch (`--status-list-origin`). Default: none. */
+  statusListOrigins?: string[]
   /** Processes serving the port (`--workers`): 1 is this process alone, more run as a cluster (`cluster.ts`). */
   workers?: number
 }
@@ -62,7 +64,8 @@ export async function serve(
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
-  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl: options.publicUrl })
+  const { publicUrl, statusListOrigins } = options
+  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins })
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn(
       'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic ' +

@@ -66,7 +66,7 @@ async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
 export async function openService(
   target: StorageTarget,
   env: NodeJS.ProcessEnv,
-  options: { mustExist?: boolean; jsonldThreads?: number; publicUrl?: string } = {},
+  options: { mustExist?: boolean; jsonldThreads?: number; publicUrl?: string; statusListOrigins?: string[] } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
     throw new Error(`no didvault database at ${target.path} (check --storage or DIDVAULT_STORAGE)`)
@@ -77,7 +77,11 @@ export async function openService(
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
     const publicUrl = options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }
-    return { service: await IdentityService.create({ storage, masterKey: master.key, ...jsonldWorkers, ...publicUrl }), storage }
+    const { statusListOrigins } = options
+    return {
+      service: await IdentityService.create({ storage, masterKey: master.key, ...jsonldWorkers, ...publicUrl, statusListOrigins }),
+      storage,
+    }
   } catch (err) {
     await storage.close().catch(() => undefined)
     throw err

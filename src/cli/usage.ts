@@ -31,7 +31,7 @@ options:
 ${ENVIRONMENT}`,
 
   serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>] [--context <url>=<file.jsonld>]...
-                      [--cors <origin>]... [--public-url <url>]
+                      [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
@@ -51,6 +51,10 @@ ${STORAGE}
                   the service's public base URL (absolute http(s), no query or fragment; also
                   DIDVAULT_PUBLIC_URL): status lists are published at <url>/status/<listId>, a URL signed
                   into credentials issued with status. Without it, issuing with status is refused
+  --status-list-origin <origin>
+                  an origin (https://host[:port]; http only on loopback) whose status lists credentials
+                  being verified may name; repeatable. Lists elsewhere fail their check, never fetched.
+                  Default: none, or DIDVAULT_STATUS_LIST_ORIGINS (comma-separated) when no flag is given
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

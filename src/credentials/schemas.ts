@@ -243,6 +243,28 @@ export const verifyClaims = z.strictObject({ operation: z.literal('verify').opti
 
 export type VerifyClaimsInput = z.output<typeof verifyClaims>
 
+/**
+ * Why a status check failed: the bit is set (`revoked`, `suspended`); the entry is of a type not
+ * read, malformed, or of a `statusSize` other than 1; its list is of an origin not allowed, cannot
+ * be had, is malformed, does not verify, has another issuer or purpose, or is shorter than the index.
+ */
+export const STATUS_FAILURES = [
+  'revoked',
+  'suspended',
+  'unsupportedEntry',
+  'malformedEntry',
+  'statusSize',
+  'originNotAllowed',
+  'listUnavailable',
+  'malformedList',
+  'listNotVerified',
+  'issuerMismatch',
+  'purposeMismatch',
+  'indexOutOfRange',
+] as const
+
+export type StatusFailure = (typeof STATUS_FAILURES)[number]
+
 /** What one verification check found (DESIGN §4 *Verify result*). */
 export const verificationCheck = z
   .strictObject({
@@ -260,10 +282,11 @@ export const verificationCheck = z
       'validUntil',
       'exp',
       'nbf',
+      'status',
     ]),
     verified: z.boolean(),
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
-    type: z.string().optional().meta({ description: 'The proof’s type.' }),
+    type: z.string().optional().meta({ description: 'The proof’s type, or the status entry’s (`check: "status"`).' }),
     verificationMethod: z.string().optional().meta({ description: 'The proof’s `creator` / `verificationMethod`.' }),
     did: z
       .string()
@@ -273,6 +296,12 @@ export const verificationCheck = z
           'The DID whose key the proof names, which signed it when it verifies (`check: "proof"`, when its method is a DID ' +
           'URL naming a key).',
       }),
+    entry: z.number().int().optional().meta({ description: 'Index of the entry in `credentialStatus` (`check: "status"`).' }),
+    purpose: z.string().optional().meta({ description: 'The status entry’s `statusPurpose`.' }),
+    statusListCredential: z.string().optional().meta({ description: 'The status list the entry names.' }),
+    statusListIndex: z.string().optional().meta({ description: 'The entry’s index in that list.' }),
+    value: z.boolean().optional().meta({ description: 'Whether the entry’s bit is set (a status check that read its list).' }),
+    reason: z.enum(STATUS_FAILURES).optional().meta({ description: 'Why a status check failed.' }),
     error: z.string().optional(),
   })
   .meta({ id: 'VerificationCheck' })

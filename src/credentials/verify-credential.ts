@@ -18,6 +18,8 @@
  *   service's own verifier first (OpenSSL for keys the service knows, see {@link verifyDidJwt})
  *   and did-jwt-vc's payload checks; whatever that path does not accept is decided, and its
  *   failure named, by did-jwt-vc itself (a differential test holds the two to the same verdicts).
+ * - Both: with a status check (`status`, the service's), one check `status` per entry of the
+ *   credential's `credentialStatus` (a VC-JWT's `vc.credentialStatus`), once every other check passed.
  *
  * An invalid credential is a result with `verified: false`, never a throw; a JSON-LD document
  * referencing a context that is not bundled is the caller's error ({@link UnknownContextError}).
@@ -63,7 +65,22 @@ export interface CredentialVerifyOptions {
   keys?: JwtVerifyOptions['keys'] & Pick<KnownKeys, 'publicKeyHexFor'>
   /** Canonicalizes JSON-LD within its bounds (the service's: in its worker pool). Default: in this thread, default bounds. */
   hasher?: CanonicalHasher
+  /** Checks `credentialStatus` entries (the service's: src/status). Absent: status is not checked. */
+  status?: CredentialStatusCheck
 }
+
+/** What a status check reads of a credential: its issuer and its `credentialStatus` (one entry or an array). */
+export interface StatusBearing {
+  issuer: string
+  credentialStatus: unknown
+}
+
+/**
+ * Checks a credential's status entries, one named check (`status`) per entry; never throws. It
+ * is called only for a credential whose other checks passed, with the options of that
+ * verification (its clock, resolver, hasher), `status` included.
+ */
+export type CredentialStatusCheck = (credential: StatusBearing, options: CredentialVerifyOptions) => Promise<VerificationCheck[]>
 
 const DEFAULT_SKEW = 60
 
@@ -109,7 +126,7 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
   const [from, until] = isV2Credential(vc) ? (['validFrom', 'validUntil'] as const) : (['issuanceDate', 'expirationDate'] as const)
   if (vc[from] !== undefined) checks.push(dateCheck(from, timeOf(vc[from]) <= options.now + skewMs, 'is in the future'))
   if (vc[until] !== undefined) checks.push(dateCheck(until, timeOf(vc[until]) > options.now - skewMs, 'has passed'))
-  return outcome(issuer, checks)
+  return outcome(issuer, await withStatus(checks, { issuer, credentialStatus: vc.credentialStatus }, options))
 }
 
 /** Verifies a VC-JWT. */
@@ -140,7 +157,8 @@ export async function verifyJwtCredential(jwt: string, options: CredentialVerify
     checks.push(dateCheck('nbf', typeof payload.nbf === 'number' && payload.nbf <= nowSeconds + skew, 'is in the future'))
   if (payload.exp !== undefined)
     checks.push(dateCheck('exp', typeof payload.exp === 'number' && payload.exp > nowSeconds - skew, 'has passed'))
-  return outcome(issuer, checks)
+  const credentialStatus = (isRecord(payload.vc) ? payload.vc.credentialStatus : undefined) ?? payload.credentialStatus
+  return outcome(issuer, await withStatus(checks, { issuer: issuer ?? '', credentialStatus }, options))
 }
 
 /**
@@ -174,6 +192,14 @@ function dateCheck(
   return ok ? { check, verified: true } : { check, verified: false, error: `${check} is missing, malformed or ${failure}` }
 }
 
+/** `checks`, then the status checks of the credential when it has status entries and every check so far passed. */
+async function withStatus(checks: VerificationCheck[], credential: StatusBearing, options: CredentialVerifyOptions) {
+  if (options.status === undefined || credential.credentialStatus === undefined || !checks.every((c) => c.verified)) return checks
+  return [...checks, ...(await options.status(credential, options))]
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
+
 function outcome(issuer: string | null, checks: VerificationCheck[]): CredentialVerification {
   const failed = checks.find((c) => !c.verified)
   if (!failed) return { verified: true, issuer, checks }
@@ -182,7 +208,7 @@ function outcome(issuer: string | null, checks: VerificationCheck[]): Credential
 }
 
 /** Whether `vc` is a data model 2.0 credential: its first `@context` is credentials/v2. */
-function isV2Credential(vc: JsonLdDocument): boolean {
+export function isV2Credential(vc: JsonLdDocument): boolean {
   const context = vc['@context']
   return (Array.isArray(context) ? context[0] : context) === CREDENTIALS_V2_URL
 }

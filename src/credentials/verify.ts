@@ -1,8 +1,9 @@
 /**
  * Verify Verifiable Credentials (`PATCH /claims` with `operation: "verify"`, alias `POST
  * /claims/verify`; DESIGN §4 *Verify result*): each credential is checked with the resolver
- * the request names, and answered with `verified`, its `issuer` and the named `checks`. An
- * invalid credential is `verified: false` in the 200, not an error.
+ * the request names, and answered with `verified`, its `issuer` and the named `checks` (a
+ * `status` check per `credentialStatus` entry, src/status). An invalid credential is
+ * `verified: false` in the 200, not an error.
  */
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
@@ -14,12 +15,12 @@ import type { CredentialsContext } from './context.js'
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 
 export async function verifyClaims(
-  ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers'>,
+  ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>,
   caller: Caller,
   input: VerifyClaimsInput,
 ): Promise<VerifyResponse> {
   const { name, resolver } = ctx.resolvers.get(input.resolver)
-  const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller) }
+  const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller), status: ctx.status }
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {
     vcs.push(

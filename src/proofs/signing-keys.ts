@@ -18,10 +18,14 @@ import { eip55Address } from '../did/ethr.js'
 import type { KnownKeys } from './known-keys.js'
 import type { SigningKey } from './jsonld/index.js'
 
-/** A `resolveSigningKeys` for JSON-LD verification over `resolver`. */
+/**
+ * A `resolveSigningKeys` for JSON-LD verification over `resolver`: the methods the document lists
+ * under `relationship` (default `assertionMethod`; a presentation's proof: `authentication`).
+ */
 export function signingKeysResolver(
   resolver: Resolvable,
   keys?: Pick<KnownKeys, 'publicKeyHexFor'>,
+  relationship: 'assertionMethod' | 'authentication' = 'assertionMethod',
 ): (didUrl: string) => Promise<SigningKey[]> {
   return async (didUrl) => {
     const did = didUrl.split('#')[0]
@@ -29,7 +33,9 @@ export function signingKeysResolver(
     if (/[/?;]/.test(did)) return []
     const { didDocument } = await resolver.resolve(did)
     if (!didDocument) return []
-    const chosen = assertionMethods(didDocument).filter((m) => !didUrl.includes('#') || m.id === didUrl || `${did}${m.id}` === didUrl)
+    const chosen = methodsUnder(didDocument, relationship).filter(
+      (m) => !didUrl.includes('#') || m.id === didUrl || `${did}${m.id}` === didUrl,
+    )
     return Promise.all(chosen.map((m) => signingKeyOf(m, keys)))
   }
 }
@@ -48,11 +54,11 @@ async function signingKeyOf(m: VerificationMethod, keys: Pick<KnownKeys, 'public
   return publicKeyHex === undefined ? named : { publicKeyHex }
 }
 
-/** The verification methods `document` lists under `assertionMethod` (by reference or embedded). */
-function assertionMethods(document: DIDDocument): VerificationMethod[] {
+/** The verification methods `document` lists under `relationship` (by reference or embedded). */
+function methodsUnder(document: DIDDocument, relationship: 'assertionMethod' | 'authentication'): VerificationMethod[] {
   const methods = document.verificationMethod ?? []
   const absolute = (id: string) => (id.startsWith('#') ? `${document.id}${id}` : id)
-  return (document.assertionMethod ?? []).flatMap((entry) => {
+  return (document[relationship] ?? []).flatMap((entry) => {
     if (typeof entry !== 'string') return [entry]
     const found = methods.find((m) => absolute(m.id) === absolute(entry))
     return found ? [found] : []

@@ -5,6 +5,7 @@
  * handlers are paired with them in `table.ts`. Browser-safe: schemas and types only.
  */
 import { CREDENTIAL_CONTRACTS } from '../credentials/contracts.js'
+import { PRESENTATION_CONTRACTS } from '../presentations/contracts.js'
 import { ROLE_CONTRACTS } from '../roles/contracts.js'
 import { STATUS_CONTRACTS } from '../status/contracts.js'
 import { TOKEN_CONTRACTS } from '../tokens/contracts.js'
@@ -18,6 +19,7 @@ export const CONTRACTS = {
   ...ROLE_CONTRACTS,
   ...CREDENTIAL_CONTRACTS,
   ...STATUS_CONTRACTS,
+  ...PRESENTATION_CONTRACTS,
 }
 
 /** The names of the operations. */

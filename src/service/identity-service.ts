@@ -43,6 +43,8 @@ import { StatusAllocator } from '../status/allocate.js'
 import { StatusPublisher } from '../status/publisher.js'
 import { signList } from '../status/sign-list.js'
 import { publicBaseUrl } from '../status/list-url.js'
+import { publishedList } from '../status/publish.js'
+import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-status.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 
 /** MPC vaults (docs/mpc.md). */
@@ -119,6 +121,13 @@ export interface IdentityServiceOptions {
   statusPublishIntervalMs?: number
   /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
   statusListSize?: number
+  /**
+   * Origins (`https://host[:port]`; http only on a loopback host) whose status lists Verify may
+   * fetch; lists elsewhere fail their check, unrequested. docs/credentials.md *Checking status when verifying*.
+   */
+  statusListOrigins?: string[]
+  /** Fetching foreign status lists: `timeoutMs` (default 5 s), `maxBytes` (2 MiB, also of a decoded list), `cacheSize` (32 lists). */
+  statusLists?: Pick<StatusVerifierOptions, 'timeoutMs' | 'maxBytes' | 'cacheSize'>
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
@@ -242,6 +251,9 @@ export class IdentityService {
     )
     const callers = new CallerFacts(resolver, storage)
     const publisher = new StatusPublisher((listId) => signList(ctx, listId), config.statusPublishIntervalMs, onError)
+    // `own`: the lists this service publishes, as stored (what GET /status/:listId serves).
+    const own = { get: (listId: string) => publishedList({ storage }, listId) }
+    const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,
       statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher }),
@@ -259,6 +271,7 @@ export class IdentityService {
       keys,
       jsonld,
       config,
+      status: status.check,
       now,
       onError,
     }

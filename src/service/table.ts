@@ -16,6 +16,8 @@ import * as claimsSign from '../credentials/sign.js'
 import * as claimsProofs from '../credentials/proofs.js'
 import * as claimsStore from '../credentials/store.js'
 import * as claimsVerify from '../credentials/verify.js'
+import * as presentationsSign from '../presentations/sign.js'
+import * as presentationsVerify from '../presentations/verify.js'
 import * as tokens from '../tokens/operations.js'
 import * as mpcVaults from '../vaults/mpc-operations.js'
 import * as vaults from '../vaults/operations.js'
@@ -62,4 +64,6 @@ export const OPERATIONS = {
   verifyClaims: defineOperation(C.verifyClaims, { handler: claimsVerify.verifyClaims }),
   changeStatus: defineOperation(C.changeStatus, { handler: changeStatus }),
   getStatusList: defineOperation(C.getStatusList, { handler: getStatusList }),
+  signPresentation: defineOperation(C.signPresentation, { handler: presentationsSign.signPresentation }),
+  verifyPresentation: defineOperation(C.verifyPresentation, { handler: presentationsVerify.verifyPresentation }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

@@ -25,6 +25,7 @@ export const LAYERS: string[][] = [
   ['credentials'],
   ['status'],
   ['tokens'],
+  ['presentations'],
   ['service'],
   ['http', 'client', 'testing'],
   ['cli'],

@@ -33,6 +33,7 @@ export interface Fixture {
   storedId: string
   mpcVaultId: string
   statusListId: string
+  vpJwt: string
 }
 
 export const emptyFixture = (): Fixture => ({
@@ -50,6 +51,7 @@ export const emptyFixture = (): Fixture => ({
   storedId: '',
   mpcVaultId: '',
   statusListId: '',
+  vpJwt: '',
 })
 
 type Contract<K extends OperationName> = (typeof CONTRACTS)[K]
@@ -450,6 +452,34 @@ export const OPERATION_CASES: OperationCase[] = [
     auth: (f) => acting(f.rootJwt),
     input: (f) => ({ operation: 'verify', claims: [{ jsonld: f.jsonldVc }] }),
     then: (result) => expect(result.vcs[0]).toMatchObject({ verified: true }),
+  }),
+  // ---- presentations
+  call({
+    operation: 'signPresentation',
+    name: 'a VP-JWT of the root wallet holding the JWT credential',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ holder: f.rootDid, format: 'JWT', nonce: 'n-1', vcs: [{ jwt: f.jwtVc }] }),
+    then: ({ presentation }, f) => {
+      f.vpJwt = 'jwt' in presentation ? presentation.jwt : ''
+      expect(f.vpJwt).toMatch(/^eyJ/)
+    },
+  }),
+  call({
+    operation: 'signPresentation',
+    name: 'as a holder the caller does not control: 403',
+    auth: (f) => acting(f.soloJwt),
+    input: (f) => ({ holder: f.rootDid, format: 'JWT', vcs: [{ jwt: f.jwtVc }] }),
+    rejects: { statusCode: 403, errorType: 'FORBIDDEN' },
+  }),
+  call({
+    operation: 'verifyPresentation',
+    name: 'the VP-JWT verifies with its nonce, each credential as /claims/verify has it',
+    auth: (f) => acting(f.soloJwt),
+    input: (f) => ({ presentation: { jwt: f.vpJwt }, nonce: 'n-1' }),
+    then: (result, f) => {
+      expect(result).toMatchObject({ verified: true, holder: f.rootDid })
+      expect(result.vcs.map((vc) => vc.verified)).toEqual([true])
+    },
   }),
   call({
     operation: 'removeProofs',

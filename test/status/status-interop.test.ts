@@ -104,6 +104,34 @@ describe('interop with digitalbazaar and did-jwt-vc', () => {
   })
 })
 
+describe('issue, change, publish, verify: /claims/verify reads the lists this service publishes', () => {
+  it('a credential passes its status check, then fails it as revoked once its revocation is published', async () => {
+    const h = await startHarness({ storage: 'memory', service: { publicUrl: PUBLIC_URL } })
+    try {
+      const issuer = await walletWithToken(h)
+      const signed = await h.request('POST', '/claims/sign', {
+        json: { iss: issuer.did, format: 'JWT', status: { purposes: ['revocation'] }, claims: [{ id: 'urn:uuid:e2e', payload: { a: 1 } }] },
+        didAuth: issuer.jwt,
+      })
+      const jwt = signed.body.vcs[0].jwt as string
+      await h.service.publishStatusLists()
+      const statusCheck = async () => {
+        const res = await h.request('POST', '/claims/verify', { json: { claims: [{ jwt }] }, didAuth: issuer.jwt })
+        return { verified: res.body.vcs[0].verified, checks: res.body.vcs[0].checks.filter((c: any) => c.check === 'status') }
+      }
+      expect(await statusCheck()).toMatchObject({ verified: true, checks: [{ verified: true }] })
+      await h.request('POST', '/claims/status', {
+        json: { items: [{ id: 'urn:uuid:e2e', purpose: 'revocation', value: true }] },
+        didAuth: issuer.jwt,
+      })
+      await h.service.publishStatusLists()
+      expect(await statusCheck()).toMatchObject({ verified: false, checks: [{ verified: false, reason: 'revoked' }] })
+    } finally {
+      await h.close()
+    }
+  })
+})
+
 describe('allocation under concurrency', () => {
   it('200 concurrent allocations get 200 distinct indexes; a full list rolls over to a new one', async () => {
     const h = await startHarness({

@@ -24,7 +24,7 @@ import { bytesToHex, concatBytes, hexToBytes, randomBytes } from '@noble/hashes/
 import type { DigestSigner } from '../../keys/signer.js'
 import { IN_THREAD_HASHER, type CanonicalHasher } from './canonical-hasher.js'
 import { SECURITY_V2_URL } from './contexts.js'
-import { shown } from './errors.js'
+import { JsonLdProofError, shown } from './errors.js'
 import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
 import {
   appendProof,
@@ -98,6 +98,9 @@ export async function signKoblitz2016<T extends JsonLdDocument>(
   options: ProofOptions,
 ): Promise<T & { proof: Koblitz2016Proof | ProofObject[] }> {
   const { creator, created } = checkProofOptions(options)
+  for (const key of ['proofPurpose', 'challenge', 'expires'] as const) {
+    if (options[key] !== undefined) throw new JsonLdProofError(`${KOBLITZ_2016} has no ${key}`)
+  }
   const proof: Omit<Koblitz2016Proof, 'signatureValue'> = {
     type: KOBLITZ_2016,
     creator,

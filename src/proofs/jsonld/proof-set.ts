@@ -91,9 +91,11 @@ export function checkProofOptions(options: ProofOptions): { creator: string; cre
   }
   const created = options.created ?? new Date()
   if (!(created instanceof Date) || Number.isNaN(created.getTime())) throw new JsonLdProofError('created must be a valid Date')
-  for (const key of ['nonce', 'domain'] as const) {
+  for (const key of ['nonce', 'domain', 'challenge'] as const) {
     if (options[key] !== undefined && typeof options[key] !== 'string') throw new JsonLdProofError(`${key} must be a string`)
   }
+  if (options.expires !== undefined && (!(options.expires instanceof Date) || Number.isNaN(options.expires.getTime())))
+    throw new JsonLdProofError('expires must be a valid Date')
   return { creator: options.creator, created: created.toISOString() }
 }
 

@@ -2,8 +2,9 @@
  * The `EcdsaSecp256k1RecoverySignature2020` suite, as jsonld-signatures based verifiers
  * (Veramo, Transmute, the DIF reference suite) compute it:
  *
- * - proof `{type, created, verificationMethod, proofPurpose: "assertionMethod", domain?,
- *   nonce?, jws}`;
+ * - proof `{type, created, verificationMethod, proofPurpose, domain?, nonce?, challenge?,
+ *   expires?, jws}` — `proofPurpose` `assertionMethod` (credentials) or `authentication`
+ *   (presentations);
  * - verifyData = sha256(c14n(proof options)) ‖ sha256(c14n(document without proof)), where
  *   proof options = the proof without `jws` (nor `signatureValue`/`proofValue`) under the
  *   document's own `@context` (which must define the suite's terms: signing adds the
@@ -54,9 +55,12 @@ export type Recovery2020Proof = {
   created: string
   /** DID URL of the signing key. */
   verificationMethod: string
-  proofPurpose: 'assertionMethod'
+  proofPurpose: 'assertionMethod' | 'authentication'
   domain?: string
   nonce?: string
+  challenge?: string
+  /** ISO 8601 end of validity. */
+  expires?: string
   /** Detached ES256K-R JWS. */
   jws: string
 }
@@ -114,9 +118,11 @@ export async function signRecovery2020<T extends JsonLdDocument>(
     type: RECOVERY_2020,
     created,
     verificationMethod: creator,
-    proofPurpose: 'assertionMethod',
+    proofPurpose: options.proofPurpose ?? 'assertionMethod',
     ...(options.domain !== undefined && { domain: options.domain }),
     ...(options.nonce !== undefined && { nonce: options.nonce }),
+    ...(options.challenge !== undefined && { challenge: options.challenge }),
+    ...(options.expires !== undefined && { expires: options.expires.toISOString() }),
   }
   const hasher = options.hasher ?? IN_THREAD_HASHER
   const [documentHash, optionsHash] = hasher.hashEach([unsignedOf(signed), optionsInput(proof, signed['@context'])])

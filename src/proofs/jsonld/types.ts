@@ -50,6 +50,15 @@ export interface ProofOptions {
   nonce?: string
   /** Domain the proof is restricted to. */
   domain?: string
+  /**
+   * Why the proof was made (EcdsaSecp256k1RecoverySignature2020 only): `assertionMethod`
+   * (default, a credential) or `authentication` (a presentation, with its `challenge`).
+   */
+  proofPurpose?: 'assertionMethod' | 'authentication'
+  /** The verifier's challenge the proof answers (EcdsaSecp256k1RecoverySignature2020 only). */
+  challenge?: string
+  /** When the proof stops being valid (EcdsaSecp256k1RecoverySignature2020 only). */
+  expires?: Date
   /** Canonicalizes (within its bounds); default: in this thread, default bounds. */
   hasher?: CanonicalHasher
 }

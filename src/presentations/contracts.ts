@@ -1,0 +1,54 @@
+/**
+ * The contracts of the operations on verifiable presentations (see `operations/contract.ts`):
+ * summary, auth, tag, errors, routes, schemas, example. Browser-safe: schemas and types only.
+ */
+import { BODY_ERRORS, defineContract } from '../operations/contract.js'
+import { signPresentation, signPresentationResponse, verifyPresentation, verifyPresentationResponse } from './schemas.js'
+
+const TAG = 'Verifiable presentations'
+
+export const PRESENTATION_CONTRACTS = {
+  /** Sign a Verifiable Presentation (`POST /presentations/sign`): credentials presented by a holder the caller controls. */
+  signPresentation: defineContract({
+    summary: 'Sign a Verifiable Presentation',
+    description:
+      'Presents `vcs` — stored credentials by `_id` (each one the caller may read, else 422 NOT_FOUND whether it exists or ' +
+      'not), `{ jwt }` or `{ jsonld }` — signed by `holder`, a wallet DID of the tenant the caller controls (the rule of ' +
+      '`iss` in Sign Verifiable Credentials: the key of its DID’s current owner signs; an MPC wallet with its quorum’s ' +
+      'approvals). `JWT`: a VP-JWT (did-jwt-vc, ES256K) with `nonce`/`aud`. `JSON-LD`: an ' +
+      '`EcdsaSecp256k1RecoverySignature2020` proof, purpose `authentication`, with the required `challenge` and an ' +
+      'optional `domain`; it holds JSON-LD credentials only. `expiresIn` (seconds) sets `exp` / the proof’s `expires`. ' +
+      'At most 1,000 credentials.',
+    auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/presentations/sign' }],
+    input: signPresentation,
+    response: signPresentationResponse,
+    example: {
+      holder: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+      format: 'JWT',
+      nonce: 'n-0S6_WzA2Mj',
+      aud: 'https://verifier.example',
+      vcs: [{ _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21' }],
+    },
+  }),
+  /** Verify a Verifiable Presentation (`POST /presentations/verify`). */
+  verifyPresentation: defineContract({
+    summary: 'Verify a Verifiable Presentation',
+    description:
+      'Answers `verified`, the `holder`, named `checks` and `vcs`, each embedded credential’s result exactly as `POST ' +
+      '/claims/verify` gives it. Checked: the proof (JSON-LD) or signature (JWT) by an `authentication` key of the ' +
+      'holder’s current DID document (did:ethr: its owner or a live sigAuth delegate); the proof purpose; the ' +
+      '`challenge`/`domain` (JSON-LD) or `nonce`/`aud` (JWT) the request expects; expiry; every embedded credential ' +
+      '(`credential`, one per credential); with `holderBinding: true`, each credential’s subject is the holder. An ' +
+      'invalid presentation is `verified: false` in the 200.',
+    auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/presentations/verify' }],
+    input: verifyPresentation,
+    response: verifyPresentationResponse,
+    example: { presentation: { jwt: 'eyJhbGciOiJFUzI1NksiLCJ0eXAiOiJKV1QifQ.eyJ2cCI6e319.c2ln' }, nonce: 'n-0S6_WzA2Mj' },
+  }),
+}

@@ -1,0 +1,169 @@
+/**
+ * Sign a Verifiable Presentation (`POST /presentations/sign`). The holder's signer comes first,
+ * by the rule of Sign Verifiable Credentials' `iss` (`issuerSigner`: a wallet of the tenant the
+ * caller controls, 403 otherwise; an MPC wallet signs with its quorum's approvals). Stored
+ * credentials are then read under the read rule — one the caller may not read is answered as one
+ * that does not exist (422 NOT_FOUND) —, every input checked, and only then the presentation signed.
+ * Nothing is written.
+ *
+ * - JWT: a VP-JWT made by did-jwt-vc's `createVerifiablePresentationJwt` (ES256K), `nbf` now,
+ *   `nonce`, `aud` and `exp` as asked; it holds VC-JWTs as strings and JSON-LD credentials as objects.
+ * - JSON-LD: an `EcdsaSecp256k1RecoverySignature2020` proof by `<holder>#controller`, purpose
+ *   `authentication`, with `challenge`, `domain` and `expires`; canonicalized in the worker pool
+ *   like credential signing. It holds JSON-LD credentials only (a VC-JWT has no JSON-LD form).
+ */
+import { createVerifiablePresentationJwt } from 'did-jwt-vc'
+import type { z } from 'zod'
+import type { Caller } from '../auth/context.js'
+import { invalid, notFound } from '../errors.js'
+import { normalizeDid } from '../did/ethr.js'
+import type { DigestSigner } from '../keys/signer.js'
+import { didJwtSigner } from '../proofs/jwt-signer.js'
+import {
+  CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
+  JsonLdProcessingError,
+  RECOVERY_2020,
+  signJsonLd,
+  type JsonLdDocument,
+} from '../proofs/jsonld/index.js'
+import { shown } from '../proofs/jsonld/errors.js'
+import { issuerSigner } from '../credentials/sign.js'
+import { isV2Credential } from '../credentials/verify-credential.js'
+import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
+import { readerFacts } from '../credentials/reader-facts.js'
+import type { ReaderFacts } from '../credentials/read-rule.js'
+import { CREDENTIALS } from '../credentials/records.js'
+import type { CredentialsContext } from '../credentials/context.js'
+import { tenantCollections } from '../storage/declaration.js'
+import { canPresentStoredCredential } from './policy.js'
+import type { PresentedCredential, SignPresentationInput, signPresentationResponse } from './schemas.js'
+
+type Context = Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'>
+/** A credential as it goes into the presentation. */
+type Credential = { jwt: string } | { jsonld: JsonLdDocument }
+
+export async function signPresentation(
+  ctx: Context,
+  caller: Caller,
+  input: SignPresentationInput,
+): Promise<z.output<typeof signPresentationResponse>> {
+  ctx.resolvers.get(input.resolver)
+  const signer = await issuerSigner(ctx, caller, input.holder)
+  const holder = normalizeDid(input.holder)
+  const credentials = await credentialsOf(ctx, caller, input.vcs)
+  const now = ctx.now()
+  if (input.format === 'JWT') return { presentation: { jwt: await signJwt(input, holder, credentials, signer, now) } }
+  const embedded = credentials.map((c, i) => {
+    if ('jwt' in c) throw invalid(`vcs.${i}: a JSON-LD presentation holds JSON-LD credentials only (present a VC-JWT in a JWT one)`)
+    return c.jsonld
+  })
+  const unsigned: JsonLdDocument = {
+    '@context': [dataModelOf(embedded) === 2 ? CREDENTIALS_V2_URL : CREDENTIALS_V1_URL],
+    type: ['VerifiablePresentation'],
+    holder,
+    verifiableCredential: embedded,
+  }
+  assertJsonLdInput(ctx, unsigned, 'vcs')
+  const jsonld = await signJsonLd(unsigned, signer, {
+    proofType: RECOVERY_2020,
+    creator: `${holder}#controller`,
+    created: new Date(now),
+    proofPurpose: 'authentication',
+    challenge: input.challenge,
+    ...(input.domain !== undefined && { domain: input.domain }),
+    ...(input.expiresIn !== undefined && { expires: new Date(now + input.expiresIn * 1000) }),
+    hasher: jsonLdHasher(ctx, caller),
+  }).catch((err: unknown) => {
+    throw koblitzExplained(err, embedded)
+  })
+  return { presentation: { jsonld } }
+}
+
+/**
+ * The data model of the presentation: that of its credentials (a credentials/v2 document cannot
+ * sit inside a credentials/v1 one — both protect `VerifiableCredential` — nor the reverse).
+ * @throws {IdentityError} 422 when they mix both
+ */
+function dataModelOf(credentials: JsonLdDocument[]): 1 | 2 {
+  const v2 = credentials.map(isV2Credential)
+  if (v2.every(Boolean) && v2.length > 0) return 2
+  const first = v2.indexOf(true)
+  if (first < 0) return 1
+  throw invalid(
+    `vcs.${first}: a data model 2.0 credential (credentials/v2) cannot be presented with data model 1.1 ones (vcs.${v2.indexOf(false)}) ` +
+      'in one JSON-LD presentation: their contexts conflict; present them separately',
+  )
+}
+
+/**
+ * An `EcdsaKoblitzSignature2016` proof's terms (`creator`, `created`, …) come from security/v1,
+ * which a credential's contexts rarely include: a verifier's check of the credential drops the
+ * proof, but a presentation's canonicalization reads it. Says so rather than "invalid property".
+ */
+function koblitzExplained(err: unknown, embedded: JsonLdDocument[]): unknown {
+  if (!(err instanceof JsonLdProcessingError)) return err
+  const i = embedded.findIndex((vc) =>
+    [vc.proof].flat().some((p) => (p as { type?: unknown } | undefined)?.type === 'EcdsaKoblitzSignature2016'),
+  )
+  if (i < 0) return err
+  return invalid(
+    `vcs.${i}: ${err.message}: the terms of its EcdsaKoblitzSignature2016 proof are not defined by its contexts, so it cannot be ` +
+      'embedded in a JSON-LD presentation (present it in a JWT presentation, or sign it with EcdsaSecp256k1RecoverySignature2020)',
+  )
+}
+
+async function signJwt(
+  input: SignPresentationInput,
+  holder: string,
+  credentials: Credential[],
+  signer: DigestSigner,
+  now: number,
+): Promise<string> {
+  const seconds = Math.floor(now / 1000)
+  const payload = {
+    vp: {
+      '@context': [CREDENTIALS_V1_URL],
+      type: ['VerifiablePresentation'],
+      // did-jwt-vc types embedded credentials as JWTs or W3C credential objects; both are given as they are.
+      verifiableCredential: credentials.map((c) => ('jwt' in c ? c.jwt : c.jsonld)) as string[],
+    },
+    nbf: seconds,
+    ...(input.nonce !== undefined && { nonce: input.nonce }),
+    ...(input.aud !== undefined && { aud: input.aud }),
+    ...(input.expiresIn !== undefined && { exp: seconds + input.expiresIn }),
+  }
+  try {
+    return await createVerifiablePresentationJwt(payload, { did: holder, signer: didJwtSigner(signer), alg: 'ES256K' })
+  } catch (err) {
+    // did-jwt-vc refuses what it cannot present (e.g. a credential with an empty credentialSubject): the caller's input.
+    const message = err instanceof Error ? err.message : String(err)
+    if (/^(schema_error|format_error|invalid_argument)/.test(message)) throw invalid(`vcs: ${shown(message)}`)
+    throw err
+  }
+}
+
+/**
+ * The credentials of `vcs`, in order: stored ones read from the tenant's records under the read
+ * rule (facts gathered once), given JSON-LD ones checked against the JSON-LD bounds.
+ */
+async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredential[]): Promise<Credential[]> {
+  const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
+  let reader: ReaderFacts | undefined
+  const out: Credential[] = []
+  for (const [i, item] of vcs.entries()) {
+    if ('jwt' in item) out.push({ jwt: item.jwt })
+    else if ('jsonld' in item) {
+      assertJsonLdInput(ctx, item.jsonld, `vcs.${i}.jsonld`)
+      out.push({ jsonld: item.jsonld })
+    } else {
+      const record = await credentials.get(item._id)
+      reader ??= await readerFacts(ctx, caller)
+      // A credential the caller may not read is answered as one that does not exist.
+      if (!record || !canPresentStoredCredential(reader, record))
+        throw notFound(`vcs.${i}._id: no stored credential ${item._id} that the caller may read`)
+      out.push(record.jwt !== undefined ? { jwt: record.jwt } : { jsonld: record.jsonld ?? {} })
+    }
+  }
+  return out
+}

@@ -1,0 +1,133 @@
+/**
+ * Where status list credentials come from. A list under the service's own `publicUrl`
+ * (`<publicUrl>/status/<listId>`) is read from its storage through {@link OwnStatusLists};
+ * any other list only from an origin the operator allows (`statusListOrigins`), fetched
+ * ({@link fetchStatusList}) and kept for its `Cache-Control: max-age`, revalidated with its
+ * ETag. No request ever goes to an origin not allowed: a caller's credential names the URL,
+ * the operator names the origins.
+ */
+import { createHash } from 'node:crypto'
+import { BoundedCache } from './status-list-cache.js'
+import type { StatusProblem } from './status-list-entry.js'
+import { fetchStatusList } from './status-list-fetch.js'
+
+/** The lists this service publishes, read from its storage (the status domain's publisher implements it). */
+export interface OwnStatusLists {
+  /** The list `listId` as stored and served (a VC-JWT or a JSON-LD credential) with its ETag; undefined when there is none. */
+  get(listId: string): Promise<{ credential: string | Record<string, unknown>; etag: string } | undefined>
+}
+
+/** A list credential, with a version that changes whenever its content does. */
+export interface HeldList {
+  credential: string | Record<string, unknown>
+  version: string
+}
+
+export interface StatusListSourceOptions {
+  /** The service's public base URL (absolute, no trailing slash), under which its own lists are published. */
+  publicUrl?: string
+  /** The service's own lists; absent: a list under `publicUrl` is not found. */
+  own?: OwnStatusLists
+  /** Origins (`scheme://host[:port]`) foreign lists may be fetched from. */
+  origins: readonly string[]
+  timeoutMs: number
+  maxBytes: number
+  /** Most foreign lists kept. */
+  cacheSize: number
+}
+
+interface Cached extends HeldList {
+  etag?: string
+  /** Until when (ms, the service's clock) it is used without asking its origin. */
+  freshUntil: number
+}
+
+/** The longest a fetched list is kept without asking again, whatever its `max-age`: a day. */
+const MAX_AGE_CAP_SECONDS = 86_400
+const OWN_PATH = '/status/'
+
+export class StatusListSource {
+  readonly #origins: ReadonlySet<string>
+  readonly #cache: BoundedCache<string, Cached>
+  readonly #inFlight = new Map<string, Promise<HeldList | StatusProblem>>()
+
+  constructor(readonly options: StatusListSourceOptions) {
+    this.#origins = new Set(options.origins)
+    this.#cache = new BoundedCache(options.cacheSize)
+  }
+
+  /** The list credential at `url`, or why it cannot be had. Never throws. */
+  async get(url: URL, now: number): Promise<HeldList | StatusProblem> {
+    const { publicUrl } = this.options
+    const href = url.href.split('#')[0]
+    if (publicUrl !== undefined && href.startsWith(`${publicUrl}${OWN_PATH}`))
+      return this.#own(href.slice(publicUrl.length + OWN_PATH.length))
+    if (!this.#origins.has(url.origin))
+      return { reason: 'originNotAllowed', error: `status list origin ${url.origin} is not allowed (statusListOrigins)` }
+    const cached = this.#cache.get(href)
+    if (cached !== undefined && now < cached.freshUntil) return cached
+    let pending = this.#inFlight.get(href)
+    if (pending === undefined) {
+      pending = this.#fetch(url, href, cached, now).finally(() => this.#inFlight.delete(href))
+      this.#inFlight.set(href, pending)
+    }
+    return pending
+  }
+
+  async #own(listId: string): Promise<HeldList | StatusProblem> {
+    const notFound: StatusProblem = { reason: 'listUnavailable', error: 'status list: not found among the service’s lists' }
+    if (this.options.own === undefined || !/^[A-Za-z0-9._~-]{1,200}$/.test(listId)) return notFound
+    try {
+      const list = await this.options.own.get(listId)
+      return list === undefined ? notFound : { credential: list.credential, version: `own ${listId} ${list.etag}` }
+    } catch {
+      return { reason: 'listUnavailable', error: 'status list: the service’s storage failed' }
+    }
+  }
+
+  async #fetch(url: URL, href: string, cached: Cached | undefined, now: number): Promise<HeldList | StatusProblem> {
+    const { timeoutMs, maxBytes } = this.options
+    const fetched = await fetchStatusList(url, { timeoutMs, maxBytes, ...(cached?.etag !== undefined && { etag: cached.etag }) })
+    if ('reason' in fetched) return fetched
+    const freshUntil = now + Math.min(fetched.maxAgeSeconds, MAX_AGE_CAP_SECONDS) * 1000
+    const next: Cached =
+      fetched.kind === 'unchanged'
+        ? { ...cached!, freshUntil }
+        : { credential: fetched.credential, version: versionOf(href, fetched.credential), etag: fetched.etag, freshUntil }
+    this.#cache.set(href, next)
+    return next
+  }
+}
+
+/** A version naming the list's URL and content (a digest: an ETag is the origin's word, the content is what is verified). */
+function versionOf(href: string, credential: string | Record<string, unknown>): string {
+  const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
+  return `${href} ${createHash('sha256').update(text).digest('base64url')}`
+}
+
+/**
+ * `origins` checked: each an origin (`scheme://host[:port]`, nothing more), https — or http on
+ * a loopback host (127.0.0.1, ::1, localhost), for tests and local setups.
+ *
+ * @throws {TypeError} naming the first that is not
+ */
+export function checkedOrigins(origins: readonly string[]): string[] {
+  return origins.map((origin) => {
+    let url: URL | undefined
+    try {
+      url = new URL(origin)
+    } catch {
+      url = undefined
+    }
+    const loopback = url !== undefined && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)
+    if (
+      url === undefined ||
+      url.origin !== origin.replace(/\/$/, '') ||
+      !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))
+    )
+      throw new TypeError(
+        `statusListOrigins: ${JSON.stringify(origin.slice(0, 200))} must be an origin, https://host[:port] (http only on a loopback host)`,
+      )
+    return url.origin
+  })
+}
