@@ -11,6 +11,9 @@ import type { Caller } from '../auth/context.js'
 import { invalid, notFound } from '../errors.js'
 import { itemError } from '../operations/batch.js'
 import { CREDENTIALS } from '../credentials/records.js'
+import { readerFacts } from '../credentials/reader-facts.js'
+import { CREDENTIAL_RULES } from '../credentials/policy.js'
+import { decide } from '../auth/policy-engine.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { assertChangesStatus } from './access.js'
 import type { StatusContext } from './context.js'
@@ -19,7 +22,7 @@ import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, t
 import type { ChangeStatusInput, StatusItem, changeStatusResponse } from './schemas.js'
 import type { z } from 'zod'
 
-type Ctx = Pick<StatusContext, 'callers' | 'now' | 'onError' | 'statusPublisher' | 'storage'>
+type Ctx = Pick<StatusContext, 'callers' | 'config' | 'now' | 'onError' | 'registries' | 'statusPublisher' | 'storage'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
 
 const OPERATION = 'Change Credential Status'
@@ -37,7 +40,7 @@ export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatus
 }
 
 async function changeItem(ctx: Ctx, caller: Caller, item: StatusItem) {
-  const targets = await targetsOf(ctx, caller.tenantId, item)
+  const targets = await targetsOf(ctx, caller, item)
   for (const { list } of targets) await assertChangesStatus(ctx, caller, list)
   for (const { list, entry } of targets) {
     if (item.purpose === 'revocation' && entry.value && !item.value)
@@ -75,8 +78,13 @@ async function writeChange(ctx: Ctx, caller: Caller, list: StatusListRecord, ent
   ctx.statusPublisher.schedule(list.id)
 }
 
-/** The entries an item names, in this tenant and of its purpose; 422 when it names none. */
-async function targetsOf(ctx: Ctx, tenantId: string, item: StatusItem): Promise<Target[]> {
+/**
+ * The entries an item names, in this tenant and of its purpose; 422 when it names none. A stored
+ * credential (`_id`) the caller may not read is not told apart from none (the one read rule), so
+ * its entries are not revealed.
+ */
+async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem): Promise<Target[]> {
+  const { tenantId } = caller
   if ('statusListCredential' in item) return [await entryAt(ctx, tenantId, item.statusListCredential, item.statusListIndex, item.purpose)]
   if ('id' in item) {
     const { entries, lists } = tenantCollections(ctx.storage, tenantId, { entries: STATUS_ENTRIES, lists: STATUS_LISTS })
@@ -91,7 +99,8 @@ async function targetsOf(ctx: Ctx, tenantId: string, item: StatusItem): Promise<
   }
   const { credentials } = tenantCollections(ctx.storage, tenantId, { credentials: CREDENTIALS })
   const record = await credentials.get(item._id)
-  if (!record) throw notFound(`_id: no stored credential ${item._id}`)
+  if (!record || !decide(CREDENTIAL_RULES.readCredential, await readerFacts(ctx, caller), record).allowed)
+    throw notFound(`_id: no stored credential ${item._id}`)
   const named = statusEntriesOf(record.jwt !== undefined ? (decodeJwt(record.jwt).payload as { vc?: unknown }).vc : record.jsonld).filter(
     (e) => e.statusPurpose === item.purpose,
   )
