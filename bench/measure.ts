@@ -45,7 +45,8 @@ async function loop(fn: () => unknown, ms: number, durations: number[] = []): Pr
   }
 }
 
-function summarize(label: string, durations: number[]): Measurement {
+/** Summarizes the durations (ms) of `label`'s operations, and prints the summary on stderr. */
+export function summarize(label: string, durations: number[]): Measurement {
   const totalMs = durations.reduce((a, b) => a + b, 0)
   durations.sort((a, b) => a - b)
   const result: Measurement = {

@@ -7,7 +7,7 @@
  * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
  * bodies and while another tenant verifies the largest JSON-LD credential the bounds accept in
- * a loop, the JSON-LD sign/verify figures with every canonicalization in the worker pool, MPC
+ * a loop, status list changes and publication (bench/status.ts), the JSON-LD sign/verify figures with every canonicalization in the worker pool, MPC
  * vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server process
  * holding 100k credentials, Authorization header parsing on hostile input, the overhead of
  * `didvault/client` over loopback HTTP and the rate of authenticated `GET /wallets?limit=10` from
@@ -35,6 +35,7 @@ import { benchServerRss } from './rss.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
 import { benchStorage, type StorageResults } from './storage.js'
+import { benchStatusSqlite, statusTargets } from './status.js'
 import { benchStatusVerify } from './status-verify.js'
 import { benchWorkers } from './workers.js'
 
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
   const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
   const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
   const statusVerify = { memory: await benchStatusVerify('memory', createMemoryStorage(), OPTIONS) }
+  const status = { sqlite: await benchStatusSqlite(OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
@@ -230,6 +232,8 @@ async function main(): Promise<void> {
   targets.push(target('jwtVcVerifyByDelegateVsRawVerify', 'sqlite', 0.7, cc.jwtVerifyByDelegate.ratio))
   // Issue 20: a VC-JWT with one status entry (its list cached) ÷ without, interleaved.
   targets.push(target('jwtVcVerifyWithStatusVsWithout', 'memory', 0.8, statusVerify.memory.ratio))
+  // Issue 20: status changes ≥ 1,000/s in batches of 100; publishing a changed 131,072-entry list ≤ 50 ms p50 (JWT and JSON-LD).
+  targets.push(...statusTargets(status.sqlite))
   for (const [suite, r] of Object.entries(cc.jsonLd)) {
     targets.push(target(`jsonLdSignVsFloor:${suite}`, 'sqlite', 0.55, r.sign.ratio))
     targets.push(target(`jsonLdVerifyVsFloor:${suite}`, 'sqlite', 0.55, r.verify.ratio))
@@ -288,6 +292,7 @@ async function main(): Promise<void> {
     claimsCrypto,
     presentations,
     statusVerify,
+    status,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,

@@ -2,8 +2,10 @@
  * Change Credential Status (`POST /claims/status`): each item names entries — of a stored
  * credential (`_id`), of a credential `id`, or one by `statusListCredential` + `statusListIndex` —
  * and sets their bit. Every entry is checked (found in this tenant, allocated, the caller controls
- * its issuer, revocation is final) before any is written; a change writes the entry, its list's
- * version and its change-log record in one transaction, and schedules the list's signature.
+ * its issuer, revocation is final, against the values the request's earlier items set) before
+ * any is written; then the request's changes — entries, their lists' versions, change-log
+ * records — are written in one transaction (item by item when that fails, so a failing item is
+ * its own error), and the lists' signatures scheduled.
  */
 import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { randomUUID } from 'node:crypto'
@@ -12,6 +14,7 @@ import { invalid, notFound } from '../errors.js'
 import { itemError } from '../operations/batch.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import { readerFacts } from '../credentials/reader-facts.js'
+import type { ReaderFacts } from '../credentials/read-rule.js'
 import { CREDENTIAL_RULES } from '../credentials/policy.js'
 import { decide } from '../auth/policy-engine.js'
 import { tenantCollections } from '../storage/declaration.js'
@@ -24,58 +27,112 @@ import type { z } from 'zod'
 
 type Ctx = Pick<StatusContext, 'callers' | 'config' | 'now' | 'onError' | 'registries' | 'statusPublisher' | 'storage'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
+type Write = Target & { value: boolean }
+/** A request's state: the values its earlier items set (entry id → value), its access checks (per list), the caller's read facts. */
+type Batch = { values: Map<string, boolean>; allowed: Map<string, Promise<void>>; reader?: Promise<ReaderFacts> }
 
 const OPERATION = 'Change Credential Status'
 
 export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatusInput): Promise<z.output<typeof changeStatusResponse>> {
   const out: z.output<typeof changeStatusResponse> = { items: [], errors: [] }
+  const batch: Batch = { values: new Map(), allowed: new Map() }
+  const planned: Array<{ index: number; writes: Write[] }> = []
   for (const [index, item] of input.items.entries()) {
     try {
-      out.items.push({ index, entries: await changeItem(ctx, caller, item) })
+      const { entries, writes } = await planItem(ctx, caller, item, batch)
+      out.items.push({ index, entries })
+      planned.push({ index, writes })
     } catch (err) {
       out.errors.push({ index, error: itemError(ctx, err, OPERATION) })
     }
   }
+  try {
+    await writeChanges(
+      ctx,
+      caller,
+      planned.flatMap((p) => p.writes),
+    )
+  } catch {
+    // Item by item, so that a failing item is its own error and the others are written.
+    const failed = new Set<number>()
+    for (const { index, writes } of planned) {
+      try {
+        await writeChanges(ctx, caller, writes)
+      } catch (err) {
+        failed.add(index)
+        out.errors.push({ index, error: itemError(ctx, err, OPERATION) })
+      }
+    }
+    out.items = out.items.filter((i) => !failed.has(i.index))
+    out.errors.sort((a, b) => a.index - b.index)
+  }
   return out
 }
 
-async function changeItem(ctx: Ctx, caller: Caller, item: StatusItem) {
-  const targets = await targetsOf(ctx, caller, item)
-  for (const { list } of targets) await assertChangesStatus(ctx, caller, list)
+/** Checks an item (every entry found, the caller controls its issuer, revocation final) against the values earlier items set. */
+async function planItem(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch) {
+  const targets = await targetsOf(ctx, caller, item, batch)
+  for (const { list } of targets) {
+    const allowed = batch.allowed.get(list.id) ?? assertChangesStatus(ctx, caller, list)
+    batch.allowed.set(list.id, allowed)
+    await allowed
+  }
+  const valueOf = (entry: StatusEntryRecord) => batch.values.get(entry.id) ?? entry.value
   for (const { list, entry } of targets) {
-    if (item.purpose === 'revocation' && entry.value && !item.value)
+    if (item.purpose === 'revocation' && valueOf(entry) && !item.value)
       throw invalid(`${listUrlOf(list.baseUrl, list.id)}#${entry.index}: revocation is final (a revoked entry is never unrevoked)`)
   }
-  const out = []
+  const entries = []
+  const writes: Write[] = []
   for (const { list, entry } of targets) {
-    const changed = entry.value !== item.value
-    if (changed) await writeChange(ctx, caller, list, entry, item.value)
+    const changed = valueOf(entry) !== item.value
+    if (changed) {
+      writes.push({ list, entry, value: item.value })
+      batch.values.set(entry.id, item.value)
+    }
     const url = listUrlOf(list.baseUrl, list.id)
-    out.push({ statusListCredential: url, statusListIndex: String(entry.index), statusPurpose: list.purpose, value: item.value, changed })
+    entries.push({
+      statusListCredential: url,
+      statusListIndex: String(entry.index),
+      statusPurpose: list.purpose,
+      value: item.value,
+      changed,
+    })
   }
-  return out
+  return { entries, writes }
 }
 
-async function writeChange(ctx: Ctx, caller: Caller, list: StatusListRecord, entry: StatusEntryRecord, value: boolean): Promise<void> {
+/**
+ * Writes the changes in one transaction — entries, each list's version (once per list), change
+ * records — and schedules the lists' signatures.
+ */
+async function writeChanges(ctx: Ctx, caller: Caller, writes: Write[]): Promise<void> {
+  if (writes.length === 0) return
   const now = ctx.now()
+  const perList = new Map<string, number>()
+  for (const { list } of writes) perList.set(list.id, (perList.get(list.id) ?? 0) + 1)
   await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES, changes: STATUS_CHANGES })
-    await c.entries.update(entry.id, { value, updatedAt: now })
-    await c.lists.increment(list.id, 'version')
-    await c.lists.update(list.id, { changedAt: now })
-    await c.changes.insert({
-      id: randomUUID(),
-      tenantId: caller.tenantId,
-      listId: list.id,
-      index: entry.index,
-      purpose: list.purpose,
-      value,
-      byDids: caller.dids,
-      byKeys: caller.addresses,
-      createdAt: now,
-    })
+    for (const { entry, value } of writes) await c.entries.update(entry.id, { value, updatedAt: now })
+    for (const [listId, count] of perList) {
+      await c.lists.increment(listId, 'version', count)
+      await c.lists.update(listId, { changedAt: now })
+    }
+    await c.changes.insertMany(
+      writes.map(({ list, entry, value }) => ({
+        id: randomUUID(),
+        tenantId: caller.tenantId,
+        listId: list.id,
+        index: entry.index,
+        purpose: list.purpose,
+        value,
+        byDids: caller.dids,
+        byKeys: caller.addresses,
+        createdAt: now,
+      })),
+    )
   })
-  ctx.statusPublisher.schedule(list.id)
+  for (const listId of perList.keys()) ctx.statusPublisher.schedule(listId)
 }
 
 /**
@@ -83,7 +140,7 @@ async function writeChange(ctx: Ctx, caller: Caller, list: StatusListRecord, ent
  * credential (`_id`) the caller may not read is not told apart from none (the one read rule), so
  * its entries are not revealed.
  */
-async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem): Promise<Target[]> {
+async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch): Promise<Target[]> {
   const { tenantId } = caller
   if ('statusListCredential' in item) return [await entryAt(ctx, tenantId, item.statusListCredential, item.statusListIndex, item.purpose)]
   if ('id' in item) {
@@ -99,7 +156,8 @@ async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem): Promise<Ta
   }
   const { credentials } = tenantCollections(ctx.storage, tenantId, { credentials: CREDENTIALS })
   const record = await credentials.get(item._id)
-  if (!record || !decide(CREDENTIAL_RULES.readCredential, await readerFacts(ctx, caller), record).allowed)
+  batch.reader ??= readerFacts(ctx, caller)
+  if (!record || !decide(CREDENTIAL_RULES.readCredential, await batch.reader, record).allowed)
     throw notFound(`_id: no stored credential ${item._id}`)
   const named = statusEntriesOf(record.jwt !== undefined ? (decodeJwt(record.jwt).payload as { vc?: unknown }).vc : record.jsonld).filter(
     (e) => e.statusPurpose === item.purpose,

@@ -235,6 +235,49 @@ describe.each(HARNESS_STORAGES)('status lists (%s)', (_label, storage) => {
     expect(await snapshot(h)).toEqual(before)
   })
 
+  it('one request: each item sees the values earlier items set; the changes are written together, each logged', async () => {
+    const vc = await jwtWithStatus(['revocation', 'suspension'])
+    const [revocation, suspension] = statusOf(vc.jwt).map((e) => ({
+      statusListCredential: e.statusListCredential,
+      statusListIndex: e.statusListIndex,
+    }))
+    const lists = h.storage.collection('status_lists')
+    const versions = async () =>
+      Promise.all([revocation, suspension].map(async (e) => (await lists.get(listIdOf(e.statusListCredential)))!.version as number))
+    const [revocationVersion, suspensionVersion] = await versions()
+    const res = await change([
+      { ...suspension, purpose: 'suspension', value: true },
+      { ...suspension, purpose: 'suspension', value: false },
+      { ...revocation, purpose: 'revocation', value: true },
+      { ...revocation, purpose: 'revocation', value: false },
+      { ...suspension, purpose: 'suspension', value: false },
+    ])
+    expect(res.status).toBe(200)
+    expect(res.body.items.map((i: any) => [i.index, i.entries[0].value, i.entries[0].changed])).toEqual([
+      [0, true, true],
+      [1, false, true],
+      [2, true, true],
+      [4, false, false],
+    ])
+    expect(res.body.errors.map((e: any) => [e.index, e.error.errorType])).toEqual([[3, 'VALIDATION_ERROR']])
+    expect(res.body.errors[0].error.errorMessage).toContain('revocation is final')
+    const entries = await h.storage.collection('status_entries').find({ field: 'credentialId', op: 'eq', value: vc.id })
+    expect(Object.fromEntries(entries.items.map((e: any) => [e.purpose, e.value]))).toEqual({ revocation: true, suspension: false })
+    expect(await versions()).toEqual([revocationVersion + 1, suspensionVersion + 2])
+    for (const [entry, values] of [
+      [revocation, [true]],
+      [suspension, [false, true]],
+    ] as const) {
+      const log = await h.storage.collection('status_changes').find({
+        and: [
+          { field: 'listId', op: 'eq', value: listIdOf(entry.statusListCredential) },
+          { field: 'index', op: 'eq', value: Number(entry.statusListIndex) },
+        ],
+      })
+      expect(log.items.map((c: any) => c.value).sort()).toEqual(values)
+    }
+  })
+
   it('bad requests: missing, mistyped, extra fields, over the batch limit, no DID-auth — 422/403, nothing written', async () => {
     const before = await snapshot(h)
     expectError(await change([]), 422, 'VALIDATION_ERROR')
