@@ -125,8 +125,8 @@ const claimInput = z
     }
   })
 
-/** `format`, case-insensitive. */
-const format = z
+/** `format`, case-insensitive (also a presentation's). */
+export const format = z
   .string()
   .regex(/^(json-ld|jwt)$/i, 'must be JSON-LD or JWT')
   .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT')

@@ -8,6 +8,7 @@
 import { Resolver, type DIDResolutionOptions, type DIDResolutionResult, type Resolvable } from 'did-resolver'
 import { invalid } from '../errors.js'
 import KeyDidResolver from 'key-did-resolver'
+import { readCappedText } from '../net/read-capped.js'
 
 /** The name of the service's own resolver. */
 export const DEFAULT_RESOLVER = 'default'
@@ -114,20 +115,10 @@ function failure(error: string, message: string): DIDResolutionResult {
 
 /** The JSON body, or undefined when it is not JSON or over `maxBytes`. */
 async function readJson(response: Response, maxBytes: number): Promise<unknown> {
-  const declared = Number(response.headers.get('content-length') ?? 0)
-  if (declared > maxBytes || !response.body) {
-    await response.body?.cancel()
-    return undefined
-  }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    size += chunk.length
-    if (size > maxBytes) return undefined
-    chunks.push(chunk)
-  }
+  const text = await readCappedText(response, maxBytes)
+  if (!text) return undefined
   try {
-    return JSON.parse(Buffer.concat(chunks).toString('utf8'))
+    return JSON.parse(text)
   } catch {
     return undefined
   }

@@ -1,7 +1,7 @@
 /** Request and response schemas of the verifiable-presentation operations (`/presentations`). */
 import * as z from 'zod'
 import { did } from '../operations/schemas.js'
-import { jsonObject, resolverName, verifiedCredential } from '../credentials/schemas.js'
+import { format as credentialFormat, jsonObject, resolverName, verifiedCredential } from '../credentials/schemas.js'
 
 /** Most credentials one presentation holds (docs/credentials.md *Presentations*). */
 export const MAX_PRESENTED_CREDENTIALS = 1_000
@@ -18,12 +18,7 @@ const presentedCredential = z.union([
   z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }) }),
 ])
 
-/** `format`, case-insensitive. */
-const format = z
-  .string()
-  .regex(/^(json-ld|jwt)$/i, 'must be JSON-LD or JWT')
-  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT')
-  .meta({ description: '`JSON-LD` or `JWT`, any letter case.' })
+const format = credentialFormat.meta({ description: '`JSON-LD` or `JWT`, any letter case.' })
 
 export const signPresentation = z
   .strictObject({

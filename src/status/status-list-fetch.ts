@@ -4,6 +4,7 @@
  * a named problem, never a throw.
  */
 import type { StatusProblem } from './status-list-entry.js'
+import { readCappedText } from '../net/read-capped.js'
 
 /** What the fetch found. */
 export type FetchedList =
@@ -42,7 +43,7 @@ export async function fetchStatusList(url: URL, options: ListFetchOptions): Prom
   }
   let body: string | undefined
   try {
-    body = await readCapped(response, options.maxBytes)
+    body = await readCappedText(response, options.maxBytes)
   } catch {
     return unavailable(signal.aborted ? `no answer within ${options.timeoutMs} ms` : 'the answer was cut off')
   }
@@ -54,24 +55,6 @@ export async function fetchStatusList(url: URL, options: ListFetchOptions): Prom
 }
 
 const unavailable = (why: string): StatusProblem => ({ reason: 'listUnavailable', error: `status list: ${why}` })
-
-/** The body as text, or undefined when it is over `maxBytes` (reading stops there). */
-async function readCapped(response: Response, maxBytes: number): Promise<string | undefined> {
-  const declared = Number(response.headers.get('content-length') ?? 0)
-  if (declared > maxBytes || response.body === null) {
-    await response.body?.cancel().catch(() => undefined)
-    return response.body === null ? '' : undefined
-  }
-  const chunks: Uint8Array[] = []
-  let size = 0
-  // Leaving the loop early cancels the stream: nothing past the cap is read.
-  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-    size += chunk.length
-    if (size > maxBytes) return undefined
-    chunks.push(chunk)
-  }
-  return Buffer.concat(chunks).toString('utf8')
-}
 
 function credentialOf(body: string): string | Record<string, unknown> | undefined {
   if (JWT.test(body)) return body
