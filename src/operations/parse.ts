@@ -17,23 +17,38 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
 /**
  * The path of the first string (value or key) holding U+0000, or `undefined`. Refused on every
  * backend alike because PostgreSQL stores no U+0000 in `text` or `jsonb`; no identifier,
- * credential or JWT needs it. Iterative: the depth of a body is not bounded here.
+ * credential or JWT needs it. Iterative (the depth of a body is not bounded here), and paths are
+ * only built for the rare input that has one.
  */
 function pathOfNul(input: unknown): string | undefined {
-  const stack: Array<[unknown, string]> = [[input, '']]
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [value, path] = next
+  const stack: unknown[] = [input]
+  while (stack.length > 0) {
+    const value = stack.pop()
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return shown(path)
+      if (value.includes('\u0000')) return shown(pathTo(input, value) ?? [])
     } else if (typeof value === 'object' && value !== null) {
-      for (const [key, child] of Object.entries(value)) {
-        const at = path ? `${path}.${key}` : key
-        if (key.includes('\u0000')) return shown(at)
-        stack.push([child, at])
+      for (const key in value) {
+        if (key.includes('\u0000')) return shown(pathTo(input, key, true) ?? [])
+        stack.push((value as Record<string, unknown>)[key])
       }
     }
   }
   return undefined
 }
 
-const shown = (path: string) => path.replaceAll('\u0000', '\\u0000')
+/** The path to the string `target` (as a value, or as a key with `isKey`) in `input`: a second, rare walk. */
+function pathTo(input: unknown, target: string, isKey = false): string[] | undefined {
+  const stack: Array<[unknown, string[]]> = [[input, []]]
+  while (stack.length > 0) {
+    const [value, path] = stack.pop()!
+    if (value === target && !isKey) return path
+    if (typeof value !== 'object' || value === null) continue
+    for (const key in value) {
+      if (isKey && key === target) return [...path, key]
+      stack.push([(value as Record<string, unknown>)[key], [...path, key]])
+    }
+  }
+  return undefined
+}
+
+const shown = (path: string[]) => path.join('.').replaceAll('\u0000', '\\u0000')
