@@ -28,20 +28,18 @@ import { createRequire } from 'node:module'
 import http from 'node:http'
 import https from 'node:https'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { getAddress } from 'ethers'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import {
   canonize,
   CREDENTIALS_V1_URL,
-  DID_V1_URL,
   SECP256K1_RECOVERY_2020_V0_URL,
   SECP256K1_RECOVERY_2020_V2_URL,
   UNDEFINED_TERMS_V2_URL,
-  documentLoader,
   signRecovery2020,
   type JsonLdDocument,
 } from '../../src/proofs/jsonld/index.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
+import { transmuteDocumentLoader } from '../helpers/transmute.js'
 import { startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
 
 const require = createRequire(import.meta.url)
@@ -79,28 +77,7 @@ function watchNetwork() {
   }
 }
 
-/** The DID document as the 2020 suite can read it (see the file comment, 2). */
-function forTransmute(document: Record<string, any>): Record<string, any> {
-  const copy = structuredClone(document)
-  copy['@context'] = [DID_V1_URL, SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL]
-  for (const method of copy.verificationMethod ?? []) {
-    const account = /^eip155:\d+:(0x[0-9a-fA-F]{40})$/.exec(method.blockchainAccountId ?? '')
-    if (!account) continue
-    delete method.blockchainAccountId
-    method.ethereumAddress = getAddress(account[1])
-  }
-  return copy
-}
-
-/** jsonld-signatures document loader: DIDs from didvault's resolver (current document), contexts from didvault's bundle; nothing else. */
-async function transmuteLoader(url: string) {
-  if (url.startsWith('did:')) {
-    const { didDocument } = await h.service.resolver.resolve(url.split('#')[0])
-    if (!didDocument) throw new Error(`unresolvable ${url}`)
-    return { contextUrl: null, documentUrl: url, document: forTransmute(didDocument as Record<string, any>) }
-  }
-  return documentLoader(url)
-}
+const transmuteLoader = (url: string) => transmuteDocumentLoader(h.service.resolver, url)
 
 /** jsonld-signatures' verdict, with the messages of its proof errors. */
 async function transmuteVerify(credential: JsonLdDocument): Promise<{ verified: boolean; errors: string[] }> {

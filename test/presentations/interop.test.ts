@@ -12,19 +12,12 @@
  */
 import { createRequire } from 'node:module'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { getAddress } from 'ethers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createVerifiablePresentationJwt, verifyPresentation } from 'did-jwt-vc'
 import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
-import {
-  CREDENTIALS_V1_URL,
-  DID_V1_URL,
-  SECP256K1_RECOVERY_2020_V0_URL,
-  SECP256K1_RECOVERY_2020_V2_URL,
-  documentLoader,
-  type JsonLdDocument,
-} from '../../src/proofs/jsonld/index.js'
+import { CREDENTIALS_V1_URL, SECP256K1_RECOVERY_2020_V0_URL, type JsonLdDocument } from '../../src/proofs/jsonld/index.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
+import { transmuteDocumentLoader } from '../helpers/transmute.js'
 import { startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
 
 const require = createRequire(import.meta.url)
@@ -92,27 +85,7 @@ describe('VP-JWT ↔ did-jwt-vc', () => {
   })
 })
 
-/** The DID document as the 2020 suite can read it (see transmute-interop.test.ts, 2). */
-function forTransmute(document: Record<string, any>): Record<string, any> {
-  const copy = structuredClone(document)
-  copy['@context'] = [DID_V1_URL, SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL]
-  for (const method of copy.verificationMethod ?? []) {
-    const account = /^eip155:\d+:(0x[0-9a-fA-F]{40})$/.exec(method.blockchainAccountId ?? '')
-    if (!account) continue
-    delete method.blockchainAccountId
-    method.ethereumAddress = getAddress(account[1])
-  }
-  return copy
-}
-
-async function transmuteLoader(url: string) {
-  if (url.startsWith('did:')) {
-    const { didDocument } = await h.service.resolver.resolve(url.split('#')[0])
-    if (!didDocument) throw new Error(`unresolvable ${url}`)
-    return { contextUrl: null, documentUrl: url, document: forTransmute(didDocument as Record<string, any>) }
-  }
-  return documentLoader(url)
-}
+const transmuteLoader = (url: string) => transmuteDocumentLoader(h.service.resolver, url)
 
 const purpose = (challenge: string, domain?: string) => new jsigs.purposes.AuthenticationProofPurpose({ challenge, domain })
 
