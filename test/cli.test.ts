@@ -17,6 +17,7 @@ import { expectError } from './helpers/harness.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { http, killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
+import { freeLoopbackPort } from './helpers/ports.js'
 
 const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
 const CREATED_KEY = /API key for tenant "default".*: (\S+)$/m
@@ -313,7 +314,7 @@ describe('didvault serve: --storage postgres://', () => {
   }, 60_000)
 
   it('a server that does not answer: the error names host, port and database, never the password', async () => {
-    const port = await closedPort()
+    const port = await freeLoopbackPort()
     const env = {
       DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
       DIDVAULT_STORAGE: `postgres://u:${password}@127.0.0.1:${port}/vaultdb`,
@@ -323,15 +324,6 @@ describe('didvault serve: --storage postgres://', () => {
     expect(stderr).not.toContain(password)
   })
 })
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createServer()
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve))
-  const { port } = probe.address() as AddressInfo
-  await new Promise<void>((resolve) => probe.close(() => resolve()))
-  return port
-}
 
 describe('didvault serve: --cors', () => {
   const preflight = (url: string, origin: string) => {

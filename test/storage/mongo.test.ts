@@ -7,7 +7,6 @@
  *   (server transactions through sessions).
  * Which server each run used, and what it skips and why, is printed.
  */
-import { type AddressInfo, createServer } from 'node:net'
 import { inspect } from 'node:util'
 import { MongoClient } from 'mongodb'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -15,6 +14,7 @@ import { runStorageConformance } from '../../src/testing/index.js'
 import { createMongoStorage, type MongoStorage } from '../../src/storage/mongo/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
+import { freeLoopbackPort } from '../helpers/ports.js'
 
 const standIn = await new MongoWireServer().start()
 const replicaSetStandIn = await new MongoWireServer({ replicaSet: true }).start()
@@ -120,20 +120,11 @@ describe('mongodb adapter specifics (stand-in)', () => {
   })
 })
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  return port
-}
-
 describe('mongodb: an unreachable server', () => {
   const password = 'pa55-w0rd-never-shown'
 
   it('fails within connectTimeoutMs with an error naming host:port and never the password', async () => {
-    const port = await closedPort()
+    const port = await freeLoopbackPort()
     const started = Date.now()
     const error = await createMongoStorage({ url: `mongodb://didvault:${password}@127.0.0.1:${port}/x`, connectTimeoutMs: 500 }).catch(
       (err: unknown) => err,
@@ -148,7 +139,7 @@ describe('mongodb: an unreachable server', () => {
   })
 
   it('gives up after 10 s by default', { timeout: 30_000 }, async () => {
-    const port = await closedPort()
+    const port = await freeLoopbackPort()
     const started = Date.now()
     const error = await createMongoStorage({ url: `mongodb://didvault:${password}@127.0.0.1:${port}/x` }).catch((err: unknown) => err)
     const elapsed = Date.now() - started
