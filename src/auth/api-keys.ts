@@ -49,21 +49,39 @@ interface HashingMeta extends MetaRecord {
 
 const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest()
 
+/**
+ * Records a key's creation or revocation inside the transaction that makes it (the service
+ * appends it to the audit trail's system chain): the key's id and tenant, never the key.
+ */
+export type ApiKeyJournal = (tx: StorageAdapter, act: { action: 'apiKey.create' | 'apiKey.revoke'; keyId: string }) => Promise<void>
+
 /** API keys of the service's storage: authenticate, create, add, list, revoke. */
 export class ApiKeyTenants implements TenantResolver {
+  readonly #storage: StorageAdapter
   readonly #keys: Collection<ApiKeyRecord>
   readonly #hmacKey: Buffer
   readonly #now: () => number
+  readonly #journal: ApiKeyJournal
 
-  private constructor(storage: StorageAdapter, hmacKey: Buffer, now: () => number) {
+  private constructor(storage: StorageAdapter, hmacKey: Buffer, now: () => number, journal: ApiKeyJournal) {
+    this.#storage = storage
     this.#keys = collectionOf(storage, API_KEYS)
     this.#hmacKey = hmacKey
     this.#now = now
+    this.#journal = journal
   }
 
-  /** Loads (or creates) the sealed hashing key and migrates unkeyed hashes of earlier releases. */
-  static async open(storage: StorageAdapter, keyring: Keyring, now: () => number = Date.now): Promise<ApiKeyTenants> {
-    const tenants = new ApiKeyTenants(storage, await hashingKey(storage, keyring), now)
+  /**
+   * Loads (or creates) the sealed hashing key and migrates unkeyed hashes of earlier releases.
+   * `journal` records each key created or revoked, in the same transaction.
+   */
+  static async open(
+    storage: StorageAdapter,
+    keyring: Keyring,
+    now: () => number = Date.now,
+    journal: ApiKeyJournal = async () => {},
+  ): Promise<ApiKeyTenants> {
+    const tenants = new ApiKeyTenants(storage, await hashingKey(storage, keyring), now, journal)
     await tenants.#migrateUnkeyed(storage)
     return tenants
   }
@@ -77,6 +95,11 @@ export class ApiKeyTenants implements TenantResolver {
   }
 
   async authenticate(token: string): Promise<string | null> {
+    return (await this.identify(token))?.tenantId ?? null
+  }
+
+  /** The tenant of `token` and the id of its key (what audit records name), or null when it is no key. */
+  async identify(token: string): Promise<{ tenantId: string; keyId: string } | null> {
     if (token.length < 16 || token.length > 512) return null
     const record = await this.#keys.findOne({ field: 'hash', op: 'eq', value: this.#hash(token) })
     if (!record) return null
@@ -85,7 +108,7 @@ export class ApiKeyTenants implements TenantResolver {
       // Bookkeeping only: a failed write must not fail the request.
       await this.#keys.update(record.id, { lastUsedAt: now }).catch(() => undefined)
     }
-    return record.tenantId
+    return { tenantId: record.tenantId, keyId: record.id }
   }
 
   /** Creates a random key for `tenantId`; the key is returned once and only its keyed hash is stored. */
@@ -129,7 +152,10 @@ export class ApiKeyTenants implements TenantResolver {
       createdAt: this.#now(),
       ...(label ? { label } : {}),
     }
-    await this.#keys.insert(record)
+    await this.#storage.transaction(async (tx) => {
+      await collectionOf(tx, API_KEYS).insert(record)
+      await this.#journal(tx, { action: 'apiKey.create', keyId: record.id })
+    })
     return record
   }
 
@@ -148,7 +174,11 @@ export class ApiKeyTenants implements TenantResolver {
 
   /** Deletes a key by id; requests with it are refused from the next one on. Whether it existed. */
   async revoke(id: string): Promise<boolean> {
-    return this.#keys.delete(id)
+    return this.#storage.transaction(async (tx) => {
+      if (!(await collectionOf(tx, API_KEYS).delete(id))) return false
+      await this.#journal(tx, { action: 'apiKey.revoke', keyId: id })
+      return true
+    })
   }
 
   /** Whether any key exists (the CLI creates a first one when none does). */

@@ -2,7 +2,7 @@
 import { unauthenticated } from '../errors.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
 import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions } from './did-auth.js'
-import { bearerToken, type TenantResolver } from './tenants.js'
+import { SYSTEM_TENANT, bearerToken, type TenantResolver } from './tenants.js'
 
 /**
  * The tenant of a wallet the service holds, by DID (the wallets domain answers, across tenants):
@@ -21,7 +21,7 @@ export class Authenticator {
     // A public operation reads no header: its caller is nobody, of no tenant.
     if (need === 'public') return { tenantId: '', dids: [], addresses: [] }
     if (need === 'access') return this.#accessToken(auth.authorization)
-    const tenantId = await this.#tenant(auth.authorization)
+    const { tenantId, keyId } = await this.#tenant(auth.authorization)
     // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).
     const proofs =
       need === 'tenant+did' ? await verifyDidAuthHeader(auth.didAuth, this.didAuth) : await validDidAuthProofs(auth.didAuth, this.didAuth)
@@ -30,15 +30,18 @@ export class Authenticator {
       dids: unique(proofs.map((p) => p.did)),
       addresses: unique(proofs.map((p) => p.address)),
       owners: Object.fromEntries(proofs.filter((p) => p.byOwner).map((p) => [p.did, p.address])),
+      ...(keyId !== undefined && { apiKeyId: keyId }),
     }
   }
 
-  async #tenant(header: string | undefined): Promise<string> {
+  async #tenant(header: string | undefined): Promise<{ tenantId: string; keyId?: string }> {
     const token = bearerToken(header)
     if (!token) throw unauthenticated('missing Base Auth Token')
-    const tenantId = await this.tenants.authenticate(token)
-    if (!tenantId) throw unauthenticated('invalid Base Auth Token')
-    return tenantId
+    const found = this.tenants.identify ? await this.tenants.identify(token) : { tenantId: await this.tenants.authenticate(token) }
+    if (!found?.tenantId) throw unauthenticated('invalid Base Auth Token')
+    // The audit trail's system chain is no tenant's: a resolver naming it is misconfigured.
+    if (found.tenantId === SYSTEM_TENANT) throw new Error(`the tenant resolver returned the reserved tenant id ${SYSTEM_TENANT}`)
+    return found as { tenantId: string; keyId?: string }
   }
 
   /** The Access Token JWT: a DID-auth JWT whose issuer is a wallet the service holds; its tenant is the caller's. */

@@ -7,7 +7,15 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 /** Maps a Base Auth Token to its tenant, or null when the token is unknown. */
 export interface TenantResolver {
   authenticate(token: string): Promise<string | null>
+  /** Optional: the tenant and the id of the key (audit records name it), instead of {@link authenticate}. */
+  identify?(token: string): Promise<{ tenantId: string; keyId: string } | null>
 }
+
+/**
+ * The tenant id of the audit trail's system chain (acts of no tenant): no tenant may be named so
+ * (`@` is not allowed in the ids of API keys, and the authenticator refuses a resolver returning it).
+ */
+export const SYSTEM_TENANT = '@system'
 
 const hashKey = (key: string) => createHash('sha256').update(key, 'utf8').digest('hex')
 

@@ -117,15 +117,19 @@ const refusal = (id: string | undefined) =>
 /**
  * Applies `change` (a change of the proof set only) to each stored record's own document —
  * its other proofs stay byte for byte — and writes them in one transaction (each record's
- * content hash follows its new proof set).
+ * content hash follows its new proof set), with their audit records (`action`). A credential
+ * given inline that the tenant does not store is recorded by its `id` (the change is the response).
  */
 async function update(
-  ctx: Pick<CredentialsContext, 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'storage'>,
   caller: Caller,
   records: CredentialRecord[],
   change: (document: JsonLdDocument) => JsonLdDocument,
+  action: 'credential.addProof' | 'credential.removeProof',
+  given: JsonLdDocument,
 ): Promise<string[]> {
-  if (records.length === 0) return []
+  const unstored = typeof given.id === 'string' ? given.id : ''
+  const targets = records.length === 0 ? [unstored] : records.map((r) => r.id)
   try {
     await ctx.storage.transaction(async (tx) => {
       const { credentials } = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS })
@@ -133,6 +137,11 @@ async function update(
         const document = change(record.jsonld as JsonLdDocument) as Record<string, unknown>
         await credentials.update(record.id, { jsonld: document, hash: jsonLdHash(document) })
       }
+      await ctx.audit.append(
+        tx,
+        caller,
+        targets.map((id) => ({ action, target: { type: 'credential', id } })),
+      )
     })
   } catch (err) {
     if (err instanceof UniqueConstraintError) throw invalid('the tenant already stores this credential with this proof set')
@@ -143,7 +152,10 @@ async function update(
 
 /** Add a proof: signed by `iss` (or the caller's first DID), appended to each credential's proof set. */
 export async function addProofs(
-  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'>,
+  ctx: Pick<
+    CredentialsContext,
+    'audit' | 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'
+  >,
   caller: Caller,
   input: AddProofInput,
 ): Promise<ProofsResponse> {
@@ -166,7 +178,7 @@ export async function addProofs(
       const added = proofsOf(signed).at(-1) as ProofObject
       // Each record keeps its own proofs; the suite may have added its context (nothing else changed).
       const withAdded = (stored: JsonLdDocument) => appendProof({ ...stored, '@context': signed['@context'] }, added)
-      return { jsonld: signed, _ids: await update(ctx, caller, records, withAdded) }
+      return { jsonld: signed, _ids: await update(ctx, caller, records, withAdded, 'credential.addProof', document) }
     },
     ({ index }, error) => ({ claim: index, error }),
   )
@@ -182,7 +194,7 @@ function proofDid(proof: unknown): string | undefined {
 
 /** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */
 export async function removeProofs(
-  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'onError' | 'resolvers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'config' | 'onError' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: RemoveProofInput,
 ): Promise<ProofsResponse> {
@@ -219,7 +231,7 @@ export async function removeProofs(
       }
       if (!proofsOf(document).some((proof) => removable.has(proof)))
         throw notFound('the credential has no proof by a DID whose owner key the caller holds')
-      return { jsonld: without(document), _ids: await update(ctx, caller, records, without) }
+      return { jsonld: without(document), _ids: await update(ctx, caller, records, without, 'credential.removeProof', document) }
     },
     ({ index }, error) => ({ claim: index, error }),
   )

@@ -49,7 +49,18 @@ interface PlannedClaim {
 export async function signClaims(
   ctx: Pick<
     CredentialsContext,
-    'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'statuses' | 'storage'
+    | 'audit'
+    | 'callers'
+    | 'config'
+    | 'custody'
+    | 'jsonld'
+    | 'now'
+    | 'onError'
+    | 'registries'
+    | 'resolvers'
+    | 'signers'
+    | 'statuses'
+    | 'storage'
   >,
   caller: Caller,
   input: SignClaimsInput,
@@ -77,9 +88,12 @@ export async function signClaims(
   }
 }
 
-/** Signs the planned credentials, then stores their claim DIDs' wallets and applies their `walletConfig`s. */
+/**
+ * Signs the planned credentials, then stores their claim DIDs' wallets with the audit records of
+ * the signatures (and of those wallets) in one transaction, and applies their `walletConfig`s.
+ */
 async function issueAll(
-  ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'config' | 'jsonld' | 'storage'>,
   caller: Caller,
   input: SignClaimsInput,
   plans: PlannedClaim[],
@@ -97,11 +111,18 @@ async function issueAll(
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
-  if (wallets.length > 0)
-    await uniqueOr(
-      () => ctx.storage.transaction((tx) => tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insertMany(wallets)),
-      aliasConflict,
-    )
+  const acts = [
+    ...wallets.map((w) => ({ action: 'wallet.create' as const, target: { type: 'wallet', id: w.did } })),
+    ...vcs.map((vc) => ({ action: 'credential.sign' as const, target: { type: 'credential', id: vc.id } })),
+  ]
+  await uniqueOr(
+    () =>
+      ctx.storage.transaction(async (tx) => {
+        if (wallets.length > 0) await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insertMany(wallets)
+        await ctx.audit.append(tx, caller, acts)
+      }),
+    aliasConflict,
+  )
   for (const [i, plan] of plans.entries()) {
     const report = plan.wallet && plan.apply ? await plan.apply(plan.wallet) : undefined
     if (report) vcs[i] = { ...vcs[i], registry: report }
@@ -131,7 +152,7 @@ export async function issuerSigner(
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
 function planClaim(
-  ctx: Pick<CredentialsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: SignClaimsInput,
   claim: ClaimInput,
@@ -179,5 +200,10 @@ function planClaim(
   const privateKey = generatePrivateKey()
   const wallet = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: claim.alias, walletConfig: claim.walletConfig, network })
   privateKey.fill(0)
-  return { content: { ...content, id: wallet.did }, wallet, apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig), purposes }
+  return {
+    content: { ...content, id: wallet.did },
+    wallet,
+    apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig, caller),
+    purposes,
+  }
 }

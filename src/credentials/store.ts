@@ -34,6 +34,7 @@ import { CREDENTIALS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { CredentialsContext } from './context.js'
+import type { AuditAct } from '../audit/trail.js'
 
 /** What a credential is indexed by, parsed from it (nothing verified). */
 type ParsedCredential = Pick<
@@ -159,7 +160,10 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
  * caller has rights over the DID (`canGovernCredentialDid`), as an assignment would need.
  */
 export async function storeClaims(
-  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'>,
+  ctx: Pick<
+    CredentialsContext,
+    'audit' | 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'
+  >,
   caller: Caller,
   input: StoreClaimsInput,
 ): Promise<z.output<typeof schemas.storeClaimsResponse>> {
@@ -242,16 +246,20 @@ export async function storeClaims(
         fresh.push(record)
       }
       await t.credentials.insertMany(fresh)
+      const acts: AuditAct[] = fresh.map((r) => ({ action: 'credential.store', target: { type: 'credential', id: r.id } }))
       for (const record of fresh) {
-        if (record.did !== undefined && governed.has(record.did))
-          await governDid(
+        if (record.did !== undefined && governed.has(record.did)) {
+          const granted = await governDid(
             t.roleAssignments,
             caller.tenantId,
             record.did,
             record.roles.map((r) => roles.get(r)!),
             now,
           )
+          for (const role of granted) acts.push({ action: 'assignment.grant', target: { type: 'assignment', id: record.did, role } })
+        }
       }
+      await ctx.audit.append(tx, caller, acts)
       return byHash
     })
   let stored: Map<string, CredentialRecord>
@@ -267,14 +275,15 @@ export async function storeClaims(
   return { resolver: resolverName, vcs, errors }
 }
 
-/** Assigns each role over the credential DID (governing its credentials), unless it already governs it. */
+/** Assigns each role over the credential DID (governing its credentials), unless it already governs it; the roles granted. */
 async function governDid(
   assignments: TenantCollection<RoleAssignmentRecord>,
   tenantId: string,
   did: string,
   roles: Array<{ did: string; creator: string }>,
   now: number,
-): Promise<void> {
+): Promise<string[]> {
+  const granted: string[] = []
   for (const role of roles) {
     const pair: Where = {
       and: [
@@ -284,6 +293,7 @@ async function governDid(
     }
     const existing = await assignments.findOne(pair)
     if (existing?.governsCredentials === true) continue
+    granted.push(role.did)
     if (existing) {
       await assignments.update(existing.id, { governsCredentials: true })
       continue
@@ -299,6 +309,7 @@ async function governDid(
     }
     await assignments.insert(record)
   }
+  return granted
 }
 
 /**
@@ -348,7 +359,7 @@ export async function getClaims(
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
 export async function deleteClaims(
-  ctx: Pick<CredentialsContext, 'callers' | 'onError' | 'resolvers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'onError' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteClaims>,
 ): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
@@ -374,6 +385,7 @@ export async function deleteClaims(
         if (record.did !== undefined && (await t.credentials.count({ field: 'did', op: 'eq', value: record.did })) === 0) {
           await t.roleAssignments.deleteMany({ field: 'did', op: 'eq', value: record.did })
         }
+        await ctx.audit.append(tx, caller, [{ action: 'credential.delete', target: { type: 'credential', id } }])
         return true
       })
       if (!deleted) throw notFound(`no stored credential ${id}`)

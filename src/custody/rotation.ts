@@ -59,7 +59,8 @@ export async function resealAll(
 /**
  * Rotates to `newKey`: marks the rotation in `meta/keyring` first (so a restart without the
  * new key refuses to start instead of failing later on resealed secrets), reseals every
- * envelope, the check envelope last, then clears the mark and forgets the old keys.
+ * envelope, the check envelope last, then clears the mark and forgets the old keys. `journal`
+ * runs in the transaction that clears the mark (the service records the rotation there).
  */
 export async function rotateMasterKey(
   storage: StorageAdapter,
@@ -67,6 +68,7 @@ export async function rotateMasterKey(
   specs: readonly CollectionSpec[],
   newKey: MasterKey,
   onProgress?: (p: RotationProgress) => void,
+  journal: (tx: StorageAdapter, keyId: string) => Promise<void> = async () => {},
 ): Promise<{ resealed: number }> {
   const meta = storage.collection<KeyringMeta>('meta')
   await meta.update(KEYRING_RECORD.id, { rotatingTo: Keyring.idOf(newKey) })
@@ -75,7 +77,10 @@ export async function rotateMasterKey(
   const result = await resealAll(storage, keyring, ordered, onProgress)
   const record = await meta.get(KEYRING_RECORD.id)
   if (record && Keyring.keyIdOf(record.check) === keyring.currentKeyId) {
-    await meta.update(KEYRING_RECORD.id, { rotatingTo: undefined })
+    await storage.transaction(async (tx) => {
+      await tx.collection<KeyringMeta>('meta').update(KEYRING_RECORD.id, { rotatingTo: undefined })
+      await journal(tx, keyring.currentKeyId)
+    })
     keyring.dropOldKeys()
   }
   return result

@@ -5,6 +5,7 @@
  * then the body (or query) goes to the operation, and the result or error body goes back
  * as JSON. No business rule lives here.
  */
+import { randomUUID } from 'node:crypto'
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express'
 import type { AuthContext } from '../auth/context.js'
 import { IdentityError } from '../errors.js'
@@ -31,7 +32,14 @@ export interface RouterOptions {
 const authOf = (req: Request): AuthContext => ({
   authorization: req.get('authorization') ?? undefined,
   didAuth: req.get('x-did-auth') ?? undefined,
+  requestId: requestIdOf(req),
 })
+
+/** The request's id: a sane `x-request-id` as sent (at most 200 visible ASCII characters), else a new one. */
+const requestIdOf = (req: Request): string => {
+  const sent = req.get('x-request-id')
+  return sent !== undefined && /^[\x21-\x7e]{1,200}$/.test(sent) ? sent : randomUUID()
+}
 
 /** Where the authenticated call waits for its body. */
 interface Locals {

@@ -46,6 +46,10 @@ export type ApproveCallback = (request: ApprovalRequest) => Promise<readonly str
  */
 export interface ApprovalEvidence {
   owners?: Readonly<Record<string, string>>
+  /** The request's caller, as its audit records name it (a `Caller` is evidence). */
+  dids?: readonly string[]
+  apiKeyId?: string
+  requestId?: string
 }
 
 export class QuorumApprovals {

@@ -75,6 +75,12 @@ export interface OperationContract<
    * `Cache-Control: public, max-age`, and 304 when `If-None-Match` names its ETag.
    */
   document?: boolean
+  /**
+   * The audit action of an operation that changes what the tenant holds: when its policy refuses
+   * a caller (403 FORBIDDEN), the dispatcher records the refusal in the tenant's audit trail,
+   * with `target` the type of what it was on and `targetField` the input field naming it.
+   */
+  audit?: { action: string; target: string; targetField?: string }
 }
 
 /** Declares an operation's contract, keeping its schemas' types. */

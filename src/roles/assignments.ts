@@ -68,7 +68,7 @@ const echoed = (record: RoleAssignmentRecord, item: Item): AssignmentView => ({
 
 /** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
 export async function createRoleAssignments(
-  ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.roleAssignments>,
 ): Promise<AssignmentsResult> {
@@ -101,11 +101,13 @@ export async function createRoleAssignments(
           const target = await assignmentTarget(ctx.roleResources, tx, caller.tenantId, did)
           if (target === 'credential' && !governs) throw forbidden(refusedOverCredentials(item.did))
           const existing = await c.roleAssignments.findOne(byPair(role.did, did))
+          if (existing && (existing.governsCredentials === true || !governs)) return existing
+          const granted = [{ action: 'assignment.grant' as const, target: { type: 'assignment', id: did, role: role.did } }]
+          await ctx.audit.append(tx, caller, granted)
           if (!existing) {
             await c.roleAssignments.insert(record)
             return record
           }
-          if (existing.governsCredentials === true || !governs) return existing
           // Assigned before as a holder's role; granted now by someone with rights over the DID.
           await c.roleAssignments.update(existing.id, { governsCredentials: true })
           return { ...existing, governsCredentials: true }
@@ -129,7 +131,7 @@ const refusedOverCredentials = (did: string) =>
 
 /** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
 export async function deleteRoleAssignments(
-  ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.roleAssignments>,
 ): Promise<AssignmentsResult> {
@@ -142,7 +144,16 @@ export async function deleteRoleAssignments(
     async (item) => {
       const role = await managed(item.role)
       const existing = await roleAssignments.findOne(byPair(role.did, principalOf(item.did)))
-      if (!existing || !(await roleAssignments.delete(existing.id))) throw notFound(`role ${item.role} is not assigned to ${item.did}`)
+      const revoked = [{ action: 'assignment.revoke' as const, target: { type: 'assignment', id: existing?.did ?? '', role: role.did } }]
+      const deleted =
+        existing !== undefined &&
+        (await ctx.storage.transaction(async (tx) => {
+          if (!(await tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS }).roleAssignments.delete(existing.id)))
+            return false
+          await ctx.audit.append(tx, caller, revoked)
+          return true
+        }))
+      if (!deleted) throw notFound(`role ${item.role} is not assigned to ${item.did}`)
       return echoed(existing, item)
     },
     (assignment, error) => ({ assignment, error }),

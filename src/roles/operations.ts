@@ -34,7 +34,7 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
  * the role DID's document as for Generate Identity Wallet.
  */
 export async function createRole(
-  ctx: Pick<RolesContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.createRole>,
 ): Promise<{ role: RoleView }> {
@@ -54,7 +54,7 @@ export async function createRole(
     role: true,
   })
   privateKey.fill(0)
-  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
+  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
   const role: RoleRecord = {
     id: randomUUID(),
     tenantId: caller.tenantId,
@@ -73,6 +73,7 @@ export async function createRole(
         const c = tenantCollections(tx, caller.tenantId, { roles: ROLES, wallets: WALLETS })
         await c.wallets.insert(wallet)
         await c.roles.insert(role)
+        await ctx.audit.append(tx, caller, [{ action: 'role.create', target: { type: 'role', id: role.did } }])
       }),
     aliasConflict,
   )
@@ -131,7 +132,7 @@ const RANK: Record<RoleAccess, number> = { none: 0, Read: 1, Write: 2 }
  * (`RoleResources.assertMayRaise`). Failures in `errors`.
  */
 export async function updateRoles(
-  ctx: Pick<RolesContext, 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.updateRoles>,
 ): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
@@ -150,7 +151,11 @@ export async function updateRoles(
         if (RANK[access] > RANK[role.access]) await ctx.roleResources.assertMayRaise(caller, role)
         Object.assign(patch, { permissions: item.permissions, access })
       }
-      const updated = await roles.update(role.id, patch)
+      const updated = await ctx.storage.transaction(async (tx) => {
+        const done = await tenantCollections(tx, caller.tenantId, { roles: ROLES }).roles.update(role.id, patch)
+        if (done) await ctx.audit.append(tx, caller, [{ action: 'role.update', target: { type: 'role', id: role.did } }])
+        return done
+      })
       if (!updated) throw notFound(`no role ${item.did}`)
       return presentRole(updated)
     },
@@ -164,7 +169,7 @@ export async function updateRoles(
  * delegate keys), in one transaction per role; by its creator or the holder of its owner key.
  */
 export async function deleteRoles(
-  ctx: Pick<RolesContext, 'callers' | 'onError' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteRoles>,
 ): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
@@ -181,6 +186,7 @@ export async function deleteRoles(
         if (!(await c.roles.delete(role.id))) return false
         await c.roleAssignments.deleteMany({ field: 'role', op: 'eq', value: role.did })
         await deleteWalletRecord(tx, caller.tenantId, role.walletId)
+        await ctx.audit.append(tx, caller, [{ action: 'role.delete', target: { type: 'role', id: role.did } }])
         return true
       })
       if (!deleted) throw notFound(`no role ${ref}`)

@@ -4,6 +4,7 @@
  * the HTTP client (`didvault/client`) are all generated from these, so they cannot drift; the
  * handlers are paired with them in `table.ts`. Browser-safe: schemas and types only.
  */
+import { AUDIT_CONTRACTS } from '../audit/contracts.js'
 import { CREDENTIAL_CONTRACTS } from '../credentials/contracts.js'
 import { PRESENTATION_CONTRACTS } from '../presentations/contracts.js'
 import { ROLE_CONTRACTS } from '../roles/contracts.js'
@@ -20,6 +21,7 @@ export const CONTRACTS = {
   ...CREDENTIAL_CONTRACTS,
   ...STATUS_CONTRACTS,
   ...PRESENTATION_CONTRACTS,
+  ...AUDIT_CONTRACTS,
 }
 
 /** The names of the operations. */

@@ -5,9 +5,10 @@
  * apart: {@link OperationDispatcher.authenticate} first, {@link AuthenticatedCall.run} once
  * the body is in.
  */
+import { randomUUID } from 'node:crypto'
 import type { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext, Caller } from '../auth/context.js'
-import { invalid, toIdentityError } from '../errors.js'
+import { IdentityError, invalid, toIdentityError } from '../errors.js'
 import { parse } from '../operations/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
 import type { ServiceContext } from './context.js'
@@ -16,6 +17,7 @@ import type { OperationDefinition } from '../operations/define.js'
 import type { OperationContract } from '../operations/contract.js'
 import type { z } from 'zod'
 import { OPERATIONS } from './table.js'
+import type { AuditAction } from '../audit/schemas.js'
 
 type Definition = OperationDefinition<OperationContract<z.ZodObject, z.ZodType, z.ZodType>, ServiceContext>
 
@@ -65,6 +67,7 @@ export class OperationDispatcher {
   async authenticate(name: OperationName, auth: AuthContext): Promise<AuthenticatedCall> {
     const definition = this.#definition(name)
     const caller = await this.#guard(definition, () => this.authenticator.authenticate(auth, definition.auth))
+    caller.requestId = auth.requestId ?? randomUUID()
     return new AuthenticatedCall(this, name, caller, CALL_KEY)
   }
 
@@ -86,8 +89,25 @@ export class OperationDispatcher {
         const max = this.ctx.config.limits.batch
         if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
       }
-      return definition.handler(this.ctx, caller, definition.refine ? parse(definition.refine, parsed) : parsed)
+      const refined = definition.refine ? parse(definition.refine, parsed) : parsed
+      return definition.handler(this.ctx, caller, refined).catch((err: unknown) => this.#refused(definition, caller, refined, err))
     })
+  }
+
+  /**
+   * Records a refusal by the operation's policy (403 FORBIDDEN) in the caller's audit trail, in a
+   * transaction of its own (it changed nothing else), then rethrows `err`.
+   */
+  async #refused(definition: Definition, caller: Caller, input: Record<string, unknown>, err: unknown): Promise<never> {
+    const audit = definition.audit
+    if (audit && err instanceof IdentityError && err.errorType === 'FORBIDDEN') {
+      // The field may be nested (`wallet.did`).
+      const id = audit.targetField?.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], input)
+      const target = { type: audit.target, id: typeof id === 'string' ? id : '' }
+      const act = { action: audit.action as AuditAction, target, outcome: 'refused' as const, error: err.errorType }
+      await this.ctx.audit.record(caller, [act]).catch((failure: unknown) => this.ctx.onError(definition.summary, failure))
+    }
+    throw err
   }
 
   #definition(name: OperationName): Definition {

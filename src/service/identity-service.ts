@@ -46,6 +46,8 @@ import { publicBaseUrl } from '../status/list-url.js'
 import { publishedList } from '../status/publish.js'
 import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-status.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
+import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
+import { SYSTEM_TENANT } from '../auth/tenants.js'
 
 /** MPC vaults (docs/mpc.md). */
 export interface MpcOptions {
@@ -137,7 +139,16 @@ export interface IdentityServiceOptions {
    * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics).
    */
   onError?: (operation: string, error: unknown) => void
+  /**
+   * The audit trail (docs/operations.md *Audit trail*): every security-relevant act appended, in
+   * its transaction, to the tenant's hash-chained trail. Default true; keep it on — `false` is for
+   * benches and tests measuring its cost only.
+   */
+  audit?: boolean
 }
+
+/** The actor of acts of no tenant (the operator's): the audit trail's system chain. */
+const SYSTEM_ACTOR = { tenantId: SYSTEM_TENANT, dids: [] }
 
 /** The secrets the service is configured with, which the default error log never shows. */
 function configuredSecrets(options: IdentityServiceOptions): string[] {
@@ -244,10 +255,12 @@ export class IdentityService {
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const custody = new KeyCustody(keyring)
+    const audit: AuditTrail = options.audit === false ? NO_AUDIT_TRAIL : new StoredAuditTrail(storage, now)
     const mpc = new MpcVaults(
       options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now),
       new QuorumApprovals(options.mpc?.approve),
       storage,
+      audit,
     )
     const callers = new CallerFacts(resolver, storage)
     const publisher = new StatusPublisher((listId) => signList(ctx, listId), config.statusPublishIntervalMs, onError)
@@ -265,6 +278,7 @@ export class IdentityService {
       roleResources: new CredentialRoleResources({ callers, storage }),
       walletVaults: new StoredWalletVaults(storage),
       didReferences: roleAssignmentsOfDids,
+      audit,
       resolver,
       resolvers,
       registries,
@@ -275,7 +289,10 @@ export class IdentityService {
       now,
       onError,
     }
-    const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now)
+    // API keys are the operator's acts (CLI, embedded admin API): they go to the system chain.
+    const journal = (tx: StorageAdapter, act: { action: 'apiKey.create' | 'apiKey.revoke'; keyId: string }) =>
+      audit.append(tx, SYSTEM_ACTOR, [{ action: act.action, target: { type: 'apiKey', id: act.keyId } }])
+    const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now, journal)
     const auth = new Authenticator(
       options.tenants ?? apiKeys!,
       { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
@@ -323,7 +340,9 @@ export class IdentityService {
    */
   async rotateMasterKey(newKey: MasterKeyInput, onProgress?: (p: RotationProgress) => void): Promise<{ resealed: number }> {
     const key = masterKeyOf(newKey, await keyringSalt(this.#ctx.storage))
-    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, onProgress)
+    const journal = (tx: StorageAdapter, keyId: string) =>
+      this.#ctx.audit.append(tx, SYSTEM_ACTOR, [{ action: 'masterKey.rotate', target: { type: 'masterKey', id: keyId } }])
+    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, onProgress, journal)
   }
 
   /**

@@ -25,6 +25,7 @@ import * as wallets from '../wallets/operations.js'
 import { resolveDid } from '../wallets/resolve-did.js'
 import { changeStatus } from '../status/change.js'
 import { getStatusList } from '../status/publish.js'
+import { getAuditRecords } from '../audit/operations.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken }),
@@ -66,4 +67,5 @@ export const OPERATIONS = {
   getStatusList: defineOperation(C.getStatusList, { handler: getStatusList }),
   signPresentation: defineOperation(C.signPresentation, { handler: presentationsSign.signPresentation }),
   verifyPresentation: defineOperation(C.verifyPresentation, { handler: presentationsVerify.verifyPresentation }),
+  getAuditRecords: defineOperation(C.getAuditRecords, { handler: getAuditRecords }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

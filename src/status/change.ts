@@ -25,7 +25,7 @@ import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, t
 import type { ChangeStatusInput, StatusItem, changeStatusResponse } from './schemas.js'
 import type { z } from 'zod'
 
-type Ctx = Pick<StatusContext, 'callers' | 'config' | 'now' | 'onError' | 'registries' | 'statusPublisher' | 'storage'>
+type Ctx = Pick<StatusContext, 'audit' | 'callers' | 'config' | 'now' | 'onError' | 'registries' | 'statusPublisher' | 'storage'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
 type Write = Target & { value: boolean }
 /** A request's state: the values its earlier items set (entry id → value), its access checks (per list), the caller's read facts. */
@@ -131,6 +131,12 @@ async function writeChanges(ctx: Ctx, caller: Caller, writes: Write[]): Promise<
         createdAt: now,
       })),
     )
+    // One record per entry changed; its target is the credential the entry is of.
+    const acts = writes.map(({ entry }) => ({
+      action: 'credential.status' as const,
+      target: { type: 'credential', id: entry.credentialId },
+    }))
+    await ctx.audit.append(tx, caller, acts)
   })
   for (const listId of perList.keys()) ctx.statusPublisher.schedule(listId)
 }

@@ -17,6 +17,7 @@ export const STATUS_CONTRACTS = {
       'is signed again within `statusPublishIntervalMs`. Failures are elements of `errors`, nothing written for them.',
     auth: 'tenant+did',
     tag: 'Verifiable credentials',
+    audit: { action: 'credential.status', target: 'credential' },
     errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/claims/status' }],
     input: changeStatus,

@@ -29,7 +29,7 @@ import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault for `keyManagement: "MPC"`: registered with the provider, `NOT_INITIALIZED`, no wallet. */
 export async function createMpcVault(
-  ctx: Pick<VaultsContext, 'config' | 'mpc' | 'now' | 'registries' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'config' | 'mpc' | 'now' | 'registries' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.createVault>,
 ): Promise<{ vault: VaultView }> {
@@ -68,7 +68,10 @@ export async function createMpcVault(
   }
   if (input.parentID !== undefined) vault.parentID = input.parentID
   if (input.walletConfig !== undefined) vault.walletConfig = input.walletConfig
-  await vaults.insert(vault)
+  await ctx.storage.transaction(async (tx) => {
+    await tenantCollections(tx, caller.tenantId, { vaults: VAULTS }).vaults.insert(vault)
+    await ctx.audit.append(tx, caller, [{ action: 'vault.create', target: { type: 'vault', id } }])
+  })
   return { vault: presentVault(vault, []) }
 }
 
@@ -79,7 +82,7 @@ export async function createMpcVault(
  * unchanged. ECS vaults are initialized at creation: 422.
  */
 export async function initializeVault(
-  ctx: Pick<VaultsContext, 'mpc' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'mpc' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.initializeVaultParams>,
 ): Promise<{ vault: VaultView }> {
@@ -104,7 +107,9 @@ export async function initializeVault(
       const current = await c.vaults.get(vault.id)
       if (!current) throw notFound('vaultID: no such vault')
       // A concurrent initialize got there first: its record stands (the provider kept one key).
-      if (current.status !== 'INITIALIZED') await c.vaults.update(vault.id, patch)
+      if (current.status === 'INITIALIZED') return
+      await c.vaults.update(vault.id, patch)
+      await ctx.audit.append(tx, caller, [{ action: 'mpc.initialize', target: { type: 'vault', id: vault.id }, approvals }])
     })
   }
   const initialized = await vaults.get(vault.id)
@@ -119,7 +124,7 @@ export async function initializeVault(
  * key (NONE, once). 409 `VAULT_NOT_INITIALIZED` before initialization.
  */
 export async function createMpcVaultWallet(
-  ctx: Pick<VaultsContext, 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   vault: VaultRecord,
   input: z.output<typeof schemas.createVaultWallet>,
@@ -155,6 +160,7 @@ export async function createMpcVaultWallet(
           network,
         })
         await c.wallets.insert(record)
+        await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
         return record
       }),
     aliasConflict,

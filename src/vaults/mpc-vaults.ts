@@ -19,6 +19,7 @@ import {
 import type { MpcPending, MpcProvider, MpcVaultRef } from '../mpc/port.js'
 import { VAULTS } from './records.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
+import type { AuditTrail } from '../audit/trail.js'
 
 /** The fields of an MPC wallet record its signer needs. */
 export type MpcWallet = Pick<WalletRecord, 'tenantId' | 'vaultId' | 'index' | 'did' | 'publicKeyHex' | 'ethereumAddress'>
@@ -28,6 +29,8 @@ export class MpcVaults {
     readonly provider: MpcProvider,
     private readonly approvals: QuorumApprovals,
     private readonly storage: StorageAdapter,
+    /** Each quorum-approved signature is recorded there (`mpc.sign`, with the approving members). */
+    readonly audit: AuditTrail,
   ) {}
 
   /** What the provider is told about `vault` (an MPC vault record). */
@@ -133,6 +136,10 @@ class MpcWalletSigner implements DigestSigner {
     if (!isLowS(outcome.signature)) throw new Error('the MPC provider returned a high-S signature')
     if (bytesToHex(recoverPublicKey(outcome.signature, digest)) !== this.publicKeyHex)
       throw new Error(`the MPC provider signed with a key other than ${this.address}'s`)
+    // A signature writes nothing of the tenant's: its record is a transaction of its own.
+    const e = this.evidence
+    const actor = { tenantId: this.wallet.tenantId, dids: e?.dids ?? [], apiKeyId: e?.apiKeyId, requestId: e?.requestId }
+    await this.vaults.audit.record(actor, [{ action: 'mpc.sign', target: { type: 'wallet', id: this.wallet.did }, approvals }])
     return outcome.signature
   }
 }

@@ -28,7 +28,7 @@ import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
 export async function createVault(
-  ctx: Pick<VaultsContext, 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.createVault>,
 ): Promise<{ vault: VaultView }> {
@@ -76,12 +76,13 @@ export async function createVault(
   })
   privateKey.fill(0)
   vault.rootDid = wallet.did
-  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig)
+  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
 
   await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     await c.vaults.insert(vault)
     await c.wallets.insert(wallet)
+    await ctx.audit.append(tx, caller, [{ action: 'vault.create', target: { type: 'vault', id } }])
   })
   const view = presentVault(vault, [wallet], mnemonic)
   view.wallets[0] = withReport(view.wallets[0], await apply(wallet))
@@ -145,7 +146,7 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
  * mpc-vaults).
  */
 export async function createVaultWallet(
-  ctx: Pick<VaultsContext, 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>,
 ): Promise<{ wallet: WalletView }> {
@@ -180,12 +181,13 @@ export async function createVaultWallet(
         })
         privateKey.fill(0)
         await c.wallets.insert(record)
+        await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
         return record
       }),
     aliasConflict,
   ).finally(() => accountNode.fill(0))
   // The DID is known only once the index is: the network's registry was checked above (networkForNewWallet).
-  const apply = walletConfigApplier(ctx, wallet.did, walletConfig)
+  const apply = walletConfigApplier(ctx, wallet.did, walletConfig, caller)
   return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
 }
 
@@ -196,7 +198,7 @@ export async function createVaultWallet(
  * provider then destroys its key material (the shipped provider: its shares).
  */
 export async function deleteVault(
-  ctx: Pick<VaultsContext, 'callers' | 'didReferences' | 'mpc' | 'onError' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'callers' | 'didReferences' | 'mpc' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteVault>,
 ): Promise<{ wallets: WalletView[] }> {
@@ -226,6 +228,7 @@ export async function deleteVault(
       )
     }
     await c.vaults.delete(vault.id)
+    await ctx.audit.append(tx, caller, [{ action: 'vault.delete', target: { type: 'vault', id: vault.id } }])
     return members
   })
   // Then the key material: the vault is gone, so no request can reach it any more. A provider

@@ -8,7 +8,7 @@ import { parseEthrDid, type EthrNetwork } from '../did/ethr.js'
 import type { DidRegistry } from '../did/registry/port.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { WalletRecord } from './records.js'
-import type { ApprovalEvidence } from '../mpc/approvals.js'
+import type { Caller } from '../auth/context.js'
 import { applyTxs, type RegistryReport } from './did-updates.js'
 import type { WalletsConfig, WalletsContext } from './context.js'
 
@@ -71,16 +71,16 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
 /**
  * Checks (before anything is written) that `config` can apply to `did`, and returns what
  * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network.
- * The applier resolves to undefined when there is nothing to apply. `approvals` count as member
- * approvals of the signatures when the wallet is an MPC wallet.
+ * The applier resolves to undefined when there is nothing to apply. The caller's tokens count as member
+ * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
  */
 export function walletConfigApplier(
-  ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   did: string,
   config: WalletConfig | undefined,
-  approvals?: ApprovalEvidence,
+  caller: Caller,
 ): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
-  return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, approvals))
+  return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, caller))
 }

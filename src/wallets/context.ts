@@ -11,6 +11,7 @@ import type { Runtime } from '../operations/runtime.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { WalletSigners } from './signers.js'
+import type { AuditTrail } from '../audit/trail.js'
 
 export interface WalletsConfig {
   /** Network new DIDs are made on. */
@@ -48,5 +49,7 @@ export interface WalletsContext extends Runtime {
   registries: Registries
   walletVaults: WalletVaults
   didReferences: DidReferences
+  /** The audit trail: each act appends its record inside the act's transaction. */
+  audit: AuditTrail
   config: WalletsConfig
 }

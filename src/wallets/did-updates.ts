@@ -26,6 +26,7 @@ import { DELEGATE_KEYS, WALLETS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { WalletsContext } from './context.js'
 import { itemError } from '../operations/batch.js'
+import type { Caller } from '../auth/context.js'
 
 /** What the registry did for a `walletConfig`; shown as the wallet's `registry` in responses. */
 export type RegistryReport = z.infer<typeof registryReport>
@@ -35,20 +36,24 @@ export type TransactionView = RegistryReport['transactions'][number]
 export type DelegateView = NonNullable<TransactionView['delegate']>
 
 /**
- * Applies `txs` in order to `wallet`'s DID document through `registry`. `approvals` (the
- * request's verified DIDs) count as member approvals when the owner is an MPC wallet.
+ * Applies `txs` in order to `wallet`'s DID document through `registry`. The caller's verified
+ * DIDs count as member approvals when the owner is an MPC wallet. Each applied change is
+ * recorded in the audit trail (`did.update`) once the registry has it: an on-chain change
+ * cannot share a transaction with the storage, so the record is a transaction of its own.
  */
 export async function applyTxs(
-  ctx: Pick<WalletsContext, 'custody' | 'now' | 'onError' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'custody' | 'now' | 'onError' | 'signers' | 'storage'>,
   wallet: WalletRecord,
   registry: DidRegistry,
   txs: TxInput[],
-  approvals?: ApprovalEvidence,
+  caller: Caller,
 ): Promise<RegistryReport> {
   const report: RegistryReport = { apiUrl: registry.endpoint, transactions: [], errors: [] }
   for (const [index, tx] of txs.entries()) {
     try {
-      report.transactions.push({ index, ...(await applyOne(ctx, wallet, registry, tx, approvals)) })
+      const applied = await applyOne(ctx, wallet, registry, tx, caller)
+      await ctx.audit.record(caller, [{ action: 'did.update', target: { type: 'did', id: wallet.did } }])
+      report.transactions.push({ index, ...applied })
     } catch (err) {
       const error = err instanceof RegistryError ? invalid(err.message) : err
       report.errors.push({ index, error: itemError(ctx, error, 'apply walletConfig') })

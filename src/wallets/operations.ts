@@ -25,7 +25,7 @@ type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
 export async function generateWallet(
-  ctx: Pick<WalletsContext, 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
@@ -40,8 +40,15 @@ export async function generateWallet(
     network,
   })
   privateKey.fill(0)
-  const apply = walletConfigApplier(ctx, record.did, input.walletConfig)
-  await uniqueOr(() => tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS }).wallets.insert(record), aliasConflict)
+  const apply = walletConfigApplier(ctx, record.did, input.walletConfig, caller)
+  await uniqueOr(
+    () =>
+      ctx.storage.transaction(async (tx) => {
+        await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insert(record)
+        await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
+      }),
+    aliasConflict,
+  )
   const { vaultId: _v, index: _i, isHDWallet: _h, ...view } = presentWallet(record)
   return { wallet: withReport(view, await apply(record)) }
 }
@@ -55,7 +62,10 @@ export async function generateWallet(
  * is the wallet with the registry's report (`registry`).
  */
 export async function configureWallet(
-  ctx: Pick<WalletsContext, 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage' | 'walletVaults'>,
+  ctx: Pick<
+    WalletsContext,
+    'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage' | 'walletVaults'
+  >,
   caller: Caller,
   input: z.output<typeof schemas.configureWallet>,
 ): Promise<{ wallet: WalletView }> {
@@ -116,7 +126,7 @@ export async function renameWallets(
 
 /** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
 export async function deleteWallets(
-  ctx: Pick<WalletsContext, 'callers' | 'didReferences' | 'onError' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteWallets>,
 ): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {
@@ -134,6 +144,7 @@ export async function deleteWallets(
       const deleted = await ctx.storage.transaction(async (tx) => {
         if (!(await deleteWalletRecord(tx, caller.tenantId, wallet.id))) return false
         await ctx.didReferences.forget(tx, caller.tenantId, [wallet.did])
+        await ctx.audit.append(tx, caller, [{ action: 'wallet.delete', target: { type: 'wallet', id: wallet.did } }])
         return true
       })
       if (!deleted) throw notFound(`no wallet with id ${ref}`)

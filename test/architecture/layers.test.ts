@@ -18,6 +18,7 @@ export const LAYERS: string[][] = [
   ['proofs'],
   ['auth'],
   ['operations'],
+  ['audit'],
   ['mpc'],
   ['wallets'],
   ['vaults'],

@@ -1,0 +1,71 @@
+/** The audit trail's request and response schemas (browser-safe: zod only). */
+import * as z from 'zod'
+import { did, isoDate, nextCursor, page } from '../operations/schemas.js'
+
+/** Every action the trail records (docs/operations.md *Audit trail*). */
+export const AUDIT_ACTIONS = [
+  'vault.create',
+  'vault.delete',
+  'wallet.create',
+  'wallet.delete',
+  'did.update',
+  'role.create',
+  'role.update',
+  'role.delete',
+  'assignment.grant',
+  'assignment.revoke',
+  'credential.sign',
+  'credential.store',
+  'credential.addProof',
+  'credential.removeProof',
+  'credential.delete',
+  'credential.status',
+  'mpc.initialize',
+  'mpc.sign',
+  'apiKey.create',
+  'apiKey.revoke',
+  'masterKey.rotate',
+] as const
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number]
+
+const bounded = z.string().min(1).max(500)
+
+/** One record of the trail as `GET /audit` returns it; its `hash` covers every other field (docs/operations.md). */
+export const auditEntry = z.object({
+  tenant: z.string().meta({ description: 'The chain: the tenant, or `@system` for acts of no tenant.' }),
+  seq: z.number().int().positive().meta({ description: '1, 2, 3… without gaps in the chain.' }),
+  time: isoDate,
+  actor: z.object({
+    apiKeyId: z.string().optional().meta({ description: 'Id of the API key of the request (never the key).' }),
+    dids: z.array(z.string()).meta({ description: 'The DIDs the request’s DID-auth tokens proved.' }),
+  }),
+  action: z.enum(AUDIT_ACTIONS),
+  target: z.object({
+    type: z.string(),
+    id: z.string(),
+    role: z.string().optional().meta({ description: 'An assignment’s role DID (its `id` is the DID it is assigned to).' }),
+  }),
+  outcome: z.enum(['ok', 'refused']),
+  error: z.string().optional().meta({ description: 'The error type of a refused act (`FORBIDDEN`).' }),
+  approvals: z.array(z.string()).optional().meta({ description: 'MPC: the members whose approvals met the quorum.' }),
+  requestId: z.string(),
+  prevHash: z.string().regex(/^[0-9a-f]{64}$/),
+  hash: z.string().regex(/^[0-9a-f]{64}$/),
+})
+
+export type AuditEntry = z.infer<typeof auditEntry>
+
+export const getAuditQuery = z.strictObject({
+  action: z.enum(AUDIT_ACTIONS).optional(),
+  actor: z
+    .union([did, bounded.regex(/^key_[A-Za-z0-9_-]+$/, 'must be a DID or an API key id (key_…)')])
+    .optional()
+    .meta({ description: 'A DID the actor proved, or the id of its API key (`key_…`).' }),
+  target: bounded.optional().meta({ description: 'The id or DID the act was on.' }),
+  from: isoDate.optional().meta({ description: 'Acts at or after this time (ISO 8601).' }),
+  to: isoDate.optional().meta({ description: 'Acts at or before this time (ISO 8601).' }),
+  ...page,
+})
+
+export const auditPage = z.object({ records: z.array(auditEntry), nextCursor })

@@ -1,0 +1,70 @@
+/**
+ * Walks audit chains and checks them: every record's hash recomputed, `seq` 1, 2, 3… without a
+ * gap, each `prevHash` the hash of the record before (the first one's 64 zeros), and the chain's
+ * head naming its last record. `didvault audit verify` and the crash harness call it.
+ */
+import type { StorageAdapter } from '../storage/port.js'
+import { collectionOf } from '../storage/declaration.js'
+import { hashOf } from './hash.js'
+import { AUDIT_HEADS, AUDIT_RECORDS, GENESIS_HASH } from './records.js'
+
+/** The first break of a chain: the record where it shows, and what is wrong there. */
+export interface ChainBreak {
+  tenant: string
+  seq: number
+  problem: string
+}
+
+export interface ChainReport {
+  tenant: string
+  /** Records walked (up to the break). */
+  records: number
+  /** Undefined when the chain is intact. */
+  break?: ChainBreak
+}
+
+const PAGE = 1_000
+
+/** Checks one chain (a tenant id, or `@system`). */
+export async function verifyChain(storage: StorageAdapter, tenant: string): Promise<ChainReport> {
+  const records = collectionOf(storage, AUDIT_RECORDS)
+  const head = await collectionOf(storage, AUDIT_HEADS).get(tenant)
+  let expected = 1
+  let prevHash = GENESIS_HASH
+  let cursor: string | undefined
+  const broken = (seq: number, problem: string): ChainReport => ({ tenant, records: expected - 1, break: { tenant, seq, problem } })
+  do {
+    const page = await records.find({ field: 'tenantId', op: 'eq', value: tenant }, { orderBy: { field: 'seq' }, limit: PAGE, cursor })
+    for (const record of page.items) {
+      if (record.seq !== expected)
+        return broken(
+          expected,
+          record.seq > expected ? `record ${expected} is missing (next is ${record.seq})` : `seq ${record.seq} repeats`,
+        )
+      if (record.prevHash !== prevHash) return broken(expected, 'prevHash is not the hash of the record before')
+      if (hashOf(record) !== record.hash) return broken(expected, 'hash does not match the record (it was changed)')
+      prevHash = record.hash
+      expected += 1
+    }
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  const last = expected - 1
+  if (!head) return last === 0 ? { tenant, records: 0 } : broken(last, 'the chain has no head record')
+  if (head.seq !== last) return broken(Math.min(head.seq, last + 1), `the head names record ${head.seq}, the chain ends at ${last}`)
+  if (head.hash !== prevHash) return broken(last, 'the head’s hash is not the last record’s')
+  return { tenant, records: last }
+}
+
+/** Every chain the storage holds (by their heads), in order of creation, or the one named. */
+export async function verifyChains(storage: StorageAdapter, tenant?: string): Promise<ChainReport[]> {
+  if (tenant !== undefined) return [await verifyChain(storage, tenant)]
+  const heads = collectionOf(storage, AUDIT_HEADS)
+  const reports: ChainReport[] = []
+  let cursor: string | undefined
+  do {
+    const page = await heads.find({ and: [] }, { limit: PAGE, cursor })
+    for (const head of page.items) reports.push(await verifyChain(storage, head.tenantId))
+    cursor = page.nextCursor
+  } while (cursor !== undefined)
+  return reports
+}
