@@ -6,6 +6,7 @@ import { publicBaseUrl } from '../status/list-url.js'
 import { checkedOrigins } from '../status/status-list-source.js'
 import { parseWorkers, serveCluster } from './cluster.js'
 import { keys } from './keys.js'
+import { audit } from './audit.js'
 import { serve } from './serve.js'
 import { defaultStorage } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
@@ -18,6 +19,7 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (command === '-h' || command === '--help' || command === 'help') return out(USAGE.main)
   if (command === '-v' || command === '--version') return out(packageJson.version)
   if (command === 'keys') return keys(rest, env, out)
+  if (command === 'audit') return void (process.exitCode = await audit(rest, env, out))
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`)
   const { values } = parseArgs({
     args: rest,
@@ -95,7 +97,7 @@ main(process.argv.slice(2), process.env).catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err)
   if (isArgumentError(err)) {
     const command = process.argv[2]
-    const help = command === 'serve' || command === 'keys' ? `didvault ${command} --help` : 'didvault --help'
+    const help = command === 'serve' || command === 'keys' || command === 'audit' ? `didvault ${command} --help` : 'didvault --help'
     console.error(`didvault: ${message}\nsee: ${help}`)
     process.exit(2)
   }

@@ -44,7 +44,7 @@ function postgresTarget(spec: string): StorageTarget {
 }
 
 /** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
-async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
+export async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
   if (target.kind === 'memory') return createMemoryStorage()
   if (target.kind === 'sqlite') {
     const { createSqliteStorage } = await import('../storage/sqlite/index.js')

@@ -23,6 +23,7 @@ export const USAGE = {
 commands:
   serve           run the HTTP service
   keys            create, list and revoke API keys (Base Auth Tokens)
+  audit           verify the hash-chained audit trail
 
 options:
   -h, --help      this text (also: didvault <command> --help)
@@ -74,4 +75,12 @@ ${ENVIRONMENT}
 ${STORAGE}
 
 ${ENVIRONMENT}`,
+
+  audit: `usage: didvault audit verify [--tenant <id>] [--storage <s>]
+
+  walks every audit chain (or the tenant's; @system for the acts of no tenant), recomputes each
+  record's hash and checks seq and prevHash links; prints each chain's count (exit 0), or the
+  first break: tenant, seq and what is wrong (exit 1). Needs no master key.
+
+${STORAGE}`,
 }

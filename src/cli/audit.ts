@@ -1,0 +1,44 @@
+/** `didvault audit verify`: walks the audit chains of a storage and reports the first break. */
+import { parseArgs } from 'node:util'
+import { verifyChains } from '../audit/verify-chain.js'
+import { COLLECTIONS } from '../service/collections.js'
+import { defaultStorage, openStorage, storageTargetOf } from './storage-target.js'
+import { USAGE, UsageError } from './usage.js'
+import { existsSync } from 'node:fs'
+
+/** Runs an `audit` subcommand; resolves to the exit status (1: a chain is broken). No master key is needed. */
+export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
+  const [sub, ...rest] = args
+  if (sub === '-h' || sub === '--help') return (out(USAGE.audit), 0)
+  if (sub !== 'verify') throw new UsageError(sub === undefined ? 'audit needs a subcommand: verify' : `unknown audit subcommand ${sub}`)
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      tenant: { type: 'string' },
+      storage: { type: 'string', default: defaultStorage(env) },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+    strict: true,
+  })
+  if (values.help) return (out(USAGE.audit), 0)
+  const target = storageTargetOf(values.storage)
+  if (target.kind === 'memory')
+    throw new UsageError('audit verify needs the storage of a server (sqlite:<path>, postgres://..., mongodb://...)')
+  if (target.kind === 'sqlite' && !existsSync(target.path)) throw new Error(`no didvault database at ${target.path}`)
+  const storage = await openStorage(target)
+  try {
+    await storage.init(COLLECTIONS)
+    const reports = await verifyChains(storage, values.tenant)
+    const broken = reports.find((r) => r.break !== undefined)
+    if (broken?.break) {
+      const { tenant, seq, problem } = broken.break
+      out(`audit chain of ${JSON.stringify(tenant)} is broken at seq ${seq}: ${problem}`)
+      return 1
+    }
+    for (const r of reports) out(`${r.tenant}: ${r.records} records, chain intact`)
+    if (reports.length === 0) out('no audit records')
+    return 0
+  } finally {
+    await storage.close()
+  }
+}
