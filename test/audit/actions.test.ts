@@ -285,4 +285,17 @@ describe('every act is recorded once, with actor, target and outcome (SQLite, em
     for (const report of reports) expect(report.break).toBeUndefined()
     for (const r of await recordsAfter('tenant-a', 0)) expect(r.requestId).toMatch(/\S/)
   })
+
+  it('GET /audit filters by the API key id of the actor', async () => {
+    const mine = await api().getAuditRecords({ actor: key.id })
+    expect(mine.records.length).toBeGreaterThan(10)
+    expect(mine.records.every((r) => r.actor.apiKeyId === key.id)).toBe(true)
+    // The Access Token JWT acts (assignment.revoke, credential.delete) had no API key.
+    const all = await api().getAuditRecords({})
+    expect(all.records.filter((r) => r.actor.apiKeyId === undefined).map((r) => r.action)).toEqual([
+      'assignment.revoke',
+      'credential.delete',
+    ])
+    expect((await api().getAuditRecords({ actor: 'key_none0000' })).records).toEqual([])
+  })
 })
