@@ -81,9 +81,11 @@ export class StoredAuditTrail implements AuditTrail {
       record.hash = prevHash = hashOf(record)
       return record
     })
-    await collectionOf(tx, AUDIT_RECORDS).insertMany(records)
+    // The head is written before the records: a concurrent append of the chain then waits on the
+    // head (and PostgreSQL reports a serialization failure, retried) instead of colliding on a record's seq.
     if (head) await heads.update(chain, { seq, hash: prevHash })
     else await heads.insert({ id: chain, tenantId: chain, seq, hash: prevHash, createdAt: time })
+    await collectionOf(tx, AUDIT_RECORDS).insertMany(records)
   }
 
   record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
