@@ -110,7 +110,7 @@ describe('tampering with the SQLite file is reported at the right seq', () => {
 
   /** Runs SQL on the database file through a connection of its own, as someone with the file would. */
   const sql = (statement: string) => {
-    const db = new Database(h.dbPath!)
+    const db = new Database(h.dbPath)
     try {
       db.prepare(statement).run()
     } finally {
