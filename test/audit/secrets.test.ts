@@ -51,7 +51,7 @@ afterAll(() => h?.close())
 
 /** Every row of the audit tables (records, their array side tables, heads) as stored in the file. */
 function auditRows(): string {
-  const db = new Database(h.dbPath!, { readonly: true })
+  const db = new Database(h.dbPath, { readonly: true })
   try {
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'audit%'`).all() as Array<{ name: string }>
     expect(tables.map((t) => t.name)).toEqual(expect.arrayContaining(['auditRecords', 'auditHeads']))
