@@ -26,7 +26,7 @@ const HEADER = b64({ alg: 'ES256K', typ: 'JWT' })
 let serial = 0
 
 /** A synthetic VC-JWT by `iss` (unique content). */
-function vcJwt(iss: string): string {
+export function vcJwt(iss: string): string {
   serial += 1
   const sub = `did:ethr:dev:0x${serial.toString(16).padStart(40, '0')}`
   const payload = {

@@ -59,13 +59,12 @@ export const AUDIT_RECORDS = declareCollection<AuditRecord>({
   ],
 })
 
-/** The last record of a chain: read and updated in the transaction of every append, so appends serialize on it. */
+/** The last seq of a chain: incremented first in the transaction of every append, so appends of a chain serialize on it. */
 export interface AuditHeadRecord extends StoredRecord {
   /** = the chain (`tenantId`). */
   id: string
   tenantId: string
   seq: number
-  hash: string
   createdAt: number
 }
 

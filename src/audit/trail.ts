@@ -41,8 +41,11 @@ export interface AuditTrail {
   record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void>
 }
 
-/** The trail kept in the service's storage: `auditRecords`, and one `auditHeads` record per chain. */
+/** The trail kept in the service's storage: `auditRecords`, and one `auditHeads` record (the last seq) per chain. */
 export class StoredAuditTrail implements AuditTrail {
+  /** Chains whose head this process has seen committed (heads are never deleted). */
+  readonly #known = new Set<string>()
+
   constructor(
     private readonly storage: StorageAdapter,
     private readonly now: () => number,
@@ -51,16 +54,18 @@ export class StoredAuditTrail implements AuditTrail {
   async append(tx: StorageAdapter, actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
     if (acts.length === 0) return
     const chain = actor.tenantId
-    const heads = collectionOf(tx, AUDIT_HEADS)
-    const head = await heads.get(chain)
     const time = this.now()
+    // The head first, with one atomic increment: concurrent appends of the chain wait on it (on
+    // PostgreSQL the later one gets a serialization failure and its transaction is run again), so
+    // seqs are handed out once, in commit order. Then the record before them, for its hash.
+    const last = await this.#nextSeq(tx, chain, acts.length, time)
+    let seq = last - acts.length
+    let prevHash = seq === 0 ? GENESIS_HASH : await hashOfRecord(tx, chain, seq)
     const requestId = actor.requestId ?? randomUUID()
-    let seq = head?.seq ?? 0
-    let prevHash = head?.hash ?? GENESIS_HASH
     const records = acts.map((act): AuditRecord => {
       seq += 1
       const record: AuditRecord = {
-        id: `${chain}:${seq}`,
+        id: recordId(chain, seq),
         tenantId: chain,
         seq,
         time,
@@ -81,15 +86,48 @@ export class StoredAuditTrail implements AuditTrail {
       record.hash = prevHash = hashOf(record)
       return record
     })
-    // The head is written before the records: a concurrent append of the chain then waits on the
-    // head (and PostgreSQL reports a serialization failure, retried) instead of colliding on a record's seq.
-    if (head) await heads.update(chain, { seq, hash: prevHash })
-    else await heads.insert({ id: chain, tenantId: chain, seq, hash: prevHash, createdAt: time })
     await collectionOf(tx, AUDIT_RECORDS).insertMany(records)
+  }
+
+  /**
+   * Adds `count` to the chain head's `seq` — creating the head at the chain's first append —
+   * and returns the new last seq. A head is looked for only until this process has seen it.
+   */
+  async #nextSeq(tx: StorageAdapter, chain: string, count: number, time: number): Promise<number> {
+    const heads = collectionOf(tx, AUDIT_HEADS)
+    if (!this.#known.has(chain)) {
+      if (!(await heads.get(chain))) {
+        await heads.insert({ id: chain, tenantId: chain, seq: count, createdAt: time })
+        return count
+      }
+      this.#known.add(chain)
+    }
+    return heads.increment(chain, 'seq', count)
   }
 
   record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
     return this.storage.transaction((tx) => this.append(tx, actor, acts))
+  }
+}
+
+/** The id of record `seq` of `chain`. */
+export const recordId = (chain: string, seq: number) => `${chain}:${seq}`
+
+/** Most waits for the record before an append (see {@link hashOfRecord}). */
+const PREVIOUS_RECORD_WAITS = 100
+
+/**
+ * The hash of record `seq` of `chain`. With real transactions it is committed before the next
+ * seq can be handed out; on a storage whose transactions are atomic within one process only (a
+ * standalone MongoDB's fallback mode), another process may still be writing it: it is waited for.
+ */
+async function hashOfRecord(tx: StorageAdapter, chain: string, seq: number): Promise<string> {
+  const records = collectionOf(tx, AUDIT_RECORDS)
+  for (let wait = 0; ; wait++) {
+    const record = await records.get(recordId(chain, seq))
+    if (record) return record.hash
+    if (wait === PREVIOUS_RECORD_WAITS) throw new Error(`audit chain ${chain}: record ${seq} is missing`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
   }
 }
 

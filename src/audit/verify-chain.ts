@@ -1,7 +1,7 @@
 /**
  * Walks audit chains and checks them: every record's hash recomputed, `seq` 1, 2, 3… without a
  * gap, each `prevHash` the hash of the record before (the first one's 64 zeros), and the chain's
- * head naming its last record. `didvault audit verify` and the crash harness call it.
+ * head naming its last seq (so a cut tail shows). `didvault audit verify` and the crash harness call it.
  */
 import type { StorageAdapter } from '../storage/port.js'
 import { collectionOf } from '../storage/declaration.js'
@@ -51,7 +51,6 @@ export async function verifyChain(storage: StorageAdapter, tenant: string): Prom
   const last = expected - 1
   if (!head) return last === 0 ? { tenant, records: 0 } : broken(last, 'the chain has no head record')
   if (head.seq !== last) return broken(Math.min(head.seq, last + 1), `the head names record ${head.seq}, the chain ends at ${last}`)
-  if (head.hash !== prevHash) return broken(last, 'the head’s hash is not the last record’s')
   return { tenant, records: last }
 }
 

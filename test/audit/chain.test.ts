@@ -31,7 +31,7 @@ describe.each(['sqlite', 'postgres'] as const)('50 concurrent acts on %s', (stor
     expect(page.items.map((r) => r.seq)).toEqual(Array.from({ length: 50 }, (_, i) => i + 1))
     expect(new Set(page.items.map((r) => r.targetId))).toEqual(new Set(created.map((c) => c.wallet.did)))
     expect(await verifyChain(h.storage, 'tenant-a')).toEqual({ tenant: 'tenant-a', records: 50 })
-    expect(await collectionOf(h.storage, AUDIT_HEADS).get('tenant-a')).toMatchObject({ seq: 50, hash: page.items[49].hash })
+    expect(await collectionOf(h.storage, AUDIT_HEADS).get('tenant-a')).toMatchObject({ seq: 50 })
   })
 })
 

@@ -39,7 +39,9 @@ beforeAll(async () => {
   const keyring = await openKeyring(h.storage, PASSPHRASE)
   for (const name of ['wallets', 'delegateKeys', 'mpcShares']) {
     const field = name === 'mpcShares' ? 'share' : 'privateKey'
-    for (const record of (await h.storage.collection(name).find({ and: [] }, { limit: 1_000 })).items) {
+    for (const record of (
+      await h.storage.collection<{ id: string; tenantId: string; [field: string]: unknown }>(name).find({ and: [] }, { limit: 1_000 })
+    ).items) {
       if (typeof record[field] === 'string')
         secrets.push(Buffer.from(keyring.open(record[field], secretContext(name, record, field))).toString('hex'))
     }
