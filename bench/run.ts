@@ -7,7 +7,7 @@
  * role creation and credential access decisions at 10k and 100k role assignments,
  * an authenticated HTTP request's latency alone and under a flood of unauthenticated 1 MiB
  * bodies and while another tenant verifies the largest JSON-LD credential the bounds accept in
- * a loop, status list changes and publication (bench/status.ts), the JSON-LD sign/verify figures with every canonicalization in the worker pool, MPC
+ * a loop, status list changes and publication (bench/status.ts), the audit trail's cost (bench/audit.ts), the JSON-LD sign/verify figures with every canonicalization in the worker pool, MPC
  * vaults' 2-of-3 signing and wallet derivation rates, the peak memory of a server process
  * holding 100k credentials, Authorization header parsing on hostile input, the overhead of
  * `didvault/client` over loopback HTTP and the rate of authenticated `GET /wallets?limit=10` from
@@ -21,6 +21,7 @@ import { join } from 'node:path'
 import { createMemoryStorage } from '../src/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { benchAuthHeader } from './auth-header.js'
+import { auditTargets, benchAudit } from './audit.js'
 import { benchClientOverhead, benchWalletsPageRate, type WalletsPageRateResults } from './client.js'
 import { benchClaimsCrypto, benchJsonLdPoolOnly, type ClaimsCryptoResults } from './claims-crypto.js'
 import { benchCredentials, type CredentialResults } from './credentials.js'
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
   const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
   const statusVerify = { memory: await benchStatusVerify('memory', createMemoryStorage(), OPTIONS) }
   const status = { sqlite: await benchStatusSqlite(OPTIONS) }
+  const audit = { sqlite: await benchAudit(OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
@@ -234,6 +236,8 @@ async function main(): Promise<void> {
   targets.push(target('jwtVcVerifyWithStatusVsWithout', 'memory', 0.8, statusVerify.memory.ratio))
   // Issue 20: status changes ≥ 1,000/s in batches of 100; publishing a changed 131,072-entry list ≤ 50 ms p50 (JWT and JSON-LD).
   targets.push(...statusTargets(status.sqlite))
+  // Issue 21: ECS wallet generation and credential store (batches of 1,000) with the audit trail ÷ without, interleaved.
+  targets.push(...auditTargets(audit.sqlite))
   for (const [suite, r] of Object.entries(cc.jsonLd)) {
     targets.push(target(`jsonLdSignVsFloor:${suite}`, 'sqlite', 0.55, r.sign.ratio))
     targets.push(target(`jsonLdVerifyVsFloor:${suite}`, 'sqlite', 0.55, r.verify.ratio))
@@ -293,6 +297,7 @@ async function main(): Promise<void> {
     presentations,
     statusVerify,
     status,
+    audit,
     secp256k1,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,
