@@ -40,7 +40,7 @@ export interface PostgresStorageOptions {
   poolSize?: number
   /** A first connection not made within this many milliseconds fails, naming host and database (default 10 000). */
   connectTimeoutMs?: number
-  /** Attempts of a transaction failing on a serialization failure or deadlock before it is thrown (default 10). */
+  /** Attempts of a transaction failing on a serialization failure or deadlock before it is thrown (default 30). */
   transactionAttempts?: number
   /**
    * Send the adapter's statements as named (prepared) statements, parsed and planned once per
@@ -277,7 +277,7 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
   // An idle pooled connection that fails (a server restart) leaves the pool, which reconnects on the next query:
   // without a listener the pool's 'error' event would end the process.
   if (options.pool === undefined) pool.on('error', () => undefined)
-  const attempts = options.transactionAttempts ?? 10
+  const attempts = options.transactionAttempts ?? 30
   const storage = new PostgresStorage(pool, options.pool === undefined, quoteSchema(schema), attempts, options.preparedStatements)
   try {
     await pool.query('SELECT 1')
