@@ -1,44 +1,68 @@
-/** Get Audit Records: one page of the caller's tenant's chain, filtered. */
+/**
+ * Get Audit Records: one page of the caller's tenant's chain, filtered. The chain has one index
+ * (tenant, seq), so a filtered page is a bounded scan of the chain from the cursor on: at most
+ * {@link MAX_SCANNED} records are read per request, and a page may hold fewer matches than
+ * `limit` (even none) with a `nextCursor` to go on from.
+ */
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { invalid } from '../errors.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
-import type { StorageAdapter, Where } from '../storage/port.js'
+import type { StorageAdapter } from '../storage/port.js'
 import { entryOf } from './hash.js'
-import { AUDIT_RECORDS } from './records.js'
+import { AUDIT_RECORDS, type AuditRecord } from './records.js'
 import type { AuditEntry, getAuditQuery } from './schemas.js'
 
-/** The filters of a query, as one storage filter (each served by an index beginning with `tenantId`). */
-function auditFilter(q: z.output<typeof getAuditQuery>): Where {
-  const filters: Where[] = []
-  if (q.action !== undefined) filters.push({ field: 'action', op: 'eq', value: q.action })
-  if (q.target !== undefined) filters.push({ field: 'targetId', op: 'eq', value: q.target })
-  if (q.actor !== undefined)
-    filters.push(
-      q.actor.startsWith('did:')
-        ? { field: 'actorDids', op: 'containsAny', value: [q.actor] }
-        : { field: 'apiKeyId', op: 'eq', value: q.actor },
-    )
-  const from = q.from === undefined ? undefined : Date.parse(q.from)
-  const to = q.to === undefined ? undefined : Date.parse(q.to)
-  if (from !== undefined && to !== undefined && from > to) throw invalid('from: must not be after to')
-  if (from !== undefined) filters.push({ field: 'time', op: 'gte', value: from })
-  if (to !== undefined) filters.push({ field: 'time', op: 'lte', value: to })
-  return { and: filters }
+type Query = z.output<typeof getAuditQuery>
+
+/** Records read per round trip, and at most per request. */
+const READ = 1_000
+export const MAX_SCANNED = 10_000
+
+/** Whether a record passes the query's filters. */
+function matcher(q: Query): (r: AuditRecord) => boolean {
+  const from = q.from === undefined ? -Infinity : Date.parse(q.from)
+  const to = q.to === undefined ? Infinity : Date.parse(q.to)
+  if (from > to) throw invalid('from: must not be after to')
+  const actor = q.actor
+  return (r) =>
+    (q.action === undefined || r.action === q.action) &&
+    (q.target === undefined || r.targetId === q.target) &&
+    (actor === undefined || (actor.startsWith('did:') ? r.actorDids.includes(actor) : r.apiKeyId === actor)) &&
+    r.time >= from &&
+    r.time <= to
+}
+
+/** A cursor: the last seq a page looked at. */
+const cursorOf = (seq: number) => `s${seq}`
+function seqOf(cursor: string | undefined): number {
+  if (cursor === undefined) return 0
+  if (!/^s[1-9][0-9]{0,15}$/.test(cursor)) throw invalid('cursor: not a cursor of this listing')
+  return Number(cursor.slice(1))
 }
 
 export async function getAuditRecords(
   ctx: { storage: StorageAdapter },
   caller: Caller,
-  q: z.output<typeof getAuditQuery>,
+  q: Query,
 ): Promise<{ records: AuditEntry[]; nextCursor?: string }> {
-  const page = await tenantCollectionOf(ctx.storage, AUDIT_RECORDS, caller.tenantId).find(auditFilter(q), {
-    orderBy: { field: 'seq' },
-    limit: q.limit ?? MAX_PAGE,
-    cursor: q.cursor,
-  })
-  const result: { records: AuditEntry[]; nextCursor?: string } = { records: page.items.map(entryOf) }
-  if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor
-  return result
+  const chain = tenantCollectionOf(ctx.storage, AUDIT_RECORDS, caller.tenantId)
+  const matches = matcher(q)
+  const limit = q.limit ?? MAX_PAGE
+  const records: AuditEntry[] = []
+  let after = seqOf(q.cursor)
+  for (let scanned = 0; scanned < MAX_SCANNED;) {
+    const { items } = await chain.find({ field: 'seq', op: 'gt', value: after }, { orderBy: { field: 'seq' }, limit: READ })
+    for (const [i, record] of items.entries()) {
+      after = record.seq
+      if (matches(record)) records.push(entryOf(record))
+      // The page is full: a cursor unless this was the chain's last record.
+      if (records.length === limit)
+        return i === items.length - 1 && items.length < READ ? { records } : { records, nextCursor: cursorOf(after) }
+    }
+    if (items.length < READ) return { records }
+    scanned += items.length
+  }
+  return { records, nextCursor: cursorOf(after) }
 }

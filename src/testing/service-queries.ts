@@ -474,4 +474,18 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     }),
     options: { limit: 1000 },
   },
+  {
+    title: 'a tenant’s audit chain from a seq on (GET /audit, didvault audit verify)',
+    collection: 'auditRecords',
+    index: ['tenantId', 'seq'],
+    where: scoped({ field: 'seq', op: 'gt', value: 5 }),
+    options: { orderBy: { field: 'seq' }, limit: 1000 },
+  },
+  {
+    title: 'a chain in order (didvault audit verify)',
+    collection: 'auditRecords',
+    index: ['tenantId', 'seq'],
+    where: tenant,
+    options: { orderBy: { field: 'seq' }, limit: 1000 },
+  },
 ]

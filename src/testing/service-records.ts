@@ -4,6 +4,7 @@
  * collections. Sealed secrets are placeholders (storage never opens them).
  */
 import type { ApiKeyRecord } from '../auth/records.js'
+import { AUDIT_HEADS, AUDIT_RECORDS, type AuditHeadRecord, type AuditRecord } from '../audit/records.js'
 import { API_KEYS } from '../auth/records.js'
 import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
 import { META, type MetaRecord } from '../custody/records.js'
@@ -294,5 +295,30 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       byKeys: [address(scope, 1), address(scope, 10 + n)],
       createdAt: createdAt(n),
     }),
+  }),
+  sample<AuditRecord>({
+    declaration: AUDIT_RECORDS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}:${n}`,
+      tenantId: scope,
+      seq: n,
+      time: createdAt(n),
+      apiKeyId: 'key_sample',
+      actorDids: [did(scope, 1), did(scope, 10 + n)],
+      action: 'credential.status',
+      targetType: 'credential',
+      targetId: `urn:uuid:${scope}-${n}`,
+      outcome: 'ok',
+      requestId: `request-${n}`,
+      prevHash: '0'.repeat(64),
+      hash: n.toString(16).padStart(64, '0'),
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<AuditHeadRecord>({
+    declaration: AUDIT_HEADS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({ id: `${scope}-chain-${n}`, tenantId: scope, seq: n, createdAt: createdAt(n) }),
   }),
 ]
