@@ -179,3 +179,24 @@ describe('tampering with the SQLite file is reported at the right seq', () => {
     expect(await verifyCli('--tenant', 'tenant-b')).toBe(1)
   })
 })
+
+describe('the system chain is no tenant’s', () => {
+  it('a tenants resolver naming @system is refused (500, reported), and nothing is written for it', async () => {
+    const errors: unknown[] = []
+    const { staticTenants } = await import('../../src/index.js')
+    const h = await startHarness({
+      storage: 'memory',
+      service: { tenants: staticTenants({ 'token-of-the-system-0123': '@system' }), onError: (_op, err) => errors.push(err) },
+    })
+    try {
+      await expect(h.service.as({ authorization: 'token-of-the-system-0123' }).generateWallet({})).rejects.toMatchObject({
+        errorType: 'INTERNAL_ERROR',
+      })
+      expect(String(errors[0])).toContain('reserved tenant id @system')
+      expect(await collectionOf(h.storage, AUDIT_RECORDS).count({ and: [] })).toBe(0)
+      expect(await h.storage.collection('wallets').count({ and: [] })).toBe(0)
+    } finally {
+      await h.close()
+    }
+  })
+})

@@ -85,3 +85,28 @@ describe('GET /audit', () => {
     expectError(await get('', { token: 'token-of-nobody-0123456789' }), 403, 'UNAUTHENTICATED')
   })
 })
+
+describe('GET /audit on a long chain', () => {
+  it('a filtered page scans at most 10,000 records: fewer matches than asked, and a cursor to go on', async () => {
+    const long = await startHarness({ storage: 'memory' })
+    try {
+      const { StoredAuditTrail } = await import('../../src/audit/trail.js')
+      const trail = new StoredAuditTrail(long.storage, Date.now)
+      const actor = { tenantId: 'tenant-a', dids: [] }
+      const acts = Array.from({ length: 10_050 }, (_, i) => ({
+        action: i === 10_020 ? ('vault.delete' as const) : ('wallet.create' as const),
+        target: { type: 'wallet', id: `w${i}` },
+      }))
+      await long.storage.transaction((tx) => trail.append(tx, actor, acts))
+      const first = await long.request('GET', '/audit?action=vault.delete&limit=5')
+      expect(first.status).toBe(200)
+      expect(first.body.records).toEqual([])
+      expect(first.body.nextCursor).toBe('s10000')
+      const second = await long.request('GET', `/audit?action=vault.delete&limit=5&cursor=${first.body.nextCursor}`)
+      expect(second.body.records.map((r: any) => [r.seq, r.target.id])).toEqual([[10_021, 'w10020']])
+      expect(second.body.nextCursor).toBeUndefined()
+    } finally {
+      await long.close()
+    }
+  })
+})
