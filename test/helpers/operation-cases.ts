@@ -590,4 +590,18 @@ export const OPERATION_CASES: OperationCase[] = [
     input: (f) => ({ _id: f.vaultId }),
     then: ({ wallets }, f) => expect(wallets.map((w) => w.did).sort()).toEqual([f.rootDid, f.savingsDid].sort()),
   }),
+  call({
+    operation: 'getAuditRecords',
+    name: 'the tenant’s audit trail: the deletions just made, newest last',
+    auth: () => tenant(),
+    input: () => ({ action: 'vault.delete' }),
+    then: ({ records }, f) => expect(records.map((r) => [r.action, r.target.id, r.outcome])).toEqual([['vault.delete', f.vaultId, 'ok']]),
+  }),
+  call({
+    operation: 'getAuditRecords',
+    name: 'an unknown action: 422',
+    auth: () => tenant(),
+    input: () => ({ action: 'vault.explode' as 'vault.delete' }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR' },
+  }),
 ]
