@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext, Caller } from '../auth/context.js'
-import { IdentityError, invalid, toIdentityError } from '../errors.js'
+import { invalid, toIdentityError } from '../errors.js'
 import { parse } from '../operations/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
 import type { ServiceContext } from './context.js'
@@ -17,7 +17,8 @@ import type { OperationDefinition } from '../operations/define.js'
 import type { OperationContract } from '../operations/contract.js'
 import type { z } from 'zod'
 import { OPERATIONS } from './table.js'
-import type { AuditAction } from '../audit/schemas.js'
+import type { AuditAct } from '../audit/trail.js'
+import { itemRefusals, requestRefusal } from './refusals.js'
 
 type Definition = OperationDefinition<OperationContract<z.ZodObject, z.ZodType, z.ZodType>, ServiceContext>
 
@@ -90,24 +91,23 @@ export class OperationDispatcher {
         if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
       }
       const refined = definition.refine ? parse(definition.refine, parsed) : parsed
-      return definition.handler(this.ctx, caller, refined).catch((err: unknown) => this.#refused(definition, caller, refined, err))
+      return definition.handler(this.ctx, caller, refined).then(
+        async (result) => {
+          await this.#record(definition, caller, itemRefusals(definition.audit, result))
+          return result
+        },
+        async (err: unknown) => {
+          await this.#record(definition, caller, requestRefusal(definition.audit, refined, err))
+          throw err
+        },
+      )
     })
   }
 
-  /**
-   * Records a refusal by the operation's policy (403 FORBIDDEN) in the caller's audit trail, in a
-   * transaction of its own (it changed nothing else), then rethrows `err`.
-   */
-  async #refused(definition: Definition, caller: Caller, input: Record<string, unknown>, err: unknown): Promise<never> {
-    const audit = definition.audit
-    if (audit && err instanceof IdentityError && err.errorType === 'FORBIDDEN') {
-      // The field may be nested (`wallet.did`).
-      const id = audit.targetField?.split('.').reduce<unknown>((v, key) => (v as Record<string, unknown> | undefined)?.[key], input)
-      const target = { type: audit.target, id: typeof id === 'string' ? id : '' }
-      const act = { action: audit.action as AuditAction, target, outcome: 'refused' as const, error: err.errorType }
-      await this.ctx.audit.record(caller, [act]).catch((failure: unknown) => this.ctx.onError(definition.summary, failure))
-    }
-    throw err
+  /** Records refusals in the caller's audit trail (a failure to is the operator's to see, not the caller's). */
+  async #record(definition: Definition, caller: Caller, acts: AuditAct[]): Promise<void> {
+    if (acts.length > 0)
+      await this.ctx.audit.record(caller, acts).catch((failure: unknown) => this.ctx.onError(definition.summary, failure))
   }
 
   #definition(name: OperationName): Definition {

@@ -264,6 +264,29 @@ describe('every act is recorded once, with actor, target and outcome (SQLite, em
     seen.set('tenant-a', from + 1)
   })
 
+  it('a refused batch item (FORBIDDEN among the errors of a 200) is recorded as refused, after the items done', async () => {
+    const mine = (await api().generateWallet({})).wallet.did
+    const other = (await api().generateWallet({})).wallet.did
+    seen.set('tenant-a', seen.get('tenant-a')! + 2)
+    const otherToken = await tokenOf(other)
+    const res = await expectRecorded(
+      'tenant-a',
+      () => api(otherToken).deleteWallets({ ids: [mine, other] }),
+      () => [
+        { action: 'wallet.delete', target: { type: 'wallet', id: other }, outcome: 'ok' },
+        {
+          action: 'wallet.delete',
+          target: { type: 'wallet', id: mine },
+          outcome: 'refused',
+          error: 'FORBIDDEN',
+          actor: { apiKeyId: key.id, dids: [other] },
+        },
+      ],
+    )
+    expect(res.ids).toEqual([other])
+    expect(res.errors.map((e) => e.error.errorType)).toEqual(['FORBIDDEN'])
+  })
+
   it('apiKey.create, apiKey.revoke and masterKey.rotate go to the system chain', async () => {
     const from = seen.get(SYSTEM_CHAIN)!
     const other = await h.service.apiKeys!.create('tenant-b')
