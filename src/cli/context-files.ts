@@ -46,15 +46,15 @@ function readContextDocument({ url, file }: ContextFlag): ContextDocument {
 }
 
 /**
- * Reads every `--context` value's file, registers it under its URL, and has jsonld process it,
- * in the order given; stops at the first problem. The same URL may be given twice only with
- * the same document.
+ * Reads every `--context` value's file (or config file context, already parsed), registers it
+ * under its URL, and has jsonld process it, in the order given; stops at the first problem. The
+ * same URL may be given twice only with the same document.
  *
  * @throws {UsageError} a malformed value
  * @throws {Error} a file problem, a URL known with another document, or a context jsonld refuses
  */
-export async function registerContextFiles(values: readonly string[]): Promise<void> {
-  const flags = values.map(parseContextFlag)
+export async function registerContextFiles(values: readonly (string | ContextFlag)[]): Promise<void> {
+  const flags = values.map((value) => (typeof value === 'string' ? parseContextFlag(value) : value))
   const fileOf = new Map<string, string>()
   for (const flag of flags) {
     const document = readContextDocument(flag)
