@@ -148,7 +148,7 @@ export const configSchema = z
     storage: setting(
       z.string().regex(STORAGE, 'must be memory, sqlite:<path>, postgres://user@host/db or mongodb://host/db').optional(),
       'Where records live; a relative sqlite: path is resolved against the config file. A password here is masked by config print.',
-      { flag: '--storage', env: 'DIDVAULT_STORAGE', default: 'sqlite:./didvault.db' },
+      { flag: '--storage', env: 'DIDVAULT_STORAGE', embedded: 'storage (an adapter)', default: 'sqlite:./didvault.db' },
     ),
     workers: setting(
       z.union([z.number().int().min(1).max(MAX_WORKERS), z.literal('auto')]).optional(),
@@ -236,7 +236,14 @@ export type DidvaultConfigInput = z.input<typeof configSchema>
 /** The JSON Schema of the config file (the input side: what a file may hold). */
 export function configJsonSchema(): Record<string, unknown> {
   return {
-    ...z.toJSONSchema(configSchema, { io: 'input' }),
+    ...z.toJSONSchema(configSchema, {
+      io: 'input',
+      // zod leaves out a `default` of the metadata where a transform follows (the origins' lists): the docs default is kept.
+      override: ({ zodSchema, jsonSchema }) => {
+        const fallback = z.globalRegistry.get(zodSchema)?.default
+        if (fallback !== undefined) jsonSchema.default = fallback
+      },
+    }),
     title: 'didvault serve configuration',
   }
 }
