@@ -11,8 +11,12 @@ const MASK = '***'
 /** Query parameters masked whatever their length. */
 const SECRET_PARAM = /pass|secret|key|token/i
 
-/** `url` with its secret-bearing parts masked; a value that is not a URL (e.g. `sqlite:<path>`) as it is. */
-export function maskUrl(url: string): string {
+/**
+ * `url` with its password and query parameters named like secrets masked and, with `keyParts`
+ * (URLs of providers: `rpcUrl`s, resolvers), its other parts that may be a key too; a value that
+ * is not a `scheme://` URL (e.g. `sqlite:<path>`) as it is.
+ */
+export function maskUrl(url: string, keyParts = true): string {
   let parsed: URL
   try {
     parsed = new URL(url)
@@ -20,7 +24,7 @@ export function maskUrl(url: string): string {
     return url
   }
   if (!url.includes('//')) return url
-  const secret = new Set(secretPartsOfUrl(url))
+  const secret = new Set(keyParts ? secretPartsOfUrl(url) : [])
   const mask = (part: string) => (secret.has(part) || secret.has(safeDecode(part)) ? MASK : part)
   if (parsed.password !== '') parsed.password = MASK
   if (parsed.username !== '' && secret.has(parsed.username)) parsed.username = MASK
@@ -46,7 +50,7 @@ export function printableConfig(config: EffectiveConfig): Record<string, unknown
   return {
     host,
     port,
-    storage: maskUrl(storage),
+    storage: maskUrl(storage, false),
     workers,
     cors,
     ...(publicUrl !== undefined && { publicUrl }),

@@ -1,0 +1,180 @@
+/**
+ * `didvault config check|print` and `didvault serve --config`, as real processes (the CLI run by
+ * tsx from the sources) in a fresh temporary directory, over real HTTP on loopback.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { expectError } from '../helpers/harness.js'
+import { http, killAll, type Spawned } from '../helpers/spawn.js'
+import { freeLoopbackPort } from '../helpers/ports.js'
+import { configCli } from './cli.js'
+
+let dir: string
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'didvault-config-cli-'))
+})
+afterEach(async () => {
+  await killAll()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const cli = (args: string[], env: Record<string, string> = {}) => configCli(args, dir, env)
+
+async function run(args: string[], env: Record<string, string> = {}) {
+  const proc = cli(args, env)
+  return { ...(await proc.exited), stdout: proc.stdout(), stderr: proc.stderr() }
+}
+
+/** Writes a file into the test's directory (creating folders) and returns its path. */
+function file(name: string, text: string): string {
+  const path = join(dir, name)
+  mkdirSync(join(path, '..'), { recursive: true })
+  writeFileSync(path, text)
+  return path
+}
+
+const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
+
+describe('didvault config check', () => {
+  it('a valid file (JSON or YAML): "ok: <file>", exit 0, nothing created', async () => {
+    const json = file('c.json', JSON.stringify({ port: 9000, storage: 'sqlite:./x.db', tokens: { audience: 'a' } }))
+    const yaml = file('c.yaml', 'port: 9000\nstorage: sqlite:./x.db\ntokens:\n  audience: a\n')
+    for (const path of [json, yaml]) {
+      const result = await run(['config', 'check', path])
+      expect(result, result.stderr).toMatchObject({ code: 0, stdout: `ok: ${path}\n`, stderr: '' })
+    }
+    expect(readdirSync(dir).sort()).toEqual(['c.json', 'c.yaml'])
+  })
+
+  it.each([
+    ['unknown.yaml', 'port: 9000\nnetwork:\n  - name: x\n', /config .*unknown\.yaml: network: unknown key/],
+    ['type.json', '{ "port": "9000" }', /config .*type\.json: port: Invalid input: expected number, received string/],
+    [
+      'rpc.yaml',
+      "networks:\n  - name: x\n    chainId: 1\n    rpcUrl: localhost:8545\n    registry: '0x03d5003bf0e79C5F5223588F347ebA39AfbC3818'\n",
+      /networks\[0\]\.rpcUrl: Invalid URL/,
+    ],
+    [
+      'schema.json',
+      '{ "storage": "postgres://u@db/x?schema=no-dash" }',
+      /config .*schema\.json: storage: --storage: schema=no-dash is not a plain/,
+    ],
+    ['broken.json', '{ "port": ', /config .*broken\.json: not JSON/],
+  ])('%s: exit 2, the key path on stderr, nothing on stdout, nothing created', async (name, text, message) => {
+    const path = file(name, text)
+    const result = await run(['config', 'check', path])
+    expect(result.code).toBe(2)
+    expect(result.stderr).toMatch(message)
+    expect(result.stderr).toContain('see: didvault config --help')
+    expect(result.stdout).toBe('')
+    expect(readdirSync(dir)).toEqual([name])
+  })
+
+  it('a missing file, or not exactly one file, is a usage error', async () => {
+    expect(await run(['config', 'check', join(dir, 'missing.json')])).toMatchObject({ code: 2, stderr: expect.stringMatching(/ENOENT/) })
+    expect(await run(['config', 'check'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/config check takes one file/) })
+    expect(await run(['config'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/config needs a subcommand/) })
+    expect(await run(['config', 'help', '--help'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/unknown config subcommand/) })
+    expect(await run(['config', '--help'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/usage: didvault config/) })
+  })
+})
+
+describe('didvault config print', () => {
+  const SECRET_PASSWORD = 'pg-password-5f2a9c'
+  const RPC_KEY = '9b1deb4d3b7d4bad9bdd2b0d7b3dcb6d'
+  const config = () =>
+    file(
+      'conf/didvault.yaml',
+      `storage: postgres://didvault:${SECRET_PASSWORD}@db.example:5432/didvault\n` +
+        `networks:\n  - name: sepolia\n    chainId: 11155111\n    rpcUrl: https://sepolia.infura.io/v3/${RPC_KEY}\n` +
+        `    registry: '0x03d5003bf0e79C5F5223588F347ebA39AfbC3818'\n` +
+        `contexts:\n  https://example.com/c: ctx/c.jsonld\nport: 7000\n`,
+    )
+
+  it('prints the effective config as JSON with the storage password and the rpcUrl key masked', async () => {
+    const path = config()
+    const result = await run(['config', 'print', '--config', path])
+    expect(result.code, result.stderr).toBe(0)
+    expect(result.stdout).not.toContain(SECRET_PASSWORD)
+    expect(result.stdout).not.toContain(RPC_KEY)
+    const printed = JSON.parse(result.stdout)
+    expect(printed).toMatchObject({
+      host: '127.0.0.1',
+      port: 7000,
+      storage: 'postgres://didvault:***@db.example:5432/didvault',
+      contexts: { 'https://example.com/c': join(dir, 'conf/ctx/c.jsonld') },
+      networks: [{ name: 'sepolia', rpcUrl: 'https://sepolia.infura.io/v3/***' }],
+    })
+  })
+
+  it('precedence through the process: --storage > DIDVAULT_STORAGE > file > default; the environment’s override is said', async () => {
+    const path = config()
+    const storageOf = async (args: string[], env: Record<string, string> = {}) => {
+      const result = await run(['config', 'print', ...args], env)
+      expect(result.code, result.stderr).toBe(0)
+      return { storage: JSON.parse(result.stdout).storage, stderr: result.stderr }
+    }
+    const env = { DIDVAULT_STORAGE: 'sqlite:/env.db' }
+    expect(await storageOf([])).toEqual({ storage: 'sqlite:./didvault.db', stderr: '' })
+    expect((await storageOf(['--config', path])).storage).toBe('postgres://didvault:***@db.example:5432/didvault')
+    expect(await storageOf(['--config', path], env)).toEqual({
+      storage: 'sqlite:/env.db',
+      stderr: 'didvault: DIDVAULT_STORAGE overrides storage of the config file\n',
+    })
+    expect(await storageOf(['--config', path, '--storage', 'sqlite:/flag.db'], env)).toEqual({ storage: 'sqlite:/flag.db', stderr: '' })
+    expect((await storageOf(['--storage', 'sqlite:/flag.db'], env)).storage).toBe('sqlite:/flag.db')
+    // DIDVAULT_CONFIG names the file when --config does not.
+    expect((await storageOf([], { DIDVAULT_CONFIG: path })).storage).toBe('postgres://didvault:***@db.example:5432/didvault')
+    const other = file('other.json', '{ "storage": "memory" }')
+    expect((await storageOf(['--config', other], { DIDVAULT_CONFIG: path })).storage).toBe('memory')
+  })
+})
+
+describe('didvault serve --config', () => {
+  it('a wrong file stops the start: exit 2 naming the key path, no listening line, nothing created', async () => {
+    const path = file('c.yaml', 'storage: sqlite:./x.db\nlimits:\n  jsonld:\n    maxDepth: 1000\n')
+    const proc = cli(['serve', '--config', path])
+    expect((await proc.exited).code).toBe(2)
+    expect(proc.stderr()).toMatch(/limits\.jsonld\.maxDepth: Too big: expected number to be <=256/)
+    expect(proc.stdout()).not.toMatch(/listening/)
+    expect(readdirSync(dir)).toEqual(['c.yaml'])
+  })
+
+  it('serves with the file’s port, storage (relative to the file), audience, body limit and batch limit', async () => {
+    const port = await freeLoopbackPort()
+    const path = file(
+      'etc/didvault.yaml',
+      `port: ${port}\nstorage: sqlite:data.db\nlimits:\n  body: 2kb\n  batch: 2\ntokens:\n  audience: id.example.com\n  defaultLifetimeMs: 60000\n`,
+    )
+    const proc: Spawned = cli(['serve', '--config', path], { DIDVAULT_API_KEYS: 'acme:acme-key-0123456789' })
+    const [, url, listened] = await proc.waitFor(LISTENING, 60_000)
+    expect(Number(listened)).toBe(port)
+    // The relative sqlite: path is the file's directory's, not the working directory's.
+    expect(readdirSync(join(dir, 'etc'))).toEqual(expect.arrayContaining(['data.db', 'data.db.key']))
+    expect(readdirSync(dir)).toEqual(['etc'])
+    const token = 'acme-key-0123456789'
+    const wallet = await http(`${url}/wallet`, { method: 'POST', token, json: {} })
+    expect(wallet.status).toBe(200)
+    const minted = await http(`${url}/did-auth-jwt`, { method: 'POST', token, json: { iss: wallet.body.wallet.did } })
+    expect(minted.status).toBe(200)
+    const payload = JSON.parse(Buffer.from(minted.body.jwt.split('.')[1], 'base64url').toString())
+    expect(payload.aud).toBe('id.example.com')
+    expect(payload.exp - payload.iat).toBe(60)
+    const big = await http(`${url}/wallet`, { method: 'POST', token, json: { name: 'x'.repeat(4096) } })
+    expect(big.status).toBe(413)
+    const sign = (claims: number) =>
+      http(`${url}/claims/sign`, {
+        method: 'POST',
+        token,
+        headers: { 'x-did-auth': minted.body.jwt },
+        json: { iss: wallet.body.wallet.did, format: 'JWT', claims: Array.from({ length: claims }, () => ({ payload: { n: 1 } })) },
+      })
+    expect((await sign(2)).status).toBe(200)
+    expectError(await sign(3), 422, 'VALIDATION_ERROR')
+    expect((await sign(3)).body.errorMessage).toMatch(/claims: at most 2 items per request/)
+    proc.child.kill('SIGTERM')
+    expect(await proc.exited).toEqual({ code: 0, signal: null })
+  }, 90_000)
+})
