@@ -46,7 +46,7 @@ export function settingsTable(jsonSchema: object): string {
   return [
     '| Config key | Flag | Environment | Embedded option | Default | Description |',
     '|---|---|---|---|---|---|',
-    ...rows(jsonSchema as SchemaNode, ''),
+    ...rows(jsonSchema, ''),
     ...OUTSIDE_THE_FILE,
   ].join('\n')
 }
