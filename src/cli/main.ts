@@ -1,4 +1,5 @@
 /** The `didvault` command: usage errors exit 2 on stderr, help and version go to stdout with exit 0. */
+import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
 import { serveCluster } from './cluster.js'
@@ -21,7 +22,8 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   const { values } = parseArgs({ args: rest, options: SERVE_FLAGS, strict: true })
   if (values.help) return out(USAGE.serve)
   const { config: effective, notes } = effectiveServeConfig(values, env)
-  for (const note of notes) console.error(`didvault: ${note}`)
+  // A cluster's workers run this again: the primary alone says what the environment overrides.
+  if (!cluster.isWorker) for (const note of notes) console.error(`didvault: ${note}`)
   const options = serveOptionsOf(effective)
   await (options.workers > 1 ? serveCluster(options, env) : serve(options, env))
 }

@@ -14,9 +14,6 @@ export type StorageTarget =
   | { kind: 'mongodb'; url: string }
   | { kind: 'postgres'; url: string; schema?: string }
 
-/** The `--storage` default: `DIDVAULT_STORAGE`, else `sqlite:./didvault.db`. */
-export const defaultStorage = (env: NodeJS.ProcessEnv) => env.DIDVAULT_STORAGE || 'sqlite:./didvault.db'
-
 /**
  * Parses `memory`, `sqlite:<path>`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
  * `postgres://user@host[:port]/db[?schema=<name>]` (also `postgresql://`; `schema` is taken out of

@@ -89,14 +89,15 @@ ${ENVIRONMENT}
 
   keys: `usage: didvault keys <create|list|revoke> [options]
 
-  didvault keys create --tenant <id> [--label <text>] [--json] [--storage <s>]
+  didvault keys create --tenant <id> [--label <text>] [--json] [--storage <s>] [--config <file>]
       creates a key and prints it once (only its keyed hash is stored)
-  didvault keys list [--tenant <id>] [--json] [--storage <s>]
+  didvault keys list [--tenant <id>] [--json] [--storage <s>] [--config <file>]
       id, tenant, label, created, last used (never the key)
-  didvault keys revoke <id> [--storage <s>]
+  didvault keys revoke <id> [--storage <s>] [--config <file>]
       deletes a key; running servers refuse it from the next request on
 
 ${STORAGE}
+  --config <file> without --storage or DIDVAULT_STORAGE: the storage of this config file (also DIDVAULT_CONFIG)
 
 ${ENVIRONMENT}`,
 }

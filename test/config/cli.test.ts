@@ -132,6 +132,22 @@ describe('didvault config print', () => {
   })
 })
 
+describe('didvault keys --config', () => {
+  it('uses the storage of the config file (relative to the file), unless --storage or DIDVAULT_STORAGE says otherwise', async () => {
+    const path = file('etc/c.yaml', 'storage: sqlite:keys.db\n')
+    const created = await run(['keys', 'create', '--tenant', 'acme', '--config', path])
+    expect(created.code, created.stderr).toBe(0)
+    expect(readdirSync(join(dir, 'etc'))).toEqual(expect.arrayContaining(['keys.db', 'keys.db.key']))
+    const listed = await run(['keys', 'list', '--json'], { DIDVAULT_CONFIG: path })
+    expect(listed.code, listed.stderr).toBe(0)
+    expect(JSON.parse(listed.stdout).map((k: { tenantId: string }) => k.tenantId)).toEqual(['acme'])
+    const elsewhere = await run(['keys', 'list', '--config', path, '--storage', `sqlite:${join(dir, 'none.db')}`])
+    expect(elsewhere).toMatchObject({ code: 1, stderr: expect.stringMatching(/no didvault database at .*none\.db/) })
+    const fromEnv = await run(['keys', 'list', '--config', path], { DIDVAULT_STORAGE: `sqlite:${join(dir, 'env.db')}` })
+    expect(fromEnv).toMatchObject({ code: 1, stderr: expect.stringMatching(/no didvault database at .*env\.db/) })
+  }, 60_000)
+})
+
 describe('didvault serve --config', () => {
   it('a wrong file stops the start: exit 2 naming the key path, no listening line, nothing created', async () => {
     const path = file('c.yaml', 'storage: sqlite:./x.db\nlimits:\n  jsonld:\n    maxDepth: 1000\n')
