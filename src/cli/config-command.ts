@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfigFile } from '../config/load.js'
 import { printableConfig } from '../config/print.js'
+import { serviceOptionsOf } from '../config/service-options.js'
 import { effectiveServeConfig, SERVE_FLAGS } from './serve-config.js'
 import { storageTargetOf } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
@@ -20,7 +21,10 @@ export function config(args: string[], env: NodeJS.ProcessEnv, out: (line: strin
   out(JSON.stringify(printableConfig(effective), null, 2))
 }
 
-/** Validates one file: its keys and values, and its storage spelling; exit 2 naming the key path on the first problems. */
+/**
+ * Validates one file: its keys and values, its storage spelling, and its gas payer key files (readable by the owner
+ * only, holding a key); exit 2 naming the key path or file. Context files are read at start only.
+ */
 function check(args: string[], out: (line: string) => void): void {
   const { values, positionals } = parseArgs({
     args,
@@ -33,10 +37,11 @@ function check(args: string[], out: (line: string) => void): void {
   try {
     const parsed = loadConfigFile(file)
     if (parsed.storage !== undefined) storageTargetOf(parsed.storage)
+    serviceOptionsOf(parsed)
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`config ${err.message}`)
     if (err instanceof UsageError) throw new UsageError(`config ${file}: storage: ${err.message}`)
-    throw err
+    throw new UsageError(`config ${file}: ${(err as Error).message}`)
   }
   out(`ok: ${file}`)
 }

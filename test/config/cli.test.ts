@@ -2,7 +2,7 @@
  * `didvault config check|print` and `didvault serve --config`, as real processes (the CLI run by
  * tsx from the sources) in a fresh temporary directory, over real HTTP on loopback.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -71,6 +71,23 @@ describe('didvault config check', () => {
     expect(result.stdout).toBe('')
     expect(readdirSync(dir)).toEqual([name])
   })
+
+  it('a gas payer key file others can read, or that is missing, fails the check (exit 2) naming it', async () => {
+    const network =
+      "networks:\n  - name: x\n    chainId: 1\n    rpcUrl: http://127.0.0.1:8545\n    registry: '0x03d5003bf0e79C5F5223588F347ebA39AfbC3818'\n"
+    const path = file('c.yaml', `${network}    gasPayerKeyFile: gas.key\n`)
+    const missing = await run(['config', 'check', path])
+    expect(missing).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/gasPayerKeyFile .*gas\.key: cannot read the file \(ENOENT\)/),
+    })
+    writeFileSync(join(dir, 'gas.key'), `0x${'ab'.repeat(32)}\n`, { mode: 0o644 })
+    const readable = await run(['config', 'check', path])
+    expect(readable).toMatchObject({ code: 2, stderr: expect.stringMatching(/gas\.key is readable by others \(mode 644\): chmod 600 it/) })
+    chmodSync(join(dir, 'gas.key'), 0o600)
+    expect(await run(['config', 'check', path])).toMatchObject({ code: 0, stdout: `ok: ${path}\n` })
+  }, 60_000)
 
   it('a missing file, or not exactly one file, is a usage error', async () => {
     expect(await run(['config', 'check', join(dir, 'missing.json')])).toMatchObject({ code: 2, stderr: expect.stringMatching(/ENOENT/) })
