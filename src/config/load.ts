@@ -33,11 +33,20 @@ export function keyPath(path: readonly PropertyKey[]): string {
     .join('')
 }
 
+/** Secrets that are never settings, where operators may look for them: said so when a file has them. */
+const ENV_ONLY: Record<string, string> = {
+  masterKey: 'the master key is never a config setting: DIDVAULT_MASTER_KEY (or the SQLite <db>.key file)',
+  apiKeys: 'API keys are never config settings: DIDVAULT_API_KEYS, or didvault keys create',
+}
+
 /** One line per problem; an unknown key is named with its own path. */
 export function issueLines(issues: readonly z.core.$ZodIssue[]): string[] {
   return issues.flatMap((issue) =>
     issue.code === 'unrecognized_keys'
-      ? issue.keys.map((key) => `${keyPath([...issue.path, key])}: unknown key`)
+      ? issue.keys.map((key) => {
+          const hint = issue.path.length === 0 && Object.hasOwn(ENV_ONLY, key) ? ` (${ENV_ONLY[key]})` : ''
+          return `${keyPath([...issue.path, key])}: unknown key${hint}`
+        })
       : [`${keyPath(issue.path) || '(top level)'}: ${issue.message}`],
   )
 }

@@ -42,6 +42,11 @@ describe('unknown keys and wrong values name their key path', () => {
     [{ tokens: { lifetime: 5 } }, 'tokens.lifetime: unknown key'],
     [{ log: { colour: true } }, 'log.colour: unknown key'],
     [{ metrics: { path: '/m' } }, 'metrics.path: unknown key'],
+    [
+      { masterKey: 'x'.repeat(64) },
+      'masterKey: unknown key (the master key is never a config setting: DIDVAULT_MASTER_KEY (or the SQLite <db>.key file))',
+    ],
+    [{ apiKeys: 'acme:k' }, 'apiKeys: unknown key (API keys are never config settings: DIDVAULT_API_KEYS, or didvault keys create)'],
   ])('unknown key %j → %s', (value, line) => {
     expect(issuesOf(value)).toEqual([line])
   })
