@@ -7,10 +7,11 @@
  */
 import type { DidvaultConfig } from './schema.js'
 
-/** A JSON-LD context registered from a file. */
+/** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
 export interface ContextFile {
   url: string
   file: string
+  setting?: string
 }
 
 /** Every setting, as the service is started with it. */
@@ -55,7 +56,8 @@ export const DEFAULTS = {
 /** The file's settings in the layers' shape. */
 export function fileLayer(config: DidvaultConfig): SettingsLayer & Omit<DidvaultConfig, '$schema' | 'contexts'> {
   const { $schema: _ignored, contexts, ...rest } = config
-  return { ...rest, ...(contexts && { contexts: Object.entries(contexts).map(([url, file]) => ({ url, file })) }) }
+  const files = contexts && Object.entries(contexts).map(([url, file]) => ({ url, file, setting: `contexts[${JSON.stringify(url)}]` }))
+  return { ...rest, ...(files && { contexts: files }) }
 }
 
 const first = <T>(...values: Array<T | undefined>): T | undefined => values.find((value) => value !== undefined)

@@ -175,11 +175,23 @@ describe('didvault serve --config', () => {
     expect(readdirSync(dir)).toEqual(['c.yaml'])
   })
 
-  it('serves with the file’s port, storage (relative to the file), audience, body limit and batch limit', async () => {
+  it('a context file of the config file that is missing stops the start (exit 1), naming its key and resolved path', async () => {
+    const path = file('etc/c.yaml', 'storage: memory\ncontexts:\n  https://example.com/c: ctx/missing.jsonld\n')
+    const proc = cli(['serve', '--config', path, '--port', '0'])
+    expect((await proc.exited).code).toBe(1)
+    const shown = `contexts["https://example.com/c"] (${join(dir, 'etc/ctx/missing.jsonld')}): cannot read the file (ENOENT)`
+    expect(proc.stderr()).toContain(shown)
+    expect(proc.stdout()).not.toMatch(/listening/)
+  })
+
+  it('serves with the file’s port, storage (relative to the file), contexts, audience, body limit and batch limit', async () => {
     const port = await freeLoopbackPort()
+    const COURSE = 'https://example.com/contexts/course/v1'
+    file('etc/ctx/course.jsonld', JSON.stringify({ '@context': { '@version': 1.1, course: 'https://example.com/vocab#course' } }))
     const path = file(
       'etc/didvault.yaml',
-      `port: ${port}\nstorage: sqlite:data.db\nlimits:\n  body: 2kb\n  batch: 2\ntokens:\n  audience: id.example.com\n  defaultLifetimeMs: 60000\n`,
+      `port: ${port}\nstorage: sqlite:data.db\nlimits:\n  body: 2kb\n  batch: 2\ntokens:\n  audience: id.example.com\n  defaultLifetimeMs: 60000\n` +
+        `contexts:\n  ${COURSE}: ctx/course.jsonld\n`,
     )
     const proc: Spawned = cli(['serve', '--config', path], { DIDVAULT_API_KEYS: 'acme:acme-key-0123456789' })
     const [, url, listened] = await proc.waitFor(LISTENING, 60_000)
@@ -187,6 +199,7 @@ describe('didvault serve --config', () => {
     // The relative sqlite: path is the file's directory's, not the working directory's.
     expect(readdirSync(join(dir, 'etc'))).toEqual(expect.arrayContaining(['data.db', 'data.db.key']))
     expect(readdirSync(dir)).toEqual(['etc'])
+    expect(readdirSync(join(dir, 'etc'))).not.toContain('course.jsonld')
     const token = 'acme-key-0123456789'
     const wallet = await http(`${url}/wallet`, { method: 'POST', token, json: {} })
     expect(wallet.status).toBe(200)
@@ -205,6 +218,15 @@ describe('didvault serve --config', () => {
         json: { iss: wallet.body.wallet.did, format: 'JWT', claims: Array.from({ length: claims }, () => ({ payload: { n: 1 } })) },
       })
     expect((await sign(2)).status).toBe(200)
+    // The file's context is registered: a JSON-LD credential may reference it (an unknown context would be 422).
+    const jsonld = await http(`${url}/claims/sign`, {
+      method: 'POST',
+      token,
+      headers: { 'x-did-auth': minted.body.jwt },
+      json: { iss: wallet.body.wallet.did, context: [COURSE], claims: [{ payload: { course: 'Chemistry' } }] },
+    })
+    expect(jsonld.status, JSON.stringify(jsonld.body)).toBe(200)
+    expect(jsonld.body.vcs[0].jsonld['@context']).toContain(COURSE)
     expectError(await sign(3), 422, 'VALIDATION_ERROR')
     expect((await sign(3)).body.errorMessage).toMatch(/claims: at most 2 items per request/)
     proc.child.kill('SIGTERM')

@@ -85,7 +85,9 @@ describe('precedence: flag > environment > file > default', () => {
     expect(config.contexts).toEqual([{ url: 'https://example.com/b', file: 'b.jsonld' }])
     expect(config.log).toEqual({ level: 'debug', format: 'pretty' })
     expect(config.metrics).toEqual({ port: 9464, enabled: false })
-    expect(merge([], {}, fileValue).config.contexts).toEqual([{ url: 'https://example.com/a', file: '/etc/didvault/a.jsonld' }])
+    expect(merge([], {}, fileValue).config.contexts).toEqual([
+      { url: 'https://example.com/a', file: '/etc/didvault/a.jsonld', setting: 'contexts["https://example.com/a"]' },
+    ])
   })
 
   it('file-only sections pass through; serve gets them as settings, with workers resolved', () => {
