@@ -2,7 +2,9 @@
 import { parseArgs } from 'node:util'
 import { verifyChains } from '../audit/verify-chain.js'
 import { COLLECTIONS } from '../service/collections.js'
-import { defaultStorage, openStorage, storageTargetOf } from './storage-target.js'
+import { effectiveConfig } from '../config/effective.js'
+import { configFileOf } from './serve-config.js'
+import { openStorage, storageTargetOf } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
 import { existsSync } from 'node:fs'
 
@@ -15,13 +17,17 @@ export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: 
     args: rest,
     options: {
       tenant: { type: 'string' },
-      storage: { type: 'string', default: defaultStorage(env) },
+      storage: { type: 'string' },
+      config: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
   })
   if (values.help) return (out(USAGE.audit), 0)
-  const target = storageTargetOf(values.storage)
+  // The storage `serve` would use: --storage, else DIDVAULT_STORAGE, else the config file's (--config or DIDVAULT_CONFIG).
+  const flagged = values.storage === undefined ? {} : { storage: values.storage }
+  const fromEnv = env.DIDVAULT_STORAGE ? { storage: env.DIDVAULT_STORAGE } : {}
+  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config.storage)
   if (target.kind === 'memory')
     throw new UsageError('audit verify needs the storage of a server (sqlite:<path>, postgres://..., mongodb://...)')
   if (target.kind === 'sqlite' && !existsSync(target.path)) throw new Error(`no didvault database at ${target.path}`)
