@@ -18,7 +18,7 @@ type Query = z.output<typeof getAuditQuery>
 
 /** Records read per round trip, and at most per request. */
 const READ = 1_000
-export const MAX_SCANNED = 10_000
+const MAX_SCANNED = 10_000
 
 /** Whether a record passes the query's filters. */
 function matcher(q: Query): (r: AuditRecord) => boolean {
@@ -42,6 +42,7 @@ function seqOf(cursor: string | undefined): number {
   return Number(cursor.slice(1))
 }
 
+/** Get Audit Records (`GET /audit`): the matches among the next records of the chain after the cursor, oldest first. */
 export async function getAuditRecords(
   ctx: { storage: StorageAdapter },
   caller: Caller,
