@@ -6,6 +6,8 @@ export interface AuthContext {
   authorization?: string
   /** `x-did-auth`: one or more comma-separated DID-auth JWTs. */
   didAuth?: string
+  /** The request's id (`x-request-id`, or one the router made): for logs and audit records, never for access decisions. */
+  requestId?: string
 }
 
 /**
@@ -28,6 +30,8 @@ export interface Caller {
    * resolved.
    */
   owners?: Readonly<Record<string, string>>
+  /** The request's id, from {@link AuthContext.requestId} (set by the dispatcher). */
+  requestId?: string
 }
 
 /**

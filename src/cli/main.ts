@@ -7,6 +7,7 @@ import { checkedOrigins } from '../status/status-list-source.js'
 import { parseWorkers, serveCluster } from './cluster.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
+import { LOG_FORMATS, LOG_LEVELS } from '../observability/logger.js'
 import { defaultStorage } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
 
@@ -30,6 +31,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
       'public-url': { type: 'string' },
       'status-list-origin': { type: 'string', multiple: true, default: [] },
       workers: { type: 'string', default: '1' },
+      'log-level': { type: 'string', default: 'info' },
+      'log-format': { type: 'string', default: 'json' },
+      metrics: { type: 'string', default: 'on' },
+      'metrics-port': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
@@ -47,8 +52,24 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
     ...publicUrlOf(values['public-url'] ?? env.DIDVAULT_PUBLIC_URL),
     statusListOrigins: statusListOrigins(values['status-list-origin'], env),
     workers,
+    log: { level: oneOf('--log-level', LOG_LEVELS, values['log-level']), format: oneOf('--log-format', LOG_FORMATS, values['log-format']) },
+    metrics: { enabled: oneOf('--metrics', ['on', 'off'] as const, values.metrics) === 'on', ...metricsPortOf(values['metrics-port']) },
   }
   await (workers > 1 ? serveCluster(options, env) : serve(options, env))
+}
+
+/** A flag's value among `allowed`, or a usage error listing them. */
+function oneOf<T extends string>(flag: string, allowed: readonly T[], value: string): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be ${allowed.join(', ')}; got ${value}`)
+  return value as T
+}
+
+/** `--metrics-port`: 0..65535 (0: any free port, named in the log). */
+function metricsPortOf(value: string | undefined): { port?: number } {
+  if (value === undefined) return {}
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`--metrics-port must be 0..65535, got ${value}`)
+  return { port }
 }
 
 /** `--public-url` (or DIDVAULT_PUBLIC_URL) checked, or a usage error. */

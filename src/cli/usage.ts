@@ -32,6 +32,7 @@ ${ENVIRONMENT}`,
 
   serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>] [--context <url>=<file.jsonld>]...
                       [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
+                      [--log-level <level>] [--log-format json|pretty] [--metrics on|off] [--metrics-port <n>]
 
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
@@ -55,6 +56,13 @@ ${STORAGE}
                   an origin (https://host[:port]; http only on loopback) whose status lists credentials
                   being verified may name; repeatable. Lists elsewhere fail their check, never fetched.
                   Default: none, or DIDVAULT_STATUS_LIST_ORIGINS (comma-separated) when no flag is given
+  --log-level <l> fatal, error, warn, info (default), debug, trace or silent: one JSON line per request and event,
+                  below warn on stdout, warn and above on stderr; secrets redacted, bodies never logged
+  --log-format <f> json (default) or pretty (for a terminal; needs the optional package pino-pretty)
+  --metrics on|off GET /metrics in the Prometheus text format, on the service's port (default on);
+                  GET /health/live and /health/ready are always served
+  --metrics-port <n>
+                  serve /metrics on this port of the same host instead (with --workers, from the primary)
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

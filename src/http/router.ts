@@ -15,6 +15,7 @@ import type { IdentityService } from '../service/identity-service.js'
 import { cors, type CorsOptions } from './cors.js'
 import { httpError } from './errors.js'
 import { openApiDocument } from './openapi.js'
+import { requestIdOf, type RequestFacts } from './request-facts.js'
 
 export interface RouterOptions {
   /** Largest JSON body accepted (bytes or a size string like `'1mb'`). Default 1 MiB; larger bodies get 413. */
@@ -28,14 +29,25 @@ export interface RouterOptions {
   cors?: CorsOptions
 }
 
-const authOf = (req: Request): AuthContext => ({
+const authOf = (req: Request, res: Response): AuthContext => ({
   authorization: req.get('authorization') ?? undefined,
   didAuth: req.get('x-did-auth') ?? undefined,
+  requestId: (res.locals as Locals).requestId,
 })
 
-/** Where the authenticated call waits for its body. */
-interface Locals {
+/** Where the authenticated call waits for its body, beside what loggers may read of the request. */
+interface Locals extends RequestFacts {
   didvaultCall?: AuthenticatedCall
+}
+
+/** Gives the request its id (unless a middleware before did) and returns it in `x-request-id`. */
+function identify(req: Request, res: Response, next: NextFunction) {
+  const locals = res.locals as Locals
+  if (locals.requestId === undefined) {
+    locals.requestId = requestIdOf(req.get('x-request-id'))
+    res.set('x-request-id', locals.requestId)
+  }
+  next()
 }
 
 /**
@@ -45,8 +57,11 @@ interface Locals {
 const authenticate =
   (service: IdentityService, route: SharedRoute<OperationName>): RequestHandler =>
   async (req, res, next) => {
+    const locals = res.locals as Locals
+    locals.operation = route.operations[0].name
     try {
-      ;(res.locals as Locals).didvaultCall = await service.dispatcher.authenticate(route.operations[0].name, authOf(req))
+      locals.didvaultCall = await service.dispatcher.authenticate(locals.operation, authOf(req, res))
+      locals.tenantId = locals.didvaultCall.tenantId
       next()
     } catch (err) {
       next(err)
@@ -63,6 +78,7 @@ const run =
     try {
       const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : ((req.body as unknown) ?? {})
       const name = operationOf(route, input)
+      ;(res.locals as Locals).operation = name
       const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params })
       if (CONTRACTS[name].document === true) serveDocument(req, res, result as ServedDocument)
       else res.status(200).json(result)
@@ -105,6 +121,7 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
   const router = express.Router()
+  router.use(identify)
   if (options.cors) router.use(cors(options.cors))
   const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
 
