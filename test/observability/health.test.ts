@@ -30,7 +30,11 @@ beforeAll(async () => {
   service = await IdentityService.create({ storage, masterKey: randomMasterKey() })
   const probe: ReadinessProbe = {
     stopping: () => stopping,
-    pingStorage: () => storage.collection(META.name).get('didvault:readiness').then(() => undefined),
+    pingStorage: () =>
+      storage
+        .collection(META.name)
+        .get('didvault:readiness')
+        .then(() => undefined),
     jsonldUp: () => !service.jsonldStats().closed,
   }
   const app = express()
@@ -49,7 +53,7 @@ afterAll(async () => {
 
 const get = async (path: string) => {
   const res = await fetch(url + path)
-  return { status: res.status, body: (await res.json()) as unknown, cacheControl: res.headers.get('cache-control') }
+  return { status: res.status, body: await res.json(), cacheControl: res.headers.get('cache-control') }
 }
 
 describe('health', () => {

@@ -62,7 +62,12 @@ describe('StatusPublisher onPublished', () => {
     let published = 0
     const failures: string[] = []
     const sign = (listId: string) => (listId === 'bad' ? Promise.reject(new Error('no key')) : Promise.resolve(listId))
-    const publisher = new StatusPublisher(sign, 60_000, (operation) => failures.push(operation), () => published++)
+    const publisher = new StatusPublisher(
+      sign,
+      60_000,
+      (operation) => failures.push(operation),
+      () => published++,
+    )
     publisher.schedule('one')
     publisher.schedule('two')
     publisher.schedule('bad')

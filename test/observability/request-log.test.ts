@@ -18,7 +18,7 @@ import { localMetrics, metricsRouter } from '../../src/observability/metrics-rou
 import { loggedPath, requestLog } from '../../src/observability/request-log.js'
 import { timedStorage } from '../../src/observability/timed-storage.js'
 import { redactor } from '../../src/service/error-log.js'
-import type { StorageAdapter } from '../../src/storage/port.js'
+import type { Collection, StorageAdapter, StoredRecord } from '../../src/storage/port.js'
 
 const KEY_A = 'key-of-tenant-acme-0123456789'
 const KEY_B = 'key-of-tenant-globex-0123456789'
@@ -41,8 +41,8 @@ function failingVaultFinds(inner: StorageAdapter): StorageAdapter {
     transaction: (fn) => inner.transaction(fn),
     explain: (name, where, options) => inner.explain(name, where, options),
     close: () => inner.close(),
-    collection: (name) => {
-      const collection = inner.collection(name)
+    collection: <T extends StoredRecord>(name: string): Collection<T> => {
+      const collection = inner.collection<T>(name)
       if (name !== 'vaults') return collection
       return new Proxy(collection, {
         get: (target, property) =>
@@ -64,17 +64,18 @@ interface Served {
 async function start(level: 'info' | 'debug', options: { failVaults?: boolean } = {}): Promise<Served> {
   const records: Record_[] = []
   const logger = await capturingLogger(level, records)
-  let service: IdentityService | undefined
-  const metrics = new ServiceMetrics(() => service?.jsonldStats().waiting ?? 0, { defaults: false })
+  let waiting = () => 0
+  const metrics = new ServiceMetrics(() => waiting(), { defaults: false })
   const base = createMemoryStorage()
   const storage = timedStorage(options.failVaults ? failingVaultFinds(base) : base, (call, s) => metrics.storageCall(call, s))
-  service = await IdentityService.create({
+  const service = await IdentityService.create({
     storage,
     masterKey: randomMasterKey(),
     tenants: staticTenants(TENANTS),
     onError: errorLogger(logger, redactor([])),
     onStatusListPublished: metrics.statusListPublished,
   })
+  waiting = () => service.jsonldStats().waiting
   const app = express()
   app.use(metricsRouter(localMetrics(metrics.registry)))
   app.use(requestLog(logger, metrics))
