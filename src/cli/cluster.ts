@@ -9,7 +9,7 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { registerContextFiles } from './context-files.js'
 import { envApiKeys, printFirstKey, serve, serveMetricsPort, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
-import { createLogger, type Logger } from '../observability/logger.js'
+import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
 import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf } from './storage-target.js'
 import { UsageError } from './usage.js'
@@ -65,10 +65,11 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   const workers = options.workers ?? 1
   if (cluster.isWorker) return serve(options, env, { kind: 'worker', jsonldThreads: jsonldThreadsPerWorker(workers) })
   const logger = await createLogger(options.log)
+  const lifecycle = lifecycleLogger(logger)
   await prepareStorage(options, workers, env)
   // Before the workers start: their scrapes ask the primary for the cluster-wide aggregate.
   const metrics = options.metrics?.enabled === false ? undefined : primaryMetrics()
-  const supervisor = new Supervisor(workers, logger)
+  const supervisor = new Supervisor(workers, logger, lifecycle)
   const address = await supervisor.start()
   if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
@@ -82,7 +83,7 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   }
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   const url = `http://${host}:${address.port}`
-  logger.info({ url, workers }, `didvault listening on ${url} (${workers} workers)`)
+  lifecycle.info({ url, workers }, `didvault listening on ${url} (${workers} workers)`)
 }
 
 /**
@@ -117,12 +118,14 @@ class Supervisor {
   readonly #size: number
   readonly #restarts: RestartPolicy
   readonly #logger: Logger
+  readonly #lifecycle: Logger
   #stopping = false
 
-  constructor(size: number, logger: Logger) {
+  constructor(size: number, logger: Logger, lifecycle: Logger) {
     this.#size = size
     this.#restarts = new RestartPolicy(size)
     this.#logger = logger
+    this.#lifecycle = lifecycle
   }
 
   /** Forks every worker; resolves with the port's address once all listen, rejects when one exits before. */
@@ -175,12 +178,12 @@ class Supervisor {
   /** First call: every worker finishes its in-flight requests; a second signal cuts their connections. */
   #stop(reason: string): void {
     if (this.#stopping) {
-      this.#logger.info(`didvault: ${reason} again, closing all connections`)
+      this.#lifecycle.info(`didvault: ${reason} again, closing all connections`)
       for (const worker of this.#workers()) worker.send(STOP_NOW_MESSAGE)
       return
     }
     this.#stopping = true
-    this.#logger.info(`didvault: ${reason}, stopping ${this.#alive()} workers (each finishes its in-flight requests)`)
+    this.#lifecycle.info(`didvault: ${reason}, stopping ${this.#alive()} workers (each finishes its in-flight requests)`)
     if (this.#alive() === 0) process.exit()
     for (const worker of this.#workers()) worker.send(STOP_MESSAGE)
   }

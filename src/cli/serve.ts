@@ -10,7 +10,7 @@ import { registerContextFiles } from './context-files.js'
 import { openService, storageTargetOf } from './storage-target.js'
 import { META } from '../custody/records.js'
 import { healthRouter } from '../observability/health.js'
-import { createLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
+import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
 import { localMetrics, metricsRouter, workerMetrics, type MetricsSource } from '../observability/metrics-route.js'
 import { requestLog } from '../observability/request-log.js'
@@ -75,6 +75,7 @@ export async function serve(
   const target = storageTargetOf(options.storage)
   const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
   const logger = await createLogger(options.log)
+  const lifecycle = lifecycleLogger(logger)
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
@@ -136,12 +137,12 @@ export async function serve(
     if (stopping) {
       // A worker gets a signal both from its primary and, often, from the terminal or service manager: only the primary escalates.
       if (role.kind === 'worker') return
-      logger.info(`didvault: ${signal} again, closing all connections`)
+      lifecycle.info(`didvault: ${signal} again, closing all connections`)
       server.closeAllConnections()
       return
     }
     stopping = true
-    logger.info(`didvault${role.kind === 'worker' ? ` worker ${process.pid}` : ''}: ${signal}, finishing in-flight requests`)
+    lifecycle.info(`didvault${role.kind === 'worker' ? ` worker ${process.pid}` : ''}: ${signal}, finishing in-flight requests`)
     for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
     // In-flight requests get a grace period, then their connections are cut.
     const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
@@ -165,7 +166,7 @@ export async function serve(
     })
     // The primary is gone (killed): nothing would stop or replace this worker any more.
     process.on('disconnect', () => stop('primary gone'))
-    logger.info(`didvault worker ${process.pid} listening`)
+    lifecycle.info(`didvault worker ${process.pid} listening`)
     return
   }
   const { port } = server.address() as AddressInfo
@@ -173,7 +174,7 @@ export async function serve(
   // Only once bound: a start that fails to bind its port must not have made (and lost) the first key.
   if (envKeys.length === 0) await printFirstKey(service)
   const url = `http://${host}:${port}`
-  logger.info({ url }, `didvault listening on ${url}`)
+  lifecycle.info({ url }, `didvault listening on ${url}`)
 }
 
 /** Where this process's `GET /metrics` reads: its own registry, or as a worker the cluster's (asked of the primary). */
@@ -189,7 +190,7 @@ export async function serveMetricsPort(source: MetricsSource, host: string, port
   await once(server, 'listening')
   server.unref()
   const shown = host.includes(':') ? `[${host}]` : host
-  logger.info(`didvault metrics on http://${shown}:${(server.address() as AddressInfo).port}/metrics`)
+  lifecycleLogger(logger).info(`didvault metrics on http://${shown}:${(server.address() as AddressInfo).port}/metrics`)
 }
 
 /** On a database without API keys, creates one for tenant "default" and prints it once: plain stdout, never a log record. */

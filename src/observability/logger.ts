@@ -82,6 +82,15 @@ export async function createLogger(options: LogOptions = {}, streams: LogStreams
   )
 }
 
+/**
+ * The logger of the start-up and shutdown lines (`didvault listening on <url>`, draining): at
+ * `info` even when the level is `warn` or above, so supervisors and scripts waiting for them see
+ * them; nothing at `silent`.
+ */
+export function lifecycleLogger(logger: Logger): Logger {
+  return logger.level === 'silent' || logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' })
+}
+
 /** A `pino-pretty` stream to file descriptor `fd`. @throws {PrettyUnavailableError} when the package is not installed */
 async function prettyStream(fd: 1 | 2): Promise<DestinationStream> {
   let pretty: (options: object) => DestinationStream
