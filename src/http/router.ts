@@ -44,8 +44,8 @@ interface Locals extends RequestFacts {
 function identify(req: Request, res: Response, next: NextFunction) {
   const locals = res.locals as Locals
   if (locals.requestId === undefined) {
-    locals.requestId = requestIdOf(req.get('x-request-id'))
-    res.set('x-request-id', locals.requestId)
+    locals.requestId = requestIdOf(req.headers['x-request-id'] as string | undefined)
+    res.setHeader('x-request-id', locals.requestId)
   }
   next()
 }
@@ -141,10 +141,16 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const body = httpError(err)
-    // Refused before its body was read (authentication, content type, size): close the connection
-    // rather than receive and discard the rest of the body to keep it alive.
-    if (!req.complete) res.set('connection', 'close')
-    res.status(body.statusCode).json(body)
+    const text = JSON.stringify(body)
+    // Written as is (no ETag to hash): a flood of refused requests costs as little as it can.
+    res.writeHead(body.statusCode, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      // Refused before its body was read (authentication, content type, size): close the connection
+      // rather than receive and discard the rest of the body to keep it alive.
+      ...(req.complete ? {} : { connection: 'close' }),
+    })
+    res.end(text)
   })
   return router
 }
