@@ -254,6 +254,7 @@ export class IdentityService {
       storage,
     )
     const callers = new CallerFacts(resolver, storage)
+    const signers = new WalletSigners(custody, mpc)
     const publisher = new StatusPublisher(
       (listId) => signList(ctx, listId),
       config.statusPublishIntervalMs,
@@ -265,10 +266,10 @@ export class IdentityService {
     const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,
-      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher }),
+      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, signers }),
       storage,
       custody,
-      signers: new WalletSigners(custody, mpc),
+      signers,
       mpc,
       callers,
       roleResources: new CredentialRoleResources({ callers, storage }),
