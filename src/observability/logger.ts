@@ -2,8 +2,8 @@
  * The operator's log: pino, one JSON line per request and per event (or, `format: 'pretty'`,
  * lines for a terminal through the optional `pino-pretty`). Records below `warn` go to stdout,
  * `warn` and above to stderr. Secret-bearing fields are redacted by path wherever they appear
- * (headers, and any field named like a key, mnemonic, passphrase, secret or share); request
- * bodies are never logged.
+ * (headers, and any field named like a key, mnemonic, passphrase, secret or share, at the top
+ * level or in a `body`, `query`, `params`, `input` or `err` object); request bodies are never logged.
  */
 import { pino, type DestinationStream, type Logger } from 'pino'
 
@@ -24,7 +24,7 @@ export interface LogOptions {
 
 export type { Logger }
 
-/** Field names whose values are secrets (or may carry one): redacted at the top level and one level down. */
+/** Field names whose values are secrets (or may carry one): redacted at the top level and in the {@link CONTAINERS}. */
 const SECRET_FIELDS = [
   'authorization',
   'cookie',
@@ -45,9 +45,15 @@ const SECRET_FIELDS = [
 /** Request headers that carry credentials. */
 const SECRET_HEADERS = ['authorization', 'x-did-auth', 'cookie', 'set-cookie', 'proxy-authorization']
 
+/**
+ * Objects a record may nest a request's data in. Named rather than matched by a wildcard (`*.key`),
+ * which costs pino a walk of every record (≈ 10 µs a line, the whole of the logging budget).
+ */
+const CONTAINERS = ['body', 'query', 'params', 'input', 'err']
+
 /** Every path pino redacts (`[redacted]`). */
 export const REDACT_PATHS: readonly string[] = [
-  ...SECRET_FIELDS.flatMap((field) => [field, `*.${field}`]),
+  ...SECRET_FIELDS.flatMap((field) => [field, ...CONTAINERS.map((container) => `${container}.${field}`)]),
   ...SECRET_HEADERS.map((header) => `headers["${header}"]`),
 ]
 

@@ -189,16 +189,18 @@ describe('debug level: headers with credentials redacted; the redaction paths', 
     for (const secret of [KEY_A, 'eyJhbGciOi.did.auth', 'cookie-secret-value']) expect(all).not.toContain(secret)
   })
 
-  it('fields named like secrets are [redacted] at the top level and one level down', async () => {
+  it('fields named like secrets are [redacted] at the top level and in body, query, params, input and err objects', async () => {
     const records: Record_[] = []
     const logger = await capturingLogger('debug', records)
     const secrets = { privateKey: 'pk', privateKeyHex: 'pkh', mnemonic: 'm', passphrase: 'pp', secret: 's', share: 'sh', key: 'k' }
-    logger.debug({ ...secrets, body: secrets }, 'event')
+    const containers = ['body', 'query', 'params', 'input', 'err']
+    logger.debug({ ...secrets, ...Object.fromEntries(containers.map((c) => [c, secrets])) }, 'event')
     const [record] = records
     for (const field of Object.keys(secrets)) {
       expect(record[field]).toBe('[redacted]')
-      expect((record.body as Record_)[field]).toBe('[redacted]')
+      for (const container of containers) expect((record[container] as Record_)[field]).toBe('[redacted]')
     }
+    expect(JSON.stringify(record)).not.toMatch(/"(pk|pkh|m|pp|s|sh|k)"/)
     expect(REDACT_PATHS).toContain('headers["x-did-auth"]')
   })
 })
