@@ -6,7 +6,8 @@ import express from 'express'
 import type { IdentityService } from '../service/identity-service.js'
 import { createRouter } from '../http/router.js'
 import { answerClientErrors } from '../http/client-errors.js'
-import { registerContextFiles } from './context-files.js'
+import type { ServiceSettings } from '../config/service-options.js'
+import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { openService, storageTargetOf } from './storage-target.js'
 import { META } from '../custody/records.js'
 import { healthRouter } from '../observability/health.js'
@@ -20,8 +21,8 @@ export interface ServeOptions {
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
-  /** `--context` values, `<url>=<file.jsonld>`: JSON-LD contexts registered before the service starts. */
-  contexts?: readonly string[]
+  /** `--context` values (`<url>=<file.jsonld>`) or config file contexts: JSON-LD contexts registered before the service starts. */
+  contexts?: readonly (string | ContextFlag)[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
   corsOrigins?: string[]
   /** `--public-url`: the base of published status-list URLs. */
@@ -37,6 +38,8 @@ export interface ServeOptions {
    * (served on that port of the same host instead; with workers, by the primary): docs/operations.md *Metrics*.
    */
   metrics?: { enabled?: boolean; port?: number }
+  /** The config file's sections without a flag: `networks`, `resolvers`, `limits`, `tokens` (docs/operations.md#configuration). */
+  settings?: ServiceSettings
 }
 
 /**
@@ -79,11 +82,11 @@ export async function serve(
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
-  const { publicUrl, statusListOrigins } = options
+  const { publicUrl, statusListOrigins, settings } = options
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
-  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, observe })
+  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, settings, observe })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     logger.warn(
@@ -118,7 +121,13 @@ export async function serve(
   if (scrape && options.metrics?.port === undefined) app.use(metricsRouter(scrape))
   app.use(requestLog(logger, metrics))
   const corsOrigins = options.corsOrigins ?? []
-  app.use(createRouter(service, corsOrigins.length > 0 ? { cors: { origins: corsOrigins } } : {}))
+  const bodyLimit = settings?.limits?.body
+  app.use(
+    createRouter(service, {
+      ...(corsOrigins.length > 0 && { cors: { origins: corsOrigins } }),
+      ...(bodyLimit !== undefined && { bodyLimit }),
+    }),
+  )
   app.use((_req, res) => {
     res.status(404).json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })

@@ -29,6 +29,7 @@ export const LAYERS: string[][] = [
   ['service'],
   ['http', 'client', 'testing'],
   ['observability'],
+  ['config'],
   ['cli'],
   ['index'],
 ]
