@@ -77,9 +77,9 @@ export function mutationsOf(value: unknown): fc.Arbitrary<unknown> {
   const options: Array<fc.Arbitrary<unknown>> = [
     fc.tuple(at, fc.constantFrom(...WRONG_TYPES)).map(([path, wrong]) => edit(value, path, () => wrong)),
     fc.tuple(at, fc.constantFrom(...HUGE)).map(([path, huge]) => edit(value, path, () => huge)),
-    fc.tuple(at, fc.constantFrom(...UNICODE)).map(([path, text]) =>
-      edit(value, path, (node) => (typeof node === 'string' ? node + text : text)),
-    ),
+    fc
+      .tuple(at, fc.constantFrom(...UNICODE))
+      .map(([path, text]) => edit(value, path, (node) => (typeof node === 'string' ? node + text : text))),
     fc.constantFrom(...WRONG_BODIES),
   ]
   if (members.length > 0)
@@ -101,4 +101,7 @@ function omit(node: unknown, key: string | number): unknown {
 }
 
 /** Query or path strings: awkward unicode, huge, empty. */
-export const awkwardStrings: fc.Arbitrary<string> = fc.oneof(fc.constantFrom(...UNICODE, '', ' ', 'x'.repeat(4_000)), fc.string({ unit: 'binary' }))
+export const awkwardStrings: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...UNICODE, '', ' ', 'x'.repeat(4_000)),
+  fc.string({ unit: 'binary' }),
+)

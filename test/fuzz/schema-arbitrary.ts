@@ -54,7 +54,8 @@ function stringOf(schema: Schema, options: ArbitraryOptions): fc.Arbitrary<strin
 function numberOf(schema: Schema): fc.Arbitrary<number> {
   const min = (schema.minimum as number | undefined) ?? (schema.exclusiveMinimum as number | undefined) ?? -1_000_000
   const max = (schema.maximum as number | undefined) ?? (schema.exclusiveMaximum as number | undefined) ?? 1_000_000_000_000_000
-  if (schema.type === 'integer') return fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) })
+  if (schema.type === 'integer')
+    return fc.integer({ min: Math.max(min, Number.MIN_SAFE_INTEGER), max: Math.min(max, Number.MAX_SAFE_INTEGER) })
   return fc.double({ min, max, noNaN: true, noDefaultInfinity: true })
 }
 
