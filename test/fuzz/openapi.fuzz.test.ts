@@ -21,8 +21,8 @@ const SEED = Number(process.env.DIDVAULT_FUZZ_SEED ?? Math.floor(Math.random() *
 console.log(`[fuzz] seed ${SEED}, ${RUNS} requests per operation (DIDVAULT_FUZZ_SEED=${SEED} DIDVAULT_FUZZ_RUNS=${RUNS} to replay)`)
 
 /** Who a request claims to be. */
-type Auth = 'valid' | 'none' | 'garbage' | 'otherTenant' | 'forged' | 'tampered' | 'expired' | 'outsider'
-const BAD_AUTH: Auth[] = ['none', 'garbage', 'otherTenant', 'forged', 'tampered', 'expired', 'outsider']
+type Auth = 'valid' | 'none' | 'garbage' | 'otherTenant' | 'forged' | 'tampered' | 'expired' | 'outsider' | 'commas' | 'many'
+const BAD_AUTH: Auth[] = ['none', 'garbage', 'otherTenant', 'forged', 'tampered', 'expired', 'outsider', 'commas', 'many']
 
 interface FuzzRequest {
   auth: Auth
@@ -187,6 +187,8 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
         { raw: '\u0000', contentType: 'application/json' },
         { raw: '{"a":1}', contentType: 'text/plain' },
         { raw: '<xml/>', contentType: 'application/xml' },
+        { raw: '{}', contentType: 'application/json; charset=latin1' },
+        { raw: '\uFEFF{}', contentType: 'application/json' },
       )
       .chain((b) => valid.map((r) => ({ ...r, body: b })))
     kinds.push({ weight: 4, arbitrary: mutated }, { weight: 1, arbitrary: raw })
@@ -222,6 +224,14 @@ function headersOf(auth: Auth, security: Operation['security']): { token: string
       return { token: 'garbage-token', didAuth: 'not.a.jwt' }
     case 'otherTenant':
       return access ? { token: tokens.otherTenant } : { token: TENANT_B, didAuth: tokens.root }
+    case 'commas':
+      return access ? { token: ',, ,' } : { token: undefined as never, didAuth: ',, ,' }
+    case 'many':
+      // The same valid token 12 times over (headers stay under Node's 16 KiB), and an outsider's: a list to verify.
+      return {
+        token: access ? tokens.root : (undefined as never),
+        didAuth: [...Array<string>(12).fill(tokens.root), tokens.outsider].join(),
+      }
     case 'tampered':
       return access ? { token: tamper(tokens.root) } : { token: undefined as never, didAuth: tamper(tokens.root) }
     default:
@@ -229,7 +239,7 @@ function headersOf(auth: Auth, security: Operation['security']): { token: string
   }
 }
 
-/** `encodeURIComponent`, except that a lone surrogate becomes the bytes WTF-8 gives it (not UTF-8: the server must cope). */
+/** `encodeURIComponent` (dots too), except that a lone surrogate becomes the bytes WTF-8 gives it (not UTF-8: the server must cope). */
 function encodeSegment(value: string): string {
   return [...value]
     .map((c) => {
@@ -238,7 +248,8 @@ function encodeSegment(value: string): string {
         return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
           .map((b) => `%${b.toString(16).toUpperCase()}`)
           .join('')
-      return encodeURIComponent(c)
+      // A `.` or `..` segment would be resolved away by the client (another path, not this route's).
+      return c === '.' ? '%2E' : encodeURIComponent(c)
     })
     .join('')
 }
