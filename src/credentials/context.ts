@@ -1,4 +1,5 @@
 /** What the credentials' operations may be given (each handler takes only the parts it uses). */
+import type { ApprovalEvidence } from '../mpc/approvals.js'
 import type { ClaimResolvers } from '../did/named-resolvers.js'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import type { CanonicalizationPool } from '../proofs/jsonld/canonicalization-pool.js'
@@ -25,6 +26,8 @@ export interface StatusRequest {
   purposes: readonly StatusPurpose[]
   /** The credential's `id`. */
   credentialId: string
+  /** The signing request's approvals: a new list of an MPC issuer is signed with them at once. */
+  approvals?: ApprovalEvidence
 }
 
 /** Status entries allocated for a credential being issued. */

@@ -65,7 +65,7 @@ export async function signClaims(
   try {
     for (const plan of plans) {
       if (plan.purposes === undefined) continue
-      const request = { issuer, format: input.format, purposes: plan.purposes, credentialId: plan.content.id }
+      const request = { issuer, format: input.format, purposes: plan.purposes, credentialId: plan.content.id, approvals: caller }
       const allocation = await ctx.statuses.allocate(caller.tenantId, request)
       allocations.push(allocation)
       plan.content.status = allocation.entries
@@ -122,11 +122,13 @@ export async function issuerSigner(
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
-  // An MPC wallet is governed by its vault's quorum: the signer asks for the members' approvals (403 when short).
-  if (wallet.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
   // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
   const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
-  return ctx.signers.signerFor(await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), proved), caller)
+  const owner = await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), proved)
+  // A DID owned by an MPC key is governed by that vault's quorum: the signer asks for the members' approvals (403 when short).
+  // Any other owner — an MPC wallet's DID handed to an ECS key included — is controlled like any wallet.
+  if (owner.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
+  return ctx.signers.signerFor(owner, caller)
 }
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */

@@ -250,16 +250,17 @@ export class IdentityService {
       storage,
     )
     const callers = new CallerFacts(resolver, storage)
+    const signers = new WalletSigners(custody, mpc)
     const publisher = new StatusPublisher((listId) => signList(ctx, listId), config.statusPublishIntervalMs, onError)
     // `own`: the lists this service publishes, as stored (what GET /status/:listId serves).
     const own = { get: (listId: string) => publishedList({ storage }, listId) }
     const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,
-      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher }),
+      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, signers }),
       storage,
       custody,
-      signers: new WalletSigners(custody, mpc),
+      signers,
       mpc,
       callers,
       roleResources: new CredentialRoleResources({ callers, storage }),

@@ -1,28 +1,28 @@
 /** Enforcing the status lists' slice of the policy: gather the issuer's facts, decide, refuse with 403. */
 import type { Caller } from '../auth/context.js'
 import type { CallerFactSource } from '../auth/facts.js'
-import { principalOf } from '../did/ethr.js'
 import { forbidden } from '../errors.js'
-import { tenantCollections } from '../storage/declaration.js'
-import type { StorageAdapter } from '../storage/port.js'
 import { walletFacts } from '../wallets/access.js'
-import { WALLETS } from '../wallets/records.js'
+import { isQuorumSigner, listSigners, type SigningContext } from './sign-list.js'
 import { changesStatus } from './policy.js'
 import type { StatusListRecord } from './records.js'
 
-/** 403 FORBIDDEN unless the caller controls the issuer wallet of `list` (DID control, or vault control). */
+/**
+ * 403 FORBIDDEN unless the caller controls the issuer wallet of `list` (DID control, or vault
+ * control) — for a quorum list (its issuer DID owned by an MPC wallet), unless the request brings
+ * that vault's quorum: the members who approve its signatures are who change its lists.
+ */
 export async function assertChangesStatus(
-  ctx: { callers: CallerFactSource; storage: StorageAdapter },
+  ctx: Pick<SigningContext, 'registries' | 'signers' | 'storage'> & { callers: CallerFactSource },
   caller: Caller,
-  list: Pick<StatusListRecord, 'id' | 'issuer'>,
+  list: Pick<StatusListRecord, 'id' | 'issuer' | 'tenantId'>,
 ): Promise<void> {
-  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
-  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(list.issuer) })
   const refused = forbidden(
     `status list ${list.id}: only whoever controls its issuer ${list.issuer} (its owner key) or the vault holding it changes its entries`,
   )
-  if (!wallet) throw refused
-  const target = await walletFacts(ctx.callers, wallet, caller)
+  const signers = await listSigners(ctx, list)
+  if (isQuorumSigner(signers.owner)) return ctx.signers.authorize(signers.owner, 'sign', caller)
+  const target = await walletFacts(ctx.callers, signers.issuer, caller)
   if (changesStatus({ addresses: new Set(caller.addresses), vaultKeys: new Set() }, target).allowed) return
   if (!changesStatus(await ctx.callers.vaultKeys(caller), target).allowed) throw refused
 }

@@ -3,17 +3,18 @@
  * taken by inserting its entry, which the unique index `(listId, index)` admits once whichever
  * process inserts it; a collision is retried with another index. A full list rolls over to a new
  * one. Entries of a credential that is not issued after all are released (deleted): their index
- * was never signed into a credential.
+ * was never signed into a credential. A new list is published once signed: by the publisher, or —
+ * for an MPC issuer, whose quorum only a request brings — at once, with the signing request's approvals.
  */
 import { randomBytes, randomInt, randomUUID } from 'node:crypto'
 import { invalid } from '../errors.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { UniqueConstraintError } from '../storage/port.js'
-import { WALLETS } from '../wallets/records.js'
 import type { CredentialStatuses, StatusAllocation, StatusRequest } from '../credentials/context.js'
 import { listUrlOf } from './list-url.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord, type StatusPurpose } from './records.js'
 import type { StatusContext } from './context.js'
+import { isQuorumSigner, listSigners, signList, type SigningContext } from './sign-list.js'
 
 /** Random indexes tried in a list before its free indexes are read. */
 const RANDOM_TRIES = 8
@@ -23,15 +24,11 @@ const PUBLIC_URL_SETTING = 'the service option `publicUrl` (`didvault serve --pu
 
 /** Allocates the status entries of credentials being issued (the credentials' {@link CredentialStatuses} port). */
 export class StatusAllocator implements CredentialStatuses {
-  constructor(private readonly ctx: Pick<StatusContext, 'config' | 'now' | 'statusPublisher' | 'storage'>) {}
+  constructor(private readonly ctx: SigningContext & Pick<StatusContext, 'config' | 'statusPublisher'>) {}
 
   async allocate(tenantId: string, request: StatusRequest): Promise<StatusAllocation> {
     const baseUrl = this.ctx.config.publicUrl
     if (baseUrl === undefined) throw invalid(`status: issuing with status needs ${PUBLIC_URL_SETTING}; it is not set`)
-    const { wallets } = tenantCollections(this.ctx.storage, tenantId, { wallets: WALLETS })
-    const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: request.issuer })
-    if (wallet?.keyManagement === 'MPC')
-      throw invalid('status: an MPC issuer cannot issue with status (its status lists would need its quorum at every publication)')
     const made: Array<{ list: StatusListRecord; entry: StatusEntryRecord }> = []
     const release = () => this.#release(tenantId, made)
     try {
@@ -91,10 +88,26 @@ export class StatusAllocator implements CredentialStatuses {
     }
   }
 
-  /** The oldest list of the issuer for this purpose and format that is not full; a new one when there is none. */
+  /**
+   * The oldest list of the issuer for this purpose and format that is not full; a new one when
+   * there is none. An MPC issuer's list is signed now when it never was (with the request's quorum).
+   */
   async #openList(tenantId: string, baseUrl: string, request: StatusRequest, purpose: StatusPurpose): Promise<StatusListRecord> {
+    const list = await this.#existingList(tenantId, request, purpose)
+    if (isQuorumSigner((await listSigners(this.ctx, { tenantId, issuer: request.issuer })).owner)) {
+      const open = list ?? (await this.#newList(tenantId, baseUrl, request, purpose))
+      return open.credential === undefined ? ((await signList(this.ctx, open.id, request.approvals ?? {})) ?? open) : open
+    }
+    if (list) return list
+    const made = await this.#newList(tenantId, baseUrl, request, purpose)
+    // Published once signed (an empty list): signed within the interval, or on the first GET.
+    this.ctx.statusPublisher.schedule(made.id)
+    return made
+  }
+
+  #existingList(tenantId: string, request: StatusRequest, purpose: StatusPurpose): Promise<StatusListRecord | undefined> {
     const { lists } = tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS })
-    const open = await lists.findOne({
+    return lists.findOne({
       and: [
         { field: 'issuer', op: 'eq', value: request.issuer },
         { field: 'purpose', op: 'eq', value: purpose },
@@ -102,7 +115,9 @@ export class StatusAllocator implements CredentialStatuses {
         { field: 'full', op: 'eq', value: false },
       ],
     })
-    if (open) return open
+  }
+
+  async #newList(tenantId: string, baseUrl: string, request: StatusRequest, purpose: StatusPurpose): Promise<StatusListRecord> {
     const list: StatusListRecord = {
       id: randomBytes(16).toString('base64url'),
       tenantId,
@@ -117,9 +132,7 @@ export class StatusAllocator implements CredentialStatuses {
       signedVersion: -1,
       createdAt: this.ctx.now(),
     }
-    await lists.insert(list)
-    // Published once signed (an empty list): signed within the interval, or on the first GET.
-    this.ctx.statusPublisher.schedule(list.id)
+    await tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS }).lists.insert(list)
     return list
   }
 

@@ -5,12 +5,13 @@
  * its issuer, revocation is final, against the values the request's earlier items set) before
  * any is written; then the request's changes — entries, their lists' versions, change-log
  * records — are written in one transaction (item by item when that fails, so a failing item is
- * its own error), and the lists' signatures scheduled.
+ * its own error), and the lists' signatures scheduled. A list of an MPC issuer is signed with the
+ * request's approvals before that transaction and stored in it, with the changes it reflects.
  */
 import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { randomUUID } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
-import { invalid, notFound } from '../errors.js'
+import { conflict, invalid, notFound } from '../errors.js'
 import { itemError } from '../operations/batch.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import { readerFacts } from '../credentials/reader-facts.js'
@@ -19,19 +20,27 @@ import { CREDENTIAL_RULES } from '../credentials/policy.js'
 import { decide } from '../auth/policy-engine.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { assertChangesStatus } from './access.js'
+import { isQuorumSigner, listSigners, signedListOf, type SignedList, type SigningContext } from './sign-list.js'
+import { serially } from './serially.js'
+import type { WalletRecord } from '../wallets/records.js'
 import type { StatusContext } from './context.js'
 import { listIdOf, listUrlOf } from './list-url.js'
 import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord } from './records.js'
 import type { ChangeStatusInput, StatusItem, changeStatusResponse } from './schemas.js'
 import type { z } from 'zod'
 
-type Ctx = Pick<StatusContext, 'callers' | 'config' | 'now' | 'onError' | 'registries' | 'statusPublisher' | 'storage'>
+type Ctx = SigningContext & Pick<StatusContext, 'callers' | 'config' | 'onError' | 'statusPublisher'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
 type Write = Target & { value: boolean }
 /** A request's state: the values its earlier items set (entry id → value), its access checks (per list), the caller's read facts. */
 type Batch = { values: Map<string, boolean>; allowed: Map<string, Promise<void>>; reader?: Promise<ReaderFacts> }
 
 const OPERATION = 'Change Credential Status'
+/** Signatures of an MPC issuer's list made again when another change of it committed first. */
+const QUORUM_LIST_ATTEMPTS = 3
+
+/** Another change of a list committed between its signature and this write: the list is read and signed again. */
+class ListMoved extends Error {}
 
 export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatusInput): Promise<z.output<typeof changeStatusResponse>> {
   const out: z.output<typeof changeStatusResponse> = { items: [], errors: [] }
@@ -104,19 +113,71 @@ async function planItem(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch
 
 /**
  * Writes the changes in one transaction — entries, each list's version (once per list), change
- * records — and schedules the lists' signatures.
+ * records, the new signatures of MPC issuers' lists — and schedules the other lists' signatures.
  */
 async function writeChanges(ctx: Ctx, caller: Caller, writes: Write[]): Promise<void> {
   if (writes.length === 0) return
+  const perList = new Map<string, Write[]>()
+  for (const write of writes) perList.set(write.list.id, [...(perList.get(write.list.id) ?? []), write])
+  const quorumLists = await quorumListsOf(ctx, perList)
+  if (quorumLists.size === 0) {
+    await commit(ctx, caller, writes, perList, new Map())
+    for (const listId of perList.keys()) ctx.statusPublisher.schedule(listId)
+    return
+  }
+  // Changes of one quorum list wait for each other in this process; another process's are retried.
+  await serially([...quorumLists.keys()], async () => {
+    for (let attempt = 1; ; attempt++) {
+      const signed = await quorumSignatures(ctx, caller, quorumLists, perList)
+      try {
+        await commit(ctx, caller, writes, perList, signed)
+        break
+      } catch (err) {
+        if (!(err instanceof ListMoved)) throw err
+        if (attempt >= QUORUM_LIST_ATTEMPTS) throw conflict(`status list ${err.message} kept changing while it was being signed; try again`)
+      }
+    }
+  })
+  for (const listId of perList.keys()) if (!quorumLists.has(listId)) ctx.statusPublisher.schedule(listId)
+}
+
+/** The quorum lists among `perList` (their issuer DID's owner is an MPC wallet: signed with the request's approvals), with that owner. */
+async function quorumListsOf(ctx: Ctx, perList: Map<string, Write[]>): Promise<Map<string, WalletRecord>> {
+  const quorum = new Map<string, WalletRecord>()
+  for (const [listId, [{ list }]] of perList) {
+    const { owner } = await listSigners(ctx, list)
+    if (isQuorumSigner(owner)) quorum.set(listId, owner)
+  }
+  return quorum
+}
+
+/** The new signatures of `quorumLists` with their changes (and the request's approvals), by list id, with the version each follows. */
+async function quorumSignatures(ctx: Ctx, caller: Caller, quorumLists: Map<string, WalletRecord>, perList: Map<string, Write[]>) {
+  const signed = new Map<string, { version: number; signed: SignedList }>()
+  const { lists } = tenantCollections(ctx.storage, caller.tenantId, { lists: STATUS_LISTS })
+  for (const [listId, wallet] of quorumLists) {
+    const list = (await lists.get(listId))!
+    const changes = perList.get(listId)!.map(({ entry, value }) => ({ index: entry.index, value }))
+    signed.set(listId, { version: list.version, signed: await signedListOf(ctx, list, wallet, changes, caller) })
+  }
+  return signed
+}
+
+async function commit(
+  ctx: Ctx,
+  caller: Caller,
+  writes: Write[],
+  perList: Map<string, Write[]>,
+  signed: Map<string, { version: number; signed: SignedList }>,
+): Promise<void> {
   const now = ctx.now()
-  const perList = new Map<string, number>()
-  for (const { list } of writes) perList.set(list.id, (perList.get(list.id) ?? 0) + 1)
   await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES, changes: STATUS_CHANGES })
+    for (const [listId, quorum] of signed) if ((await c.lists.get(listId))?.version !== quorum.version) throw new ListMoved(listId)
     for (const { entry, value } of writes) await c.entries.update(entry.id, { value, updatedAt: now })
-    for (const [listId, count] of perList) {
-      await c.lists.increment(listId, 'version', count)
-      await c.lists.update(listId, { changedAt: now })
+    for (const [listId, listWrites] of perList) {
+      await c.lists.increment(listId, 'version', listWrites.length)
+      await c.lists.update(listId, { changedAt: now, ...signed.get(listId)?.signed })
     }
     await c.changes.insertMany(
       writes.map(({ list, entry, value }) => ({
@@ -132,7 +193,6 @@ async function writeChanges(ctx: Ctx, caller: Caller, writes: Write[]): Promise<
       })),
     )
   })
-  for (const listId of perList.keys()) ctx.statusPublisher.schedule(listId)
 }
 
 /**

@@ -31,7 +31,7 @@ export const STATUS_CONTRACTS = {
       'The signed `BitstringStatusListCredential` as stored — JSON-LD (`application/vc+ld+json`) or a VC-JWT ' +
       '(`application/vc+jwt`) — with its `ETag` (304 on `If-None-Match`) and `Cache-Control: public, max-age` of at ' +
       'most the publication interval. Over HTTP the document itself is the body; the embedded API answers ' +
-      '`{ document, contentType, etag, maxAge }`. 404 for an unknown list.',
+      "`{ document, contentType, etag, maxAge }`. 404 for an unknown list (or an MPC issuer's list no request with its quorum signed yet).",
     auth: 'public',
     tag: 'Verifiable credentials',
     errors: { 404: 'NOT_FOUND: no such status list' },

@@ -23,7 +23,9 @@ export async function getStatusList(
   const interval = ctx.config.statusPublishIntervalMs
   if (list.credential === undefined || (isDirty(list) && ctx.now() - (list.signedAt ?? 0) >= interval))
     list = (await signList(ctx, list.id)) ?? list
-  if (list.credential === undefined || list.etag === undefined) throw new Error(`status list ${list.id} is not signed`)
+  // Only an MPC issuer's list can be unsigned here: its first signature needs a request with its quorum.
+  if (list.credential === undefined || list.etag === undefined)
+    throw new IdentityError('NOT_FOUND', `status list ${input.listId} is not published yet`, 404)
   return {
     document: list.credential,
     contentType: STATUS_LIST_MEDIA_TYPES[list.format],

@@ -3,16 +3,22 @@
  * (the key of its current owner) as a `BitstringStatusListCredential` in the list's format, and
  * stored with its ETag. The stored signed list is the truth every process serves; a signature of
  * an older version never replaces one of a newer.
+ *
+ * A list whose issuer DID is owned by an MPC wallet signs only with its vault's quorum, so it is signed by the
+ * requests that bring approvals — the signature that creates it, the status change that changes
+ * it (before its write, stored with it) — and never by the publisher or a `GET`.
  */
 import { createHash } from 'node:crypto'
 import { principalOf } from '../did/ethr.js'
 import { forbidden } from '../errors.js'
 import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
+import type { DigestSigner } from '../keys/signer.js'
+import type { ApprovalEvidence } from '../mpc/approvals.js'
 import { CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
 import { registryForDid } from '../wallets/config.js'
 import { ownerWallet } from '../wallets/did-updates.js'
-import { WALLETS } from '../wallets/records.js'
+import { WALLETS, type WalletRecord } from '../wallets/records.js'
 import { encodeList } from './bitstring.js'
 import { listUrlOf } from './list-url.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusListRecord } from './records.js'
@@ -21,50 +27,92 @@ import type { StatusContext } from './context.js'
 /** The parts of the context signing a list needs. */
 export type SigningContext = Pick<StatusContext, 'now' | 'registries' | 'signers' | 'storage'>
 
+/** The fields of a list record its signature sets. */
+export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>>
+
 /** Whether the stored signed list is older than the list's entries (or there is none). */
 export const isDirty = (list: StatusListRecord) => list.credential === undefined || list.version > list.signedVersion
 
+/** The issuer wallet of a list, and the wallet of its DID's current owner, which signs the list (403 when the service holds neither). */
+export interface ListSigners {
+  issuer: WalletRecord
+  owner: WalletRecord
+}
+
+/**
+ * The {@link ListSigners} of the lists of `issuer` in a tenant. When the owner is an MPC wallet,
+ * the list is a *quorum list*: signed only with approvals its vault's quorum meets.
+ */
+export async function listSigners(
+  ctx: Pick<SigningContext, 'registries' | 'signers' | 'storage'>,
+  list: Pick<StatusListRecord, 'tenantId' | 'issuer'>,
+): Promise<ListSigners> {
+  const { wallets } = tenantCollections(ctx.storage, list.tenantId, { wallets: WALLETS })
+  const issuer = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(list.issuer) })
+  if (!issuer) throw forbidden(`the issuer ${list.issuer} of its status lists is no longer a wallet of the tenant`)
+  return { issuer, owner: await ownerWallet(ctx, issuer, registryForDid(ctx, issuer.did, undefined)) }
+}
+
+/** Whether lists signed by `owner` need its vault's quorum. */
+export const isQuorumSigner = (owner: WalletRecord) => owner.keyManagement === 'MPC'
+
 /**
  * Signs list `listId` when it changed since its stored signature, and stores the result; resolves
- * to the list as stored then (undefined when there is no such list).
+ * to the list as stored then (undefined when there is no such list). Without `approvals`, a list
+ * of an MPC owner is left as it is (it is signed by the requests that change it).
  */
-export async function signList(ctx: SigningContext, listId: string): Promise<StatusListRecord | undefined> {
+export async function signList(ctx: SigningContext, listId: string, approvals?: ApprovalEvidence): Promise<StatusListRecord | undefined> {
   const lists = collectionOf(ctx.storage, STATUS_LISTS)
   const list = await lists.get(listId)
   if (!list || !isDirty(list)) return list
+  const { owner } = await listSigners(ctx, list)
+  if (isQuorumSigner(owner) && approvals === undefined) return list
   // Read after the version: every change up to it is in (a change writes its entry and the version together).
-  const { version } = list
-  const { entries } = tenantCollections(ctx.storage, list.tenantId, { entries: STATUS_ENTRIES })
-  const set = await entries.all({
-    and: [
-      { field: 'listId', op: 'eq', value: list.id },
-      { field: 'value', op: 'eq', value: true },
-    ],
-  })
-  const encodedList = await encodeList(
-    list.size,
-    set.map((e) => e.index),
-  )
-  const credential = await signListCredential(ctx, list, encodedList)
-  const signed = { credential, encodedList, etag: etagOf(credential), signedAt: ctx.now(), signedVersion: version }
+  const signed = await signedListOf(ctx, list, owner, [], approvals)
   await ctx.storage.transaction(async (tx) => {
     const current = await collectionOf(tx, STATUS_LISTS).get(listId)
-    if (current && (current.credential === undefined || current.signedVersion < version))
+    if (current && (current.credential === undefined || current.signedVersion < signed.signedVersion))
       await collectionOf(tx, STATUS_LISTS).update(listId, signed)
   })
   return lists.get(listId)
 }
 
-/** The `BitstringStatusListCredential` of `list` with `encodedList`, signed by its issuer's owner key, in the list's format. */
-async function signListCredential(
+/**
+ * The signature of `list` as stored now with `changes` applied on top in order, for version
+ * `list.version + changes.length`: what a change of an MPC issuer's list stores with its entries.
+ * `owner` (the issuer DID's owner) signs, with `approvals` counted towards an MPC quorum (403 when short).
+ */
+export async function signedListOf(
   ctx: SigningContext,
   list: StatusListRecord,
+  owner: WalletRecord,
+  changes: ReadonlyArray<{ index: number; value: boolean }>,
+  approvals?: ApprovalEvidence,
+): Promise<SignedList> {
+  const { entries } = tenantCollections(ctx.storage, list.tenantId, { entries: STATUS_ENTRIES })
+  const stored = await entries.all({
+    and: [
+      { field: 'listId', op: 'eq', value: list.id },
+      { field: 'value', op: 'eq', value: true },
+    ],
+  })
+  const set = new Set(stored.map((e) => e.index))
+  for (const { index, value } of changes) {
+    if (value) set.add(index)
+    else set.delete(index)
+  }
+  const encodedList = await encodeList(list.size, set)
+  const credential = await signListCredential(ctx, list, encodedList, ctx.signers.signerFor(owner, approvals))
+  return { credential, encodedList, etag: etagOf(credential), signedAt: ctx.now(), signedVersion: list.version + changes.length }
+}
+
+/** The `BitstringStatusListCredential` of `list` with `encodedList`, signed by `signer`, in the list's format. */
+function signListCredential(
+  ctx: Pick<SigningContext, 'now'>,
+  list: StatusListRecord,
   encodedList: string,
+  signer: DigestSigner,
 ): Promise<string | Record<string, unknown>> {
-  const { wallets } = tenantCollections(ctx.storage, list.tenantId, { wallets: WALLETS })
-  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(list.issuer) })
-  if (!wallet) throw forbidden(`the issuer ${list.issuer} of status list ${list.id} is no longer a wallet of the tenant`)
-  const signer = ctx.signers.signerFor(await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined)))
   const url = listUrlOf(list.baseUrl, list.id)
   const content: CredentialContent = {
     id: url,

@@ -6,7 +6,7 @@
  */
 import { verifyCredential, verifyPresentation } from 'did-jwt-vc'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError, snapshot, startHarness, type Harness } from '../helpers/harness.js'
+import { expectError, snapshot, startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
 import { approvals, member, mpcVaultBody, type Member } from '../helpers/mpc.js'
 
 const MEMBERSHIP_URL = 'https://example.com/contexts/membership/v1'
@@ -21,12 +21,13 @@ const MEMBERSHIP = {
 let h: Harness
 let members: Member[]
 let issuer: { did: string }
+let vaultId: string
 
 beforeAll(async () => {
   h = await startHarness({ storage: 'sqlite', service: { contexts: { [MEMBERSHIP_URL]: MEMBERSHIP } } })
   members = await Promise.all([member(), member(), member()])
   const created = await h.request('POST', '/vaults', { json: mpcVaultBody(members) })
-  const vaultId = created.body.vault.id
+  vaultId = created.body.vault.id
   expect(
     (await h.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })).status,
   ).toBe(200)
@@ -72,6 +73,35 @@ describe('credentials signed by an MPC wallet', () => {
       expect(res.body.errorMessage).toMatch(/1 more approval/)
     }
     expect(await snapshot(h)).toEqual(before)
+  })
+})
+
+describe('an MPC wallet whose DID owner is now an ECS wallet of the tenant', () => {
+  it('its new owner signs as it; a bystander of the same tenant (no quorum, no owner key) cannot: 403, nothing written', async () => {
+    const made = await h.request('POST', `/vaults/${vaultId}/wallet`, { json: {}, didAuth: await approvals(members[0], members[1]) })
+    const handed = made.body.wallet as { did: string }
+    const heir = await walletWithToken(h)
+    const own = await h.request('POST', '/did-auth-jwt', { json: { iss: handed.did }, didAuth: await approvals(members[0], members[1]) })
+    const configured = await h.request('POST', '/wallet/configure', {
+      json: { wallet: { did: handed.did }, walletConfig: { txsInput: [{ newOwner: heir.did }] } },
+      didAuth: [own.body.jwt, await approvals(members[0], members[2])].join(','),
+    })
+    expect(configured.body.wallet?.registry.errors, JSON.stringify(configured.body)).toEqual([])
+    const claim = (id: string) => ({ iss: handed.did, format: 'JWT', claims: [{ id, payload: { member: true } }] })
+
+    const bystander = await walletWithToken(h)
+    const before = await snapshot(h)
+    for (const didAuth of [bystander.jwt, await approvals(members[1])]) {
+      const res = await h.request('POST', '/claims/sign', { json: claim('urn:uuid:5f0c1a2e-0000-4000-8000-0000000000b1'), didAuth })
+      expectError(res, 403, 'FORBIDDEN')
+    }
+    expect(await snapshot(h)).toEqual(before)
+
+    const signed = await h.request('POST', '/claims/sign', {
+      json: claim('urn:uuid:5f0c1a2e-0000-4000-8000-0000000000b2'),
+      didAuth: heir.jwt,
+    })
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
   })
 })
 
