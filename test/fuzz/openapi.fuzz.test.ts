@@ -141,8 +141,11 @@ function withKnown(value: unknown): fc.Arbitrary<unknown> {
   return fc.constant(value)
 }
 
-/** An empty path parameter makes another path (not this operation's route: the embedding app answers it). */
-const nonEmptyIn = (where: 'path' | 'query') => (value: string) => where === 'query' || value !== ''
+/**
+ * Whether a value can be sent as a parameter: an empty, `.` or `..` path segment makes another path (a URL's dot segments are
+ * resolved, `%2E` ones too), not this operation's route — the embedding app answers it.
+ */
+const sendableIn = (where: 'path' | 'query') => (value: string) => where === 'query' || !['', '.', '..'].includes(value)
 
 const asQueryValue = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v))
 
@@ -153,7 +156,7 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
   const model = (where: 'path' | 'query') => {
     const params = op.params.filter((p) => p.in === where)
     const required = params.filter((p) => p.required || where === 'path')
-    const value = (p: Operation['params'][number]) => arbitraryOf(p.schema, options).map(asQueryValue).filter(nonEmptyIn(where))
+    const value = (p: Operation['params'][number]) => arbitraryOf(p.schema, options).map(asQueryValue).filter(sendableIn(where))
     const optional = params.filter((p) => !required.includes(p))
     return fc
       .subarray(optional, { maxLength: Math.min(1, optional.length) })
@@ -202,7 +205,7 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
         fc.constantFrom(...queries, 'extra').map((q) => ({ ...r, query: { ...r.query, [q]: ['a', 'b'] } })),
         fc.constant({ ...r, query: { ...r.query, extra: '1' } }),
         ...Object.keys(r.params).map((name) =>
-          awkwardStrings.filter(nonEmptyIn('path')).map((s) => ({ ...r, params: { ...r.params, [name]: s } })),
+          awkwardStrings.filter(sendableIn('path')).map((s) => ({ ...r, params: { ...r.params, [name]: s } })),
         ),
       ),
     ),
@@ -239,7 +242,7 @@ function headersOf(auth: Auth, security: Operation['security']): { token: string
   }
 }
 
-/** `encodeURIComponent` (dots too), except that a lone surrogate becomes the bytes WTF-8 gives it (not UTF-8: the server must cope). */
+/** `encodeURIComponent`, except that a lone surrogate becomes the bytes WTF-8 gives it (not UTF-8: the server must cope). */
 function encodeSegment(value: string): string {
   return [...value]
     .map((c) => {
@@ -248,8 +251,7 @@ function encodeSegment(value: string): string {
         return [0xe0 | (code >> 12), 0x80 | ((code >> 6) & 0x3f), 0x80 | (code & 0x3f)]
           .map((b) => `%${b.toString(16).toUpperCase()}`)
           .join('')
-      // A `.` or `..` segment would be resolved away by the client (another path, not this route's).
-      return c === '.' ? '%2E' : encodeURIComponent(c)
+      return encodeURIComponent(c)
     })
     .join('')
 }
