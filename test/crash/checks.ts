@@ -5,6 +5,7 @@
  * To add a check (e.g. "audit chain intact and has a record for each acknowledged act"), append
  * one to {@link CHECKS}.
  */
+import { gunzipSync } from 'node:zlib'
 import { http } from '../helpers/spawn.js'
 import type { StorageAdapter, StoredRecord } from '../../src/storage/port.js'
 import { principalOf } from '../../src/did/ethr.js'
@@ -159,7 +160,7 @@ export const CHECKS: Check[] = [
           problems.push(`entry ${entry} is ${value}, its last logged change ${changes.get(entry)}`)
       for (const entry of changes.keys()) if (!entries.has(entry)) problems.push(`change of ${entry}, an entry that does not exist`)
       const credentials = new Map((await records(view.storage, 'credentials')).map((c) => [c.id, c.jwt as string]))
-      for (const id of view.ledger.revoked) {
+      for (const id of view.ledger.revoked.keys()) {
         const jwt = credentials.get(id)
         if (jwt === undefined) problems.push(`revoked credential ${id} is missing`)
         else if (entries.get(statusEntryOf(jwt)) !== true) problems.push(`revocation of ${id} (${statusEntryOf(jwt)}) is not set`)
@@ -167,4 +168,34 @@ export const CHECKS: Check[] = [
       return problems
     },
   },
+  {
+    name: 'every acknowledged revocation older than the publication interval shows in its published list',
+    async problems(view) {
+      const credentials = new Map((await records(view.storage, 'credentials')).map((c) => [c.id, c.jwt as string]))
+      const lists = new Map<string, Buffer>()
+      const problems: string[] = []
+      for (const [id, at] of view.ledger.revoked) {
+        if (Date.now() - at < PUBLISH_INTERVAL_MS + 500) continue
+        const [listId, index] = statusEntryOf(credentials.get(id)!).split('/')
+        if (!lists.has(listId)) lists.set(listId, await publishedBits(view.url, listId))
+        if (!bitAt(lists.get(listId)!, Number(index))) problems.push(`revocation of ${id} (${listId}/${index}) is not published`)
+      }
+      return problems
+    },
+  },
 ]
+
+/** `didvault serve`'s default `statusPublishIntervalMs`: a list changed longer ago than this is signed on its next GET. */
+const PUBLISH_INTERVAL_MS = 1_000
+
+/** The bitstring of a published status list (a VC-JWT): `encodedList` is multibase base64url of its GZIP. */
+async function publishedBits(url: string, listId: string): Promise<Buffer> {
+  const res = await http(`${url}/status/${listId}`)
+  if (res.status !== 200) throw new Error(`GET /status/${listId}: ${res.status} ${JSON.stringify(res.body)}`)
+  const payload = JSON.parse(Buffer.from(String(res.body).split('.')[1], 'base64url').toString())
+  const encoded = payload.vc.credentialSubject.encodedList as string
+  return gunzipSync(Buffer.from(encoded.slice(1), 'base64url'))
+}
+
+/** Bit `index` of a W3C bitstring: index 0 is the most significant bit of the first byte. */
+const bitAt = (bits: Buffer, index: number) => ((bits[index >> 3] >> (7 - (index & 7))) & 1) === 1

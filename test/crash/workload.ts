@@ -34,8 +34,8 @@ export interface Ledger {
   wallets: Map<string, number>
   /** Stored credentials: `_id` → the roles the response gave it and its DID. */
   credentials: Map<string, { did: string; roles: string[] }>
-  /** Credentials whose revocation entry was set by an acknowledged status change: `_id`s. */
-  revoked: Set<string>
+  /** Credentials whose revocation entry was set by an acknowledged status change: `_id` → when it was acknowledged (ms). */
+  revoked: Map<string, number>
   /** Credentials stored and not yet given to a status change: `_id`s. */
   revocable: string[]
   /** Roles made for grants (deleted at random): DID → state. */
@@ -52,7 +52,7 @@ export interface Ledger {
 export const newLedger = (): Ledger => ({
   wallets: new Map(),
   credentials: new Map(),
-  revoked: new Set(),
+  revoked: new Map(),
   revocable: [],
   roles: new Map(),
   grants: [],
@@ -161,7 +161,7 @@ const revoke: Write = async (url, tenant, ledger) => {
     'status',
   )
   if (!body) return
-  for (const item of body.items as Array<{ index: number }>) ledger.revoked.add(ids[item.index])
+  for (const item of body.items as Array<{ index: number }>) ledger.revoked.set(ids[item.index], Date.now())
 }
 
 /** A role made to be granted (and later perhaps deleted). */
