@@ -7,18 +7,23 @@
  * refused request must write nothing (a digest of every collection before and after).
  *
  * DIDVAULT_FUZZ_RUNS sets the requests per operation (default 100), DIDVAULT_FUZZ_SEED the seed
- * (printed by every run): the same seed and runs replay the same requests.
+ * (printed by every run): the same seed and runs replay the same requests. DIDVAULT_FUZZ_STORAGE
+ * runs it on another backend of the harness (default `sqlite`).
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { TENANT_B, snapshot, startHarness, tokenFor, type Harness } from '../helpers/harness.js'
+import { TENANT_B, snapshot, startHarness, tokenFor, type Harness, type HarnessStorage } from '../helpers/harness.js'
 import { mintToken, tamper } from '../helpers/tokens.js'
 import { arbitraryOf, type Schema } from './schema-arbitrary.js'
 import { awkwardStrings, mutationsOf } from './mutations.js'
 
 const RUNS = Number(process.env.DIDVAULT_FUZZ_RUNS ?? 100)
+/** The backend (a `HarnessStorage`): a real SQLite file unless DIDVAULT_FUZZ_STORAGE names another (postgres, memory, mongo-stand-in). */
+const STORAGE = (process.env.DIDVAULT_FUZZ_STORAGE ?? 'sqlite') as HarnessStorage
 const SEED = Number(process.env.DIDVAULT_FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
-console.log(`[fuzz] seed ${SEED}, ${RUNS} requests per operation (DIDVAULT_FUZZ_SEED=${SEED} DIDVAULT_FUZZ_RUNS=${RUNS} to replay)`)
+console.log(
+  `[fuzz] ${STORAGE}: seed ${SEED}, ${RUNS} requests per operation (DIDVAULT_FUZZ_SEED=${SEED} DIDVAULT_FUZZ_RUNS=${RUNS} to replay)`,
+)
 
 /** Who a request claims to be. */
 type Auth = 'valid' | 'none' | 'garbage' | 'otherTenant' | 'forged' | 'tampered' | 'expired' | 'outsider' | 'commas' | 'many'
@@ -96,6 +101,9 @@ async function fixtures(): Promise<void> {
     'VerifiableCredential',
     'revocation',
     'default',
+    // The wallets the valid tokens control weigh more: requests naming them reach further.
+    ...Array<string>(4).fill(root.did),
+    ...Array<string>(2).fill(wallet.did),
   )
 }
 
@@ -182,7 +190,9 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
     { weight: 2, arbitrary: valid.chain((r) => fc.constantFrom(...BAD_AUTH).map((auth) => ({ ...r, auth }))) },
   ]
   if (op.body) {
-    const mutated = valid.chain((r) => mutationsOf((r.body as { json: unknown }).json).map((json) => ({ ...r, body: { json } })))
+    // One mutation, or two in a row.
+    const mutate = (json: unknown) => mutationsOf(json).chain((once) => fc.oneof(fc.constant(once), mutationsOf(once)))
+    const mutated = valid.chain((r) => mutate((r.body as { json: unknown }).json).map((json) => ({ ...r, body: { json } })))
     const raw = fc
       .constantFrom(
         { raw: '{', contentType: 'application/json' },
@@ -286,7 +296,10 @@ async function send(op: Operation, req: FuzzRequest) {
 }
 
 beforeAll(async () => {
-  h = await startHarness({ storage: 'sqlite', service: { publicUrl: 'https://status.example.com', statusPublishIntervalMs: 86_400_000 } })
+  h = await startHarness({
+    storage: STORAGE,
+    service: { publicUrl: 'https://status.example.com', statusPublishIntervalMs: 86_400_000 },
+  })
   document = (await h.request('GET', '/openapi.json', { token: null })).body
   await fixtures()
 }, 60_000)
