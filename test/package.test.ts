@@ -31,6 +31,9 @@ const ENTRY_POINTS: Record<string, string> = {
   './testing': 'runStorageConformance',
 }
 
+/** Exports that are data files, not entry points. */
+const DATA_EXPORTS = ['./package.json', './config.schema.json']
+
 function node(args: string[]): string {
   return execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
 }
@@ -63,7 +66,7 @@ describe('package entry points', () => {
   })
 
   it('every subpath of package.json exports resolves, in ESM and (where it declares one) in CJS, to its entry point', () => {
-    const exported = Object.entries(EXPORTS).filter(([subpath]) => subpath !== './package.json')
+    const exported = Object.entries(EXPORTS).filter(([subpath]) => !DATA_EXPORTS.includes(subpath))
     expect(exported.map(([subpath]) => subpath).sort()).toEqual(Object.keys(ENTRY_POINTS).sort())
     for (const [subpath, conditions] of exported) {
       const specifier = `didvault${subpath.slice(1)}`
@@ -74,6 +77,17 @@ describe('package entry points', () => {
       const cjs = node(['-e', `console.log(typeof require(${JSON.stringify(specifier)}).${name})`])
       expect(cjs.trim(), `require ${specifier}`).toBe('function')
     }
+  })
+
+  it('didvault/config.schema.json is the config file’s JSON Schema, for import (with type json) and require', () => {
+    const committed = JSON.parse(readFileSync(join(root, 'schemas/didvault.config.schema.json'), 'utf8'))
+    const esm = node([
+      '--input-type=module',
+      '-e',
+      "const m = await import('didvault/config.schema.json', { with: { type: 'json' } }); console.log(JSON.stringify(m.default))",
+    ])
+    expect(JSON.parse(esm)).toEqual(committed)
+    expect(JSON.parse(node(['-e', "console.log(JSON.stringify(require('didvault/config.schema.json')))"]))).toEqual(committed)
   })
 
   it('didvault/testing is ESM only: vitest, which it runs on, cannot be required', () => {

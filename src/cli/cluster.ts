@@ -7,13 +7,12 @@
  */
 import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
+import { MAX_WORKERS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
 import { envApiKeys, printFirstKey, serve, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
 import { openService, storageTargetOf } from './storage-target.js'
 import { UsageError } from './usage.js'
 
-/** The most `--workers`. */
-export const MAX_WORKERS = 64
 /** Crashes within {@link CRASH_WINDOW_MS} beyond which the primary stops rather than fork again: this many per worker. */
 const CRASHES_PER_WORKER = 5
 const CRASH_WINDOW_MS = 60_000

@@ -15,7 +15,12 @@ import { UsageError } from './usage.js'
 export interface ContextFlag {
   url: string
   file: string
+  /** Where it was given, for messages, when not a flag: the config file's key (`contexts["<url>"]`). */
+  setting?: string
 }
+
+/** How messages name a context: its flag, or its config file key. */
+const aboutOf = ({ url, file, setting }: ContextFlag) => (setting === undefined ? `--context ${url}=${file}` : `${setting} (${file})`)
 
 /** Parses a `--context` value. @throws {UsageError} not `<url>=<file>`, or not an absolute http(s)/urn URL */
 export function parseContextFlag(value: string): ContextFlag {
@@ -27,8 +32,9 @@ export function parseContextFlag(value: string): ContextFlag {
 }
 
 /** The context document in `file`. @throws {Error} naming the file when it is unreadable, not JSON, or not a context document */
-function readContextDocument({ url, file }: ContextFlag): ContextDocument {
-  const about = `--context ${url}=${file}`
+function readContextDocument(flag: ContextFlag): ContextDocument {
+  const about = aboutOf(flag)
+  const { file } = flag
   let text: string
   try {
     text = readFileSync(file, 'utf8')
@@ -46,19 +52,19 @@ function readContextDocument({ url, file }: ContextFlag): ContextDocument {
 }
 
 /**
- * Reads every `--context` value's file, registers it under its URL, and has jsonld process it,
- * in the order given; stops at the first problem. The same URL may be given twice only with
- * the same document.
+ * Reads every `--context` value's file (or config file context, already parsed), registers it
+ * under its URL, and has jsonld process it, in the order given; stops at the first problem. The
+ * same URL may be given twice only with the same document.
  *
  * @throws {UsageError} a malformed value
  * @throws {Error} a file problem, a URL known with another document, or a context jsonld refuses
  */
-export async function registerContextFiles(values: readonly string[]): Promise<void> {
-  const flags = values.map(parseContextFlag)
+export async function registerContextFiles(values: readonly (string | ContextFlag)[]): Promise<void> {
+  const flags = values.map((value) => (typeof value === 'string' ? parseContextFlag(value) : value))
   const fileOf = new Map<string, string>()
   for (const flag of flags) {
     const document = readContextDocument(flag)
-    const about = `--context ${flag.url}=${flag.file}`
+    const about = aboutOf(flag)
     const known = getContext(flag.url)
     if (known !== undefined && JSON.stringify(known) !== JSON.stringify(document)) {
       const earlier = fileOf.get(flag.url)

@@ -1,7 +1,9 @@
 /** `didvault keys create|list|revoke`: API keys on the same storage and master key as `serve`. */
 import { parseArgs } from 'node:util'
 import type { ApiKeyInfo } from '../auth/api-keys.js'
-import { defaultStorage, openService, storageTargetOf } from './storage-target.js'
+import { effectiveConfig } from '../config/effective.js'
+import { configFileOf } from './serve-config.js'
+import { openService, storageTargetOf } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
 
 /** Runs a `keys` subcommand; output goes to `out` (stdout). */
@@ -17,7 +19,8 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
       tenant: { type: 'string' },
       label: { type: 'string' },
       json: { type: 'boolean', default: false },
-      storage: { type: 'string', default: defaultStorage(env) },
+      storage: { type: 'string' },
+      config: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
     allowPositionals: true,
@@ -31,7 +34,10 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   if (sub !== 'create' && values.label !== undefined) throw new UsageError('--label goes with keys create')
   if (sub === 'revoke' && (values.tenant !== undefined || values.json))
     throw new UsageError('keys revoke takes only the key id (and --storage)')
-  const target = storageTargetOf(values.storage)
+  // The storage `serve` would use: --storage, else DIDVAULT_STORAGE, else the config file's (--config or DIDVAULT_CONFIG).
+  const flagged = values.storage === undefined ? {} : { storage: values.storage }
+  const fromEnv = env.DIDVAULT_STORAGE ? { storage: env.DIDVAULT_STORAGE } : {}
+  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config.storage)
   if (target.kind === 'memory')
     throw new UsageError(
       'keys needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...): memory storage lives inside one serve process',

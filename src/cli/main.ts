@@ -1,13 +1,12 @@
 /** The `didvault` command: usage errors exit 2 on stderr, help and version go to stdout with exit 0. */
+import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
-import { canonicalOrigin } from '../http/cors.js'
-import { publicBaseUrl } from '../status/list-url.js'
-import { checkedOrigins } from '../status/status-list-source.js'
-import { parseWorkers, serveCluster } from './cluster.js'
+import { serveCluster } from './cluster.js'
+import { config } from './config-command.js'
 import { keys } from './keys.js'
 import { serve } from './serve.js'
-import { defaultStorage } from './storage-target.js'
+import { effectiveServeConfig, serveOptionsOf, SERVE_FLAGS } from './serve-config.js'
 import { USAGE, UsageError } from './usage.js'
 
 const out = (line: string) => console.log(line)
@@ -18,72 +17,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (command === '-h' || command === '--help' || command === 'help') return out(USAGE.main)
   if (command === '-v' || command === '--version') return out(packageJson.version)
   if (command === 'keys') return keys(rest, env, out)
+  if (command === 'config') return config(rest, env, out)
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`)
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      host: { type: 'string', default: '127.0.0.1' },
-      port: { type: 'string', default: '8080' },
-      storage: { type: 'string', default: defaultStorage(env) },
-      context: { type: 'string', multiple: true, default: [] },
-      cors: { type: 'string', multiple: true, default: [] },
-      'public-url': { type: 'string' },
-      'status-list-origin': { type: 'string', multiple: true, default: [] },
-      workers: { type: 'string', default: '1' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-    strict: true,
-  })
+  const { values } = parseArgs({ args: rest, options: SERVE_FLAGS, strict: true })
   if (values.help) return out(USAGE.serve)
-  const port = Number(values.port)
-  if (!/^\d+$/.test(values.port) || port > 65535) throw new UsageError(`--port must be 0..65535, got ${values.port}`)
-  const workers = parseWorkers(values.workers)
-  const options = {
-    host: values.host,
-    port,
-    storage: values.storage,
-    contexts: values.context,
-    corsOrigins: values.cors.map(corsOrigin),
-    ...publicUrlOf(values['public-url'] ?? env.DIDVAULT_PUBLIC_URL),
-    statusListOrigins: statusListOrigins(values['status-list-origin'], env),
-    workers,
-  }
-  await (workers > 1 ? serveCluster(options, env) : serve(options, env))
-}
-
-/** `--public-url` (or DIDVAULT_PUBLIC_URL) checked, or a usage error. */
-function publicUrlOf(value: string | undefined): { publicUrl?: string } {
-  if (value === undefined || value === '') return {}
-  try {
-    return { publicUrl: publicBaseUrl(value, '--public-url') }
-  } catch (err) {
-    throw new UsageError((err as Error).message)
-  }
-}
-
-/** The `--status-list-origin` values (or, without any, `DIDVAULT_STATUS_LIST_ORIGINS`, comma-separated), checked. */
-function statusListOrigins(flags: string[], env: NodeJS.ProcessEnv): string[] {
-  const values =
-    flags.length > 0
-      ? flags
-      : (env.DIDVAULT_STATUS_LIST_ORIGINS ?? '')
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-  try {
-    return checkedOrigins(values)
-  } catch (err) {
-    throw new UsageError(`--status-list-origin: ${(err as Error).message}`)
-  }
-}
-
-/** A `--cors` value in the spelling browsers send, or a usage error. */
-function corsOrigin(value: string): string {
-  try {
-    return canonicalOrigin(value)
-  } catch (err) {
-    throw new UsageError(`--cors: ${(err as Error).message}`)
-  }
+  const { config: effective, notes } = effectiveServeConfig(values, env)
+  // A cluster's workers run this again: the primary alone says what the environment overrides.
+  if (!cluster.isWorker) for (const note of notes) console.error(`didvault: ${note}`)
+  const options = serveOptionsOf(effective)
+  await (options.workers > 1 ? serveCluster(options, env) : serve(options, env))
 }
 
 /** parseArgs reports unknown options and missing values with these codes. */
@@ -95,7 +37,7 @@ main(process.argv.slice(2), process.env).catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err)
   if (isArgumentError(err)) {
     const command = process.argv[2]
-    const help = command === 'serve' || command === 'keys' ? `didvault ${command} --help` : 'didvault --help'
+    const help = ['serve', 'keys', 'config'].includes(command) ? `didvault ${command} --help` : 'didvault --help'
     console.error(`didvault: ${message}\nsee: ${help}`)
     process.exit(2)
   }

@@ -6,7 +6,8 @@ import express from 'express'
 import type { IdentityService } from '../service/identity-service.js'
 import { createRouter } from '../http/router.js'
 import { answerClientErrors } from '../http/client-errors.js'
-import { registerContextFiles } from './context-files.js'
+import type { ServiceSettings } from '../config/service-options.js'
+import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { openService, storageTargetOf } from './storage-target.js'
 
 export interface ServeOptions {
@@ -14,8 +15,8 @@ export interface ServeOptions {
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
-  /** `--context` values, `<url>=<file.jsonld>`: JSON-LD contexts registered before the service starts. */
-  contexts?: readonly string[]
+  /** `--context` values (`<url>=<file.jsonld>`) or config file contexts: JSON-LD contexts registered before the service starts. */
+  contexts?: readonly (string | ContextFlag)[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
   corsOrigins?: string[]
   /** `--public-url`: the base of published status-list URLs. */
@@ -24,6 +25,12 @@ export interface ServeOptions {
   statusListOrigins?: string[]
   /** Processes serving the port (`--workers`): 1 is this process alone, more run as a cluster (`cluster.ts`). */
   workers?: number
+  /** Logging (`--log-level`, `--log-format`; config `log`). */
+  log?: { level?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format?: 'json' | 'pretty' }
+  /** `GET /metrics` (`--metrics on|off`, `--metrics-port`; config `metrics`). */
+  metrics?: { enabled?: boolean; port?: number }
+  /** The config file's sections without a flag: `networks`, `resolvers`, `limits`, `tokens` (docs/operations.md#configuration). */
+  settings?: ServiceSettings
 }
 
 /**
@@ -64,8 +71,8 @@ export async function serve(
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
-  const { publicUrl, statusListOrigins } = options
-  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins })
+  const { publicUrl, statusListOrigins, settings } = options
+  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, settings })
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     console.warn(
       'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic ' +
@@ -86,7 +93,13 @@ export async function serve(
     next()
   })
   const corsOrigins = options.corsOrigins ?? []
-  app.use(createRouter(service, corsOrigins.length > 0 ? { cors: { origins: corsOrigins } } : {}))
+  const bodyLimit = settings?.limits?.body
+  app.use(
+    createRouter(service, {
+      ...(corsOrigins.length > 0 && { cors: { origins: corsOrigins } }),
+      ...(bodyLimit !== undefined && { bodyLimit }),
+    }),
+  )
   app.use((_req, res) => {
     res.status(404).json({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })

@@ -1,5 +1,6 @@
 /** `--storage` for every command: what it names, and opening it with its master key. */
 import { existsSync } from 'node:fs'
+import { serviceOptionsOf, type ServiceSettings } from '../config/service-options.js'
 import { IdentityService } from '../service/identity-service.js'
 import { createMemoryStorage } from '../storage/memory/index.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -12,9 +13,6 @@ export type StorageTarget =
   | { kind: 'sqlite'; path: string }
   | { kind: 'mongodb'; url: string }
   | { kind: 'postgres'; url: string; schema?: string }
-
-/** The `--storage` default: `DIDVAULT_STORAGE`, else `sqlite:./didvault.db`. */
-export const defaultStorage = (env: NodeJS.ProcessEnv) => env.DIDVAULT_STORAGE || 'sqlite:./didvault.db'
 
 /**
  * Parses `memory`, `sqlite:<path>`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
@@ -62,24 +60,39 @@ async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
  * The service over `target`, with the master key `serve` would use. `mustExist`: a SQLite
  * database that is not there yet is an error rather than a new empty one. `jsonldThreads`: the
  * JSON-LD worker pool's size (default: the service's, sized for one process per machine).
+ * `settings`: the config file's networks, resolvers, limits and tokens.
  */
 export async function openService(
   target: StorageTarget,
   env: NodeJS.ProcessEnv,
-  options: { mustExist?: boolean; jsonldThreads?: number; publicUrl?: string; statusListOrigins?: string[] } = {},
+  options: {
+    mustExist?: boolean
+    jsonldThreads?: number
+    publicUrl?: string
+    statusListOrigins?: string[]
+    settings?: ServiceSettings
+  } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
     throw new Error(`no didvault database at ${target.path} (check --storage or DIDVAULT_STORAGE)`)
   }
-  // The key is settled before the database is opened (opening creates the file).
+  // The key and the gas payers are settled before the database is opened (opening creates the file).
   const master = resolveMasterKey(env, target)
+  const configured = serviceOptionsOf(options.settings ?? {})
   const storage = await openStorage(target)
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
     const publicUrl = options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }
     const { statusListOrigins } = options
     return {
-      service: await IdentityService.create({ storage, masterKey: master.key, ...jsonldWorkers, ...publicUrl, statusListOrigins }),
+      service: await IdentityService.create({
+        storage,
+        masterKey: master.key,
+        ...configured,
+        ...jsonldWorkers,
+        ...publicUrl,
+        statusListOrigins,
+      }),
       storage,
     }
   } catch (err) {

@@ -23,6 +23,7 @@ export const USAGE = {
 commands:
   serve           run the HTTP service
   keys            create, list and revoke API keys (Base Auth Tokens)
+  config          check a config file, print the effective config
 
 options:
   -h, --help      this text (also: didvault <command> --help)
@@ -30,9 +31,14 @@ options:
 
 ${ENVIRONMENT}`,
 
-  serve: `usage: didvault serve [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>] [--context <url>=<file.jsonld>]...
-                      [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
+  serve: `usage: didvault serve [--config <file>] [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>]
+                      [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
+                      [--log-level <level>] [--log-format json|pretty] [--metrics on|off] [--metrics-port <n>]
 
+  --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
+                  without a flag (networks, resolvers, limits, tokens). A flag given overrides the environment,
+                  which overrides the file, which overrides the defaults (docs/operations.md#configuration).
+                  An unknown key or a wrong value stops the start, naming its key path
   --host <h>      address to listen on (default 127.0.0.1)
   --port <n>      port, 0..65535 (default 8080; 0 = any free port)
 ${STORAGE}
@@ -55,23 +61,43 @@ ${STORAGE}
                   an origin (https://host[:port]; http only on loopback) whose status lists credentials
                   being verified may name; repeatable. Lists elsewhere fail their check, never fetched.
                   Default: none, or DIDVAULT_STATUS_LIST_ORIGINS (comma-separated) when no flag is given
+  --log-level <l> fatal, error, warn, info (default), debug, trace or silent
+  --log-format <f>
+                  json (default: one line per event) or pretty (for a terminal)
+  --metrics on|off
+                  serve GET /metrics (default on)
+  --metrics-port <n>
+                  serve /metrics on this port rather than the service's
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.
 
 ${ENVIRONMENT}
-  DIDVAULT_API_KEYS     tenant:key,tenant:key registered at start (idempotent)`,
+  DIDVAULT_API_KEYS     tenant:key,tenant:key registered at start (idempotent)
+  DIDVAULT_CONFIG       the --config file when the flag is not given`,
+
+  config: `usage: didvault config <check|print> [options]
+
+  didvault config check <file>
+      validates a config file (JSON, or YAML for .yaml/.yml) without starting anything: prints "ok: <file>"
+      and exits 0, or names each wrong key path on stderr and exits 2
+  didvault config print [--config <file>] [serve flags...]
+      prints the effective config (flags > environment > file > defaults) as JSON, with the passwords of
+      storage URLs and the keys of rpcUrls and resolver URLs masked; notes what the environment overrides
+
+  The master key is never a config setting: DIDVAULT_MASTER_KEY (or the SQLite key file) only.`,
 
   keys: `usage: didvault keys <create|list|revoke> [options]
 
-  didvault keys create --tenant <id> [--label <text>] [--json] [--storage <s>]
+  didvault keys create --tenant <id> [--label <text>] [--json] [--storage <s>] [--config <file>]
       creates a key and prints it once (only its keyed hash is stored)
-  didvault keys list [--tenant <id>] [--json] [--storage <s>]
+  didvault keys list [--tenant <id>] [--json] [--storage <s>] [--config <file>]
       id, tenant, label, created, last used (never the key)
-  didvault keys revoke <id> [--storage <s>]
+  didvault keys revoke <id> [--storage <s>] [--config <file>]
       deletes a key; running servers refuse it from the next request on
 
 ${STORAGE}
+  --config <file> without --storage or DIDVAULT_STORAGE: the storage of this config file (also DIDVAULT_CONFIG)
 
 ${ENVIRONMENT}`,
 }

@@ -28,6 +28,7 @@ export const LAYERS: string[][] = [
   ['presentations'],
   ['service'],
   ['http', 'client', 'testing'],
+  ['config'],
   ['cli'],
   ['index'],
 ]

@@ -47,6 +47,30 @@ describe('postgres adapter specifics', () => {
     expect(version).toBe('1')
   })
 
+  it('a burst of read-then-write transactions on one row, from two adapters, all commit within 3 attempts (the retry lane)', async () => {
+    const schema = `${server.schema}_lane`
+    const spec = { name: 'counters', fields: ['createdAt'], indexes: [] }
+    const storages = await Promise.all(
+      [1, 2].map(() => createPostgresStorage({ connectionString: server.url, schema, transactionAttempts: 3 })),
+    )
+    try {
+      for (const storage of storages) await storage.init([spec])
+      await storages[0].collection('counters').insert({ id: 'head', n: 0, createdAt: 0 })
+      // Each reads the row and writes it back incremented (like a chain head): without the lane, the attempts of a burst
+      // fail each other until some run out (3 attempts fail here without it).
+      const bump = (storage: (typeof storages)[number]) =>
+        storage.transaction(async (tx) => {
+          const counters = tx.collection<{ id: string; n: number }>('counters')
+          const head = (await counters.get('head'))!
+          await counters.update('head', { n: head.n + 1 })
+        })
+      await Promise.all(Array.from({ length: 40 }, (_, i) => bump(storages[i % 2])))
+      expect((await storages[1].collection<{ id: string; n: number }>('counters').get('head'))!.n).toBe(40)
+    } finally {
+      await Promise.all(storages.map((storage) => storage.close()))
+    }
+  })
+
   it('leaves a pool it was given open; closing twice is fine; a closed storage refuses work', async () => {
     const pool = new pg.Pool({ connectionString: server.url })
     const storage = await createPostgresStorage({ pool, schema: server.schema })

@@ -44,7 +44,7 @@ export const DEFAULT_JSONLD_LIMITS: Readonly<JsonLdLimits> = Object.freeze({
 export const MAX_JSON_DEPTH = 256
 
 /** Highest value each bound may be configured to. */
-const CEILINGS: Readonly<JsonLdLimits> = {
+export const JSONLD_CEILINGS: Readonly<JsonLdLimits> = {
   maxNodes: 1_000_000,
   maxArrayLength: 1_000_000,
   maxStringLength: 16_777_216,
@@ -156,8 +156,8 @@ export function jsonLdLimitsOf(limits: Partial<JsonLdLimits> = {}): JsonLdLimits
   const filled = { ...DEFAULT_JSONLD_LIMITS, ...limits }
   for (const name of Object.keys(DEFAULT_JSONLD_LIMITS) as Array<keyof JsonLdLimits>) {
     const value = filled[name]
-    if (!Number.isSafeInteger(value) || value < 1 || value > CEILINGS[name]) {
-      throw new TypeError(`limits.jsonld.${name} must be an integer from 1 to ${CEILINGS[name]}, got ${String(value)}`)
+    if (!Number.isSafeInteger(value) || value < 1 || value > JSONLD_CEILINGS[name]) {
+      throw new TypeError(`limits.jsonld.${name} must be an integer from 1 to ${JSONLD_CEILINGS[name]}, got ${String(value)}`)
     }
   }
   const { maxNodes, maxArrayLength, maxStringLength, maxDepth } = filled

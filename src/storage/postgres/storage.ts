@@ -69,6 +69,8 @@ interface Scope extends TransactionScope {
 
 /** The isolation of every transaction: what the service's read-check-write steps need across processes. */
 const ISOLATION = 'SERIALIZABLE'
+/** First key of the advisory lock of the retry lane (the second is the schema's hash; migrations use another first key). */
+const RETRY_LANE_LOCK = 0x64767274 // 'dvrt'
 
 /**
  * An adapter bound to one scope. The root runs each statement on a pooled connection, so
@@ -114,12 +116,18 @@ class PostgresAdapter implements StorageAdapter {
    * `transactionAttempts`, with jittered backoff) when PostgreSQL reports a serialization
    * failure or a deadlock, so `fn` must have no effect outside storage. Nested calls are
    * savepoints: a throw inside one undoes only its writes.
+   *
+   * A transaction that failed once is run again in the *retry lane*: it takes a session advisory
+   * lock of the schema before `BEGIN`, so retried transactions of every process run one at a
+   * time, each with a snapshot taken after the one before it committed. A burst of transactions
+   * on one hot row (a vault's HD index, a chain head) then drains one by one instead of failing
+   * each other until their attempts run out; a retried transaction can only lose to a first attempt.
    */
   async transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    if (this.scope.client !== undefined) return this.runOnce(fn)
+    if (this.scope.client !== undefined) return this.runOnce(fn, false)
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.runOnce(fn)
+        return await this.runOnce(fn, attempt > 1)
       } catch (err) {
         if (!isRetryable(err) || attempt >= this.core.attempts) throw err
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)))
@@ -127,7 +135,7 @@ class PostgresAdapter implements StorageAdapter {
     }
   }
 
-  private runOnce<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
+  private runOnce<R>(fn: (tx: StorageAdapter) => Promise<R>, retryLane: boolean): Promise<R> {
     // Top-level transactions each take a client of their own and run concurrently; nested ones share their parent's.
     const parent = this.scope.client === undefined ? rootScope() : this.scope
     return runTransaction(
@@ -137,10 +145,13 @@ class PostgresAdapter implements StorageAdapter {
         const { depth } = this.scope
         const client = this.scope.client ?? (await this.core.pool.connect())
         const savepoint = `didvault_${depth}`
+        const lane = retryLane && depth === 0
         try {
+          if (lane) await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [RETRY_LANE_LOCK, this.core.schema])
           await client.query(depth === 0 ? `BEGIN ISOLATION LEVEL ${ISOLATION}` : `SAVEPOINT ${savepoint}`)
         } catch (err) {
-          if (depth === 0) client.release()
+          // A client whose lock or BEGIN failed may hold the lock: it leaves the pool (closing its session frees the lock).
+          if (depth === 0) client.release(lane ? (err as Error) : undefined)
           throw err
         }
         // A failed COMMIT (a serialization failure is reported there) is followed by the scope's
@@ -151,6 +162,7 @@ class PostgresAdapter implements StorageAdapter {
           ended = depth === 0
           try {
             await client.query(sql)
+            if (lane) await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [RETRY_LANE_LOCK, this.core.schema])
             if (depth === 0) client.release()
           } catch (err) {
             // A client whose COMMIT or ROLLBACK failed is not returned to the pool in an unknown state.

@@ -1,0 +1,140 @@
+/**
+ * `didvault serve` and `didvault config print` settings: the flags (no parseArgs defaults, so a
+ * flag not given is seen as such), the environment, and the config file of `--config` or
+ * `DIDVAULT_CONFIG`, merged by precedence (`config/effective.ts`) into the {@link ServeOptions}.
+ * A bad flag, environment value or config file is a usage error naming it.
+ */
+import { type parseArgs } from 'node:util'
+import { effectiveConfig, type EffectiveConfig, type SettingsLayer } from '../config/effective.js'
+import { ConfigError, loadConfigFile } from '../config/load.js'
+import type { DidvaultConfig } from '../config/schema.js'
+import { canonicalOrigin } from '../http/cors.js'
+import { publicBaseUrl } from '../status/list-url.js'
+import { checkedOrigins } from '../status/status-list-source.js'
+import { parseWorkers } from './cluster.js'
+import { parseContextFlag } from './context-files.js'
+import type { ServeOptions } from './serve.js'
+import { UsageError } from './usage.js'
+
+/** The flags of `serve` (and of `config print`). */
+export const SERVE_FLAGS = {
+  config: { type: 'string' },
+  host: { type: 'string' },
+  port: { type: 'string' },
+  storage: { type: 'string' },
+  context: { type: 'string', multiple: true },
+  cors: { type: 'string', multiple: true },
+  'public-url': { type: 'string' },
+  'status-list-origin': { type: 'string', multiple: true },
+  workers: { type: 'string' },
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+  metrics: { type: 'string' },
+  'metrics-port': { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
+export type ServeFlags = ReturnType<typeof parseArgs<{ options: typeof SERVE_FLAGS; strict: true }>>['values']
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+const LOG_FORMATS = ['json', 'pretty'] as const
+
+/** Runs a checker, turning its error into a usage error led by `name`. */
+function checked<T>(name: string, check: () => T): T {
+  try {
+    return check()
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    throw new UsageError(`${name}: ${(err as Error).message}`)
+  }
+}
+
+function portOf(flag: string, value: string): number {
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${flag} must be 0..65535, got ${value}`)
+  return port
+}
+
+function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be ${allowed.join(', ')}; got ${value}`)
+  return value as T
+}
+
+/** The settings the flags give, checked. */
+export function flagLayer(values: ServeFlags): SettingsLayer {
+  const level = values['log-level']
+  const format = values['log-format']
+  const log = {
+    ...(level !== undefined && { level: oneOf('--log-level', level, LOG_LEVELS) }),
+    ...(format !== undefined && { format: oneOf('--log-format', format, LOG_FORMATS) }),
+  }
+  const metrics = {
+    ...(values.metrics !== undefined && { enabled: oneOf('--metrics', values.metrics, ['on', 'off']) === 'on' }),
+    ...(values['metrics-port'] !== undefined && { port: portOf('--metrics-port', values['metrics-port']) }),
+  }
+  const publicUrl = values['public-url']
+  return {
+    ...(values.host !== undefined && { host: values.host }),
+    ...(values.port !== undefined && { port: portOf('--port', values.port) }),
+    ...(values.storage !== undefined && { storage: values.storage }),
+    ...(values.workers !== undefined && { workers: parseWorkers(values.workers) }),
+    ...(values.cors !== undefined && { cors: values.cors.map((o) => checked('--cors', () => canonicalOrigin(o))) }),
+    ...(publicUrl !== undefined &&
+      publicUrl !== '' && { publicUrl: checked('--public-url', () => publicBaseUrl(publicUrl, '--public-url')) }),
+    ...(values['status-list-origin'] !== undefined && {
+      statusListOrigins: checked('--status-list-origin', () => checkedOrigins(values['status-list-origin']!)),
+    }),
+    ...(values.context !== undefined && { contexts: values.context.map(parseContextFlag) }),
+    ...(Object.keys(log).length > 0 && { log }),
+    ...(Object.keys(metrics).length > 0 && { metrics }),
+  }
+}
+
+/** The settings the environment gives (`DIDVAULT_STORAGE`, `DIDVAULT_PUBLIC_URL`, `DIDVAULT_STATUS_LIST_ORIGINS`), checked. */
+export function envLayer(env: NodeJS.ProcessEnv): SettingsLayer {
+  const { DIDVAULT_STORAGE: storage, DIDVAULT_PUBLIC_URL: publicUrl, DIDVAULT_STATUS_LIST_ORIGINS: origins } = env
+  const listed = (origins ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+  return {
+    ...(storage && { storage }),
+    ...(publicUrl && { publicUrl: checked('DIDVAULT_PUBLIC_URL', () => publicBaseUrl(publicUrl, '--public-url')) }),
+    ...(listed.length > 0 && { statusListOrigins: checked('--status-list-origin', () => checkedOrigins(listed)) }),
+  }
+}
+
+/** The config file named by `--config`, else `DIDVAULT_CONFIG`, checked; undefined when neither names one. */
+export function configFileOf(flag: string | undefined, env: NodeJS.ProcessEnv): DidvaultConfig | undefined {
+  const file = flag ?? (env.DIDVAULT_CONFIG || undefined)
+  if (file === undefined) return undefined
+  try {
+    return loadConfigFile(file)
+  } catch (err) {
+    if (err instanceof ConfigError) throw new UsageError(`config ${err.message}`)
+    throw err
+  }
+}
+
+/** The effective settings of `serve` with these flags and environment; `notes`: what the environment overrode in the file. */
+export function effectiveServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv): { config: EffectiveConfig; notes: string[] } {
+  return effectiveConfig(flagLayer(values), envLayer(env), configFileOf(values.config, env))
+}
+
+/** What `serve` is started with. */
+export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { workers: number } {
+  const { networks, resolvers, limits, tokens, log, metrics } = config
+  return {
+    host: config.host,
+    port: config.port,
+    storage: config.storage,
+    contexts: config.contexts,
+    corsOrigins: config.cors,
+    ...(config.publicUrl !== undefined && { publicUrl: config.publicUrl }),
+    statusListOrigins: config.statusListOrigins,
+    workers: typeof config.workers === 'number' ? config.workers : parseWorkers(config.workers),
+    ...(log && { log }),
+    ...(metrics && { metrics }),
+    settings: { networks, resolvers, limits, tokens },
+  }
+}

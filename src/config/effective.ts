@@ -1,0 +1,99 @@
+/**
+ * The effective settings of `didvault serve`: for each one, the flag if given, else its
+ * environment variable, else the config file, else the default (docs/operations.md
+ * *Configuration*). A flag replaces the file's value whole (lists are not merged); the `log` and
+ * `metrics` sections merge field by field. What the environment overrides in the file is
+ * reported in `notes`, never silently.
+ */
+import type { DidvaultConfig } from './schema.js'
+
+/** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
+export interface ContextFile {
+  url: string
+  file: string
+  setting?: string
+}
+
+/** Every setting, as the service is started with it. */
+export interface EffectiveConfig {
+  host: string
+  port: number
+  storage: string
+  workers: number | 'auto'
+  cors: string[]
+  publicUrl?: string
+  statusListOrigins: string[]
+  contexts: ContextFile[]
+  networks?: DidvaultConfig['networks']
+  resolvers?: DidvaultConfig['resolvers']
+  limits?: DidvaultConfig['limits']
+  tokens?: DidvaultConfig['tokens']
+  log?: NonNullable<DidvaultConfig['log']>
+  metrics?: NonNullable<DidvaultConfig['metrics']>
+}
+
+/** What the flags or the environment set, already checked. */
+export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'publicUrl'>> &
+  Partial<Pick<EffectiveConfig, 'statusListOrigins' | 'contexts' | 'log' | 'metrics'>>
+
+/** The settings the environment may give, with their variables. */
+export const ENV_SETTINGS = {
+  storage: 'DIDVAULT_STORAGE',
+  publicUrl: 'DIDVAULT_PUBLIC_URL',
+  statusListOrigins: 'DIDVAULT_STATUS_LIST_ORIGINS',
+} as const
+
+export const DEFAULTS = {
+  host: '127.0.0.1',
+  port: 8080,
+  storage: 'sqlite:./didvault.db',
+  workers: 1,
+  cors: [] as string[],
+  statusListOrigins: [] as string[],
+  contexts: [] as ContextFile[],
+} as const
+
+/** The file's settings in the layers' shape. */
+export function fileLayer(config: DidvaultConfig): SettingsLayer & Omit<DidvaultConfig, '$schema' | 'contexts'> {
+  const { $schema: _ignored, contexts, ...rest } = config
+  const files = contexts && Object.entries(contexts).map(([url, file]) => ({ url, file, setting: `contexts[${JSON.stringify(url)}]` }))
+  return { ...rest, ...(files && { contexts: files }) }
+}
+
+const first = <T>(...values: Array<T | undefined>): T | undefined => values.find((value) => value !== undefined)
+
+/** Merges flags > environment > file > defaults; `notes` say which file settings the environment overrode. */
+export function effectiveConfig(
+  flags: SettingsLayer,
+  env: SettingsLayer,
+  file?: DidvaultConfig,
+): { config: EffectiveConfig; notes: string[] } {
+  const fromFile = file === undefined ? {} : fileLayer(file)
+  const pick = <K extends keyof SettingsLayer>(key: K) => first(flags[key], env[key], fromFile[key])
+  const notes = (Object.keys(ENV_SETTINGS) as Array<keyof typeof ENV_SETTINGS>)
+    .filter((key) => flags[key] === undefined && env[key] !== undefined && fromFile[key] !== undefined)
+    .map((key) => `${ENV_SETTINGS[key]} overrides ${key} of the config file`)
+  const section = (key: 'log' | 'metrics') => {
+    const merged: object = { ...fromFile[key], ...env[key], ...flags[key] }
+    return Object.keys(merged).length === 0 ? {} : { [key]: merged }
+  }
+  const publicUrl = pick('publicUrl')
+  const { networks, resolvers, limits, tokens } = fromFile as Partial<DidvaultConfig>
+  const config: EffectiveConfig = {
+    host: pick('host') ?? DEFAULTS.host,
+    port: pick('port') ?? DEFAULTS.port,
+    storage: pick('storage') ?? DEFAULTS.storage,
+    workers: pick('workers') ?? DEFAULTS.workers,
+    cors: pick('cors') ?? DEFAULTS.cors,
+    ...(publicUrl !== undefined && { publicUrl }),
+    statusListOrigins: pick('statusListOrigins') ?? DEFAULTS.statusListOrigins,
+    contexts: pick('contexts') ?? DEFAULTS.contexts,
+    ...(networks && { networks }),
+    ...(resolvers && { resolvers }),
+    ...(limits && { limits }),
+    ...(tokens && { tokens }),
+    ...section('log'),
+    ...section('metrics'),
+  }
+  return { config, notes }
+}

@@ -1,0 +1,249 @@
+/**
+ * The `didvault serve` config file (JSON or YAML), as one zod schema: top-level keys named like
+ * the `serve` flags, sections for what has no flag. Every object is strict (an unknown key is an
+ * error naming its path), every value is checked with the checkers the flags and the embedded
+ * API use. The JSON Schema (`schemas/didvault.config.schema.json`) and the settings table of
+ * docs/operations.md are generated from it: each setting's `meta` carries its description, flag
+ * (`x-flag`), environment variable (`x-env`), embedded option (`x-embedded`) and default.
+ */
+import { z } from 'zod'
+import { eip55Address } from '../did/ethr.js'
+import { canonicalOrigin } from '../http/cors.js'
+import { JSONLD_CEILINGS } from '../proofs/jsonld/bounds.js'
+import { isContextUrl } from '../proofs/jsonld/contexts.js'
+import { publicBaseUrl } from '../status/list-url.js'
+import { checkedOrigins } from '../status/status-list-source.js'
+
+/** The most `workers`. */
+export const MAX_WORKERS = 64
+
+/** What the generated docs table shows of a setting, besides its description. */
+interface SettingMeta {
+  flag?: string
+  env?: string
+  embedded?: string
+  default?: unknown
+}
+
+/** `schema` described for the JSON Schema and the docs table. */
+function setting<T extends z.ZodType>(schema: T, description: string, meta: SettingMeta = {}): T {
+  const { flag, env, embedded, default: fallback } = meta
+  return schema.meta({
+    description,
+    ...(flag !== undefined && { 'x-flag': flag }),
+    ...(env !== undefined && { 'x-env': env }),
+    ...(embedded !== undefined && { 'x-embedded': embedded }),
+    ...(fallback !== undefined && { default: fallback }),
+  })
+}
+
+/**
+ * A string checked (and normalized) by one of the service's checkers, whose `TypeError` becomes the issue's message
+ * (without the `prefix` naming the setting: the issue's path names it).
+ */
+const checkedString = (check: (value: string) => string, prefix = '') =>
+  z.string().transform((value, ctx) => {
+    try {
+      return check(value)
+    } catch (err) {
+      const message = (err as Error).message
+      ctx.addIssue({ code: 'custom', message: message.startsWith(prefix) ? message.slice(prefix.length) : message })
+      return z.NEVER
+    }
+  })
+
+const port = z.number().int().min(0).max(65535)
+const httpUrl = z.url({ protocol: /^https?$/ })
+const origin = checkedString(canonicalOrigin)
+const statusListOrigin = checkedString((value) => checkedOrigins([value])[0], 'statusListOrigins: ')
+const STORAGE = /^(memory|sqlite:.+|mongodb(\+srv)?:\/\/.+|postgres(ql)?:\/\/.+)$/s
+const RESOLVER_NAME = /^[A-Za-z0-9_.-]{1,50}$/
+const NETWORK_NAME = /^[a-zA-Z0-9_.-]{1,50}$/
+const BODY_SIZE = /^\d+(\.\d+)?\s*(b|kb|mb|gb)$/i
+
+const network = z
+  .object({
+    name: setting(
+      z.string().regex(NETWORK_NAME, 'must be 1-50 letters, digits, _ . -'),
+      'Network name used in DIDs (did:ethr:<name>:0x…).',
+    ),
+    chainId: setting(z.number().int().positive(), 'EIP-155 chain id.'),
+    rpcUrl: setting(httpUrl.optional(), 'JSON-RPC endpoint of the on-chain registry (may carry a provider key: masked by config print).'),
+    registry: setting(
+      z
+        .string()
+        .refine((value) => eip55Address(value) !== undefined, 'must be an address (0x + 40 hex, a valid checksum if mixed case)')
+        .optional(),
+      'EthereumDIDRegistry (ERC-1056) contract address; with rpcUrl, DIDs of this network live on chain.',
+    ),
+    apiUrl: setting(httpUrl.optional(), 'Public name callers give as walletConfig.apiUrl (default: the origin of rpcUrl).'),
+    gasPayerKeyFile: setting(
+      z.string().min(1).optional(),
+      'File holding the hex private key of the account paying registry gas (mode 0600). Without it the on-chain registry is read-only.',
+      { embedded: 'onchain[name].gasPayer' },
+    ),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if ((value.rpcUrl === undefined) !== (value.registry === undefined))
+      ctx.addIssue({ code: 'custom', message: 'rpcUrl and registry go together (both for an on-chain network, neither for embedded)' })
+    if (value.gasPayerKeyFile !== undefined && value.rpcUrl === undefined)
+      ctx.addIssue({ code: 'custom', path: ['gasPayerKeyFile'], message: 'only an on-chain network (rpcUrl, registry) has a gas payer' })
+  })
+
+const jsonldBound = (name: keyof typeof JSONLD_CEILINGS, description: string, fallback: number) =>
+  setting(z.number().int().min(1).max(JSONLD_CEILINGS[name]).optional(), description, {
+    embedded: `limits.jsonld.${name}`,
+    default: fallback,
+  })
+
+const limits = z
+  .object({
+    body: setting(
+      z.union([z.number().int().positive(), z.string().regex(BODY_SIZE, 'must be bytes or a size like "1mb"')]).optional(),
+      'Largest JSON request body (bytes, or "512kb", "1mb"…); larger bodies get 413.',
+      { embedded: 'RouterOptions.bodyLimit', default: '1mb' },
+    ),
+    batch: setting(z.number().int().positive().optional(), 'Most items of one batch request.', { embedded: 'limits.batch', default: 1000 }),
+    jsonld: z
+      .object({
+        maxNodes: jsonldBound('maxNodes', 'Most values in one JSON-LD document.', 10_000),
+        maxArrayLength: jsonldBound('maxArrayLength', 'Most elements of one JSON-LD array.', 1_000),
+        maxStringLength: jsonldBound('maxStringLength', 'Longest JSON-LD string or key (UTF-16 units).', 262_144),
+        maxDepth: jsonldBound('maxDepth', 'Deepest JSON-LD nesting.', 32),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+
+const tokens = z
+  .object({
+    audience: setting(z.string().min(1).max(200).optional(), '`aud` of the DID-auth tokens this service issues and accepts.', {
+      embedded: 'audience',
+      default: 'didvault',
+    }),
+    defaultLifetimeMs: setting(z.number().int().positive().optional(), 'Default DID-auth token lifetime, ms.', {
+      embedded: 'limits.tokenDefaultLifetimeMs',
+      default: 900_000,
+    }),
+    maxLifetimeMs: setting(z.number().int().positive().optional(), 'Longest DID-auth token lifetime, ms.', {
+      embedded: 'limits.tokenMaxLifetimeMs',
+      default: 86_400_000,
+    }),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    const { defaultLifetimeMs, maxLifetimeMs } = value
+    if (defaultLifetimeMs !== undefined && maxLifetimeMs !== undefined && defaultLifetimeMs > maxLifetimeMs)
+      ctx.addIssue({ code: 'custom', path: ['defaultLifetimeMs'], message: 'must be at most maxLifetimeMs' })
+  })
+
+/** The config file. */
+export const configSchema = z
+  .object({
+    $schema: setting(z.string().optional(), 'The JSON Schema of this file, for editors (ignored).'),
+    host: setting(z.string().min(1).optional(), 'Address to listen on.', { flag: '--host', default: '127.0.0.1' }),
+    port: setting(port.optional(), 'Port, 0..65535 (0: any free port).', { flag: '--port', default: 8080 }),
+    storage: setting(
+      z.string().regex(STORAGE, 'must be memory, sqlite:<path>, postgres://user@host/db or mongodb://host/db').optional(),
+      'Where records live; a relative sqlite: path is resolved against the config file. A password here is masked by config print.',
+      { flag: '--storage', env: 'DIDVAULT_STORAGE', embedded: 'storage (an adapter)', default: 'sqlite:./didvault.db' },
+    ),
+    workers: setting(
+      z.union([z.number().int().min(1).max(MAX_WORKERS), z.literal('auto')]).optional(),
+      `Processes serving the port, 1..${MAX_WORKERS} or "auto" (the available cores).`,
+      { flag: '--workers', default: 1 },
+    ),
+    cors: setting(z.array(origin).optional(), 'Origins (scheme://host[:port]) whose browser pages may call the API.', {
+      flag: '--cors',
+      embedded: 'RouterOptions.cors.origins',
+      default: [],
+    }),
+    publicUrl: setting(
+      checkedString((value) => publicBaseUrl(value, 'publicUrl'), 'publicUrl ').optional(),
+      'Public base URL; status lists are published at <publicUrl>/status/<listId>.',
+      { flag: '--public-url', env: 'DIDVAULT_PUBLIC_URL', embedded: 'publicUrl' },
+    ),
+    statusListOrigins: setting(
+      z.array(statusListOrigin).optional(),
+      'Origins (https; http on loopback) whose status lists Verify may fetch.',
+      { flag: '--status-list-origin', env: 'DIDVAULT_STATUS_LIST_ORIGINS', embedded: 'statusListOrigins', default: [] },
+    ),
+    contexts: setting(
+      z.record(z.string(), z.string().min(1)).optional(),
+      'JSON-LD contexts credentials may reference: URL → file (relative to the config file).',
+      { flag: '--context <url>=<file>', embedded: 'contexts', default: {} },
+    ),
+    networks: setting(z.array(network).min(1).optional(), 'did:ethr networks; the first is where new DIDs are made.', {
+      embedded: 'networks',
+      default: [{ name: 'dev', chainId: 1337 }],
+    }),
+    resolvers: setting(
+      z.record(z.string(), httpUrl).optional(),
+      'Universal Resolver endpoints credential operations may name in `resolver`: name → URL.',
+      { embedded: 'resolvers (universalResolver({ url }))', default: {} },
+    ),
+    limits: limits.optional(),
+    tokens: tokens.optional(),
+    log: z
+      .object({
+        level: setting(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(), 'Lowest level logged.', {
+          flag: '--log-level',
+          default: 'info',
+        }),
+        format: setting(z.enum(['json', 'pretty']).optional(), 'json (one line per event) or pretty (for a terminal).', {
+          flag: '--log-format',
+          default: 'json',
+        }),
+      })
+      .strict()
+      .optional(),
+    metrics: z
+      .object({
+        enabled: setting(z.boolean().optional(), 'Serve GET /metrics (Prometheus).', { flag: '--metrics on|off', default: true }),
+        port: setting(port.optional(), 'Serve /metrics on this port instead of the service port.', { flag: '--metrics-port' }),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    for (const url of Object.keys(value.contexts ?? {}))
+      if (!isContextUrl(url)) ctx.addIssue({ code: 'custom', path: ['contexts', url], message: 'not an absolute http(s) or urn URL' })
+    for (const name of Object.keys(value.resolvers ?? {})) {
+      if (name === 'default')
+        ctx.addIssue({
+          code: 'custom',
+          path: ['resolvers', name],
+          message: '"default" is the service’s own resolver; give yours another name',
+        })
+      else if (!RESOLVER_NAME.test(name))
+        ctx.addIssue({ code: 'custom', path: ['resolvers', name], message: 'a name is 1-50 letters, digits, _ . -' })
+    }
+    const names = (value.networks ?? []).map((n) => n.name)
+    names.forEach((name, i) => {
+      if (names.indexOf(name) !== i)
+        ctx.addIssue({ code: 'custom', path: ['networks', i, 'name'], message: `network ${name} is listed twice` })
+    })
+  })
+
+/** A parsed, checked config file (origins and URLs in canonical spelling). */
+export type DidvaultConfig = z.output<typeof configSchema>
+/** A config file as written. */
+export type DidvaultConfigInput = z.input<typeof configSchema>
+
+/** The JSON Schema of the config file (the input side: what a file may hold). */
+export function configJsonSchema(): Record<string, unknown> {
+  return {
+    ...z.toJSONSchema(configSchema, {
+      io: 'input',
+      // zod leaves out a `default` of the metadata where a transform follows (the origins' lists): the docs default is kept.
+      override: ({ zodSchema, jsonSchema }) => {
+        const fallback = z.globalRegistry.get(zodSchema)?.default
+        if (fallback !== undefined) jsonSchema.default = fallback
+      },
+    }),
+    title: 'didvault serve configuration',
+  }
+}
