@@ -134,17 +134,19 @@ function operationsOf(doc: any): Operation[] {
 const DID = /^did:/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-/
 
-/** `value` with each DID and id replaced by a known one of the same kind. */
-function withKnown(value: unknown): fc.Arbitrary<unknown> {
+/** `value` with each DID and id replaced by a known one of the same kind, and each alias made unique. */
+function withKnown(value: unknown, key?: string): fc.Arbitrary<unknown> {
   if (typeof value === 'string') {
+    // A name that must be unique (an alias) gets a random suffix, so the example can succeed more than once.
+    if (key === 'alias' || key === 'name') return fc.stringMatching(/^[a-z0-9]{1,8}$/).map((suffix) => `${value}-${suffix}`)
     const kind = DID.test(value) ? DID : UUID.test(value) ? UUID : undefined
     const fitting = kind ? known.filter((k) => kind.test(k)) : []
     return fitting.length > 0 ? fc.constantFrom(...fitting) : fc.constant(value)
   }
-  if (Array.isArray(value)) return fc.tuple(...value.map(withKnown))
+  if (Array.isArray(value)) return fc.tuple(...value.map((v) => withKnown(v)))
   if (typeof value === 'object' && value !== null) {
     const entries = Object.entries(value)
-    return fc.tuple(...entries.map(([, v]) => withKnown(v))).map((vs) => Object.fromEntries(entries.map(([k], i) => [k, vs[i]])))
+    return fc.tuple(...entries.map(([k, v]) => withKnown(v, k))).map((vs) => Object.fromEntries(entries.map(([k], i) => [k, vs[i]])))
   }
   return fc.constant(value)
 }
@@ -173,11 +175,9 @@ function requestsFor(op: Operation): fc.Arbitrary<FuzzRequest> {
   const generated = op.body ? arbitraryOf(op.body, options).map((json) => ({ json })) : fc.constant(undefined)
   // The contract's example, its DIDs and ids replaced by real ones: a request that reaches the handler.
   const example = op.example === undefined ? undefined : fc.constant(op.example).chain((e) => withKnown(e))
+  // Mostly the example: generated bodies rarely pass an operation's first checks, mutated examples get further.
   const body = example
-    ? fc.oneof(
-        generated,
-        example.map((json) => ({ json })),
-      )
+    ? fc.oneof({ weight: 1, arbitrary: generated }, { weight: 2, arbitrary: example.map((json) => ({ json })) })
     : generated
   const valid: fc.Arbitrary<FuzzRequest> = fc.record({
     auth: fc.constant<Auth>('valid'),
