@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto'
 import { CLI } from '../helpers/build.js'
 import { spawnNode, type Spawned } from '../helpers/spawn.js'
 
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/
 
 /** The tenant's API key (from `DIDVAULT_API_KEYS`) and its tenant id. */
 export const API_KEY = 'crash-harness-key-0123456789'
