@@ -59,7 +59,7 @@ export async function benchServerRss(): Promise<RssResults> {
       let out = ''
       child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
         out += chunk
-        const url = /^didvault listening on (\S+)$/m.exec(out)?.[1]
+        const url = /didvault listening on ([^\s"]+)"/.exec(out)?.[1]
         const key = /API key for tenant "default".*: (\S+)$/m.exec(out)?.[1]
         if (url && key) resolve({ url, key })
       })

@@ -13,7 +13,8 @@
  * `didvault/client` over loopback HTTP and the rate of authenticated `GET /wallets?limit=10` from
  * a separate client process, the scaling of `didvault serve --workers 2` over 1 against a bare
  * `node:http` cluster's (bench/workers.ts), the raw secp256k1 rates of this machine in the same
- * run, and the issue's targets as pass/fail.
+ * run, what observability costs (bench/observability.ts: logging at info vs silent, a /metrics
+ * scrape of 10k samples), and the issue's targets as pass/fail.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -28,6 +29,7 @@ import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
 import { benchJsonLdLoad } from './jsonld-load.js'
 import { benchMpc } from './mpc.js'
+import { benchObservability } from './observability.js'
 import { benchPostgres } from './postgres.js'
 import { benchPresentations } from './presentations.js'
 import type { MeasureOptions } from './measure.js'
@@ -160,6 +162,7 @@ async function main(): Promise<void> {
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
   storageAdapters.results.postgres = postgresStorage
   const unauthenticatedFlood = await benchUnauthenticatedFlood(OPTIONS)
+  const observability = await benchObservability(OPTIONS)
   const jsonLdLoad = await benchJsonLdLoad(JSONLD_LOAD_OPTIONS)
   const mpc = { memory: await benchMpc('memory', createMemoryStorage(), OPTIONS), sqlite: await benchMpcSqlite() }
   const serverRss = await benchServerRss()
@@ -270,15 +273,19 @@ async function main(): Promise<void> {
   // its server's CPU is load the floor does not have).
   for (const [name, r] of Object.entries(workers.sqlite.requests))
     targets.push(target(`workers2ScalingVsFloor:${name}`, 'sqlite', 0.8, r.scalingVsFloor))
-  // Unauthenticated 1 MiB bodies do not slow an authenticated request down much.
-  const floodRatio = unauthenticatedFlood.p50Ratio
-  targets.push({
-    name: 'authenticatedP50UnderUnauthenticatedFloodVsAlone',
+  // Issue 21: unauthenticated 1 MiB bodies slow an authenticated request down little more than they would a bare node:http
+  // server refusing them (the old ratio to "alone", ≤ 1.5, stays in unauthenticatedFlood.p50Ratio as information).
+  const max = (name: string, limit: number, actual: number): Target => ({
+    name,
     storage: 'memory',
-    max: 1.5,
-    actual: floodRatio,
-    pass: floodRatio <= 1.5,
+    max: limit,
+    actual,
+    pass: actual <= limit,
   })
+  targets.push(max('authenticatedP50UnderUnauthenticatedFloodVsFloor', 1.3, unauthenticatedFlood.p50RatioVsFloor))
+  // Issue 21: logging at info costs at most 5% of GET /wallets throughput; a 10k-sample scrape answers within 10 ms (p50).
+  targets.push(target('loggingInfoVsSilentThroughput', 'memory', 0.95, observability.loggingCost.throughputRatio))
+  targets.push(max('metricsScrape10kSamplesP50Ms', 10, observability.metricsScrape.scrape.p50Ms))
 
   const report = {
     benchmark: 'didvault',
@@ -302,6 +309,7 @@ async function main(): Promise<void> {
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,
     unauthenticatedFlood,
+    observability,
     jsonLdLoad,
     mpc,
     serverRss,

@@ -97,7 +97,7 @@ const stopper = (child: ChildProcess) => async () => {
 async function startDidvault(workers: number, env: NodeJS.ProcessEnv): Promise<Server> {
   const args = [CLI, 'serve', '--port', '0', '--workers', String(workers)]
   const child = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'inherit'] })
-  const [, url] = await listening(child, /^didvault listening on (\S+)/m, `didvault serve --workers ${workers}`)
+  const [, url] = await listening(child, /didvault listening on ([^\s"]+)/, `didvault serve --workers ${workers}`)
   return { url, stop: stopper(child) }
 }
 

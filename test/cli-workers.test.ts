@@ -17,8 +17,8 @@ import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\d+) workers\)$/m
-const WORKER = /^didvault worker (\d+) listening$/gm
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\d+) workers\)"/
+const WORKER = /"didvault worker (\d+) listening"/g
 const CREATED_KEY = /API key for tenant "default".*: (\S+)$/m
 const KEY = 'key-acme-123456789'
 
@@ -187,7 +187,7 @@ describe('didvault serve --workers', () => {
     const inFlight = await startSlowRequest(`${cluster.url}/vaults`, KEY, { name: 'in flight', hierarchy: 'BIP44' })
     cluster.proc.child.kill('SIGTERM')
     await until(
-      () => (cluster.proc.stdout().match(/^didvault worker \d+: .*finishing in-flight requests$/gm)?.length === 2 ? true : undefined),
+      () => (cluster.proc.stdout().match(/"didvault worker \d+: [^"]*finishing in-flight requests"/g)?.length === 2 ? true : undefined),
       'both workers draining',
     )
     const answered = await inFlight.finish()

@@ -19,7 +19,7 @@ import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import { http, killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 import { freeLoopbackPort } from './helpers/ports.js'
 
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:(\d+))"/
 const CREATED_KEY = /API key for tenant "default".*: (\S+)$/m
 
 beforeAll(ensureBuilt, 180_000)

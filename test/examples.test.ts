@@ -32,7 +32,7 @@ describe('examples', () => {
     ensureBuilt()
     const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', 'memory'], { cwd: ROOT })
     const [, key] = await server.waitFor(/API key for tenant "default".*: (\S+)$/m)
-    const [, url] = await server.waitFor(/^didvault listening on (\S+)$/m)
+    const [, url] = await server.waitFor(/didvault listening on ([^\s"]+)"/)
     const run = spawnNode(['--import', 'tsx', 'examples/client-node.ts'], { cwd: ROOT, env: { DIDVAULT_URL: url, DIDVAULT_API_KEY: key } })
     const exit = await run.exited
     const out = run.stdout()

@@ -21,7 +21,7 @@ import { type VaultRecord } from '../src/vaults/records.js'
 import { deriveChildPublicKey } from '../src/keys/hd.js'
 import { addressOf, hexToBytes } from '../src/keys/secp256k1.js'
 
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/
 const API_KEY = 'key-acme-123456789'
 const PROCESSES = 3
 const WALLETS = 30

@@ -25,7 +25,7 @@ import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
 import pg from 'pg'
 import { http, killAll, spawnNode, type HttpResult, type Spawned } from './helpers/spawn.js'
 
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/
 const API_KEY = 'key-acme-123456789'
 const PROCESSES = 3
 const WALLETS = 60

@@ -45,7 +45,7 @@ describe.skipIf(!haveTools)('README quickstart', () => {
   it('the curl walkthrough works verbatim against `didvault serve`', async () => {
     const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', `sqlite:${join(dir, 'didvault.db')}`], { cwd: dir })
     const [, key] = await server.waitFor(/API key for tenant "default".*: (\S+)$/m)
-    const [, url] = await server.waitFor(/^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m)
+    const [, url] = await server.waitFor(/didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/)
     const script = quickstartScript()
       .replace(/^KEY=dvk_\.\.\..*$/m, `KEY=${key}`)
       .replace(/^API=http:\/\/127\.0\.0\.1:8080$/m, `API=${url}`)

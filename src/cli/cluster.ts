@@ -9,7 +9,9 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { MAX_WORKERS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
-import { envApiKeys, printFirstKey, serve, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { envApiKeys, printFirstKey, serve, serveMetricsPort, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
+import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf } from './storage-target.js'
 import { UsageError } from './usage.js'
 
@@ -61,9 +63,14 @@ export const jsonldThreadsPerWorker = (workers: number, cores = availableParalle
 export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const workers = options.workers ?? 1
   if (cluster.isWorker) return serve(options, env, { kind: 'worker', jsonldThreads: jsonldThreadsPerWorker(workers) })
+  const logger = await createLogger(options.log)
+  const lifecycle = lifecycleLogger(logger)
   await prepareStorage(options, workers, env)
-  const supervisor = new Supervisor(workers)
+  // Before the workers start: their scrapes ask the primary for the cluster-wide aggregate.
+  const metrics = options.metrics?.enabled === false ? undefined : primaryMetrics()
+  const supervisor = new Supervisor(workers, logger, lifecycle)
   const address = await supervisor.start()
+  if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
   if (envApiKeys(env).length === 0) {
     const { service } = await openService(storageTargetOf(options.storage), env)
@@ -74,7 +81,8 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
     }
   }
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
-  console.log(`didvault listening on http://${host}:${address.port} (${workers} workers)`)
+  const url = `http://${host}:${address.port}`
+  lifecycle.info({ url, workers }, `didvault listening on ${url} (${workers} workers)`)
 }
 
 /**
@@ -108,11 +116,15 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
 class Supervisor {
   readonly #size: number
   readonly #restarts: RestartPolicy
+  readonly #logger: Logger
+  readonly #lifecycle: Logger
   #stopping = false
 
-  constructor(size: number) {
+  constructor(size: number, logger: Logger, lifecycle: Logger) {
     this.#size = size
     this.#restarts = new RestartPolicy(size)
+    this.#logger = logger
+    this.#lifecycle = lifecycle
   }
 
   /** Forks every worker; resolves with the port's address once all listen, rejects when one exits before. */
@@ -148,7 +160,7 @@ class Supervisor {
     }
     const next = this.#restarts.exited(Date.now())
     if ('stop' in next) {
-      console.error(
+      this.#logger.error(
         `didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); ${next.stop} worker exits within a minute, stopping`,
       )
       process.exitCode = 1
@@ -156,7 +168,7 @@ class Supervisor {
       return
     }
     const delay = next.delayMs
-    console.error(`didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); starting a replacement in ${delay} ms`)
+    this.#logger.error(`didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); starting a replacement in ${delay} ms`)
     setTimeout(() => {
       if (!this.#stopping) cluster.fork()
     }, delay)
@@ -165,12 +177,12 @@ class Supervisor {
   /** First call: every worker finishes its in-flight requests; a second signal cuts their connections. */
   #stop(reason: string): void {
     if (this.#stopping) {
-      console.log(`didvault: ${reason} again, closing all connections`)
+      this.#lifecycle.info(`didvault: ${reason} again, closing all connections`)
       for (const worker of this.#workers()) worker.send(STOP_NOW_MESSAGE)
       return
     }
     this.#stopping = true
-    console.log(`didvault: ${reason}, stopping ${this.#alive()} workers (each finishes its in-flight requests)`)
+    this.#lifecycle.info(`didvault: ${reason}, stopping ${this.#alive()} workers (each finishes its in-flight requests)`)
     if (this.#alive() === 0) process.exit()
     for (const worker of this.#workers()) worker.send(STOP_MESSAGE)
   }

@@ -9,6 +9,7 @@ import { effectiveConfig, type EffectiveConfig, type SettingsLayer } from '../co
 import { ConfigError, loadConfigFile } from '../config/load.js'
 import type { DidvaultConfig } from '../config/schema.js'
 import { canonicalOrigin } from '../http/cors.js'
+import { LOG_FORMATS, LOG_LEVELS } from '../observability/logger.js'
 import { publicBaseUrl } from '../status/list-url.js'
 import { checkedOrigins } from '../status/status-list-source.js'
 import { parseWorkers } from './cluster.js'
@@ -35,9 +36,6 @@ export const SERVE_FLAGS = {
 } as const
 
 export type ServeFlags = ReturnType<typeof parseArgs<{ options: typeof SERVE_FLAGS; strict: true }>>['values']
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
-const LOG_FORMATS = ['json', 'pretty'] as const
 
 /** Runs a checker, turning its error into a usage error led by `name`. */
 function checked<T>(name: string, check: () => T): T {

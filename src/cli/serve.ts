@@ -9,6 +9,12 @@ import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { openService, storageTargetOf } from './storage-target.js'
+import { META } from '../custody/records.js'
+import { healthRouter } from '../observability/health.js'
+import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
+import { ServiceMetrics } from '../observability/metrics.js'
+import { localMetrics, metricsRouter, workerMetrics, type MetricsSource } from '../observability/metrics-route.js'
+import { requestLog } from '../observability/request-log.js'
 
 export interface ServeOptions {
   host: string
@@ -25,9 +31,12 @@ export interface ServeOptions {
   statusListOrigins?: string[]
   /** Processes serving the port (`--workers`): 1 is this process alone, more run as a cluster (`cluster.ts`). */
   workers?: number
-  /** Logging (`--log-level`, `--log-format`; config `log`). */
-  log?: { level?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'; format?: 'json' | 'pretty' }
-  /** `GET /metrics` (`--metrics on|off`, `--metrics-port`; config `metrics`). */
+  /** `--log-level` (default `info`) and `--log-format` (`json`, default, or `pretty`): docs/operations.md *Logs*. */
+  log?: { level?: LogLevel; format?: LogFormat }
+  /**
+   * `--metrics on|off` (default on: `GET /metrics` on the service's port) and `--metrics-port`
+   * (served on that port of the same host instead; with workers, by the primary): docs/operations.md *Metrics*.
+   */
   metrics?: { enabled?: boolean; port?: number }
   /** The config file's sections without a flag: `networks`, `resolvers`, `limits`, `tokens` (docs/operations.md#configuration). */
   settings?: ServiceSettings
@@ -68,13 +77,19 @@ export async function serve(
 ): Promise<void> {
   const target = storageTargetOf(options.storage)
   const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
+  const logger = await createLogger(options.log)
+  const lifecycle = lifecycleLogger(logger)
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
   const { publicUrl, statusListOrigins, settings } = options
-  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, settings })
+  let jsonldWaiting = () => 0
+  const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
+  const observe = { logger, metrics }
+  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, settings, observe })
+  jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
-    console.warn(
+    logger.warn(
       'didvault: this MongoDB is a standalone server (no replica set): transactions run in the fallback mode, atomic ' +
         'within this process only; run one didvault process per database, or use a replica set',
     )
@@ -92,6 +107,19 @@ export async function serve(
     res.on('close', () => pending.delete(res))
     next()
   })
+  const probe = {
+    stopping: () => stopping,
+    pingStorage: () =>
+      storage
+        .collection(META.name)
+        .get('didvault:readiness')
+        .then(() => undefined),
+    jsonldUp: () => !service.jsonldStats().closed,
+  }
+  app.use(healthRouter(probe, logger))
+  const scrape = metrics && metricsSourceOf(metrics, role)
+  if (scrape && options.metrics?.port === undefined) app.use(metricsRouter(scrape))
+  app.use(requestLog(logger, metrics))
   const corsOrigins = options.corsOrigins ?? []
   const bodyLimit = settings?.limits?.body
   app.use(
@@ -105,8 +133,11 @@ export async function serve(
   })
   const server = app.listen(options.port, options.host)
   answerClientErrors(server)
+  // With workers, the primary serves --metrics-port.
+  const metricsPort = role.kind === 'alone' && scrape ? options.metrics?.port : undefined
   try {
     await once(server, 'listening')
+    if (metricsPort !== undefined) await serveMetricsPort(scrape!, options.host, metricsPort, logger)
   } catch (err) {
     await service.close()
     throw err
@@ -115,12 +146,12 @@ export async function serve(
     if (stopping) {
       // A worker gets a signal both from its primary and, often, from the terminal or service manager: only the primary escalates.
       if (role.kind === 'worker') return
-      console.log(`didvault: ${signal} again, closing all connections`)
+      lifecycle.info(`didvault: ${signal} again, closing all connections`)
       server.closeAllConnections()
       return
     }
     stopping = true
-    console.log(`didvault${role.kind === 'worker' ? ` worker ${process.pid}` : ''}: ${signal}, finishing in-flight requests`)
+    lifecycle.info(`didvault${role.kind === 'worker' ? ` worker ${process.pid}` : ''}: ${signal}, finishing in-flight requests`)
     for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
     // In-flight requests get a grace period, then their connections are cut.
     const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
@@ -144,17 +175,34 @@ export async function serve(
     })
     // The primary is gone (killed): nothing would stop or replace this worker any more.
     process.on('disconnect', () => stop('primary gone'))
-    console.log(`didvault worker ${process.pid} listening`)
+    lifecycle.info(`didvault worker ${process.pid} listening`)
     return
   }
   const { port } = server.address() as AddressInfo
   const host = options.host.includes(':') ? `[${options.host}]` : options.host
   // Only once bound: a start that fails to bind its port must not have made (and lost) the first key.
   if (envKeys.length === 0) await printFirstKey(service)
-  console.log(`didvault listening on http://${host}:${port}`)
+  const url = `http://${host}:${port}`
+  lifecycle.info({ url }, `didvault listening on ${url}`)
 }
 
-/** On a database without API keys, creates one for tenant "default" and prints it once. */
+/** Where this process's `GET /metrics` reads: its own registry, or as a worker the cluster's (asked of the primary). */
+const metricsSourceOf = (metrics: ServiceMetrics, role: ServeRole): MetricsSource =>
+  role.kind === 'worker' ? workerMetrics(metrics.registry) : localMetrics(metrics.registry)
+
+/** Serves `GET /metrics` alone on `host:port` (`--metrics-port`); resolves once listening. */
+export async function serveMetricsPort(source: MetricsSource, host: string, port: number, logger: Logger): Promise<void> {
+  const app = express()
+  app.disable('x-powered-by')
+  app.use(metricsRouter(source))
+  const server = app.listen(port, host)
+  await once(server, 'listening')
+  server.unref()
+  const shown = host.includes(':') ? `[${host}]` : host
+  lifecycleLogger(logger).info(`didvault metrics on http://${shown}:${(server.address() as AddressInfo).port}/metrics`)
+}
+
+/** On a database without API keys, creates one for tenant "default" and prints it once: plain stdout, never a log record. */
 export async function printFirstKey(service: IdentityService): Promise<void> {
   const apiKeys = service.apiKeys!
   if (await apiKeys.hasKeys()) return

@@ -1,7 +1,12 @@
 /** `--storage` for every command: what it names, and opening it with its master key. */
 import { existsSync } from 'node:fs'
 import { serviceOptionsOf, type ServiceSettings } from '../config/service-options.js'
-import { IdentityService } from '../service/identity-service.js'
+import { configuredSecrets, IdentityService, type IdentityServiceOptions } from '../service/identity-service.js'
+import { redactor } from '../service/error-log.js'
+import { errorLogger } from '../observability/error-log.js'
+import type { Logger } from '../observability/logger.js'
+import type { ServiceMetrics } from '../observability/metrics.js'
+import { timedStorage } from '../observability/timed-storage.js'
 import { createMemoryStorage } from '../storage/memory/index.js'
 import type { StorageAdapter } from '../storage/port.js'
 import { resolveMasterKey } from './master-key.js'
@@ -60,7 +65,9 @@ export async function openStorage(target: StorageTarget): Promise<StorageAdapter
  * The service over `target`, with the master key `serve` would use. `mustExist`: a SQLite
  * database that is not there yet is an error rather than a new empty one. `jsonldThreads`: the
  * JSON-LD worker pool's size (default: the service's, sized for one process per machine).
- * `settings`: the config file's networks, resolvers, limits and tokens.
+ * `settings`: the config file's networks, resolvers, limits and tokens. `observe`: unexpected
+ * errors go to `logger` (secrets redacted), and `metrics` times the storage calls and counts
+ * status-list publications. The storage returned is the adapter itself (untimed).
  */
 export async function openService(
   target: StorageTarget,
@@ -71,6 +78,7 @@ export async function openService(
     publicUrl?: string
     statusListOrigins?: string[]
     settings?: ServiceSettings
+    observe?: { logger: Logger; metrics?: ServiceMetrics }
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
@@ -83,18 +91,19 @@ export async function openService(
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
     const publicUrl = options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }
-    const { statusListOrigins } = options
-    return {
-      service: await IdentityService.create({
-        storage,
-        masterKey: master.key,
-        ...configured,
-        ...jsonldWorkers,
-        ...publicUrl,
-        statusListOrigins,
-      }),
-      storage,
+    const { statusListOrigins, observe } = options
+    const served = observe?.metrics ? timedStorage(storage, (call, s) => observe.metrics!.storageCall(call, s)) : storage
+    const serviceOptions: IdentityServiceOptions = {
+      storage: served,
+      masterKey: master.key,
+      ...configured,
+      ...jsonldWorkers,
+      ...publicUrl,
+      statusListOrigins,
     }
+    if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))
+    if (observe?.metrics) serviceOptions.onStatusListPublished = observe.metrics.statusListPublished
+    return { service: await IdentityService.create(serviceOptions), storage }
   } catch (err) {
     await storage.close().catch(() => undefined)
     throw err

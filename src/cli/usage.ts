@@ -62,13 +62,15 @@ ${STORAGE}
                   an origin (https://host[:port]; http only on loopback) whose status lists credentials
                   being verified may name; repeatable. Lists elsewhere fail their check, never fetched.
                   Default: none, or DIDVAULT_STATUS_LIST_ORIGINS (comma-separated) when no flag is given
-  --log-level <l> fatal, error, warn, info (default), debug, trace or silent
+  --log-level <l> fatal, error, warn, info (default), debug, trace or silent: one JSON line per request and event,
+                  below warn on stdout, warn and above on stderr; secrets redacted, bodies never logged
   --log-format <f>
-                  json (default: one line per event) or pretty (for a terminal)
+                  json (default) or pretty (for a terminal; needs the optional package pino-pretty)
   --metrics on|off
-                  serve GET /metrics (default on)
+                  GET /metrics in the Prometheus text format, on the service's port (default on);
+                  GET /health/live and /health/ready are always served
   --metrics-port <n>
-                  serve /metrics on this port rather than the service's
+                  serve /metrics on this port of the same host instead (with --workers, from the primary)
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

@@ -16,7 +16,9 @@ const DEFAULT_PORTS: Record<string, string> = { http: '80', https: '443' }
 
 /** What a preflight may ask for: the router's methods, and the headers the operations read. */
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE'
-const ALLOW_HEADERS = 'authorization, x-did-auth, content-type'
+const ALLOW_HEADERS = 'authorization, x-did-auth, content-type, x-request-id'
+/** What pages may read of a response besides the safelisted headers: the request's id. */
+const EXPOSE_HEADERS = 'x-request-id'
 /** How long browsers may reuse a preflight's answer, seconds. */
 const PREFLIGHT_MAX_AGE = '600'
 
@@ -45,7 +47,10 @@ export function cors(options: CorsOptions): RequestHandler {
     const origin = req.get('origin')
     if (origin === undefined || !allowed.has(origin)) return next()
     res.set('access-control-allow-origin', origin)
-    if (req.method !== 'OPTIONS' || req.get('access-control-request-method') === undefined) return next()
+    if (req.method !== 'OPTIONS' || req.get('access-control-request-method') === undefined) {
+      res.set('access-control-expose-headers', EXPOSE_HEADERS)
+      return next()
+    }
     res.set({
       'access-control-allow-methods': ALLOW_METHODS,
       'access-control-allow-headers': ALLOW_HEADERS,

@@ -5,7 +5,6 @@
  * then the body (or query) goes to the operation, and the result or error body goes back
  * as JSON. No business rule lives here.
  */
-import { randomUUID } from 'node:crypto'
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express'
 import type { AuthContext } from '../auth/context.js'
 import { IdentityError } from '../errors.js'
@@ -16,6 +15,7 @@ import type { IdentityService } from '../service/identity-service.js'
 import { cors, type CorsOptions } from './cors.js'
 import { httpError } from './errors.js'
 import { openApiDocument } from './openapi.js'
+import { requestIdOf, type RequestFacts } from './request-facts.js'
 
 export interface RouterOptions {
   /** Largest JSON body accepted (bytes or a size string like `'1mb'`). Default 1 MiB; larger bodies get 413. */
@@ -29,21 +29,25 @@ export interface RouterOptions {
   cors?: CorsOptions
 }
 
-const authOf = (req: Request): AuthContext => ({
+const authOf = (req: Request, res: Response): AuthContext => ({
   authorization: req.get('authorization') ?? undefined,
   didAuth: req.get('x-did-auth') ?? undefined,
-  requestId: requestIdOf(req),
+  requestId: (res.locals as Locals).requestId,
 })
 
-/** The request's id: a sane `x-request-id` as sent (at most 200 visible ASCII characters), else a new one. */
-const requestIdOf = (req: Request): string => {
-  const sent = req.get('x-request-id')
-  return sent !== undefined && /^[\x21-\x7e]{1,200}$/.test(sent) ? sent : randomUUID()
+/** Where the authenticated call waits for its body, beside what loggers may read of the request. */
+interface Locals extends RequestFacts {
+  didvaultCall?: AuthenticatedCall
 }
 
-/** Where the authenticated call waits for its body. */
-interface Locals {
-  didvaultCall?: AuthenticatedCall
+/** Gives the request its id (unless a middleware before did) and returns it in `x-request-id`. */
+function identify(req: Request, res: Response, next: NextFunction) {
+  const locals = res.locals as Locals
+  if (locals.requestId === undefined) {
+    locals.requestId = requestIdOf(req.headers['x-request-id'] as string | undefined)
+    res.setHeader('x-request-id', locals.requestId)
+  }
+  next()
 }
 
 /**
@@ -53,8 +57,11 @@ interface Locals {
 const authenticate =
   (service: IdentityService, route: SharedRoute<OperationName>): RequestHandler =>
   async (req, res, next) => {
+    const locals = res.locals as Locals
+    locals.operation = route.operations[0].name
     try {
-      ;(res.locals as Locals).didvaultCall = await service.dispatcher.authenticate(route.operations[0].name, authOf(req))
+      locals.didvaultCall = await service.dispatcher.authenticate(locals.operation, authOf(req, res))
+      locals.tenantId = locals.didvaultCall.tenantId
       next()
     } catch (err) {
       next(err)
@@ -71,6 +78,7 @@ const run =
     try {
       const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : ((req.body as unknown) ?? {})
       const name = operationOf(route, input)
+      ;(res.locals as Locals).operation = name
       const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params })
       if (CONTRACTS[name].document === true) serveDocument(req, res, result as ServedDocument)
       else res.status(200).json(result)
@@ -113,6 +121,7 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
   const router = express.Router()
+  router.use(identify)
   if (options.cors) router.use(cors(options.cors))
   const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
 
@@ -132,10 +141,16 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const body = httpError(err)
-    // Refused before its body was read (authentication, content type, size): close the connection
-    // rather than receive and discard the rest of the body to keep it alive.
-    if (!req.complete) res.set('connection', 'close')
-    res.status(body.statusCode).json(body)
+    const text = JSON.stringify(body)
+    // Written as is (no ETag to hash): a flood of refused requests costs as little as it can.
+    res.writeHead(body.statusCode, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      // Refused before its body was read (authentication, content type, size): close the connection
+      // rather than receive and discard the rest of the body to keep it alive.
+      ...(req.complete ? {} : { connection: 'close' }),
+    })
+    res.end(text)
   })
   return router
 }

@@ -3,8 +3,9 @@ import type { z } from 'zod'
 import { invalid } from '../errors.js'
 
 export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const nul = pathOfNul(input)
-  if (nul !== undefined) throw invalid(`invalid request: ${nul || 'body'}: U+0000 is not accepted in strings`)
+  const unstorable = findUnstorable(input)
+  if (unstorable !== undefined)
+    throw invalid(`invalid request: ${unstorable.path || 'body'}: ${unstorable.problem} is not accepted in strings`)
   const result = schema.safeParse(input ?? {})
   if (result.success) return result.data
   const detail = result.error.issues
@@ -14,27 +15,37 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown): z.output<
   throw invalid(`invalid request: ${detail}`)
 }
 
+/** A lone surrogate: a UTF-16 code unit without its pair, which no UTF-8 (so no PostgreSQL `text` or `jsonb`) can hold. */
+const LONE_SURROGATE = /\p{Cs}/u
+
+const unstorable = (s: string) => s.includes('\u0000') || LONE_SURROGATE.test(s)
+
 /**
- * The path of the first string (value or key) holding U+0000, or `undefined`. Refused on every
- * backend alike because PostgreSQL stores no U+0000 in `text` or `jsonb`; no identifier,
- * credential or JWT needs it. Iterative (the depth of a body is not bounded here), and paths are
+ * The first string (value or key) holding U+0000 or a lone surrogate: its path, and which. Refused
+ * on every backend alike because PostgreSQL stores neither in `text` or `jsonb`; no identifier,
+ * credential or JWT needs them. Iterative (the depth of a body is not bounded here), and paths are
  * only built for the rare input that has one.
  */
-function pathOfNul(input: unknown): string | undefined {
+function findUnstorable(input: unknown): { path: string; problem: string } | undefined {
   const stack: unknown[] = [input]
   while (stack.length > 0) {
     const value = stack.pop()
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return shown(pathTo(input, value) ?? [])
+      if (unstorable(value)) return found(pathTo(input, value) ?? [], value)
     } else if (typeof value === 'object' && value !== null) {
       for (const key in value) {
-        if (key.includes('\u0000')) return shown(pathTo(input, key, true) ?? [])
+        if (unstorable(key)) return found(pathTo(input, key, true) ?? [], key)
         stack.push((value as Record<string, unknown>)[key])
       }
     }
   }
   return undefined
 }
+
+const found = (path: string[], text: string) => ({
+  path: shown(path),
+  problem: text.includes('\u0000') ? 'U+0000' : 'a lone surrogate (ill-formed UTF-16)',
+})
 
 /** The path to the string `target` (as a value, or as a key with `isKey`) in `input`: a second, rare walk. */
 function pathTo(input: unknown, target: string, isKey = false): string[] | undefined {
@@ -51,4 +62,9 @@ function pathTo(input: unknown, target: string, isKey = false): string[] | undef
   return undefined
 }
 
-const shown = (path: string[]) => path.join('.').replaceAll('\u0000', '\\u0000')
+/** The path, U+0000 and lone surrogates escaped (`\u0000`, `\udc00`) so the message itself is well-formed. */
+const shown = (path: string[]) =>
+  path
+    .join('.')
+    .replaceAll('\u0000', '\\u0000')
+    .replace(/\p{Cs}/gu, (c) => `\\u${c.charCodeAt(0).toString(16)}`)

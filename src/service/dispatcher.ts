@@ -36,6 +36,11 @@ export class AuthenticatedCall {
     this.#caller = caller
   }
 
+  /** The tenant the headers authenticated ('' for a public operation). */
+  get tenantId(): string {
+    return this.#caller.tenantId
+  }
+
   /**
    * Parses `input` (the body, or the query of a GET) and `params` (path parameters), then
    * runs the operation. Rejects with an `IdentityError`.
@@ -67,9 +72,9 @@ export class OperationDispatcher {
   /** Authenticates the headers for operation `name`; nothing else of the request is read. */
   async authenticate(name: OperationName, auth: AuthContext): Promise<AuthenticatedCall> {
     const definition = this.#definition(name)
-    const caller = await this.#guard(definition, () => this.authenticator.authenticate(auth, definition.auth))
-    caller.requestId = auth.requestId ?? randomUUID()
-    return new AuthenticatedCall(this, name, caller, CALL_KEY)
+    const caller = await this.#guard(definition, () => this.authenticator.authenticate(auth, definition.auth), auth.requestId)
+    // Audit records of one call share its id: an embedded call without one gets one here.
+    return new AuthenticatedCall(this, name, { ...caller, requestId: auth.requestId ?? randomUUID() }, CALL_KEY)
   }
 
   /** The embedded form: path parameters and body in one `input` object. */
@@ -83,25 +88,32 @@ export class OperationDispatcher {
   /** @internal Runs an operation for an authenticated caller (through {@link AuthenticatedCall.run}). */
   execute(name: OperationName, caller: Caller, input: unknown, params?: Record<string, unknown>): Promise<unknown> {
     const definition = this.#definition(name)
-    return this.#guard(definition, () => {
-      const parsed = { ...(parse(definition.input, input) as object), ...(definition.params ? parse(definition.params, params ?? {}) : {}) }
-      for (const field of [definition.batch ?? []].flat()) {
-        const items = (parsed as Record<string, unknown>)[field]
-        const max = this.ctx.config.limits.batch
-        if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
-      }
-      const refined = definition.refine ? parse(definition.refine, parsed) : parsed
-      return definition.handler(this.ctx, caller, refined).then(
-        async (result) => {
-          await this.#record(definition, caller, itemRefusals(definition.audit, result))
-          return result
-        },
-        async (err: unknown) => {
-          await this.#record(definition, caller, requestRefusal(definition.audit, refined, err))
-          throw err
-        },
-      )
-    })
+    return this.#guard(
+      definition,
+      () => {
+        const parsed = {
+          ...(parse(definition.input, input) as object),
+          ...(definition.params ? parse(definition.params, params ?? {}) : {}),
+        }
+        for (const field of [definition.batch ?? []].flat()) {
+          const items = (parsed as Record<string, unknown>)[field]
+          const max = this.ctx.config.limits.batch
+          if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
+        }
+        const refined = definition.refine ? parse(definition.refine, parsed) : parsed
+        return definition.handler(this.ctx, caller, refined).then(
+          async (result) => {
+            await this.#record(definition, caller, itemRefusals(definition.audit, result))
+            return result
+          },
+          async (err: unknown) => {
+            await this.#record(definition, caller, requestRefusal(definition.audit, refined, err))
+            throw err
+          },
+        )
+      },
+      caller.requestId,
+    )
   }
 
   /** Records refusals in the caller's audit trail (a failure to is the operator's to see, not the caller's). */
@@ -117,13 +129,13 @@ export class OperationDispatcher {
   }
 
   /** Runs `fn`, turning whatever it throws into an IdentityError; unexpected failures go to `onError`. */
-  async #guard<R>(definition: Definition, fn: () => Promise<R>): Promise<R> {
+  async #guard<R>(definition: Definition, fn: () => Promise<R>, requestId: string | undefined): Promise<R> {
     try {
       return await fn()
     } catch (err) {
       // A cursor the caller edited or took from another listing is the caller's mistake.
       const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
-      if (error.statusCode === 500) this.ctx.onError(definition.summary, err)
+      if (error.statusCode === 500) this.ctx.onError(definition.summary, err, requestId === undefined ? undefined : { requestId })
       throw error
     }
   }

@@ -32,6 +32,7 @@ import { assertStorageSupports } from './storage-requirements.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { ServiceConfig, ServiceContext, ServiceLimits } from './context.js'
 import type { BoundOperations, OperationMethods as MethodsOf } from '../operations/contract.js'
+import type { ErrorInfo } from '../operations/runtime.js'
 import { CONTRACTS, type OperationName } from './contracts.js'
 import { OperationDispatcher } from './dispatcher.js'
 import { WalletSigners } from '../wallets/signers.js'
@@ -136,9 +137,12 @@ export interface IdentityServiceOptions {
    * Called with unexpected (500) errors, for logging. The error may come from a library; the
    * response never carries its message. Default: on stderr, the operation name, then the error's
    * message and stack and those of its `cause` chain, with secrets redacted (the master keys,
-   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics).
+   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics). `info.requestId`:
+   * the failed request's id (`AuthContext.requestId`), when known.
    */
-  onError?: (operation: string, error: unknown) => void
+  onError?: (operation: string, error: unknown, info?: ErrorInfo) => void
+  /** Told of each status list the service signed and published (metrics: `didvault_status_list_publishes_total`). */
+  onStatusListPublished?: () => void
   /**
    * The audit trail (docs/operations.md *Audit trail*): every security-relevant act appended, in
    * its transaction, to the tenant's hash-chained trail. Default true; keep it on — `false` is for
@@ -150,8 +154,8 @@ export interface IdentityServiceOptions {
 /** The actor of acts of no tenant (the operator's): the audit trail's system chain. */
 const SYSTEM_ACTOR = { tenantId: SYSTEM_TENANT, dids: [] }
 
-/** The secrets the service is configured with, which the default error log never shows. */
-function configuredSecrets(options: IdentityServiceOptions): string[] {
+/** The secrets the service is configured with, which the default error log never shows (nor should a replacement's). */
+export function configuredSecrets(options: IdentityServiceOptions): string[] {
   const keys = [options.masterKey, ...(options.previousMasterKeys ?? [])].flatMap(secretFormsOfKey)
   const urls = (options.networks ?? []).flatMap((network) => (network.rpcUrl === undefined ? [] : secretPartsOfUrl(network.rpcUrl)))
   return [...keys, ...urls]
@@ -264,7 +268,12 @@ export class IdentityService {
     )
     const callers = new CallerFacts(resolver, storage)
     const signers = new WalletSigners(custody, mpc)
-    const publisher = new StatusPublisher((listId) => signList(ctx, listId), config.statusPublishIntervalMs, onError)
+    const publisher = new StatusPublisher(
+      (listId) => signList(ctx, listId),
+      config.statusPublishIntervalMs,
+      onError,
+      options.onStatusListPublished,
+    )
     // `own`: the lists this service publishes, as stored (what GET /status/:listId serves).
     const own = { get: (listId: string) => publishedList({ storage }, listId) }
     const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })

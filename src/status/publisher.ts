@@ -12,19 +12,29 @@ export class StatusPublisher {
    * @param sign - signs a list if it changed, and stores it
    * @param intervalMs - how long changes are gathered before one signature
    * @param onError - receives a failed signature (the list stays dirty: signed on its next GET)
+   * @param onPublished - told of each publication that succeeded (for metrics)
    */
   constructor(
     private readonly sign: (listId: string) => Promise<unknown>,
     private readonly intervalMs: number,
     private readonly onError: (operation: string, error: unknown) => void,
+    private readonly onPublished: () => void = () => undefined,
   ) {}
+
+  /** Signs `listId` now; a failure goes to `onError`. */
+  #publish(listId: string): Promise<void> {
+    return this.sign(listId).then(
+      () => this.onPublished(),
+      (err: unknown) => this.onError('Publish status list', err),
+    )
+  }
 
   /** Signs `listId` at the end of the interval, unless a signature is already scheduled. */
   schedule(listId: string): void {
     if (this.#timers.has(listId)) return
     const timer = setTimeout(() => {
       this.#timers.delete(listId)
-      const run = this.sign(listId).catch((err: unknown) => this.onError('Publish status list', err))
+      const run = this.#publish(listId)
       this.#running.add(run)
       void run.finally(() => this.#running.delete(run))
     }, this.intervalMs)
@@ -37,10 +47,7 @@ export class StatusPublisher {
     const scheduled = [...this.#timers.keys()]
     for (const timer of this.#timers.values()) clearTimeout(timer)
     this.#timers.clear()
-    await Promise.all([
-      ...scheduled.map((id) => this.sign(id).catch((err: unknown) => this.onError('Publish status list', err))),
-      ...this.#running,
-    ])
+    await Promise.all([...scheduled.map((id) => this.#publish(id)), ...this.#running])
   }
 
   /** Drops the scheduled signatures (their lists stay dirty, signed on their next GET) and waits for those under way. */

@@ -29,6 +29,7 @@ export const LAYERS: string[][] = [
   ['presentations'],
   ['service'],
   ['http', 'client', 'testing'],
+  ['observability'],
   ['config'],
   ['cli'],
   ['index'],

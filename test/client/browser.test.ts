@@ -75,7 +75,7 @@ describe.skipIf(!haveChromium)('didvault/client in headless Chromium', () => {
     unlisted = await servePage()
     const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', 'memory', '--cors', listed.origin], { cwd: ROOT })
     ;[, key] = await server.waitFor(/API key for tenant "default".*: (\S+)$/m)
-    ;[, api] = await server.waitFor(/^didvault listening on (\S+)$/m)
+    ;[, api] = await server.waitFor(/didvault listening on ([^\s"]+)"/)
     profile = mkdtempSync(join(tmpdir(), 'didvault-chromium-'))
     browser = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
   }, 180_000)

@@ -33,7 +33,7 @@ const RUNS: Record<string, Start> = {
       cwd: ROOT,
       env,
     })
-    const [, baseUrl] = await server.waitFor(/^didvault listening on (\S+)$/m)
+    const [, baseUrl] = await server.waitFor(/didvault listening on ([^\s"]+)"/)
     return { api: createClient({ baseUrl }), stop: killAll }
   },
 }

@@ -35,7 +35,7 @@ function file(name: string, text: string): string {
   return path
 }
 
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:(\d+))$/m
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:(\d+))"/
 
 describe('didvault config check', () => {
   it('a valid file (JSON or YAML): "ok: <file>", exit 0, nothing created', async () => {

@@ -19,7 +19,7 @@ import { configCli } from './cli.js'
 const CHAIN_ID = 31337
 const NETWORK = 'ganache'
 const KEY = 'acme-key-0123456789'
-const LISTENING = /^didvault listening on (http:\/\/127\.0\.0\.1:\d+)$/m
+const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/
 
 let evm: LocalEvm
 let dir: string

@@ -57,7 +57,7 @@ describe('createRouter with cors.origins', () => {
       expect(corsHeaders(res)).toEqual({
         'access-control-allow-origin': origin,
         'access-control-allow-methods': 'GET, POST, PUT, PATCH, DELETE',
-        'access-control-allow-headers': 'authorization, x-did-auth, content-type',
+        'access-control-allow-headers': 'authorization, x-did-auth, content-type, x-request-id',
         'access-control-max-age': '600',
       })
       expect(res.headers.get('vary')).toMatch(/Origin/)
@@ -68,10 +68,10 @@ describe('createRouter with cors.origins', () => {
     const headers = { origin: LISTED, authorization: `Bearer ${KEY}`, 'content-type': 'application/json' }
     const ok = await fetch(`${base}/vaults`, { method: 'POST', headers, body: '{"name":"v"}' })
     expect(ok.status).toBe(200)
-    expect(corsHeaders(ok)).toEqual({ 'access-control-allow-origin': LISTED })
+    expect(corsHeaders(ok)).toEqual({ 'access-control-allow-origin': LISTED, 'access-control-expose-headers': 'x-request-id' })
     const denied = await fetch(`${base}/vaults`, { headers: { origin: LISTED } })
     expect(denied.status).toBe(403)
-    expect(corsHeaders(denied)).toEqual({ 'access-control-allow-origin': LISTED })
+    expect(corsHeaders(denied)).toEqual({ 'access-control-allow-origin': LISTED, 'access-control-expose-headers': 'x-request-id' })
     expect(await denied.json()).toMatchObject({ errorType: 'UNAUTHENTICATED' })
   })
 

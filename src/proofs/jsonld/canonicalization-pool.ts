@@ -60,6 +60,8 @@ export interface JsonLdPoolStats extends Required<JsonLdWorkerOptions> {
   waiting: number
   /** The most tasks of one tenant that ever ran at once (never above `perTenant`). */
   peakRunningPerTenant: number
+  /** The pool was closed with the service: it runs no more work (a readiness check fails on it). */
+  closed: boolean
   /** Units of work the pool finished (answered, failed or stopped at the deadline). */
   completed: number
   /** Tasks stopped at the deadline. */
@@ -140,7 +142,7 @@ export class CanonicalizationPool {
   stats(): JsonLdPoolStats {
     const { running, waiting, peakRunningPerKey } = this.#scheduler.stats()
     const work = { completed: this.#completed, timedOut: this.#timedOut, inline: this.#inline }
-    return { ...this.#options, running, waiting, peakRunningPerTenant: peakRunningPerKey, ...work }
+    return { ...this.#options, running, waiting, peakRunningPerTenant: peakRunningPerKey, closed: this.#closed, ...work }
   }
 
   /** Stops the workers; tasks still running fail. */

@@ -1,0 +1,107 @@
+/**
+ * Mutations of a valid request value: a wrong type, a missing or an extra member (`__proto__`
+ * among them), a huge string, array or number, awkward unicode (lone surrogates, U+0000, bidi
+ * overrides), at any node of the value or for the whole body.
+ */
+import fc from 'fast-check'
+
+type Path = Array<string | number>
+
+/** Every node of `value`, as paths from the root (the root is `[]`). */
+function pathsOf(value: unknown, path: Path = [], out: Path[] = []): Path[] {
+  out.push(path)
+  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...path, i], out))
+  else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) pathsOf(item, [...path, key], out)
+  return out
+}
+
+/** A copy of `value` with `change` applied to the node at `path` (its parent and key given too). */
+function edit(value: unknown, path: Path, change: (node: unknown) => unknown): unknown {
+  if (path.length === 0) return change(value)
+  const [head, ...rest] = path
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) }
+  copy[head] = edit(copy[head], rest, change)
+  return copy
+}
+
+/** `object` with an own, enumerable member `key` (even `__proto__`). */
+function withMember(object: Record<string, unknown>, key: string, value: unknown): Record<string, unknown> {
+  const copy = { ...object }
+  Object.defineProperty(copy, key, { value, enumerable: true, configurable: true, writable: true })
+  return copy
+}
+
+const WRONG_TYPES: unknown[] = [0, -1, 1.5, 'x', '', true, false, null, [], {}, [null], { '': null }]
+const HUGE: unknown[] = [
+  'x'.repeat(300_000),
+  Array.from({ length: 5_000 }, () => 'a'),
+  Array.from({ length: 2_000 }, () => ({ a: 1 })),
+  1e308,
+  -1e308,
+  2 ** 64,
+  Number.MAX_SAFE_INTEGER + 2,
+  -0,
+]
+/** Strings that break naive encoders, databases and regexes. */
+const UNICODE = [
+  '\uD800',
+  '\uDFFF',
+  'a\uDC00b',
+  '\u0000',
+  'did:ethr:dev:0x\u0000',
+  '\u202Eevil',
+  '\uFEFF',
+  '😀'.repeat(100),
+  'e\u0301\u0301\u0301',
+  '\u{10FFFF}',
+  '%00',
+  '../../etc/passwd',
+  "'; DROP TABLE wallets; --",
+  '$where',
+  '{"$gt":""}',
+]
+const EXTRA_KEYS = ['extra', '__proto__', 'constructor', 'prototype', '', '$gt', 'tenantId']
+
+/** Whole bodies no operation takes. */
+const WRONG_BODIES: unknown[] = [null, [], 'text', 42, true, [{}], { a: { b: { c: [] } } }]
+
+/** The mutations of `value`: each a changed copy. */
+export function mutationsOf(value: unknown): fc.Arbitrary<unknown> {
+  const paths = pathsOf(value)
+  const at = fc.constantFrom(...paths)
+  const objects = paths.filter((p) => {
+    const node = p.reduce<any>((v, k) => v?.[k], value)
+    return typeof node === 'object' && node !== null && !Array.isArray(node)
+  })
+  const members = objects.flatMap((p) => Object.keys(p.reduce<any>((v, k) => v[k], value) as object).map((key) => [...p, key]))
+  const options: Array<fc.Arbitrary<unknown>> = [
+    fc.tuple(at, fc.constantFrom(...WRONG_TYPES)).map(([path, wrong]) => edit(value, path, () => wrong)),
+    fc.tuple(at, fc.constantFrom(...HUGE)).map(([path, huge]) => edit(value, path, () => huge)),
+    fc
+      .tuple(at, fc.constantFrom(...UNICODE))
+      .map(([path, text]) => edit(value, path, (node) => (typeof node === 'string' ? node + text : text))),
+    fc.constantFrom(...WRONG_BODIES),
+  ]
+  if (members.length > 0)
+    options.push(fc.constantFrom(...members).map((path) => edit(value, path.slice(0, -1), (node) => omit(node, path.at(-1)!))))
+  if (objects.length > 0)
+    options.push(
+      fc
+        .tuple(fc.constantFrom(...objects), fc.constantFrom(...EXTRA_KEYS), fc.constantFrom(...WRONG_TYPES, ...UNICODE))
+        .map(([path, key, extra]) => edit(value, path, (node) => withMember(node as Record<string, unknown>, key, extra))),
+    )
+  return fc.oneof(...options)
+}
+
+function omit(node: unknown, key: string | number): unknown {
+  if (Array.isArray(node)) return node.filter((_, i) => i !== key)
+  const copy = { ...(node as Record<string, unknown>) }
+  delete copy[key as string]
+  return copy
+}
+
+/** Query or path strings: awkward unicode, huge, empty. */
+export const awkwardStrings: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom(...UNICODE, '', ' ', 'x'.repeat(4_000)),
+  fc.string({ unit: 'binary' }),
+)
