@@ -82,7 +82,10 @@ export async function createVault(
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     await c.vaults.insert(vault)
     await c.wallets.insert(wallet)
-    await ctx.audit.append(tx, caller, [{ action: 'vault.create', target: { type: 'vault', id } }])
+    await ctx.audit.append(tx, caller, [
+      { action: 'vault.create', target: { type: 'vault', id } },
+      { action: 'wallet.create', target: { type: 'wallet', id: wallet.did } },
+    ])
   })
   const view = presentVault(vault, [wallet], mnemonic)
   view.wallets[0] = withReport(view.wallets[0], await apply(wallet))

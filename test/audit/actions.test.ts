@@ -91,7 +91,11 @@ describe('every act is recorded once, with actor, target and outcome (SQLite, em
     const { vault } = await expectRecorded(
       'tenant-a',
       () => api().createVault({ name: 'v', hierarchy: 'BIP44', keyManagement: 'ECS' }),
-      (r) => [{ action: 'vault.create', target: { type: 'vault', id: r.vault.id }, ...byKey() }],
+      // An ECS vault comes with its first wallet: two acts.
+      (r) => [
+        { action: 'vault.create', target: { type: 'vault', id: r.vault.id }, ...byKey() },
+        { action: 'wallet.create', target: { type: 'wallet', id: r.vault.wallets[0].did }, ...byKey() },
+      ],
     )
     state.vault = vault.id
     const rootToken = await tokenOf(vault.wallets[0].did)
@@ -246,7 +250,7 @@ describe('every act is recorded once, with actor, target and outcome (SQLite, em
 
   it('a refused act (403 FORBIDDEN) is recorded with outcome refused', async () => {
     const { vault } = (await api().createVault({ name: 'w', hierarchy: 'NONE', keyManagement: 'ECS' })) as { vault: { id: string } }
-    seen.set('tenant-a', (seen.get('tenant-a') ?? 0) + 1)
+    seen.set('tenant-a', (seen.get('tenant-a') ?? 0) + 2)
     const stranger = (await api().generateWallet({})).wallet.did
     seen.set('tenant-a', (seen.get('tenant-a') ?? 0) + 1)
     const strangerToken = await tokenOf(stranger)

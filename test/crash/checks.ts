@@ -9,6 +9,7 @@ import { gunzipSync } from 'node:zlib'
 import { http } from '../helpers/spawn.js'
 import type { StorageAdapter, StoredRecord } from '../../src/storage/port.js'
 import { principalOf } from '../../src/did/ethr.js'
+import { verifyChain } from '../../src/audit/verify-chain.js'
 import { API_KEY, TENANT } from './server.js'
 import { statusEntryOf, type Ledger, type Tenant } from './workload.js'
 
@@ -180,6 +181,19 @@ export const CHECKS: Check[] = [
         if (!lists.has(listId)) lists.set(listId, await publishedBits(view.url, listId))
         if (!bitAt(lists.get(listId)!, Number(index))) problems.push(`revocation of ${id} (${listId}/${index}) is not published`)
       }
+      return problems
+    },
+  },
+  {
+    name: 'the audit chain is intact and has a record for each acknowledged vault wallet and stored credential',
+    async problems(view) {
+      const report = await verifyChain(view.storage, TENANT)
+      const problems = report.break ? [`audit chain broken at seq ${report.break.seq}: ${report.break.problem}`] : []
+      const audited = new Set((await records(view.storage, 'auditRecords')).map((r) => `${r.action} ${r.targetId}`))
+      for (const did of view.ledger.wallets.keys())
+        if (!audited.has(`wallet.create ${did}`)) problems.push(`acknowledged wallet ${did} has no wallet.create record`)
+      for (const id of view.ledger.credentials.keys())
+        if (!audited.has(`credential.store ${id}`)) problems.push(`acknowledged credential ${id} has no credential.store record`)
       return problems
     },
   },
