@@ -19,10 +19,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import express from 'express'
-import { pino } from 'pino'
 import { createRouter } from '../src/http/router.js'
 import { createMemoryStorage, IdentityService, randomMasterKey } from '../src/index.js'
-import { createLogger } from '../src/observability/logger.js'
+import { createLogger, logDestination } from '../src/observability/logger.js'
 import { ServiceMetrics } from '../src/observability/metrics.js'
 import { localMetrics, metricsRouter } from '../src/observability/metrics-route.js'
 import { requestLog } from '../src/observability/request-log.js'
@@ -80,7 +79,7 @@ const listen = (app: express.Express) =>
 
 export async function benchLoggingCost(options: MeasureOptions): Promise<LoggingCostResults> {
   const dir = mkdtempSync(join(tmpdir(), 'didvault-bench-log-'))
-  const destination = pino.destination({ dest: join(dir, 'serve.log'), sync: true })
+  const destination = logDestination(join(dir, 'serve.log'))
   const logger = await createLogger({ level: 'info' }, { out: destination, err: destination })
   let waiting = () => 0
   const metrics = new ServiceMetrics(() => waiting())

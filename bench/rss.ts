@@ -57,12 +57,17 @@ export async function benchServerRss(): Promise<RssResults> {
   try {
     const { url, key } = await new Promise<{ url: string; key: string }>((resolve, reject) => {
       let out = ''
-      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      // Once started, its output (a log line per request) is drained unread: kept and searched, it would cost more and more.
+      const onData = (chunk: string) => {
         out += chunk
         const url = /didvault listening on ([^\s"]+)"/.exec(out)?.[1]
         const key = /API key for tenant "default".*: (\S+)$/m.exec(out)?.[1]
-        if (url && key) resolve({ url, key })
-      })
+        if (!url || !key) return
+        child.stdout.off('data', onData)
+        child.stdout.resume()
+        resolve({ url, key })
+      }
+      child.stdout.setEncoding('utf8').on('data', onData)
       child.once('exit', (code) => reject(new Error(`bench: didvault serve exited (${code}) before listening:\n${out}`)))
     })
     const call = async (method: string, path: string, body?: unknown, didAuth?: string) => {

@@ -74,15 +74,22 @@ interface Server {
   stop(): Promise<void>
 }
 
-/** Waits for `pattern` on `child`'s stdout; rejects if it exits first. */
+/**
+ * Waits for `pattern` on `child`'s stdout; rejects if it exits first. Then its output (a log line
+ * per request) is drained unread: kept and searched, it would cost this process more and more.
+ */
 function listening(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
   return new Promise((resolve, reject) => {
     let out = ''
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    const onData = (chunk: string) => {
       out += chunk
       const match = pattern.exec(out)
-      if (match) resolve(match)
-    })
+      if (!match) return
+      child.stdout!.off('data', onData)
+      child.stdout!.resume()
+      resolve(match)
+    }
+    child.stdout!.setEncoding('utf8').on('data', onData)
     child.once('exit', (code) => reject(new Error(`bench: ${what} exited (${code}) before listening:\n${out}`)))
   })
 }

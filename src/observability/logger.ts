@@ -51,6 +51,9 @@ const SECRET_HEADERS = ['authorization', 'x-did-auth', 'cookie', 'set-cookie', '
  */
 const CONTAINERS = ['body', 'query', 'params', 'input', 'err']
 
+/** The paths of the request record's secrets: it holds nothing of a body, and headers only at `debug`. */
+export const REQUEST_REDACT_PATHS: readonly string[] = SECRET_HEADERS.map((header) => `headers["${header}"]`)
+
 /** Every path pino redacts (`[redacted]`). */
 export const REDACT_PATHS: readonly string[] = [
   ...SECRET_FIELDS.flatMap((field) => [field, ...CONTAINERS.map((container) => `${container}.${field}`)]),
@@ -66,11 +69,18 @@ export interface LogStreams {
   err?: DestinationStream
 }
 
+/**
+ * A JSON log destination: asynchronous writes (lines written while one is under way go out
+ * together in the next), which a request's line no longer waits for; pino writes what is pending
+ * synchronously when the process exits. A `kill -9` may lose the last lines, never data.
+ */
+export const logDestination = (dest: number | string) => pino.destination({ dest, sync: false })
+
 /** A logger as `options` say; `streams` replace stdout and stderr (tests, benches). */
 export async function createLogger(options: LogOptions = {}, streams: LogStreams = {}): Promise<Logger> {
   const format = options.format ?? 'json'
-  const out = streams.out ?? (format === 'pretty' ? await prettyStream(1) : pino.destination({ dest: 1, sync: true }))
-  const err = streams.err ?? (format === 'pretty' ? await prettyStream(2) : pino.destination({ dest: 2, sync: true }))
+  const out = streams.out ?? (format === 'pretty' ? await prettyStream(1) : logDestination(1))
+  const err = streams.err ?? (format === 'pretty' ? await prettyStream(2) : logDestination(2))
   return pino(
     {
       level: options.level ?? 'info',
