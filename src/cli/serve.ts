@@ -9,8 +9,7 @@ import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { openService, storageTargetOf } from './storage-target.js'
-import { META } from '../custody/records.js'
-import { healthRouter } from '../observability/health.js'
+import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
 import { localMetrics, metricsRouter, workerMetrics, type MetricsSource } from '../observability/metrics-route.js'
@@ -107,16 +106,12 @@ export async function serve(
     res.on('close', () => pending.delete(res))
     next()
   })
-  const probe = {
-    stopping: () => stopping,
-    pingStorage: () =>
-      storage
-        .collection(META.name)
-        .get('didvault:readiness')
-        .then(() => undefined),
-    jsonldUp: () => !service.jsonldStats().closed,
-  }
-  app.use(healthRouter(probe, logger))
+  app.use(
+    healthRouter(
+      serviceReadiness(service, storage, () => stopping),
+      logger,
+    ),
+  )
   const scrape = metrics && metricsSourceOf(metrics, role)
   if (scrape && options.metrics?.port === undefined) app.use(metricsRouter(scrape))
   app.use(requestLog(logger, metrics))

@@ -5,6 +5,9 @@
  * migrations ran before the process began answering at all).
  */
 import express, { type Router } from 'express'
+import { META } from '../custody/records.js'
+import type { IdentityService } from '../service/identity-service.js'
+import type { StorageAdapter } from '../storage/port.js'
 import type { Logger } from './logger.js'
 
 /** What readiness asks of the process. */
@@ -15,6 +18,23 @@ export interface ReadinessProbe {
   pingStorage(): Promise<void>
   /** The JSON-LD worker pool takes work (it was not closed). */
   jsonldUp(): boolean
+}
+
+/** The probe of `service` served on `storage`: the storage ping is a read of one record id that never exists. */
+export function serviceReadiness(
+  service: Pick<IdentityService, 'jsonldStats'>,
+  storage: StorageAdapter,
+  stopping: () => boolean,
+): ReadinessProbe {
+  return {
+    stopping,
+    pingStorage: () =>
+      storage
+        .collection(META.name)
+        .get('didvault:readiness')
+        .then(() => undefined),
+    jsonldUp: () => !service.jsonldStats().closed,
+  }
 }
 
 /** How long the storage may take to answer the readiness read. */

@@ -11,9 +11,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import express from 'express'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { META } from '../../src/custody/records.js'
 import { IdentityService, randomMasterKey } from '../../src/index.js'
-import { healthRouter, type ReadinessProbe } from '../../src/observability/health.js'
+import { healthRouter, serviceReadiness } from '../../src/observability/health.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 
@@ -28,17 +27,8 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'didvault-health-'))
   storage = createSqliteStorage({ path: join(dir, 'health.db') })
   service = await IdentityService.create({ storage, masterKey: randomMasterKey() })
-  const probe: ReadinessProbe = {
-    stopping: () => stopping,
-    pingStorage: () =>
-      storage
-        .collection(META.name)
-        .get('didvault:readiness')
-        .then(() => undefined),
-    jsonldUp: () => !service.jsonldStats().closed,
-  }
   const app = express()
-  app.use(healthRouter(probe))
+  app.use(healthRouter(serviceReadiness(service, storage, () => stopping)))
   server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s))
   })
