@@ -29,10 +29,12 @@ export class StatusAllocator implements CredentialStatuses {
   async allocate(tenantId: string, request: StatusRequest): Promise<StatusAllocation> {
     const baseUrl = this.ctx.config.publicUrl
     if (baseUrl === undefined) throw invalid(`status: issuing with status needs ${PUBLIC_URL_SETTING}; it is not set`)
+    // Whether the issuer's lists need its quorum: one registry read for all the purposes and collisions of this credential.
+    const quorum = isQuorumSigner((await listSigners(this.ctx, { tenantId, issuer: request.issuer })).owner)
     const made: Array<{ list: StatusListRecord; entry: StatusEntryRecord }> = []
     const release = () => this.#release(tenantId, made)
     try {
-      for (const purpose of request.purposes) made.push(await this.#allocateOne(tenantId, baseUrl, request, purpose))
+      for (const purpose of request.purposes) made.push(await this.#allocateOne(tenantId, baseUrl, request, purpose, quorum))
     } catch (err) {
       await release()
       throw err
@@ -55,11 +57,12 @@ export class StatusAllocator implements CredentialStatuses {
     baseUrl: string,
     request: StatusRequest,
     purpose: StatusPurpose,
+    quorum: boolean,
   ): Promise<{ list: StatusListRecord; entry: StatusEntryRecord }> {
     const { lists, entries } = tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES })
     let collisions = 0
     for (;;) {
-      const list = await this.#openList(tenantId, baseUrl, request, purpose)
+      const list = await this.#openList(tenantId, baseUrl, request, purpose, quorum)
       const index = collisions < RANDOM_TRIES ? randomInt(list.size) : await freeIndex(this.ctx, tenantId, list)
       if (index === undefined) {
         await lists.update(list.id, { full: true })
@@ -92,9 +95,15 @@ export class StatusAllocator implements CredentialStatuses {
    * The oldest list of the issuer for this purpose and format that is not full; a new one when
    * there is none. An MPC issuer's list is signed now when it never was (with the request's quorum).
    */
-  async #openList(tenantId: string, baseUrl: string, request: StatusRequest, purpose: StatusPurpose): Promise<StatusListRecord> {
+  async #openList(
+    tenantId: string,
+    baseUrl: string,
+    request: StatusRequest,
+    purpose: StatusPurpose,
+    quorum: boolean,
+  ): Promise<StatusListRecord> {
     const list = await this.#existingList(tenantId, request, purpose)
-    if (isQuorumSigner((await listSigners(this.ctx, { tenantId, issuer: request.issuer })).owner)) {
+    if (quorum) {
       const open = list ?? (await this.#newList(tenantId, baseUrl, request, purpose))
       return open.credential === undefined ? ((await signList(this.ctx, open.id, request.approvals ?? {})) ?? open) : open
     }

@@ -20,7 +20,7 @@ import { CREDENTIAL_RULES } from '../credentials/policy.js'
 import { decide } from '../auth/policy-engine.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { assertChangesStatus } from './access.js'
-import { isQuorumSigner, listSigners, signedListOf, type SignedList, type SigningContext } from './sign-list.js'
+import { isQuorumSigner, signedListOf, type ListSigners, type SignedList, type SigningContext } from './sign-list.js'
 import { serially } from './serially.js'
 import type { WalletRecord } from '../wallets/records.js'
 import type { StatusContext } from './context.js'
@@ -31,9 +31,13 @@ import type { z } from 'zod'
 
 type Ctx = SigningContext & Pick<StatusContext, 'audit' | 'callers' | 'config' | 'onError' | 'statusPublisher'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
-type Write = Target & { value: boolean }
-/** A request's state: the values its earlier items set (entry id → value), its access checks (per list), the caller's read facts. */
-type Batch = { values: Map<string, boolean>; allowed: Map<string, Promise<void>>; reader?: Promise<ReaderFacts> }
+/** A change of an entry, with the wallet that signs its list (its issuer DID's owner). */
+type Write = Target & { value: boolean; owner: WalletRecord }
+/**
+ * A request's state: the values its earlier items set (entry id → value), its access checks (per
+ * list, each resolving to the list's signers), the caller's read facts.
+ */
+type Batch = { values: Map<string, boolean>; allowed: Map<string, Promise<ListSigners>>; reader?: Promise<ReaderFacts> }
 
 const OPERATION = 'Change Credential Status'
 /** Signatures of an MPC issuer's list made again when another change of it committed first. */
@@ -81,10 +85,11 @@ export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatus
 /** Checks an item (every entry found, the caller controls its issuer, revocation final) against the values earlier items set. */
 async function planItem(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch) {
   const targets = await targetsOf(ctx, caller, item, batch)
+  const owners = new Map<string, WalletRecord>()
   for (const { list } of targets) {
     const allowed = batch.allowed.get(list.id) ?? assertChangesStatus(ctx, caller, list)
     batch.allowed.set(list.id, allowed)
-    await allowed
+    owners.set(list.id, (await allowed).owner)
   }
   const valueOf = (entry: StatusEntryRecord) => batch.values.get(entry.id) ?? entry.value
   for (const { list, entry } of targets) {
@@ -96,7 +101,7 @@ async function planItem(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch
   for (const { list, entry } of targets) {
     const changed = valueOf(entry) !== item.value
     if (changed) {
-      writes.push({ list, entry, value: item.value })
+      writes.push({ list, entry, value: item.value, owner: owners.get(list.id)! })
       batch.values.set(entry.id, item.value)
     }
     const url = listUrlOf(list.baseUrl, list.id)
@@ -119,7 +124,7 @@ async function writeChanges(ctx: Ctx, caller: Caller, writes: Write[]): Promise<
   if (writes.length === 0) return
   const perList = new Map<string, Write[]>()
   for (const write of writes) perList.set(write.list.id, [...(perList.get(write.list.id) ?? []), write])
-  const quorumLists = await quorumListsOf(ctx, perList)
+  const quorumLists = quorumListsOf(perList)
   if (quorumLists.size === 0) {
     await commit(ctx, caller, writes, perList, new Map())
     for (const listId of perList.keys()) ctx.statusPublisher.schedule(listId)
@@ -142,12 +147,9 @@ async function writeChanges(ctx: Ctx, caller: Caller, writes: Write[]): Promise<
 }
 
 /** The quorum lists among `perList` (their issuer DID's owner is an MPC wallet: signed with the request's approvals), with that owner. */
-async function quorumListsOf(ctx: Ctx, perList: Map<string, Write[]>): Promise<Map<string, WalletRecord>> {
+function quorumListsOf(perList: Map<string, Write[]>): Map<string, WalletRecord> {
   const quorum = new Map<string, WalletRecord>()
-  for (const [listId, [{ list }]] of perList) {
-    const { owner } = await listSigners(ctx, list)
-    if (isQuorumSigner(owner)) quorum.set(listId, owner)
-  }
+  for (const [listId, [{ owner }]] of perList) if (isQuorumSigner(owner)) quorum.set(listId, owner)
   return quorum
 }
 
