@@ -272,6 +272,13 @@ describe('--storage postgres://…?schema=', () => {
     expect(storageTargetOf('postgres://u@h/db?sslmode=require')).toEqual({ kind: 'postgres', url: 'postgres://u@h/db?sslmode=require' })
   })
 
+  it('reads sqlite:<path>?synchronous=full|normal (any case), and refuses another level', () => {
+    expect(storageTargetOf('sqlite:./d.db')).toEqual({ kind: 'sqlite', path: './d.db' })
+    expect(storageTargetOf('sqlite:./d.db?synchronous=normal')).toEqual({ kind: 'sqlite', path: './d.db', synchronous: 'NORMAL' })
+    expect(storageTargetOf('sqlite:/x/d.db?synchronous=FULL')).toEqual({ kind: 'sqlite', path: '/x/d.db', synchronous: 'FULL' })
+    expect(() => storageTargetOf('sqlite:./d.db?synchronous=off')).toThrow(/synchronous=off is not full or normal/)
+  })
+
   it('refuses a schema that is not a plain identifier, without the password', () => {
     for (const schema of ['', 'a;drop', '"q"', 'x'.repeat(64), '1abc']) {
       expect(() => storageTargetOf(`postgres://u:pa55@h/db?schema=${encodeURIComponent(schema)}`)).toThrow(

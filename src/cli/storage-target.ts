@@ -11,27 +11,37 @@ import { createMemoryStorage } from '../storage/memory/index.js'
 import type { StorageAdapter } from '../storage/port.js'
 import { resolveMasterKey } from './master-key.js'
 import { UsageError } from './usage.js'
+import { isSqliteSynchronous, type SqliteSynchronous } from '../storage/sqlite/synchronous.js'
 
 /** Where `--storage` points. */
 export type StorageTarget =
   | { kind: 'memory' }
-  | { kind: 'sqlite'; path: string }
+  | { kind: 'sqlite'; path: string; synchronous?: SqliteSynchronous }
   | { kind: 'mongodb'; url: string }
   | { kind: 'postgres'; url: string; schema?: string }
 
 /**
- * Parses `memory`, `sqlite:<path>`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
+ * Parses `memory`, `sqlite:<path>[?synchronous=full|normal]`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
  * `postgres://user@host[:port]/db[?schema=<name>]` (also `postgresql://`; `schema` is taken out of
  * the connection string, default `public`). An unknown value is echoed without the password of a
  * `//user:password@` part.
  */
 export function storageTargetOf(spec: string): StorageTarget {
   if (spec === 'memory') return { kind: 'memory' }
-  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return { kind: 'sqlite', path: spec.slice('sqlite:'.length) }
+  if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteTarget(spec.slice('sqlite:'.length))
   if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
   if (/^postgres(ql)?:\/\/./.test(spec)) return postgresTarget(spec)
   const shown = spec.replace(/\/\/[^@/]*@/, '//***@')
   throw new UsageError(`unknown --storage ${shown} (use memory, sqlite:<path>, mongodb://host/db or postgres://user@host/db)`)
+}
+
+/** A SQLite target: the file, and a trailing `?synchronous=full|normal` (any case; default FULL, see `SqliteStorageOptions`). */
+function sqliteTarget(rest: string): StorageTarget {
+  const match = /\?synchronous=([^?&#]*)$/i.exec(rest)
+  if (match === null) return { kind: 'sqlite', path: rest }
+  const synchronous = match[1].toUpperCase()
+  if (!isSqliteSynchronous(synchronous)) throw new UsageError(`--storage: synchronous=${match[1]} is not full or normal`)
+  return { kind: 'sqlite', path: rest.slice(0, match.index), synchronous }
 }
 
 /** A PostgreSQL target; `?schema=` names the schema and leaves the connection string (the server would refuse it as a setting). */
@@ -51,7 +61,7 @@ export async function openStorage(target: StorageTarget): Promise<StorageAdapter
   if (target.kind === 'memory') return createMemoryStorage()
   if (target.kind === 'sqlite') {
     const { createSqliteStorage } = await import('../storage/sqlite/index.js')
-    return createSqliteStorage({ path: target.path })
+    return createSqliteStorage({ path: target.path, ...(target.synchronous !== undefined && { synchronous: target.synchronous }) })
   }
   if (target.kind === 'postgres') {
     const { createPostgresStorage } = await import('../storage/postgres/index.js')

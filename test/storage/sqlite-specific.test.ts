@@ -44,6 +44,25 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
+describe('sqlite storage: durability (synchronous)', () => {
+  /** `PRAGMA synchronous` of the adapter's own connection: 2 is FULL, 1 NORMAL. */
+  const synchronousOf = (storage: SqliteStorage) =>
+    (storage as unknown as { core: { connection: { db: Database.Database } } }).core.connection.db.pragma('synchronous', { simple: true })
+
+  it('syncs every commit to disk by default (FULL): an acknowledged write survives a power loss', async () => {
+    const storage = await open()
+    expect(synchronousOf(storage)).toBe(2)
+  })
+
+  it('takes NORMAL when asked, and refuses anything else', async () => {
+    const storage = createSqliteStorage({ path: file, synchronous: 'NORMAL' })
+    opened.push(storage)
+    await storage.init([DOCS])
+    expect(synchronousOf(storage)).toBe(1)
+    expect(() => createSqliteStorage({ path: join(dir, 'other.db'), synchronous: 'OFF' as never })).toThrow(/FULL or NORMAL/)
+  })
+})
+
 describe('sqlite storage', () => {
   it('persists records across close and reopen', async () => {
     const first = await open()

@@ -1,5 +1,6 @@
 import { closeSync, fchmodSync, openSync } from 'node:fs'
 import Database from 'better-sqlite3'
+import { isSqliteSynchronous, SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './synchronous.js'
 
 /** Options of {@link createSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -7,6 +8,14 @@ export interface SqliteStorageOptions {
   path: string
   /** How long a write waits for another connection's lock before failing (default 5000). */
   busyTimeoutMs?: number
+  /**
+   * SQLite's `synchronous` setting in WAL mode. `FULL` (default): each commit is synced to disk
+   * before it returns, so an acknowledged write survives a power loss or an OS crash. `NORMAL`:
+   * commits return once written to the WAL and are synced at checkpoints; a crash of the process
+   * loses nothing, but a power loss or OS crash can lose the last acknowledged commits (the
+   * database stays consistent). docs/storage.md *SQLite*.
+   */
+  synchronous?: SqliteSynchronous
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000
@@ -46,11 +55,15 @@ export class Connection {
     if (!Number.isSafeInteger(busyTimeoutMs) || busyTimeoutMs < 0) {
       throw new RangeError(`busyTimeoutMs must be a non-negative integer, got ${busyTimeoutMs}`)
     }
+    const synchronous = options.synchronous ?? 'FULL'
+    if (!isSqliteSynchronous(synchronous)) {
+      throw new RangeError(`synchronous must be ${SQLITE_SYNCHRONOUS.join(' or ')}, got ${String(synchronous)}`)
+    }
     this.shared = options.path !== ':memory:' && options.path !== ''
     if (this.shared) createOwnerOnly(options.path)
     this.db = new Database(options.path)
     this.db.pragma('journal_mode = WAL')
-    this.db.pragma('synchronous = NORMAL')
+    this.db.pragma(`synchronous = ${synchronous}`)
     this.db.pragma(`busy_timeout = ${busyTimeoutMs}`)
     this.db.pragma('foreign_keys = ON')
     // Deleted rows (revoked API key hashes, deleted wallets' sealed keys) are overwritten, not left in free pages.

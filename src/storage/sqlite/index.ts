@@ -3,4 +3,5 @@
  */
 export { SqliteBusyError } from './busy.js'
 export type { SqliteStorageOptions } from './connection.js'
+export { SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './synchronous.js'
 export { createSqliteStorage, SqliteStorage } from './storage.js'
