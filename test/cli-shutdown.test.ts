@@ -27,7 +27,7 @@ const AUTH = { authorization: `Bearer ${KEY}` }
 const ENV = { DIDVAULT_API_KEYS: `acme:${KEY}` }
 /** The default drain deadline, and what a stop may take beyond it (the workers' last words, the primary's kill). */
 const DRAIN_MS = 10_000
-const BOUND_MS = 2_000
+const BOUND_MS = 3_000
 /** The answer to a request that arrives while the server drains. */
 const STOPPING = {
   status: 503,

@@ -214,7 +214,8 @@ class Supervisor {
       this.#lifecycle.info(`didvault: ${reason}, no worker running, exiting`)
       process.exit()
     }
-    this.#lifecycle.info(`didvault: ${reason}, stopping ${living.length} workers (each finishes its in-flight requests)`)
+    const workers = `${living.length} worker${living.length === 1 ? '' : 's'}`
+    this.#lifecycle.info(`didvault: ${reason}, stopping ${workers} (each finishes its in-flight requests)`)
     for (const worker of living) worker.process.kill('SIGTERM')
     setTimeout(() => this.#killLeft(), this.#drainMs + KILL_AFTER_DEADLINE_MS)
   }

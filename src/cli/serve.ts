@@ -90,7 +90,10 @@ export async function serve(
   })
   process.on('SIGTERM', () => drain.stop('SIGTERM'))
   process.on('SIGINT', () => drain.stop('SIGINT'))
-  if (role.kind === 'worker') process.on('message', (message) => message === STOP_NOW_MESSAGE && drain.cut('the primary says stop now'))
+  if (role.kind === 'worker')
+    process.on('message', (message) => {
+      if (message === STOP_NOW_MESSAGE) drain.cut('the primary says stop now')
+    })
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
@@ -140,14 +143,14 @@ export async function serve(
   const metricsPort = role.kind === 'alone' && scrape ? options.metrics?.port : undefined
   try {
     await once(server, 'listening')
+    // From the first request on, a stop drains (before the listening line: a supervisor may signal as soon as it
+    // reads it). A worker whose primary dies exits at once: Node's cluster ends a worker whose IPC channel closes.
+    drain.serving(server, () => service.close())
     if (metricsPort !== undefined) await serveMetricsPort(scrape!, options.host, metricsPort, logger)
   } catch (err) {
     await service.close()
     throw err
   }
-  // Before the listening line: a supervisor may signal as soon as it reads it. (A worker whose primary dies
-  // exits at once: Node's cluster ends a worker whose IPC channel closes.)
-  drain.serving(server, () => service.close())
   if (role.kind === 'worker') {
     lifecycle.info(`didvault worker ${process.pid} listening`)
     return
