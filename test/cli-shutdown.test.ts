@@ -126,6 +126,19 @@ describe('didvault serve (one process): the drain', () => {
     await stuck.closed
     expect(proc.stdout()).toMatch(/"didvault: drain deadline \(1000 ms\) passed with 1 request in flight: closing all connections"/)
   }, 30_000)
+
+  it('a second signal cuts the request in flight at once: exit 1 well before the deadline', async () => {
+    const { proc, port } = await serveOne()
+    const stuck = await RawConnection.open(port)
+    stuck.partial('POST', '/vaults', AUTH, JSON.stringify({ name: 'never finished' }))
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    proc.child.kill('SIGTERM')
+    await proc.waitFor(/"didvault: SIGTERM, finishing in-flight requests/)
+    const { exit } = await terminate(proc, BOUND_MS)
+    expect(exit, proc.stderr()).toEqual({ code: 1, signal: null })
+    await stuck.closed
+    expect(proc.stdout()).toContain('"didvault: SIGTERM again, closing all connections"')
+  }, 30_000)
 })
 
 describe('didvault serve --workers 2: the stop reaches every worker in every state', () => {
