@@ -14,7 +14,7 @@ import type { RequestHandler } from 'express'
 import type { Logger } from '../observability/logger.js'
 
 /** The answer to a request arriving while the process drains. */
-export const STOPPING_BODY = {
+const STOPPING_BODY = {
   statusCode: 503,
   errorType: 'SERVICE_UNAVAILABLE',
   errorMessage: 'the server is stopping: retry on another instance',
