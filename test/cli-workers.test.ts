@@ -1,20 +1,20 @@
 /**
  * `didvault serve --workers <n|auto>` from outside, on the built CLI: real processes (a primary
  * and its forked workers), real HTTP on loopback, one SQLite database (and one PostgreSQL schema). Which worker answered a
- * connection is read from Linux's `/proc` (the process holding the server side of its socket).
+ * connection is read from Linux's `/proc` (the process holding the server side of its socket: `helpers/processes.ts`).
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { availableParallelism, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import { jsonldThreadsPerWorker, parseWorkers, RestartPolicy } from '../src/cli/cluster.js'
 import { CLI, ensureBuilt } from './helpers/build.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
+import { isRunning, ownerOf, until } from './helpers/processes.js'
 import { killAll, spawnNode, startSlowRequest, type Spawned } from './helpers/spawn.js'
 
 const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:(\d+)) \((\d+) workers\)"/
@@ -53,45 +53,6 @@ async function serveWorkers(workers: string, env: Record<string, string> = {}, s
   // A worker's own line may come just after the primary's.
   await until(() => (cluster.workers().length === Number(count) ? true : undefined), `${count} worker lines`)
   return cluster
-}
-
-/** Polls `f` until it returns a value other than `undefined`. */
-async function until<T>(f: () => T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
-  for (const start = Date.now(); Date.now() - start < timeoutMs; await sleep(50)) {
-    const value = f()
-    if (value !== undefined) return value
-  }
-  throw new Error(`timed out waiting for ${what}`)
-}
-
-const isRunning = (pid: number) => {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
-
-/** The pid among `pids` holding the server side of the loopback connection from `clientPort` to `serverPort`. */
-function ownerOf(serverPort: number, clientPort: number, pids: number[]): number | undefined {
-  const inodes = new Set<string>()
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    for (const line of readFileSync(table, 'utf8').trim().split('\n').slice(1)) {
-      const [, local, remote, , , , , , , inode] = line.trim().split(/\s+/)
-      const portOf = (address: string) => parseInt(address.split(':').at(-1)!, 16)
-      if (portOf(local) === serverPort && portOf(remote) === clientPort) inodes.add(`socket:[${inode}]`)
-    }
-  }
-  return pids.find((pid) =>
-    readdirSync(`/proc/${pid}/fd`).some((fd) => {
-      try {
-        return inodes.has(readlinkSync(`/proc/${pid}/fd/${fd}`))
-      } catch {
-        return false // closed meanwhile
-      }
-    }),
-  )
 }
 
 /** One request on `agent`'s kept-alive connection; with the pid of the worker that answered it. */

@@ -34,6 +34,11 @@ export interface Caller {
   apiKeyId?: string
   /** The request's id, from {@link AuthContext.requestId} (set by the dispatcher). */
   requestId?: string
+  /**
+   * The operation called, by its name in the operation table (`createVault`; set by the
+   * dispatcher): for logs and metrics, never for access decisions.
+   */
+  operation?: string
 }
 
 /**

@@ -3,13 +3,15 @@
  * serves no request: it opens the storage once (migrations, the master key file, the keys of
  * `DIDVAULT_API_KEYS`), forks the workers, prints the first API key once all of them listen,
  * replaces a worker that dies (with a growing delay, and gives up on a crash loop), and on
- * SIGTERM/SIGINT tells every worker to finish its in-flight requests, then exits.
+ * SIGTERM/SIGINT — in whatever state its workers are: starting, serving, being replaced —
+ * signals every worker to drain (`drain.ts`), kills those still running at the drain deadline,
+ * then exits (docs/operations.md *Stopping*).
  */
 import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
-import { MAX_WORKERS } from '../config/schema.js'
+import { DEFAULT_DRAIN_MS, MAX_WORKERS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
-import { envApiKeys, printFirstKey, serve, serveMetricsPort, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { envApiKeys, printFirstKey, serve, serveMetricsPort, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
 import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
 import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf } from './storage-target.js'
@@ -21,6 +23,8 @@ const CRASH_WINDOW_MS = 60_000
 /** The delay before the first replacement; it doubles with each crash in the window, up to {@link MAX_RESTART_DELAY_MS}. */
 const FIRST_RESTART_DELAY_MS = 100
 const MAX_RESTART_DELAY_MS = 10_000
+/** How long past the drain deadline a worker may take to exit (its own deadline cut its connections) before the primary kills it. */
+const KILL_AFTER_DEADLINE_MS = 1_000
 
 /**
  * When to replace a worker that died, and when to stop instead: the delay doubles with each exit
@@ -65,10 +69,13 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   if (cluster.isWorker) return serve(options, env, { kind: 'worker', jsonldThreads: jsonldThreadsPerWorker(workers) })
   const logger = await createLogger(options.log)
   const lifecycle = lifecycleLogger(logger)
+  const supervisor = new Supervisor(workers, options.shutdown?.drainMs ?? DEFAULT_DRAIN_MS, logger, lifecycle)
+  // Signals are heard from the start: before any worker is forked a stop exits at once; after, it reaches every worker.
+  process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
+  process.on('SIGINT', () => supervisor.stop('SIGINT'))
   await prepareStorage(options, workers, env)
   // Before the workers start: their scrapes ask the primary for the cluster-wide aggregate.
   const metrics = options.metrics?.enabled === false ? undefined : primaryMetrics()
-  const supervisor = new Supervisor(workers, logger, lifecycle)
   const address = await supervisor.start()
   if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
@@ -112,49 +119,65 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
   }
 }
 
-/** Forks, replaces and stops the workers. */
+/**
+ * Forks, replaces and stops the workers. A stop signals (SIGTERM) every worker alive, whatever its
+ * state — a signal is never lost, unlike a message sent before the worker listens for it: one
+ * still starting exits at once, one serving drains —, cancels the replacements not forked yet,
+ * and kills (SIGKILL) the workers still running {@link KILL_AFTER_DEADLINE_MS} after the drain deadline.
+ */
 class Supervisor {
   readonly #size: number
+  readonly #drainMs: number
   readonly #restarts: RestartPolicy
   readonly #logger: Logger
   readonly #lifecycle: Logger
+  /** Replacements waiting for their delay. */
+  readonly #replacements = new Set<NodeJS.Timeout>()
+  /** Until every first worker listens: an exit then fails the start. */
+  #starting = false
   #stopping = false
 
-  constructor(size: number, logger: Logger, lifecycle: Logger) {
+  constructor(size: number, drainMs: number, logger: Logger, lifecycle: Logger) {
     this.#size = size
+    this.#drainMs = drainMs
     this.#restarts = new RestartPolicy(size)
     this.#logger = logger
     this.#lifecycle = lifecycle
   }
 
-  /** Forks every worker; resolves with the port's address once all listen, rejects when one exits before. */
+  /**
+   * Forks every worker; resolves with the port's address once all listen, rejects when one exits
+   * before. A stop meanwhile leaves it pending: the process exits once the workers are gone.
+   */
   start(): Promise<{ port: number }> {
     return new Promise((resolve, reject) => {
       let listening = 0
       const onListening = (_worker: Worker, address: { port: number }) => {
-        if (++listening < this.#size) return
+        if (++listening < this.#size || this.#stopping) return
         cluster.off('listening', onListening)
-        cluster.off('exit', onEarlyExit)
-        cluster.on('exit', (worker, code, signal) => this.#exited(worker, code, signal))
-        process.on('SIGTERM', () => this.#stop('SIGTERM'))
-        process.on('SIGINT', () => this.#stop('SIGINT'))
+        this.#starting = false
         resolve({ port: address.port })
       }
-      const onEarlyExit = (worker: Worker, code: number | null, signal: string | null) => {
-        cluster.off('listening', onListening)
-        cluster.off('exit', onEarlyExit)
-        for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL')
-        reject(new Error(`worker ${worker.process.pid} exited before listening (${outcome(code, signal)})`))
-      }
       cluster.on('listening', onListening)
-      cluster.on('exit', onEarlyExit)
+      cluster.on('exit', (worker, code, signal) => {
+        if (this.#starting && !this.#stopping) {
+          cluster.off('listening', onListening)
+          for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGKILL')
+          reject(new Error(`worker ${worker.process.pid} exited before listening (${outcome(code, signal)})`))
+          return
+        }
+        this.#exited(worker, code, signal)
+      })
+      this.#starting = true
       for (let i = 0; i < this.#size; i++) cluster.fork()
     })
   }
 
   #exited(worker: Worker, code: number | null, signal: string | null): void {
     if (this.#stopping) {
-      if (code !== 0) process.exitCode = 1
+      // Killed by the stop's signal before it could handle it (still starting): stopped as asked.
+      const stopped = code === 0 || signal === 'SIGTERM' || signal === 'SIGINT'
+      if (!stopped) process.exitCode = 1
       if (this.#alive() === 0) process.exit()
       return
     }
@@ -164,35 +187,56 @@ class Supervisor {
         `didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); ${next.stop} worker exits within a minute, stopping`,
       )
       process.exitCode = 1
-      this.#stop('too many worker exits')
+      this.stop('too many worker exits')
       return
     }
     const delay = next.delayMs
     this.#logger.error(`didvault: worker ${worker.process.pid} exited (${outcome(code, signal)}); starting a replacement in ${delay} ms`)
-    setTimeout(() => {
-      if (!this.#stopping) cluster.fork()
+    const replacement = setTimeout(() => {
+      this.#replacements.delete(replacement)
+      cluster.fork()
     }, delay)
+    this.#replacements.add(replacement)
   }
 
-  /** First call: every worker finishes its in-flight requests; a second signal cuts their connections. */
-  #stop(reason: string): void {
+  /** First call: every worker drains, within the deadline; a second signal cuts their connections. */
+  stop(reason: string): void {
     if (this.#stopping) {
       this.#lifecycle.info(`didvault: ${reason} again, closing all connections`)
-      for (const worker of this.#workers()) worker.send(STOP_NOW_MESSAGE)
+      for (const worker of this.#living()) if (worker.isConnected()) worker.send(STOP_NOW_MESSAGE)
       return
     }
     this.#stopping = true
-    this.#lifecycle.info(`didvault: ${reason}, stopping ${this.#alive()} workers (each finishes its in-flight requests)`)
-    if (this.#alive() === 0) process.exit()
-    for (const worker of this.#workers()) worker.send(STOP_MESSAGE)
+    for (const replacement of this.#replacements) clearTimeout(replacement)
+    this.#replacements.clear()
+    const living = this.#living()
+    if (living.length === 0) {
+      this.#lifecycle.info(`didvault: ${reason}, no worker running, exiting`)
+      process.exit()
+    }
+    const workers = `${living.length} worker${living.length === 1 ? '' : 's'}`
+    this.#lifecycle.info(`didvault: ${reason}, stopping ${workers} (each finishes its in-flight requests)`)
+    for (const worker of living) worker.process.kill('SIGTERM')
+    setTimeout(() => this.#killLeft(), this.#drainMs + KILL_AFTER_DEADLINE_MS)
   }
 
-  #workers(): Worker[] {
-    return Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && w.isConnected())
+  /** The workers still running past the deadline (stuck, stopped, not answering): killed, and the primary exits 1. */
+  #killLeft(): void {
+    process.exitCode = 1
+    for (const worker of this.#living()) {
+      this.#logger.error(`didvault: worker ${worker.process.pid} still running at the drain deadline (${this.#drainMs} ms): killed`)
+      worker.process.kill('SIGKILL')
+    }
+    // Their exits end the process; should one not be reported, this does.
+    setTimeout(() => process.exit(), KILL_AFTER_DEADLINE_MS)
+  }
+
+  #living(): Worker[] {
+    return Object.values(cluster.workers ?? {}).filter((w): w is Worker => w !== undefined && !w.isDead())
   }
 
   #alive(): number {
-    return Object.values(cluster.workers ?? {}).filter((w) => w !== undefined && !w.isDead()).length
+    return this.#living().length
   }
 }
 

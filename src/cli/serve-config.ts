@@ -7,7 +7,7 @@
 import { type parseArgs } from 'node:util'
 import { effectiveConfig, type EffectiveConfig, type SettingsLayer } from '../config/effective.js'
 import { ConfigError, loadConfigFile } from '../config/load.js'
-import type { DidvaultConfig } from '../config/schema.js'
+import { MAX_DRAIN_MS, type DidvaultConfig } from '../config/schema.js'
 import { canonicalOrigin } from '../http/cors.js'
 import { LOG_FORMATS, LOG_LEVELS } from '../observability/logger.js'
 import { publicBaseUrl } from '../status/list-url.js'
@@ -32,6 +32,7 @@ export const SERVE_FLAGS = {
   'log-format': { type: 'string' },
   metrics: { type: 'string' },
   'metrics-port': { type: 'string' },
+  'drain-ms': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
 
@@ -51,6 +52,12 @@ function portOf(flag: string, value: string): number {
   const port = Number(value)
   if (!/^\d+$/.test(value) || port > 65535) throw new UsageError(`${flag} must be 0..65535, got ${value}`)
   return port
+}
+
+function drainMsOf(value: string): number {
+  const ms = Number(value)
+  if (!/^\d+$/.test(value) || ms > MAX_DRAIN_MS) throw new UsageError(`--drain-ms must be 0..${MAX_DRAIN_MS} (ms), got ${value}`)
+  return ms
 }
 
 function oneOf<T extends string>(flag: string, value: string, allowed: readonly T[]): T {
@@ -85,6 +92,7 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(values.context !== undefined && { contexts: values.context.map(parseContextFlag) }),
     ...(Object.keys(log).length > 0 && { log }),
     ...(Object.keys(metrics).length > 0 && { metrics }),
+    ...(values['drain-ms'] !== undefined && { shutdown: { drainMs: drainMsOf(values['drain-ms']) } }),
   }
 }
 
@@ -121,7 +129,7 @@ export function effectiveServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv)
 
 /** What `serve` is started with. */
 export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { workers: number } {
-  const { networks, resolvers, limits, tokens, log, metrics } = config
+  const { networks, resolvers, limits, tokens, log, metrics, shutdown } = config
   return {
     host: config.host,
     port: config.port,
@@ -133,6 +141,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     workers: typeof config.workers === 'number' ? config.workers : parseWorkers(config.workers),
     ...(log && { log }),
     ...(metrics && { metrics }),
+    ...(shutdown && { shutdown }),
     settings: { networks, resolvers, limits, tokens },
   }
 }

@@ -1,6 +1,5 @@
 /** `didvault serve`: the router on its own Express app, with storage and keys from flags and environment. */
 import { once } from 'node:events'
-import type { ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import type { IdentityService } from '../service/identity-service.js'
@@ -14,6 +13,8 @@ import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLev
 import { ServiceMetrics } from '../observability/metrics.js'
 import { localMetrics, metricsRouter, workerMetrics, type MetricsSource } from '../observability/metrics-route.js'
 import { requestLog } from '../observability/request-log.js'
+import { DEFAULT_DRAIN_MS } from '../config/schema.js'
+import { Drain } from './drain.js'
 
 export interface ServeOptions {
   host: string
@@ -37,6 +38,8 @@ export interface ServeOptions {
    * (served on that port of the same host instead; with workers, by the primary): docs/operations.md *Metrics*.
    */
   metrics?: { enabled?: boolean; port?: number }
+  /** `--drain-ms`: how long in-flight requests may take after SIGTERM/SIGINT (default 10 s): docs/operations.md *Stopping*. */
+  shutdown?: { drainMs?: number }
   /** The config file's sections without a flag: `networks`, `resolvers`, `limits`, `tokens` (docs/operations.md#configuration). */
   settings?: ServiceSettings
 }
@@ -44,12 +47,12 @@ export interface ServeOptions {
 /**
  * How this process serves: `alone` (the whole start: API keys from the environment, the first
  * key, the listening line), or `worker` of a cluster whose primary did those once; a worker
- * drains on the primary's word and runs `jsonldThreads` JSON-LD threads.
+ * drains on the primary's SIGTERM, cuts its connections on the primary's {@link STOP_NOW_MESSAGE},
+ * and runs `jsonldThreads` JSON-LD threads.
  */
 export type ServeRole = { kind: 'alone' } | { kind: 'worker'; jsonldThreads: number }
 
-/** What a cluster's primary tells its workers (over the IPC channel). */
-export const STOP_MESSAGE = 'didvault:stop'
+/** What a cluster's primary tells its workers (over the IPC channel) on a second signal: cut every connection now. */
 export const STOP_NOW_MESSAGE = 'didvault:stop-now'
 
 /** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
@@ -68,7 +71,7 @@ export function parseApiKeys(value: string): Array<{ tenant: string; key: string
 /** The keys of `DIDVAULT_API_KEYS`, none when unset. */
 export const envApiKeys = (env: NodeJS.ProcessEnv) => (env.DIDVAULT_API_KEYS ? parseApiKeys(env.DIDVAULT_API_KEYS) : [])
 
-/** Serves until SIGTERM/SIGINT (or, as a worker, until the primary says so or goes away), then exits. */
+/** Serves until SIGTERM/SIGINT (a worker: its primary's SIGTERM), drains (`drain.ts`), then exits. */
 export async function serve(
   options: ServeOptions,
   env: NodeJS.ProcessEnv = process.env,
@@ -78,6 +81,19 @@ export async function serve(
   const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
   const logger = await createLogger(options.log)
   const lifecycle = lifecycleLogger(logger)
+  // Signals are heard from the start: one that comes before the server listens ends the start.
+  const drain = new Drain({
+    drainMs: options.shutdown?.drainMs ?? DEFAULT_DRAIN_MS,
+    who: role.kind === 'worker' ? `didvault worker ${process.pid}` : 'didvault',
+    lifecycle,
+    escalates: role.kind === 'alone',
+  })
+  process.on('SIGTERM', () => drain.stop('SIGTERM'))
+  process.on('SIGINT', () => drain.stop('SIGINT'))
+  if (role.kind === 'worker')
+    process.on('message', (message) => {
+      if (message === STOP_NOW_MESSAGE) drain.cut('the primary says stop now')
+    })
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
@@ -95,26 +111,21 @@ export async function serve(
   }
   for (const { tenant, key } of envKeys) await service.apiKeys!.add(tenant, key)
 
-  let stopping = false
   const app = express()
   app.disable('x-powered-by')
-  // Responses not yet sent when stopping close their connection, so keep-alive clients cannot hold the process open.
-  const pending = new Set<ServerResponse>()
-  app.use((_req, res, next) => {
-    if (stopping) res.shouldKeepAlive = false
-    pending.add(res)
-    res.on('close', () => pending.delete(res))
-    next()
-  })
+  // The requests in flight at a stop are drained; during the drain every response closes its connection.
+  app.use(drain.track)
   app.use(
     healthRouter(
-      serviceReadiness(service, storage, () => stopping),
+      serviceReadiness(service, storage, () => drain.stopping),
       logger,
     ),
   )
   const scrape = metrics && metricsSourceOf(metrics, role)
   if (scrape && options.metrics?.port === undefined) app.use(metricsRouter(scrape))
   app.use(requestLog(logger, metrics))
+  // Requests that arrive during the drain: 503 stopping (logged, with their id).
+  app.use(drain.refuse)
   const corsOrigins = options.corsOrigins ?? []
   const bodyLimit = settings?.limits?.body
   app.use(
@@ -132,44 +143,15 @@ export async function serve(
   const metricsPort = role.kind === 'alone' && scrape ? options.metrics?.port : undefined
   try {
     await once(server, 'listening')
+    // From the first request on, a stop drains (before the listening line: a supervisor may signal as soon as it
+    // reads it). A worker whose primary dies exits at once: Node's cluster ends a worker whose IPC channel closes.
+    drain.serving(server, () => service.close())
     if (metricsPort !== undefined) await serveMetricsPort(scrape!, options.host, metricsPort, logger)
   } catch (err) {
     await service.close()
     throw err
   }
-  const stop = (signal: string) => {
-    if (stopping) {
-      // A worker gets a signal both from its primary and, often, from the terminal or service manager: only the primary escalates.
-      if (role.kind === 'worker') return
-      lifecycle.info(`didvault: ${signal} again, closing all connections`)
-      server.closeAllConnections()
-      return
-    }
-    stopping = true
-    lifecycle.info(`didvault${role.kind === 'worker' ? ` worker ${process.pid}` : ''}: ${signal}, finishing in-flight requests`)
-    for (const res of pending) if (!res.headersSent) res.shouldKeepAlive = false
-    // In-flight requests get a grace period, then their connections are cut.
-    const deadline = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS)
-    deadline.unref()
-    server.close(() => {
-      clearTimeout(deadline)
-      service.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      )
-    })
-    server.closeIdleConnections()
-  }
-  // Handlers are in place before the listening line: a supervisor may signal as soon as it reads it.
-  process.on('SIGTERM', () => stop('SIGTERM'))
-  process.on('SIGINT', () => stop('SIGINT'))
   if (role.kind === 'worker') {
-    process.on('message', (message) => {
-      if (message === STOP_MESSAGE) stop('stop from the primary')
-      if (message === STOP_NOW_MESSAGE) server.closeAllConnections()
-    })
-    // The primary is gone (killed): nothing would stop or replace this worker any more.
-    process.on('disconnect', () => stop('primary gone'))
     lifecycle.info(`didvault worker ${process.pid} listening`)
     return
   }
@@ -207,6 +189,3 @@ export async function printFirstKey(service: IdentityService): Promise<void> {
       `didvault keys): ${created.key}`,
   )
 }
-
-/** How long in-flight requests may run after SIGTERM/SIGINT. */
-const SHUTDOWN_GRACE_MS = 10_000

@@ -113,6 +113,7 @@ export async function openService(
     }
     if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))
     if (observe?.metrics) serviceOptions.onStatusListPublished = observe.metrics.statusListPublished
+    if (observe?.metrics) serviceOptions.onItemFailure = observe.metrics.itemFailed
     return { service: await IdentityService.create(serviceOptions), storage }
   } catch (err) {
     await storage.close().catch(() => undefined)

@@ -35,6 +35,7 @@ ${ENVIRONMENT}`,
   serve: `usage: didvault serve [--config <file>] [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>]
                       [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
                       [--log-level <level>] [--log-format json|pretty] [--metrics on|off] [--metrics-port <n>]
+                      [--drain-ms <ms>]
 
   --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
                   without a flag (networks, resolvers, limits, tokens). A flag given overrides the environment,
@@ -71,6 +72,9 @@ ${STORAGE}
                   GET /health/live and /health/ready are always served
   --metrics-port <n>
                   serve /metrics on this port of the same host instead (with --workers, from the primary)
+  --drain-ms <ms> after SIGTERM/SIGINT, how long in-flight requests may take (default 10000); requests arriving
+                  meanwhile get 503 stopping. Then connections are cut and the process exits (1); a second
+                  signal cuts them at once (docs/operations.md#stopping)
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.

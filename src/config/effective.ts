@@ -1,8 +1,8 @@
 /**
  * The effective settings of `didvault serve`: for each one, the flag if given, else its
  * environment variable, else the config file, else the default (docs/operations.md
- * *Configuration*). A flag replaces the file's value whole (lists are not merged); the `log` and
- * `metrics` sections merge field by field. What the environment overrides in the file is
+ * *Configuration*). A flag replaces the file's value whole (lists are not merged); the `log`,
+ * `metrics` and `shutdown` sections merge field by field. What the environment overrides in the file is
  * reported in `notes`, never silently.
  */
 import type { DidvaultConfig } from './schema.js'
@@ -30,11 +30,12 @@ export interface EffectiveConfig {
   tokens?: DidvaultConfig['tokens']
   log?: NonNullable<DidvaultConfig['log']>
   metrics?: NonNullable<DidvaultConfig['metrics']>
+  shutdown?: NonNullable<DidvaultConfig['shutdown']>
 }
 
 /** What the flags or the environment set, already checked. */
 export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'publicUrl'>> &
-  Partial<Pick<EffectiveConfig, 'statusListOrigins' | 'contexts' | 'log' | 'metrics'>>
+  Partial<Pick<EffectiveConfig, 'statusListOrigins' | 'contexts' | 'log' | 'metrics' | 'shutdown'>>
 
 /** The settings the environment may give, with their variables. */
 export const ENV_SETTINGS = {
@@ -73,7 +74,7 @@ export function effectiveConfig(
   const notes = (Object.keys(ENV_SETTINGS) as Array<keyof typeof ENV_SETTINGS>)
     .filter((key) => flags[key] === undefined && env[key] !== undefined && fromFile[key] !== undefined)
     .map((key) => `${ENV_SETTINGS[key]} overrides ${key} of the config file`)
-  const section = (key: 'log' | 'metrics') => {
+  const section = (key: 'log' | 'metrics' | 'shutdown') => {
     const merged: object = { ...fromFile[key], ...env[key], ...flags[key] }
     return Object.keys(merged).length === 0 ? {} : { [key]: merged }
   }
@@ -94,6 +95,7 @@ export function effectiveConfig(
     ...(tokens && { tokens }),
     ...section('log'),
     ...section('metrics'),
+    ...section('shutdown'),
   }
   return { config, notes }
 }

@@ -16,6 +16,10 @@ import { checkedOrigins } from '../status/status-list-source.js'
 
 /** The most `workers`. */
 export const MAX_WORKERS = 64
+/** The longest drain deadline, ms (an hour). */
+export const MAX_DRAIN_MS = 3_600_000
+/** The drain deadline when none is set, ms. */
+export const DEFAULT_DRAIN_MS = 10_000
 
 /** What the generated docs table shows of a setting, besides its description. */
 interface SettingMeta {
@@ -203,6 +207,16 @@ export const configSchema = z
       .object({
         enabled: setting(z.boolean().optional(), 'Serve GET /metrics (Prometheus).', { flag: '--metrics on|off', default: true }),
         port: setting(port.optional(), 'Serve /metrics on this port instead of the service port.', { flag: '--metrics-port' }),
+      })
+      .strict()
+      .optional(),
+    shutdown: z
+      .object({
+        drainMs: setting(
+          z.number().int().min(0).max(MAX_DRAIN_MS).optional(),
+          'After SIGTERM/SIGINT, how long in-flight requests may take (ms); then their connections are cut and the process exits.',
+          { flag: '--drain-ms', default: DEFAULT_DRAIN_MS },
+        ),
       })
       .strict()
       .optional(),

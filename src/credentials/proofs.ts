@@ -154,7 +154,7 @@ async function update(
 export async function addProofs(
   ctx: Pick<
     CredentialsContext,
-    'audit' | 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'registries' | 'resolvers' | 'signers' | 'storage'
+    'audit' | 'callers' | 'config' | 'jsonld' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'resolvers' | 'signers' | 'storage'
   >,
   caller: Caller,
   input: AddProofInput,
@@ -169,6 +169,7 @@ export async function addProofs(
   const hasher = jsonLdHasher(ctx, caller)
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'add proof',
     items.map((item, index) => ({ item, index })),
     async ({ item }) => {
@@ -194,7 +195,7 @@ function proofDid(proof: unknown): string | undefined {
 
 /** Remove proofs (extension): those whose creator/verificationMethod names a DID whose owner key the caller holds. */
 export async function removeProofs(
-  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'config' | 'onError' | 'resolvers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'config' | 'onError' | 'onItemFailure' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: RemoveProofInput,
 ): Promise<ProofsResponse> {
@@ -215,6 +216,7 @@ export async function removeProofs(
   const items = checkedItems(ctx, input)
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'remove proof',
     items.map((item, index) => ({ item, index })),
     async ({ item }) => {

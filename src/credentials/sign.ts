@@ -56,6 +56,7 @@ export async function signClaims(
     | 'jsonld'
     | 'now'
     | 'onError'
+    | 'onItemFailure'
     | 'registries'
     | 'resolvers'
     | 'signers'
@@ -154,7 +155,10 @@ export async function issuerSigner(
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
 function planClaim(
-  ctx: Pick<CredentialsContext, 'audit' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<
+    CredentialsContext,
+    'audit' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+  >,
   caller: Caller,
   input: SignClaimsInput,
   claim: ClaimInput,

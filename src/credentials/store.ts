@@ -162,7 +162,7 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
 export async function storeClaims(
   ctx: Pick<
     CredentialsContext,
-    'audit' | 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'registries' | 'resolvers' | 'storage'
+    'audit' | 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'resolvers' | 'storage'
   >,
   caller: Caller,
   input: StoreClaimsInput,
@@ -186,6 +186,7 @@ export async function storeClaims(
   // 1. Each claim parsed (and verified): a refused claim is an element of `errors`.
   const { results: planned, errors } = await forEachItem(
     ctx,
+    caller,
     'store credential',
     input.claims.map((claim, index) => ({ claim, index })),
     async ({ claim, index }) => {
@@ -359,7 +360,7 @@ export async function getClaims(
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
 export async function deleteClaims(
-  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'onError' | 'resolvers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'onError' | 'onItemFailure' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteClaims>,
 ): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
@@ -368,6 +369,7 @@ export async function deleteClaims(
   const holding = await ctx.callers.holding(caller)
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'delete credential',
     unique(input.ids),
     async (id) => {

@@ -4,6 +4,7 @@
  * tenant id, a DID or anything else a caller chooses.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client'
+import type { ItemFailure } from '../operations/runtime.js'
 
 /** Latency buckets, seconds: 1 ms … 10 s. */
 const REQUEST_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
@@ -19,6 +20,7 @@ export class ServiceMetrics {
   readonly #latency: Histogram<'operation'>
   readonly #storage: Histogram<'call'>
   readonly #publishes: Counter
+  readonly #itemFailures: Counter<'operation' | 'errorType' | 'status'>
 
   /**
    * @param jsonldWaiting - how many JSON-LD tasks wait for a worker now (read at each scrape)
@@ -60,6 +62,12 @@ export class ServiceMetrics {
       help: 'Status lists signed and published',
       registers,
     })
+    this.#itemFailures = new Counter({
+      name: 'didvault_batch_item_failures_total',
+      help: 'Items of 200 answers that failed (their errors), by operation, error type and status',
+      labelNames: ['operation', 'errorType', 'status'],
+      registers,
+    })
   }
 
   /** One request answered: `operation` (or {@link NO_OPERATION}), its status, its duration in seconds. */
@@ -71,6 +79,11 @@ export class ServiceMetrics {
   /** One storage call of kind `call`, `seconds` long. */
   storageCall(call: string, seconds: number): void {
     this.#storage.observe({ call }, seconds)
+  }
+
+  /** One failed item of a 200 answer (`IdentityServiceOptions.onItemFailure`). */
+  readonly itemFailed = ({ operation, errorType, statusCode }: ItemFailure): void => {
+    this.#itemFailures.inc({ operation, errorType, status: String(statusCode) })
   }
 
   /** One status list published (`IdentityServiceOptions.onStatusListPublished`). */

@@ -68,7 +68,7 @@ const echoed = (record: RoleAssignmentRecord, item: Item): AssignmentView => ({
 
 /** Create Role Assignments: each `{ role, did }` assigned, or already assigned (idempotent), or reported in `errors`. */
 export async function createRoleAssignments(
-  ctx: Pick<RolesContext, 'audit' | 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'now' | 'onError' | 'onItemFailure' | 'roleResources' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.roleAssignments>,
 ): Promise<AssignmentsResult> {
@@ -76,6 +76,7 @@ export async function createRoleAssignments(
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'assign role',
     input.assignments,
     async (item) => {
@@ -131,7 +132,7 @@ const refusedOverCredentials = (did: string) =>
 
 /** Delete Role Assignments (Access Token JWT): each assignment removed, or reported in `errors` (also when it was not there). */
 export async function deleteRoleAssignments(
-  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.roleAssignments>,
 ): Promise<AssignmentsResult> {
@@ -139,6 +140,7 @@ export async function deleteRoleAssignments(
   const managed = managedRoles(ctx, caller)
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'unassign role',
     input.assignments,
     async (item) => {

@@ -34,7 +34,10 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
  * the role DID's document as for Generate Identity Wallet.
  */
 export async function createRole(
-  ctx: Pick<RolesContext, 'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<
+    RolesContext,
+    'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+  >,
   caller: Caller,
   input: z.output<typeof schemas.createRole>,
 ): Promise<{ role: RoleView }> {
@@ -132,13 +135,14 @@ const RANK: Record<RoleAccess, number> = { none: 0, Read: 1, Write: 2 }
  * (`RoleResources.assertMayRaise`). Failures in `errors`.
  */
 export async function updateRoles(
-  ctx: Pick<RolesContext, 'audit' | 'callers' | 'now' | 'onError' | 'roleResources' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'now' | 'onError' | 'onItemFailure' | 'roleResources' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.updateRoles>,
 ): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'update role',
     input.roles,
     async (item) => {
@@ -169,13 +173,14 @@ export async function updateRoles(
  * delegate keys), in one transaction per role; by its creator or the holder of its owner key.
  */
 export async function deleteRoles(
-  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteRoles>,
 ): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
   const { roles } = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'delete role',
     input.dids,
     async (ref) => {

@@ -72,7 +72,7 @@ export class OperationDispatcher {
   /** Authenticates the headers for operation `name`; nothing else of the request is read. */
   async authenticate(name: OperationName, auth: AuthContext): Promise<AuthenticatedCall> {
     const definition = this.#definition(name)
-    const caller = await this.#guard(definition, () => this.authenticator.authenticate(auth, definition.auth), auth.requestId)
+    const caller = await this.#guard(name, definition, () => this.authenticator.authenticate(auth, definition.auth), auth.requestId)
     // Audit records of one call share its id: an embedded call without one gets one here.
     return new AuthenticatedCall(this, name, { ...caller, requestId: auth.requestId ?? randomUUID() }, CALL_KEY)
   }
@@ -86,9 +86,12 @@ export class OperationDispatcher {
   }
 
   /** @internal Runs an operation for an authenticated caller (through {@link AuthenticatedCall.run}). */
-  execute(name: OperationName, caller: Caller, input: unknown, params?: Record<string, unknown>): Promise<unknown> {
+  execute(name: OperationName, authenticated: Caller, input: unknown, params?: Record<string, unknown>): Promise<unknown> {
     const definition = this.#definition(name)
+    // The handler's failed items are logged and counted under the operation's name and the request's id.
+    const caller: Caller = { ...authenticated, operation: name }
     return this.#guard(
+      name,
       definition,
       () => {
         const parsed = {
@@ -103,11 +106,11 @@ export class OperationDispatcher {
         const refined = definition.refine ? parse(definition.refine, parsed) : parsed
         return definition.handler(this.ctx, caller, refined).then(
           async (result) => {
-            await this.#record(definition, caller, itemRefusals(definition.audit, result))
+            await this.#record(name, caller, itemRefusals(definition.audit, result))
             return result
           },
           async (err: unknown) => {
-            await this.#record(definition, caller, requestRefusal(definition.audit, refined, err))
+            await this.#record(name, caller, requestRefusal(definition.audit, refined, err))
             throw err
           },
         )
@@ -117,9 +120,9 @@ export class OperationDispatcher {
   }
 
   /** Records refusals in the caller's audit trail (a failure to is the operator's to see, not the caller's). */
-  async #record(definition: Definition, caller: Caller, acts: AuditAct[]): Promise<void> {
+  async #record(name: OperationName, caller: Caller, acts: AuditAct[]): Promise<void> {
     if (acts.length > 0)
-      await this.ctx.audit.record(caller, acts).catch((failure: unknown) => this.ctx.onError(definition.summary, failure))
+      await this.ctx.audit.record(caller, acts).catch((failure: unknown) => this.ctx.onError(name, failure, infoOf(caller.requestId)))
   }
 
   #definition(name: OperationName): Definition {
@@ -128,18 +131,23 @@ export class OperationDispatcher {
     return definition
   }
 
-  /** Runs `fn`, turning whatever it throws into an IdentityError; unexpected failures go to `onError`. */
-  async #guard<R>(definition: Definition, fn: () => Promise<R>, requestId: string | undefined): Promise<R> {
+  /**
+   * Runs `fn`, turning whatever it throws into an IdentityError; unexpected failures go to
+   * `onError` under the operation's name (the response's message names its summary).
+   */
+  async #guard<R>(name: OperationName, definition: Definition, fn: () => Promise<R>, requestId: string | undefined): Promise<R> {
     try {
       return await fn()
     } catch (err) {
       // A cursor the caller edited or took from another listing is the caller's mistake.
       const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
-      if (error.statusCode === 500) this.ctx.onError(definition.summary, err, requestId === undefined ? undefined : { requestId })
+      if (error.statusCode === 500) this.ctx.onError(name, err, infoOf(requestId))
       throw error
     }
   }
 }
+
+const infoOf = (requestId: string | undefined) => (requestId === undefined ? undefined : { requestId })
 
 /** Splits an embedded call's input into the path parameters the operation declares and the rest (its body or query). */
 function splitParams(definition: Definition, input: unknown): { params: Record<string, unknown>; rest: unknown } {

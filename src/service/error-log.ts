@@ -7,6 +7,7 @@
  * mnemonics).
  */
 import { wordlist } from '@scure/bip39/wordlists/english.js'
+import type { ErrorInfo } from '../operations/runtime.js'
 
 /** Replaces the secrets in a text. */
 export type Redactor = (text: string) => string
@@ -111,7 +112,14 @@ export function describeError(err: unknown, redact: Redactor): string {
   return redact(parts.join('\n')).replace(/\n(?!\s)/g, '\n  ')
 }
 
-/** The default `onError`: `didvault: <operation> failed: <error, stack and causes>` on stderr. */
-export function consoleErrorLog(redact: Redactor): (operation: string, error: unknown) => void {
-  return (operation, error) => console.error(`didvault: ${operation} failed: ${describeError(error, redact)}`)
+/** What failed: `<operation> failed`, or `<operation>: an item failed (<item>)` for a part of a 200 answer. */
+export const failureTitle = (operation: string, info?: ErrorInfo) =>
+  info?.item === undefined ? `${operation} failed` : `${operation}: an item failed (${info.item})`
+
+/** The default `onError`: `didvault: <operation> failed [request <id>]: <error, stack and causes>` on stderr. */
+export function consoleErrorLog(redact: Redactor): (operation: string, error: unknown, info?: ErrorInfo) => void {
+  return (operation, error, info) => {
+    const request = info?.requestId === undefined ? '' : ` [request ${info.requestId}]`
+    console.error(`didvault: ${failureTitle(operation, info)}${request}: ${describeError(error, redact)}`)
+  }
 }

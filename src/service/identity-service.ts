@@ -32,7 +32,7 @@ import { assertStorageSupports } from './storage-requirements.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { ServiceConfig, ServiceContext, ServiceLimits } from './context.js'
 import type { BoundOperations, OperationMethods as MethodsOf } from '../operations/contract.js'
-import type { ErrorInfo } from '../operations/runtime.js'
+import type { ErrorInfo, ItemFailure } from '../operations/runtime.js'
 import { CONTRACTS, type OperationName } from './contracts.js'
 import { OperationDispatcher } from './dispatcher.js'
 import { WalletSigners } from '../wallets/signers.js'
@@ -137,10 +137,18 @@ export interface IdentityServiceOptions {
    * Called with unexpected (500) errors, for logging. The error may come from a library; the
    * response never carries its message. Default: on stderr, the operation name, then the error's
    * message and stack and those of its `cause` chain, with secrets redacted (the master keys,
-   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics). `info.requestId`:
-   * the failed request's id (`AuthContext.requestId`), when known.
+   * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics). `operation`: the
+   * operation's name in the table (`createVault`), or a background task's (`Publish status list`, `JSON-LD worker`); `info.requestId`:
+   * the failed request's id (`AuthContext.requestId`), when known; `info.item`: for a failed item of a 200 answer
+   * (a batch item, a `walletConfig` transaction), what was done to it (`rename wallet`).
    */
   onError?: (operation: string, error: unknown, info?: ErrorInfo) => void
+  /**
+   * Told of each item of a 200 answer that failed, whatever its error (the answer's `errors`: batch items, `walletConfig`
+   * transactions, status changes): operation, item, error type and status, request id. `didvault serve` counts them
+   * (`didvault_batch_item_failures_total`).
+   */
+  onItemFailure?: (failure: ItemFailure) => void
   /** Told of each status list the service signed and published (metrics: `didvault_status_list_publishes_total`). */
   onStatusListPublished?: () => void
   /**
@@ -298,6 +306,7 @@ export class IdentityService {
       status: status.check,
       now,
       onError,
+      onItemFailure: options.onItemFailure ?? (() => undefined),
     }
     // API keys are the operator's acts (CLI, embedded admin API): they go to the system chain.
     const journal = (tx: StorageAdapter, act: { action: 'apiKey.create' | 'apiKey.revoke'; keyId: string }) =>

@@ -29,7 +29,7 @@ import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, t
 import type { ChangeStatusInput, StatusItem, changeStatusResponse } from './schemas.js'
 import type { z } from 'zod'
 
-type Ctx = SigningContext & Pick<StatusContext, 'audit' | 'callers' | 'config' | 'onError' | 'statusPublisher'>
+type Ctx = SigningContext & Pick<StatusContext, 'audit' | 'callers' | 'config' | 'onError' | 'onItemFailure' | 'statusPublisher'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
 /** A change of an entry, with the wallet that signs its list (its issuer DID's owner). */
 type Write = Target & { value: boolean; owner: WalletRecord }
@@ -39,7 +39,8 @@ type Write = Target & { value: boolean; owner: WalletRecord }
  */
 type Batch = { values: Map<string, boolean>; allowed: Map<string, Promise<ListSigners>>; reader?: Promise<ReaderFacts> }
 
-const OPERATION = 'Change Credential Status'
+/** What an item of the request is (its error message: `change status failed`). */
+const ITEM = 'change status'
 /** Signatures of an MPC issuer's list made again when another change of it committed first. */
 const QUORUM_LIST_ATTEMPTS = 3
 
@@ -56,7 +57,7 @@ export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatus
       out.items.push({ index, entries })
       planned.push({ index, writes })
     } catch (err) {
-      out.errors.push({ index, error: itemError(ctx, err, OPERATION) })
+      out.errors.push({ index, error: itemError(ctx, caller, err, ITEM) })
     }
   }
   try {
@@ -73,7 +74,7 @@ export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatus
         await writeChanges(ctx, caller, writes)
       } catch (err) {
         failed.add(index)
-        out.errors.push({ index, error: itemError(ctx, err, OPERATION) })
+        out.errors.push({ index, error: itemError(ctx, caller, err, ITEM) })
       }
     }
     out.items = out.items.filter((i) => !failed.has(i.index))

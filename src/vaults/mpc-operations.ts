@@ -124,7 +124,10 @@ export async function initializeVault(
  * key (NONE, once). 409 `VAULT_NOT_INITIALIZED` before initialization.
  */
 export async function createMpcVaultWallet(
-  ctx: Pick<VaultsContext, 'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<
+    VaultsContext,
+    'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+  >,
   caller: Caller,
   vault: VaultRecord,
   input: z.output<typeof schemas.createVaultWallet>,

@@ -28,7 +28,10 @@ import type { VaultsContext } from './context.js'
 
 /** Create Identity Vault. ECS vaults get their first wallet (index 0 for BIP44) at once; MPC vaults none (see mpc-vaults). */
 export async function createVault(
-  ctx: Pick<VaultsContext, 'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<
+    VaultsContext,
+    'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+  >,
   caller: Caller,
   input: z.output<typeof schemas.createVault>,
 ): Promise<{ vault: VaultView }> {
@@ -149,7 +152,10 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
  * mpc-vaults).
  */
 export async function createVaultWallet(
-  ctx: Pick<VaultsContext, 'audit' | 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<
+    VaultsContext,
+    'audit' | 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+  >,
   caller: Caller,
   input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>,
 ): Promise<{ wallet: WalletView }> {
@@ -237,6 +243,10 @@ export async function deleteVault(
   // Then the key material: the vault is gone, so no request can reach it any more. A provider
   // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
   if (vault.keyManagement === 'MPC')
-    await ctx.mpc.provider.deleteVault(ctx.mpc.refOf(vault)).catch((err) => ctx.onError('Delete Identity Vault (MPC provider)', err))
+    await ctx.mpc.provider
+      .deleteVault(ctx.mpc.refOf(vault))
+      .catch((err) =>
+        ctx.onError(caller.operation ?? 'deleteVault', err, { requestId: caller.requestId, item: 'MPC provider: delete vault' }),
+      )
   return { wallets: removed.map((w) => presentWallet(w, { sealedKey: true })) }
 }

@@ -42,7 +42,7 @@ export type DelegateView = NonNullable<TransactionView['delegate']>
  * cannot share a transaction with the storage, so the record is a transaction of its own.
  */
 export async function applyTxs(
-  ctx: Pick<WalletsContext, 'audit' | 'custody' | 'now' | 'onError' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'signers' | 'storage'>,
   wallet: WalletRecord,
   registry: DidRegistry,
   txs: TxInput[],
@@ -56,7 +56,7 @@ export async function applyTxs(
       report.transactions.push({ index, ...applied })
     } catch (err) {
       const error = err instanceof RegistryError ? invalid(err.message) : err
-      report.errors.push({ index, error: itemError(ctx, error, 'apply walletConfig') })
+      report.errors.push({ index, error: itemError(ctx, caller, error, 'apply walletConfig') })
       break
     }
   }

@@ -25,7 +25,7 @@ type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
 export async function generateWallet(
-  ctx: Pick<WalletsContext, 'audit' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
@@ -64,7 +64,7 @@ export async function generateWallet(
 export async function configureWallet(
   ctx: Pick<
     WalletsContext,
-    'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'registries' | 'signers' | 'storage' | 'walletVaults'
+    'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage' | 'walletVaults'
   >,
   caller: Caller,
   input: z.output<typeof schemas.configureWallet>,
@@ -103,13 +103,14 @@ export async function getWallets(
 
 /** Rename Identity Wallet: each item is renamed or reported in `errors`. */
 export async function renameWallets(
-  ctx: Pick<WalletsContext, 'callers' | 'onError' | 'storage'>,
+  ctx: Pick<WalletsContext, 'callers' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.renameWallets>,
 ): Promise<{ wallets: WalletView[]; errors: Array<{ wallet: { did: string; alias: string }; error: ErrorBody }> }> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'rename wallet',
     input.wallets,
     async (item) => {
@@ -126,13 +127,14 @@ export async function renameWallets(
 
 /** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
 export async function deleteWallets(
-  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'onError' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteWallets>,
 ): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const { results, errors } = await forEachItem(
     ctx,
+    caller,
     'delete wallet',
     input.ids,
     async (ref) => {

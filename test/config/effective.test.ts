@@ -113,6 +113,12 @@ describe('precedence: flag > environment > file > default', () => {
     expect(serveOptionsOf(merge(['--workers', '3'], {}, fileValue).config).workers).toBe(3)
   })
 
+  it('the drain deadline: shutdown.drainMs of the file, --drain-ms over it; serve gets it, none when neither sets it', () => {
+    expect(serveOptionsOf(merge([], {}, { shutdown: { drainMs: 2_500 } }).config).shutdown).toEqual({ drainMs: 2_500 })
+    expect(serveOptionsOf(merge(['--drain-ms', '0'], {}, { shutdown: { drainMs: 2_500 } }).config).shutdown).toEqual({ drainMs: 0 })
+    expect(serveOptionsOf(merge([], {}, {}).config).shutdown).toBeUndefined()
+  })
+
   it.each([
     [['--metrics', 'maybe'], /--metrics must be on, off; got maybe/],
     [['--metrics-port', '99999'], /--metrics-port must be 0\.\.65535/],
@@ -120,6 +126,8 @@ describe('precedence: flag > environment > file > default', () => {
     [['--log-format', 'xml'], /--log-format must be json, pretty/],
     [['--port', '1.5'], /--port must be 0\.\.65535/],
     [['--cors', '*'], /--cors: not an origin/],
+    [['--drain-ms', '10s'], /--drain-ms must be 0\.\.3600000 \(ms\), got 10s/],
+    [['--drain-ms', '3600001'], /--drain-ms must be 0\.\.3600000/],
   ])('a bad flag %j is a usage error naming it', (args, message) => {
     expect(() => flags(...args)).toThrow(message)
   })

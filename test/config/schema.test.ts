@@ -99,6 +99,9 @@ describe('unknown keys and wrong values name their key path', () => {
     [{ log: { level: 'loud' } }, /^log\.level: Invalid option/],
     [{ metrics: { enabled: 'yes' } }, /^metrics\.enabled: Invalid input: expected boolean/],
     [{ metrics: { port: -1 } }, /^metrics\.port: Too small/],
+    [{ shutdown: { drainMs: 1.5 } }, /^shutdown\.drainMs: Invalid input: expected int/],
+    [{ shutdown: { drainMs: 3_600_001 } }, /^shutdown\.drainMs: Too big/],
+    [{ shutdown: { graceMs: 1 } }, 'shutdown.graceMs: unknown key'],
   ])('%j → %s', (value, line) => {
     const issues = issuesOf(value)
     expect(issues, issues.join('\n')).toHaveLength(1)

@@ -60,7 +60,8 @@ describe('the default error log of a 500', () => {
     expect(res.body.errorMessage).toBe('Get Identity Vaults failed')
     expect(JSON.stringify(res.body)).not.toContain(CAUSE)
 
-    const line = logged.find((l) => l.startsWith('didvault: Get Identity Vaults failed: '))
+    // The log names the operation as the table does, with the request's id (the router made one).
+    const line = logged.find((l) => /^didvault: getVaults failed \[request [0-9a-f-]{36}\]: /.test(l))
     expect(line, logged.join('\n---\n')).toBeDefined()
     expect(line).toContain('Error: find failed')
     expect(line).toContain(`caused by: Error: ${CAUSE}`)

@@ -4,10 +4,11 @@
  * chain reaches the operator's onError instead of vanishing into a generic item error.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ErrorInfo } from '../../src/operations/runtime.js'
 import { startHarness, type Harness } from '../helpers/harness.js'
 
 const SECRET = 'SECRET-PROVIDER-KEY-123'
-const errors: Array<[string, unknown]> = []
+const errors: Array<[string, unknown, ErrorInfo | undefined]> = []
 let h: Harness
 
 beforeAll(async () => {
@@ -22,7 +23,7 @@ beforeAll(async () => {
           registry: '0xdca7ef03e98e0dc2b855be647c39abe984fcf21b',
         },
       ],
-      onError: (operation, error) => errors.push([operation, error]),
+      onError: (operation, error, info) => errors.push([operation, error, info]),
     },
   })
 })
@@ -43,7 +44,9 @@ describe('rpcUrl secrecy', () => {
     expect(JSON.stringify(res.body)).not.toContain(SECRET)
     expect(res.body.wallet.registry.apiUrl).toBe('http://127.0.0.1:9')
     expect(res.body.wallet.registry.errors[0].error).toMatchObject({ statusCode: 500, errorType: 'INTERNAL_ERROR' })
-    expect(errors.map(([op]) => op)).toContain('apply walletConfig')
+    // Logged under the operation's table name, with the failed part and the request's id.
+    const [, , info] = errors.find(([op]) => op === 'generateWallet')!
+    expect(info).toEqual({ requestId: expect.any(String), item: 'apply walletConfig' })
   })
 
   it('naming the rpcUrl itself (with its key) is not a way in', async () => {

@@ -217,8 +217,9 @@ describe('a 500: its request record and the error record carry the request id; n
     expect(res.status).toBe(500)
     const request = await recordOf(s.records, 'boom-1')
     expect(request).toMatchObject({ level: 50, status: 500, operation: 'getVaults' })
-    const error = s.records.find((r) => r.msg === 'didvault: Get Identity Vaults failed')
-    expect(error).toMatchObject({ level: 50, requestId: 'boom-1', operation: 'Get Identity Vaults' })
+    // One name for the operation in both records: the table's (issue 27).
+    const error = s.records.find((r) => r.msg === 'didvault: getVaults failed')
+    expect(error).toMatchObject({ level: 50, requestId: 'boom-1', operation: 'getVaults' })
     expect(error!.err).toContain('Error: find failed')
     expect(error!.err).toContain('caused by: Error: disk full near [redacted]')
     expect(error!.err).toMatch(/\n\s+at /)
