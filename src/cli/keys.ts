@@ -52,7 +52,8 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
 
   // A mistyped --storage must not become a new database holding a key no server sees.
   const previousKeyFiles = values['previous-master-key-file'] ?? file?.previousMasterKeyFiles ?? []
-  const { service } = await openService(target, env, { mustExist: !values.create, previousKeyFiles })
+  const missingHint = sub === 'create' ? ', or add --create to set up a new one' : ''
+  const { service } = await openService(target, env, { mustExist: !values.create, missingHint, previousKeyFiles })
   try {
     const apiKeys = service.apiKeys!
     if (sub === 'create') {

@@ -103,10 +103,11 @@ export function serviceKeysOf(target: StorageTarget, env: NodeJS.ProcessEnv, pre
 
 /**
  * Whether a server has set up `target`: a SQLite file that exists, holding the keyring record (as
- * every database a service opened does). Checked before the service opens it, which would set it up.
+ * every database a service opened does). Checked before the service opens it, which would set it
+ * up. `hint` ends the error's advice.
  */
-export async function assertSetUp(target: StorageTarget): Promise<void> {
-  const missing = () => new Error(`no didvault database at ${describeTarget(target)} (check --storage or DIDVAULT_STORAGE)`)
+export async function assertSetUp(target: StorageTarget, hint = ''): Promise<void> {
+  const missing = () => new Error(`no didvault database at ${describeTarget(target)} (check --storage or DIDVAULT_STORAGE${hint})`)
   if (target.kind === 'sqlite' && !existsSync(target.path)) throw missing()
   const storage = await openStorage(target)
   try {
@@ -120,7 +121,7 @@ export async function assertSetUp(target: StorageTarget): Promise<void> {
 /**
  * The service over `target`, with the keys `serve` would use (or `keys`). `mustExist`: a
  * database no service has set up (a SQLite file that is not there, an empty PostgreSQL schema)
- * is an error rather than a new empty one. `previousKeyFiles`: `--previous-master-key-file` /
+ * is an error rather than a new empty one (`missingHint` ends its advice). `previousKeyFiles`: `--previous-master-key-file` /
  * config `previousMasterKeyFiles`. `jsonldThreads`: the JSON-LD worker pool's size (default: the
  * service's, sized for one process per machine). `settings`: the config file's networks,
  * resolvers, limits and tokens. `heartbeat`: announce this process in the storage (option
@@ -133,6 +134,7 @@ export async function openService(
   env: NodeJS.ProcessEnv,
   options: {
     mustExist?: boolean
+    missingHint?: string
     keys?: ServiceKeys
     previousKeyFiles?: readonly string[]
     jsonldThreads?: number
@@ -143,7 +145,7 @@ export async function openService(
     observe?: { logger: Logger; metrics?: ServiceMetrics }
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
-  if (options.mustExist) await assertSetUp(target)
+  if (options.mustExist) await assertSetUp(target, options.missingHint)
   // The keys and the gas payers are settled before the database is opened (opening creates the file).
   const keys = options.keys ?? serviceKeysOf(target, env, options.previousKeyFiles)
   const configured = serviceOptionsOf(options.settings ?? {})

@@ -8,14 +8,15 @@
  *
  * The order of writes and reads closes the race with a rotation that starts meanwhile: a process
  * writes its record, then reads the rotation mark (`meta/keyring.rotatingTo`); a rotation writes
- * the mark, then reads the records. One of the two sees the other's write. A process that finds
- * a rotation to a key it does not hold refuses to start, or, running, refuses to seal until
- * restarted with that key ({@link Keyring.fence}).
+ * the mark, then reads the records. One of the two sees the other's write. A process that does not
+ * hold the key the database is on — the key of a rotation under way, else the key of the check
+ * envelope — refuses to start, or, running (one cut off for longer than `STALE_MS` while a
+ * rotation finished), refuses to seal until restarted with that key ({@link Keyring.fence}).
  */
 import { hostname } from 'node:os'
 import { randomBytes } from 'node:crypto'
 import type { Collection, StorageAdapter } from '../storage/port.js'
-import { KeyringError, type Keyring } from '../keys/keyring.js'
+import { Keyring, KeyringError } from '../keys/keyring.js'
 import { KEYRING_RECORD, type KeyringMeta } from './keyring-store.js'
 import type { MetaRecord } from './records.js'
 
@@ -40,16 +41,21 @@ export interface InstanceRecord extends MetaRecord {
   fenced: boolean
 }
 
-/** The refusal of a process that lacks the key a rotation goes to. */
-export const missingRotationKey = (keyId: string) =>
-  `a master-key rotation to key ${keyId} is under way or unfinished and this process does not hold that key: restart it with ` +
-  'the new key as master key and the current one among the previous master keys'
-
 const metaOf = (storage: StorageAdapter) => storage.collection<MetaRecord>('meta')
 
-/** The rotation under way, when one is: the id of the key it goes to. */
-export async function rotationTarget(storage: StorageAdapter): Promise<string | undefined> {
-  return (await storage.collection<KeyringMeta>('meta').get(KEYRING_RECORD.id))?.rotatingTo
+/**
+ * Why `keyring` must not seal on this storage, if it must not: it lacks the key the database is
+ * on (the key a rotation under way goes to, else the key of the keyring's check envelope).
+ */
+async function sealingRefusal(storage: StorageAdapter, keyring: Keyring): Promise<string | undefined> {
+  const record = await storage.collection<KeyringMeta>('meta').get(KEYRING_RECORD.id)
+  if (record === undefined) return undefined
+  const target = record.rotatingTo ?? Keyring.keyIdOf(record.check)
+  if (keyring.hasKey(target)) return undefined
+  return (
+    `the database's master key is (or is being rotated to) key ${target}, which this process does not hold: restart it ` +
+    'with that key as master key (and the current one among the previous master keys while a rotation runs)'
+  )
 }
 
 /** One process's record, kept fresh until {@link stop}. */
@@ -74,9 +80,9 @@ export class InstanceHeartbeat {
   }
 
   /**
-   * Writes the record, then checks the rotation mark: a rotation to a key `keyring` lacks refuses
-   * the start (the record is removed). `onFence` hears when the process stops sealing (a reason)
-   * or seals again (`undefined`, the rotation mark gone).
+   * Writes the record, then checks that `keyring` holds the key the database is on (or is being
+   * rotated to); if not, the start is refused (the record removed). `onFence` hears when the
+   * process stops sealing (a reason) or seals again (`undefined`: a rotation it lacked the key of was undone).
    */
   static async start(
     storage: StorageAdapter,
@@ -85,10 +91,10 @@ export class InstanceHeartbeat {
   ): Promise<InstanceHeartbeat> {
     const heartbeat = new InstanceHeartbeat(storage, keyring, options.now ?? Date.now, options.onFence ?? (() => {}))
     await heartbeat.#meta.insert(heartbeat.#record())
-    const target = await rotationTarget(storage)
-    if (target !== undefined && !keyring.hasKey(target)) {
+    const refusal = await sealingRefusal(storage, keyring)
+    if (refusal !== undefined) {
       await heartbeat.#meta.delete(heartbeat.id).catch(() => false)
-      throw new KeyringError(missingRotationKey(target))
+      throw new KeyringError(refusal)
     }
     heartbeat.#timer = setInterval(() => void heartbeat.#beat(), HEARTBEAT_MS)
     heartbeat.#timer.unref()
@@ -111,16 +117,15 @@ export class InstanceHeartbeat {
   }
 
   /**
-   * Refreshes the record (writes it again if it was taken for gone), then follows the rotation
-   * mark. A storage error waits for the next beat.
+   * Refreshes the record (writes it again if it was taken for gone), then checks again that the
+   * process holds the key the database is on. A storage error waits for the next beat.
    */
   #beat(): Promise<void> {
     this.#beating ??= (async () => {
       try {
         const { id: _id, ...fields } = this.#record()
         if ((await this.#meta.update(this.id, fields)) === undefined) await this.#meta.insert(this.#record())
-        const target = await rotationTarget(this.#storage)
-        const reason = target !== undefined && !this.#keyring.hasKey(target) ? missingRotationKey(target) : undefined
+        const reason = await sealingRefusal(this.#storage, this.#keyring)
         if (reason !== this.#keyring.fenced) {
           this.#keyring.fence(reason)
           this.#onFence(reason)
