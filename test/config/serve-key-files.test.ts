@@ -2,9 +2,10 @@
  * Key files `didvault serve` reads at start, on the built CLI (real processes): a gas payer key
  * file of the config file that cannot be used stops the start like any other config error (exit
  * 2), naming the config file, the key path and the file; a previous master key file that cannot be
- * used stops it naming the file. Nothing is created, no key is shown.
+ * used stops it naming the file. Previous master keys of the config file reach the keyring. Nothing
+ * is created, no key is shown.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
@@ -22,8 +23,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const proc = spawnNode([CLI, ...args], { cwd: dir, env: {} })
+async function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const proc = spawnNode([CLI, ...args], { cwd: dir, env })
   const { code } = await proc.exited
   return { code, stdout: proc.stdout(), stderr: proc.stderr() }
 }
@@ -55,6 +56,34 @@ describe('didvault serve --config with a gas payer key file', () => {
     expect(`${r.stdout}${r.stderr}`).not.toContain(GAS_KEY)
     expect(readdirSync(dir).sort()).toEqual(before)
   })
+})
+
+describe('config previousMasterKeyFiles', () => {
+  it('reach the keyring of serve (a database on the old key opens with the new one as master key); config check names a bad one', async () => {
+    const oldHex = 'ab'.repeat(32)
+    const storage = `sqlite:${join(dir, 'x.db')}`
+    const created = await run(['keys', 'create', '--tenant', 'acme', '--create', '--storage', storage], { DIDVAULT_MASTER_KEY: oldHex })
+    expect(created.code, created.stderr).toBe(0)
+    const config = join(dir, 'c.yaml')
+    writeFileSync(config, `storage: ${storage}\npreviousMasterKeyFiles:\n  - keys/old.key\n`)
+    mkdirSync(join(dir, 'keys'))
+    const checked = await run(['config', 'check', config])
+    expect(checked).toMatchObject({ code: 2 })
+    expect(checked.stderr).toContain(
+      `config ${config}: previousMasterKeyFiles[0] ${join(dir, 'keys/old.key')}: cannot read the file (ENOENT)`,
+    )
+
+    writeFileSync(join(dir, 'keys/old.key'), `${oldHex}\n`, { mode: 0o600 })
+    expect(await run(['config', 'check', config])).toMatchObject({ code: 0 })
+    const newKey = { DIDVAULT_MASTER_KEY: 'cd'.repeat(32) }
+    const without = await run(['serve', '--port', '0', '--storage', storage], newKey)
+    expect(without).toMatchObject({ code: 1, stderr: expect.stringContaining('the master key does not match this database') })
+    const proc = spawnNode([CLI, 'serve', '--port', '0', '--config', config], { cwd: dir, env: newKey })
+    await proc.waitFor(/didvault listening on/, 60_000)
+    proc.child.kill('SIGTERM')
+    expect(await proc.exited).toEqual({ code: 0, signal: null })
+    expect(`${proc.stdout()}${proc.stderr()}`).not.toMatch(/abababab|cdcdcdcd/)
+  }, 60_000)
 })
 
 describe('didvault serve --previous-master-key-file', () => {
