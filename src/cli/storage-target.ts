@@ -121,8 +121,8 @@ export async function assertSetUp(target: StorageTarget, hint = ''): Promise<voi
 /**
  * The service over `target`, with the keys `serve` would use (or `keys`). `mustExist`: a
  * database no service has set up (a SQLite file that is not there, an empty PostgreSQL schema)
- * is an error rather than a new empty one (`missingHint` ends its advice). `previousKeyFiles`: `--previous-master-key-file` /
- * config `previousMasterKeyFiles`. `jsonldThreads`: the JSON-LD worker pool's size (default: the
+ * is an error rather than a new empty one (`missingHint` ends its advice). `previousKeyFiles`:
+ * `--previous-master-key-file` / config `previousMasterKeyFiles`. `jsonldThreads`: the JSON-LD worker pool's size (default: the
  * service's, sized for one process per machine). `settings`: the config file's networks,
  * resolvers, limits and tokens. `heartbeat`: announce this process in the storage (option
  * `heartbeat` of the service: `serve` does). `observe`: unexpected errors go to `logger` (secrets

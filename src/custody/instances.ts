@@ -37,7 +37,7 @@ export interface InstanceRecord extends MetaRecord {
   opens: string[]
   /** When it last refreshed this record (ms since the epoch, its clock). */
   seenAt: number
-  /** Whether it refuses to seal (it found a rotation to a key it lacks). */
+  /** Whether it refuses to seal (it lacks the key the database is on). */
   fenced: boolean
 }
 
