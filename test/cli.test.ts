@@ -650,7 +650,7 @@ describe('didvault keys', () => {
 
   it('create before the first start: the server then prints no key of its own and accepts the created one', async () => {
     const storage = ['--storage', `sqlite:${join(dir, 'x.db')}`]
-    const created = JSON.parse((await run(['create', '--tenant', 'acme', '--json', ...storage])).stdout)
+    const created = JSON.parse((await run(['create', '--tenant', 'acme', '--json', '--create', ...storage])).stdout)
     const { proc, url } = await serve(storage)
     expect(proc.stdout()).not.toMatch(/API key/)
     expect((await createVault(url, created.key)).status).toBe(200)
@@ -659,7 +659,7 @@ describe('didvault keys', () => {
 
   it('a wrong DIDVAULT_MASTER_KEY is refused before anything is written', async () => {
     const storage = ['--storage', `sqlite:${join(dir, 'x.db')}`]
-    expect((await run(['create', '--tenant', 'acme', ...storage])).code).toBe(0)
+    expect((await run(['create', '--tenant', 'acme', '--create', ...storage])).code).toBe(0)
     const r = await run(['create', '--tenant', 'acme', ...storage], { DIDVAULT_MASTER_KEY: 'ab'.repeat(32) })
     expect(r.code).toBe(1)
     expect(r.stderr).toMatch(/master key does not match/)

@@ -6,6 +6,8 @@
  * in `meta/apiKeyHashing` (so master-key rotation reseals it and keys keep working); a copy of
  * the database without the master key cannot test guesses of a key offline. Databases of
  * earlier releases held SHA-256(key): {@link ApiKeyTenants.open} rewrites those rows once.
+ * A revoked key leaves its keyed hash in `meta` (`apiKeyRevoked:<hash>`), so that it is never
+ * registered again: revocation is permanent, whatever `DIDVAULT_API_KEYS` still lists.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import type { Keyring } from '../keys/keyring.js'
@@ -37,6 +39,8 @@ export interface CreatedApiKey extends ApiKeyInfo {
 }
 
 const HASHING_RECORD = { tenantId: '_system', id: 'apiKeyHashing' }
+/** The `meta` record left by a revoked key: its keyed hash (in the id), never the key. */
+const tombstoneId = (hash: string) => `apiKeyRevoked:${hash}`
 const SCHEME = 'hmac-sha256'
 /** How often `lastUsedAt` is written for one key, at most. */
 const LAST_USED_EVERY_MS = 60_000
@@ -45,6 +49,23 @@ const MAX_LABEL = 200
 interface HashingMeta extends MetaRecord {
   /** Envelope of the HMAC key. */
   hmacKey: string
+}
+
+/** What stays of a revoked key, so that it is never registered again. */
+interface TombstoneMeta extends MetaRecord {
+  keyId: string
+  keyTenantId: string
+}
+
+/** {@link ApiKeyTenants.add} of a key that was revoked: revocation is permanent. Names the key's id, never the key. */
+export class ApiKeyRevokedError extends Error {
+  constructor(
+    readonly keyId: string,
+    readonly tenantId: string,
+  ) {
+    super(`API key ${keyId} of tenant "${tenantId}" was revoked: a revoked key is never registered again`)
+    this.name = 'ApiKeyRevokedError'
+  }
 }
 
 const sha256 = (key: string) => createHash('sha256').update(key, 'utf8').digest()
@@ -118,10 +139,14 @@ export class ApiKeyTenants implements TenantResolver {
     return { ...infoOf(record), key }
   }
 
-  /** Registers a key chosen by the operator (e.g. from `DIDVAULT_API_KEYS`). Idempotent for the same tenant. */
+  /**
+   * Registers a key chosen by the operator (e.g. from `DIDVAULT_API_KEYS`). Idempotent for the same
+   * tenant. A key revoked before is refused for good: {@link ApiKeyRevokedError}.
+   */
   async add(tenantId: string, key: string, options: { label?: string } = {}): Promise<ApiKeyInfo> {
     if (key.length < 16 || key.length > 512) throw new Error('API keys must be 16 to 512 characters')
     const hash = this.#hash(key)
+    await this.#assertNotRevoked(this.#storage, hash)
     const existing = async () => {
       const found = await this.#keys.findOne({ field: 'hash', op: 'eq', value: hash })
       if (found && found.tenantId !== tenantId) throw new Error('this API key is registered for another tenant')
@@ -130,7 +155,7 @@ export class ApiKeyTenants implements TenantResolver {
     const found = await existing()
     if (found) return infoOf(found)
     try {
-      return infoOf(await this.#insert(tenantId, key, options.label))
+      return infoOf(await this.#insert(tenantId, key, options.label, true))
     } catch (err) {
       // Another process registered the same key at the same moment: fine if it is the same tenant's.
       const raced = err instanceof UniqueConstraintError ? await existing() : undefined
@@ -139,7 +164,13 @@ export class ApiKeyTenants implements TenantResolver {
     }
   }
 
-  async #insert(tenantId: string, key: string, label: string | undefined): Promise<ApiKeyRecord> {
+  async #assertNotRevoked(storage: StorageAdapter, hash: string): Promise<void> {
+    const tombstone = await storage.collection<TombstoneMeta>('meta').get(tombstoneId(hash))
+    if (tombstone) throw new ApiKeyRevokedError(tombstone.keyId, tombstone.keyTenantId)
+  }
+
+  /** Stores a key's record; `operatorChosen`: checked against the revoked keys again inside the transaction (a revocation meanwhile). */
+  async #insert(tenantId: string, key: string, label: string | undefined, operatorChosen = false): Promise<ApiKeyRecord> {
     if (!TENANT_ID.test(tenantId)) throw new Error(`invalid tenant id ${JSON.stringify(tenantId)}: letters, digits, _ - . (at most 64)`)
     if (label !== undefined && (label.length > MAX_LABEL || /\p{Cc}/u.test(label))) {
       throw new Error(`a label is at most ${MAX_LABEL} characters without control characters`)
@@ -153,6 +184,7 @@ export class ApiKeyTenants implements TenantResolver {
       ...(label ? { label } : {}),
     }
     await this.#storage.transaction(async (tx) => {
+      if (operatorChosen) await this.#assertNotRevoked(tx, record.hash)
       await collectionOf(tx, API_KEYS).insert(record)
       await this.#journal(tx, { action: 'apiKey.create', keyId: record.id })
     })
@@ -172,10 +204,23 @@ export class ApiKeyTenants implements TenantResolver {
     return out
   }
 
-  /** Deletes a key by id; requests with it are refused from the next one on. Whether it existed. */
+  /**
+   * Deletes a key by id; requests with it are refused from the next one on, for good: its keyed
+   * hash stays behind (in `meta`), so that {@link add} never registers it again. Whether it existed.
+   */
   async revoke(id: string): Promise<boolean> {
     return this.#storage.transaction(async (tx) => {
-      if (!(await collectionOf(tx, API_KEYS).delete(id))) return false
+      const keys = collectionOf(tx, API_KEYS)
+      const record = await keys.get(id)
+      if (!record || !(await keys.delete(id))) return false
+      const tombstone: TombstoneMeta = {
+        id: tombstoneId(record.hash),
+        tenantId: HASHING_RECORD.tenantId,
+        createdAt: this.#now(),
+        keyId: id,
+        keyTenantId: record.tenantId,
+      }
+      await tx.collection<TombstoneMeta>('meta').insert(tombstone)
       await this.#journal(tx, { action: 'apiKey.revoke', keyId: id })
       return true
     })

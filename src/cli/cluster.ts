@@ -11,7 +11,8 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { DEFAULT_DRAIN_MS, MAX_WORKERS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
-import { envApiKeys, printFirstKey, serve, serveMetricsPort, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { printFirstKey, serve, serveMetricsPort, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { envApiKeys, registerEnvApiKeys } from './env-api-keys.js'
 import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
 import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf } from './storage-target.js'
@@ -73,14 +74,14 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   // Signals are heard from the start: before any worker is forked a stop exits at once; after, it reaches every worker.
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
-  await prepareStorage(options, workers, env)
+  await prepareStorage(options, workers, env, logger)
   // Before the workers start: their scrapes ask the primary for the cluster-wide aggregate.
   const metrics = options.metrics?.enabled === false ? undefined : primaryMetrics()
   const address = await supervisor.start()
   if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
   if (envApiKeys(env).length === 0) {
-    const { service } = await openService(storageTargetOf(options.storage), env)
+    const { service } = await openService(storageTargetOf(options.storage), env, { previousKeyFiles: options.previousMasterKeyFiles })
     try {
       await printFirstKey(service)
     } finally {
@@ -96,7 +97,7 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
  * What the workers must find done, done once: the contexts checked, the storage opened (its
  * migrations run, a SQLite master key file made) and shared by processes, the environment's keys registered.
  */
-async function prepareStorage(options: ServeOptions, workers: number, env: NodeJS.ProcessEnv): Promise<void> {
+async function prepareStorage(options: ServeOptions, workers: number, env: NodeJS.ProcessEnv, logger: Logger): Promise<void> {
   const target = storageTargetOf(options.storage)
   await registerContextFiles(options.contexts ?? [])
   if (target.kind === 'memory') {
@@ -105,7 +106,7 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
         '(use --workers 1, or sqlite:<path> or a database)',
     )
   }
-  const { service, storage } = await openService(target, env)
+  const { service, storage } = await openService(target, env, { previousKeyFiles: options.previousMasterKeyFiles })
   try {
     if (!storage.capabilities.multiProcess) {
       throw new UsageError(
@@ -113,7 +114,7 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
           '(capabilities.multiProcess; a standalone MongoDB server has it only as a replica set): use --workers 1',
       )
     }
-    for (const { tenant, key } of envApiKeys(env)) await service.apiKeys!.add(tenant, key)
+    await registerEnvApiKeys(service.apiKeys!, env, logger)
   } finally {
     await service.close()
   }

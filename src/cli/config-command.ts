@@ -5,6 +5,7 @@ import { printableConfig } from '../config/print.js'
 import { serviceOptionsOf } from '../config/service-options.js'
 import { effectiveServeConfig, SERVE_FLAGS } from './serve-config.js'
 import { storageTargetOf } from './storage-target.js'
+import { readKeyFile } from './master-key.js'
 import { USAGE, UsageError } from './usage.js'
 
 /** Runs a `config` subcommand; output goes to `out` (stdout), notes to stderr. */
@@ -22,8 +23,8 @@ export function config(args: string[], env: NodeJS.ProcessEnv, out: (line: strin
 }
 
 /**
- * Validates one file: its keys and values, its storage spelling, and its gas payer key files (readable by the owner
- * only, holding a key); exit 2 naming the key path or file. Context files are read at start only.
+ * Validates one file: its keys and values, its storage spelling, its gas payer and previous master key files (readable
+ * by the owner only, holding a key); exit 2 naming the key path or file. Context files are read at start only.
  */
 function check(args: string[], out: (line: string) => void): void {
   const { values, positionals } = parseArgs({
@@ -38,6 +39,7 @@ function check(args: string[], out: (line: string) => void): void {
     const parsed = loadConfigFile(file)
     if (parsed.storage !== undefined) storageTargetOf(parsed.storage)
     serviceOptionsOf(parsed)
+    parsed.previousMasterKeyFiles?.forEach((keyFile, i) => readKeyFile(keyFile, `previousMasterKeyFiles[${i}]`))
   } catch (err) {
     if (err instanceof ConfigError) throw new UsageError(`config ${err.message}`)
     if (err instanceof UsageError) throw new UsageError(`config ${file}: storage: ${err.message}`)

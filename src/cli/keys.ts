@@ -1,4 +1,7 @@
-/** `didvault keys create|list|revoke`: API keys on the same storage and master key as `serve`. */
+/**
+ * `didvault keys create|list|revoke`: API keys on the same storage and master keys as `serve`. The
+ * storage must be one a service has set up, unless `keys create --create` (before the first start).
+ */
 import { parseArgs } from 'node:util'
 import type { ApiKeyInfo } from '../auth/api-keys.js'
 import { effectiveConfig } from '../config/effective.js'
@@ -19,7 +22,9 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
       tenant: { type: 'string' },
       label: { type: 'string' },
       json: { type: 'boolean', default: false },
+      create: { type: 'boolean', default: false },
       storage: { type: 'string' },
+      'previous-master-key-file': { type: 'string', multiple: true },
       config: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -32,18 +37,23 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   }
   if (sub === 'create' && !values.tenant) throw new UsageError('keys create needs --tenant <id>')
   if (sub !== 'create' && values.label !== undefined) throw new UsageError('--label goes with keys create')
+  if (sub !== 'create' && values.create) throw new UsageError('--create goes with keys create')
   if (sub === 'revoke' && (values.tenant !== undefined || values.json))
     throw new UsageError('keys revoke takes only the key id (and --storage)')
   // The storage `serve` would use: --storage, else DIDVAULT_STORAGE, else the config file's (--config or DIDVAULT_CONFIG).
   const flagged = values.storage === undefined ? {} : { storage: values.storage }
   const fromEnv = env.DIDVAULT_STORAGE ? { storage: env.DIDVAULT_STORAGE } : {}
-  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config.storage)
+  const file = configFileOf(values.config, env)
+  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, file).config.storage)
   if (target.kind === 'memory')
     throw new UsageError(
       'keys needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...): memory storage lives inside one serve process',
     )
 
-  const { service } = await openService(target, env, { mustExist: sub !== 'create' })
+  // A mistyped --storage must not become a new database holding a key no server sees.
+  const previousKeyFiles = values['previous-master-key-file'] ?? file?.previousMasterKeyFiles ?? []
+  const missingHint = sub === 'create' ? ', or add --create to set up a new one' : ''
+  const { service } = await openService(target, env, { mustExist: !values.create, missingHint, previousKeyFiles })
   try {
     const apiKeys = service.apiKeys!
     if (sub === 'create') {

@@ -6,8 +6,9 @@ import { serveCluster } from './cluster.js'
 import { config } from './config-command.js'
 import { keys } from './keys.js'
 import { audit } from './audit.js'
+import { masterKey } from './master-key-command.js'
 import { serve } from './serve.js'
-import { effectiveServeConfig, serveOptionsOf, SERVE_FLAGS } from './serve-config.js'
+import { checkedServeConfig, serveOptionsOf, SERVE_FLAGS } from './serve-config.js'
 import { USAGE, UsageError } from './usage.js'
 
 const out = (line: string) => console.log(line)
@@ -20,10 +21,11 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (command === 'keys') return keys(rest, env, out)
   if (command === 'audit') return void (process.exitCode = await audit(rest, env, out))
   if (command === 'config') return config(rest, env, out)
+  if (command === 'master-key') return masterKey(rest, env, out)
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`)
   const { values } = parseArgs({ args: rest, options: SERVE_FLAGS, strict: true })
   if (values.help) return out(USAGE.serve)
-  const { config: effective, notes } = effectiveServeConfig(values, env)
+  const { config: effective, notes } = checkedServeConfig(values, env)
   // A cluster's workers run this again: the primary alone says what the environment overrides.
   if (!cluster.isWorker) for (const note of notes) console.error(`didvault: ${note}`)
   const options = serveOptionsOf(effective)
@@ -39,7 +41,7 @@ main(process.argv.slice(2), process.env).catch((err: unknown) => {
   const message = err instanceof Error ? err.message : String(err)
   if (isArgumentError(err)) {
     const command = process.argv[2]
-    const help = ['serve', 'keys', 'config', 'audit'].includes(command) ? `didvault ${command} --help` : 'didvault --help'
+    const help = ['serve', 'keys', 'config', 'audit', 'master-key'].includes(command) ? `didvault ${command} --help` : 'didvault --help'
     console.error(`didvault: ${message}\nsee: ${help}`)
     process.exit(2)
   }

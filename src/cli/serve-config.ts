@@ -7,6 +7,7 @@
 import { type parseArgs } from 'node:util'
 import { effectiveConfig, type EffectiveConfig, type SettingsLayer } from '../config/effective.js'
 import { ConfigError, loadConfigFile } from '../config/load.js'
+import { serviceOptionsOf, SettingError } from '../config/service-options.js'
 import { MAX_DRAIN_MS, type DidvaultConfig } from '../config/schema.js'
 import { canonicalOrigin } from '../http/cors.js'
 import { LOG_FORMATS, LOG_LEVELS } from '../observability/logger.js'
@@ -33,6 +34,7 @@ export const SERVE_FLAGS = {
   metrics: { type: 'string' },
   'metrics-port': { type: 'string' },
   'drain-ms': { type: 'string' },
+  'previous-master-key-file': { type: 'string', multiple: true },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
 
@@ -90,6 +92,7 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
       statusListOrigins: checked('--status-list-origin', () => checkedOrigins(values['status-list-origin']!)),
     }),
     ...(values.context !== undefined && { contexts: values.context.map(parseContextFlag) }),
+    ...(values['previous-master-key-file'] !== undefined && { previousMasterKeyFiles: values['previous-master-key-file'] }),
     ...(Object.keys(log).length > 0 && { log }),
     ...(Object.keys(metrics).length > 0 && { metrics }),
     ...(values['drain-ms'] !== undefined && { shutdown: { drainMs: drainMsOf(values['drain-ms']) } }),
@@ -110,9 +113,12 @@ export function envLayer(env: NodeJS.ProcessEnv): SettingsLayer {
   }
 }
 
+/** The config file `--config` names, else `DIDVAULT_CONFIG`. */
+const configPathOf = (flag: string | undefined, env: NodeJS.ProcessEnv) => flag ?? (env.DIDVAULT_CONFIG || undefined)
+
 /** The config file named by `--config`, else `DIDVAULT_CONFIG`, checked; undefined when neither names one. */
 export function configFileOf(flag: string | undefined, env: NodeJS.ProcessEnv): DidvaultConfig | undefined {
-  const file = flag ?? (env.DIDVAULT_CONFIG || undefined)
+  const file = configPathOf(flag, env)
   if (file === undefined) return undefined
   try {
     return loadConfigFile(file)
@@ -125,6 +131,21 @@ export function configFileOf(flag: string | undefined, env: NodeJS.ProcessEnv): 
 /** The effective settings of `serve` with these flags and environment; `notes`: what the environment overrode in the file. */
 export function effectiveServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv): { config: EffectiveConfig; notes: string[] } {
   return effectiveConfig(flagLayer(values), envLayer(env), configFileOf(values.config, env))
+}
+
+/**
+ * The effective settings `serve` starts with: those of {@link effectiveServeConfig}, and the key files the config
+ * file names read (gas payers), so that a bad one stops the start as a usage error naming the config file and its key path.
+ */
+export function checkedServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv): { config: EffectiveConfig; notes: string[] } {
+  const effective = effectiveServeConfig(values, env)
+  try {
+    serviceOptionsOf(effective.config)
+  } catch (err) {
+    if (err instanceof SettingError) throw new UsageError(`config ${configPathOf(values.config, env)}: ${err.message}`)
+    throw err
+  }
+  return effective
 }
 
 /** What `serve` is started with. */
@@ -143,5 +164,6 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     ...(metrics && { metrics }),
     ...(shutdown && { shutdown }),
     settings: { networks, resolvers, limits, tokens },
+    previousMasterKeyFiles: config.previousMasterKeyFiles,
   }
 }

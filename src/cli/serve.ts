@@ -15,6 +15,7 @@ import { localMetrics, metricsRouter, workerMetrics, type MetricsSource } from '
 import { requestLog } from '../observability/request-log.js'
 import { DEFAULT_DRAIN_MS } from '../config/schema.js'
 import { Drain } from './drain.js'
+import { envApiKeys, registerEnvApiKeys } from './env-api-keys.js'
 
 export interface ServeOptions {
   host: string
@@ -42,6 +43,11 @@ export interface ServeOptions {
   shutdown?: { drainMs?: number }
   /** The config file's sections without a flag: `networks`, `resolvers`, `limits`, `tokens` (docs/operations.md#configuration). */
   settings?: ServiceSettings
+  /**
+   * `--previous-master-key-file` (or config `previousMasterKeyFiles`): files of earlier master keys
+   * (docs/operations.md *Master-key rotation*).
+   */
+  previousMasterKeyFiles?: readonly string[]
 }
 
 /**
@@ -54,22 +60,6 @@ export type ServeRole = { kind: 'alone' } | { kind: 'worker'; jsonldThreads: num
 
 /** What a cluster's primary tells its workers (over the IPC channel) on a second signal: cut every connection now. */
 export const STOP_NOW_MESSAGE = 'didvault:stop-now'
-
-/** Parses `DIDVAULT_API_KEYS` (`tenant:key,tenant:key`). */
-export function parseApiKeys(value: string): Array<{ tenant: string; key: string }> {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.indexOf(':')
-      if (at <= 0 || at === pair.length - 1) throw new Error('DIDVAULT_API_KEYS must look like tenant:key,tenant:key')
-      return { tenant: pair.slice(0, at), key: pair.slice(at + 1) }
-    })
-}
-
-/** The keys of `DIDVAULT_API_KEYS`, none when unset. */
-export const envApiKeys = (env: NodeJS.ProcessEnv) => (env.DIDVAULT_API_KEYS ? parseApiKeys(env.DIDVAULT_API_KEYS) : [])
 
 /** Serves until SIGTERM/SIGINT (a worker: its primary's SIGTERM), drains (`drain.ts`), then exits. */
 export async function serve(
@@ -101,7 +91,15 @@ export async function serve(
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
-  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, settings, observe })
+  const { service, storage } = await openService(target, env, {
+    jsonldThreads,
+    publicUrl,
+    statusListOrigins,
+    settings,
+    observe,
+    previousKeyFiles: options.previousMasterKeyFiles,
+    heartbeat: true,
+  })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     logger.warn(
@@ -109,7 +107,8 @@ export async function serve(
         'within this process only; run one didvault process per database, or use a replica set',
     )
   }
-  for (const { tenant, key } of envKeys) await service.apiKeys!.add(tenant, key)
+  // A cluster's primary registered them once.
+  if (role.kind === 'alone') await registerEnvApiKeys(service.apiKeys!, env, logger)
 
   const app = express()
   app.disable('x-powered-by')

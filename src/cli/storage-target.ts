@@ -9,7 +9,9 @@ import type { ServiceMetrics } from '../observability/metrics.js'
 import { timedStorage } from '../observability/timed-storage.js'
 import { createMemoryStorage } from '../storage/memory/index.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { resolveMasterKey } from './master-key.js'
+import { resolveMasterKey, resolvePreviousMasterKeys } from './master-key.js'
+import { COLLECTIONS } from '../service/collections.js'
+import { KEYRING_RECORD, type MasterKeyInput } from '../custody/keyring-store.js'
 import { UsageError } from './usage.js'
 import { isSqliteSynchronous, type SqliteSynchronous } from '../storage/sqlite/synchronous.js'
 
@@ -71,31 +73,81 @@ export async function openStorage(target: StorageTarget): Promise<StorageAdapter
   return createMongoStorage({ url: target.url })
 }
 
+/** The storage as messages name it: a SQLite file, or the host and database of a server (never a password). */
+export function describeTarget(target: StorageTarget): string {
+  if (target.kind === 'memory') return 'memory storage'
+  if (target.kind === 'sqlite') return target.path
+  try {
+    const url = new URL(target.url)
+    const schema = target.kind === 'postgres' ? ` (schema ${target.schema ?? 'public'})` : ''
+    return `${url.protocol}//${url.host}${url.pathname}${schema}`
+  } catch {
+    return `the ${target.kind === 'postgres' ? 'PostgreSQL' : 'MongoDB'} database of --storage`
+  }
+}
+
+/** The master key and previous ones to open a service with. */
+export interface ServiceKeys {
+  masterKey: MasterKeyInput
+  previousMasterKeys: MasterKeyInput[]
+}
+
 /**
- * The service over `target`, with the master key `serve` would use. `mustExist`: a SQLite
- * database that is not there yet is an error rather than a new empty one. `jsonldThreads`: the
- * JSON-LD worker pool's size (default: the service's, sized for one process per machine).
- * `settings`: the config file's networks, resolvers, limits and tokens. `observe`: unexpected
- * errors go to `logger` (secrets redacted), and `metrics` times the storage calls and counts
- * status-list publications. The storage returned is the adapter itself (untimed).
+ * The keys `serve` would use on `target`: the master key (`DIDVAULT_MASTER_KEY`, else `<db>.key` or a random
+ * in-process key), and the previous ones (`DIDVAULT_PREVIOUS_MASTER_KEYS`, `previousKeyFiles`, `<db>.previous.key`).
+ */
+export function serviceKeysOf(target: StorageTarget, env: NodeJS.ProcessEnv, previousKeyFiles: readonly string[] = []): ServiceKeys {
+  const previousMasterKeys = resolvePreviousMasterKeys(env, target, previousKeyFiles)
+  return { masterKey: resolveMasterKey(env, target).key, previousMasterKeys }
+}
+
+/**
+ * Whether a server has set up `target`: a SQLite file that exists, holding the keyring record (as
+ * every database a service opened does). Checked before the service opens it, which would set it
+ * up. `hint` ends the error's advice.
+ */
+export async function assertSetUp(target: StorageTarget, hint = ''): Promise<void> {
+  const missing = () => new Error(`no didvault database at ${describeTarget(target)} (check --storage or DIDVAULT_STORAGE${hint})`)
+  if (target.kind === 'sqlite' && !existsSync(target.path)) throw missing()
+  const storage = await openStorage(target)
+  try {
+    await storage.init(COLLECTIONS)
+    if ((await storage.collection('meta').get(KEYRING_RECORD.id)) === undefined) throw missing()
+  } finally {
+    await storage.close()
+  }
+}
+
+/**
+ * The service over `target`, with the keys `serve` would use (or `keys`). `mustExist`: a
+ * database no service has set up (a SQLite file that is not there, an empty PostgreSQL schema)
+ * is an error rather than a new empty one (`missingHint` ends its advice). `previousKeyFiles`:
+ * `--previous-master-key-file` / config `previousMasterKeyFiles`. `jsonldThreads`: the JSON-LD worker pool's size (default: the
+ * service's, sized for one process per machine). `settings`: the config file's networks,
+ * resolvers, limits and tokens. `heartbeat`: announce this process in the storage (option
+ * `heartbeat` of the service: `serve` does). `observe`: unexpected errors go to `logger` (secrets
+ * redacted), and `metrics` times the storage calls and counts status-list publications. The
+ * storage returned is the adapter itself (untimed).
  */
 export async function openService(
   target: StorageTarget,
   env: NodeJS.ProcessEnv,
   options: {
     mustExist?: boolean
+    missingHint?: string
+    keys?: ServiceKeys
+    previousKeyFiles?: readonly string[]
     jsonldThreads?: number
     publicUrl?: string
     statusListOrigins?: string[]
     settings?: ServiceSettings
+    heartbeat?: boolean
     observe?: { logger: Logger; metrics?: ServiceMetrics }
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
-  if (options.mustExist && target.kind === 'sqlite' && !existsSync(target.path)) {
-    throw new Error(`no didvault database at ${target.path} (check --storage or DIDVAULT_STORAGE)`)
-  }
-  // The key and the gas payers are settled before the database is opened (opening creates the file).
-  const master = resolveMasterKey(env, target)
+  if (options.mustExist) await assertSetUp(target, options.missingHint)
+  // The keys and the gas payers are settled before the database is opened (opening creates the file).
+  const keys = options.keys ?? serviceKeysOf(target, env, options.previousKeyFiles)
   const configured = serviceOptionsOf(options.settings ?? {})
   const storage = await openStorage(target)
   try {
@@ -105,11 +157,12 @@ export async function openService(
     const served = observe?.metrics ? timedStorage(storage, (call, s) => observe.metrics!.storageCall(call, s)) : storage
     const serviceOptions: IdentityServiceOptions = {
       storage: served,
-      masterKey: master.key,
+      ...keys,
       ...configured,
       ...jsonldWorkers,
       ...publicUrl,
       statusListOrigins,
+      ...(options.heartbeat && { heartbeat: true }),
     }
     if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))
     if (observe?.metrics) serviceOptions.onStatusListPublished = observe.metrics.statusListPublished

@@ -8,12 +8,20 @@ export class UsageError extends Error {
   }
 }
 
+const PREVIOUS_KEY_FILE = `  --previous-master-key-file <path>
+                  a file holding an earlier master key (64 hex characters, mode 0600), accepted for opening
+                  secrets while a master-key rotation runs; repeatable (config: previousMasterKeyFiles). Never a
+                  key on the command line`
+
 const STORAGE = `  --storage <s>   sqlite:<path> (default sqlite:./didvault.db), postgres://user@host[:port]/db[?schema=<name>],
                   mongodb://host[:port]/db, or memory`
 
 const ENVIRONMENT = `environment:
   DIDVAULT_MASTER_KEY   64 hex characters (raw key) or a passphrase; unset: <db>.key (SQLite) or a random key (memory);
                         required with PostgreSQL and MongoDB
+  DIDVAULT_PREVIOUS_MASTER_KEYS
+                        earlier master keys, comma-separated (each 64 hex characters or a passphrase), accepted for
+                        opening secrets while a master-key rotation runs; with <db>.key, <db>.previous.key is read too
   DIDVAULT_STORAGE      the --storage value when the flag is not given (keeps a postgres:// or mongodb:// password
                         out of the process list)`
 
@@ -25,6 +33,7 @@ commands:
   keys            create, list and revoke API keys (Base Auth Tokens)
   config          check a config file, print the effective config
   audit           verify the hash-chained audit trail
+  master-key      rotate the master key while servers run
 
 options:
   -h, --help      this text (also: didvault <command> --help)
@@ -35,7 +44,7 @@ ${ENVIRONMENT}`,
   serve: `usage: didvault serve [--config <file>] [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>]
                       [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
                       [--log-level <level>] [--log-format json|pretty] [--metrics on|off] [--metrics-port <n>]
-                      [--drain-ms <ms>]
+                      [--drain-ms <ms>] [--previous-master-key-file <path>]...
 
   --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
                   without a flag (networks, resolvers, limits, tokens). A flag given overrides the environment,
@@ -75,6 +84,7 @@ ${STORAGE}
   --drain-ms <ms> after SIGTERM/SIGINT, how long in-flight requests may take (default 10000); requests arriving
                   meanwhile get 503 stopping. Then connections are cut and the process exits (1); a second
                   signal cuts them at once (docs/operations.md#stopping)
+${PREVIOUS_KEY_FILE}
 
 On a database without API keys, the first start creates one for tenant "default" and prints
 it once, after the port is bound.
@@ -96,15 +106,45 @@ ${ENVIRONMENT}
 
   keys: `usage: didvault keys <create|list|revoke> [options]
 
-  didvault keys create --tenant <id> [--label <text>] [--json] [--storage <s>] [--config <file>]
-      creates a key and prints it once (only its keyed hash is stored)
+  didvault keys create --tenant <id> [--label <text>] [--json] [--create] [--storage <s>] [--config <file>]
+      creates a key and prints it once (only its keyed hash is stored). The storage must be one a server
+      has used; --create sets up a new one (before the first start)
   didvault keys list [--tenant <id>] [--json] [--storage <s>] [--config <file>]
       id, tenant, label, created, last used (never the key)
   didvault keys revoke <id> [--storage <s>] [--config <file>]
-      deletes a key; running servers refuse it from the next request on
+      deletes a key; running servers refuse it from the next request on, and it stays refused for good:
+      a revoked key still listed in DIDVAULT_API_KEYS is not registered again (the start warns, naming its id)
 
 ${STORAGE}
   --config <file> without --storage or DIDVAULT_STORAGE: the storage of this config file (also DIDVAULT_CONFIG)
+${PREVIOUS_KEY_FILE}
+
+${ENVIRONMENT}`,
+
+  masterKey: `usage: didvault master-key rotate --new-key-file <path> [--storage <s> | --config <file>]
+                                    [--previous-master-key-file <path>]...
+
+  reseals every secret of the storage (keys, mnemonics, shares, the API-key hashing key) under the new
+  master key while servers keep running on it, then records masterKey.rotate on the audit trail's
+  system chain. Progress goes to stderr. Resumable: run it again after an interruption.
+
+  It refuses, naming them (pid, host), while a running server seals with another key: first restart
+  every server with the new key as master key and the current one as a previous key
+  (DIDVAULT_MASTER_KEY=<new> with DIDVAULT_PREVIOUS_MASTER_KEYS=<current>, or
+  --previous-master-key-file), then run this; once it is done, restart them without the previous key.
+  The current key is DIDVAULT_MASTER_KEY (plus DIDVAULT_PREVIOUS_MASTER_KEYS and the
+  --previous-master-key-file keys), or <db>.key.
+
+  With the SQLite <db>.key file (no DIDVAULT_MASTER_KEY), it first puts the new key in <db>.key and
+  the current one in <db>.previous.key, which serve reads as a previous key: the first run installs
+  them (and refuses while servers run with the old key), a restart gives every server both, the
+  second run reseals and removes <db>.previous.key. docs/operations.md "Master-key rotation".
+
+  --new-key-file <path>
+                  the new master key: 64 hex characters (openssl rand -hex 32), mode 0600
+${STORAGE}
+  --config <file> without --storage or DIDVAULT_STORAGE: the storage (and previousMasterKeyFiles) of this file
+${PREVIOUS_KEY_FILE}
 
 ${ENVIRONMENT}`,
 

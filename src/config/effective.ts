@@ -24,6 +24,8 @@ export interface EffectiveConfig {
   publicUrl?: string
   statusListOrigins: string[]
   contexts: ContextFile[]
+  /** Files of earlier master keys (`--previous-master-key-file`, `previousMasterKeyFiles`). */
+  previousMasterKeyFiles: string[]
   networks?: DidvaultConfig['networks']
   resolvers?: DidvaultConfig['resolvers']
   limits?: DidvaultConfig['limits']
@@ -35,7 +37,7 @@ export interface EffectiveConfig {
 
 /** What the flags or the environment set, already checked. */
 export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'publicUrl'>> &
-  Partial<Pick<EffectiveConfig, 'statusListOrigins' | 'contexts' | 'log' | 'metrics' | 'shutdown'>>
+  Partial<Pick<EffectiveConfig, 'statusListOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown'>>
 
 /** The settings the environment may give, with their variables. */
 export const ENV_SETTINGS = {
@@ -52,6 +54,7 @@ export const DEFAULTS = {
   cors: [] as string[],
   statusListOrigins: [] as string[],
   contexts: [] as ContextFile[],
+  previousMasterKeyFiles: [] as string[],
 } as const
 
 /** The file's settings in the layers' shape. */
@@ -89,6 +92,7 @@ export function effectiveConfig(
     ...(publicUrl !== undefined && { publicUrl }),
     statusListOrigins: pick('statusListOrigins') ?? DEFAULTS.statusListOrigins,
     contexts: pick('contexts') ?? DEFAULTS.contexts,
+    previousMasterKeyFiles: pick('previousMasterKeyFiles') ?? DEFAULTS.previousMasterKeyFiles,
     ...(networks && { networks }),
     ...(resolvers && { resolvers }),
     ...(limits && { limits }),

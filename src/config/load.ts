@@ -1,8 +1,8 @@
 /**
  * Reading a config file: JSON, or YAML for a `.yaml`/`.yml` name, parsed by {@link configSchema}.
  * Any problem is a {@link ConfigError} naming the file and each key path (`networks[0].rpcUrl:
- * Invalid URL`). Relative paths in the file (contexts, a `sqlite:` storage, gas payer key files)
- * are resolved against the file's directory.
+ * Invalid URL`). Relative paths in the file (contexts, a `sqlite:` storage, gas payer and previous
+ * master key files) are resolved against the file's directory.
  */
 import { readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
@@ -36,6 +36,8 @@ export function keyPath(path: readonly PropertyKey[]): string {
 /** Secrets that are never settings, where operators may look for them: said so when a file has them. */
 const ENV_ONLY: Record<string, string> = {
   masterKey: 'the master key is never a config setting: DIDVAULT_MASTER_KEY (or the SQLite <db>.key file)',
+  previousMasterKeys:
+    'master keys are never config settings: previousMasterKeyFiles names files holding them, or DIDVAULT_PREVIOUS_MASTER_KEYS',
   apiKeys: 'API keys are never config settings: DIDVAULT_API_KEYS, or didvault keys create',
 }
 
@@ -82,11 +84,12 @@ const against = (baseDir: string, path: string) => (isAbsolute(path) ? path : re
 
 /** The file's relative paths made absolute. */
 function withPathsResolved(config: DidvaultConfig, baseDir: string): DidvaultConfig {
-  const { storage, contexts, networks } = config
+  const { storage, contexts, networks, previousMasterKeyFiles } = config
   return {
     ...config,
     ...(storage?.startsWith('sqlite:') && storage !== 'sqlite::memory:' && { storage: `sqlite:${against(baseDir, storage.slice(7))}` }),
     ...(contexts && { contexts: Object.fromEntries(Object.entries(contexts).map(([url, path]) => [url, against(baseDir, path)])) }),
+    ...(previousMasterKeyFiles && { previousMasterKeyFiles: previousMasterKeyFiles.map((path) => against(baseDir, path)) }),
     ...(networks && {
       networks: networks.map((n) => (n.gasPayerKeyFile === undefined ? n : { ...n, gasPayerKeyFile: against(baseDir, n.gasPayerKeyFile) })),
     }),

@@ -46,7 +46,20 @@ function safeDecode(text: string): string {
 
 /** The effective settings in the config file's shape (and key order), secrets masked. */
 export function printableConfig(config: EffectiveConfig): Record<string, unknown> {
-  const { host, port, storage, workers, cors, publicUrl, statusListOrigins, contexts, networks, resolvers, ...sections } = config
+  const {
+    host,
+    port,
+    storage,
+    workers,
+    cors,
+    publicUrl,
+    statusListOrigins,
+    contexts,
+    previousMasterKeyFiles,
+    networks,
+    resolvers,
+    ...sections
+  } = config
   return {
     host,
     port,
@@ -56,6 +69,7 @@ export function printableConfig(config: EffectiveConfig): Record<string, unknown
     ...(publicUrl !== undefined && { publicUrl }),
     statusListOrigins,
     contexts: Object.fromEntries(contexts.map(({ url, file }) => [url, file])),
+    previousMasterKeyFiles,
     ...(networks && { networks: networks.map((n) => (n.rpcUrl === undefined ? n : { ...n, rpcUrl: maskUrl(n.rpcUrl) })) }),
     ...(resolvers && { resolvers: Object.fromEntries(Object.entries(resolvers).map(([name, url]) => [name, maskUrl(url)])) }),
     ...sections,

@@ -21,6 +21,9 @@ interface SchemaNode {
 const OUTSIDE_THE_FILE = [
   '| — | `--config <file>` | `DIDVAULT_CONFIG` | — | none | The config file (JSON, or YAML for `.yaml`/`.yml`). |',
   '| — | — | `DIDVAULT_MASTER_KEY` | `masterKey` | `<db>.key` (SQLite), random (memory) | The master key: never a config setting. |',
+  '| — | — | `DIDVAULT_PREVIOUS_MASTER_KEYS` | `previousMasterKeys` | `<db>.previous.key` (SQLite, during a rotation) | ' +
+    'Earlier master keys, comma-separated (64 hex characters or passphrases), besides those of `previousMasterKeyFiles`: ' +
+    'never a config setting. |',
   '| — | — | `DIDVAULT_API_KEYS` | `service.apiKeys.add(tenant, key)` | none | `tenant:key,…` registered at start. |',
 ]
 

@@ -179,6 +179,13 @@ export const configSchema = z
       'JSON-LD contexts credentials may reference: URL → file (relative to the config file).',
       { flag: '--context <url>=<file>', embedded: 'contexts', default: {} },
     ),
+    previousMasterKeyFiles: setting(
+      z.array(z.string().min(1)).optional(),
+      'Files each holding an earlier master key (64 hex characters, mode 0600), accepted for opening secrets while a ' +
+        'master-key rotation runs (docs/operations.md#master-key-rotation); relative to the config file. The keys ' +
+        'themselves are never settings.',
+      { flag: '--previous-master-key-file', embedded: 'previousMasterKeys', default: [] },
+    ),
     networks: setting(z.array(network).min(1).optional(), 'did:ethr networks; the first is where new DIDs are made.', {
       embedded: 'networks',
       default: [{ name: 'dev', chainId: 1337 }],

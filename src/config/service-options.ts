@@ -17,29 +17,42 @@ export type ServiceSettings = Pick<EffectiveConfig, 'networks' | 'resolvers' | '
 /** The options of `IdentityService.create` the settings give (none for a section absent). */
 export type ConfiguredServiceOptions = Pick<IdentityServiceOptions, 'networks' | 'onchain' | 'resolvers' | 'limits' | 'audience'>
 
+/** A setting of the config file that cannot be used; the message starts with its key path (`networks[0].gasPayerKeyFile`). */
+export class SettingError extends Error {
+  constructor(
+    readonly setting: string,
+    message: string,
+  ) {
+    super(`${setting} ${message}`)
+    this.name = 'SettingError'
+  }
+}
+
 /** A gas payer's private key from its file, refused when others can read the file or it holds no 32-byte hex key. */
-function gasPayerOf(file: string): Wallet {
+function gasPayerOf(file: string, setting: string): Wallet {
   let mode: number
   let text: string
   try {
     mode = statSync(file).mode & 0o777
     text = readFileSync(file, 'utf8').trim()
   } catch (err) {
-    throw new Error(`gasPayerKeyFile ${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
+    throw new SettingError(setting, `${file}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`)
   }
-  if (mode & 0o077) throw new Error(`gasPayerKeyFile ${file} is readable by others (mode ${mode.toString(8)}): chmod 600 it`)
-  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new Error(`gasPayerKeyFile ${file} does not hold a 64-hex-character private key`)
+  if (mode & 0o077) throw new SettingError(setting, `${file} is readable by others (mode ${mode.toString(8)}): chmod 600 it`)
+  if (!/^(0x)?[0-9a-fA-F]{64}$/.test(text)) throw new SettingError(setting, `${file} does not hold a 64-hex-character private key`)
   return new Wallet(text.startsWith('0x') ? text : `0x${text}`)
 }
 
-/** The service options of the settings. @throws {Error} a gas payer key file that cannot be used */
+/** The service options of the settings. @throws {SettingError} a gas payer key file that cannot be used */
 export function serviceOptionsOf(settings: ServiceSettings): ConfiguredServiceOptions {
   const { networks, resolvers, limits, tokens } = settings
   const options: ConfiguredServiceOptions = {}
   if (networks) {
     options.networks = networks.map(({ gasPayerKeyFile: _file, ...network }): EthrNetwork => network)
     const onchain: Record<string, OnchainRegistryOptions> = {}
-    for (const n of networks) if (n.gasPayerKeyFile !== undefined) onchain[n.name] = { gasPayer: gasPayerOf(n.gasPayerKeyFile) }
+    networks.forEach((n, i) => {
+      if (n.gasPayerKeyFile !== undefined) onchain[n.name] = { gasPayer: gasPayerOf(n.gasPayerKeyFile, `networks[${i}].gasPayerKeyFile`) }
+    })
     if (Object.keys(onchain).length > 0) options.onchain = onchain
   }
   if (resolvers) options.resolvers = Object.fromEntries(Object.entries(resolvers).map(([name, url]) => [name, universalResolver({ url })]))

@@ -1,7 +1,9 @@
 /**
- * The service's own settings (`meta`): one record per setting, its id the setting's name — the
- * keyring's check record, the API-key hashing key. Declared with its collection (fields checked
- * against the record type by the compiler).
+ * The service's own records (`meta`): one record per setting, its id the setting's name — the
+ * keyring's check record, the API-key hashing key —, and a few small records of the service's
+ * bookkeeping, named by a prefix: `instance:<id>` (a serving process, `instances.ts`) and
+ * `apiKeyRevoked:<keyed hash>` (a revoked API key, `auth/api-keys.ts`). Declared with its
+ * collection (fields checked against the record type by the compiler).
  */
 import { declareCollection } from '../storage/declaration.js'
 import type { StoredRecord } from '../storage/port.js'

@@ -49,6 +49,8 @@ function keyId(key: MasterKey): string {
 export class Keyring {
   #current: { id: string; key: Buffer }
   readonly #keys = new Map<string, Buffer>()
+  /** Set while sealing is refused: why. */
+  #fence: string | undefined
 
   constructor(current: MasterKey, previous: MasterKey[] = []) {
     if (current.length !== 32) throw new KeyringError('master key must be 32 bytes')
@@ -65,6 +67,24 @@ export class Keyring {
   /** Whether the keyring holds the key with this id. */
   hasKey(id: string): boolean {
     return this.#keys.has(id)
+  }
+
+  /** Ids of every key it opens envelopes with (the current one included). */
+  get keyIds(): string[] {
+    return [...this.#keys.keys()]
+  }
+
+  /**
+   * Refuses every {@link seal} from now on, with `reason` as the error (a master-key rotation to
+   * a key this process lacks has begun: what it sealed would be lost), or, with `undefined`, seals again.
+   */
+  fence(reason: string | undefined): void {
+    this.#fence = reason
+  }
+
+  /** Why sealing is refused, when it is (see {@link fence}). */
+  get fenced(): string | undefined {
+    return this.#fence
   }
 
   /** Id of the key new envelopes are sealed with. */
@@ -86,6 +106,7 @@ export class Keyring {
 
   /** Seals `plaintext` for the record described by `context` (e.g. `tenant/wallets/<id>/privateKey`). */
   seal(plaintext: Uint8Array, context: string): string {
+    if (this.#fence !== undefined) throw new KeyringError(this.#fence)
     const nonce = randomBytes(NONCE_BYTES)
     const cipher = createCipheriv('aes-256-gcm', this.#current.key, nonce)
     cipher.setAAD(Buffer.from(context, 'utf8'))

@@ -27,6 +27,8 @@ import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from '../c
 import { PublicKeyDirectory } from '../wallets/public-keys.js'
 import { SignatureMemo } from '../proofs/signature-memo.js'
 import { rotateMasterKey, type RotationProgress } from '../custody/rotation.js'
+import { InstanceHeartbeat } from '../custody/instances.js'
+import { KeyringError } from '../keys/keyring.js'
 import { COLLECTIONS } from './collections.js'
 import { assertStorageSupports } from './storage-requirements.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -157,6 +159,15 @@ export interface IdentityServiceOptions {
    * benches and tests measuring its cost only.
    */
   audit?: boolean
+  /**
+   * Announce this process in the storage while the service is open (docs/operations.md
+   * *Master-key rotation*): the master key it seals with and those it opens, host, pid, refreshed
+   * every 5 s and removed by {@link IdentityService.close}. {@link IdentityService.rotateMasterKey}
+   * refuses while a live process seals with another key, and a process that finds a rotation to a
+   * key it lacks refuses to start, or stops sealing new secrets. Default false; `didvault serve`
+   * turns it on. Turn it on for a service that shares its database with others.
+   */
+  heartbeat?: boolean
 }
 
 /** The actor of acts of no tenant (the operator's): the audit trail's system chain. */
@@ -209,8 +220,12 @@ export class IdentityService {
    */
   readonly apiKeys?: ApiKeyTenants
 
-  private constructor(ctx: ServiceContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
+  /** This process's record in the storage (option `heartbeat`). */
+  readonly #heartbeat: InstanceHeartbeat | undefined
+
+  private constructor(ctx: ServiceContext, auth: Authenticator, apiKeys?: ApiKeyTenants, heartbeat?: InstanceHeartbeat) {
     this.#ctx = ctx
+    this.#heartbeat = heartbeat
     this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
     for (const name of Object.keys(CONTRACTS) as OperationName[]) {
@@ -317,7 +332,18 @@ export class IdentityService {
       { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
       walletTenantLookup(storage),
     )
-    return new IdentityService(ctx, auth, apiKeys)
+    let heartbeat: InstanceHeartbeat | undefined
+    if (options.heartbeat) {
+      const onFence = (reason: string | undefined) => reason !== undefined && onError('master-key rotation', new KeyringError(reason))
+      try {
+        heartbeat = await InstanceHeartbeat.start(storage, keyring, { now, onFence })
+      } catch (err) {
+        await publisher.close()
+        await jsonld.close()
+        throw err
+      }
+    }
+    return new IdentityService(ctx, auth, apiKeys, heartbeat)
   }
 
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */
@@ -354,14 +380,29 @@ export class IdentityService {
   // ---- Administration
 
   /**
-   * Reseals every secret under `newKey`. Resumable: if interrupted, start the service with
-   * `masterKey: newKey, previousMasterKeys: [oldKey]` and call this again.
+   * Reseals every secret under `newKey`, while the service (and others on the same storage) run;
+   * records `masterKey.rotate` on the audit trail's system chain when done. Refuses (a
+   * `RotationBlockedError` naming them) while a live process announced by option `heartbeat`
+   * seals with another key: restart those with `masterKey: newKey, previousMasterKeys: [oldKey]`
+   * first. Resumable: if interrupted, start the service with `masterKey: newKey,
+   * previousMasterKeys: [oldKey]` and call this again. `onStale` hears of each record of a process
+   * not seen for 30 s, which is ignored and removed.
    */
-  async rotateMasterKey(newKey: MasterKeyInput, onProgress?: (p: RotationProgress) => void): Promise<{ resealed: number }> {
+  async rotateMasterKey(
+    newKey: MasterKeyInput,
+    onProgress?: (p: RotationProgress) => void,
+    onStale?: (described: string) => void,
+  ): Promise<{ resealed: number }> {
     const key = masterKeyOf(newKey, await keyringSalt(this.#ctx.storage))
     const journal = (tx: StorageAdapter, keyId: string) =>
       this.#ctx.audit.append(tx, SYSTEM_ACTOR, [{ action: 'masterKey.rotate', target: { type: 'masterKey', id: keyId } }])
-    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, onProgress, journal)
+    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, {
+      onProgress,
+      journal,
+      now: () => this.#ctx.now(),
+      ...(this.#heartbeat && { self: this.#heartbeat.id }),
+      ...(onStale && { onStale }),
+    })
   }
 
   /**
@@ -384,6 +425,7 @@ export class IdentityService {
 
   /** Stops the JSON-LD workers and closes the storage. */
   async close(): Promise<void> {
+    await this.#heartbeat?.stop()
     await this.#ctx.statusPublisher.close()
     await this.#ctx.jsonld.close()
     await this.#ctx.storage.close()

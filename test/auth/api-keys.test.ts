@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { IdentityService, createMemoryStorage, randomMasterKey } from '../../src/index.js'
+import { ApiKeyRevokedError } from '../../src/auth/api-keys.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 
 let dir: string
@@ -82,6 +83,29 @@ describe('API keys', () => {
     expect(await server.apiKeys!.authenticate(key)).toBeNull()
     expect(await other.apiKeys!.revoke(id)).toBe(false)
     await Promise.all([server.close(), other.close()])
+  })
+
+  it('revocation is permanent: add refuses a revoked key for good (naming its id, for any tenant, after a restart), and only its keyed hash stays', async () => {
+    const db = join(dir, 'k.db')
+    const KEY = 'ops-key-0123456789'
+    const first = await open(db, MASTER)
+    const { id } = await first.apiKeys!.add('ops', KEY)
+    expect(await first.apiKeys!.revoke(id)).toBe(true)
+    await first.close()
+    const restarted = await open(db, MASTER)
+    for (const tenant of ['ops', 'other']) {
+      const refused = await restarted.apiKeys!.add(tenant, KEY).catch((err: unknown) => err)
+      expect(refused).toBeInstanceOf(ApiKeyRevokedError)
+      expect(refused).toMatchObject({ keyId: id, tenantId: 'ops', message: expect.not.stringContaining(KEY) })
+    }
+    expect(await restarted.apiKeys!.authenticate(KEY)).toBeNull()
+    expect(await restarted.apiKeys!.list()).toEqual([])
+    // Another key is not affected.
+    await restarted.apiKeys!.add('ops', 'ops-key-9876543210')
+    expect(await restarted.apiKeys!.authenticate('ops-key-9876543210')).toBe('ops')
+    await restarted.close()
+    const stored = bytes(db)
+    for (const needle of [KEY, sha256(KEY)]) expect(stored.includes(needle)).toBe(false)
   })
 
   it('add (operator-chosen keys) is idempotent per tenant and refuses a key of another tenant or a bad tenant id or label', async () => {

@@ -152,7 +152,7 @@ describe('didvault config print', () => {
 describe('didvault keys --config', () => {
   it('uses the storage of the config file (relative to the file), unless --storage or DIDVAULT_STORAGE says otherwise', async () => {
     const path = file('etc/c.yaml', 'storage: sqlite:keys.db\n')
-    const created = await run(['keys', 'create', '--tenant', 'acme', '--config', path])
+    const created = await run(['keys', 'create', '--tenant', 'acme', '--create', '--config', path])
     expect(created.code, created.stderr).toBe(0)
     expect(readdirSync(join(dir, 'etc'))).toEqual(expect.arrayContaining(['keys.db', 'keys.db.key']))
     const listed = await run(['keys', 'list', '--json'], { DIDVAULT_CONFIG: path })
