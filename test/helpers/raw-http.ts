@@ -79,7 +79,10 @@ export class RawConnection {
 
   #next(): Promise<RawResponse> {
     if (this.#ended) return Promise.reject(new Error('the connection is closed'))
-    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }))
+    const response = new Promise<RawResponse>((resolve, reject) => this.#waiting.push({ resolve, reject }))
+    // A request never finished (`partial` without `finish`) is not awaited: its rejection at the close is expected, not unhandled.
+    response.catch(() => undefined)
+    return response
   }
 
   #drain(): void {
