@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { runStorageConformance } from '../../src/testing/index.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
+import { SCHEMA_VERSION } from '../../src/storage/postgres/migrate.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { randomBytes } from 'node:crypto'
 import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
@@ -43,8 +44,8 @@ describe('postgres adapter specifics', () => {
       migrations: (await client.query(`SELECT schema_version FROM "${schema}"._didvault_migrations`)).rows,
       version: (await client.query(`SELECT value FROM "${schema}"._didvault_meta WHERE key = 'schemaVersion'`)).rows[0].value,
     }))
-    expect(migrations).toEqual([{ schema_version: 1 }])
-    expect(version).toBe('1')
+    expect(migrations).toEqual([{ schema_version: SCHEMA_VERSION }])
+    expect(version).toBe(String(SCHEMA_VERSION))
   })
 
   it('a burst of read-then-write transactions on one row, from two adapters, all commit within 3 attempts (the retry lane)', async () => {
