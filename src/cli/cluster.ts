@@ -9,10 +9,19 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { MAX_WORKERS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
-import { envApiKeys, printFirstKey, serve, serveMetricsPort, STOP_MESSAGE, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import {
+  envApiKeys,
+  printFirstKey,
+  serve,
+  serveMetricsPort,
+  startWait,
+  STOP_MESSAGE,
+  STOP_NOW_MESSAGE,
+  type ServeOptions,
+} from './serve.js'
 import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
 import { primaryMetrics } from '../observability/metrics-route.js'
-import { openService, storageTargetOf } from './storage-target.js'
+import { openService, storageTargetOf, type StartWait } from './storage-target.js'
 import { UsageError } from './usage.js'
 
 /** Crashes within {@link CRASH_WINDOW_MS} beyond which the primary stops rather than fork again: this many per worker. */
@@ -65,7 +74,8 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   if (cluster.isWorker) return serve(options, env, { kind: 'worker', jsonldThreads: jsonldThreadsPerWorker(workers) })
   const logger = await createLogger(options.log)
   const lifecycle = lifecycleLogger(logger)
-  await prepareStorage(options, workers, env)
+  const { wait } = startWait(options, { kind: 'alone' }, logger)
+  await prepareStorage(options, workers, env, wait)
   // Before the workers start: their scrapes ask the primary for the cluster-wide aggregate.
   const metrics = options.metrics?.enabled === false ? undefined : primaryMetrics()
   const supervisor = new Supervisor(workers, logger, lifecycle)
@@ -73,7 +83,7 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
   if (envApiKeys(env).length === 0) {
-    const { service } = await openService(storageTargetOf(options.storage), env)
+    const { service } = await openService(storageTargetOf(options.storage, options.storageSettings), env, { start: wait })
     try {
       await printFirstKey(service)
     } finally {
@@ -89,8 +99,8 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
  * What the workers must find done, done once: the contexts checked, the storage opened (its
  * migrations run, a SQLite master key file made) and shared by processes, the environment's keys registered.
  */
-async function prepareStorage(options: ServeOptions, workers: number, env: NodeJS.ProcessEnv): Promise<void> {
-  const target = storageTargetOf(options.storage)
+async function prepareStorage(options: ServeOptions, workers: number, env: NodeJS.ProcessEnv, wait: StartWait): Promise<void> {
+  const target = storageTargetOf(options.storage, options.storageSettings)
   await registerContextFiles(options.contexts ?? [])
   if (target.kind === 'memory') {
     throw new UsageError(
@@ -98,7 +108,7 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
         '(use --workers 1, or sqlite:<path> or a database)',
     )
   }
-  const { service, storage } = await openService(target, env)
+  const { service, storage } = await openService(target, env, { start: wait })
   try {
     if (!storage.capabilities.multiProcess) {
       throw new UsageError(

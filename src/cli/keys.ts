@@ -37,7 +37,8 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   // The storage `serve` would use: --storage, else DIDVAULT_STORAGE, else the config file's (--config or DIDVAULT_CONFIG).
   const flagged = values.storage === undefined ? {} : { storage: values.storage }
   const fromEnv = env.DIDVAULT_STORAGE ? { storage: env.DIDVAULT_STORAGE } : {}
-  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config.storage)
+  const { storage: spec, storageSettings } = effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config
+  const target = storageTargetOf(spec, storageSettings)
   if (target.kind === 'memory')
     throw new UsageError(
       'keys needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...): memory storage lives inside one serve process',

@@ -8,7 +8,8 @@ import { createRouter } from '../http/router.js'
 import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
-import { openService, storageTargetOf } from './storage-target.js'
+import { DEFAULT_START_TIMEOUT_MS, openService, storageTargetOf, type StartWait } from './storage-target.js'
+import type { StorageFileSettings } from '../config/schema.js'
 import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
@@ -20,6 +21,8 @@ export interface ServeOptions {
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
+  /** The config file's `storage` settings besides the URL: `startTimeoutMs`, `preparedStatements`, `synchronous`. */
+  storageSettings?: StorageFileSettings
   /** `--context` values (`<url>=<file.jsonld>`) or config file contexts: JSON-LD contexts registered before the service starts. */
   contexts?: readonly (string | ContextFlag)[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
@@ -74,7 +77,7 @@ export async function serve(
   env: NodeJS.ProcessEnv = process.env,
   role: ServeRole = { kind: 'alone' },
 ): Promise<void> {
-  const target = storageTargetOf(options.storage)
+  const target = storageTargetOf(options.storage, options.storageSettings)
   const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
   const logger = await createLogger(options.log)
   const lifecycle = lifecycleLogger(logger)
@@ -85,7 +88,21 @@ export async function serve(
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
-  const { service, storage } = await openService(target, env, { jsonldThreads, publicUrl, statusListOrigins, settings, observe })
+  const waiting = startWait(options, role, logger)
+  const opened = await openService(target, env, {
+    jsonldThreads,
+    publicUrl,
+    statusListOrigins,
+    settings,
+    observe,
+    start: waiting.wait,
+  }).catch((err: unknown) => {
+    // A worker told to stop while it waited for its storage stops quietly.
+    if (waiting.wait.signal?.aborted) process.exit(0)
+    throw err
+  })
+  waiting.dispose()
+  const { service, storage } = opened
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
     logger.warn(
@@ -179,6 +196,32 @@ export async function serve(
   if (envKeys.length === 0) await printFirstKey(service)
   const url = `http://${host}:${port}`
   lifecycle.info({ url }, `didvault listening on ${url}`)
+}
+
+/**
+ * How this process waits for its storage at start: alone (or as a primary) for `storage.startTimeoutMs`; as a worker
+ * of a running cluster as long as it takes, until its primary says stop or goes away — a worker that exited would
+ * count toward the primary's crash loop, and the primary has already opened the storage once.
+ */
+export function startWait(options: ServeOptions, role: ServeRole, logger: Logger): { wait: StartWait; dispose(): void } {
+  const log = (message: string) => logger.warn(message)
+  if (role.kind !== 'worker') {
+    return { wait: { timeoutMs: options.storageSettings?.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS, log }, dispose: () => undefined }
+  }
+  const stopped = new AbortController()
+  const onMessage = (message: unknown) => {
+    if (message === STOP_MESSAGE || message === STOP_NOW_MESSAGE) stopped.abort()
+  }
+  const onDisconnect = () => stopped.abort()
+  process.on('message', onMessage)
+  process.on('disconnect', onDisconnect)
+  return {
+    wait: { timeoutMs: Infinity, log, signal: stopped.signal },
+    dispose() {
+      process.off('message', onMessage)
+      process.off('disconnect', onDisconnect)
+    },
+  }
 }
 
 /** Where this process's `GET /metrics` reads: its own registry, or as a worker the cluster's (asked of the primary). */

@@ -46,11 +46,12 @@ function safeDecode(text: string): string {
 
 /** The effective settings in the config file's shape (and key order), secrets masked. */
 export function printableConfig(config: EffectiveConfig): Record<string, unknown> {
-  const { host, port, storage, workers, cors, publicUrl, statusListOrigins, contexts, networks, resolvers, ...sections } = config
+  const { host, port, storage, storageSettings, workers, cors, publicUrl, statusListOrigins, contexts, networks, resolvers, ...sections } =
+    config
   return {
     host,
     port,
-    storage: maskUrl(storage, false),
+    storage: storageSettings === undefined ? maskUrl(storage, false) : { url: maskUrl(storage, false), ...storageSettings },
     workers,
     cors,
     ...(publicUrl !== undefined && { publicUrl }),
