@@ -83,6 +83,7 @@ export async function killAll(): Promise<void> {
 export interface HttpResult {
   status: number
   body: any
+  headers: Headers
 }
 
 /** One HTTP request; the body is parsed as JSON when it is JSON. */
@@ -98,9 +99,9 @@ export async function http(
   const res = await fetch(url, { method: init.method ?? 'GET', headers, body })
   const text = await res.text()
   try {
-    return { status: res.status, body: JSON.parse(text) }
+    return { status: res.status, body: JSON.parse(text), headers: res.headers }
   } catch {
-    return { status: res.status, body: text }
+    return { status: res.status, body: text, headers: res.headers }
   }
 }
 
