@@ -9,7 +9,8 @@
  * (never a 500, never a reset connection); `/health/ready` is 503 during the outage and 200
  * after it without help; and every check of `checks.ts` holds afterwards: nothing acknowledged
  * is lost. The cluster runs with `synchronous_commit = on`, as production does: a kill -9 of the
- * postmaster must lose no commit PostgreSQL acknowledged.
+ * postmaster must lose no commit PostgreSQL acknowledged. And a server started while the database
+ * is down waits for it. DIDVAULT_OUTAGE_MS shortens the outage for a quick run.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -19,9 +20,9 @@ import pg from 'pg'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
-import { ensureBuilt } from '../helpers/build.js'
+import { CLI, ensureBuilt } from '../helpers/build.js'
 import { startTestPostgres, type ClusterControl, type TestPostgres } from '../helpers/postgres.js'
-import { http, killAll } from '../helpers/spawn.js'
+import { http, killAll, spawnNode } from '../helpers/spawn.js'
 import { CHECKS } from './checks.js'
 import { crashServer, type CrashServer } from './server.js'
 import { newLedger, setUpTenant, startWriters, type Ledger } from './workload.js'
@@ -211,4 +212,28 @@ describe.skipIf(external)('PostgreSQL faults under a running didvault serve', ()
     },
     240_000,
   )
+})
+
+describe.skipIf(external)('PostgreSQL down when didvault serve starts', () => {
+  it('serve waits for it (retrying with backoff, saying so) and listens once it is up', async () => {
+    const cluster = postgres.cluster!
+    cluster.stopFast()
+    const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', `${postgres.url}?schema=${postgres.schema}_start`], {
+      cwd: dir,
+      env: { DIDVAULT_MASTER_KEY: 'ab'.repeat(32), DIDVAULT_API_KEYS: 'start:start-key-0123456789' },
+    })
+    try {
+      await sleep(3_000)
+      expect(proc.child.exitCode).toBeNull()
+      expect(proc.stderr()).toMatch(
+        /storage postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres unavailable .*ECONNREFUSED.*; trying again in/,
+      )
+    } finally {
+      await cluster.start()
+    }
+    const [, url] = await proc.waitFor(/didvault listening on (http:\/\/127\.0\.0\.1:\d+)/, 20_000)
+    expect((await http(`${url}/vaults`, { method: 'POST', token: 'start-key-0123456789', json: { name: 'after the wait' } })).status).toBe(
+      200,
+    )
+  }, 60_000)
 })
