@@ -50,8 +50,6 @@ export async function startPgBouncer(serverUrl: string, { poolSize = 4 } = {}): 
       'server_round_robin = 1',
       `default_pool_size = ${poolSize}`,
       'max_client_conn = 200',
-      // What a pooler in front of didvault must pass through: the startup parameters node-postgres sends.
-      'ignore_startup_parameters = extra_float_digits,options',
       `pidfile = ${join(dir, 'pgbouncer.pid')}`,
       '',
     ].join('\n'),

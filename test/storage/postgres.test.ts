@@ -153,6 +153,19 @@ describe('postgres adapter specifics', () => {
       } finally {
         await service.close()
       }
+      // A retried transaction takes the retry lane's lock (LOCK TABLE … IN EXCLUSIVE MODE) with these grants.
+      const lane = await createPostgresStorage({ connectionString: asRole.toString(), schema })
+      try {
+        await lane.init(COLLECTIONS)
+        let attempts = 0
+        const read = await lane.transaction(async (tx) => {
+          if (++attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' })
+          return (await tx.collection('vaults').find({ field: 'tenantId', op: 'eq', value: 'acme' })).items.length
+        })
+        expect([attempts, read]).toEqual([2, 1])
+      } finally {
+        await lane.close()
+      }
       // Still no right to change the schema.
       const intruder = new pg.Client({ connectionString: asRole.toString() })
       await intruder.connect()
