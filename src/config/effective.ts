@@ -19,7 +19,10 @@ export interface EffectiveConfig {
   host: string
   port: number
   storage: string
-  /** The file's `storage` settings besides the URL (`startTimeoutMs`, `preparedStatements`, `synchronous`): they apply to the URL a flag or the environment gives too. */
+  /**
+   * The file's `storage` settings besides the URL (`startTimeoutMs`, `preparedStatements`, `synchronous`): they apply
+   * to the URL a flag or the environment gives too.
+   */
   storageSettings?: StorageFileSettings
   workers: number | 'auto'
   cors: string[]

@@ -42,9 +42,9 @@ export function assertSomethingDone(done: number, errors: readonly ErrorBody[]):
   if (done === 0 && unavailable !== undefined) throw IdentityError.fromBody(unavailable)
 }
 
-/** The body of a failed batch item; an unexpected (500) failure also goes to `onError`. */
+/** The body of a failed batch item; an unexpected (500) failure or an unavailable storage (503) also goes to `onError`. */
 export function itemError(ctx: Pick<Runtime, 'onError'>, err: unknown, operation: string): ErrorBody {
   const body = errorObject(err, operation)
-  if (body.statusCode === 500) ctx.onError(operation, err)
+  if (body.statusCode >= 500) ctx.onError(operation, err)
   return body
 }

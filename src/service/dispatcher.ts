@@ -135,7 +135,8 @@ export class OperationDispatcher {
     } catch (err) {
       // A cursor the caller edited or took from another listing is the caller's mistake.
       const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
-      if (error.statusCode === 500) this.ctx.onError(definition.summary, err, requestId === undefined ? undefined : { requestId })
+      // Unexpected failures and an unavailable storage (its cause, for the operator) go to onError.
+      if (error.statusCode >= 500) this.ctx.onError(definition.summary, err, requestId === undefined ? undefined : { requestId })
       throw error
     }
   }

@@ -22,7 +22,10 @@ const UNREACHABLE = new Set([
   'EAI_AGAIN',
   'ENOTFOUND',
 ])
-/** SQLSTATEs of a server that ends or refuses sessions: admin or crash shutdown, cannot connect now (starting, stopping), too many connections. */
+/**
+ * SQLSTATEs of a server that ends or refuses sessions: admin or crash shutdown, cannot connect now (starting,
+ * stopping), too many connections.
+ */
 const SESSION_REFUSED = new Set(['57P01', '57P02', '57P03', '53300'])
 /** node-postgres' own errors of a connection that is gone or was never made (they carry no code). */
 const PG_CONNECTION_LOST =
