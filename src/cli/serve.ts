@@ -102,6 +102,8 @@ export async function serve(
     throw err
   })
   waiting.dispose()
+  // Told to stop while its last attempt was opening the storage: the word was taken, so it is obeyed here.
+  if (waiting.wait.signal?.aborted) await opened.service.close().finally(() => process.exit(0))
   const { service, storage } = opened
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
