@@ -11,6 +11,7 @@ export type ErrorType =
   | 'CONFLICT'
   | 'PAYLOAD_TOO_LARGE'
   | 'INTERNAL_ERROR'
+  | 'SERVICE_UNAVAILABLE'
 
 const STATUS: Record<ErrorType, number> = {
   VALIDATION_ERROR: 422,
@@ -21,6 +22,7 @@ const STATUS: Record<ErrorType, number> = {
   CONFLICT: 422,
   PAYLOAD_TOO_LARGE: 413,
   INTERNAL_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 }
 
 /** Whether `value` names an error type. */
@@ -84,12 +86,43 @@ export const unauthenticated = (message: string) => new IdentityError('UNAUTHENT
 export const forbidden = (message: string) => new IdentityError('FORBIDDEN', message)
 export const conflict = (message: string) => new IdentityError('CONFLICT', message)
 
+/** Marks UnavailableErrors, whichever copy of this module made them. */
+const UNAVAILABLE_ERROR = Symbol.for('didvault.UnavailableError')
+
 /**
- * Turns anything thrown into an IdentityError. Unknown errors become a 500 whose message
- * names the failed operation only: no stack, no library message that could carry a secret.
+ * Thrown by a layer whose dependency — the storage, later an HSM — cannot be reached or cannot
+ * take writes now: the operation answers 503 `SERVICE_UNAVAILABLE` (with `Retry-After` over HTTP).
+ * `message` is for the operator's log (it may name a host, never a password); `reason` is what
+ * the caller is told, and says nothing of the deployment.
+ */
+export class UnavailableError extends Error {
+  constructor(
+    message: string,
+    /** What the caller is told, e.g. `storage unavailable`. */
+    readonly reason: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options)
+    this.name = 'UnavailableError'
+    Object.defineProperty(this, UNAVAILABLE_ERROR, { value: true })
+  }
+
+  /** Holds for the UnavailableErrors (and subclasses) of every copy of didvault a program loads. Subclasses keep the ordinary check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== UnavailableError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[UNAVAILABLE_ERROR] === true
+  }
+}
+
+/**
+ * Turns anything thrown into an IdentityError. A dependency that is unreachable becomes a 503
+ * `SERVICE_UNAVAILABLE` naming the operation and the {@link UnavailableError}'s `reason`. Unknown
+ * errors become a 500 whose message names the failed operation only: no stack, no library
+ * message that could carry a secret.
  */
 export function toIdentityError(err: unknown, operation: string): IdentityError {
   if (err instanceof IdentityError) return err
+  if (err instanceof UnavailableError) return new IdentityError('SERVICE_UNAVAILABLE', `${operation} failed: ${err.reason}`)
   return new IdentityError('INTERNAL_ERROR', `${operation} failed`)
 }
 

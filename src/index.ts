@@ -14,7 +14,7 @@ export type { ServiceConfig, ServiceLimits } from './service/context.js'
 export { DEFAULT_JSONLD_LIMITS, type JsonLdLimits } from './proofs/jsonld/bounds.js'
 export type { JsonLdPoolStats, JsonLdWorkerOptions } from './proofs/jsonld/canonicalization-pool.js'
 export type { UndefinedTerms } from './proofs/jsonld/undefined-terms.js'
-export { IdentityError, type ErrorBody, type ErrorType } from './errors.js'
+export { IdentityError, UnavailableError, type ErrorBody, type ErrorType } from './errors.js'
 export type { AuthContext, Caller } from './auth/context.js'
 export { staticTenants, type TenantResolver } from './auth/tenants.js'
 export { ApiKeyRevokedError, ApiKeyTenants, type ApiKeyInfo, type CreatedApiKey } from './auth/api-keys.js'
@@ -32,6 +32,7 @@ export { RotationBlockedError, type RotationProgress } from './custody/rotation.
 export { createMemoryStorage, MemoryStorage } from './storage/memory/index.js'
 export {
   InvalidCursorError,
+  StorageUnavailableError,
   UniqueConstraintError,
   type Collection,
   type CollectionSpec,

@@ -279,6 +279,24 @@ describe('--storage postgres://…?schema=', () => {
     expect(() => storageTargetOf('sqlite:./d.db?synchronous=off')).toThrow(/synchronous=off is not full or normal/)
   })
 
+  it('takes ?preparedStatements=true|false out of the connection string; the config file’s storage settings apply where the URL is silent', () => {
+    expect(storageTargetOf('postgres://u@pgbouncer:6432/db?preparedStatements=false&schema=s1&sslmode=require')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@pgbouncer:6432/db?sslmode=require',
+      schema: 's1',
+      preparedStatements: false,
+    })
+    expect(() => storageTargetOf('postgres://u:pa55@h/db?preparedStatements=no')).toThrow(/preparedStatements=no is not true or false/)
+    expect(storageTargetOf('postgres://u@h/db', { preparedStatements: false })).toMatchObject({ preparedStatements: false })
+    expect(storageTargetOf('postgres://u@h/db?preparedStatements=true', { preparedStatements: false })).toMatchObject({
+      preparedStatements: true,
+    })
+    expect(storageTargetOf('sqlite:./d.db', { synchronous: 'normal' })).toEqual({ kind: 'sqlite', path: './d.db', synchronous: 'NORMAL' })
+    expect(storageTargetOf('sqlite:./d.db?synchronous=full', { synchronous: 'normal' })).toMatchObject({ synchronous: 'FULL' })
+    expect(() => storageTargetOf('sqlite:./d.db', { preparedStatements: false })).toThrow(/preparedStatements applies to postgres/)
+    expect(() => storageTargetOf('postgres://u@h/db', { synchronous: 'full' })).toThrow(/synchronous applies to sqlite/)
+  })
+
   it('refuses a schema that is not a plain identifier, without the password', () => {
     for (const schema of ['', 'a;drop', '"q"', 'x'.repeat(64), '1abc']) {
       expect(() => storageTargetOf(`postgres://u:pa55@h/db?schema=${encodeURIComponent(schema)}`)).toThrow(
@@ -320,13 +338,15 @@ describe('didvault serve: --storage postgres://', () => {
     expect(readdirSync(dir)).toEqual([])
   }, 60_000)
 
-  it('a server that does not answer: the error names host, port and database, never the password', async () => {
+  it('a server that does not answer: tried again until storage.startTimeoutMs, then exit 1 naming host, port and database, never the password', async () => {
     const port = await freeLoopbackPort()
-    const env = {
-      DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
-      DIDVAULT_STORAGE: `postgres://u:${password}@127.0.0.1:${port}/vaultdb`,
-    }
-    const stderr = await refusesToStart(cli(['serve', '--port', '0'], env))
+    const storage = { url: `postgres://u:${password}@127.0.0.1:${port}/vaultdb`, startTimeoutMs: 1_500 }
+    writeFileSync(join(dir, 'didvault.json'), JSON.stringify({ storage }))
+    const proc = cli(['serve', '--port', '0', '--config', 'didvault.json'], { DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') })
+    const stderr = await refusesToStart(proc)
+    expect((await proc.exited).code).toBe(1)
+    expect(stderr).toMatch(/unavailable .*; trying again in 250 ms/)
+    expect(stderr).toMatch(/still unavailable after \d+ s, giving up/)
     expect(stderr).toContain(`127.0.0.1:${port}, database "vaultdb"`)
     expect(stderr).not.toContain(password)
   })

@@ -19,6 +19,7 @@ import { HDKey } from '@scure/bip32'
 import { mnemonicToSeedSync } from '@scure/bip39'
 import { computeAddress, hexlify } from 'ethers'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { SCHEMA_VERSION } from '../src/storage/postgres/migrate.js'
 import { CLI, ensureBuilt } from './helpers/build.js'
 import { MongoWireServer } from './helpers/mongo-wire-server.js'
 import { startTestPostgres, type TestPostgres } from './helpers/postgres.js'
@@ -106,7 +107,7 @@ describe.each(targets)(`${PROCESSES} didvault serve processes on %s`, (_name, st
       await client.connect()
       const migrations = (await client.query(`SELECT schema_version FROM ${postgres.schema}._didvault_migrations`)).rows
       await client.end()
-      expect(migrations).toEqual([{ schema_version: 1 }])
+      expect(migrations).toEqual([{ schema_version: SCHEMA_VERSION }])
     }
 
     const { vault } = ok(await http(`${urls[0]}/vaults`, { method: 'POST', token: API_KEY, json: { name: 'shared', hierarchy: 'BIP44' } }))

@@ -27,7 +27,8 @@ export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: 
   // The storage `serve` would use: --storage, else DIDVAULT_STORAGE, else the config file's (--config or DIDVAULT_CONFIG).
   const flagged = values.storage === undefined ? {} : { storage: values.storage }
   const fromEnv = env.DIDVAULT_STORAGE ? { storage: env.DIDVAULT_STORAGE } : {}
-  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config.storage)
+  const { storage: spec, storageSettings } = effectiveConfig(flagged, fromEnv, configFileOf(values.config, env)).config
+  const target = storageTargetOf(spec, storageSettings)
   if (target.kind === 'memory')
     throw new UsageError('audit verify needs the storage of a server (sqlite:<path>, postgres://..., mongodb://...)')
   if (target.kind === 'sqlite' && !existsSync(target.path)) throw new Error(`no didvault database at ${target.path}`)

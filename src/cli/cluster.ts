@@ -11,11 +11,11 @@ import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
 import { DEFAULT_DRAIN_MS, MAX_WORKERS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
-import { printFirstKey, serve, serveMetricsPort, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
+import { printFirstKey, serve, serveMetricsPort, startWait, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
 import { envApiKeys, registerEnvApiKeys } from './env-api-keys.js'
 import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
 import { primaryMetrics } from '../observability/metrics-route.js'
-import { openService, storageTargetOf } from './storage-target.js'
+import { openService, storageTargetOf, type StartWait } from './storage-target.js'
 import { UsageError } from './usage.js'
 
 /** Crashes within {@link CRASH_WINDOW_MS} beyond which the primary stops rather than fork again: this many per worker. */
@@ -74,14 +74,18 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   // Signals are heard from the start: before any worker is forked a stop exits at once; after, it reaches every worker.
   process.on('SIGTERM', () => supervisor.stop('SIGTERM'))
   process.on('SIGINT', () => supervisor.stop('SIGINT'))
-  await prepareStorage(options, workers, env, logger)
+  const wait = startWait(options, { kind: 'alone' }, logger)
+  await prepareStorage(options, workers, env, logger, wait)
   // Before the workers start: their scrapes ask the primary for the cluster-wide aggregate.
   const metrics = options.metrics?.enabled === false ? undefined : primaryMetrics()
   const address = await supervisor.start()
   if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
   if (envApiKeys(env).length === 0) {
-    const { service } = await openService(storageTargetOf(options.storage), env, { previousKeyFiles: options.previousMasterKeyFiles })
+    const { service } = await openService(storageTargetOf(options.storage, options.storageSettings), env, {
+      previousKeyFiles: options.previousMasterKeyFiles,
+      start: wait,
+    })
     try {
       await printFirstKey(service)
     } finally {
@@ -97,8 +101,14 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
  * What the workers must find done, done once: the contexts checked, the storage opened (its
  * migrations run, a SQLite master key file made) and shared by processes, the environment's keys registered.
  */
-async function prepareStorage(options: ServeOptions, workers: number, env: NodeJS.ProcessEnv, logger: Logger): Promise<void> {
-  const target = storageTargetOf(options.storage)
+async function prepareStorage(
+  options: ServeOptions,
+  workers: number,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  wait: StartWait,
+): Promise<void> {
+  const target = storageTargetOf(options.storage, options.storageSettings)
   await registerContextFiles(options.contexts ?? [])
   if (target.kind === 'memory') {
     throw new UsageError(
@@ -106,7 +116,7 @@ async function prepareStorage(options: ServeOptions, workers: number, env: NodeJ
         '(use --workers 1, or sqlite:<path> or a database)',
     )
   }
-  const { service, storage } = await openService(target, env, { previousKeyFiles: options.previousMasterKeyFiles })
+  const { service, storage } = await openService(target, env, { previousKeyFiles: options.previousMasterKeyFiles, start: wait })
   try {
     if (!storage.capabilities.multiProcess) {
       throw new UsageError(

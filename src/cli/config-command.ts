@@ -1,6 +1,7 @@
 /** `didvault config check <file>` and `didvault config print [--config <file>] [serve flags…]`: nothing is opened or started. */
 import { parseArgs } from 'node:util'
 import { ConfigError, loadConfigFile } from '../config/load.js'
+import { splitStorage } from '../config/schema.js'
 import { printableConfig } from '../config/print.js'
 import { serviceOptionsOf } from '../config/service-options.js'
 import { effectiveServeConfig, SERVE_FLAGS } from './serve-config.js'
@@ -37,7 +38,10 @@ function check(args: string[], out: (line: string) => void): void {
   const [file] = positionals
   try {
     const parsed = loadConfigFile(file)
-    if (parsed.storage !== undefined) storageTargetOf(parsed.storage)
+    if (parsed.storage !== undefined) {
+      const { url, settings } = splitStorage(parsed.storage)
+      storageTargetOf(url, settings)
+    }
     serviceOptionsOf(parsed)
     parsed.previousMasterKeyFiles?.forEach((keyFile, i) => readKeyFile(keyFile, `previousMasterKeyFiles[${i}]`))
   } catch (err) {

@@ -44,7 +44,8 @@ export async function keys(args: string[], env: NodeJS.ProcessEnv, out: (line: s
   const flagged = values.storage === undefined ? {} : { storage: values.storage }
   const fromEnv = env.DIDVAULT_STORAGE ? { storage: env.DIDVAULT_STORAGE } : {}
   const file = configFileOf(values.config, env)
-  const target = storageTargetOf(effectiveConfig(flagged, fromEnv, file).config.storage)
+  const { storage: spec, storageSettings } = effectiveConfig(flagged, fromEnv, file).config
+  const target = storageTargetOf(spec, storageSettings)
   if (target.kind === 'memory')
     throw new UsageError(
       'keys needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...): memory storage lives inside one serve process',

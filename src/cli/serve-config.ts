@@ -155,6 +155,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     host: config.host,
     port: config.port,
     storage: config.storage,
+    ...(config.storageSettings !== undefined && { storageSettings: config.storageSettings }),
     contexts: config.contexts,
     corsOrigins: config.cors,
     ...(config.publicUrl !== undefined && { publicUrl: config.publicUrl }),

@@ -7,7 +7,8 @@ import { createRouter } from '../http/router.js'
 import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
-import { openService, storageTargetOf } from './storage-target.js'
+import { DEFAULT_START_TIMEOUT_MS, openService, storageTargetOf, type StartWait } from './storage-target.js'
+import type { StorageFileSettings } from '../config/schema.js'
 import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
@@ -22,6 +23,8 @@ export interface ServeOptions {
   port: number
   /** `memory`, `sqlite:<path>` or `mongodb://host[:port]/db` (also `mongodb+srv://`). */
   storage: string
+  /** The config file's `storage` settings besides the URL: `startTimeoutMs`, `preparedStatements`, `synchronous`. */
+  storageSettings?: StorageFileSettings
   /** `--context` values (`<url>=<file.jsonld>`) or config file contexts: JSON-LD contexts registered before the service starts. */
   contexts?: readonly (string | ContextFlag)[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
@@ -67,7 +70,7 @@ export async function serve(
   env: NodeJS.ProcessEnv = process.env,
   role: ServeRole = { kind: 'alone' },
 ): Promise<void> {
-  const target = storageTargetOf(options.storage)
+  const target = storageTargetOf(options.storage, options.storageSettings)
   const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
   const logger = await createLogger(options.log)
   const lifecycle = lifecycleLogger(logger)
@@ -99,6 +102,7 @@ export async function serve(
     observe,
     previousKeyFiles: options.previousMasterKeyFiles,
     heartbeat: true,
+    start: startWait(options, role, logger),
   })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
@@ -160,6 +164,17 @@ export async function serve(
   if (envKeys.length === 0) await printFirstKey(service)
   const url = `http://${host}:${port}`
   lifecycle.info({ url }, `didvault listening on ${url}`)
+}
+
+/**
+ * How this process waits for its storage at start: alone (or as a primary) for `storage.startTimeoutMs`; as a worker
+ * of a running cluster as long as it takes — a worker that exited would count toward the primary's crash loop, and the
+ * primary has already opened the storage once. A stop meanwhile (the primary's SIGTERM) ends the wait: `drain.ts`
+ * exits a process stopped before it listens.
+ */
+export function startWait(options: ServeOptions, role: ServeRole, logger: Logger): StartWait {
+  const log = (message: string) => logger.warn(message)
+  return { timeoutMs: role.kind === 'worker' ? Infinity : (options.storageSettings?.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS), log }
 }
 
 /** Where this process's `GET /metrics` reads: its own registry, or as a worker the cluster's (asked of the primary). */

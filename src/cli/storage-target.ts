@@ -1,5 +1,7 @@
-/** `--storage` for every command: what it names, and opening it with its master key. */
+/** `--storage` for every command: what it names, and opening it with its master key (waiting for it at start-up when asked). */
 import { existsSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { maskUrl } from '../config/print.js'
 import { serviceOptionsOf, type ServiceSettings } from '../config/service-options.js'
 import { configuredSecrets, IdentityService, type IdentityServiceOptions } from '../service/identity-service.js'
 import { redactor } from '../service/error-log.js'
@@ -8,7 +10,7 @@ import type { Logger } from '../observability/logger.js'
 import type { ServiceMetrics } from '../observability/metrics.js'
 import { timedStorage } from '../observability/timed-storage.js'
 import { createMemoryStorage } from '../storage/memory/index.js'
-import type { StorageAdapter } from '../storage/port.js'
+import { type StorageAdapter, StorageUnavailableError } from '../storage/port.js'
 import { resolveMasterKey, resolvePreviousMasterKeys } from './master-key.js'
 import { COLLECTIONS } from '../service/collections.js'
 import { KEYRING_RECORD, type MasterKeyInput } from '../custody/keyring-store.js'
@@ -20,15 +22,38 @@ export type StorageTarget =
   | { kind: 'memory' }
   | { kind: 'sqlite'; path: string; synchronous?: SqliteSynchronous }
   | { kind: 'mongodb'; url: string }
-  | { kind: 'postgres'; url: string; schema?: string }
+  | { kind: 'postgres'; url: string; schema?: string; preparedStatements?: boolean }
+
+/** The config file's settings of the storage besides its URL (`storage: { url, … }`); a parameter in the URL wins over them. */
+export interface StorageSettings {
+  /** PostgreSQL: send statements prepared (default true); false behind PgBouncer before 1.21. */
+  preparedStatements?: boolean
+  /** SQLite: `full` (default) or `normal`. */
+  synchronous?: 'full' | 'normal'
+}
 
 /**
  * Parses `memory`, `sqlite:<path>[?synchronous=full|normal]`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
- * `postgres://user@host[:port]/db[?schema=<name>]` (also `postgresql://`; `schema` is taken out of
- * the connection string, default `public`). An unknown value is echoed without the password of a
- * `//user:password@` part.
+ * `postgres://user@host[:port]/db[?schema=<name>][&preparedStatements=true|false]` (also `postgresql://`; `schema` and
+ * `preparedStatements` are taken out of the connection string; default `public` and true), then applies the config
+ * file's `settings` the URL does not set (a setting of another kind of storage is a usage error). An unknown value is
+ * echoed without the password of a `//user:password@` part.
  */
-export function storageTargetOf(spec: string): StorageTarget {
+export function storageTargetOf(spec: string, settings: StorageSettings = {}): StorageTarget {
+  const target = parsedTarget(spec)
+  const { preparedStatements, synchronous } = settings
+  if (preparedStatements !== undefined) {
+    if (target.kind !== 'postgres') throw new UsageError(`storage.preparedStatements applies to postgres:// storage only`)
+    target.preparedStatements ??= preparedStatements
+  }
+  if (synchronous !== undefined) {
+    if (target.kind !== 'sqlite') throw new UsageError(`storage.synchronous applies to sqlite: storage only`)
+    target.synchronous ??= synchronous === 'full' ? 'FULL' : 'NORMAL'
+  }
+  return target
+}
+
+function parsedTarget(spec: string): StorageTarget {
   if (spec === 'memory') return { kind: 'memory' }
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteTarget(spec.slice('sqlite:'.length))
   if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
@@ -46,16 +71,46 @@ function sqliteTarget(rest: string): StorageTarget {
   return { kind: 'sqlite', path: rest.slice(0, match.index), synchronous }
 }
 
-/** A PostgreSQL target; `?schema=` names the schema and leaves the connection string (the server would refuse it as a setting). */
+/**
+ * A PostgreSQL target. `?schema=` names the schema and `?preparedStatements=` turns statement
+ * preparation on or off; both leave the connection string (the server would refuse them as settings).
+ */
 function postgresTarget(spec: string): StorageTarget {
-  const match = /[?&]schema=([^&#]*)/.exec(spec)
-  if (match === null) return { kind: 'postgres', url: spec }
-  const schema = decodeURIComponent(match[1])
-  if (!/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(schema)) {
-    throw new UsageError(`--storage: schema=${match[1]} is not a plain PostgreSQL identifier (letters, digits, _ and $, at most 63)`)
+  const target: StorageTarget & { kind: 'postgres' } = { kind: 'postgres', url: spec }
+  const schema = takeParameter(target, 'schema')
+  if (schema !== undefined) {
+    if (!/^[A-Za-z_][A-Za-z0-9_$]{0,62}$/.test(schema.value)) {
+      throw new UsageError(`--storage: schema=${schema.raw} is not a plain PostgreSQL identifier (letters, digits, _ and $, at most 63)`)
+    }
+    target.schema = schema.value
   }
-  const url = spec.replace(/([?&])schema=[^&#]*&?/, '$1').replace(/[?&]$/, '')
-  return { kind: 'postgres', url, schema }
+  const prepared = takeParameter(target, 'preparedStatements')
+  if (prepared !== undefined) {
+    if (prepared.value !== 'true' && prepared.value !== 'false') {
+      throw new UsageError(`--storage: preparedStatements=${prepared.raw} is not true or false`)
+    }
+    target.preparedStatements = prepared.value === 'true'
+  }
+  return target
+}
+
+/** Removes `?name=value` (or `&name=value`) from the target's URL; returns the value as written and decoded. */
+function takeParameter(target: { url: string }, name: string): { raw: string; value: string } | undefined {
+  const match = new RegExp(`[?&]${name}=([^&#]*)`).exec(target.url)
+  if (match === null) return undefined
+  target.url = target.url.replace(new RegExp(`([?&])${name}=[^&#]*&?`), '$1').replace(/[?&]$/, '')
+  try {
+    return { raw: match[1], value: decodeURIComponent(match[1]) }
+  } catch {
+    return { raw: match[1], value: match[1] }
+  }
+}
+
+/** The storage as logs and errors may name it: its kind and place, never a password. */
+export function storageLabel(target: StorageTarget): string {
+  if (target.kind === 'memory') return 'memory'
+  if (target.kind === 'sqlite') return `sqlite:${target.path}`
+  return maskUrl(target.url, false)
 }
 
 /** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
@@ -67,7 +122,12 @@ export async function openStorage(target: StorageTarget): Promise<StorageAdapter
   }
   if (target.kind === 'postgres') {
     const { createPostgresStorage } = await import('../storage/postgres/index.js')
-    return createPostgresStorage({ connectionString: target.url, ...(target.schema === undefined ? {} : { schema: target.schema }) })
+    const { url: connectionString, schema, preparedStatements } = target
+    return createPostgresStorage({
+      connectionString,
+      ...(schema !== undefined && { schema }),
+      ...(preparedStatements !== undefined && { preparedStatements }),
+    })
   }
   const { createMongoStorage } = await import('../storage/mongo/index.js')
   return createMongoStorage({ url: target.url })
@@ -118,6 +178,23 @@ export async function assertSetUp(target: StorageTarget, hint = ''): Promise<voi
   }
 }
 
+/** How long `serve` waits for its storage at start-up by default (config `storage.startTimeoutMs`). */
+export const DEFAULT_START_TIMEOUT_MS = 60_000
+/** The wait before the second attempt to open the storage; it doubles up to {@link MAX_START_RETRY_DELAY_MS}. */
+const FIRST_START_RETRY_DELAY_MS = 250
+const MAX_START_RETRY_DELAY_MS = 5_000
+
+/**
+ * Waiting for the storage at start-up: an attempt that fails because the storage is unavailable
+ * (a refused connection, a server starting up or shutting down) is made again with backoff
+ * (250 ms doubling to 5 s) until `timeoutMs` has passed (`Infinity`: until the process is stopped);
+ * `log` is told of each wait. Any other failure (a wrong password, a bad master key) is not waited for.
+ */
+export interface StartWait {
+  timeoutMs: number
+  log?: (message: string) => void
+}
+
 /**
  * The service over `target`, with the keys `serve` would use (or `keys`). `mustExist`: a
  * database no service has set up (a SQLite file that is not there, an empty PostgreSQL schema)
@@ -126,8 +203,9 @@ export async function assertSetUp(target: StorageTarget, hint = ''): Promise<voi
  * service's, sized for one process per machine). `settings`: the config file's networks,
  * resolvers, limits and tokens. `heartbeat`: announce this process in the storage (option
  * `heartbeat` of the service: `serve` does). `observe`: unexpected errors go to `logger` (secrets
- * redacted), and `metrics` times the storage calls and counts status-list publications. The
- * storage returned is the adapter itself (untimed).
+ * redacted), and `metrics` times the storage calls and counts status-list publications. `start`:
+ * wait for an unavailable storage (default: fail at once). The storage returned is the adapter
+ * itself (untimed).
  */
 export async function openService(
   target: StorageTarget,
@@ -143,12 +221,40 @@ export async function openService(
     settings?: ServiceSettings
     heartbeat?: boolean
     observe?: { logger: Logger; metrics?: ServiceMetrics }
+    start?: StartWait
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   if (options.mustExist) await assertSetUp(target, options.missingHint)
   // The keys and the gas payers are settled before the database is opened (opening creates the file).
   const keys = options.keys ?? serviceKeysOf(target, env, options.previousKeyFiles)
   const configured = serviceOptionsOf(options.settings ?? {})
+  const { start = { timeoutMs: 0 } } = options
+  const startedAt = Date.now()
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await openServiceOnce(target, keys, configured, options)
+    } catch (err) {
+      if (!(err instanceof StorageUnavailableError) || start.timeoutMs <= 0) throw err
+      const waited = Date.now() - startedAt
+      if (waited >= start.timeoutMs) {
+        const seconds = Math.round(waited / 1000)
+        throw new Error(`storage ${storageLabel(target)} still unavailable after ${seconds} s, giving up: ${err.message}`)
+      }
+      // The last attempt is made at the deadline.
+      const delay = Math.min(FIRST_START_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_START_RETRY_DELAY_MS, start.timeoutMs - waited)
+      start.log?.(`didvault: storage ${storageLabel(target)} unavailable (${err.message}); trying again in ${delay} ms`)
+      await sleep(delay)
+    }
+  }
+}
+
+/** One attempt of {@link openService}: the storage opened, the service created on it (the storage closed again on failure). */
+async function openServiceOnce(
+  target: StorageTarget,
+  keys: ServiceKeys,
+  configured: ReturnType<typeof serviceOptionsOf>,
+  options: Parameters<typeof openService>[2] & object,
+): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   const storage = await openStorage(target)
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }

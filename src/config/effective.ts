@@ -5,7 +5,7 @@
  * `metrics` and `shutdown` sections merge field by field. What the environment overrides in the file is
  * reported in `notes`, never silently.
  */
-import type { DidvaultConfig } from './schema.js'
+import { splitStorage, type DidvaultConfig, type StorageFileSettings } from './schema.js'
 
 /** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
 export interface ContextFile {
@@ -19,6 +19,11 @@ export interface EffectiveConfig {
   host: string
   port: number
   storage: string
+  /**
+   * The file's `storage` settings besides the URL (`startTimeoutMs`, `preparedStatements`, `synchronous`): they apply
+   * to the URL a flag or the environment gives too.
+   */
+  storageSettings?: StorageFileSettings
   workers: number | 'auto'
   cors: string[]
   publicUrl?: string
@@ -58,10 +63,18 @@ export const DEFAULTS = {
 } as const
 
 /** The file's settings in the layers' shape. */
-export function fileLayer(config: DidvaultConfig): SettingsLayer & Omit<DidvaultConfig, '$schema' | 'contexts'> {
-  const { $schema: _ignored, contexts, ...rest } = config
+export function fileLayer(
+  config: DidvaultConfig,
+): SettingsLayer & Omit<DidvaultConfig, '$schema' | 'contexts' | 'storage'> & { storageSettings?: StorageFileSettings } {
+  const { $schema: _ignored, contexts, storage, ...rest } = config
   const files = contexts && Object.entries(contexts).map(([url, file]) => ({ url, file, setting: `contexts[${JSON.stringify(url)}]` }))
-  return { ...rest, ...(files && { contexts: files }) }
+  const split = storage === undefined ? undefined : splitStorage(storage)
+  return {
+    ...rest,
+    ...(split && { storage: split.url }),
+    ...(split && Object.keys(split.settings).length > 0 && { storageSettings: split.settings }),
+    ...(files && { contexts: files }),
+  }
 }
 
 const first = <T>(...values: Array<T | undefined>): T | undefined => values.find((value) => value !== undefined)
@@ -87,6 +100,7 @@ export function effectiveConfig(
     host: pick('host') ?? DEFAULTS.host,
     port: pick('port') ?? DEFAULTS.port,
     storage: pick('storage') ?? DEFAULTS.storage,
+    ...('storageSettings' in fromFile && { storageSettings: fromFile.storageSettings }),
     workers: pick('workers') ?? DEFAULTS.workers,
     cors: pick('cors') ?? DEFAULTS.cors,
     ...(publicUrl !== undefined && { publicUrl }),

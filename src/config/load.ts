@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { dirname, isAbsolute, resolve } from 'node:path'
 import { parse as parseYaml } from 'yaml'
 import type { z } from 'zod'
-import { configSchema, type DidvaultConfig } from './schema.js'
+import { configSchema, splitStorage, type DidvaultConfig } from './schema.js'
 
 /** A config file that cannot be read or is not valid; `issues` are `<key path>: <problem>` lines. */
 export class ConfigError extends Error {
@@ -82,12 +82,20 @@ export function loadConfigFile(file: string): DidvaultConfig {
 
 const against = (baseDir: string, path: string) => (isAbsolute(path) ? path : resolve(baseDir, path))
 
+/** A relative `sqlite:` path of the file's `storage` (a string or `{ url }`) made absolute. */
+function withSqlitePathResolved(storage: NonNullable<DidvaultConfig['storage']>, baseDir: string): NonNullable<DidvaultConfig['storage']> {
+  const { url } = splitStorage(storage)
+  if (!url.startsWith('sqlite:') || url === 'sqlite::memory:') return storage
+  const resolved = `sqlite:${against(baseDir, url.slice(7))}`
+  return typeof storage === 'string' ? resolved : { ...storage, url: resolved }
+}
+
 /** The file's relative paths made absolute. */
 function withPathsResolved(config: DidvaultConfig, baseDir: string): DidvaultConfig {
   const { storage, contexts, networks, previousMasterKeyFiles } = config
   return {
     ...config,
-    ...(storage?.startsWith('sqlite:') && storage !== 'sqlite::memory:' && { storage: `sqlite:${against(baseDir, storage.slice(7))}` }),
+    ...(storage !== undefined && { storage: withSqlitePathResolved(storage, baseDir) }),
     ...(contexts && { contexts: Object.fromEntries(Object.entries(contexts).map(([url, path]) => [url, against(baseDir, path)])) }),
     ...(previousMasterKeyFiles && { previousMasterKeyFiles: previousMasterKeyFiles.map((path) => against(baseDir, path)) }),
     ...(networks && {

@@ -50,6 +50,7 @@ export function printableConfig(config: EffectiveConfig): Record<string, unknown
     host,
     port,
     storage,
+    storageSettings,
     workers,
     cors,
     publicUrl,
@@ -63,7 +64,7 @@ export function printableConfig(config: EffectiveConfig): Record<string, unknown
   return {
     host,
     port,
-    storage: maskUrl(storage, false),
+    storage: storageSettings === undefined ? maskUrl(storage, false) : { url: maskUrl(storage, false), ...storageSettings },
     workers,
     cors,
     ...(publicUrl !== undefined && { publicUrl }),

@@ -12,6 +12,8 @@ interface SchemaNode {
   default?: unknown
   properties?: Record<string, SchemaNode>
   items?: SchemaNode
+  /** A setting that is a value or an object of settings (`storage`: a URL, or `{ url, … }`). */
+  anyOf?: SchemaNode[]
   'x-flag'?: string
   'x-env'?: string
   'x-embedded'?: string
@@ -40,7 +42,11 @@ function rows(node: SchemaNode, prefix: string): string[] {
         `${child.default === undefined ? 'none' : code(JSON.stringify(child.default))} | ${cell(child.description ?? '')} |`,
     ]
     const items = child.type === 'array' ? child.items : undefined
-    return items?.type === 'object' && items.properties ? [...own, ...rows(items, `${path}[].`)] : own
+    if (items?.type === 'object' && items.properties) return [...own, ...rows(items, `${path}[].`)]
+    // The object form's own settings (its first property repeats the value form: left out).
+    const object = child.anyOf?.find((option) => option.type === 'object' && option.properties)
+    if (object) return [...own, ...rows({ properties: Object.fromEntries(Object.entries(object.properties!).slice(1)) }, `${path}.`)]
+    return own
   })
 }
 

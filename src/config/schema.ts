@@ -95,6 +95,45 @@ const network = z
       ctx.addIssue({ code: 'custom', path: ['gasPayerKeyFile'], message: 'only an on-chain network (rpcUrl, registry) has a gas payer' })
   })
 
+const storageUrl = z.string().regex(STORAGE, 'must be memory, sqlite:<path>, postgres://user@host/db or mongodb://host/db')
+const STORAGE_DESCRIPTION =
+  'Where records live; a relative sqlite: path is resolved against the config file. A password here is masked by config print.'
+
+/** `storage` as an object: the URL and the settings that have no place in it. */
+const storageObject = z
+  .object({
+    url: setting(storageUrl, STORAGE_DESCRIPTION),
+    startTimeoutMs: setting(
+      z.number().int().min(0).max(86_400_000).optional(),
+      'How long a start waits for a storage that is unavailable (refused connection, server starting or stopping), ' +
+        'trying again with backoff, before exiting 1 naming it. A --workers worker started later waits as long as it takes.',
+      { default: 60_000 },
+    ),
+    preparedStatements: setting(
+      z.boolean().optional(),
+      'PostgreSQL: send statements prepared (parsed once per connection). false behind PgBouncer before 1.21 in ' +
+        'transaction mode. ?preparedStatements= in the URL wins.',
+      { embedded: 'createPostgresStorage({ preparedStatements })', default: true },
+    ),
+    synchronous: setting(
+      z.enum(['full', 'normal']).optional(),
+      'SQLite: full (an acknowledged write survives a power loss) or normal (it survives a crash of the process). ' +
+        '?synchronous= in the URL wins.',
+      { embedded: 'createSqliteStorage({ synchronous })', default: 'full' },
+    ),
+  })
+  .strict()
+
+/** The settings of a config file's `storage` besides its URL. */
+export type StorageFileSettings = Omit<z.output<typeof storageObject>, 'url'>
+
+/** The URL and the other settings of a config file's `storage` (a string is the URL alone). */
+export function splitStorage(storage: string | z.output<typeof storageObject>): { url: string; settings: StorageFileSettings } {
+  if (typeof storage === 'string') return { url: storage, settings: {} }
+  const { url, ...settings } = storage
+  return { url, settings }
+}
+
 const jsonldBound = (name: keyof typeof JSONLD_CEILINGS, description: string, fallback: number) =>
   setting(z.number().int().min(1).max(JSONLD_CEILINGS[name]).optional(), description, {
     embedded: `limits.jsonld.${name}`,
@@ -150,8 +189,8 @@ export const configSchema = z
     host: setting(z.string().min(1).optional(), 'Address to listen on.', { flag: '--host', default: '127.0.0.1' }),
     port: setting(port.optional(), 'Port, 0..65535 (0: any free port).', { flag: '--port', default: 8080 }),
     storage: setting(
-      z.string().regex(STORAGE, 'must be memory, sqlite:<path>, postgres://user@host/db or mongodb://host/db').optional(),
-      'Where records live; a relative sqlite: path is resolved against the config file. A password here is masked by config print.',
+      z.union([storageUrl, storageObject]).optional(),
+      `${STORAGE_DESCRIPTION} A string, or an object with the URL in \`url\` and the settings below.`,
       { flag: '--storage', env: 'DIDVAULT_STORAGE', embedded: 'storage (an adapter)', default: 'sqlite:./didvault.db' },
     ),
     workers: setting(

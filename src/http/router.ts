@@ -118,6 +118,9 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
   next()
 }
 
+/** `Retry-After` of a 503 `SERVICE_UNAVAILABLE`: a retry within seconds is cheap, and finds the storage back or fails fast. */
+const RETRY_AFTER_SECONDS = '1'
+
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
   const router = express.Router()
@@ -149,6 +152,8 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
       // Refused before its body was read (authentication, content type, size): close the connection
       // rather than receive and discard the rest of the body to keep it alive.
       ...(req.complete ? {} : { connection: 'close' }),
+      // Storage (or an HSM) unreachable: worth another try shortly (DESIGN §3).
+      ...(body.statusCode === 503 && { 'retry-after': RETRY_AFTER_SECONDS }),
     })
     res.end(text)
   })

@@ -1,13 +1,13 @@
 /**
  * `GET /health/live` and `GET /health/ready`, for load balancers and orchestrators; no
  * authentication, nothing of a tenant read. Live: the process answers. Ready: it should be sent
- * requests — not stopping, its storage answering a read, its JSON-LD worker pool open (the
- * migrations ran before the process began answering at all).
+ * requests — not stopping, its storage answering a read and taking writes, its JSON-LD worker
+ * pool open (the migrations ran before the process began answering at all).
  */
 import express, { type Router } from 'express'
-import { META } from '../custody/records.js'
+import { META, type MetaRecord } from '../custody/records.js'
 import type { IdentityService } from '../service/identity-service.js'
-import type { StorageAdapter } from '../storage/port.js'
+import { type StorageAdapter, UniqueConstraintError } from '../storage/port.js'
 import type { Logger } from './logger.js'
 
 /** What readiness asks of the process. */
@@ -16,23 +16,43 @@ export interface ReadinessProbe {
   stopping(): boolean
   /** One cheap storage round trip; rejects when the storage does not answer. */
   pingStorage(): Promise<void>
+  /** Why the storage cannot take writes now (e.g. `disk full`), or undefined when it can. */
+  writeFailure(): Promise<string | undefined>
   /** The JSON-LD worker pool takes work (it was not closed). */
   jsonldUp(): boolean
 }
 
-/** The probe of `service` served on `storage`: the storage ping is a read of one record id that never exists. */
+/** The `meta` record readiness reads, and writes while the storage reports failed writes. */
+const READINESS_RECORD = 'didvault:readiness'
+
+/**
+ * The probe of `service` served on `storage`: the storage ping is a read of one `meta` record.
+ * Writes are not tried while they work: the adapter reports the last write that failed for want
+ * of storage (`writeFailure`, e.g. SQLite's full disk) until one succeeds. While it reports one,
+ * each readiness check writes that record once, so the process becomes ready again by itself
+ * once space is back — a process out of rotation receives no writes that would tell.
+ */
 export function serviceReadiness(
   service: Pick<IdentityService, 'jsonldStats'>,
   storage: StorageAdapter,
   stopping: () => boolean,
 ): ReadinessProbe {
+  const meta = storage.collection<MetaRecord>(META.name)
   return {
     stopping,
-    pingStorage: () =>
-      storage
-        .collection(META.name)
-        .get('didvault:readiness')
-        .then(() => undefined),
+    pingStorage: () => meta.get(READINESS_RECORD).then(() => undefined),
+    async writeFailure() {
+      if (storage.writeFailure?.() === undefined) return undefined
+      const now = Date.now()
+      try {
+        if ((await meta.update(READINESS_RECORD, { probedAt: now })) === undefined)
+          await meta.insert({ id: READINESS_RECORD, tenantId: '', createdAt: now, probedAt: now })
+      } catch (err) {
+        // Another process inserted it first: a write went through. Any other failure is not told to an unauthenticated caller.
+        if (!(err instanceof UniqueConstraintError)) return storage.writeFailure() ?? 'write probe failed'
+      }
+      return storage.writeFailure()
+    },
     jsonldUp: () => !service.jsonldStats().closed,
   }
 }
@@ -48,8 +68,13 @@ export async function unreadiness(probe: ReadinessProbe, logger?: Logger): Promi
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${STORAGE_PING_TIMEOUT_MS} ms`)), STORAGE_PING_TIMEOUT_MS)
   })
+  const storage = async () => {
+    await probe.pingStorage()
+    return await probe.writeFailure()
+  }
   try {
-    await Promise.race([probe.pingStorage(), timeout])
+    const writeFailure = await Promise.race([storage(), timeout])
+    return writeFailure === undefined ? undefined : `storage cannot write: ${writeFailure}`
   } catch (err) {
     // The cause goes to the log, not to an unauthenticated caller (it may name hosts).
     logger?.warn({ err: err instanceof Error ? err.message : String(err) }, 'didvault: readiness: storage unreachable')
@@ -57,7 +82,6 @@ export async function unreadiness(probe: ReadinessProbe, logger?: Logger): Promi
   } finally {
     clearTimeout(timer)
   }
-  return undefined
 }
 
 /** The routes `/health/live` and `/health/ready`. */

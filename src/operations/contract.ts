@@ -20,15 +20,23 @@ export interface Route {
 }
 
 /** The error statuses an operation may answer with (the body is always `{ statusCode, errorType, errorMessage }`). */
-export type ErrorStatus = 403 | 404 | 409 | 413 | 422 | 500
+export type ErrorStatus = 403 | 404 | 409 | 413 | 422 | 500 | 503
 
 /** What each error status of an operation means, for its callers (and the OpenAPI document). */
 export type ErrorResponses = Partial<Record<ErrorStatus, string>>
 
+/**
+ * Every operation reads or writes storage: when it cannot be reached (or cannot take writes), the answer is 503, with
+ * `Retry-After` over HTTP.
+ */
+export const UNAVAILABLE_ERRORS = {
+  503: 'SERVICE_UNAVAILABLE: the storage cannot be reached or cannot take writes now; retry after `Retry-After` seconds',
+} as const
 const AUTH_ERRORS = { 403: 'UNAUTHENTICATED: missing or invalid token; FORBIDDEN: authenticated but not allowed' } as const
 const INPUT_ERRORS = {
   422: 'VALIDATION_ERROR, NOT_FOUND (unknown to this tenant) or CONFLICT',
   500: 'INTERNAL_ERROR (the message carries no detail)',
+  ...UNAVAILABLE_ERRORS,
 } as const
 
 /** The errors of an authenticated operation read from its query (a GET). */

@@ -91,6 +91,7 @@ export const errorBody = z
       'CONFLICT',
       'PAYLOAD_TOO_LARGE',
       'INTERNAL_ERROR',
+      'SERVICE_UNAVAILABLE',
     ]),
     errorMessage: z.string(),
   })

@@ -141,7 +141,8 @@ export class OperationDispatcher {
     } catch (err) {
       // A cursor the caller edited or took from another listing is the caller's mistake.
       const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
-      if (error.statusCode === 500) this.ctx.onError(name, err, infoOf(requestId))
+      // Unexpected failures and an unavailable storage (its cause, for the operator) go to onError.
+      if (error.statusCode >= 500) this.ctx.onError(name, err, infoOf(requestId))
       throw error
     }
   }

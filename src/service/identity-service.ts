@@ -136,8 +136,9 @@ export interface IdentityServiceOptions {
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
-   * Called with unexpected (500) errors, for logging. The error may come from a library; the
-   * response never carries its message. Default: on stderr, the operation name, then the error's
+   * Called with unexpected (500) errors, and with the cause of each 503 (storage unavailable), for
+   * logging. The error may come from a library; the response never carries its message. Default:
+   * on stderr, the operation name, then the error's
    * message and stack and those of its `cause` chain, with secrets redacted (the master keys,
    * the path and query of `rpcUrl`s, URL passwords, 32-byte hex values, BIP39 mnemonics). `operation`: the
    * operation's name in the table (`createVault`), or a background task's (`Publish status list`, `JSON-LD worker`); `info.requestId`:

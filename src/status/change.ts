@@ -12,7 +12,7 @@ import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { randomUUID } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
 import { conflict, invalid, notFound } from '../errors.js'
-import { itemError } from '../operations/batch.js'
+import { assertSomethingDone, itemError } from '../operations/batch.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
@@ -80,6 +80,10 @@ export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatus
     out.items = out.items.filter((i) => !failed.has(i.index))
     out.errors.sort((a, b) => a.index - b.index)
   }
+  assertSomethingDone(
+    out.items.length,
+    out.errors.map((e) => e.error),
+  )
   return out
 }
 

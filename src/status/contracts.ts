@@ -2,7 +2,7 @@
  * The contracts of the status-list operations (see `operations/contract.ts`). Browser-safe:
  * schemas and types only.
  */
-import { BODY_ERRORS, defineContract } from '../operations/contract.js'
+import { BODY_ERRORS, defineContract, UNAVAILABLE_ERRORS } from '../operations/contract.js'
 import { changeStatus, changeStatusResponse, getStatusListParams, getStatusListQuery, servedStatusList } from './schemas.js'
 
 export const STATUS_CONTRACTS = {
@@ -35,7 +35,7 @@ export const STATUS_CONTRACTS = {
       "`{ document, contentType, etag, maxAge }`. 404 for an unknown list (or an MPC issuer's list no request with its quorum signed yet).",
     auth: 'public',
     tag: 'Verifiable credentials',
-    errors: { 404: 'NOT_FOUND: no such status list' },
+    errors: { 404: 'NOT_FOUND: no such status list', ...UNAVAILABLE_ERRORS },
     routes: [{ method: 'get', path: '/status/:listId' }],
     params: getStatusListParams,
     input: getStatusListQuery,

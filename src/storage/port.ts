@@ -7,6 +7,8 @@
  * index (no adapter loads a whole collection to filter it in JavaScript).
  */
 
+import { UnavailableError } from '../errors.js'
+
 /** A scalar a record field may hold and a query may compare with. */
 export type Scalar = string | number | boolean | null
 
@@ -119,6 +121,42 @@ export class InvalidCursorError extends Error {
   }
 }
 
+const STORAGE_UNAVAILABLE_ERROR = Symbol.for('didvault.StorageUnavailableError')
+
+/**
+ * Thrown by adapters when the storage cannot be reached or cannot take writes now: a refused or
+ * lost connection, a server shutting down or starting up, a full disk. Services answer it with 503
+ * `SERVICE_UNAVAILABLE`. `message` is for the operator (it may name host and cause, never a
+ * password); callers are told only `reason`.
+ */
+export class StorageUnavailableError extends UnavailableError {
+  /**
+   * The connection was lost while a COMMIT was in flight: the transaction's writes may or may not
+   * have been made, so it is not run again. False: nothing was committed.
+   */
+  readonly outcomeUnknown: boolean
+
+  constructor(message: string, options: { cause?: unknown; outcomeUnknown?: boolean } = {}) {
+    const outcomeUnknown = options.outcomeUnknown ?? false
+    super(
+      message,
+      outcomeUnknown
+        ? 'the storage connection was lost while committing, so whether it took effect is unknown (check before retrying)'
+        : 'storage unavailable, retry later',
+      { cause: options.cause },
+    )
+    this.name = 'StorageUnavailableError'
+    this.outcomeUnknown = outcomeUnknown
+    Object.defineProperty(this, STORAGE_UNAVAILABLE_ERROR, { value: true })
+  }
+
+  /** Holds for the StorageUnavailableErrors of every copy of didvault a program loads. Subclasses keep the ordinary check. */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    if (this !== StorageUnavailableError) return Function.prototype[Symbol.hasInstance].call(this, value)
+    return isBranded(value, STORAGE_UNAVAILABLE_ERROR)
+  }
+}
+
 /**
  * What an adapter can do; the conformance suite skips what an adapter says it cannot.
  * `IdentityService.create` refuses an adapter lacking `transactions` or `uniqueIndexes`.
@@ -191,5 +229,11 @@ export interface StorageAdapter {
    * Rejects like `find` for an undeclared collection or field.
    */
   explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan>
+  /**
+   * Optional: why the storage cannot take writes now — the reason of the last write that failed
+   * because of the storage itself (e.g. `disk full`), until a write succeeds — or undefined.
+   * Readiness reports it: reads may still succeed while every write fails.
+   */
+  writeFailure?(): string | undefined
   close(): Promise<void>
 }

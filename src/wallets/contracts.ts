@@ -2,7 +2,7 @@
  * The contracts of the operations on identity wallets and DID resolution (see `operations/contract.ts`): summary,
  * auth, tag, errors, routes, schemas, batch field, example. Browser-safe: schemas and types only.
  */
-import { BODY_ERRORS, QUERY_ERRORS, defineContract } from '../operations/contract.js'
+import { BODY_ERRORS, QUERY_ERRORS, defineContract, UNAVAILABLE_ERRORS } from '../operations/contract.js'
 import {
   configureWallet,
   deleteWallets,
@@ -114,6 +114,7 @@ export const WALLET_CONTRACTS = {
     tag: 'DIDs',
     errors: {
       422: 'VALIDATION_ERROR naming the resolution error: invalidDid, invalidDidUrl (malformed versionId/versionTime), unknownNetwork, …',
+      ...UNAVAILABLE_ERRORS,
     },
     routes: [{ method: 'get', path: '/1.0/identifiers/:did' }],
     params: resolveDidParams,

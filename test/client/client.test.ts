@@ -119,6 +119,18 @@ describe('answers', () => {
     expect((error as IdentityError).toJSON()).toEqual({ statusCode: 404, errorType: 'NOT_FOUND', errorMessage: 'no such route' })
   })
 
+  it('a 503 SERVICE_UNAVAILABLE (storage down) is an IdentityError of that type, not a TransportError', async () => {
+    const unavailable = {
+      statusCode: 503,
+      errorType: 'SERVICE_UNAVAILABLE',
+      errorMessage: 'Get Identity Vaults failed: storage unavailable, retry later',
+    }
+    const { client } = recording({}, () => Response.json(unavailable, { status: 503, headers: { 'retry-after': '1' } }))
+    const error = await client.getVaults().catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(IdentityError)
+    expect((error as IdentityError).toJSON()).toEqual(unavailable)
+  })
+
   const teapot = { statusCode: 418, errorType: 'TEAPOT', errorMessage: 'x' }
   it.each([
     [

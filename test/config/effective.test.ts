@@ -119,6 +119,28 @@ describe('precedence: flag > environment > file > default', () => {
     expect(serveOptionsOf(merge([], {}, {}).config).shutdown).toBeUndefined()
   })
 
+  it('storage as an object: its URL takes the precedence of storage, its settings reach serve (and config print, masked)', () => {
+    const fileValue = {
+      storage: { url: 'postgres://app:hunter2@db.example/dv?schema=s1', startTimeoutMs: 5_000, preparedStatements: false },
+    }
+    const { config } = merge([], {}, fileValue)
+    expect(config.storage).toBe('postgres://app:hunter2@db.example/dv?schema=s1')
+    expect(serveOptionsOf(config)).toMatchObject({ storageSettings: { startTimeoutMs: 5_000, preparedStatements: false } })
+    expect(printableConfig(config).storage).toEqual({
+      url: 'postgres://app:***@db.example/dv?schema=s1',
+      startTimeoutMs: 5_000,
+      preparedStatements: false,
+    })
+    // A flag or DIDVAULT_STORAGE names another URL; the file's settings still apply to it.
+    const flagged = merge(['--storage', 'postgres://other@db2.example/dv'], {}, fileValue).config
+    expect([flagged.storage, flagged.storageSettings]).toEqual([
+      'postgres://other@db2.example/dv',
+      { startTimeoutMs: 5_000, preparedStatements: false },
+    ])
+    // The string form has no settings.
+    expect(merge([], {}, { storage: 'sqlite:x.db' }).config.storageSettings).toBeUndefined()
+  })
+
   it.each([
     [['--metrics', 'maybe'], /--metrics must be on, off; got maybe/],
     [['--metrics-port', '99999'], /--metrics-port must be 0\.\.65535/],

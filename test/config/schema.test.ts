@@ -174,6 +174,10 @@ describe('loading', () => {
     expect(parsed.contexts).toEqual({ 'https://example.com/a': join(dir, 'sub/ctx/a.jsonld'), 'urn:example:b': '/abs/b.jsonld' })
     expect(parsed.networks![0].gasPayerKeyFile).toBe(join(dir, 'sub/gas.key'))
     expect(parseConfig({ storage: 'sqlite::memory:' }, file, dir).storage).toBe('sqlite::memory:')
+    expect(parseConfig({ storage: { url: 'sqlite:data/x.db', synchronous: 'normal' } }, file, join(dir, 'sub')).storage).toEqual({
+      url: `sqlite:${join(dir, 'sub/data/x.db')}`,
+      synchronous: 'normal',
+    })
     expect(parseConfig({ storage: 'sqlite:/var/lib/x.db' }, file, dir).storage).toBe('sqlite:/var/lib/x.db')
   })
 })

@@ -2,9 +2,11 @@
  * The crash harness's writes: a tenant set up once (a BIP44 vault, subject wallets, roles, a pool
  * of signed credentials with status), then rounds of concurrent mixed writes over HTTP until the
  * process is killed. Every answer is recorded in a {@link Ledger}: a 200 is an acknowledged write
- * the checks hold the storage to; a request cut off by the kill is counted as in flight.
+ * the checks hold the storage to; a 503 `SERVICE_UNAVAILABLE` (storage down) is counted, and the
+ * writer honours its `Retry-After`; a request cut off by the kill is counted as in flight.
  */
 import { randomInt } from 'node:crypto'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { http, type HttpResult } from '../helpers/spawn.js'
 import { API_KEY } from './server.js'
 
@@ -45,6 +47,8 @@ export interface Ledger {
   /** Acknowledged status-carrying signatures: each credential's status entry `listId/index`. */
   signedEntries: string[]
   acknowledged: number
+  /** Answers 503 `SERVICE_UNAVAILABLE` with `Retry-After` and the request's `x-request-id` (the storage was down). */
+  unavailable: number
   inFlightAtKill: number
   refused: string[]
 }
@@ -58,6 +62,7 @@ export const newLedger = (): Ledger => ({
   grants: [],
   signedEntries: [],
   acknowledged: 0,
+  unavailable: 0,
   inFlightAtKill: 0,
   refused: [],
 })
@@ -139,6 +144,8 @@ const storeCredentials: Write = async (url, tenant, ledger) => {
   // An empty pool is filled first: signing is one more write of the round.
   if (tenant.pool[s].length === 0) tenant.pool[s].push(...(await sign(url, tenant, ledger, tenant.subjects[s].did, 8)))
   const jwts = tenant.pool[s].splice(0, 1 + randomInt(4))
+  // Signing was refused (storage down): nothing to store this time.
+  if (jwts.length === 0) return
   const roles = [...new Set([pick(tenant.credentialRoles), pick(tenant.credentialRoles)])].slice(0, 1 + randomInt(2))
   const headers = { 'x-did-auth': `${tenant.root.jwt},${tenant.subjects[s].jwt}` }
   const json = { roles, claims: jwts.map((jwt) => ({ jwt })) }
@@ -228,31 +235,60 @@ const WRITES: Write[] = [
   signWithStatus,
 ]
 
-/** The body of a 200 (counted as acknowledged); any other answer is recorded as refused, a failed request throws. */
+/**
+ * The body of a 200 (counted as acknowledged); a well-formed 503 `SERVICE_UNAVAILABLE` is counted
+ * as unavailable; any other answer is recorded as refused, a failed request throws.
+ */
 function accept(res: HttpResult, ledger: Ledger, what: string): any {
   if (res.status === 200) {
     ledger.acknowledged++
     return res.body
   }
-  ledger.refused.push(`${what}: ${res.status} ${JSON.stringify(res.body)}`)
+  if (isUnavailable(res)) {
+    ledger.unavailable++
+    return undefined
+  }
+  ledger.refused.push(`${what}: ${res.status} ${JSON.stringify(res.body)} retry-after ${res.headers.get('retry-after')}`)
   return undefined
+}
+
+/** A 503 as DESIGN §3 says: the error body, `Retry-After: 1`, the request's id in `x-request-id`. */
+export function isUnavailable(res: HttpResult): boolean {
+  const body = res.body as { statusCode?: unknown; errorType?: unknown; errorMessage?: unknown } | undefined
+  return (
+    res.status === 503 &&
+    body?.statusCode === 503 &&
+    body.errorType === 'SERVICE_UNAVAILABLE' &&
+    typeof body.errorMessage === 'string' &&
+    res.headers.get('retry-after') === '1' &&
+    /^\S+$/.test(res.headers.get('x-request-id') ?? '')
+  )
 }
 
 /**
  * Starts {@link WRITERS} loops of random writes. Call `stop()` right before the kill: no loop
  * starts a request after it, and each request then cut off (a connection error) counts as in
- * flight. `done` resolves once every loop has stopped.
+ * flight. `killing`: whether a process is being killed now (a cut-off request counts as in
+ * flight then too). `done` resolves once every loop has stopped.
  */
-export function startWriters(url: string, tenant: Tenant, ledger: Ledger): { stop(): void; done: Promise<void> } {
+export function startWriters(
+  url: string,
+  tenant: Tenant,
+  ledger: Ledger,
+  killing: () => boolean = () => false,
+): { stop(): void; done: Promise<void> } {
   let stopped = false
   const loop = async () => {
     while (!stopped) {
+      const unavailable = ledger.unavailable
       try {
         await pick(WRITES)(url, tenant, ledger)
       } catch (err) {
-        if (!stopped) throw err
+        if (!stopped && !killing()) throw err
         ledger.inFlightAtKill++
       }
+      // Retry-After: 1
+      if (ledger.unavailable > unavailable && !stopped) await sleep(1_000)
     }
   }
   const done = Promise.all(Array.from({ length: WRITERS }, loop)).then(() => undefined)

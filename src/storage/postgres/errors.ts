@@ -1,5 +1,5 @@
 /** PostgreSQL errors as the port and operators need them. */
-import { UniqueConstraintError } from '../port.js'
+import { StorageUnavailableError, UniqueConstraintError } from '../port.js'
 import type { Layout } from './layout.js'
 
 /** SQLSTATEs after which a whole transaction may be run again: serialization failure, deadlock. */
@@ -8,6 +8,47 @@ const RETRYABLE = new Set(['40001', '40P01'])
 /** Whether a transaction that failed with `err` may be run again from the start. */
 export function isRetryable(err: unknown): boolean {
   return RETRYABLE.has((err as { code?: unknown })?.code as string)
+}
+
+/** Socket errors of a server that cannot be reached (refused, reset, unroutable, unresolvable now). */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+])
+/**
+ * SQLSTATEs of a server that ends or refuses sessions: admin or crash shutdown, cannot connect now (starting,
+ * stopping), too many connections.
+ */
+const SESSION_REFUSED = new Set(['57P01', '57P02', '57P03', '53300'])
+/** node-postgres' own errors of a connection that is gone or was never made (they carry no code). */
+const PG_CONNECTION_LOST =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed|timeout exceeded when trying to connect)/
+
+/**
+ * Whether `err` says the connection to PostgreSQL is lost or cannot be made: a socket error, a
+ * connection exception (SQLSTATE class 08), a server shutting down or starting up
+ * (57P01/57P02/57P03), too many connections (53300), or node-postgres' own "connection
+ * terminated" errors.
+ */
+export function isConnectionLoss(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && (UNREACHABLE.has(code) || SESSION_REFUSED.has(code) || code.startsWith('08'))) return true
+  return typeof message === 'string' && PG_CONNECTION_LOST.test(message)
+}
+
+/** The port's error for a lost or refused connection: the code and message of the cause, for the operator's log. */
+export function unavailable(err: unknown, options: { outcomeUnknown?: boolean } = {}): StorageUnavailableError {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
+  const cause = `${typeof code === 'string' ? `${code} ` : ''}${typeof message === 'string' ? message : String(err)}`
+  const what = options.outcomeUnknown ? 'PostgreSQL connection lost during COMMIT (outcome unknown)' : 'PostgreSQL unavailable'
+  return new StorageUnavailableError(`${what}: ${cause}`, { cause: err, ...options })
 }
 
 /** Rethrows a unique violation (23505) as the port's {@link UniqueConstraintError} naming the index's declared fields. */
@@ -39,11 +80,17 @@ export function endpointOf(connectionString: string | undefined, fallback: Parti
   }
 }
 
-/** The error of a first connection that failed: names host, port and database, the cause's code and message, never the password. */
+/**
+ * The error of a first connection that failed: names host, port and database, the cause's code
+ * and message, never the password. A server that cannot be reached now (refused, shutting down,
+ * starting up) is a {@link StorageUnavailableError}, which a start may wait out; anything else
+ * (a wrong password, no such database) is a plain Error.
+ */
 export function connectionError(endpoint: Endpoint, err: unknown, password: string | undefined): Error {
   const { code, message } = err as { code?: unknown; message?: unknown }
   let reason = typeof message === 'string' ? message : String(err)
   if (password) reason = reason.replaceAll(password, '***')
   const where = `PostgreSQL at ${endpoint.host}:${endpoint.port}, database "${endpoint.database}"`
-  return new Error(`cannot connect to ${where}: ${typeof code === 'string' ? `${code} ` : ''}${reason}`)
+  const text = `cannot connect to ${where}: ${typeof code === 'string' ? `${code} ` : ''}${reason}`
+  return isConnectionLoss(err) ? new StorageUnavailableError(text) : new Error(text)
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
-import type { PoolClient } from 'pg'
 import { UniqueConstraintError } from '../port.js'
 import { KEY_FUNCTION, KEYS_FUNCTION, keyFunctionsDdl } from './keys.js'
+import type { Queryable } from './held-connection.js'
 import type { Layout } from './layout.js'
 import { quoteIdentifier } from './names.js'
 
@@ -10,7 +10,13 @@ import { quoteIdentifier } from './names.js'
  * `_didvault_meta`. A change to any of them bumps it and adds an upgrade step here; collection
  * specs need no version: {@link migrate} derives tables, columns and indexes from them.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
+
+/**
+ * The table the retry lane locks (`LOCK TABLE … IN EXCLUSIVE MODE`, transaction-scoped): it
+ * holds no rows. Added in layout version 2 (version 1 took a session advisory lock instead).
+ */
+export const RETRY_LANE_TABLE = '_didvault_retry_lane'
 
 /** First key of the advisory lock every didvault migration takes (the second is the schema's hash). */
 const MIGRATION_LOCK = 0x64766c74 // 'dvlt'
@@ -22,7 +28,7 @@ const MIGRATION_LOCK = 0x64766c74 // 'dvlt'
  * dropped); indexes didvault made that the specs no longer declare are dropped. Every run that
  * changed something is recorded in `_didvault_migrations` with the digest of its layouts.
  */
-export async function migrate(client: PoolClient, schema: string, layouts: readonly Layout[]): Promise<void> {
+export async function migrate(client: Queryable, schema: string, layouts: readonly Layout[]): Promise<void> {
   await client.query('BEGIN')
   try {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK, schema])
@@ -45,7 +51,7 @@ function digestOf(layouts: readonly Layout[]): string {
 }
 
 /** Whether the latest recorded migration is of these layouts at this version (then nothing is done). */
-async function upToDate(client: PoolClient, schema: string, digest: string): Promise<boolean> {
+async function upToDate(client: Queryable, schema: string, digest: string): Promise<boolean> {
   const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [`${schema}._didvault_migrations`])
   if (exists.rows[0].t === null) return false
   const latest = await client.query(`SELECT schema_version, layouts FROM ${schema}._didvault_migrations ORDER BY id DESC LIMIT 1`)
@@ -57,13 +63,14 @@ async function upToDate(client: PoolClient, schema: string, digest: string): Pro
 }
 
 /** The schema, its bookkeeping tables and the key functions, when missing. */
-async function createSchema(client: PoolClient, schema: string): Promise<void> {
+async function createSchema(client: Queryable, schema: string): Promise<void> {
   await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`)
   await client.query(`CREATE TABLE IF NOT EXISTS ${schema}._didvault_meta (key text PRIMARY KEY, value text NOT NULL)`)
   await client.query(
     `CREATE TABLE IF NOT EXISTS ${schema}._didvault_migrations ` +
       '(id bigserial PRIMARY KEY, schema_version int NOT NULL, layouts text NOT NULL, at timestamptz NOT NULL DEFAULT now())',
   )
+  await client.query(`CREATE TABLE IF NOT EXISTS ${schema}.${RETRY_LANE_TABLE} ()`)
   await client.query(
     `INSERT INTO ${schema}._didvault_meta (key, value) VALUES ('schemaVersion', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     [String(SCHEMA_VERSION)],
@@ -75,7 +82,7 @@ async function createSchema(client: PoolClient, schema: string): Promise<void> {
   if (found.rows[0].f === null) for (const ddl of keyFunctionsDdl(schema)) await client.query(ddl)
 }
 
-async function migrateCollection(client: PoolClient, layout: Layout): Promise<void> {
+async function migrateCollection(client: Queryable, layout: Layout): Promise<void> {
   const { schema, table } = layout
   await client.query(`CREATE TABLE IF NOT EXISTS ${table} (id text COLLATE "C" PRIMARY KEY, data jsonb NOT NULL)`)
   // STORED generated columns: PostgreSQL computes them in the writing statement itself (every
@@ -107,7 +114,7 @@ async function migrateCollection(client: PoolClient, layout: Layout): Promise<vo
 }
 
 /** Drops the indexes of the collection's table that didvault named (`dv_…`) and the layout no longer plans. */
-async function dropRetiredIndexes(client: PoolClient, layout: Layout): Promise<void> {
+async function dropRetiredIndexes(client: Queryable, layout: Layout): Promise<void> {
   const planned = new Set(layout.indexes.map((index) => index.name))
   const existing = await client.query(
     `SELECT indexname FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 AND indexname LIKE 'dv\\_%'`,

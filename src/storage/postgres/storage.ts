@@ -1,5 +1,5 @@
 import pg from 'pg'
-import type { Pool, PoolClient, QueryResultRow } from 'pg'
+import type { Pool, QueryResultRow } from 'pg'
 import type {
   Collection,
   CollectionSpec,
@@ -10,6 +10,7 @@ import type {
   StoredRecord,
   Where,
 } from '../port.js'
+import { StorageUnavailableError } from '../port.js'
 import { assertLimit } from '../paging.js'
 import {
   assertUsable,
@@ -20,9 +21,10 @@ import {
   type TransactionScope,
 } from '../transaction-scope.js'
 import { PostgresCollection, type PostgresSession } from './collection.js'
-import { connectionError, endpointOf, isRetryable } from './errors.js'
+import { connectionError, endpointOf, isConnectionLoss, isRetryable, unavailable } from './errors.js'
+import { HeldConnection } from './held-connection.js'
 import { Layout } from './layout.js'
-import { migrate } from './migrate.js'
+import { migrate, RETRY_LANE_TABLE } from './migrate.js'
 import { quoteSchema } from './names.js'
 import { type PlanNode, queryPlanOf } from './plan.js'
 import { type FindQuery, findQueries, withLimit } from './query.js'
@@ -61,16 +63,23 @@ interface Core {
   closed: boolean
 }
 
-/** A transaction nesting level: the root adapter (no client: the pool) or one `transaction(fn)` call on one client. */
+/** A transaction nesting level: the root adapter (no connection: the pool) or one `transaction(fn)` call on one connection. */
 interface Scope extends TransactionScope {
   readonly depth: number
-  readonly client?: PoolClient
+  readonly held?: HeldConnection
 }
 
 /** The isolation of every transaction: what the service's read-check-write steps need across processes. */
 const ISOLATION = 'SERIALIZABLE'
-/** First key of the advisory lock of the retry lane (the second is the schema's hash; migrations use another first key). */
-const RETRY_LANE_LOCK = 0x64767274 // 'dvrt'
+
+/**
+ * Whether a transaction that failed with `err` ran on a connection lost before its COMMIT was
+ * sent: PostgreSQL rolled it back, so it may run again (lost during the COMMIT, the outcome is
+ * unknown and it may not).
+ */
+const lostBeforeCommit = (err: unknown) => err instanceof StorageUnavailableError && !err.outcomeUnknown
+/** Every top-level transaction's first statement. */
+const BEGIN = `BEGIN ISOLATION LEVEL ${ISOLATION}`
 
 /**
  * An adapter bound to one scope. The root runs each statement on a pooled connection, so
@@ -93,12 +102,14 @@ class PostgresAdapter implements StorageAdapter {
   async init(specs: readonly CollectionSpec[]): Promise<void> {
     this.usable()
     const layouts = specs.map((spec) => new Layout(spec, this.core.schema))
-    const client = await this.core.pool.connect()
+    const held = await HeldConnection.take(this.core.pool)
     try {
-      await migrate(client, this.core.schema, layouts)
-    } finally {
-      client.release()
+      await migrate(held, this.core.schema, layouts)
+    } catch (err) {
+      held.release(err)
+      throw err
     }
+    held.release()
     for (const layout of layouts) this.core.layouts.set(layout.name, layout)
   }
 
@@ -114,67 +125,72 @@ class PostgresAdapter implements StorageAdapter {
   /**
    * A top-level transaction is `SERIALIZABLE` and is run again from the start (up to
    * `transactionAttempts`, with jittered backoff) when PostgreSQL reports a serialization
-   * failure or a deadlock, so `fn` must have no effect outside storage. Nested calls are
-   * savepoints: a throw inside one undoes only its writes.
+   * failure or a deadlock, or when its connection was lost (or could not be had) before its
+   * COMMIT was sent — PostgreSQL rolled it back — so `fn` must have no effect outside storage.
+   * A connection lost during the COMMIT leaves the outcome unknown: that transaction is not run
+   * again and fails with a {@link StorageUnavailableError} whose `outcomeUnknown` is true.
+   * Nested calls are savepoints: a throw inside one undoes only its writes.
    *
-   * A transaction that failed once is run again in the *retry lane*: it takes a session advisory
-   * lock of the schema before `BEGIN`, so retried transactions of every process run one at a
-   * time, each with a snapshot taken after the one before it committed. A burst of transactions
-   * on one hot row (a vault's HD index, a chain head) then drains one by one instead of failing
-   * each other until their attempts run out; a retried transaction can only lose to a first attempt.
+   * A transaction that failed once is run again in the *retry lane*: its first statement after
+   * `BEGIN` is `LOCK TABLE <schema>._didvault_retry_lane IN EXCLUSIVE MODE`, so retried
+   * transactions of every process run one at a time. LOCK TABLE takes no snapshot, so each gets
+   * a snapshot taken after the one before it committed; the lock is the transaction's own and
+   * ends with it (no session state, so PgBouncer in transaction mode carries it). A burst of
+   * transactions on one hot row (a vault's HD index, a chain head) then drains one by one
+   * instead of failing each other until their attempts run out; a retried transaction can only
+   * lose to a first attempt.
    */
   async transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    if (this.scope.client !== undefined) return this.runOnce(fn, false)
+    if (this.scope.held !== undefined) return this.runOnce(fn, false)
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.runOnce(fn, attempt > 1)
       } catch (err) {
-        if (!isRetryable(err) || attempt >= this.core.attempts) throw err
+        if (!(isRetryable(err) || lostBeforeCommit(err)) || attempt >= this.core.attempts) throw err
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)))
       }
     }
   }
 
   private runOnce<R>(fn: (tx: StorageAdapter) => Promise<R>, retryLane: boolean): Promise<R> {
-    // Top-level transactions each take a client of their own and run concurrently; nested ones share their parent's.
-    const parent = this.scope.client === undefined ? rootScope() : this.scope
+    // Top-level transactions each take a connection of their own and run concurrently; nested ones share their parent's.
+    const parent = this.scope.held === undefined ? rootScope() : this.scope
     return runTransaction(
       parent,
       async () => {
         this.usable()
         const { depth } = this.scope
-        const client = this.scope.client ?? (await this.core.pool.connect())
+        const held = this.scope.held ?? (await HeldConnection.take(this.core.pool))
         const savepoint = `didvault_${depth}`
-        const lane = retryLane && depth === 0
+        // The lane's lock is the first statement after BEGIN: it takes no snapshot, so the
+        // transaction's snapshot is taken after the lock is granted (docs/storage.md).
+        const begin = retryLane && depth === 0 ? `${BEGIN}; LOCK TABLE ${this.core.schema}.${RETRY_LANE_TABLE} IN EXCLUSIVE MODE` : BEGIN
         try {
-          if (lane) await client.query('SELECT pg_advisory_lock($1, hashtext($2))', [RETRY_LANE_LOCK, this.core.schema])
-          await client.query(depth === 0 ? `BEGIN ISOLATION LEVEL ${ISOLATION}` : `SAVEPOINT ${savepoint}`)
+          await held.query(depth === 0 ? begin : `SAVEPOINT ${savepoint}`)
         } catch (err) {
-          // A client whose lock or BEGIN failed may hold the lock: it leaves the pool (closing its session frees the lock).
-          if (depth === 0) client.release(lane ? (err as Error) : undefined)
+          // A connection whose BEGIN (or lock) failed may be inside a transaction: it leaves the pool.
+          if (depth === 0) held.release(err)
           throw err
         }
-        // A failed COMMIT (a serialization failure is reported there) is followed by the scope's
-        // rollback: by then the top-level client is released, and the transaction is over.
-        let ended = false
-        const end = async (sql: string) => {
-          if (ended) return
-          ended = depth === 0
-          try {
-            await client.query(sql)
-            if (lane) await client.query('SELECT pg_advisory_unlock($1, hashtext($2))', [RETRY_LANE_LOCK, this.core.schema])
-            if (depth === 0) client.release()
-          } catch (err) {
-            // A client whose COMMIT or ROLLBACK failed is not returned to the pool in an unknown state.
-            if (depth === 0) client.release(err as Error)
-            throw err
+        const scope = childScope<Scope>(this.scope, { depth: depth + 1, held })
+        if (depth > 0) {
+          return {
+            scope,
+            commit: async () => void (await held.query(`RELEASE SAVEPOINT ${savepoint}`)),
+            // On a lost connection there is nothing left to undo: the whole transaction fails.
+            rollback: async () =>
+              void (held.lost || (await held.query(`ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`))),
           }
         }
-        return {
-          scope: childScope<Scope>(this.scope, { depth: depth + 1, client }),
-          commit: () => end(depth === 0 ? 'COMMIT' : `RELEASE SAVEPOINT ${savepoint}`),
-          rollback: () => end(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO SAVEPOINT ${savepoint}; RELEASE SAVEPOINT ${savepoint}`),
+        // A failed COMMIT (a serialization failure is reported there) is followed by the scope's
+        // rollback: by then the connection is released, and the transaction is over.
+        let ended = false
+        const end = (how: (held: HeldConnection) => Promise<void>) => async () => {
+          if (ended) return
+          ended = true
+          await how(held)
         }
+        return { scope, commit: end(commitAndRelease), rollback: end(rollbackAndRelease) }
       },
       (scope) => fn(new PostgresAdapter(this.core, scope)),
     )
@@ -206,25 +222,25 @@ class PostgresAdapter implements StorageAdapter {
 
   /** The plans of `explains`, with sequential scans disabled, then with plain index scans disabled as well. */
   private async plans(explains: FindQuery[]): Promise<{ walking: PlanNode[]; bounded: PlanNode[] }> {
-    const client = this.scope.client ?? (await this.core.pool.connect())
-    const inTransaction = this.scope.client !== undefined
+    const inTransaction = this.scope.held !== undefined
+    const held = this.scope.held ?? (await HeldConnection.take(this.core.pool))
     const planOf = async (explain: FindQuery) => {
-      const { rows } = await client.query(explain.sql, explain.params)
+      const { rows } = await held.query(explain.sql, explain.params)
       return (rows[0] as { 'QUERY PLAN': Array<{ Plan: PlanNode }> })['QUERY PLAN'][0].Plan
     }
     try {
-      await client.query(inTransaction ? 'SAVEPOINT didvault_explain' : 'BEGIN')
-      await client.query('SET LOCAL enable_seqscan = off')
+      await held.query(inTransaction ? 'SAVEPOINT didvault_explain' : 'BEGIN')
+      await held.query('SET LOCAL enable_seqscan = off')
       const walking: PlanNode[] = []
       for (const explain of explains) walking.push(await planOf(explain))
-      await client.query('SET LOCAL enable_indexscan = off')
-      await client.query('SET LOCAL enable_indexonlyscan = off')
+      await held.query('SET LOCAL enable_indexscan = off')
+      await held.query('SET LOCAL enable_indexonlyscan = off')
       const bounded: PlanNode[] = []
       for (const explain of explains) bounded.push(await planOf(explain))
       return { walking, bounded }
     } finally {
-      await client.query(inTransaction ? 'ROLLBACK TO SAVEPOINT didvault_explain' : 'ROLLBACK')
-      if (!inTransaction) client.release()
+      if (inTransaction) await held.query('ROLLBACK TO SAVEPOINT didvault_explain')
+      else await rollbackAndRelease(held)
     }
   }
 
@@ -232,12 +248,19 @@ class PostgresAdapter implements StorageAdapter {
     return closeTransactionAdapter()
   }
 
-  /** Runs one statement on this scope's connection, once no nested transaction holds it. */
+  /**
+   * Runs one statement on this scope's connection, once no nested transaction holds it, or on a
+   * pooled connection; a connection lost or refused is a {@link StorageUnavailableError}.
+   */
   private async query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }> {
-    const { client } = this.scope
+    const { held } = this.scope
     const statement = this.core.statements.statement(sql, params)
-    if (client === undefined) return this.usable(() => this.core.pool.query<R>(statement))
-    return await this.scope.lock.whenFree(() => this.usable(() => client.query<R>(statement)))
+    if (held !== undefined) return await this.scope.lock.whenFree(() => this.usable(() => held.query<R>(statement)))
+    try {
+      return await this.usable(() => this.core.pool.query<R>(statement))
+    } catch (err) {
+      throw isConnectionLoss(err) ? unavailable(err) : err
+    }
   }
 
   /** Runs `op` unless this scope's transaction has finished or the storage is closed. */
@@ -251,6 +274,38 @@ class PostgresAdapter implements StorageAdapter {
     if (layout === undefined) throw new Error(`unknown collection "${name}": declare it in init(specs)`)
     return layout
   }
+}
+
+/**
+ * COMMITs a top-level transaction and releases its connection. A connection lost before the
+ * COMMIT was sent fails as rerunnable; one lost while the COMMIT was in flight fails with the
+ * outcome unknown. A connection whose COMMIT failed is not returned to the pool in an unknown state.
+ */
+async function commitAndRelease(held: HeldConnection): Promise<void> {
+  if (held.lost) {
+    const lost = held.lostError()
+    held.release()
+    throw lost
+  }
+  try {
+    await held.query('COMMIT')
+  } catch (err) {
+    held.release(err)
+    throw err instanceof StorageUnavailableError ? unavailable(err.cause, { outcomeUnknown: true }) : err
+  }
+  held.release()
+}
+
+/** ROLLBACKs a top-level transaction and releases its connection; a lost connection's transaction was rolled back by the server. */
+async function rollbackAndRelease(held: HeldConnection): Promise<void> {
+  if (held.lost) return held.release()
+  try {
+    await held.query('ROLLBACK')
+  } catch (err) {
+    held.release(err)
+    throw err
+  }
+  held.release()
 }
 
 /**

@@ -12,6 +12,8 @@ export interface SqliteSession {
   layout(name: string): Layout
   /** Runs `op` when the scope is free (not inside someone else's transaction), retrying SQLITE_BUSY. */
   run<R>(op: () => R): Promise<R>
+  /** {@link SqliteSession.run} for a write: a full disk or an I/O error is remembered until a write succeeds. */
+  write<R>(op: () => R): Promise<R>
 }
 
 interface Row {
@@ -53,7 +55,7 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
 
   /** Runs a write, mapping constraint errors. */
   private write<R>(op: (layout: Layout, connection: Connection) => R): Promise<R> {
-    return this.session.run(() => {
+    return this.session.write(() => {
       const layout = this.session.layout(this.name)
       try {
         return op(layout, this.session.connection)

@@ -24,11 +24,13 @@ import {
 import { migrate } from './migrate.js'
 import { type PlanStep, queryPlanOf } from './plan.js'
 import { type FindQuery, findQueries, withLimit } from './query.js'
+import { WriteFailures } from './write-failures.js'
 
 /** State shared by an adapter and every transaction adapter derived from it. */
 interface Core {
   readonly connection: Connection
   readonly layouts: Map<string, Layout>
+  readonly writeFailures: WriteFailures
 }
 
 /** A transaction nesting level: the root adapter (depth 0) or one `transaction(fn)` call. */
@@ -53,10 +55,26 @@ class SqliteAdapter implements StorageAdapter {
     private readonly scope: Scope,
   ) {
     this.capabilities = { transactions: true, uniqueIndexes: true, multiProcess: core.connection.shared }
+    const run = <R>(op: () => R, write: boolean) =>
+      retryWhenBusy(() =>
+        this.scope.lock.whenFree(() =>
+          this.usable(() => {
+            try {
+              const result = op()
+              // Outside a transaction the statement committed; inside one, only the COMMIT tells.
+              if (write && this.scope.depth === 0) core.writeFailures.succeeded()
+              return result
+            } catch (err) {
+              throw core.writeFailures.failed(err, write)
+            }
+          }),
+        ),
+      )
     this.session = {
       connection: core.connection,
       layout: (name) => this.layout(name),
-      run: (op) => retryWhenBusy(() => this.scope.lock.whenFree(() => this.usable(op))),
+      run: (op) => run(op, false),
+      write: (op) => run(op, true),
     }
   }
 
@@ -86,11 +104,24 @@ class SqliteAdapter implements StorageAdapter {
         const savepoint = `didvault_${depth}`
         // BEGIN IMMEDIATE takes the write lock now: writers in other processes queue on
         // busy_timeout rather than deadlocking on a read-to-write upgrade.
-        if (depth === 0) await retryWhenBusy(async () => db.exec('BEGIN IMMEDIATE'))
-        else db.exec(`SAVEPOINT ${savepoint}`)
+        const { writeFailures } = this.core
+        try {
+          if (depth === 0) await retryWhenBusy(async () => db.exec('BEGIN IMMEDIATE'))
+          else db.exec(`SAVEPOINT ${savepoint}`)
+        } catch (err) {
+          throw writeFailures.failed(err, true)
+        }
         return {
           scope: childScope<Scope>(this.scope, { depth: depth + 1 }),
-          commit: () => void db.exec(depth === 0 ? 'COMMIT' : `RELEASE ${savepoint}`),
+          commit: () => {
+            if (depth > 0) return void db.exec(`RELEASE ${savepoint}`)
+            try {
+              db.exec('COMMIT')
+            } catch (err) {
+              throw writeFailures.failed(err, true)
+            }
+            writeFailures.succeeded()
+          },
           rollback: () => {
             if (!db.inTransaction) return // SQLite already rolled back (e.g. after an I/O error)
             db.exec(depth === 0 ? 'ROLLBACK' : `ROLLBACK TO ${savepoint}; RELEASE ${savepoint}`)
@@ -115,6 +146,11 @@ class SqliteAdapter implements StorageAdapter {
       const stepsOf = (query: FindQuery) => db.prepare(`EXPLAIN QUERY PLAN ${withLimit(query, limit)}`).all(...query.params) as PlanStep[]
       return queryPlanOf(queries.map(stepsOf))
     })
+  }
+
+  /** The reason of the last write that failed for want of disk (or an I/O error), until a write succeeds. */
+  writeFailure(): string | undefined {
+    return this.core.writeFailures.last
   }
 
   close(): Promise<void> {
@@ -146,7 +182,7 @@ class SqliteAdapter implements StorageAdapter {
  */
 export class SqliteStorage extends SqliteAdapter {
   constructor(options: SqliteStorageOptions) {
-    super({ connection: new Connection(options), layouts: new Map() }, { ...rootScope(), depth: 0 })
+    super({ connection: new Connection(options), layouts: new Map(), writeFailures: new WriteFailures() }, { ...rootScope(), depth: 0 })
   }
 
   /** Waits for a running transaction to finish, then closes the database. Idempotent. */
