@@ -56,19 +56,44 @@ function postgresTarget(spec: string): StorageTarget {
   return { kind: 'postgres', url, schema }
 }
 
+/** How {@link openStorage} opens it. */
+export interface OpenStorageOptions {
+  /**
+   * For reading only (`audit verify`): SQLite opened read-only (a read-only backup too), PostgreSQL
+   * sessions with `default_transaction_read_only` on; nothing is created or migrated.
+   */
+  readonly?: boolean
+  /** Told of each PostgreSQL transaction run again after a serialization failure (metrics). */
+  onRetry?: () => void
+}
+
 /** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
-export async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
+export async function openStorage(target: StorageTarget, options: OpenStorageOptions = {}): Promise<StorageAdapter> {
   if (target.kind === 'memory') return createMemoryStorage()
   if (target.kind === 'sqlite') {
     const { createSqliteStorage } = await import('../storage/sqlite/index.js')
-    return createSqliteStorage({ path: target.path, ...(target.synchronous !== undefined && { synchronous: target.synchronous }) })
+    return createSqliteStorage({
+      path: target.path,
+      ...(target.synchronous !== undefined && { synchronous: target.synchronous }),
+      ...(options.readonly && { readonly: true }),
+    })
   }
   if (target.kind === 'postgres') {
     const { createPostgresStorage } = await import('../storage/postgres/index.js')
-    return createPostgresStorage({ connectionString: target.url, ...(target.schema === undefined ? {} : { schema: target.schema }) })
+    return createPostgresStorage({
+      connectionString: options.readonly ? readOnlySessions(target.url) : target.url,
+      ...(target.schema === undefined ? {} : { schema: target.schema }),
+      ...(options.onRetry && { onRetry: options.onRetry }),
+    })
   }
   const { createMongoStorage } = await import('../storage/mongo/index.js')
   return createMongoStorage({ url: target.url })
+}
+
+/** `url` with every session's transactions read-only (`options=-c default_transaction_read_only=on`): the server refuses any write. */
+function readOnlySessions(url: string): string {
+  const setting = `options=${encodeURIComponent('-c default_transaction_read_only=on')}`
+  return `${url}${url.includes('?') ? '&' : '?'}${setting}`
 }
 
 /**
@@ -97,7 +122,7 @@ export async function openService(
   // The key and the gas payers are settled before the database is opened (opening creates the file).
   const master = resolveMasterKey(env, target)
   const configured = serviceOptionsOf(options.settings ?? {})
-  const storage = await openStorage(target)
+  const storage = await openStorage(target, { onRetry: options.observe?.metrics?.storageTransactionRetried })
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
     const publicUrl = options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }

@@ -19,6 +19,7 @@ export class ServiceMetrics {
   readonly #latency: Histogram<'operation'>
   readonly #storage: Histogram<'call'>
   readonly #publishes: Counter
+  readonly #retries: Counter
 
   /**
    * @param jsonldWaiting - how many JSON-LD tasks wait for a worker now (read at each scrape)
@@ -60,6 +61,11 @@ export class ServiceMetrics {
       help: 'Status lists signed and published',
       registers,
     })
+    this.#retries = new Counter({
+      name: 'didvault_storage_transaction_retries_total',
+      help: 'Transactions run again after a serialization failure or deadlock (PostgreSQL)',
+      registers,
+    })
   }
 
   /** One request answered: `operation` (or {@link NO_OPERATION}), its status, its duration in seconds. */
@@ -71,6 +77,11 @@ export class ServiceMetrics {
   /** One storage call of kind `call`, `seconds` long. */
   storageCall(call: string, seconds: number): void {
     this.#storage.observe({ call }, seconds)
+  }
+
+  /** One transaction run again after a serialization failure or deadlock (the PostgreSQL adapter's `onRetry`). */
+  readonly storageTransactionRetried = (): void => {
+    this.#retries.inc()
   }
 
   /** One status list published (`IdentityServiceOptions.onStatusListPublished`). */

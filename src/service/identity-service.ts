@@ -48,6 +48,8 @@ import { publishedList } from '../status/publish.js'
 import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-status.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
+import { afterCommits } from '../audit/after-commits.js'
+import type { AuditChainingOptions } from '../audit/sequencer.js'
 import { SYSTEM_TENANT } from '../auth/tenants.js'
 
 /** MPC vaults (docs/mpc.md). */
@@ -149,6 +151,12 @@ export interface IdentityServiceOptions {
    * benches and tests measuring its cost only.
    */
   audit?: boolean
+  /**
+   * When the audit trail's sequencer chains committed records (docs/operations.md *Audit trail*,
+   * the integration lag): `delayMs` after the commit that appended them (default 50), and every
+   * `sweepMs` those any process left unchained longer than that (default 1000).
+   */
+  auditChaining?: AuditChainingOptions
 }
 
 /** The actor of acts of no tenant (the operator's): the audit trail's system chain. */
@@ -200,9 +208,11 @@ export class IdentityService {
    * when the `tenants` option replaces it. A revoked key is refused from the next request on.
    */
   readonly apiKeys?: ApiKeyTenants
+  readonly #trail?: StoredAuditTrail
 
-  private constructor(ctx: ServiceContext, auth: Authenticator, apiKeys?: ApiKeyTenants) {
+  private constructor(ctx: ServiceContext, auth: Authenticator, apiKeys?: ApiKeyTenants, trail?: StoredAuditTrail) {
     this.#ctx = ctx
+    this.#trail = trail
     this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
     for (const name of Object.keys(CONTRACTS) as OperationName[]) {
@@ -225,7 +235,7 @@ export class IdentityService {
           'outside the database',
       )
     }
-    const { storage } = options
+    const { storage: given } = options
     const undefinedTerms = options.undefinedTerms ?? 'vocab'
     if (!UNDEFINED_TERMS_POLICIES.includes(undefinedTerms)) {
       const policies = UNDEFINED_TERMS_POLICIES.map((p) => `"${p}"`).join(' or ')
@@ -234,13 +244,16 @@ export class IdentityService {
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
     const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
-    assertStorageSupports(storage)
-    await storage.init(COLLECTIONS)
+    assertStorageSupports(given)
+    const now = options.now ?? Date.now
+    await given.init(COLLECTIONS)
+    const trail = options.audit === false ? undefined : new StoredAuditTrail(given, now, { ...options.auditChaining, onError })
+    // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
+    const storage = trail ? afterCommits(given, () => trail.committed()) : given
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
     const networks = options.networks ?? [DEV_NETWORK]
     const network = networks.find((n) => n.name === (options.network ?? networks[0].name))
     if (!network) throw new Error(`network ${options.network} is not among the configured networks`)
-    const now = options.now ?? Date.now
     const registries = Registries.forNetworks(networks, storage, now, options.onchain)
     const config: ServiceConfig = {
       network,
@@ -259,7 +272,7 @@ export class IdentityService {
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const custody = new KeyCustody(keyring)
-    const audit: AuditTrail = options.audit === false ? NO_AUDIT_TRAIL : new StoredAuditTrail(storage, now)
+    const audit: AuditTrail = trail ?? NO_AUDIT_TRAIL
     const mpc = new MpcVaults(
       options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now),
       new QuorumApprovals(options.mpc?.approve),
@@ -308,7 +321,7 @@ export class IdentityService {
       { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
       walletTenantLookup(storage),
     )
-    return new IdentityService(ctx, auth, apiKeys)
+    return new IdentityService(ctx, auth, apiKeys, trail)
   }
 
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */
@@ -373,8 +386,17 @@ export class IdentityService {
     return this.#ctx.statusPublisher.flush()
   }
 
-  /** Stops the JSON-LD workers and closes the storage. */
+  /**
+   * Chains now the audit records committed but not yet chained — those this process appended and
+   * any others left unchained — as the sequencer would shortly (docs/operations.md *Audit trail*).
+   */
+  async chainAuditRecords(): Promise<void> {
+    await this.#trail?.flush()
+  }
+
+  /** Chains the audit records still pending, stops the JSON-LD workers and closes the storage. */
   async close(): Promise<void> {
+    await this.#trail?.close()
     await this.#ctx.statusPublisher.close()
     await this.#ctx.jsonld.close()
     await this.#ctx.storage.close()
