@@ -141,7 +141,7 @@ describe('audit verify on PostgreSQL', () => {
 describe('two didvault serve processes on one SQLite file', () => {
   it('each chains with its own sequencer, at once: the chain verifies with exactly one record per act', async () => {
     const db = join(dir, 'two.db')
-    const env = { DIDVAULT_MASTER_KEY: randomMasterKey().toString('hex'), DIDVAULT_API_KEYS: `tenant-a:${TOKEN}` }
+    const env = { DIDVAULT_MASTER_KEY: Buffer.from(randomMasterKey()).toString('hex'), DIDVAULT_API_KEYS: `tenant-a:${TOKEN}` }
     const start = async () => {
       const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', `sqlite:${db}`], { cwd: dir, env })
       const [, url] = await proc.waitFor(/didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/)
