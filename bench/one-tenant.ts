@@ -10,8 +10,12 @@
  * - `oneTenant1`: one client (the latency with no contention).
  *
  * Servers: PostgreSQL (a server the bench starts, fsync and synchronous commit on) with one
- * process and with `--workers 2`; SQLite with `synchronous` FULL (the default) and NORMAL, one
- * process each. Serialization retries per write come from the server's own counter
+ * process and with `--workers 2` (one after the other, on one schema); SQLite with `synchronous`
+ * FULL (the default) and NORMAL, one process each. On PostgreSQL every tenant holds
+ * {@link PREFILLED} credentials before the rounds, as a tenant in service does: on a near-empty
+ * table the few leaf pages of the credentials' unique (tenant, hash, storer) index make every
+ * two concurrent stores whose hashes share a page conflict under SERIALIZABLE (the dedup lookup's
+ * page-level predicate lock and the other's insert), whichever tenants they are of. Serialization retries per write come from the server's own counter
  * (`didvault_storage_transaction_retries_total` on `/metrics`, scraped before and after each slice).
  *
  * Targets (PostgreSQL, one process, each write): oneTenant16 ÷ spread16 ≥ 0.9; p95 ÷ mean of
@@ -19,14 +23,20 @@
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import pg from 'pg'
 import { once } from 'node:events'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CLI, ensureBuilt } from '../test/helpers/build.js'
 import { startTestPostgres } from '../test/helpers/postgres.js'
+import type { CredentialRecord } from '../src/credentials/records.js'
+import { vcJwt } from './credentials.js'
+import { pgFillCredentials } from './postgres-floors.js'
 import type { TenantClient, TenantSlice, TenantSliceCounts } from './one-tenant-load.js'
 
+/** Credentials each tenant holds on PostgreSQL before the rounds (bulk-loaded: ./postgres-floors). */
+const PREFILLED = 5_000
 const ROUNDS = 3
 const SLICE = { warmupMs: 500, durationMs: 2_500 }
 const CLIENTS = 16
@@ -64,7 +74,13 @@ export interface ServerFigures {
 }
 
 export interface OneTenantResults {
-  postgres: { server: string; settings: Record<string, string>; workers1: ServerFigures; workers2: ServerFigures }
+  postgres: {
+    server: string
+    settings: Record<string, string>
+    prefilledCredentialsPerTenant: number
+    workers1: ServerFigures
+    workers2: ServerFigures
+  }
   sqlite: { synchronousFull: ServerFigures; synchronousNormal: ServerFigures }
   clients: number
   slices: typeof SLICE & { rounds: number }
@@ -176,9 +192,11 @@ async function measureServer(
   server: Server,
   apiKeys: { one: string; spread: string[] },
   generator: ReturnType<typeof startGenerator>,
+  prefill?: (url: string, clients: TenantClient[]) => Promise<void>,
 ): Promise<ServerFigures> {
   const one = await clientOf(server.url, apiKeys.one)
   const spread = await Promise.all(apiKeys.spread.map((key) => clientOf(server.url, key)))
+  await prefill?.(server.url, [one, ...spread])
   const clientsOf: Record<Configuration, TenantClient[]> = {
     oneTenant16: Array.from({ length: CLIENTS }, () => one),
     spread16: spread,
@@ -217,6 +235,34 @@ async function measureServer(
   return { server: label, requests }
 }
 
+/**
+ * {@link PREFILLED} credentials for each client's tenant: one stored through the server (the
+ * template, its issuer the client's wallet), the rest bulk-loaded as copies with fresh ids and hashes.
+ */
+async function prefillCredentials(database: { url: string; schema: string }, url: string, clients: TenantClient[]): Promise<void> {
+  const started = Date.now()
+  const pool = new pg.Pool({ connectionString: database.url, max: 2 })
+  try {
+    for (const client of clients) {
+      const res = await fetch(`${url}/claims`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${client.apiKey}`, 'x-did-auth': client.didAuth, 'content-type': 'application/json' },
+        body: JSON.stringify({ claims: [{ jwt: vcJwt(client.did) }] }),
+      })
+      if (res.status !== 200) throw new Error(`bench: POST /claims: ${res.status} ${await res.text()}`)
+      const { rows } = await pool.query<{ data: CredentialRecord }>(
+        `SELECT data FROM "${database.schema}".credentials WHERE data ->> 'issuer' = $1 LIMIT 1`,
+        [client.did],
+      )
+      if (rows[0] === undefined) throw new Error(`bench: no stored credential of ${client.did} to copy`)
+      await pgFillCredentials(pool, database.schema, rows[0].data, [client.did], PREFILLED - 1)
+    }
+  } finally {
+    await pool.end()
+  }
+  process.stderr.write(`bench: one tenant: ${PREFILLED} credentials per tenant loaded in ${Date.now() - started} ms\n`)
+}
+
 /** Environment of a server: a master key, an API key for the one tenant and for each of the 16. */
 function serverEnv(): { env: NodeJS.ProcessEnv; apiKeys: { one: string; spread: string[] } } {
   const key = () => randomBytes(24).toString('base64url')
@@ -236,23 +282,33 @@ export async function benchOneTenant(): Promise<OneTenantResults> {
   ensureBuilt()
   const generator = startGenerator()
   const dir = mkdtempSync(join(tmpdir(), 'didvault-bench-one-tenant-'))
-  const pg = await startTestPostgres('bench one tenant', (line) => process.stderr.write(`${line}\n`), POSTGRES_SETTINGS)
+  const pgServer = await startTestPostgres('bench one tenant', (line) => process.stderr.write(`${line}\n`), POSTGRES_SETTINGS)
   try {
-    const on = async (label: string, storage: string, workers: number) => {
-      const { env, apiKeys } = serverEnv()
+    const on = async (
+      label: string,
+      storage: string,
+      workers: number,
+      { env, apiKeys } = serverEnv(),
+      prefill?: (url: string, clients: TenantClient[]) => Promise<void>,
+    ) => {
       const server = await startServer(storage, workers, env)
       try {
-        return await measureServer(label, server, apiKeys, generator)
+        return await measureServer(label, server, apiKeys, generator, prefill)
       } finally {
         await server.stop()
       }
     }
-    const workers1 = await on('postgres --workers 1', `${pg.url}?schema=${pg.schema}`, 1)
-    const workers2 = await on('postgres --workers 2', `${pg.url}?schema=${pg.schema}_w2`, 2)
+    const postgres = `${pgServer.url}?schema=${pgServer.schema}`
+    // Both on one schema (its credentials loaded once): one master key, one set of API keys.
+    const postgresEnv = serverEnv()
+    const workers1 = await on('postgres --workers 1', postgres, 1, postgresEnv, (url, clients) =>
+      prefillCredentials(pgServer, url, clients),
+    )
+    const workers2 = await on('postgres --workers 2', postgres, 2, postgresEnv)
     const synchronousFull = await on('sqlite synchronous=FULL', `sqlite:${join(dir, 'full.db')}`, 1)
     const synchronousNormal = await on('sqlite synchronous=NORMAL', `sqlite:${join(dir, 'normal.db')}?synchronous=normal`, 1)
     return {
-      postgres: { server: pg.server, settings: POSTGRES_SETTINGS, workers1, workers2 },
+      postgres: { server: pgServer.server, settings: POSTGRES_SETTINGS, prefilledCredentialsPerTenant: PREFILLED, workers1, workers2 },
       sqlite: { synchronousFull, synchronousNormal },
       clients: CLIENTS,
       slices: { ...SLICE, rounds: ROUNDS },
@@ -260,7 +316,7 @@ export async function benchOneTenant(): Promise<OneTenantResults> {
     }
   } finally {
     await generator.stop()
-    await pg.stop()
+    await pgServer.stop()
     rmSync(dir, { recursive: true, force: true })
   }
 }

@@ -56,7 +56,7 @@ function chained(append: AuditAppendRecord, chain: string, seq: number, prevHash
     requestId: append.requestId,
     prevHash,
     hash: '',
-    createdAt: append.createdAt,
+    createdAt: append.time,
   }
   if (append.apiKeyId !== undefined) record.apiKeyId = append.apiKeyId
   if (append.targetRole !== undefined) record.targetRole = append.targetRole
@@ -97,7 +97,9 @@ export class AuditSequencer {
   }
 
   readonly #failed = (err: unknown) => {
-    if (!this.#closed) this.onError('Chain audit records', err)
+    // A storage closed under a service never closed (an embedder's shutdown): nothing more to sweep.
+    if (/storage is closed|after calling end on the pool/.test(String(err))) clearInterval(this.#sweeper)
+    else if (!this.#closed) this.onError('Chain audit records', err)
   }
 
   /** Notes that a transaction appends to `chain` (chained once a transaction commits, see {@link committed}). */
