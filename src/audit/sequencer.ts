@@ -78,6 +78,8 @@ export class AuditSequencer {
   /** The run of each chain under way (the next waits for it). */
   readonly #runs = new Map<string, Promise<number>>()
   #timer: NodeJS.Timeout | undefined
+  /** The timers' runs, one after the other. */
+  #ticks: Promise<void> = Promise.resolve()
   readonly #sweeper: NodeJS.Timeout
   #closed = false
 
@@ -114,7 +116,7 @@ export class AuditSequencer {
       this.#timer = undefined
       const chains = [...this.#appended]
       this.#appended.clear()
-      for (const chain of chains) void this.chain(chain).catch(this.#failed)
+      this.#ticks = this.#ticks.then(() => this.#chainTogether(chains)).catch(this.#failed)
     }, this.#delayMs)
     this.#timer.unref()
   }
@@ -138,6 +140,7 @@ export class AuditSequencer {
   async flush(): Promise<void> {
     if (this.#timer !== undefined) clearTimeout(this.#timer)
     this.#timer = undefined
+    await this.#ticks
     const chains = [...this.#appended]
     this.#appended.clear()
     for (const chain of chains) await this.chain(chain)
@@ -184,40 +187,84 @@ export class AuditSequencer {
     return total
   }
 
+  /**
+   * One transaction for the chains a timer found appended to (their records, a batch in all):
+   * fewer transactions than one per chain, and no two of this process's conflicting. What is left
+   * — more than the batch, or a race lost — is chained chain by chain.
+   */
+  async #chainTogether(chains: string[]): Promise<void> {
+    const limit = Math.max(1, Math.floor(BATCH / chains.length))
+    const work: Taken[] = []
+    for (const chain of chains) {
+      const taken = await this.#take(chain, limit)
+      if (taken.records.length > 0) work.push(taken)
+    }
+    let lost = work.length === 0
+    if (!lost) {
+      try {
+        await this.storage.transaction(async (tx) => {
+          for (const taken of work) await this.#chainTaken(tx, taken)
+        })
+      } catch (err) {
+        if (!(err instanceof LostRace)) throw err
+        lost = true
+      }
+    }
+    for (const taken of work) if (lost || taken.records.length === limit) await this.chain(taken.chain)
+  }
+
   /** One transaction: up to `limit` records of `chain`, in append-number order, chained after its head. */
   async #chainBatch(chain: string, limit: number): Promise<{ chained: number; more: boolean }> {
-    // Read before the transaction: the transaction itself reads only the head, so it conflicts
-    // with no act appending meanwhile, and proceeds only if nothing moved since.
-    // In append-number order: by the number's time part, then by the number (the id).
-    const { items: taken } = await collectionOf(this.storage, AUDIT_APPENDS).find(
+    const taken = await this.#take(chain, limit)
+    if (taken.records.length === 0) return { chained: 0, more: false }
+    await this.storage.transaction((tx) => this.#chainTaken(tx, taken))
+    return { chained: taken.records.length, more: taken.records.length === limit }
+  }
+
+  /**
+   * Up to `limit` of `chain`'s committed records, in append-number order (by the number's time
+   * part, then by the number: the id), and the head's seq, read before the chaining transaction:
+   * that transaction reads only the head, so it conflicts with no act appending meanwhile, and it
+   * proceeds only if nothing moved since.
+   */
+  async #take(chain: string, limit: number): Promise<Taken> {
+    const { items: records } = await collectionOf(this.storage, AUDIT_APPENDS).find(
       { field: 'tenantId', op: 'eq', value: chain },
       { orderBy: { field: 'createdAt' }, limit },
     )
-    if (taken.length === 0) return { chained: 0, more: false }
-    const seen = (await collectionOf(this.storage, AUDIT_HEADS).get(chain))?.seq ?? 0
-    await this.storage.transaction(async (tx) => {
-      const heads = collectionOf(tx, AUDIT_HEADS)
-      const records = collectionOf(tx, AUDIT_RECORDS)
-      const head = await heads.get(chain)
-      if ((head?.seq ?? 0) !== seen) throw new LostRace()
-      const appends = collectionOf(tx, AUDIT_APPENDS)
-      for (const { id } of taken) if (!(await appends.delete(id))) throw new LostRace()
-      let prevHash = GENESIS_HASH
-      if (head !== undefined) {
-        const last = head.hash ?? (await records.get(recordId(chain, head.seq)))?.hash
-        if (last === undefined) throw new Error(`audit chain ${chain}: record ${head.seq}, its head, is missing`)
-        prevHash = last
-      }
-      const made = taken.map((append, i) => {
-        const record = chained(append, chain, seen + i + 1, prevHash)
-        prevHash = record.hash
-        return record
-      })
-      await records.insertMany(made)
-      const last = made[made.length - 1]
-      if (head === undefined) await heads.insert({ id: chain, tenantId: chain, seq: last.seq, hash: last.hash, createdAt: last.createdAt })
-      else await heads.update(chain, { seq: last.seq, hash: last.hash })
-    })
-    return { chained: taken.length, more: taken.length === limit }
+    const seen = records.length === 0 ? 0 : ((await collectionOf(this.storage, AUDIT_HEADS).get(chain))?.seq ?? 0)
+    return { chain, records, seen }
   }
+
+  /** In `tx`: the records taken, chained after the head — if the head is still at `seen` and each record still unchained. */
+  async #chainTaken(tx: StorageAdapter, { chain, records: taken, seen }: Taken): Promise<void> {
+    const heads = collectionOf(tx, AUDIT_HEADS)
+    const records = collectionOf(tx, AUDIT_RECORDS)
+    const head = await heads.get(chain)
+    if ((head?.seq ?? 0) !== seen) throw new LostRace()
+    const appends = collectionOf(tx, AUDIT_APPENDS)
+    for (const { id } of taken) if (!(await appends.delete(id))) throw new LostRace()
+    let prevHash = GENESIS_HASH
+    if (head !== undefined) {
+      const last = head.hash ?? (await records.get(recordId(chain, head.seq)))?.hash
+      if (last === undefined) throw new Error(`audit chain ${chain}: record ${head.seq}, its head, is missing`)
+      prevHash = last
+    }
+    const made = taken.map((append, i) => {
+      const record = chained(append, chain, seen + i + 1, prevHash)
+      prevHash = record.hash
+      return record
+    })
+    await records.insertMany(made)
+    const last = made[made.length - 1]
+    if (head === undefined) await heads.insert({ id: chain, tenantId: chain, seq: last.seq, hash: last.hash, createdAt: last.createdAt })
+    else await heads.update(chain, { seq: last.seq, hash: last.hash })
+  }
+}
+
+/** Records of a chain taken to be chained, and the head's seq when they were. */
+interface Taken {
+  chain: string
+  records: AuditAppendRecord[]
+  seen: number
 }

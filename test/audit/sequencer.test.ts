@@ -6,6 +6,8 @@
  * adapters on one SQLite file, two on one PostgreSQL schema) racing on one chain while acts go on
  * never fork it: every record chained exactly once, seqs 1..n. Records not chained yet are lag,
  * never a break — for `verifyChain` and for `GET /audit`, which chains (a bounded number) first.
+ * The PostgreSQL adapter tells of each transaction it runs again (the retries counter the
+ * one-tenant bench reads from `/metrics`).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -20,7 +22,8 @@ import type { StorageAdapter } from '../../src/storage/port.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { startTestPostgres, type TestPostgres } from '../helpers/postgres.js'
-import { startHarness, TENANT_A } from '../helpers/harness.js'
+import { startHarness, TENANT_A, TENANT_B } from '../helpers/harness.js'
+import { ServiceMetrics } from '../../src/observability/metrics.js'
 
 const CHAIN = 'tenant-a'
 /** Sequencers that run only when told: their timers never fire during a test. */
@@ -205,6 +208,60 @@ describe('records not chained yet are lag, not a break', () => {
       await other.close()
     } finally {
       await h.close()
+    }
+  })
+})
+
+describe('chained after commit, without being asked', () => {
+  it('the records of several chains are chained within the delay after their commits', async () => {
+    const h = await startHarness({ storage: 'sqlite', service: { auditChaining: { delayMs: 20, sweepMs: 3_600_000 } } })
+    try {
+      await Promise.all(
+        [TENANT_A, TENANT_B].flatMap((token) => [0, 1, 2].map(() => h.service.as({ authorization: `Bearer ${token}` }).generateWallet({}))),
+      )
+      // Polled, not timed: the test asserts that the timer chains them, not how fast.
+      const pending = () => collectionOf(h.storage, AUDIT_APPENDS).count({ and: [] })
+      for (let polls = 0; (await pending()) > 0 && polls < 500; polls++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(await pending()).toBe(0)
+      for (const tenant of ['tenant-a', 'tenant-b']) expect(await verifyChain(h.storage, tenant)).toEqual({ tenant, records: 3 })
+    } finally {
+      await h.close()
+    }
+  })
+})
+
+describe('PostgreSQL: serialization retries are counted', () => {
+  it('onRetry is told of each transaction run again; didvault_storage_transaction_retries_total counts them', async () => {
+    const metrics = new ServiceMetrics(() => 0, { defaults: false })
+    let retries = 0
+    const storage = await createPostgresStorage({
+      connectionString: pg.url,
+      schema: pg.schema,
+      onRetry: () => {
+        retries += 1
+        metrics.storageTransactionRetried()
+      },
+    })
+    await storage.init(COLLECTIONS)
+    try {
+      const heads = collectionOf(storage, AUDIT_HEADS)
+      await heads.insert({ id: 'counter', tenantId: 'counter', seq: 0, createdAt: 0 })
+      // Both read the row, then both write it: under SERIALIZABLE one fails and runs again.
+      const bothRead = gate()
+      let reads = 0
+      const bump = () =>
+        storage.transaction(async (tx) => {
+          const head = (await collectionOf(tx, AUDIT_HEADS).get('counter'))!
+          if (++reads === 2) bothRead.open()
+          await Promise.race([bothRead.wait, new Promise((resolve) => setTimeout(resolve, 2_000))])
+          await collectionOf(tx, AUDIT_HEADS).update('counter', { seq: head.seq + 1 })
+        })
+      await Promise.all([bump(), bump()])
+      expect(await heads.get('counter')).toMatchObject({ seq: 2 })
+      expect(retries).toBeGreaterThanOrEqual(1)
+      expect(await metrics.registry.metrics()).toContain(`didvault_storage_transaction_retries_total ${retries}`)
+    } finally {
+      await storage.close()
     }
   })
 })
