@@ -48,7 +48,7 @@ export interface PostgresStorageOptions {
    * server connections (PgBouncer before 1.21, or without `max_prepared_statements`).
    */
   preparedStatements?: boolean
-  /** Told each time a transaction is run again after a serialization failure or deadlock (metrics: `didvault_storage_transaction_retries_total`). */
+  /** Told each time a transaction is run again after a serialization failure or deadlock (`didvault serve` counts them). */
   onRetry?: () => void
 }
 
