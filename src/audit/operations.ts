@@ -1,8 +1,11 @@
 /**
- * Get Audit Records: one page of the caller's tenant's chain, filtered. The chain has one index
- * (tenant, seq), so a filtered page is a bounded scan of the chain from the cursor on: at most
- * {@link MAX_SCANNED} records are read per request, and a page may hold fewer matches than
- * `limit` (even none) with a `nextCursor` to go on from.
+ * Get Audit Records: one page of the caller's tenant's chain, filtered. The tenant's committed
+ * records are chained first (at most {@link MAX_CHAINED} per request), so a page shows every act
+ * committed before it unless more were pending or another process's sequencer was chaining them;
+ * those still unchained are reported as `lag`. The chain has one index (tenant, seq), so a
+ * filtered page is a bounded scan of the chain from the cursor on: at most {@link MAX_SCANNED}
+ * records are read per request, and a page may hold fewer matches than `limit` (even none) with a
+ * `nextCursor` to go on from.
  */
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
@@ -12,13 +15,16 @@ import { tenantCollectionOf } from '../storage/declaration.js'
 import type { StorageAdapter } from '../storage/port.js'
 import { entryOf } from './hash.js'
 import { AUDIT_RECORDS, type AuditRecord } from './records.js'
-import type { AuditEntry, getAuditQuery } from './schemas.js'
+import type { AuditEntry, AuditLag, getAuditQuery } from './schemas.js'
+import type { AuditTrail } from './trail.js'
 
 type Query = z.output<typeof getAuditQuery>
 
 /** Records read per round trip, and at most per request. */
 const READ = 1_000
 const MAX_SCANNED = 10_000
+/** Records chained at most before a page is read. */
+const MAX_CHAINED = 1_000
 
 /** Whether a record passes the query's filters. */
 function matcher(q: Query): (r: AuditRecord) => boolean {
@@ -44,15 +50,31 @@ function seqOf(cursor: string | undefined): number {
 
 /** Get Audit Records (`GET /audit`): the matches among the next records of the chain after the cursor, oldest first. */
 export async function getAuditRecords(
-  ctx: { storage: StorageAdapter },
+  ctx: { storage: StorageAdapter; audit: AuditTrail },
   caller: Caller,
   q: Query,
-): Promise<{ records: AuditEntry[]; nextCursor?: string }> {
-  const chain = tenantCollectionOf(ctx.storage, AUDIT_RECORDS, caller.tenantId)
+): Promise<{ records: AuditEntry[]; nextCursor?: string; lag?: AuditLag }> {
   const matches = matcher(q)
-  const limit = q.limit ?? MAX_PAGE
+  const after = seqOf(q.cursor)
+  await ctx.audit.chainPending(caller.tenantId, MAX_CHAINED)
+  const page = await readPage(ctx.storage, caller.tenantId, matches, q.limit ?? MAX_PAGE, after)
+  const lag = await ctx.audit.lag(caller.tenantId)
+  if (lag === undefined) return page
+  const ageMs = Math.max(0, Date.now() - lag.oldestAppendedAt)
+  return { ...page, lag: { records: lag.records, oldest: new Date(lag.oldestAppendedAt).toISOString(), ageMs } }
+}
+
+/** The matches among the records of `tenant`'s chain after seq `after`, as one page. */
+async function readPage(
+  storage: StorageAdapter,
+  tenant: string,
+  matches: (r: AuditRecord) => boolean,
+  limit: number,
+  from: number,
+): Promise<{ records: AuditEntry[]; nextCursor?: string }> {
+  const chain = tenantCollectionOf(storage, AUDIT_RECORDS, tenant)
   const records: AuditEntry[] = []
-  let after = seqOf(q.cursor)
+  let after = from
   for (let scanned = 0; scanned < MAX_SCANNED;) {
     const { items } = await chain.find({ field: 'seq', op: 'gt', value: after }, { orderBy: { field: 'seq' }, limit: READ })
     for (const [i, record] of items.entries()) {

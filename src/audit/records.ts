@@ -19,7 +19,7 @@ export const GENESIS_HASH = '0'.repeat(64)
 export interface AuditRecord extends StoredRecord {
   /** The chain: the tenant's id, or {@link SYSTEM_CHAIN}. */
   tenantId: string
-  /** 1, 2, 3… without gaps in its chain. */
+  /** 1, 2, 3… without gaps in its chain, in the order the sequencer chained the records. */
   seq: number
   /** When, ms since the epoch. */
   time: number
@@ -46,7 +46,7 @@ export interface AuditRecord extends StoredRecord {
 }
 
 /**
- * One index: the chain in order (unique, so two appends given the same seq cannot both commit).
+ * One index: the chain in order (unique, so two sequencers giving the same seq cannot both commit).
  * Every act writes a record, so each index more is paid on every write (an SQLite adapter keeps one
  * per declared field besides): `GET /audit` filters a bounded scan of the chain instead.
  */
@@ -56,12 +56,61 @@ export const AUDIT_RECORDS = declareCollection<AuditRecord>({
   indexes: [{ fields: ['tenantId', 'seq'], unique: true }],
 })
 
-/** The last seq of a chain: incremented first in the transaction of every append, so appends of a chain serialize on it. */
+/**
+ * An act's record as the act's transaction appends it: committed with the act, not yet in the
+ * chain. The sequencer (`sequencer.ts`) moves it into {@link AUDIT_RECORDS} shortly after, giving it
+ * its seq and hashes; until then `audit verify` and `GET /audit` count it as lag.
+ */
+export interface AuditAppendRecord extends StoredRecord {
+  /**
+   * The append number: unique and roughly ordered, from no shared row — the time, a nonce of the
+   * process, a counter (`append-numbers.ts`). With `createdAt` (its time part) it orders the
+   * records one sequencer run chains; it is not the seq.
+   */
+  id: string
+  /** The chain: the tenant's id, or {@link SYSTEM_CHAIN}. */
+  tenantId: string
+  /** Always `appended`: the index the sweep finds every chain's waiting records by. */
+  state: 'appended'
+  /** When, ms since the epoch (the service's clock: the chained record's `time`). */
+  time: number
+  apiKeyId?: string
+  actorDids: string[]
+  action: string
+  targetType: string
+  targetId: string
+  targetRole?: string
+  outcome: 'ok' | 'refused'
+  error?: string
+  approvals?: string[]
+  requestId: string
+  /** The wall-clock time the append number was drawn at: ordered by it, then by id, records are in append-number order. */
+  createdAt: number
+}
+
+/**
+ * Appended records by chain in append order (what a sequencer run takes, how lag is counted), and
+ * of all chains (what a sweep finds left behind).
+ */
+export const AUDIT_APPENDS = declareCollection<AuditAppendRecord>({
+  name: 'auditAppends',
+  fields: ['tenantId', 'state', 'createdAt'],
+  indexes: [{ fields: ['tenantId', 'createdAt'] }, { fields: ['state', 'createdAt'] }],
+})
+
+/**
+ * The last record of a chain: advanced only by a sequencer, in the transaction that chains records,
+ * and only from the value that sequencer read (so two sequencers never fork a chain). No act's
+ * transaction touches it.
+ */
 export interface AuditHeadRecord extends StoredRecord {
   /** = the chain (`tenantId`). */
   id: string
   tenantId: string
+  /** The last chained seq. */
   seq: number
+  /** The hash of record `seq` (heads written before chaining moved to the sequencer lack it). */
+  hash?: string
   createdAt: number
 }
 

@@ -34,7 +34,9 @@ const bounded = z.string().min(1).max(500)
 /** One record of the trail as `GET /audit` returns it; its `hash` covers every other field (docs/operations.md). */
 export const auditEntry = z.object({
   tenant: z.string().meta({ description: 'The chain: the tenant, or `@system` for acts of no tenant.' }),
-  seq: z.number().int().positive().meta({ description: '1, 2, 3… without gaps in the chain.' }),
+  seq: z.number().int().positive().meta({
+    description: '1, 2, 3… without gaps in the chain, in the order the sequencer chained the records (not the order of the acts).',
+  }),
   time: isoDate,
   actor: z.object({
     apiKeyId: z.string().optional().meta({ description: 'Id of the API key of the request (never the key).' }),
@@ -68,4 +70,19 @@ export const getAuditQuery = z.strictObject({
   ...page,
 })
 
-export const auditPage = z.object({ records: z.array(auditEntry), nextCursor })
+/** The tenant's records committed with their acts but not chained yet (the integration lag; never a break). */
+export const auditLag = z
+  .object({
+    records: z.number().int().positive().meta({ description: 'How many records are committed but not chained yet.' }),
+    oldest: isoDate.meta({ description: 'When the oldest of them was appended.' }),
+    ageMs: z.number().int().nonnegative().meta({ description: 'Its age when this page was read, in ms.' }),
+  })
+  .meta({
+    description:
+      'Present when some of the tenant’s committed records are not chained yet (the sequencer chains them within ' +
+      'about a second; docs/operations.md *Audit trail*). They appear in the trail once chained.',
+  })
+
+export type AuditLag = z.infer<typeof auditLag>
+
+export const auditPage = z.object({ records: z.array(auditEntry), nextCursor, lag: auditLag.optional() })

@@ -1,14 +1,18 @@
 /**
- * The audit trail port the domains append through (`ctx.audit`): each act is appended to its
- * tenant's hash-chained trail inside the storage transaction of the act, so an act cannot commit
- * without its record, and concurrent acts of a tenant serialize on the chain's head.
+ * The audit trail port the domains append through (`ctx.audit`): each act appends its record to
+ * its tenant's trail inside the storage transaction of the act, so an act cannot commit without
+ * its record. The act's transaction touches no row shared by the tenant's other acts: it inserts
+ * the record with an append number (`append-numbers.ts`), and the sequencer (`sequencer.ts`)
+ * hash-chains committed records shortly after.
  */
 import { randomUUID } from 'node:crypto'
 import type { StorageAdapter } from '../storage/port.js'
 import { collectionOf } from '../storage/declaration.js'
-import { hashOf } from './hash.js'
-import { AUDIT_HEADS, AUDIT_RECORDS, GENESIS_HASH, type AuditRecord } from './records.js'
+import { AppendNumbers, timeOfAppendNumber } from './append-numbers.js'
+import { chainLag, type ChainLag } from './lag.js'
+import { AUDIT_APPENDS, type AuditAppendRecord } from './records.js'
 import type { AuditAction } from './schemas.js'
+import { AuditSequencer, type AuditChainingOptions } from './sequencer.js'
 
 /** Who acted: a request's caller (an authenticated `Caller` is one), or the operator (system chain). */
 export interface AuditActor {
@@ -39,35 +43,41 @@ export interface AuditTrail {
   append(tx: StorageAdapter, actor: AuditActor, acts: readonly AuditAct[]): Promise<void>
   /** Appends `acts` in a transaction of their own (refusals, and acts whose writes are not in the storage). */
   record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void>
+  /** Chains `chain`'s committed records now (about `max` at most; others left to another sequencer stay lag). */
+  chainPending(chain: string, max: number): Promise<void>
+  /** `chain`'s committed records not chained yet; undefined when there are none. */
+  lag(chain: string): Promise<ChainLag | undefined>
 }
 
-/** The trail kept in the service's storage: `auditRecords`, and one `auditHeads` record (the last seq) per chain. */
+/**
+ * The trail kept in the service's storage: records appended to `auditAppends` by the acts'
+ * transactions, chained into `auditRecords` (and the chain's `auditHeads` record) by its sequencer.
+ * Tell it of each committed top-level transaction ({@link committed}): the service's storage does
+ * (`afterCommits`).
+ */
 export class StoredAuditTrail implements AuditTrail {
-  /** Chains whose head this process has seen committed (heads are never deleted). */
-  readonly #known = new Set<string>()
+  readonly #numbers = new AppendNumbers()
+  readonly #sequencer: AuditSequencer
 
   constructor(
     private readonly storage: StorageAdapter,
     private readonly now: () => number,
-  ) {}
+    options: AuditChainingOptions & { onError?: (operation: string, error: unknown) => void } = {},
+  ) {
+    this.#sequencer = new AuditSequencer(storage, options.onError ?? (() => undefined), options)
+  }
 
   async append(tx: StorageAdapter, actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
     if (acts.length === 0) return
     const chain = actor.tenantId
     const time = this.now()
-    // The head first, with one atomic increment: concurrent appends of the chain wait on it (on
-    // PostgreSQL the later one gets a serialization failure and its transaction is run again), so
-    // seqs are handed out once, in commit order. Then the record before them, for its hash.
-    const last = await this.#nextSeq(tx, chain, acts.length, time)
-    let seq = last - acts.length
-    let prevHash = seq === 0 ? GENESIS_HASH : await hashOfRecord(tx, chain, seq)
     const requestId = actor.requestId ?? randomUUID()
-    const records = acts.map((act): AuditRecord => {
-      seq += 1
-      const record: AuditRecord = {
-        id: recordId(chain, seq),
+    const records = acts.map((act): AuditAppendRecord => {
+      const append = this.#numbers.next()
+      const record: AuditAppendRecord = {
+        id: append,
         tenantId: chain,
-        seq,
+        state: 'appended',
         time,
         actorDids: [...actor.dids],
         action: act.action,
@@ -75,59 +85,44 @@ export class StoredAuditTrail implements AuditTrail {
         targetId: act.target.id,
         outcome: act.outcome ?? 'ok',
         requestId,
-        prevHash,
-        hash: '',
-        createdAt: time,
+        createdAt: timeOfAppendNumber(append),
       }
       if (actor.apiKeyId !== undefined) record.apiKeyId = actor.apiKeyId
       if (act.target.role !== undefined) record.targetRole = act.target.role
       if (act.error !== undefined) record.error = act.error
       if (act.approvals !== undefined) record.approvals = [...act.approvals]
-      record.hash = prevHash = hashOf(record)
       return record
     })
-    await collectionOf(tx, AUDIT_RECORDS).insertMany(records)
+    this.#sequencer.appended(chain)
+    await collectionOf(tx, AUDIT_APPENDS).insertMany(records)
   }
 
-  /**
-   * Adds `count` to the chain head's `seq` — creating the head at the chain's first append —
-   * and returns the new last seq. A head is looked for only until this process has seen it.
-   */
-  async #nextSeq(tx: StorageAdapter, chain: string, count: number, time: number): Promise<number> {
-    const heads = collectionOf(tx, AUDIT_HEADS)
-    if (!this.#known.has(chain)) {
-      if (!(await heads.get(chain))) {
-        await heads.insert({ id: chain, tenantId: chain, seq: count, createdAt: time })
-        return count
-      }
-      this.#known.add(chain)
-    }
-    return heads.increment(chain, 'seq', count)
+  async record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
+    await this.storage.transaction((tx) => this.append(tx, actor, acts))
+    this.committed()
   }
 
-  record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
-    return this.storage.transaction((tx) => this.append(tx, actor, acts))
+  /** A top-level transaction committed: what it appended is chained shortly (`delayMs`). */
+  committed(): void {
+    this.#sequencer.committed()
   }
-}
 
-/** The id of record `seq` of `chain`. */
-export const recordId = (chain: string, seq: number) => `${chain}:${seq}`
+  async chainPending(chain: string, max: number): Promise<void> {
+    await this.#sequencer.chain(chain, max)
+  }
 
-/** Most waits for the record before an append (see {@link hashOfRecord}). */
-const PREVIOUS_RECORD_WAITS = 100
+  lag(chain: string): Promise<ChainLag | undefined> {
+    return chainLag(this.storage, chain)
+  }
 
-/**
- * The hash of record `seq` of `chain`. With real transactions it is committed before the next
- * seq can be handed out; on a storage whose transactions are atomic within one process only (a
- * standalone MongoDB's fallback mode), another process may still be writing it: it is waited for.
- */
-async function hashOfRecord(tx: StorageAdapter, chain: string, seq: number): Promise<string> {
-  const records = collectionOf(tx, AUDIT_RECORDS)
-  for (let wait = 0; ; wait++) {
-    const record = await records.get(recordId(chain, seq))
-    if (record) return record.hash
-    if (wait === PREVIOUS_RECORD_WAITS) throw new Error(`audit chain ${chain}: record ${seq} is missing`)
-    await new Promise((resolve) => setTimeout(resolve, 10))
+  /** Chains now every record this process appended, and any other committed record left unchained. */
+  flush(): Promise<void> {
+    return this.#sequencer.flush()
+  }
+
+  /** Stops the sequencer's timers after chaining what is pending (a failure goes to `onError`). */
+  close(): Promise<void> {
+    return this.#sequencer.close()
   }
 }
 
@@ -135,4 +130,6 @@ async function hashOfRecord(tx: StorageAdapter, chain: string, seq: number): Pro
 export const NO_AUDIT_TRAIL: AuditTrail = {
   append: async () => {},
   record: async () => {},
+  chainPending: async () => {},
+  lag: async () => undefined,
 }

@@ -1,6 +1,10 @@
 /** `didvault audit verify`: walks the audit chains of a storage and reports the first break. */
 import { parseArgs } from 'node:util'
-import { verifyChains } from '../audit/verify-chain.js'
+import { chainExists, verifyChains, type ChainReport } from '../audit/verify-chain.js'
+import { SYSTEM_CHAIN } from '../audit/records.js'
+import { API_KEYS } from '../auth/records.js'
+import { collectionOf } from '../storage/declaration.js'
+import type { StorageAdapter } from '../storage/port.js'
 import { COLLECTIONS } from '../service/collections.js'
 import { effectiveConfig } from '../config/effective.js'
 import { configFileOf } from './serve-config.js'
@@ -8,7 +12,10 @@ import { openStorage, storageTargetOf } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
 import { existsSync } from 'node:fs'
 
-/** Runs an `audit` subcommand; resolves to the exit status (1: a chain is broken). No master key is needed. */
+/**
+ * Runs an `audit` subcommand; resolves to the exit status (1: a chain is broken). No master key is
+ * needed, and the storage is opened read-only. An unknown `--tenant` is an error (exit 1).
+ */
 export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: string) => void): Promise<number> {
   const [sub, ...rest] = args
   if (sub === '-h' || sub === '--help') return (out(USAGE.audit), 0)
@@ -32,9 +39,12 @@ export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: 
   if (target.kind === 'memory')
     throw new UsageError('audit verify needs the storage of a server (sqlite:<path>, postgres://..., mongodb://...)')
   if (target.kind === 'sqlite' && !existsSync(target.path)) throw new Error(`no didvault database at ${target.path}`)
-  const storage = await openStorage(target)
+  // Read-only: verifying writes nothing, and works on a read-only backup.
+  const storage = await openStorage(target, { readonly: true })
   try {
     await storage.init(COLLECTIONS)
+    if (values.tenant !== undefined && !(await knownTenant(storage, values.tenant)))
+      throw new Error(`no tenant ${JSON.stringify(values.tenant)} in this storage (no audit record and no API key of it)`)
     const reports = await verifyChains(storage, values.tenant)
     const broken = reports.find((r) => r.break !== undefined)
     if (broken?.break) {
@@ -42,10 +52,24 @@ export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: 
       out(`audit chain of ${JSON.stringify(tenant)} is broken at seq ${seq}: ${problem}`)
       return 1
     }
-    for (const r of reports) out(`${r.tenant}: ${r.records} records, chain intact`)
+    for (const r of reports) out(`${r.tenant}: ${r.records} records, chain intact${lagOf(r)}`)
     if (reports.length === 0) out('no audit records')
     return 0
   } finally {
     await storage.close()
   }
+}
+
+/** A tenant has a chain (a head, or records not chained yet), or an API key. The system chain is always known. */
+async function knownTenant(storage: StorageAdapter, tenant: string): Promise<boolean> {
+  if (tenant === SYSTEM_CHAIN || (await chainExists(storage, tenant))) return true
+  return (await collectionOf(storage, API_KEYS).findOne({ field: 'tenantId', op: 'eq', value: tenant })) !== undefined
+}
+
+/** The integration lag of a chain, as the report line's tail: committed records the sequencer has not chained yet. */
+function lagOf(report: ChainReport): string {
+  if (report.unchained === undefined) return ''
+  const { records, oldestAppendedAt } = report.unchained
+  const age = Math.max(0, (Date.now() - oldestAppendedAt) / 1000).toFixed(1)
+  return `; ${records} committed records not chained yet (lag, not a break: the oldest appended ${age} s ago)`
 }

@@ -113,24 +113,46 @@ export function storageLabel(target: StorageTarget): string {
   return maskUrl(target.url, false)
 }
 
+/** How {@link openStorage} opens it. */
+export interface OpenStorageOptions {
+  /**
+   * For reading only (`audit verify`): SQLite opened read-only (a read-only backup too), PostgreSQL
+   * sessions with `default_transaction_read_only` on; nothing is created or migrated.
+   */
+  readonly?: boolean
+  /** Told of each PostgreSQL transaction run again after a serialization failure (metrics). */
+  onRetry?: () => void
+}
+
 /** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
-export async function openStorage(target: StorageTarget): Promise<StorageAdapter> {
+export async function openStorage(target: StorageTarget, options: OpenStorageOptions = {}): Promise<StorageAdapter> {
   if (target.kind === 'memory') return createMemoryStorage()
   if (target.kind === 'sqlite') {
     const { createSqliteStorage } = await import('../storage/sqlite/index.js')
-    return createSqliteStorage({ path: target.path, ...(target.synchronous !== undefined && { synchronous: target.synchronous }) })
+    return createSqliteStorage({
+      path: target.path,
+      ...(target.synchronous !== undefined && { synchronous: target.synchronous }),
+      ...(options.readonly && { readonly: true }),
+    })
   }
   if (target.kind === 'postgres') {
     const { createPostgresStorage } = await import('../storage/postgres/index.js')
-    const { url: connectionString, schema, preparedStatements } = target
+    const { url, schema, preparedStatements } = target
     return createPostgresStorage({
-      connectionString,
+      connectionString: options.readonly ? readOnlySessions(url) : url,
       ...(schema !== undefined && { schema }),
       ...(preparedStatements !== undefined && { preparedStatements }),
+      ...(options.onRetry && { onRetry: options.onRetry }),
     })
   }
   const { createMongoStorage } = await import('../storage/mongo/index.js')
   return createMongoStorage({ url: target.url })
+}
+
+/** `url` with every session's transactions read-only (`options=-c default_transaction_read_only=on`): the server refuses any write. */
+function readOnlySessions(url: string): string {
+  const setting = `options=${encodeURIComponent('-c default_transaction_read_only=on')}`
+  return `${url}${url.includes('?') ? '&' : '?'}${setting}`
 }
 
 /** The storage as messages name it: a SQLite file, or the host and database of a server (never a password). */
@@ -255,7 +277,7 @@ async function openServiceOnce(
   configured: ReturnType<typeof serviceOptionsOf>,
   options: Parameters<typeof openService>[2] & object,
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
-  const storage = await openStorage(target)
+  const storage = await openStorage(target, { onRetry: options.observe?.metrics?.storageTransactionRetried })
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
     const publicUrl = options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }

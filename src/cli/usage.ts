@@ -152,7 +152,9 @@ ${ENVIRONMENT}`,
 
   walks every audit chain (or the tenant's; @system for the acts of no tenant), recomputes each
   record's hash and checks seq and prevHash links; prints each chain's count (exit 0), or the
-  first break: tenant, seq and what is wrong (exit 1). Needs no master key.
+  first break: tenant, seq and what is wrong (exit 1). Records committed but not chained yet
+  are reported as lag, not as a break. Opens the storage read-only (a read-only backup too) and
+  needs no master key. An unknown --tenant is an error (exit 1).
 
 ${STORAGE}`,
 }

@@ -21,6 +21,7 @@ export class ServiceMetrics {
   readonly #storage: Histogram<'call'>
   readonly #publishes: Counter
   readonly #itemFailures: Counter<'operation' | 'errorType' | 'status'>
+  readonly #retries: Counter
 
   /**
    * @param jsonldWaiting - how many JSON-LD tasks wait for a worker now (read at each scrape)
@@ -68,6 +69,11 @@ export class ServiceMetrics {
       labelNames: ['operation', 'errorType', 'status'],
       registers,
     })
+    this.#retries = new Counter({
+      name: 'didvault_storage_transaction_retries_total',
+      help: 'Transactions run again after a serialization failure or deadlock (PostgreSQL)',
+      registers,
+    })
   }
 
   /** One request answered: `operation` (or {@link NO_OPERATION}), its status, its duration in seconds. */
@@ -84,6 +90,11 @@ export class ServiceMetrics {
   /** One failed item of a 200 answer (`IdentityServiceOptions.onItemFailure`). */
   readonly itemFailed = ({ operation, errorType, statusCode }: ItemFailure): void => {
     this.#itemFailures.inc({ operation, errorType, status: String(statusCode) })
+  }
+
+  /** One transaction run again after a serialization failure or deadlock (the PostgreSQL adapter's `onRetry`). */
+  readonly storageTransactionRetried = (): void => {
+    this.#retries.inc()
   }
 
   /** One status list published (`IdentityServiceOptions.onStatusListPublished`). */

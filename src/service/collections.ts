@@ -1,6 +1,6 @@
 /** Every collection the service stores, declared by the domains that own them. */
 import { API_KEYS } from '../auth/records.js'
-import { AUDIT_HEADS, AUDIT_RECORDS } from '../audit/records.js'
+import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS } from '../audit/records.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import { META } from '../custody/records.js'
 import { DID_EVENTS, DID_HEADS } from '../did/records.js'
@@ -29,4 +29,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   STATUS_CHANGES,
   AUDIT_RECORDS,
   AUDIT_HEADS,
+  AUDIT_APPENDS,
 ]

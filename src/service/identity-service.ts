@@ -50,6 +50,8 @@ import { publishedList } from '../status/publish.js'
 import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-status.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
+import { afterCommits } from '../audit/after-commits.js'
+import type { AuditChainingOptions } from '../audit/sequencer.js'
 import { SYSTEM_TENANT } from '../auth/tenants.js'
 
 /** MPC vaults (docs/mpc.md). */
@@ -169,6 +171,12 @@ export interface IdentityServiceOptions {
    * turns it on. Turn it on for a service that shares its database with others.
    */
   heartbeat?: boolean
+  /**
+   * When the audit trail's sequencer chains committed records (docs/operations.md *Audit trail*,
+   * the integration lag): `delayMs` after the commit that appended them (default 50), and every
+   * `sweepMs` those any process left unchained longer than that (default 1000).
+   */
+  auditChaining?: AuditChainingOptions
 }
 
 /** The actor of acts of no tenant (the operator's): the audit trail's system chain. */
@@ -220,12 +228,20 @@ export class IdentityService {
    * when the `tenants` option replaces it. A revoked key is refused from the next request on.
    */
   readonly apiKeys?: ApiKeyTenants
+  readonly #trail?: StoredAuditTrail
 
   /** This process's record in the storage (option `heartbeat`). */
   readonly #heartbeat: InstanceHeartbeat | undefined
 
-  private constructor(ctx: ServiceContext, auth: Authenticator, apiKeys?: ApiKeyTenants, heartbeat?: InstanceHeartbeat) {
+  private constructor(
+    ctx: ServiceContext,
+    auth: Authenticator,
+    apiKeys?: ApiKeyTenants,
+    trail?: StoredAuditTrail,
+    heartbeat?: InstanceHeartbeat,
+  ) {
     this.#ctx = ctx
+    this.#trail = trail
     this.#heartbeat = heartbeat
     this.dispatcher = new OperationDispatcher(ctx, auth)
     this.apiKeys = apiKeys
@@ -249,7 +265,7 @@ export class IdentityService {
           'outside the database',
       )
     }
-    const { storage } = options
+    const { storage: given } = options
     const undefinedTerms = options.undefinedTerms ?? 'vocab'
     if (!UNDEFINED_TERMS_POLICIES.includes(undefinedTerms)) {
       const policies = UNDEFINED_TERMS_POLICIES.map((p) => `"${p}"`).join(' or ')
@@ -258,13 +274,16 @@ export class IdentityService {
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
     const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
-    assertStorageSupports(storage)
-    await storage.init(COLLECTIONS)
+    assertStorageSupports(given)
+    const now = options.now ?? Date.now
+    await given.init(COLLECTIONS)
+    const trail = options.audit === false ? undefined : new StoredAuditTrail(given, now, { ...options.auditChaining, onError })
+    // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
+    const storage = trail ? afterCommits(given, () => trail.committed()) : given
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
     const networks = options.networks ?? [DEV_NETWORK]
     const network = networks.find((n) => n.name === (options.network ?? networks[0].name))
     if (!network) throw new Error(`network ${options.network} is not among the configured networks`)
-    const now = options.now ?? Date.now
     const registries = Registries.forNetworks(networks, storage, now, options.onchain)
     const config: ServiceConfig = {
       network,
@@ -283,7 +302,7 @@ export class IdentityService {
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const custody = new KeyCustody(keyring)
-    const audit: AuditTrail = options.audit === false ? NO_AUDIT_TRAIL : new StoredAuditTrail(storage, now)
+    const audit: AuditTrail = trail ?? NO_AUDIT_TRAIL
     const mpc = new MpcVaults(
       options.mpc?.provider ?? new ShamirQuorumCustody(storage, custody, now),
       new QuorumApprovals(options.mpc?.approve),
@@ -344,7 +363,7 @@ export class IdentityService {
         throw err
       }
     }
-    return new IdentityService(ctx, auth, apiKeys, heartbeat)
+    return new IdentityService(ctx, auth, apiKeys, trail, heartbeat)
   }
 
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */
@@ -424,8 +443,17 @@ export class IdentityService {
     return this.#ctx.statusPublisher.flush()
   }
 
-  /** Stops the JSON-LD workers and closes the storage. */
+  /**
+   * Chains now the audit records committed but not yet chained — those this process appended and
+   * any others left unchained — as the sequencer would shortly (docs/operations.md *Audit trail*).
+   */
+  async chainAuditRecords(): Promise<void> {
+    await this.#trail?.flush()
+  }
+
+  /** Chains the audit records still pending, stops the JSON-LD workers and closes the storage. */
   async close(): Promise<void> {
+    await this.#trail?.close()
     await this.#heartbeat?.stop()
     await this.#ctx.statusPublisher.close()
     await this.#ctx.jsonld.close()

@@ -488,4 +488,30 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     where: tenant,
     options: { orderBy: { field: 'seq' }, limit: 1000 },
   },
+  {
+    title: 'a chain’s unchained records in append order (the audit sequencer, the lag of GET /audit and audit verify)',
+    collection: 'auditAppends',
+    index: ['tenantId', 'createdAt'],
+    where: tenant,
+    options: { orderBy: { field: 'createdAt' }, limit: 500 },
+  },
+  {
+    title: 'unchained records appended before a time, of every chain (the audit sequencer’s sweep)',
+    collection: 'auditAppends',
+    index: ['state', 'createdAt'],
+    where: {
+      and: [
+        { field: 'state', op: 'eq', value: 'appended' },
+        { field: 'createdAt', op: 'lt', value: 1_700_000_000_000 },
+      ],
+    },
+    options: { orderBy: { field: 'createdAt' }, limit: 100 },
+  },
+  {
+    title: 'the unchained records of every chain (didvault audit verify, IdentityService.close)',
+    collection: 'auditAppends',
+    index: ['state', 'createdAt'],
+    where: { field: 'state', op: 'eq', value: 'appended' },
+    options: { orderBy: { field: 'createdAt' }, limit: 1000 },
+  },
 ]

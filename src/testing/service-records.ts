@@ -4,7 +4,14 @@
  * collections. Sealed secrets are placeholders (storage never opens them).
  */
 import type { ApiKeyRecord } from '../auth/records.js'
-import { AUDIT_HEADS, AUDIT_RECORDS, type AuditHeadRecord, type AuditRecord } from '../audit/records.js'
+import {
+  AUDIT_APPENDS,
+  AUDIT_HEADS,
+  AUDIT_RECORDS,
+  type AuditAppendRecord,
+  type AuditHeadRecord,
+  type AuditRecord,
+} from '../audit/records.js'
 import { API_KEYS } from '../auth/records.js'
 import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
 import { META, type MetaRecord } from '../custody/records.js'
@@ -319,6 +326,30 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
   sample<AuditHeadRecord>({
     declaration: AUDIT_HEADS,
     scopeField: 'tenantId',
-    record: (scope, n) => ({ id: `${scope}-chain-${n}`, tenantId: scope, seq: n, createdAt: createdAt(n) }),
+    record: (scope, n) => ({
+      id: `${scope}-chain-${n}`,
+      tenantId: scope,
+      seq: n,
+      hash: n.toString(16).padStart(64, '0'),
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<AuditAppendRecord>({
+    declaration: AUDIT_APPENDS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${String(createdAt(n)).padStart(15, '0')}-${scope}-${n}`,
+      tenantId: scope,
+      state: 'appended',
+      time: createdAt(n),
+      apiKeyId: 'key_sample',
+      actorDids: [did(scope, 1)],
+      action: 'wallet.create',
+      targetType: 'wallet',
+      targetId: did(scope, 10 + n),
+      outcome: 'ok',
+      requestId: `request-${n}`,
+      createdAt: createdAt(n),
+    }),
   }),
 ]

@@ -37,6 +37,7 @@ const access = (jwt: string) => h.service.as({ authorization: `Bearer ${jwt}` })
 
 /** The records of `chain` after `seq`. */
 async function recordsAfter(chain: string, seq: number): Promise<AuditEntry[]> {
+  await h.service.chainAuditRecords()
   const page = await collectionOf(h.storage, AUDIT_RECORDS).find(
     {
       and: [

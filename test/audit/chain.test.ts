@@ -10,10 +10,14 @@ import { expectError, snapshot, startHarness, TENANT_A, type Harness } from '../
 import { verifyChain, verifyChains } from '../../src/audit/verify-chain.js'
 import { audit } from '../../src/cli/audit.js'
 import { collectionOf } from '../../src/storage/declaration.js'
-import { AUDIT_HEADS, AUDIT_RECORDS } from '../../src/audit/records.js'
+import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS } from '../../src/audit/records.js'
 
 const asA = (h: Harness) => h.service.as({ authorization: `Bearer ${TENANT_A}` })
-const count = (h: Harness) => collectionOf(h.storage, AUDIT_RECORDS).count({ field: 'tenantId', op: 'eq', value: 'tenant-a' })
+/** tenant-a's records: chained, and committed but not chained yet. */
+const count = async (h: Harness) => {
+  const where = { field: 'tenantId', op: 'eq', value: 'tenant-a' } as const
+  return (await collectionOf(h.storage, AUDIT_RECORDS).count(where)) + (await collectionOf(h.storage, AUDIT_APPENDS).count(where))
+}
 
 describe.each(['sqlite', 'postgres'] as const)('50 concurrent acts on %s', (storage) => {
   let h: Harness
@@ -24,6 +28,7 @@ describe.each(['sqlite', 'postgres'] as const)('50 concurrent acts on %s', (stor
 
   it('give seq 1..50 without a gap, and the chain verifies', async () => {
     const created = await Promise.all(Array.from({ length: 50 }, () => asA(h).generateWallet({})))
+    await h.service.chainAuditRecords()
     const page = await collectionOf(h.storage, AUDIT_RECORDS).find(
       { field: 'tenantId', op: 'eq', value: 'tenant-a' },
       { orderBy: { field: 'seq' } },
@@ -105,6 +110,7 @@ describe('tampering with the SQLite file is reported at the right seq', () => {
     h = await startHarness({ storage: 'sqlite' })
     for (let i = 0; i < 5; i++) await asA(h).generateWallet({})
     await h.service.as({ authorization: 'Bearer token-tenant-b-0123456789' }).generateWallet({})
+    await h.service.chainAuditRecords()
   })
   afterAll(() => h?.close())
 
@@ -194,6 +200,7 @@ describe('the system chain is no tenant’s', () => {
       })
       expect(String(errors[0])).toContain('reserved tenant id @system')
       expect(await collectionOf(h.storage, AUDIT_RECORDS).count({ and: [] })).toBe(0)
+      expect(await collectionOf(h.storage, AUDIT_APPENDS).count({ and: [] })).toBe(0)
       expect(await h.storage.collection('wallets').count({ and: [] })).toBe(0)
     } finally {
       await h.close()

@@ -98,6 +98,7 @@ describe('GET /audit on a long chain', () => {
         target: { type: 'wallet', id: `w${i}` },
       }))
       await long.storage.transaction((tx) => trail.append(tx, actor, acts))
+      await trail.close()
       const first = await long.request('GET', '/audit?action=vault.delete&limit=5')
       expect(first.status).toBe(200)
       expect(first.body.records).toEqual([])

@@ -11,7 +11,7 @@ import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createRouter } from '../../src/http/router.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
-import { AUDIT_HEADS, AUDIT_RECORDS } from '../../src/audit/records.js'
+import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS } from '../../src/audit/records.js'
 import { CONTRACTS } from '../../src/service/contracts.js'
 import { operationOf, routesOf } from '../../src/operations/routes.js'
 
@@ -204,7 +204,7 @@ export function expectError(res: { status: number; body: any }, status: number, 
  */
 export async function snapshot(h: Harness): Promise<Record<string, string>> {
   const out: Record<string, string> = {}
-  for (const { name } of COLLECTIONS.filter((c) => c !== AUDIT_RECORDS && c !== AUDIT_HEADS)) {
+  for (const { name } of COLLECTIONS.filter((c) => c !== AUDIT_RECORDS && c !== AUDIT_HEADS && c !== AUDIT_APPENDS)) {
     const hash = createHash('sha256')
     let cursor: string | undefined
     do {

@@ -50,6 +50,8 @@ export interface PostgresStorageOptions {
    * server connections (PgBouncer before 1.21, or without `max_prepared_statements`).
    */
   preparedStatements?: boolean
+  /** Told each time a transaction is run again after a serialization failure or deadlock (`didvault serve` counts them). */
+  onRetry?: () => void
 }
 
 /** State shared by an adapter and every transaction adapter derived from it. */
@@ -60,6 +62,7 @@ interface Core {
   readonly layouts: Map<string, Layout>
   readonly attempts: number
   readonly statements: StatementNames
+  readonly onRetry?: () => void
   closed: boolean
 }
 
@@ -147,6 +150,7 @@ class PostgresAdapter implements StorageAdapter {
         return await this.runOnce(fn, attempt > 1)
       } catch (err) {
         if (!(isRetryable(err) || lostBeforeCommit(err)) || attempt >= this.core.attempts) throw err
+        if (isRetryable(err)) this.core.onRetry?.()
         await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(200, 5 * 2 ** attempt)))
       }
     }
@@ -315,9 +319,9 @@ async function rollbackAndRelease(held: HeldConnection): Promise<void> {
  * several processes and hosts sharing one database.
  */
 export class PostgresStorage extends PostgresAdapter {
-  constructor(pool: Pool, ownsPool: boolean, schema: string, attempts: number, prepared = true) {
+  constructor(pool: Pool, ownsPool: boolean, schema: string, attempts: number, prepared = true, onRetry?: () => void) {
     const statements = new StatementNames(prepared)
-    super({ pool, ownsPool, schema, layouts: new Map(), attempts, statements, closed: false }, { ...rootScope(), depth: 0 })
+    super({ pool, ownsPool, schema, layouts: new Map(), attempts, statements, onRetry, closed: false }, { ...rootScope(), depth: 0 })
   }
 
   /** Closes the pool the adapter created (a pool passed in is left to its owner). Idempotent. */
@@ -345,7 +349,8 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
   // without a listener the pool's 'error' event would end the process.
   if (options.pool === undefined) pool.on('error', () => undefined)
   const attempts = options.transactionAttempts ?? 10
-  const storage = new PostgresStorage(pool, options.pool === undefined, quoteSchema(schema), attempts, options.preparedStatements)
+  const owns = options.pool === undefined
+  const storage = new PostgresStorage(pool, owns, quoteSchema(schema), attempts, options.preparedStatements, options.onRetry)
   try {
     await pool.query('SELECT 1')
   } catch (err) {

@@ -1,4 +1,4 @@
-import { closeSync, fchmodSync, openSync } from 'node:fs'
+import { closeSync, existsSync, fchmodSync, openSync, readFileSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { isSqliteSynchronous, SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './synchronous.js'
 
@@ -16,6 +16,13 @@ export interface SqliteStorageOptions {
    * database stays consistent). docs/storage.md *SQLite*.
    */
   synchronous?: SqliteSynchronous
+  /**
+   * Open an existing database for reading only: nothing is created, migrated or written (writes
+   * fail). A database in a directory this process cannot write (a read-only backup, whose `-shm`
+   * SQLite could not create) is read from a copy in memory. `init` then only checks that the
+   * database has every collection's table (docs/storage.md *SQLite*).
+   */
+  readonly?: boolean
 }
 
 const DEFAULT_BUSY_TIMEOUT_MS = 5000
@@ -47,6 +54,8 @@ export class Connection {
   readonly db: Database.Database
   /** Whether other connections (processes) can open the same database. */
   readonly shared: boolean
+  /** Opened for reading only ({@link SqliteStorageOptions.readonly}). */
+  readonly readonly: boolean
   private readonly statements = new Map<string, Database.Statement>()
   private readonly immediate: Database.Transaction<(fn: () => unknown) => unknown>
 
@@ -60,6 +69,13 @@ export class Connection {
       throw new RangeError(`synchronous must be ${SQLITE_SYNCHRONOUS.join(' or ')}, got ${String(synchronous)}`)
     }
     this.shared = options.path !== ':memory:' && options.path !== ''
+    this.readonly = options.readonly === true
+    if (this.readonly) {
+      this.db = openReadOnly(options.path)
+      this.db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+      this.immediate = this.db.transaction((fn: () => unknown) => fn())
+      return
+    }
     if (this.shared) createOwnerOnly(options.path)
     this.db = new Database(options.path)
     this.db.pragma('journal_mode = WAL')
@@ -95,7 +111,36 @@ export class Connection {
 
   close(): void {
     if (!this.db.open) return
-    this.db.pragma('optimize')
+    if (!this.readonly) this.db.pragma('optimize')
     this.db.close()
   }
+}
+
+/** Codes of a read-only open that failed for want of a writable directory (SQLite could not create the `-shm`). */
+const NO_SHM = new Set(['SQLITE_READONLY_DIRECTORY', 'SQLITE_CANTOPEN', 'SQLITE_READONLY_CANTINIT'])
+
+/**
+ * Opens `path` read-only. SQLite reads a WAL database only with its `-shm`, which it creates
+ * beside the file; where it cannot (a read-only directory) and there is no `-wal` holding
+ * commits not yet in the file, the file is read into memory with its header set from WAL to
+ * rollback mode, and opened from there: the same content, and nothing written anywhere.
+ */
+function openReadOnly(path: string): Database.Database {
+  const db = new Database(path, { readonly: true, fileMustExist: true })
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_schema').get()
+    return db
+  } catch (err) {
+    db.close()
+    if (!NO_SHM.has((err as { code?: string }).code ?? '')) throw err
+    if (existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 0) {
+      throw new Error(`${path} has a -wal file, and SQLite cannot create its -shm in that directory: copy both to a writable one`, {
+        cause: err,
+      })
+    }
+  }
+  const image = readFileSync(path)
+  // Bytes 18 and 19: the file format's write and read versions, 2 for WAL, 1 for rollback (the file holds every commit).
+  if (image.length >= 20 && image[18] === 2 && image[19] === 2) image[18] = image[19] = 1
+  return new Database(image, { readonly: true })
 }

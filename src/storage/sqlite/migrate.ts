@@ -29,6 +29,30 @@ export function migrate(connection: Connection, layouts: Layout[]): void {
   for (const layout of layouts) migrateCollection(connection, layout)
 }
 
+/**
+ * For a database opened read-only: throws unless it holds a table for every layout, at a schema
+ * version this didvault reads (what {@link migrate} would have to change cannot be changed).
+ */
+export function assertMigrated(connection: Connection, layouts: Layout[]): void {
+  const tables = new Set(
+    (connection.statement("SELECT name FROM sqlite_schema WHERE type = 'table'").all() as Array<{ name: string }>).map((t) => t.name),
+  )
+  const row = tables.has('_didvault_meta')
+    ? (connection.statement("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get() as { value: string } | undefined)
+    : undefined
+  if (row === undefined) throw new Error('not a didvault database (no schema version)')
+  if (Number(row.value) > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${row.value} is newer than this didvault supports (${SCHEMA_VERSION})`)
+  }
+  const missing = layouts.filter((layout) => !tables.has(layout.name)).map((layout) => layout.name)
+  if (missing.length > 0) {
+    throw new Error(
+      `the database lacks the tables ${missing.join(', ')} of this didvault version (it was last opened by an older one); ` +
+        'open it read-write once (didvault serve) to migrate it',
+    )
+  }
+}
+
 function migrateCollection(connection: Connection, layout: Layout): void {
   const { db } = connection
   db.exec(`CREATE TABLE IF NOT EXISTS ${layout.table} (id TEXT PRIMARY KEY, data TEXT NOT NULL)`)

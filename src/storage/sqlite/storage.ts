@@ -21,7 +21,7 @@ import {
   runTransaction,
   type TransactionScope,
 } from '../transaction-scope.js'
-import { migrate } from './migrate.js'
+import { assertMigrated, migrate } from './migrate.js'
 import { type PlanStep, queryPlanOf } from './plan.js'
 import { type FindQuery, findQueries, withLimit } from './query.js'
 import { WriteFailures } from './write-failures.js'
@@ -78,10 +78,13 @@ class SqliteAdapter implements StorageAdapter {
     }
   }
 
+  /** Creates and migrates the tables; on a read-only database, only checks that they are there. */
   init(specs: readonly CollectionSpec[]): Promise<void> {
     return this.session.run(() => {
       const layouts = specs.map((spec) => new Layout(spec))
-      this.core.connection.atomically(() => migrate(this.core.connection, layouts))
+      const { connection } = this.core
+      if (connection.readonly) assertMigrated(connection, layouts)
+      else connection.atomically(() => migrate(connection, layouts))
       for (const layout of layouts) this.core.layouts.set(layout.name, layout)
     })
   }
