@@ -609,6 +609,16 @@ describe('didvault: arguments', () => {
       expect(proc.stdout()).toBe(`${version}\n`)
     }
   })
+
+  it('the CHANGELOG has a section for the version --version prints, the newest released, with its Upgrading note', () => {
+    const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }
+    const changelog = readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8')
+    const releases = [...changelog.matchAll(/^## (.+)$/gm)].map((m) => m[1])
+    expect(releases[0]).toBe('Unreleased')
+    expect(releases[1]).toMatch(new RegExp(`^${version.replaceAll('.', '\\.')} — \\d{4}-\\d{2}-\\d{2}$`))
+    const section = changelog.slice(changelog.indexOf(`## ${releases[1]}`), changelog.indexOf(`## ${releases[2] ?? '\u0000'}`))
+    expect(section).toMatch(/^### Upgrading from \d+\.\d+\.\d+$/m)
+  })
 })
 
 describe('didvault keys', () => {

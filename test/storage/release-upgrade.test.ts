@@ -86,7 +86,10 @@ describe('a SQLite database of the release before roles', () => {
         name: string
       }>
     ).map((r) => r.name)
+    // Layout version 2 (release 0.2.0): a 0.1.0 process, which refuses versions above 1, cannot write beside this one.
+    const version = raw.prepare("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get()
     raw.close()
+    expect(version).toEqual({ value: '2' })
     expect(indexes).toEqual(
       expect.arrayContaining(['roles/ux/tenantId,did', 'roleAssignments/ux/tenantId,role,did', 'roleAssignments/ix/tenantId,did,role']),
     )

@@ -123,7 +123,7 @@ describe('sqlite storage', () => {
 
     const raw = new Database(file, { readonly: true })
     try {
-      expect(raw.prepare("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get()).toEqual({ value: '1' })
+      expect(raw.prepare("SELECT value FROM _didvault_meta WHERE key = 'schemaVersion'").get()).toEqual({ value: '2' })
     } finally {
       raw.close()
     }

@@ -8,8 +8,13 @@ import { columnExpression, columnName, jsonPath, type Layout, quoteIdentifier, s
  * `_didvault_meta`. A change to any of them bumps it and adds an upgrade step here; collection
  * specs themselves need no version: {@link migrate} derives their tables, columns, indexes and
  * side tables from the specs and adds whatever an existing database lacks.
+ *
+ * 2 (release 0.2.0): no table changed shape, but the audit trail's records are chained by a
+ * sequencer after commit instead of in the act's transaction; a 0.1.0 process, which refuses a
+ * version above 1, must not keep writing beside it (it would chain records after a head whose
+ * hash it does not update). The upgrade from 1 needs no step.
  */
-export const SCHEMA_VERSION = 1
+export const SCHEMA_VERSION = 2
 
 /**
  * Brings the database up to `layouts`, idempotently: tables, columns and side tables are only
