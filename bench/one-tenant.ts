@@ -21,7 +21,7 @@
  * Targets (PostgreSQL, one process, each write): oneTenant16 ÷ spread16 ≥ 0.9; p95 ÷ mean of
  * oneTenant16 ≤ 2; retries per write of oneTenant16 ≤ 0.05.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process'
+import { fork, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { once } from 'node:events'
@@ -34,6 +34,7 @@ import type { CredentialRecord } from '../src/credentials/records.js'
 import { vcJwt } from './credentials.js'
 import { pgFillCredentials } from './postgres-floors.js'
 import type { TenantClient, TenantSlice, TenantSliceCounts } from './one-tenant-load.js'
+import { listening, type Server } from './served-process.js'
 
 /** Credentials each tenant holds on PostgreSQL before the rounds (bulk-loaded: ./postgres-floors). */
 const PREFILLED = 5_000
@@ -89,28 +90,6 @@ export interface OneTenantResults {
 
 /** PostgreSQL as an operator runs it: every commit durable. */
 const POSTGRES_SETTINGS = { fsync: 'on', synchronous_commit: 'on', full_page_writes: 'on' }
-
-interface Server {
-  url: string
-  stop(): Promise<void>
-}
-
-/** Waits for `pattern` on `child`'s stdout, then drains its output unread (a log line per request). */
-function listening(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let out = ''
-    const onData = (chunk: string) => {
-      out += chunk
-      const match = pattern.exec(out)
-      if (!match) return
-      child.stdout!.off('data', onData)
-      child.stdout!.resume()
-      resolve(match)
-    }
-    child.stdout!.setEncoding('utf8').on('data', onData)
-    child.once('exit', (code) => reject(new Error(`bench: ${what} exited (${code}) before listening:\n${out}`)))
-  })
-}
 
 async function startServer(storage: string, workers: number, env: NodeJS.ProcessEnv): Promise<Server> {
   const args = [CLI, 'serve', '--port', '0', '--workers', String(workers), '--storage', storage]

@@ -22,6 +22,7 @@ import { startTestPostgres } from '../test/helpers/postgres.js'
 import { createClient } from '../src/client/index.js'
 import { recoverEs256kKeys } from '../src/keys/es256k.js'
 import type { Slice, SliceCounts } from './workers-load.js'
+import { listening, type Server } from './served-process.js'
 
 /** Rounds of slices; in each, every configuration gets one slice. */
 const ROUNDS = 6
@@ -66,32 +67,6 @@ export interface WorkersResults {
   slices: typeof SLICE & { rounds: number; firstWarmupMs: number }
   requests: Record<RequestName, RequestFigures>
   totalMs: number
-}
-
-/** A started server: its base URL, and how to stop it. */
-interface Server {
-  url: string
-  stop(): Promise<void>
-}
-
-/**
- * Waits for `pattern` on `child`'s stdout; rejects if it exits first. Then its output (a log line
- * per request) is drained unread: kept and searched, it would cost this process more and more.
- */
-function listening(child: ChildProcess, pattern: RegExp, what: string): Promise<RegExpExecArray> {
-  return new Promise((resolve, reject) => {
-    let out = ''
-    const onData = (chunk: string) => {
-      out += chunk
-      const match = pattern.exec(out)
-      if (!match) return
-      child.stdout!.off('data', onData)
-      child.stdout!.resume()
-      resolve(match)
-    }
-    child.stdout!.setEncoding('utf8').on('data', onData)
-    child.once('exit', (code) => reject(new Error(`bench: ${what} exited (${code}) before listening:\n${out}`)))
-  })
 }
 
 const stopper = (child: ChildProcess) => async () => {

@@ -15,13 +15,11 @@ export const SYSTEM_CHAIN = SYSTEM_TENANT
 /** `prevHash` of a chain's first record. */
 export const GENESIS_HASH = '0'.repeat(64)
 
-/** One act in one chain, as stored: the fields a query names are flat (`actorDids`, `targetId`). */
-export interface AuditRecord extends StoredRecord {
+/** What an act's record says, appended or chained: the fields a query names are flat (`actorDids`, `targetId`). */
+export interface AuditActFields {
   /** The chain: the tenant's id, or {@link SYSTEM_CHAIN}. */
   tenantId: string
-  /** 1, 2, 3… without gaps in its chain, in the order the sequencer chained the records. */
-  seq: number
-  /** When, ms since the epoch. */
+  /** When, ms since the epoch (the service's clock). */
   time: number
   /** The id of the API key that authenticated the request (never the key). */
   apiKeyId?: string
@@ -39,6 +37,12 @@ export interface AuditRecord extends StoredRecord {
   /** The members whose approvals met an MPC quorum (`mpc.sign`, `mpc.initialize`). */
   approvals?: string[]
   requestId: string
+}
+
+/** One act in one chain, as stored. */
+export interface AuditRecord extends StoredRecord, AuditActFields {
+  /** 1, 2, 3… without gaps in its chain, in the order the sequencer chained the records. */
+  seq: number
   prevHash: string
   /** sha256 (hex) of the canonical serialization of the record's entry without `hash` (see `hash.ts`). */
   hash: string
@@ -61,29 +65,15 @@ export const AUDIT_RECORDS = declareCollection<AuditRecord>({
  * chain. The sequencer (`sequencer.ts`) moves it into {@link AUDIT_RECORDS} shortly after, giving it
  * its seq and hashes; until then `audit verify` and `GET /audit` count it as lag.
  */
-export interface AuditAppendRecord extends StoredRecord {
+export interface AuditAppendRecord extends StoredRecord, AuditActFields {
   /**
    * The append number: unique and roughly ordered, from no shared row — the time, a nonce of the
    * process, a counter (`append-numbers.ts`). With `createdAt` (its time part) it orders the
    * records one sequencer run chains; it is not the seq.
    */
   id: string
-  /** The chain: the tenant's id, or {@link SYSTEM_CHAIN}. */
-  tenantId: string
   /** Always `appended`: the index the sweep finds every chain's waiting records by. */
   state: 'appended'
-  /** When, ms since the epoch (the service's clock: the chained record's `time`). */
-  time: number
-  apiKeyId?: string
-  actorDids: string[]
-  action: string
-  targetType: string
-  targetId: string
-  targetRole?: string
-  outcome: 'ok' | 'refused'
-  error?: string
-  approvals?: string[]
-  requestId: string
   /** The wall-clock time the append number was drawn at: ordered by it, then by id, records are in append-number order. */
   createdAt: number
 }

@@ -43,25 +43,8 @@ class LostRace extends Error {}
 
 /** The record of an append, chained as record `seq` after `prevHash`. */
 function chained(append: AuditAppendRecord, chain: string, seq: number, prevHash: string): AuditRecord {
-  const record: AuditRecord = {
-    id: recordId(chain, seq),
-    tenantId: chain,
-    seq,
-    time: append.time,
-    actorDids: append.actorDids,
-    action: append.action,
-    targetType: append.targetType,
-    targetId: append.targetId,
-    outcome: append.outcome,
-    requestId: append.requestId,
-    prevHash,
-    hash: '',
-    createdAt: append.time,
-  }
-  if (append.apiKeyId !== undefined) record.apiKeyId = append.apiKeyId
-  if (append.targetRole !== undefined) record.targetRole = append.targetRole
-  if (append.error !== undefined) record.error = append.error
-  if (append.approvals !== undefined) record.approvals = append.approvals
+  const { id: _append, state: _state, createdAt: _drawn, ...act } = append
+  const record: AuditRecord = { ...act, id: recordId(chain, seq), tenantId: chain, seq, prevHash, hash: '', createdAt: append.time }
   record.hash = hashOf(record)
   return record
 }

@@ -1,7 +1,6 @@
 /** `--storage` for every command: what it names, and opening it with its master key (waiting for it at start-up when asked). */
 import { existsSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { maskUrl } from '../config/print.js'
 import { serviceOptionsOf, type ServiceSettings } from '../config/service-options.js'
 import { configuredSecrets, IdentityService, type IdentityServiceOptions } from '../service/identity-service.js'
 import { redactor } from '../service/error-log.js'
@@ -106,13 +105,6 @@ function takeParameter(target: { url: string }, name: string): { raw: string; va
   }
 }
 
-/** The storage as logs and errors may name it: its kind and place, never a password. */
-export function storageLabel(target: StorageTarget): string {
-  if (target.kind === 'memory') return 'memory'
-  if (target.kind === 'sqlite') return `sqlite:${target.path}`
-  return maskUrl(target.url, false)
-}
-
 /** How {@link openStorage} opens it. */
 export interface OpenStorageOptions {
   /**
@@ -155,7 +147,7 @@ function readOnlySessions(url: string): string {
   return `${url}${url.includes('?') ? '&' : '?'}${setting}`
 }
 
-/** The storage as messages name it: a SQLite file, or the host and database of a server (never a password). */
+/** The storage as messages and logs name it: a SQLite file, or the host and database of a server (never a user, password or query). */
 export function describeTarget(target: StorageTarget): string {
   if (target.kind === 'memory') return 'memory storage'
   if (target.kind === 'sqlite') return target.path
@@ -260,11 +252,11 @@ export async function openService(
       const waited = Date.now() - startedAt
       if (waited >= start.timeoutMs) {
         const seconds = Math.round(waited / 1000)
-        throw new Error(`storage ${storageLabel(target)} still unavailable after ${seconds} s, giving up: ${err.message}`)
+        throw new Error(`storage ${describeTarget(target)} still unavailable after ${seconds} s, giving up: ${err.message}`)
       }
       // The last attempt is made at the deadline.
       const delay = Math.min(FIRST_START_RETRY_DELAY_MS * 2 ** (attempt - 1), MAX_START_RETRY_DELAY_MS, start.timeoutMs - waited)
-      start.log?.(`didvault: storage ${storageLabel(target)} unavailable (${err.message}); trying again in ${delay} ms`)
+      start.log?.(`didvault: storage ${describeTarget(target)} unavailable (${err.message}); trying again in ${delay} ms`)
       await sleep(delay)
     }
   }
