@@ -226,7 +226,7 @@ describe.skipIf(external)('PostgreSQL down when didvault serve starts', () => {
       await sleep(3_000)
       expect(proc.child.exitCode).toBeNull()
       expect(proc.stderr()).toMatch(
-        /storage postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres unavailable .*ECONNREFUSED.*; trying again in/,
+        /storage postgres:\/\/127\.0\.0\.1:\d+\/postgres \(schema \w+_start\) unavailable .*ECONNREFUSED.*; trying again in/,
       )
     } finally {
       await cluster.start()
