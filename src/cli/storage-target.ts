@@ -2,6 +2,8 @@
 import { existsSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { serviceOptionsOf, type ServiceSettings } from '../config/service-options.js'
+import { maskUrl } from '../config/print.js'
+import { UNPARSABLE_STORAGE_URL } from '../config/schema.js'
 import { configuredSecrets, IdentityService, type IdentityServiceOptions } from '../service/identity-service.js'
 import { redactor } from '../service/error-log.js'
 import { errorLogger } from '../observability/error-log.js'
@@ -55,10 +57,13 @@ export function storageTargetOf(spec: string, settings: StorageSettings = {}): S
 function parsedTarget(spec: string): StorageTarget {
   if (spec === 'memory') return { kind: 'memory' }
   if (spec.startsWith('sqlite:') && spec.length > 'sqlite:'.length) return sqliteTarget(spec.slice('sqlite:'.length))
+  const url = /^(mongodb(\+srv)?|postgres(ql)?):\/\/./.test(spec)
+  if (url && !URL.canParse(spec)) throw new UsageError(`--storage ${maskUrl(spec, false)} ${UNPARSABLE_STORAGE_URL}`)
   if (/^mongodb(\+srv)?:\/\/./.test(spec)) return { kind: 'mongodb', url: spec }
   if (/^postgres(ql)?:\/\/./.test(spec)) return postgresTarget(spec)
-  const shown = spec.replace(/\/\/[^@/]*@/, '//***@')
-  throw new UsageError(`unknown --storage ${shown} (use memory, sqlite:<path>, mongodb://host/db or postgres://user@host/db)`)
+  throw new UsageError(
+    `unknown --storage ${maskUrl(spec, false)} (use memory, sqlite:<path>, mongodb://host/db or postgres://user@host/db)`,
+  )
 }
 
 /** A SQLite target: the file, and a trailing `?synchronous=full|normal` (any case; default FULL, see `SqliteStorageOptions`). */

@@ -64,10 +64,12 @@ export function createClient(options: ClientOptions): DidvaultClient {
     const what = `${request.method} ${request.path.split('?')[0]}`
     let response: Response
     try {
-      response = await fetchFn(base + request.path, { method: request.method, headers, body: request.body })
+      // Never followed: a redirect would carry the API key, DID-auth tokens and the body to wherever it points.
+      response = await fetchFn(base + request.path, { method: request.method, headers, body: request.body, redirect: 'manual' })
     } catch (err) {
       throw new TransportError(`${what}: no response from ${base} (${err instanceof Error ? err.message : String(err)})`, { cause: err })
     }
+    if (isRedirect(response)) throw redirectError(response, what)
     return document ? documentOutcomeOf(response, what) : outcomeOf(response, what)
   }
 
@@ -93,6 +95,30 @@ export function createClient(options: ClientOptions): DidvaultClient {
     as: (auth: AuthSource) => bind(auth),
     openApiDocument: () => send({ method: 'GET', path: '/openapi.json' }, {}) as Promise<OpenApiDocument>,
   })
+}
+
+/** A redirect answered instead of followed: a 3xx, or a browser's opaque one (`redirect: 'manual'` hides its status). */
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || [301, 302, 303, 307, 308].includes(response.status)
+}
+
+function redirectError(response: Response, what: string): TransportError {
+  const location = response.headers.get('location')
+  const to = location === null ? '' : ` to ${originOf(location, response.url)}`
+  return new TransportError(
+    `${what}: the server answered a redirect${to}; didvault's client follows none ` +
+      `(credentials and the body would go with it): set baseUrl to where the service is`,
+    { status: response.status === 0 ? undefined : response.status },
+  )
+}
+
+/** The origin a `Location` points to (never its path or query, which may carry anything). */
+function originOf(location: string, base: string): string {
+  try {
+    return new URL(location, base || undefined).origin
+  } catch {
+    return 'an address that does not parse'
+  }
 }
 
 async function authOf(source: AuthSource): Promise<AuthContext> {

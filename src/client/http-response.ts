@@ -23,7 +23,8 @@ export async function outcomeOf(response: Response, what: string): Promise<unkno
     throw new TransportError(`${what}: HTTP ${response.status} with a body that is not JSON`, { status: response.status })
   }
   if (response.ok) return body
-  if (isErrorBody(body)) throw IdentityError.fromBody(body)
+  // The HTTP status is the service's answer; a body saying otherwise is not trusted for it (its type and text are kept).
+  if (isErrorBody(body)) throw new IdentityError(body.errorType, body.errorMessage, response.status)
   throw new TransportError(`${what}: HTTP ${response.status} without didvault's error body`, { status: response.status })
 }
 

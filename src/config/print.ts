@@ -14,14 +14,15 @@ const SECRET_PARAM = /pass|secret|key|token/i
 /**
  * `url` with its password and query parameters named like secrets masked and, with `keyParts`
  * (URLs of providers: `rpcUrl`s, resolvers), its other parts that may be a key too; a value that
- * is not a `scheme://` URL (e.g. `sqlite:<path>`) as it is.
+ * is not a `scheme://` URL (e.g. `sqlite:<path>`) as it is. A value that does not parse (a typo
+ * in the port) is masked whole but for its scheme.
  */
 export function maskUrl(url: string, keyParts = true): string {
   let parsed: URL
   try {
     parsed = new URL(url)
   } catch {
-    return url
+    return maskUnparsed(url)
   }
   if (!url.includes('//')) return url
   const secret = new Set(keyParts ? secretPartsOfUrl(url) : [])
@@ -34,6 +35,17 @@ export function maskUrl(url: string, keyParts = true): string {
   const search =
     query.length === 0 ? '' : `?${query.map(([name, value]) => `${name}=${value === MASK ? MASK : encodeURIComponent(value)}`).join('&')}`
   return `${parsed.protocol}//${auth}${parsed.host}${path}${search}`
+}
+
+/**
+ * A URL that does not parse, masked: only its scheme is kept. Its parts cannot be told apart (a
+ * password may hold any character), so none can be shown safely. A name without `//` or `@`
+ * (`memory`) has no parts to hide.
+ */
+function maskUnparsed(url: string): string {
+  if (!url.includes('//') && !url.includes('@')) return url
+  const scheme = /^[a-z][a-z0-9+.-]*:(\/\/)?/i.exec(url)?.[0] ?? ''
+  return `${scheme}${MASK}`
 }
 
 function safeDecode(text: string): string {

@@ -95,7 +95,13 @@ const network = z
       ctx.addIssue({ code: 'custom', path: ['gasPayerKeyFile'], message: 'only an on-chain network (rpcUrl, registry) has a gas payer' })
   })
 
-const storageUrl = z.string().regex(STORAGE, 'must be memory, sqlite:<path>, postgres://user@host/db or mongodb://host/db')
+/** Why a `scheme://` storage URL is refused when it does not parse (never echoing it: it may hold a password). */
+export const UNPARSABLE_STORAGE_URL = 'does not parse as a URL: check the port, and percent-encode special characters of a user or password'
+
+const storageUrl = z
+  .string()
+  .regex(STORAGE, 'must be memory, sqlite:<path>, postgres://user@host/db or mongodb://host/db')
+  .refine((url) => !url.includes('//') || URL.canParse(url), UNPARSABLE_STORAGE_URL)
 const STORAGE_DESCRIPTION =
   'Where records live; a relative sqlite: path is resolved against the config file. A password here is masked by config print.'
 

@@ -9,6 +9,8 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { context, type BuildContext } from 'esbuild'
 import { chromium, type BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -88,11 +90,11 @@ describe.skipIf(!haveChromium)('didvault/client in headless Chromium', () => {
   })
 
   /** Opens the page at `origin`, runs it against the service and returns what it shows. */
-  async function runPage(origin: string): Promise<{ state: string | null; result: PageResult }> {
+  async function runPage(origin: string, serviceUrl = api): Promise<{ state: string | null; result: PageResult }> {
     const page = await browser.newPage()
     try {
       await page.goto(`${origin}/`)
-      await page.fill('#api', api)
+      await page.fill('#api', serviceUrl)
       await page.fill('#key', key)
       await page.click('button[type=submit]')
       const output = page.locator('output#result:not([data-state="idle"]):not([data-state="running"])')
@@ -120,5 +122,33 @@ describe.skipIf(!haveChromium)('didvault/client in headless Chromium', () => {
     expect(state).toBe('failed')
     expect(result).toMatchObject({ error: 'TransportError', message: expect.stringMatching(/^POST \/vaults: no response from /) })
     expect(await vaultCount()).toBe(1)
+  }, 90_000)
+
+  it('a redirect to the service is not followed from the page: a TransportError, nothing reaches the service', async () => {
+    // A loopback server the page's origin may call (CORS) answering every request with a 307 to the real service.
+    const redirector = createServer((request, response) => {
+      response.setHeader('access-control-allow-origin', listed.origin)
+      if (request.method === 'OPTIONS') {
+        response.writeHead(204, {
+          'access-control-allow-headers': 'authorization, content-type, x-did-auth',
+          'access-control-allow-methods': 'POST, GET',
+        })
+        return response.end()
+      }
+      response.writeHead(307, { location: `${api}${request.url}` })
+      response.end()
+    })
+    await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve))
+    try {
+      const { state, result } = await runPage(listed.origin, `http://127.0.0.1:${(redirector.address() as AddressInfo).port}`)
+      expect(state).toBe('failed')
+      expect(result).toMatchObject({
+        error: 'TransportError',
+        message: expect.stringMatching(/^POST \/vaults: the server answered a redirect; /),
+      })
+      expect(await vaultCount()).toBe(1)
+    } finally {
+      await new Promise((resolve) => redirector.close(resolve))
+    }
   }, 90_000)
 })

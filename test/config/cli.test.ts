@@ -126,6 +126,26 @@ describe('didvault config print', () => {
     })
   })
 
+  it('a storage URL that does not parse (a typo in the port) is printed masked from the flag and the environment, refused in a file, and never echoed', async () => {
+    const typo = `postgres://didvault:${SECRET_PASSWORD}@db.example:54x32/didvault`
+    const results = [
+      await run(['config', 'print', '--storage', typo]),
+      await run(['config', 'print'], { DIDVAULT_STORAGE: typo }),
+      await run(['config', 'print', '--config', file('typo.yaml', `storage: ${typo}\n`)]),
+      await run(['config', 'check', join(dir, 'typo.yaml')]),
+      await run(['serve', '--storage', typo], { DIDVAULT_MASTER_KEY: 'a'.repeat(64) }),
+    ]
+    for (const result of results) expect(result.stdout + result.stderr).not.toContain(SECRET_PASSWORD)
+    for (const printed of results.slice(0, 2)) {
+      expect(printed.code, printed.stderr).toBe(0)
+      expect(JSON.parse(printed.stdout).storage).toBe('postgres://***')
+    }
+    for (const refused of results.slice(2)) {
+      expect(refused.code).toBe(2)
+      expect(refused.stderr).toMatch(/does not parse as a URL: check the port/)
+    }
+  })
+
   it('precedence through the process: --storage > DIDVAULT_STORAGE > file > default; the environment’s override is said', async () => {
     const path = config()
     const storageOf = async (args: string[], env: Record<string, string> = {}) => {

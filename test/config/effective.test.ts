@@ -171,6 +171,11 @@ describe('config print masks secrets', () => {
     ['http://127.0.0.1:8545', 'http://127.0.0.1:8545/'],
     ['sqlite:./didvault.db', 'sqlite:./didvault.db'],
     ['memory', 'memory'],
+    // URLs that do not parse: nothing but the scheme can be told apart from a password.
+    ['postgres://didvault:hunter2@db.example:54x32/didvault', 'postgres://***'],
+    ['postgres://didvault:hun/ter@2@db.example:5432/didvault', 'postgres://***'],
+    ['mongodb://app:s3cret@cluster.example:27o17/db', 'mongodb://***'],
+    ['https://rpc.example:8s45/v3/0123456789abcdef', 'https://***'],
   ])('%s → %s', (url, masked) => {
     expect(maskUrl(url, !/^(postgres|mongodb)/.test(url))).toBe(masked)
   })
