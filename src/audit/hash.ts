@@ -24,7 +24,11 @@ export function entryOf(record: AuditRecord): AuditEntry {
     tenant: record.tenantId,
     seq: record.seq,
     time: new Date(record.time).toISOString(),
-    actor: { ...(record.apiKeyId !== undefined && { apiKeyId: record.apiKeyId }), dids: record.actorDids },
+    actor: {
+      ...(record.apiKeyId !== undefined && { apiKeyId: record.apiKeyId }),
+      dids: record.actorDids,
+      ...(record.actorSystem !== undefined && { system: record.actorSystem }),
+    },
     action: record.action as AuditEntry['action'],
     target: { type: record.targetType, id: record.targetId, ...(record.targetRole !== undefined && { role: record.targetRole }) },
     outcome: record.outcome,

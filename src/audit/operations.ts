@@ -13,6 +13,7 @@ import { invalid } from '../errors.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
 import type { StorageAdapter } from '../storage/port.js'
+import { escapeText } from '../text/escape.js'
 import { entryOf } from './hash.js'
 import { AUDIT_RECORDS, type AuditRecord } from './records.js'
 import type { AuditEntry, AuditLag, getAuditQuery } from './schemas.js'
@@ -32,9 +33,11 @@ function matcher(q: Query): (r: AuditRecord) => boolean {
   const to = q.to === undefined ? Infinity : Date.parse(q.to)
   if (from > to) throw invalid('from: must not be after to')
   const actor = q.actor
+  // Records hold identifiers escaped: the id as given finds its records (so does its escaped form: escaping is idempotent).
+  const target = q.target === undefined ? undefined : escapeText(q.target)
   return (r) =>
     (q.action === undefined || r.action === q.action) &&
-    (q.target === undefined || r.targetId === q.target) &&
+    (target === undefined || r.targetId === target) &&
     (actor === undefined || (actor.startsWith('did:') ? r.actorDids.includes(actor) : r.apiKeyId === actor)) &&
     r.time >= from &&
     r.time <= to

@@ -25,9 +25,11 @@ export interface AuditActFields {
   apiKeyId?: string
   /** The DIDs the request's DID-auth tokens proved. */
   actorDids: string[]
+  /** A part of the service that acted on its own (`publisher`); absent for a caller's or the operator's act. */
+  actorSystem?: string
   action: string
   targetType: string
-  /** An id or DID, never a secret. */
+  /** An id or DID, never a secret; escaped like every identifier of a record (`text/escape.ts`). */
   targetId: string
   /** The role DID of an assignment (`assignment.grant`, `assignment.revoke`). */
   targetRole?: string

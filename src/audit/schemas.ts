@@ -8,6 +8,7 @@ export const AUDIT_ACTIONS = [
   'vault.delete',
   'wallet.create',
   'wallet.delete',
+  'wallet.rename',
   'did.update',
   'role.create',
   'role.update',
@@ -20,6 +21,9 @@ export const AUDIT_ACTIONS = [
   'credential.removeProof',
   'credential.delete',
   'credential.status',
+  'statusList.sign',
+  'presentation.sign',
+  'token.generate',
   'mpc.initialize',
   'mpc.sign',
   'apiKey.create',
@@ -41,6 +45,9 @@ export const auditEntry = z.object({
   actor: z.object({
     apiKeyId: z.string().optional().meta({ description: 'Id of the API key of the request (never the key).' }),
     dids: z.array(z.string()).meta({ description: 'The DIDs the request’s DID-auth tokens proved.' }),
+    system: z.string().optional().meta({
+      description: 'A part of the service that acted on its own: `publisher` (the status-list publisher signing a changed list).',
+    }),
   }),
   action: z.enum(AUDIT_ACTIONS),
   target: z.object({

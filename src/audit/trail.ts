@@ -10,19 +10,38 @@ import type { StorageAdapter } from '../storage/port.js'
 import { collectionOf } from '../storage/declaration.js'
 import { AppendNumbers, timeOfAppendNumber } from './append-numbers.js'
 import { chainLag, type ChainLag } from './lag.js'
+import { escapeText } from '../text/escape.js'
 import { AUDIT_APPENDS, type AuditAppendRecord } from './records.js'
 import type { AuditAction } from './schemas.js'
 import { AuditSequencer, type AuditChainingOptions } from './sequencer.js'
 
-/** Who acted: a request's caller (an authenticated `Caller` is one), or the operator (system chain). */
+/** Who acted: a request's caller (an authenticated `Caller` is one), the operator (system chain), or a part of the service. */
 export interface AuditActor {
   /** The chain the act goes to: the caller's tenant, or `SYSTEM_CHAIN`. */
   tenantId: string
   apiKeyId?: string
   dids: readonly string[]
+  /**
+   * A part of the service acting on its own ({@link systemActor}): `publisher`, the status-list
+   * publisher signing a changed list (for its timer or for an unauthenticated `GET /status/:listId`).
+   */
+  system?: AuditSystem
   /** The request's id (`x-request-id`); one is generated when absent. */
   requestId?: string
 }
+
+/** The parts of the service that sign on their own, without a caller. */
+export type AuditSystem = 'publisher'
+
+/**
+ * The actor of a signature the service makes on its own in `tenantId`'s name. The hook for
+ * signatures no authenticated caller asks for — the status-list publisher's, and later those an
+ * unauthenticated protocol endpoint (OID4VC) triggers: such a signature is appended through the
+ * transaction that stores the signed protocol object, and only when that transaction stores a new
+ * one (a list's new version, a new offer…). So it is recorded once per protocol object, never per
+ * fetch: a fetch that finds the object stored signs nothing and records nothing.
+ */
+export const systemActor = (tenantId: string, system: AuditSystem): AuditActor => ({ tenantId, dids: [], system })
 
 /** What was done, to what (an id or DID, never a secret), and how it ended. */
 export interface AuditAct {
@@ -71,7 +90,9 @@ export class StoredAuditTrail implements AuditTrail {
     if (acts.length === 0) return
     const chain = actor.tenantId
     const time = this.now()
-    const requestId = actor.requestId ?? randomUUID()
+    // Identifiers come from signed content and requests: stored escaped, so the record (and what its hash covers) is what the trail shows.
+    const requestId = escapeText(actor.requestId ?? randomUUID())
+    const actorDids = actor.dids.map(escapeText)
     const records = acts.map((act): AuditAppendRecord => {
       const append = this.#numbers.next()
       const record: AuditAppendRecord = {
@@ -79,18 +100,19 @@ export class StoredAuditTrail implements AuditTrail {
         tenantId: chain,
         state: 'appended',
         time,
-        actorDids: [...actor.dids],
+        actorDids: [...actorDids],
         action: act.action,
-        targetType: act.target.type,
-        targetId: act.target.id,
+        targetType: escapeText(act.target.type),
+        targetId: escapeText(act.target.id),
         outcome: act.outcome ?? 'ok',
         requestId,
         createdAt: timeOfAppendNumber(append),
       }
-      if (actor.apiKeyId !== undefined) record.apiKeyId = actor.apiKeyId
-      if (act.target.role !== undefined) record.targetRole = act.target.role
+      if (actor.apiKeyId !== undefined) record.apiKeyId = escapeText(actor.apiKeyId)
+      if (actor.system !== undefined) record.actorSystem = actor.system
+      if (act.target.role !== undefined) record.targetRole = escapeText(act.target.role)
       if (act.error !== undefined) record.error = act.error
-      if (act.approvals !== undefined) record.approvals = [...act.approvals]
+      if (act.approvals !== undefined) record.approvals = act.approvals.map(escapeText)
       return record
     })
     this.#sequencer.appended(chain)

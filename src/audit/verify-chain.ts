@@ -9,13 +9,15 @@ import type { StorageAdapter } from '../storage/port.js'
 import { collectionOf } from '../storage/declaration.js'
 import { hashOf } from './hash.js'
 import { chainLag, type ChainLag } from './lag.js'
-import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS, GENESIS_HASH } from './records.js'
+import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS, GENESIS_HASH, type AuditRecord } from './records.js'
 
 /** The first break of a chain: the record where it shows, and what is wrong there. */
 export interface ChainBreak {
   tenant: string
   seq: number
   problem: string
+  /** The act of the record where it shows, as stored (when that record is there): what an operator looks for. */
+  act?: { action: string; targetType: string; targetId: string }
 }
 
 export interface ChainReport {
@@ -43,7 +45,11 @@ async function walkChain(storage: StorageAdapter, tenant: string): Promise<Chain
   let expected = 1
   let prevHash = GENESIS_HASH
   let cursor: string | undefined
-  const broken = (seq: number, problem: string): ChainReport => ({ tenant, records: expected - 1, break: { tenant, seq, problem } })
+  const broken = (seq: number, problem: string, at?: AuditRecord): ChainReport => ({
+    tenant,
+    records: expected - 1,
+    break: { tenant, seq, problem, ...(at && { act: { action: at.action, targetType: at.targetType, targetId: at.targetId } }) },
+  })
   do {
     const page = await records.find({ field: 'tenantId', op: 'eq', value: tenant }, { orderBy: { field: 'seq' }, limit: PAGE, cursor })
     for (const record of page.items) {
@@ -52,8 +58,8 @@ async function walkChain(storage: StorageAdapter, tenant: string): Promise<Chain
           expected,
           record.seq > expected ? `record ${expected} is missing (next is ${record.seq})` : `seq ${record.seq} repeats`,
         )
-      if (record.prevHash !== prevHash) return broken(expected, 'prevHash is not the hash of the record before')
-      if (hashOf(record) !== record.hash) return broken(expected, 'hash does not match the record (it was changed)')
+      if (record.prevHash !== prevHash) return broken(expected, 'prevHash is not the hash of the record before', record)
+      if (hashOf(record) !== record.hash) return broken(expected, 'hash does not match the record (it was changed)', record)
       prevHash = record.hash
       expected += 1
     }

@@ -11,6 +11,7 @@ import { configFileOf } from './serve-config.js'
 import { openStorage, storageTargetOf } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
 import { existsSync } from 'node:fs'
+import { escapeText } from '../text/escape.js'
 
 /**
  * Runs an `audit` subcommand; resolves to the exit status (1: a chain is broken). No master key is
@@ -47,12 +48,14 @@ export async function audit(args: string[], env: NodeJS.ProcessEnv, out: (line: 
       throw new Error(`no tenant ${JSON.stringify(values.tenant)} in this storage (no audit record and no API key of it)`)
     const reports = await verifyChains(storage, values.tenant)
     const broken = reports.find((r) => r.break !== undefined)
+    // Tenants and a record's identifiers are shown escaped (a record holds them as appended, which an attacker may have changed).
     if (broken?.break) {
-      const { tenant, seq, problem } = broken.break
-      out(`audit chain of ${JSON.stringify(tenant)} is broken at seq ${seq}: ${problem}`)
+      const { tenant, seq, problem, act } = broken.break
+      const at = act === undefined ? '' : ` (${escapeText(act.action)} on ${escapeText(act.targetType)} ${escapeText(act.targetId)})`
+      out(`audit chain of "${escapeText(tenant)}" is broken at seq ${seq}${at}: ${problem}`)
       return 1
     }
-    for (const r of reports) out(`${r.tenant}: ${r.records} records, chain intact${lagOf(r)}`)
+    for (const r of reports) out(`${escapeText(r.tenant)}: ${r.records} records, chain intact${lagOf(r)}`)
     if (reports.length === 0) out('no audit records')
     return 0
   } finally {

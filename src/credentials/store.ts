@@ -22,6 +22,7 @@ import type { CredentialRecord } from './records.js'
 import type { RoleAssignmentRecord } from '../roles/records.js'
 import { UniqueConstraintError, type Where } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
+import { findUnstorable } from '../operations/parse.js'
 import { findRole } from '../roles/views.js'
 import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
@@ -80,6 +81,10 @@ function parseJwt(jwt: string): ParsedCredential {
   } catch {
     throw invalid('jwt: does not decode as a JWT')
   }
+  // The request rule, inside the base64url the request check cannot see: every string the record is indexed by comes from here.
+  const unstorable = findUnstorable(payload)
+  if (unstorable !== undefined)
+    throw invalid(`jwt: payload.${unstorable.path}: ${unstorable.problem} is not accepted in strings (no backend stores it)`)
   const vc = payload.vc
   if (vc === null || typeof vc !== 'object' || Array.isArray(vc)) throw invalid('jwt: not a VC-JWT (no `vc` claim)')
   const body = vc as Record<string, unknown>

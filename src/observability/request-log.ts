@@ -9,16 +9,20 @@
 import type { RequestHandler } from 'express'
 import { requestIdOf, type RequestFacts } from '../http/request-facts.js'
 import { REQUEST_REDACT_PATHS, type Logger } from './logger.js'
+import { escapeText } from '../text/escape.js'
 import { NO_OPERATION, type ServiceMetrics } from './metrics.js'
 
 /** Longer paths are cut in the log (a path is the caller's text). */
 const MAX_LOGGED_PATH = 512
 
-/** The path of a request URL, without its query string, at most {@link MAX_LOGGED_PATH} characters. */
+/**
+ * The path of a request URL, without its query string, at most {@link MAX_LOGGED_PATH} characters,
+ * escaped (`text/escape.ts`: raw bytes of a request line arrive as C1 controls).
+ */
 export function loggedPath(url: string): string {
   const end = url.indexOf('?')
   const path = end === -1 ? url : url.slice(0, end)
-  return path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path
+  return escapeText(path.length > MAX_LOGGED_PATH ? `${path.slice(0, MAX_LOGGED_PATH)}…` : path)
 }
 
 /** The middleware; `metrics` (optional) counts each request and its latency by operation and status. */

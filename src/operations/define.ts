@@ -19,6 +19,14 @@ export interface OperationImplementation<C, X> {
    */
   refine?: z.ZodType<ParsedInput<C>, ParsedInput<C>>
   handler: OperationHandler<C, X>
+  /**
+   * Whose name the operation signs in with a wallet's key, when it may sign: `caller` — for the
+   * request's caller, so its contract declares an `audit` action (its acts record each signature,
+   * the dispatcher each refusal) —, or `publisher` — the service's own status-list signatures, recorded
+   * with actor `{ system: "publisher" }` once per list version. `test/audit/declared.test.ts`
+   * holds every operation to it: one that signs without saying so fails there.
+   */
+  signs?: 'caller' | 'publisher'
 }
 
 /** Any operation's contract. */

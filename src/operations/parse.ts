@@ -26,7 +26,7 @@ const unstorable = (s: string) => s.includes('\u0000') || LONE_SURROGATE.test(s)
  * credential or JWT needs them. Iterative (the depth of a body is not bounded here), and paths are
  * only built for the rare input that has one.
  */
-function findUnstorable(input: unknown): { path: string; problem: string } | undefined {
+export function findUnstorable(input: unknown): { path: string; problem: string } | undefined {
   const stack: unknown[] = [input]
   while (stack.length > 0) {
     const value = stack.pop()

@@ -21,6 +21,7 @@ export const PRESENTATION_CONTRACTS = {
       'At most 1,000 credentials.',
     auth: 'tenant+did',
     tag: TAG,
+    audit: { action: 'presentation.sign', target: 'wallet', targetField: 'holder' },
     errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/presentations/sign' }],
     input: signPresentation,

@@ -4,7 +4,8 @@
  * caller controls, 403 otherwise; an MPC wallet signs with its quorum's approvals). Stored
  * credentials are then read under the read rule — one the caller may not read is answered as one
  * that does not exist (422 NOT_FOUND) —, every input checked, and only then the presentation signed.
- * Nothing is written.
+ * Nothing is written but its audit record (`presentation.sign`, before the presentation is returned;
+ * a refusal is recorded by the dispatcher).
  *
  * - JWT: a VP-JWT made by did-jwt-vc's `createVerifiablePresentationJwt` (ES256K), `nbf` now,
  *   `nonce`, `aud` and `exp` as asked; it holds VC-JWTs as strings and JSON-LD credentials as objects.
@@ -39,7 +40,10 @@ import { tenantCollections } from '../storage/declaration.js'
 import { canPresentStoredCredential } from './policy.js'
 import type { PresentedCredential, SignPresentationInput, signPresentationResponse } from './schemas.js'
 
-type Context = Pick<CredentialsContext, 'callers' | 'config' | 'jsonld' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'>
+type Context = Pick<
+  CredentialsContext,
+  'audit' | 'callers' | 'config' | 'jsonld' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'
+>
 /** A credential as it goes into the presentation. */
 type Credential = { jwt: string } | { jsonld: JsonLdDocument }
 
@@ -48,12 +52,23 @@ export async function signPresentation(
   caller: Caller,
   input: SignPresentationInput,
 ): Promise<z.output<typeof signPresentationResponse>> {
+  const presentation = await signed(ctx, caller, input)
+  await ctx.audit.record(caller, [{ action: 'presentation.sign', target: { type: 'wallet', id: normalizeDid(input.holder) } }])
+  return { presentation }
+}
+
+/** The signed presentation. */
+async function signed(
+  ctx: Context,
+  caller: Caller,
+  input: SignPresentationInput,
+): Promise<z.output<typeof signPresentationResponse>['presentation']> {
   ctx.resolvers.get(input.resolver)
   const signer = await issuerSigner(ctx, caller, input.holder)
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
   const now = ctx.now()
-  if (input.format === 'JWT') return { presentation: { jwt: await signJwt(input, holder, credentials, signer, now) } }
+  if (input.format === 'JWT') return { jwt: await signJwt(input, holder, credentials, signer, now) }
   const embedded = credentials.map((c, i) => {
     if ('jwt' in c) throw invalid(`vcs.${i}: a JSON-LD presentation holds JSON-LD credentials only (present a VC-JWT in a JWT one)`)
     return c.jsonld
@@ -77,7 +92,7 @@ export async function signPresentation(
   }).catch((err: unknown) => {
     throw koblitzExplained(err, embedded)
   })
-  return { presentation: { jsonld } }
+  return { jsonld }
 }
 
 /**

@@ -106,7 +106,7 @@ export class OperationDispatcher {
         const refined = definition.refine ? parse(definition.refine, parsed) : parsed
         return definition.handler(this.ctx, caller, refined).then(
           async (result) => {
-            await this.#record(name, caller, itemRefusals(definition.audit, result))
+            await this.#record(name, caller, itemRefusals(definition, refined, result))
             return result
           },
           async (err: unknown) => {

@@ -8,6 +8,7 @@
  */
 import { wordlist } from '@scure/bip39/wordlists/english.js'
 import type { ErrorInfo } from '../operations/runtime.js'
+import { escapeText } from '../text/escape.js'
 
 /** Replaces the secrets in a text. */
 export type Redactor = (text: string) => string
@@ -106,10 +107,17 @@ function causeChain(err: unknown): unknown[] {
   return chain
 }
 
-/** The error's message and stack, then each `cause`'s, indented, with secrets redacted. */
+/**
+ * The error's message and stack, then each `cause`'s, indented, with secrets redacted; each line
+ * escaped (`text/escape.ts`), as a message may quote an identifier from signed content.
+ */
 export function describeError(err: unknown, redact: Redactor): string {
   const parts = causeChain(err).map((e, i) => (i === 0 ? '' : 'caused by: ') + describeOne(e))
-  return redact(parts.join('\n')).replace(/\n(?!\s)/g, '\n  ')
+  return redact(parts.join('\n'))
+    .split('\n')
+    .map(escapeText)
+    .join('\n')
+    .replace(/\n(?!\s)/g, '\n  ')
 }
 
 /** What failed: `<operation> failed`, or `<operation>: an item failed (<item>)` for a part of a 200 answer. */

@@ -322,7 +322,7 @@ export class IdentityService {
     const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,
-      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, signers }),
+      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, signers, audit }),
       storage,
       custody,
       signers,

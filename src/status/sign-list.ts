@@ -23,9 +23,10 @@ import { encodeList } from './bitstring.js'
 import { listUrlOf } from './list-url.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusListRecord } from './records.js'
 import type { StatusContext } from './context.js'
+import { systemActor } from '../audit/trail.js'
 
 /** The parts of the context signing a list needs. */
-export type SigningContext = Pick<StatusContext, 'now' | 'registries' | 'signers' | 'storage'>
+export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' | 'signers' | 'storage'>
 
 /** The fields of a list record its signature sets. */
 export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>>
@@ -60,6 +61,11 @@ export const isQuorumSigner = (owner: WalletRecord) => owner.keyManagement === '
  * Signs list `listId` when it changed since its stored signature, and stores the result; resolves
  * to the list as stored then (undefined when there is no such list). Without `approvals`, a list
  * of an MPC owner is left as it is (it is signed by the requests that change it).
+ *
+ * Without `approvals` the signature is the publisher's (its timer, or an unauthenticated `GET
+ * /status/:listId`): recorded in the tenant's trail as `statusList.sign` by actor `{ system:
+ * "publisher" }`, in the transaction that stores it — once per list version, never per fetch. A
+ * quorum list signed with a request's approvals is recorded by that request (`mpc.sign`).
  */
 export async function signList(ctx: SigningContext, listId: string, approvals?: ApprovalEvidence): Promise<StatusListRecord | undefined> {
   const lists = collectionOf(ctx.storage, STATUS_LISTS)
@@ -71,8 +77,13 @@ export async function signList(ctx: SigningContext, listId: string, approvals?: 
   const signed = await signedListOf(ctx, list, owner, [], approvals)
   await ctx.storage.transaction(async (tx) => {
     const current = await collectionOf(tx, STATUS_LISTS).get(listId)
-    if (current && (current.credential === undefined || current.signedVersion < signed.signedVersion))
+    if (current && (current.credential === undefined || current.signedVersion < signed.signedVersion)) {
       await collectionOf(tx, STATUS_LISTS).update(listId, signed)
+      if (approvals === undefined)
+        await ctx.audit.append(tx, systemActor(list.tenantId, 'publisher'), [
+          { action: 'statusList.sign', target: { type: 'statusList', id: listId } },
+        ])
+    }
   })
   return lists.get(listId)
 }

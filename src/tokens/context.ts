@@ -1,5 +1,6 @@
 /** What the tokens' operation may be given (it takes only the parts it uses). */
 import type { Resolvable } from 'did-resolver'
+import type { AuditTrail } from '../audit/trail.js'
 import type { KnownKeys } from '../proofs/known-keys.js'
 import type { Runtime } from '../operations/runtime.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -22,5 +23,6 @@ export interface TokensContext extends Runtime {
   /** The service's own resolver (what DID-auth tokens are verified against). */
   resolver: Resolvable
   keys: KnownKeys
+  audit: AuditTrail
   config: TokensConfig
 }

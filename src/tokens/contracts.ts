@@ -20,6 +20,7 @@ export const TOKEN_CONTRACTS = {
       'none: otherwise anyone could mint tokens for any DID the service holds).',
     auth: 'tenant',
     tag: TAG,
+    audit: { action: 'token.generate', target: 'wallet', targetField: 'iss' },
     errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/did-auth-jwt' }],
     input: generateToken,

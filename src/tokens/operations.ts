@@ -1,6 +1,7 @@
 /**
  * Generate Token (`POST /did-auth-jwt`): a DID-auth token for a wallet of the caller's tenant.
  * `iss` may spell the wallet's DID in public-key form: the token's `iss` is the spelling given.
+ * Each token is recorded in the audit trail (`token.generate`) before it is returned.
  */
 import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
@@ -15,7 +16,7 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { TokensContext } from './context.js'
 
 export async function generateToken(
-  ctx: Pick<TokensContext, 'config' | 'keys' | 'now' | 'resolver' | 'signers' | 'storage'>,
+  ctx: Pick<TokensContext, 'audit' | 'config' | 'keys' | 'now' | 'resolver' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof generateTokenSchema>,
 ): Promise<DidAuthToken> {
@@ -33,8 +34,9 @@ export async function generateToken(
   })
   if (!wallet || !ctx.signers.canSign(wallet)) throw notFound(`iss: no wallet of this tenant has DID ${input.iss}`)
   const signer = ctx.signers.signerFor(wallet, caller)
+  let token: DidAuthToken
   try {
-    return await issueDidAuthToken({
+    token = await issueDidAuthToken({
       issuer,
       signer,
       issuedAt: now,
@@ -48,4 +50,7 @@ export async function generateToken(
     if (err instanceof JwtRejected) throw invalid(`iss: the key of this wallet does not control ${issuer} (${err.reason})`)
     throw err
   }
+  // A bearer credential for the wallet, made with the API key alone: recorded before it is handed out.
+  await ctx.audit.record(caller, [{ action: 'token.generate', target: { type: 'wallet', id: issuer } }])
+  return token
 }

@@ -81,6 +81,7 @@ export const WALLET_CONTRACTS = {
     summary: 'Rename Identity Wallet',
     auth: 'tenant+did',
     tag: TAG,
+    audit: { action: 'wallet.rename', target: 'wallet' },
     errors: BODY_ERRORS,
     routes: [{ method: 'post', path: '/wallet/rename' }],
     input: renameWallets,

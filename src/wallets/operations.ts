@@ -103,7 +103,7 @@ export async function getWallets(
 
 /** Rename Identity Wallet: each item is renamed or reported in `errors`. */
 export async function renameWallets(
-  ctx: Pick<WalletsContext, 'callers' | 'onError' | 'onItemFailure' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.renameWallets>,
 ): Promise<{ wallets: WalletView[]; errors: Array<{ wallet: { did: string; alias: string }; error: ErrorBody }> }> {
@@ -116,7 +116,17 @@ export async function renameWallets(
     async (item) => {
       const wallet = await findByDid(wallets, item.did)
       await assertControlsWallet(ctx, caller, wallet)
-      const updated = await uniqueOr(() => wallets.update(wallet.id, { alias: item.alias }), aliasConflict)
+      const updated = await uniqueOr(
+        () =>
+          ctx.storage.transaction(async (tx) => {
+            const renamed = await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.update(wallet.id, {
+              alias: item.alias,
+            })
+            if (renamed) await ctx.audit.append(tx, caller, [{ action: 'wallet.rename', target: { type: 'wallet', id: wallet.did } }])
+            return renamed
+          }),
+        aliasConflict,
+      )
       if (!updated) throw notFound(`no wallet with DID ${item.did}`)
       return presentWallet(updated)
     },

@@ -12,7 +12,7 @@ const SRC = normalize(join(import.meta.dirname, '../../src'))
 
 /** Lowest first: a folder (or root module) may import its own layer's members only when listed on the same line as itself. */
 export const LAYERS: string[][] = [
-  ['errors', 'net'],
+  ['errors', 'net', 'text'],
   ['storage', 'keys'],
   ['custody', 'did'],
   ['proofs'],

@@ -31,7 +31,15 @@ afterAll(() => h?.close())
 
 /** The API as the tenant's key, with DID-auth tokens. */
 const api = (didAuth?: string) => h.service.as({ authorization: `Bearer ${key.key}`, didAuth })
-const tokenOf = async (did: string) => (await api().generateToken({ iss: did })).jwt
+/** A DID-auth token minted with the API key: recorded as token.generate on the wallet (issue 28). */
+const tokenOf = async (did: string) =>
+  (
+    await expectRecorded(
+      'tenant-a',
+      () => api().generateToken({ iss: did }),
+      () => [{ action: 'token.generate', target: { type: 'wallet', id: did }, actor: { apiKeyId: key.id, dids: [] } }],
+    )
+  ).jwt
 /** As an Access Token JWT (Delete VCs, Delete Role Assignments). */
 const access = (jwt: string) => h.service.as({ authorization: `Bearer ${jwt}` })
 
@@ -245,7 +253,7 @@ describe('every act is recorded once, with actor, target and outcome (SQLite, em
     await expectRecorded(
       'tenant-a',
       () => api(quorum).generateToken({ iss: wallet.did }),
-      () => [signature, signature],
+      () => [signature, signature, { action: 'token.generate', target: { type: 'wallet', id: wallet.did } }],
     )
   })
 

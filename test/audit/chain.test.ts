@@ -136,13 +136,21 @@ describe('tampering with the SQLite file is reported at the right seq', () => {
 
   it('a field edited in the file: broken at that record', async () => {
     sql(`UPDATE "auditRecords" SET data = json_set(data, '$.action', 'wallet.delete') WHERE id = 'tenant-a:3'`)
+    const wallet = (await collectionOf(h.storage, AUDIT_RECORDS).get('tenant-a:3'))!.targetId
     expect(await verifyChain(h.storage, 'tenant-a')).toEqual({
       tenant: 'tenant-a',
       records: 2,
-      break: { tenant: 'tenant-a', seq: 3, problem: 'hash does not match the record (it was changed)' },
+      break: {
+        tenant: 'tenant-a',
+        seq: 3,
+        problem: 'hash does not match the record (it was changed)',
+        act: { action: 'wallet.delete', targetType: 'wallet', targetId: wallet },
+      },
     })
     expect(await verifyCli()).toBe(1)
-    expect(lines).toEqual(['audit chain of "tenant-a" is broken at seq 3: hash does not match the record (it was changed)'])
+    expect(lines).toEqual([
+      `audit chain of "tenant-a" is broken at seq 3 (wallet.delete on wallet ${wallet}): hash does not match the record (it was changed)`,
+    ])
     // Another tenant's chain is untouched.
     expect(await verifyCli('--tenant', 'tenant-b')).toBe(0)
     sql(`UPDATE "auditRecords" SET data = json_set(data, '$.action', 'wallet.create') WHERE id = 'tenant-a:3'`)
@@ -156,10 +164,12 @@ describe('tampering with the SQLite file is reported at the right seq', () => {
     const forged = { ...original, targetId: 'did:ethr:dev:0x0000000000000000000000000000000000000001' }
     forged.hash = hashOf(forged)
     await records.update('tenant-a:2', { targetId: forged.targetId, hash: forged.hash })
+    const next = (await records.get('tenant-a:3'))!
     expect((await verifyChain(h.storage, 'tenant-a')).break).toEqual({
       tenant: 'tenant-a',
       seq: 3,
       problem: 'prevHash is not the hash of the record before',
+      act: { action: next.action, targetType: next.targetType, targetId: next.targetId },
     })
     await records.update('tenant-a:2', { targetId: original.targetId, hash: original.hash })
   })

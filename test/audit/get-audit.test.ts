@@ -13,11 +13,11 @@ let a: { did: string; jwt: string }
 
 beforeAll(async () => {
   h = await startHarness({ storage: 'sqlite', service: { now: () => clock } })
-  a = await walletWithToken(h) // seq 1: wallet.create at 00:00:00
+  a = await walletWithToken(h) // seq 1: wallet.create, seq 2: token.generate (its DID-auth token) at 00:00:00
   clock += 60_000
-  for (let i = 0; i < 4; i++) await h.request('POST', '/wallet', { json: {}, headers: { 'x-request-id': `req-${i}` } }) // seq 2..5
+  for (let i = 0; i < 4; i++) await h.request('POST', '/wallet', { json: {}, headers: { 'x-request-id': `req-${i}` } }) // seq 3..6
   clock += 60_000
-  await h.request('POST', '/roles', { json: { permissions: ['Read'] }, didAuth: a.jwt }) // seq 6: role.create at 00:02:00
+  await h.request('POST', '/roles', { json: { permissions: ['Read'] }, didAuth: a.jwt }) // seq 7: role.create at 00:02:00
   await walletWithToken(h, TENANT_B) // tenant-b's own chain
 })
 afterAll(() => h?.close())
@@ -28,13 +28,16 @@ describe('GET /audit', () => {
   it('lists the tenant’s records oldest first, with their chain links; another tenant’s never appear', async () => {
     const res = await get('')
     expect(res.status).toBe(200)
-    expect(res.body.records.map((r: any) => r.seq)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(res.body.records.map((r: any) => r.seq)).toEqual([1, 2, 3, 4, 5, 6, 7])
     expect(res.body.records.every((r: any) => r.tenant === 'tenant-a')).toBe(true)
     expect(res.body.records[0].prevHash).toBe('0'.repeat(64))
-    for (let i = 1; i < 6; i++) expect(res.body.records[i].prevHash).toBe(res.body.records[i - 1].hash)
+    for (let i = 1; i < 7; i++) expect(res.body.records[i].prevHash).toBe(res.body.records[i - 1].hash)
     expect(res.body.nextCursor).toBeUndefined()
     const b = await get('', { token: TENANT_B })
-    expect(b.body.records.map((r: any) => [r.tenant, r.seq, r.action])).toEqual([['tenant-b', 1, 'wallet.create']])
+    expect(b.body.records.map((r: any) => [r.tenant, r.seq, r.action])).toEqual([
+      ['tenant-b', 1, 'wallet.create'],
+      ['tenant-b', 2, 'token.generate'],
+    ])
   })
 
   it('takes the request id from x-request-id', async () => {
@@ -45,22 +48,25 @@ describe('GET /audit', () => {
   })
 
   it('filters by action, actor DID, target and time range', async () => {
-    expect((await get('?action=role.create')).body.records.map((r: any) => r.seq)).toEqual([6])
+    expect((await get('?action=role.create')).body.records.map((r: any) => r.seq)).toEqual([7])
     const byActor = await get(`?actor=${encodeURIComponent(a.did)}`)
-    expect(byActor.body.records.map((r: any) => r.seq)).toEqual([6])
+    expect(byActor.body.records.map((r: any) => r.seq)).toEqual([7])
     const byTarget = await get(`?target=${encodeURIComponent(a.did)}`)
-    expect(byTarget.body.records.map((r: any) => [r.seq, r.action])).toEqual([[1, 'wallet.create']])
+    expect(byTarget.body.records.map((r: any) => [r.seq, r.action])).toEqual([
+      [1, 'wallet.create'],
+      [2, 'token.generate'],
+    ])
     const from = encodeURIComponent('2030-01-01T00:01:00Z')
     const to = encodeURIComponent('2030-01-01T00:01:59Z')
-    expect((await get(`?from=${from}&to=${to}`)).body.records.map((r: any) => r.seq)).toEqual([2, 3, 4, 5])
-    expect((await get(`?from=${encodeURIComponent('2030-01-01T00:02:00Z')}`)).body.records.map((r: any) => r.seq)).toEqual([6])
+    expect((await get(`?from=${from}&to=${to}`)).body.records.map((r: any) => r.seq)).toEqual([3, 4, 5, 6])
+    expect((await get(`?from=${encodeURIComponent('2030-01-01T00:02:00Z')}`)).body.records.map((r: any) => r.seq)).toEqual([7])
   })
 
   it('pages with limit and cursor', async () => {
     const first = await get('?limit=4')
     expect(first.body.records.map((r: any) => r.seq)).toEqual([1, 2, 3, 4])
     const second = await get(`?limit=4&cursor=${encodeURIComponent(first.body.nextCursor)}`)
-    expect(second.body.records.map((r: any) => r.seq)).toEqual([5, 6])
+    expect(second.body.records.map((r: any) => r.seq)).toEqual([5, 6, 7])
     expect(second.body.nextCursor).toBeUndefined()
     expectError(await get('?cursor=not-a-cursor'), 422, 'VALIDATION_ERROR')
   })
