@@ -26,9 +26,10 @@ import { JsonLdDeadlineError, shown } from '../proofs/jsonld/errors.js'
 import { UnknownContextError, proofsOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from '../proofs/jsonld/index.js'
 import { signingKeysResolver } from '../proofs/signing-keys.js'
 import { jsonLdHasher } from '../credentials/jsonld-work.js'
-import { verifyClaims } from '../credentials/verify.js'
+import { verifyClaimsWith } from '../credentials/verify.js'
 import type { VerifiedCredential } from '../credentials/schemas.js'
 import type { CredentialsContext } from '../credentials/context.js'
+import type { CredentialStatusCheck } from '../credentials/verify-credential.js'
 import {
   MAX_PRESENTED_CREDENTIALS,
   type PresentationCheck,
@@ -36,7 +37,7 @@ import {
   type VerifyPresentationResponse,
 } from './schemas.js'
 
-type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers'>
+type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>
 type Item = { jwt: string } | { jsonld: JsonLdDocument }
 
 /** What the presentation's own checks found: its holder, checks, and the credentials it holds. */
@@ -58,8 +59,10 @@ export async function verifyPresentation(
     'jwt' in input.presentation
       ? await checkJwt(ctx, resolver, input.presentation.jwt, input)
       : await checkJsonLd(ctx, caller, resolver, input.presentation.jsonld, input)
+  // One status budget for every credential of the presentation.
+  const status = ctx.status?.forRequest()
   const vcs: VerifiedCredential[] = []
-  for (const item of found.credentials) vcs.push(await verifyOne(ctx, caller, input, item))
+  for (const item of found.credentials) vcs.push(await verifyOne(ctx, caller, input, item, status))
   const checks = [...found.checks]
   for (const [i, vc] of vcs.entries())
     checks.push({ check: 'credential', credential: i, verified: vc.verified, ...(vc.error !== undefined && { error: vc.error }) })
@@ -72,9 +75,15 @@ export async function verifyPresentation(
 }
 
 /** One embedded credential, through `POST /claims/verify`'s own function. */
-async function verifyOne(ctx: Context, caller: Caller, input: VerifyPresentationInput, item: Item): Promise<VerifiedCredential> {
+async function verifyOne(
+  ctx: Context,
+  caller: Caller,
+  input: VerifyPresentationInput,
+  item: Item,
+  status: CredentialStatusCheck | undefined,
+): Promise<VerifiedCredential> {
   try {
-    const [result] = (await verifyClaims(ctx, caller, { resolver: input.resolver, vcs: [item] })).vcs
+    const [result] = (await verifyClaimsWith(ctx, caller, { resolver: input.resolver, vcs: [item] }, status)).vcs
     return result
   } catch (err) {
     if (!(err instanceof UnknownContextError)) throw err
