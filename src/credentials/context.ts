@@ -7,7 +7,7 @@ import type { KnownKeys } from '../proofs/known-keys.js'
 import type { UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 import type { WalletsConfig, WalletsContext } from '../wallets/context.js'
 import type { StatusPurpose } from './schemas.js'
-import type { CredentialStatusCheck } from './verify-credential.js'
+import type { CredentialStatusChecks } from './verify-credential.js'
 
 export interface CredentialsConfig extends WalletsConfig {
   limits: {
@@ -54,6 +54,6 @@ export interface CredentialsContext extends WalletsContext {
   /** The worker pool JSON-LD canonicalization runs in. */
   jsonld: CanonicalizationPool
   config: CredentialsConfig
-  /** Checks credentials' `credentialStatus` entries when verifying (src/status); absent: status is not checked. */
-  status?: CredentialStatusCheck
+  /** Checks credentials' `credentialStatus` entries when verifying (src/status), one budget per request; absent: status is not checked. */
+  status?: CredentialStatusChecks
 }

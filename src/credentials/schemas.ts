@@ -246,7 +246,9 @@ export type VerifyClaimsInput = z.output<typeof verifyClaims>
 /**
  * Why a status check failed: the bit is set (`revoked`, `suspended`); the entry is of a type not
  * read, malformed, or of a `statusSize` other than 1; its list is of an origin not allowed, cannot
- * be had, is malformed, does not verify, has another issuer or purpose, or is shorter than the index.
+ * be had, is malformed, does not verify, has another issuer or purpose, or is shorter than the index;
+ * the request reads too many lists of other origins (`tooManyLists`) or its status checks passed
+ * their deadline (`requestDeadline`).
  */
 export const STATUS_FAILURES = [
   'revoked',
@@ -261,6 +263,8 @@ export const STATUS_FAILURES = [
   'issuerMismatch',
   'purposeMismatch',
   'indexOutOfRange',
+  'tooManyLists',
+  'requestDeadline',
 ] as const
 
 export type StatusFailure = (typeof STATUS_FAILURES)[number]

@@ -82,6 +82,14 @@ export interface StatusBearing {
  */
 export type CredentialStatusCheck = (credential: StatusBearing, options: CredentialVerifyOptions) => Promise<VerificationCheck[]>
 
+/**
+ * Where a request's {@link CredentialStatusCheck} comes from: one per request, so that the
+ * request's status checks share its budget (each list read once, a cap on lists, one deadline).
+ */
+export interface CredentialStatusChecks {
+  forRequest(): CredentialStatusCheck
+}
+
 const DEFAULT_SKEW = 60
 
 /**

@@ -11,16 +11,27 @@ import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential
 import type { VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from './schemas.js'
 import { jsonLdHasher } from './jsonld-work.js'
 import type { CredentialsContext } from './context.js'
+import type { CredentialStatusCheck } from './verify-credential.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
+type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>
 
-export async function verifyClaims(
-  ctx: Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>,
+export async function verifyClaims(ctx: Context, caller: Caller, input: VerifyClaimsInput): Promise<VerifyResponse> {
+  return verifyClaimsWith(ctx, caller, input, ctx.status?.forRequest())
+}
+
+/**
+ * {@link verifyClaims} with the status check of the request it is part of (a presentation's
+ * credentials share one: one budget for the whole request).
+ */
+export async function verifyClaimsWith(
+  ctx: Omit<Context, 'status'>,
   caller: Caller,
   input: VerifyClaimsInput,
+  status: CredentialStatusCheck | undefined,
 ): Promise<VerifyResponse> {
   const { name, resolver } = ctx.resolvers.get(input.resolver)
-  const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller), status: ctx.status }
+  const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller), status }
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {
     vcs.push(

@@ -88,6 +88,7 @@ export const presentationCheck = z
       'credentials',
       'proof',
       'signature',
+      'holder',
       'proofPurpose',
       'challenge',
       'domain',

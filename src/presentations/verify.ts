@@ -23,12 +23,14 @@ import { principalOf } from '../did/ethr.js'
 import { decodeJwt, verifyDidJwt } from '../proofs/jwt-verifier.js'
 import { JsonLdBoundsError, jsonLdBoundsError } from '../proofs/jsonld/bounds.js'
 import { JsonLdDeadlineError, shown } from '../proofs/jsonld/errors.js'
+import { noIssuerProof } from '../proofs/jsonld/proof-set.js'
 import { UnknownContextError, proofsOf, verifyJsonLd, type JsonLdDocument, type SigningKey } from '../proofs/jsonld/index.js'
 import { signingKeysResolver } from '../proofs/signing-keys.js'
 import { jsonLdHasher } from '../credentials/jsonld-work.js'
-import { verifyClaims } from '../credentials/verify.js'
+import { verifyClaimsWith } from '../credentials/verify.js'
 import type { VerifiedCredential } from '../credentials/schemas.js'
 import type { CredentialsContext } from '../credentials/context.js'
+import type { CredentialStatusCheck } from '../credentials/verify-credential.js'
 import {
   MAX_PRESENTED_CREDENTIALS,
   type PresentationCheck,
@@ -36,7 +38,7 @@ import {
   type VerifyPresentationResponse,
 } from './schemas.js'
 
-type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers'>
+type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>
 type Item = { jwt: string } | { jsonld: JsonLdDocument }
 
 /** What the presentation's own checks found: its holder, checks, and the credentials it holds. */
@@ -58,8 +60,10 @@ export async function verifyPresentation(
     'jwt' in input.presentation
       ? await checkJwt(ctx, resolver, input.presentation.jwt, input)
       : await checkJsonLd(ctx, caller, resolver, input.presentation.jsonld, input)
+  // One status budget for every credential of the presentation.
+  const status = ctx.status?.forRequest()
   const vcs: VerifiedCredential[] = []
-  for (const item of found.credentials) vcs.push(await verifyOne(ctx, caller, input, item))
+  for (const item of found.credentials) vcs.push(await verifyOne(ctx, caller, input, item, status))
   const checks = [...found.checks]
   for (const [i, vc] of vcs.entries())
     checks.push({ check: 'credential', credential: i, verified: vc.verified, ...(vc.error !== undefined && { error: vc.error }) })
@@ -72,9 +76,15 @@ export async function verifyPresentation(
 }
 
 /** One embedded credential, through `POST /claims/verify`'s own function. */
-async function verifyOne(ctx: Context, caller: Caller, input: VerifyPresentationInput, item: Item): Promise<VerifiedCredential> {
+async function verifyOne(
+  ctx: Context,
+  caller: Caller,
+  input: VerifyPresentationInput,
+  item: Item,
+  status: CredentialStatusCheck | undefined,
+): Promise<VerifiedCredential> {
   try {
-    const [result] = (await verifyClaims(ctx, caller, { resolver: input.resolver, vcs: [item] })).vcs
+    const [result] = (await verifyClaimsWith(ctx, caller, { resolver: input.resolver, vcs: [item] }, status)).vcs
     return result
   } catch (err) {
     if (!(err instanceof UnknownContextError)) throw err
@@ -120,6 +130,8 @@ async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: 
   if (typeof shape === 'string' || typeof credentials === 'string')
     return { holder, checks: [failedCheck('format', typeof shape === 'string' ? shape : 'malformed')], credentials: [] }
   const checks: PresentationCheck[] = [await signatureCheck(ctx, resolver, jwt)]
+  const named = holderNamed(payload, vp ?? {})
+  if (named !== undefined) checks.push(holderCheck(named, holder))
   if (input.nonce !== undefined) checks.push(checkOf('nonce', payload.nonce === input.nonce, 'does not match the expected nonce'))
   if (payload.aud !== undefined || input.aud !== undefined) {
     const audiences = [payload.aud].flat()
@@ -132,6 +144,24 @@ async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: 
   if (payload.exp !== undefined)
     checks.push(checkOf('exp', typeof payload.exp === 'number' && payload.exp > now - SKEW_SECONDS, 'exp is malformed or has passed'))
   return { holder, checks, credentials }
+}
+
+/** The holders a VP-JWT names besides its `iss` (`vp.holder`, a top-level `holder`), or undefined when it names none. */
+function holderNamed(payload: Record<string, unknown>, vp: Record<string, unknown>): unknown[] | undefined {
+  const named = [vp.holder, payload.holder].filter((h) => h !== undefined)
+  return named.length === 0 ? undefined : named
+}
+
+/**
+ * Every holder the VP-JWT names is its signer: the `iss` whose `authentication` key signed it
+ * (compared as principals, so either spelling of a did:ethr key DID). A DID the signer merely
+ * controls is not accepted: the holder is who signed.
+ */
+function holderCheck(named: unknown[], iss: string | null): PresentationCheck {
+  const other = named.find((h) => typeof h !== 'string' || iss === null || principalOf(h) !== principalOf(iss))
+  if (other === undefined) return { check: 'holder', verified: true }
+  const shownHolder = typeof other === 'string' ? shown(other) : 'not a DID'
+  return failedCheck('holder', `the holder it names (${shownHolder}) is not its signer (iss ${iss === null ? 'missing' : shown(iss)})`)
 }
 
 /** The VP-JWT's signature by an `authentication` key of its `iss`: the service's verifier, else did-jwt-vc's verdict. */
@@ -198,7 +228,8 @@ async function checkJsonLd(
           {
             check: 'proof',
             verified: proofs.verified,
-            ...(proofs.error !== undefined && { error: proofs.error }),
+            // The proof set's "issuer" is the presentation's holder.
+            ...(proofs.error !== undefined && { error: proofs.error === noIssuerProof(holder) ? noHolderProof(holder) : proofs.error }),
           },
         ]
   // The holder's proof: what the purpose, challenge, domain and expiry are read from (all signed).
@@ -216,6 +247,9 @@ async function checkJsonLd(
   }
   return { holder, checks, credentials }
 }
+
+/** The error of a presentation none of whose proofs is by its `holder`. */
+const noHolderProof = (holder: string) => `no proof is by the holder ${shown(holder)}: the holder must sign its presentation`
 
 /** Each subject of the credential is the holder (compared as principals). */
 function holderBinding(index: number, item: Item, holder: string | null): PresentationCheck {

@@ -133,8 +133,17 @@ export interface IdentityServiceOptions {
    * fetch; lists elsewhere fail their check, unrequested. docs/credentials.md *Checking status when verifying*.
    */
   statusListOrigins?: string[]
-  /** Fetching foreign status lists: `timeoutMs` (default 5 s), `maxBytes` (2 MiB, also of a decoded list), `cacheSize` (32 lists). */
-  statusLists?: Pick<StatusVerifierOptions, 'timeoutMs' | 'maxBytes' | 'cacheSize'>
+  /**
+   * Fetching foreign status lists: `timeoutMs` (default 5 s), `maxBytes` (2 MiB, also of a decoded
+   * list), `cacheSize` (32 lists); per request `maxListsPerRequest` (16 distinct lists of other
+   * origins) and `requestDeadlineMs` (10 s for all its status checks); `negativeCacheMs` (30 s: a
+   * list that could not be fetched is not asked for again meanwhile). docs/credentials.md
+   * *Checking status when verifying*.
+   */
+  statusLists?: Pick<
+    StatusVerifierOptions,
+    'timeoutMs' | 'maxBytes' | 'cacheSize' | 'maxListsPerRequest' | 'requestDeadlineMs' | 'negativeCacheMs'
+  >
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
@@ -338,7 +347,7 @@ export class IdentityService {
       keys,
       jsonld,
       config,
-      status: status.check,
+      status,
       now,
       onError,
       onItemFailure: options.onItemFailure ?? (() => undefined),

@@ -11,7 +11,8 @@
 import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { randomUUID } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
-import { conflict, invalid, notFound } from '../errors.js'
+import { IdentityError, conflict, invalid, notFound } from '../errors.js'
+import { principalOf } from '../did/ethr.js'
 import { assertSomethingDone, itemError } from '../operations/batch.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import { readerFacts } from '../credentials/reader-facts.js'
@@ -91,11 +92,7 @@ export async function changeStatus(ctx: Ctx, caller: Caller, input: ChangeStatus
 async function planItem(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch) {
   const targets = await targetsOf(ctx, caller, item, batch)
   const owners = new Map<string, WalletRecord>()
-  for (const { list } of targets) {
-    const allowed = batch.allowed.get(list.id) ?? assertChangesStatus(ctx, caller, list)
-    batch.allowed.set(list.id, allowed)
-    owners.set(list.id, (await allowed).owner)
-  }
+  for (const { list } of targets) owners.set(list.id, (await allowedFor(ctx, caller, list, batch)).owner)
   const valueOf = (entry: StatusEntryRecord) => batch.values.get(entry.id) ?? entry.value
   for (const { list, entry } of targets) {
     if (item.purpose === 'revocation' && valueOf(entry) && !item.value)
@@ -211,22 +208,15 @@ async function commit(
 /**
  * The entries an item names, in this tenant and of its purpose; 422 when it names none. A stored
  * credential (`_id`) the caller may not read is not told apart from none (the one read rule), so
- * its entries are not revealed.
+ * its entries are not revealed; nor is an entry of a list the caller may not change told apart
+ * from an unallocated one ({@link entryAt}), nor a credential `id` of another issuer from none
+ * ({@link entryById}).
  */
 async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch): Promise<Target[]> {
   const { tenantId } = caller
-  if ('statusListCredential' in item) return [await entryAt(ctx, tenantId, item.statusListCredential, item.statusListIndex, item.purpose)]
-  if ('id' in item) {
-    const { entries, lists } = tenantCollections(ctx.storage, tenantId, { entries: STATUS_ENTRIES, lists: STATUS_LISTS })
-    const found = await entries.all({
-      and: [
-        { field: 'credentialId', op: 'eq', value: item.id },
-        { field: 'purpose', op: 'eq', value: item.purpose },
-      ],
-    })
-    if (found.length === 0) throw notFound(`id: no credential ${item.id} was issued here with a ${item.purpose} status entry`)
-    return Promise.all(found.map(async (entry) => ({ entry, list: (await lists.get(entry.listId))! })))
-  }
+  if ('statusListCredential' in item)
+    return [await entryAt(ctx, caller, item.statusListCredential, item.statusListIndex, item.purpose, batch)]
+  if ('id' in item) return [await entryById(ctx, caller, item, batch)]
   const { credentials } = tenantCollections(ctx.storage, tenantId, { credentials: CREDENTIALS })
   const record = await credentials.get(item._id)
   batch.reader ??= readerFacts(ctx, caller)
@@ -236,7 +226,100 @@ async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batc
     (e) => e.statusPurpose === item.purpose,
   )
   if (named.length === 0) throw invalid(`_id: credential ${item._id} has no credentialStatus entry of purpose ${item.purpose}`)
-  return Promise.all(named.map((e) => entryAt(ctx, tenantId, String(e.statusListCredential), String(e.statusListIndex), item.purpose)))
+  return Promise.all(named.map((e) => entryAt(ctx, caller, String(e.statusListCredential), String(e.statusListIndex), item.purpose, batch)))
+}
+
+/** Most credentials an ambiguous `id`'s error names. */
+const NAMED_AT_MOST = 10
+
+/**
+ * The entry of the one credential with this `id` (and a `purpose` entry) whose status the caller
+ * may change: entries in lists of other issuers are not looked at — another issuer of the tenant
+ * reusing the `id` neither blocks the change nor learns of it. None: 422 NOT_FOUND, as for an `id`
+ * never issued. Several: 422 naming them — the `_id`s of their stored copies the caller may read,
+ * the list URL and index of the others — so that the caller names one.
+ */
+async function entryById(ctx: Ctx, caller: Caller, item: Extract<StatusItem, { id: string }>, batch: Batch): Promise<Target> {
+  const { entries, lists } = tenantCollections(ctx.storage, caller.tenantId, { entries: STATUS_ENTRIES, lists: STATUS_LISTS })
+  const found = await entries.all({
+    and: [
+      { field: 'credentialId', op: 'eq', value: item.id },
+      { field: 'purpose', op: 'eq', value: item.purpose },
+    ],
+  })
+  const mine: Target[] = []
+  for (const entry of found) {
+    const list = (await lists.get(entry.listId))!
+    if (await mayChange(ctx, caller, list, batch)) mine.push({ entry, list })
+  }
+  if (mine.length === 1) return mine[0]
+  if (mine.length === 0)
+    throw notFound(
+      `id: no credential ${item.id} whose status you may change was issued here with a ${item.purpose} status entry ` +
+        '(an MPC issuer’s entries need its quorum’s approvals with the request)',
+    )
+  const named = await namesOf(ctx, caller, item, mine, batch)
+  const shown = named.slice(0, NAMED_AT_MOST).join(', ')
+  const more = named.length > NAMED_AT_MOST ? ` and ${named.length - NAMED_AT_MOST} more` : ''
+  throw invalid(
+    `id: ${mine.length} credentials ${item.id} whose status you may change have a ${item.purpose} entry; name one: ${shown}${more}`,
+  )
+}
+
+/**
+ * How the caller names each of `targets` instead of by `id`: `_id <id>` for those with a stored
+ * copy it may read, `<list URL>#<index>` (statusListCredential + statusListIndex) for the others.
+ */
+async function namesOf(
+  ctx: Ctx,
+  caller: Caller,
+  item: Extract<StatusItem, { id: string }>,
+  targets: Target[],
+  batch: Batch,
+): Promise<string[]> {
+  const urlOf = ({ list, entry }: Target) => `${listUrlOf(list.baseUrl, list.id)}#${entry.index}`
+  const unnamed = new Set(targets.map(urlOf))
+  const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
+  const spellings = [...new Set([item.id, principalOf(item.id)])]
+  const stored = await credentials.find({ field: 'vcId', op: 'in', value: spellings }, { limit: 100 })
+  batch.reader ??= readerFacts(ctx, caller)
+  const reader = await batch.reader
+  const names: string[] = []
+  for (const record of stored.items) {
+    if (!decide(CREDENTIAL_RULES.readCredential, reader, record).allowed) continue
+    const content = record.jwt !== undefined ? (decodeJwt(record.jwt).payload as { vc?: unknown }).vc : record.jsonld
+    const urls = statusEntriesOf(content)
+      .filter((e) => e.statusPurpose === item.purpose)
+      .map((e) => `${String(e.statusListCredential)}#${String(e.statusListIndex)}`)
+      .filter((url) => unnamed.has(url))
+    if (urls.length === 0) continue
+    names.push(`_id ${record.id}`)
+    for (const url of urls) unnamed.delete(url)
+  }
+  return [...names, ...unnamed]
+}
+
+/** The access check of `list` for this request, made once per list: resolves to its signers, or rejects (403). */
+function allowedFor(ctx: Ctx, caller: Caller, list: StatusListRecord, batch: Batch): Promise<ListSigners> {
+  let allowed = batch.allowed.get(list.id)
+  if (allowed === undefined) {
+    allowed = assertChangesStatus(ctx, caller, list)
+    // Awaited where it matters; a refusal is not an unhandled rejection meanwhile.
+    allowed.catch(() => undefined)
+    batch.allowed.set(list.id, allowed)
+  }
+  return allowed
+}
+
+/** Whether the caller may change entries of `list` in this request (a refusal other than 403 is thrown). */
+async function mayChange(ctx: Ctx, caller: Caller, list: StatusListRecord, batch: Batch): Promise<boolean> {
+  try {
+    await allowedFor(ctx, caller, list, batch)
+    return true
+  } catch (err) {
+    if (err instanceof IdentityError && err.errorType === 'FORBIDDEN') return false
+    throw err
+  }
 }
 
 /** The `credentialStatus` entries of a credential (a JSON-LD document, or a VC-JWT's `vc`). */
@@ -246,13 +329,18 @@ function statusEntriesOf(credential: unknown): Array<Record<string, unknown>> {
   return all.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
 }
 
-/** The allocated entry `index` of the list at `url`, a list of this tenant and of `purpose`. */
-async function entryAt(ctx: Ctx, tenantId: string, url: string, index: string | number, purpose: string): Promise<Target> {
-  const { entries, lists } = tenantCollections(ctx.storage, tenantId, { entries: STATUS_ENTRIES, lists: STATUS_LISTS })
+/**
+ * The allocated entry `index` of the list at `url`, a list of this tenant and of `purpose`. A
+ * caller who may not change the list's entries is refused (403) before anything about them is
+ * read: an allocated index and a free one get the same answer.
+ */
+async function entryAt(ctx: Ctx, caller: Caller, url: string, index: string | number, purpose: string, batch: Batch): Promise<Target> {
+  const { entries, lists } = tenantCollections(ctx.storage, caller.tenantId, { entries: STATUS_ENTRIES, lists: STATUS_LISTS })
   const listId = listIdOf(url)
   const list = listId === undefined ? undefined : await lists.get(listId)
   // Another tenant's list is not told apart from no list.
   if (!list || listUrlOf(list.baseUrl, list.id) !== url) throw notFound(`statusListCredential: no status list of this tenant at ${url}`)
+  await allowedFor(ctx, caller, list, batch)
   if (list.purpose !== purpose) throw invalid(`purpose: the list at ${url} is a ${list.purpose} list`)
   const position = Number(index)
   if (!Number.isSafeInteger(position) || position < 0 || position >= list.size)

@@ -3,7 +3,8 @@
  * (`<publicUrl>/status/<listId>`) is read from its storage through {@link OwnStatusLists};
  * any other list only from an origin the operator allows (`statusListOrigins`), fetched
  * ({@link fetchStatusList}) and kept for its `Cache-Control: max-age`, revalidated with its
- * ETag. No request ever goes to an origin not allowed: a caller's credential names the URL,
+ * ETag. A fetch that fails is not made again for `negativeCacheMs`: the failure is the answer
+ * meanwhile. No request ever goes to an origin not allowed: a caller's credential names the URL,
  * the operator names the origins.
  */
 import { createHash } from 'node:crypto'
@@ -32,8 +33,10 @@ export interface StatusListSourceOptions {
   origins: readonly string[]
   timeoutMs: number
   maxBytes: number
-  /** Most foreign lists kept. */
+  /** Most foreign lists kept (and most failures). */
   cacheSize: number
+  /** How long a failed fetch is the answer without asking again, ms (0: not kept). */
+  negativeCacheMs: number
 }
 
 interface Cached extends HeldList {
@@ -49,23 +52,35 @@ const OWN_PATH = '/status/'
 export class StatusListSource {
   readonly #origins: ReadonlySet<string>
   readonly #cache: BoundedCache<string, Cached>
+  readonly #failures: BoundedCache<string, { problem: StatusProblem; until: number }>
   readonly #inFlight = new Map<string, Promise<HeldList | StatusProblem>>()
 
   constructor(readonly options: StatusListSourceOptions) {
     this.#origins = new Set(options.origins)
     this.#cache = new BoundedCache(options.cacheSize)
+    this.#failures = new BoundedCache(options.cacheSize)
+  }
+
+  /** Whether reading `url` fetches it from an allowed origin (not the service's own list, nor a refused origin). */
+  isFetched(url: URL): boolean {
+    return !this.#isOwn(url.href) && this.#origins.has(url.origin)
+  }
+
+  #isOwn(href: string): boolean {
+    const { publicUrl } = this.options
+    return publicUrl !== undefined && href.startsWith(`${publicUrl}${OWN_PATH}`)
   }
 
   /** The list credential at `url`, or why it cannot be had. Never throws. */
   async get(url: URL, now: number): Promise<HeldList | StatusProblem> {
-    const { publicUrl } = this.options
     const href = url.href.split('#')[0]
-    if (publicUrl !== undefined && href.startsWith(`${publicUrl}${OWN_PATH}`))
-      return this.#own(href.slice(publicUrl.length + OWN_PATH.length))
+    if (this.#isOwn(href)) return this.#own(href.slice(this.options.publicUrl!.length + OWN_PATH.length))
     if (!this.#origins.has(url.origin))
       return { reason: 'originNotAllowed', error: `status list origin ${url.origin} is not allowed (statusListOrigins)` }
     const cached = this.#cache.get(href)
     if (cached !== undefined && now < cached.freshUntil) return cached
+    const failed = this.#failures.get(href)
+    if (failed !== undefined && now < failed.until) return failed.problem
     let pending = this.#inFlight.get(href)
     if (pending === undefined) {
       pending = this.#fetch(url, href, cached, now).finally(() => this.#inFlight.delete(href))
@@ -88,7 +103,12 @@ export class StatusListSource {
   async #fetch(url: URL, href: string, cached: Cached | undefined, now: number): Promise<HeldList | StatusProblem> {
     const { timeoutMs, maxBytes } = this.options
     const fetched = await fetchStatusList(url, { timeoutMs, maxBytes, ...(cached?.etag !== undefined && { etag: cached.etag }) })
-    if ('reason' in fetched) return fetched
+    if ('reason' in fetched) {
+      const { negativeCacheMs } = this.options
+      const kept = `${fetched.error} (not asked again for ${negativeCacheMs} ms: statusLists.negativeCacheMs)`
+      if (negativeCacheMs > 0) this.#failures.set(href, { problem: { ...fetched, error: kept }, until: now + negativeCacheMs })
+      return fetched
+    }
     const freshUntil = now + Math.min(fetched.maxAgeSeconds, MAX_AGE_CAP_SECONDS) * 1000
     const next: Cached =
       fetched.kind === 'unchanged'

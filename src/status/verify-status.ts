@@ -10,9 +10,21 @@
  * A verified, decoded list is kept by version (content digest, or the own list's ETag) in a
  * bounded cache: a credential whose list is held is checked without a request, a signature
  * check or a GZIP inflate.
+ *
+ * Each request has a budget ({@link StatusVerifier.forRequest}, a {@link RequestFetches}): within
+ * it each list URL is read once (its result, a failure included, serves every other entry naming
+ * it), at most `maxListsPerRequest` distinct lists are fetched from other origins, and all its
+ * status checks share one deadline (`requestDeadlineMs`, from its first check); an entry past
+ * either fails its check naming the option.
  */
 import type { VerificationCheck } from '../credentials/schemas.js'
-import type { CredentialStatusCheck, CredentialVerifyOptions, StatusBearing } from '../credentials/verify-credential.js'
+import type {
+  CredentialStatusCheck,
+  CredentialStatusChecks,
+  CredentialVerifyOptions,
+  StatusBearing,
+} from '../credentials/verify-credential.js'
+import { Exceeded, RequestFetches } from '../net/request-fetches.js'
 import { BoundedCache } from './status-list-cache.js'
 import { ENTRY_TYPES, entriesOf, entryFields, parseEntry, type StatusEntry, type StatusProblem } from './status-list-entry.js'
 import { readStatusList, type ReadList } from './status-list-read.js'
@@ -32,6 +44,12 @@ export interface StatusVerifierOptions {
   maxBytes?: number
   /** Most lists kept, fetched and decoded each (default 32). */
   cacheSize?: number
+  /** Most distinct lists of other origins one request reads (default 16); more fail their checks. */
+  maxListsPerRequest?: number
+  /** One deadline for all the status checks of a request, ms from its first (default 10 s). */
+  requestDeadlineMs?: number
+  /** How long a list that could not be fetched is not asked for again, its failure the answer, ms (default 30 s; 0: never). */
+  negativeCacheMs?: number
 }
 
 /** Most status entries checked in one credential; more is a failed check. */
@@ -41,10 +59,12 @@ const FAILING_PURPOSES = new Map<string, 'revoked' | 'suspended'>([
   ['suspension', 'suspended'],
 ])
 
-export class StatusVerifier {
+export class StatusVerifier implements CredentialStatusChecks {
   readonly #source: StatusListSource
   readonly #lists: BoundedCache<string, ReadList>
   readonly #maxBytes: number
+  readonly #maxLists: number
+  readonly #deadlineMs: number
 
   /** @throws {TypeError} an origin that is not https (or http on loopback), or a bad bound */
   constructor(options: StatusVerifierOptions = {}) {
@@ -52,6 +72,9 @@ export class StatusVerifier {
       throw new TypeError('publicUrl: must be an absolute http(s) URL without query or fragment')
     this.#maxBytes = options.maxBytes ?? 2 * 1024 * 1024
     const cacheSize = options.cacheSize ?? 32
+    this.#maxLists = bound('maxListsPerRequest', options.maxListsPerRequest ?? 16, 1)
+    this.#deadlineMs = bound('requestDeadlineMs', options.requestDeadlineMs ?? 10_000, 1)
+    const negativeCacheMs = bound('negativeCacheMs', options.negativeCacheMs ?? 30_000, 0)
     this.#source = new StatusListSource({
       ...(options.publicUrl !== undefined && { publicUrl: new URL(options.publicUrl).href.replace(/\/+$/, '') }),
       ...(options.own !== undefined && { own: options.own }),
@@ -59,40 +82,43 @@ export class StatusVerifier {
       timeoutMs: options.timeoutMs ?? 5_000,
       maxBytes: this.#maxBytes,
       cacheSize,
+      negativeCacheMs,
     })
     this.#lists = new BoundedCache(cacheSize)
   }
 
-  /** The checks of `credential`'s status entries (a {@link CredentialStatusCheck}). */
-  readonly check: CredentialStatusCheck = async (credential, options) => {
-    const entries = entriesOf(credential.credentialStatus)
-    if (entries.length > MAX_STATUS_ENTRIES) {
-      const error = `more than ${MAX_STATUS_ENTRIES} status entries`
-      return [{ check: 'status', verified: false, reason: 'malformedEntry', error }]
+  /**
+   * The status check of one request (a {@link CredentialStatusCheck}): give every credential of
+   * the request to it. `fetches`: the request's budget, when other reads of the request share it.
+   */
+  forRequest(fetches = new RequestFetches({ maxKeys: this.#maxLists, deadlineMs: this.#deadlineMs })): CredentialStatusCheck {
+    return async (credential, options) => {
+      const entries = entriesOf(credential.credentialStatus)
+      if (entries.length > MAX_STATUS_ENTRIES) {
+        const error = `more than ${MAX_STATUS_ENTRIES} status entries`
+        return [{ check: 'status', verified: false, reason: 'malformedEntry', error }]
+      }
+      const checks: VerificationCheck[] = []
+      for (const [index, entry] of entries.entries()) {
+        const fields: VerificationCheck = { check: 'status', entry: index, ...entryFields(entry), verified: false }
+        const parsed = parseEntry(entry)
+        const found = 'reason' in parsed ? parsed : await this.#checkEntry(parsed, credential, options, fetches)
+        checks.push({ ...fields, ...found })
+      }
+      return checks
     }
-    const checks: VerificationCheck[] = []
-    for (const [index, entry] of entries.entries()) {
-      const fields: VerificationCheck = { check: 'status', entry: index, ...entryFields(entry), verified: false }
-      const parsed = parseEntry(entry)
-      const found = 'reason' in parsed ? parsed : await this.#checkEntry(parsed, credential, options)
-      checks.push({ ...fields, ...found })
-    }
-    return checks
   }
 
   async #checkEntry(
     entry: StatusEntry,
     credential: StatusBearing,
     options: CredentialVerifyOptions,
+    fetches: RequestFetches,
   ): Promise<StatusProblem | { verified: boolean; value: boolean; reason?: 'revoked' | 'suspended'; error?: string }> {
-    const held = await this.#source.get(entry.url, options.now)
-    if ('reason' in held) return held
-    let list = this.#lists.get(held.version)
-    if (list === undefined) {
-      const read = await readStatusList(held.credential, options, this.#maxBytes)
-      if ('reason' in read) return read
-      this.#lists.set(held.version, (list = read))
-    }
+    const href = entry.url.href.split('#')[0]
+    const list = await fetches.get(href, () => this.#read(entry.url, options), this.#source.isFetched(entry.url))
+    if (list instanceof Exceeded) return list.limit === 'deadline' ? this.#pastDeadline() : this.#tooManyLists()
+    if ('reason' in list) return list
     if (list.entryType !== entry.type)
       return { reason: 'malformedList', error: `status list: a ${entry.type} needs a ${ENTRY_TYPES[entry.type].list}` }
     if (list.issuer !== credential.issuer)
@@ -106,4 +132,31 @@ export class StatusVerifier {
     if (failure === undefined) return { verified: true, value }
     return { verified: false, value, reason: failure, error: `${failure}: entry ${entry.index} of its status list is set` }
   }
+
+  /** The list at `url`, read and verified (or held), or why not. */
+  async #read(url: URL, options: CredentialVerifyOptions): Promise<ReadList | StatusProblem> {
+    const held = await this.#source.get(url, options.now)
+    if ('reason' in held) return held
+    const kept = this.#lists.get(held.version)
+    if (kept !== undefined) return kept
+    const read = await readStatusList(held.credential, options, this.#maxBytes)
+    if (!('reason' in read)) this.#lists.set(held.version, read)
+    return read
+  }
+
+  #tooManyLists(): StatusProblem {
+    const error = `status list: this request already reads ${this.#maxLists} lists of other origins (statusLists.maxListsPerRequest)`
+    return { reason: 'tooManyLists', error }
+  }
+
+  #pastDeadline(): StatusProblem {
+    const error = `status list: the request’s status checks took longer than ${this.#deadlineMs} ms (statusLists.requestDeadlineMs)`
+    return { reason: 'requestDeadline', error }
+  }
+}
+
+/** `value` when it is an integer of at least `min`. @throws {TypeError} naming the option otherwise */
+function bound(name: string, value: number, min: number): number {
+  if (!Number.isSafeInteger(value) || value < min) throw new TypeError(`statusLists.${name}: must be an integer of at least ${min}`)
+  return value
 }

@@ -142,3 +142,65 @@ describe('JSON-LD presentation ↔ transmute Recovery2020', () => {
     expect((await verifyHere({ presentation: { jsonld: tampered }, challenge: 'c-11' })).verified).toBe(false)
   })
 })
+
+describe('a presentation naming a holder other than its signer (issue 28, finding 9)', () => {
+  it('a VP-JWT did-jwt-vc signs with one key naming another holder — in vp.holder or holder — is verified: false (`holder`)', async () => {
+    const key = new LocalSigner(generatePrivateKey())
+    const signer = `did:ethr:dev:${key.address}`
+    const vp = { '@context': [CREDENTIALS_V1_URL], type: ['VerifiablePresentation'], verifiableCredential: [jwtVc] }
+    const by = { did: signer, signer: didJwtSigner(key), alg: 'ES256K' }
+    const inVp = await createVerifiablePresentationJwt({ vp: { ...vp, holder: holder.did } }, by)
+    // did-jwt-vc moves a top-level holder into iss unless told to keep it; the signer's DID then overrides iss.
+    const topLevel = await createVerifiablePresentationJwt({ vp, holder: holder.did }, by, { removeOriginalFields: false })
+    for (const jwt of [inVp, topLevel]) {
+      const ours = await verifyHere({ presentation: { jwt } })
+      expect(ours).toMatchObject({ verified: false, holder: signer, error: expect.stringMatching(/^holder: /) })
+      expect(ours.checks.filter((c: { check: string }) => c.check !== 'credential')).toEqual([
+        { check: 'signature', verified: true, verificationMethod: `${signer}#controller` },
+        {
+          check: 'holder',
+          verified: false,
+          error: `the holder it names (${holder.did}) is not its signer (iss ${signer})`,
+        },
+      ])
+    }
+    // Naming the signer itself (in either spelling of its DID) is the holder check passed.
+    const keyDid = `did:ethr:dev:0x${key.publicKeyHex}`
+    for (const named of [signer, keyDid]) {
+      const jwt = await createVerifiablePresentationJwt({ vp: { ...vp, holder: named } }, by)
+      const ours = await verifyHere({ presentation: { jwt } })
+      expect(ours).toMatchObject({ verified: true, holder: signer })
+      expect(ours.checks.map((c: { check: string }) => c.check)).toEqual(['signature', 'holder', 'credential'])
+    }
+  })
+
+  it('a JSON-LD presentation the Recovery2020 suite signs with one key naming another holder is verified: false (`proof`)', async () => {
+    const privateKey = suiteSafeKey()
+    const signer = `did:ethr:dev:${new LocalSigner(privateKey).address}`
+    const key = new EcdsaSecp256k1RecoveryMethod2020({
+      id: `${signer}#controller`,
+      type: 'EcdsaSecp256k1RecoveryMethod2020',
+      controller: signer,
+      privateKeyHex: bytesToHex(privateKey),
+    })
+    const unsigned = {
+      '@context': [CREDENTIALS_V1_URL, SECP256K1_RECOVERY_2020_V0_URL],
+      type: ['VerifiablePresentation'],
+      holder: holder.did,
+      verifiableCredential: [jsonldVc],
+    }
+    const vp: JsonLdDocument = await jsigs.sign(structuredClone(unsigned), {
+      suite: new EcdsaSecp256k1RecoverySignature2020({ key }),
+      purpose: purpose('c-12', 'verifier.example'),
+      documentLoader: transmuteLoader,
+      compactProof: false,
+    })
+    const ours = await verifyHere({ presentation: { jsonld: vp }, challenge: 'c-12' })
+    expect(ours).toMatchObject({ verified: false, holder: holder.did })
+    expect(ours.checks[0]).toEqual({
+      check: 'proof',
+      verified: false,
+      error: `no proof is by the holder ${holder.did}: the holder must sign its presentation`,
+    })
+  })
+})

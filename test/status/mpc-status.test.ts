@@ -118,11 +118,18 @@ describe('status lists of an MPC issuer', () => {
     const listBefore = await published(suspension)
     const before = await snapshot(h)
     for (const didAuth of [await approvals(members[1]), outsider.jwt, `${await approvals(members[0])},${outsider.jwt}`]) {
-      const res = await change([{ id: vc.id, purpose: 'suspension', value: true }], didAuth)
+      const { statusListCredential, statusListIndex } = suspension
+      const items = [
+        { statusListCredential, statusListIndex, purpose: 'suspension', value: true },
+        { id: vc.id, purpose: 'suspension', value: true },
+      ]
+      const res = await change(items, didAuth)
       expect(res.status).toBe(200)
       expect(res.body.items).toEqual([])
-      expect(res.body.errors).toHaveLength(1)
+      expect(res.body.errors).toHaveLength(2)
       expect(res.body.errors[0]).toMatchObject({ index: 0, error: { statusCode: 403, errorType: 'FORBIDDEN' } })
+      // By `id`: resolved among the credentials whose status this request may change — none (issue 28, finding 6).
+      expect(res.body.errors[1]).toMatchObject({ index: 1, error: { statusCode: 422, errorType: 'NOT_FOUND' } })
     }
     expect(await snapshot(h)).toEqual(before)
     const listAfter = await published(suspension)

@@ -80,9 +80,18 @@ describe.each(HARNESS_STORAGES)('status change attacks (%s)', (_label, storage) 
     const read = await h.request('GET', `/claims?ids=${encodeURIComponent(vc.id)}`, { didAuth, token })
     return read.status === 200 && (read.body.vcs as Array<{ _id: string }>).some((v) => v._id === vc._id)
   }
+  /** The `id` item's refusal: an `id` is resolved among the credentials whose status the caller may change, and none is one. */
+  const noneOfYours = (id: string, purpose: string) => ({
+    statusCode: 422,
+    errorType: 'NOT_FOUND',
+    errorMessage:
+      `id: no credential ${id} whose status you may change was issued here with a ${purpose} status entry ` +
+      '(an MPC issuer’s entries need its quorum’s approvals with the request)',
+  })
   /**
    * Every item refused with `errorType`, nothing written — except the `_id` item of a caller who
-   * may not read the stored credential: NOT_FOUND like a credential that is not there (the one read rule).
+   * may not read the stored credential: NOT_FOUND like a credential that is not there (the one read
+   * rule); and the `id` item: NOT_FOUND like an `id` never issued (issue 28, finding 6).
    */
   const expectRefused = async (didAuth: string, errorType: 'FORBIDDEN' | 'NOT_FOUND', token?: string) => {
     const readable = await reads(didAuth, token)
@@ -96,10 +105,14 @@ describe.each(HARNESS_STORAGES)('status change attacks (%s)', (_label, storage) 
         expect(error).toEqual({ statusCode: 422, errorType: 'NOT_FOUND', errorMessage: `_id: no stored credential ${vc._id}` })
         continue
       }
+      if (index === 1) {
+        expect(error).toEqual(noneOfYours(vc.id, 'suspension'))
+        continue
+      }
       expectError({ status: error.statusCode, body: error }, errorType === 'FORBIDDEN' ? 403 : 422, errorType)
     }
     expect(await snapshot(h)).toEqual(before)
-    return res.body.errors.map((e: any) => e.error.errorMessage as string)
+    return res.body.errors.filter((e: any) => e.index !== 1).map((e: any) => e.error.errorMessage as string)
   }
 
   beforeAll(async () => {
@@ -245,6 +258,132 @@ describe.each(HARNESS_STORAGES)('status change attacks (%s)', (_label, storage) 
     const byHeir = await change(itemsOf(credential).slice(0, 2), heir.jwt)
     expect(byHeir.body.errors).toEqual([])
     expect(byHeir.body.items.map((i: any) => i.entries[0].changed)).toEqual([true, true])
+  })
+
+  /** A JWT credential of `by` with the given `id` and status purposes, stored by `by` unless `store` is false. */
+  const issueWithId = async (by: Wallet, id: string, purposes: string[], store = true) => {
+    const signed = await h.request('POST', '/claims/sign', {
+      json: { iss: by.did, sub: subject.did, format: 'JWT', status: { purposes }, claims: [{ id, payload: { member: true } }] },
+      didAuth: by.jwt,
+    })
+    expect(signed.status).toBe(200)
+    const { jwt } = signed.body.vcs[0]
+    if (!store) return { id, jwt, _id: '' }
+    const stored = await h.request('POST', '/claims', { json: { claims: [{ jwt }] }, didAuth: by.jwt })
+    expect(stored.body.errors).toEqual([])
+    return { id, jwt, _id: stored.body.vcs[0]._id as string }
+  }
+  const entryUrl = (e: Record<string, string>) => `${e.statusListCredential}#${e.statusListIndex}`
+
+  it('another issuer of the tenant reusing a credential’s id neither blocks its revocation by id nor learns of it', async () => {
+    const id = `urn:uuid:${crypto.randomUUID()}`
+    const victim = await issueWithId(issuer, id, ['revocation', 'suspension'])
+    // The attacker: a same-tenant issuer (another vault's wallet), its credential reusing the id.
+    const copy = await issueWithId(otherVault, id, ['suspension'])
+    // By id, the attacker reaches its own credential only, and learns nothing of the victim's.
+    const before = await snapshot(h)
+    const probe = await change([{ id, purpose: 'revocation', value: true }], otherVault.jwt)
+    expect(probe.body.errors).toEqual([{ index: 0, error: noneOfYours(id, 'revocation') }])
+    const never = await change([{ id: `urn:uuid:${crypto.randomUUID()}`, purpose: 'revocation', value: true }], otherVault.jwt)
+    expect(never.body.errors[0].error.errorMessage.replace(/urn:uuid:[\w-]+/, 'ID')).toBe(
+      probe.body.errors[0].error.errorMessage.replace(/urn:uuid:[\w-]+/, 'ID'),
+    )
+    expect(await snapshot(h)).toEqual(before)
+    const own = await change([{ id, purpose: 'suspension', value: true }], otherVault.jwt)
+    expect(own.body.errors).toEqual([])
+    expect(own.body.items).toEqual([
+      {
+        index: 0,
+        entries: [expect.objectContaining({ statusListCredential: entriesOf(copy.jwt)[0].statusListCredential, changed: true })],
+      },
+    ])
+    const seen = JSON.stringify([probe.body, own.body])
+    for (const secret of [victim._id, issuer.did, ...entriesOf(victim.jwt).map((e) => e.statusListCredential)])
+      expect(seen).not.toContain(secret)
+    // The victim's issuer revokes by id: its own entry, and only it.
+    const [revocation] = entriesOf(victim.jwt)
+    const revoked = await change([{ id, purpose: 'revocation', value: true }], issuer.jwt)
+    expect(revoked.body.errors).toEqual([])
+    expect(revoked.body.items).toEqual([
+      {
+        index: 0,
+        entries: [
+          {
+            statusListCredential: revocation.statusListCredential,
+            statusListIndex: revocation.statusListIndex,
+            statusPurpose: 'revocation',
+            value: true,
+            changed: true,
+          },
+        ],
+      },
+    ])
+    // Suspending by id: its own suspension entry; the attacker's (suspended already) untouched.
+    const suspended = await change([{ id, purpose: 'suspension', value: false }], issuer.jwt)
+    expect(suspended.body.items[0].entries).toEqual([
+      expect.objectContaining({ statusListIndex: entriesOf(victim.jwt)[1].statusListIndex, changed: false }),
+    ])
+    expect(JSON.stringify(suspended.body)).not.toContain(copy._id)
+  })
+
+  it('an id naming several credentials the caller may change is 422 naming only them: their _id, else their list and index', async () => {
+    const id = `urn:uuid:${crypto.randomUUID()}`
+    const stored = await issueWithId(issuer, id, ['revocation'])
+    const unstored = await issueWithId(sibling, id, ['revocation'], false)
+    const theirs = await issueWithId(otherVault, id, ['revocation'])
+    const before = await snapshot(h)
+    const res = await change([{ id, purpose: 'revocation', value: true }], issuer.jwt)
+    expect(res.body.items).toEqual([])
+    expect(res.body.errors).toEqual([
+      {
+        index: 0,
+        error: {
+          statusCode: 422,
+          errorType: 'VALIDATION_ERROR',
+          errorMessage: `id: 2 credentials ${id} whose status you may change have a revocation entry; name one: _id ${stored._id}, ${entryUrl(entriesOf(unstored.jwt)[0])}`,
+        },
+      },
+    ])
+    expect(JSON.stringify(res.body)).not.toContain(theirs._id)
+    expect(JSON.stringify(res.body)).not.toContain(entriesOf(theirs.jwt)[0].statusListCredential)
+    expect(await snapshot(h)).toEqual(before)
+    // Named so, each is changed alone.
+    const one = await change([{ _id: stored._id, purpose: 'revocation', value: true }], issuer.jwt)
+    expect(one.body.items[0].entries).toEqual([expect.objectContaining({ changed: true })])
+  })
+
+  it('a caller without rights over a list gets the same 403 for an allocated and a free index of it; nothing written', async () => {
+    const [revocation] = entriesOf(vc.jwt)
+    const listId = revocation.statusListCredential.split('/').pop()!
+    const taken = new Set(
+      (await h.storage.collection('status_entries').find({ field: 'listId', op: 'eq', value: listId }, { limit: 1_000 })).items.map(
+        (e: any) => e.index as number,
+      ),
+    )
+    const free = [...Array(taken.size + 1).keys()].find((i) => !taken.has(i))!
+    const at = (index: number | string) => ({
+      statusListCredential: revocation.statusListCredential,
+      statusListIndex: String(index),
+      purpose: 'revocation',
+      value: true,
+    })
+    const before = await snapshot(h)
+    for (const didAuth of [otherVault.jwt, roleHolder.jwt, subject.jwt]) {
+      const res = await change([at(revocation.statusListIndex), at(free)], didAuth)
+      expect(res.body.items).toEqual([])
+      const [allocated, unallocated] = res.body.errors.map((e: any) => e.error)
+      expect(allocated).toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
+      expect(unallocated).toEqual(allocated)
+    }
+    expect(await snapshot(h)).toEqual(before)
+    // The caller with rights keeps today's answers: the free index is not allocated.
+    const res = await change([at(free)], issuer.jwt)
+    expect(res.body.errors[0].error).toEqual({
+      statusCode: 422,
+      errorType: 'VALIDATION_ERROR',
+      errorMessage: `statusListIndex: entry ${free} of ${revocation.statusListCredential} is not allocated to a credential`,
+    })
+    expect(await snapshot(h)).toEqual(before)
   })
 
   it('a credential the attacker made herself, naming the issuer’s entry, changes nothing by its _id', async () => {
