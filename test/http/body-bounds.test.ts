@@ -115,6 +115,18 @@ describe.each([
     expect(await snapshot(h)).toEqual(before)
   })
 
+  it('the scan reads UTF-8: a body declaring another charset is 422 (UTF-16 was decoded before), nothing written', async () => {
+    const before = await snapshot(h)
+    for (const charset of ['utf-16le', 'utf-16be', 'utf-32']) {
+      const res = await h.request('POST', '/wallet', {
+        body: Buffer.from('{"wallet":{}}', 'utf16le'),
+        headers: { 'content-type': `application/json; charset=${charset}` },
+      })
+      expect(res.body).toEqual(refusal('unsupported body encoding'))
+    }
+    expect(await snapshot(h)).toEqual(before)
+  })
+
   it('embedded inputs HTTP cannot carry: a cycle is too deep; a shared object met 2^60 ways is walked once per depth', async () => {
     const before = await snapshot(h)
     const cycle: Record<string, unknown> = { alias: 'x' }
