@@ -2,6 +2,9 @@
  * Child process of the flood measurement (bench/flood.ts): `senders` clients, each POSTing a
  * JSON body of `bodyBytes` to `url` without a valid Base Auth Token (half send none, half an
  * unknown one), one request at a time — request, response, next — while the parent says so.
+ * With `authorization` (bench/hostile-bodies.ts), every sender sends that header instead and
+ * cycles through the worst bodies a server with `limits.depth` = `depth` admits
+ * (test/helpers/hostile-bodies.ts).
  *
  * Messages from the parent: `start` (answered with `started` once every sender has had a
  * response) and `stop` (answered with `stopped` and the counts so far, once every sender is
@@ -9,6 +12,7 @@
  * the parent disconnects, it stops sending and exits.
  */
 import http from 'node:http'
+import { worstAdmittedBodies } from '../test/helpers/hostile-bodies.js'
 
 export interface FloodConfig {
   url: string
@@ -16,6 +20,10 @@ export interface FloodConfig {
   bodyBytes: number
   maxRequests: number
   maxMs: number
+  /** Every sender's `Authorization` header, and the worst admitted bodies instead of one long alias. */
+  authorization?: string
+  /** `limits.depth` of the server, for the worst admitted bodies. */
+  depth?: number
 }
 
 export interface FloodCounts {
@@ -32,16 +40,21 @@ const config = JSON.parse(process.argv[2] ?? '') as FloodConfig
 const deadline = Date.now() + config.maxMs
 const prefix = '{"wallet":{"alias":"'
 const suffix = '"}}'
-const body = Buffer.from(prefix + 'x'.repeat(config.bodyBytes - prefix.length - suffix.length) + suffix)
+const bodies =
+  config.authorization === undefined
+    ? [Buffer.from(prefix + 'x'.repeat(config.bodyBytes - prefix.length - suffix.length) + suffix)]
+    : worstAdmittedBodies(config.bodyBytes, config.depth ?? 64).map((b) => Buffer.from(b.text))
 const agent = new http.Agent({ keepAlive: true, maxSockets: config.senders })
 const counts: FloodCounts = { requests: 0, statuses: {}, errors: 0 }
 let running = false
 let senders: Promise<void>[] = []
 
 function send(sender: number): Promise<void> {
+  const body = bodies[(counts.requests + sender) % bodies.length]
   counts.requests++
   const headers: http.OutgoingHttpHeaders = { 'content-type': 'application/json', 'content-length': body.length }
-  if (sender % 2 === 1) headers.authorization = `Bearer unknown-${sender}-0123456789abcdef`
+  if (config.authorization !== undefined) headers.authorization = config.authorization
+  else if (sender % 2 === 1) headers.authorization = `Bearer unknown-${sender}-0123456789abcdef`
   return new Promise((resolve) => {
     const req = http.request(config.url, { method: 'POST', agent, headers }, (res) => {
       counts.statuses[res.statusCode ?? 0] = (counts.statuses[res.statusCode ?? 0] ?? 0) + 1

@@ -43,7 +43,7 @@ export interface FloodResults {
 }
 
 /** The sender process, driven by `start`/`stop` messages; each resolves on the child's answer. */
-function floodSenders(config: FloodConfig) {
+export function floodSenders(config: FloodConfig) {
   const child: ChildProcess = fork(new URL('./flood-senders.ts', import.meta.url), [JSON.stringify(config)], {
     execArgv: ['--import', 'tsx'],
   })
@@ -96,13 +96,13 @@ async function floorServer(): Promise<{ url: string; close: () => Promise<void> 
   }
 }
 
-/** `GET url` with the Base Auth Token over one kept-alive connection; rejects unless 200. */
-function authenticatedGet(url: string): { fn: () => Promise<void>; close: () => void } {
+/** `GET url` with the Base Auth Token `apiKey` over one kept-alive connection; rejects unless 200. */
+export function authenticatedGet(url: string, apiKey = API_KEY): { fn: () => Promise<void>; close: () => void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
   const fn = () =>
     new Promise<void>((resolve, reject) => {
       http
-        .get(url, { agent, headers: { authorization: `Bearer ${API_KEY}` } }, (res) => {
+        .get(url, { agent, headers: { authorization: `Bearer ${apiKey}` } }, (res) => {
           res.resume()
           res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`bench: GET ${url} answered ${res.statusCode}`))))
         })

@@ -9,7 +9,8 @@
 import { z } from 'zod'
 import { eip55Address } from '../did/ethr.js'
 import { canonicalOrigin } from '../http/cors.js'
-import { JSONLD_CEILINGS } from '../proofs/jsonld/bounds.js'
+import { DEFAULT_DEPTH, DEPTH_MARGIN, MAX_DEPTH, depthMarginProblem } from '../operations/request-bounds.js'
+import { DEFAULT_JSONLD_LIMITS, JSONLD_CEILINGS } from '../proofs/jsonld/bounds.js'
 import { isContextUrl } from '../proofs/jsonld/contexts.js'
 import { publicBaseUrl } from '../status/list-url.js'
 import { checkedOrigins } from '../status/status-list-source.js'
@@ -146,8 +147,16 @@ const jsonldBound = (name: keyof typeof JSONLD_CEILINGS, description: string, fa
     default: fallback,
   })
 
+const within = (n: number, max: number) => Number.isInteger(n) && n >= 1 && n <= max
+
 const limits = z
   .object({
+    depth: setting(
+      z.number().int().min(1).max(MAX_DEPTH).optional(),
+      'Deepest nesting of objects and arrays in any request (the body is level 1); deeper bodies get 422 before they are ' +
+        `parsed. At least limits.jsonld.maxDepth + ${DEPTH_MARGIN}.`,
+      { embedded: 'limits.depth', default: DEFAULT_DEPTH },
+    ),
     body: setting(
       z.union([z.number().int().positive(), z.string().regex(BODY_SIZE, 'must be bytes or a size like "1mb"')]).optional(),
       'Largest JSON request body (bytes, or "512kb", "1mb"…); larger bodies get 413.',
@@ -165,6 +174,14 @@ const limits = z
       .optional(),
   })
   .strict()
+  .superRefine((value, ctx) => {
+    // Only between two depths that are each valid (a wrong one has its own issue).
+    const depth = value.depth ?? DEFAULT_DEPTH
+    const jsonldDepth = value.jsonld?.maxDepth ?? DEFAULT_JSONLD_LIMITS.maxDepth
+    if (!within(depth, MAX_DEPTH) || !within(jsonldDepth, JSONLD_CEILINGS.maxDepth)) return
+    const problem = depthMarginProblem(depth, jsonldDepth)
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['depth'], message: problem })
+  })
 
 const tokens = z
   .object({

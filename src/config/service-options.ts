@@ -61,6 +61,7 @@ export function serviceOptionsOf(settings: ServiceSettings): ConfiguredServiceOp
     ...(tokens?.maxLifetimeMs !== undefined && { tokenMaxLifetimeMs: tokens.maxLifetimeMs }),
   }
   const serviceLimits = {
+    ...(limits?.depth !== undefined && { depth: limits.depth }),
     ...(limits?.batch !== undefined && { batch: limits.batch }),
     ...(limits?.jsonld && { jsonld: limits.jsonld }),
     ...lifetimes,

@@ -13,6 +13,8 @@ export interface CredentialsConfig extends WalletsConfig {
   limits: {
     /** Bounds of every JSON-LD input, checked before any JSON-LD processing (docs/credentials.md *Work bounds*). */
     jsonld: JsonLdLimits
+    /** Deepest nesting of a request (`limits.depth`), and of what the service decodes from one (a VC-JWT's payload). */
+    depth: number
   }
   /** What Sign Verifiable Credentials does with JSON-LD terms no context defines, when the request does not say. */
   undefinedTerms: UndefinedTerms

@@ -22,7 +22,7 @@ import type { CredentialRecord } from './records.js'
 import type { RoleAssignmentRecord } from '../roles/records.js'
 import { UniqueConstraintError, type Where } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
-import { findUnstorable } from '../operations/parse.js'
+import { checkRequestValue } from '../operations/parse.js'
 import { findRole } from '../roles/views.js'
 import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
@@ -74,7 +74,7 @@ function ids(vcId?: string, issuer?: string, subject?: string): Pick<ParsedCrede
 }
 
 /** Parses a VC-JWT: it must decode, with a `vc` object. */
-function parseJwt(jwt: string): ParsedCredential {
+function parseJwt(jwt: string, maxDepth: number): ParsedCredential {
   let payload: Record<string, unknown>
   try {
     payload = decodeJwt(jwt).payload
@@ -82,9 +82,7 @@ function parseJwt(jwt: string): ParsedCredential {
     throw invalid('jwt: does not decode as a JWT')
   }
   // The request rule, inside the base64url the request check cannot see: every string the record is indexed by comes from here.
-  const unstorable = findUnstorable(payload)
-  if (unstorable !== undefined)
-    throw invalid(`jwt: payload.${unstorable.path}: ${unstorable.problem} is not accepted in strings (no backend stores it)`)
+  checkRequestValue(payload, maxDepth, 'jwt: payload')
   const vc = payload.vc
   if (vc === null || typeof vc !== 'object' || Array.isArray(vc)) throw invalid('jwt: not a VC-JWT (no `vc` claim)')
   const body = vc as Record<string, unknown>
@@ -195,7 +193,7 @@ export async function storeClaims(
     'store credential',
     input.claims.map((claim, index) => ({ claim, index })),
     async ({ claim, index }) => {
-      const parsed = 'jwt' in claim ? parseJwt(claim.jwt) : parseJsonLd(claim.jsonld)
+      const parsed = 'jwt' in claim ? parseJwt(claim.jwt, ctx.config.limits.depth) : parseJsonLd(claim.jsonld)
       if (input.verify === true) {
         const outcome =
           parsed.jwt !== undefined

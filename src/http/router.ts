@@ -10,6 +10,7 @@ import type { AuthContext } from '../auth/context.js'
 import { IdentityError } from '../errors.js'
 import type { AuthenticatedCall } from '../service/dispatcher.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
+import { checkJsonText } from '../operations/check-json-text.js'
 import { operationOf, routesOf, type SharedRoute } from '../operations/routes.js'
 import type { IdentityService } from '../service/identity-service.js'
 import { cors, type CorsOptions } from './cors.js'
@@ -79,7 +80,9 @@ const run =
       const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : ((req.body as unknown) ?? {})
       const name = operationOf(route, input)
       ;(res.locals as Locals).operation = name
-      const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params })
+      // A body's text was checked against the request bounds before it was parsed (checkedJson).
+      const inputChecked = route.method !== 'get'
+      const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params }, { inputChecked })
       if (CONTRACTS[name].document === true) serveDocument(req, res, result as ServedDocument)
       else res.status(200).json(result)
     } catch (err) {
@@ -118,6 +121,25 @@ function requireJson(req: Request, _res: Response, next: NextFunction) {
   next()
 }
 
+/**
+ * The JSON body parser: the text is checked against the request bounds — nesting at most
+ * `depth` (`limits.depth`), no U+0000 or lone surrogate in a string — before `JSON.parse`
+ * builds it, so neither time nor stack grows with a body's nesting. UTF-8 only (RFC 8259 §8.1):
+ * the check reads bytes, and another charset is 422 like any unsupported one.
+ */
+function checkedJson(limit: number | string, depth: number): RequestHandler {
+  return express.json({
+    limit,
+    strict: true,
+    type: 'application/json',
+    verify: (_req, _res, bytes, encoding) => {
+      if (encoding !== 'utf-8' && encoding !== 'utf8')
+        throw Object.assign(new Error('unsupported charset'), { type: 'charset.unsupported' })
+      checkJsonText(bytes, depth)
+    },
+  })
+}
+
 /** `Retry-After` of a 503 `SERVICE_UNAVAILABLE`: a retry within seconds is cheap, and finds the storage back or fails fast. */
 const RETRY_AFTER_SECONDS = '1'
 
@@ -126,7 +148,7 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   const router = express.Router()
   router.use(identify)
   if (options.cors) router.use(cors(options.cors))
-  const json = express.json({ limit: options.bodyLimit ?? '1mb', strict: true, type: 'application/json' })
+  const json = checkedJson(options.bodyLimit ?? '1mb', service.config.limits.depth)
 
   for (const route of routesOf(CONTRACTS)) {
     const body = route.method === 'get' ? [] : [requireJson, json]

@@ -12,6 +12,12 @@ import type { StatusConfig, StatusContext } from '../status/context.js'
 
 /** Bounds of the service's work. */
 export interface ServiceLimits {
+  /**
+   * Deepest nesting of objects and arrays in any request, the body being level 1: over HTTP
+   * checked on the body's text before it is parsed, in the embedded API on the input objects;
+   * past it a 422 names `limits.depth`. At least `jsonld.maxDepth` + 16.
+   */
+  depth: number
   /** Most items of one batch request. */
   batch: number
   /** Default DID-auth token lifetime, ms. */

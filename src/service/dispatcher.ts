@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto'
 import type { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext, Caller } from '../auth/context.js'
 import { invalid, toIdentityError } from '../errors.js'
-import { parse } from '../operations/parse.js'
+import { parse, parseChecked } from '../operations/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
 import type { ServiceContext } from './context.js'
 import type { OperationName } from './contracts.js'
@@ -42,11 +42,14 @@ export class AuthenticatedCall {
   }
 
   /**
-   * Parses `input` (the body, or the query of a GET) and `params` (path parameters), then
+   * Checks `input` (the body, or the query of a GET) and `params` (path parameters) against the
+   * request bounds (`limits.depth`; no U+0000 or lone surrogate in a string), parses them, then
    * runs the operation. Rejects with an `IdentityError`.
+   * @param options.inputChecked - the transport checked the text `input` was parsed from with
+   *   `checkJsonText` (as the router does for bodies), so `input` is not walked again
    */
-  run(input: unknown, params?: Record<string, unknown>): Promise<unknown> {
-    return this.#dispatcher.execute(this.#name, this.#caller, input, params)
+  run(input: unknown, params?: Record<string, unknown>, options: { inputChecked?: boolean } = {}): Promise<unknown> {
+    return this.#dispatcher.execute(this.#name, this.#caller, input, params, options.inputChecked === true)
   }
 
   /**
@@ -86,7 +89,13 @@ export class OperationDispatcher {
   }
 
   /** @internal Runs an operation for an authenticated caller (through {@link AuthenticatedCall.run}). */
-  execute(name: OperationName, authenticated: Caller, input: unknown, params?: Record<string, unknown>): Promise<unknown> {
+  execute(
+    name: OperationName,
+    authenticated: Caller,
+    input: unknown,
+    params: Record<string, unknown> | undefined,
+    inputChecked: boolean,
+  ): Promise<unknown> {
     const definition = this.#definition(name)
     // The handler's failed items are logged and counted under the operation's name and the request's id.
     const caller: Caller = { ...authenticated, operation: name }
@@ -94,16 +103,17 @@ export class OperationDispatcher {
       name,
       definition,
       () => {
+        const { depth } = this.ctx.config.limits
         const parsed = {
-          ...(parse(definition.input, input) as object),
-          ...(definition.params ? parse(definition.params, params ?? {}) : {}),
+          ...((inputChecked ? parseChecked(definition.input, input) : parse(definition.input, input, depth)) as object),
+          ...(definition.params ? parse(definition.params, params ?? {}, depth) : {}),
         }
         for (const field of [definition.batch ?? []].flat()) {
           const items = (parsed as Record<string, unknown>)[field]
           const max = this.ctx.config.limits.batch
           if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
         }
-        const refined = definition.refine ? parse(definition.refine, parsed) : parsed
+        const refined = definition.refine ? parseChecked(definition.refine, parsed) : parsed
         return definition.handler(this.ctx, caller, refined).then(
           async (result) => {
             await this.#record(name, caller, itemRefusals(definition, refined, result))

@@ -19,6 +19,7 @@ import { Registries, createResolver } from '../did/registries.js'
 import { ClaimResolvers } from '../did/named-resolvers.js'
 import { registerContext } from '../proofs/jsonld/contexts.js'
 import { jsonLdLimitsOf, type JsonLdLimits } from '../proofs/jsonld/bounds.js'
+import { DEFAULT_DEPTH, depthProblem } from '../operations/request-bounds.js'
 import { CanonicalizationPool, type JsonLdPoolStats, type JsonLdWorkerOptions } from '../proofs/jsonld/canonicalization-pool.js'
 import { UNDEFINED_TERMS_POLICIES, type UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 import type { OnchainRegistryOptions } from '../did/registry/onchain.js'
@@ -109,7 +110,11 @@ export interface IdentityServiceOptions {
    * last when needed; `reject` refuses such a credential (422). docs/credentials.md *Undefined terms*.
    */
   undefinedTerms?: UndefinedTerms
-  /** Batch size, DID-auth token lifetimes, and the bounds of JSON-LD inputs (`jsonld`; docs/credentials.md *Work bounds*). */
+  /**
+   * Request depth (`depth`, default 64: the deepest nesting of objects and arrays any request may
+   * have; at least `jsonld.maxDepth` + 16, else `create` fails naming both), batch size, DID-auth
+   * token lifetimes, and the bounds of JSON-LD inputs (`jsonld`; docs/credentials.md *Work bounds*).
+   */
   limits?: ServiceLimitsOptions
   /**
    * How JSON-LD canonicalization runs: in a pool of worker threads (`threads`), at most
@@ -202,6 +207,7 @@ export function configuredSecrets(options: IdentityServiceOptions): string[] {
 export type ServiceLimitsOptions = Partial<Omit<ServiceLimits, 'jsonld'>> & { jsonld?: Partial<JsonLdLimits> }
 
 const DEFAULT_LIMITS: Omit<ServiceLimits, 'jsonld'> = {
+  depth: DEFAULT_DEPTH,
   batch: 1_000,
   tokenDefaultLifetimeMs: 15 * 60_000,
   tokenMaxLifetimeMs: 24 * 3_600_000,
@@ -281,6 +287,8 @@ export class IdentityService {
       throw new TypeError(`IdentityService.create: options.undefinedTerms must be ${policies}`)
     }
     const limits: ServiceLimits = { ...DEFAULT_LIMITS, ...options.limits, jsonld: jsonLdLimitsOf(options.limits?.jsonld) }
+    const depthRefused = depthProblem(limits.depth, limits.jsonld.maxDepth)
+    if (depthRefused !== undefined) throw new TypeError(`IdentityService.create: limits.depth ${depthRefused}`)
     const onError = options.onError ?? consoleErrorLog(redactor(configuredSecrets(options)))
     const jsonld = new CanonicalizationPool(options.jsonldWorkers, (err) => onError('JSON-LD worker', err))
     assertStorageSupports(given)

@@ -94,6 +94,12 @@ describe('unknown keys and wrong values name their key path', () => {
     [{ limits: { body: '1 lightyear' } }, /^limits\.body: /],
     [{ limits: { batch: 0 } }, /^limits\.batch: Too small/],
     [{ limits: { jsonld: { maxDepth: 257 } } }, /^limits\.jsonld\.maxDepth: Too big: expected number to be <=256$/],
+    [{ limits: { depth: 1_025 } }, /^limits\.depth: Too big: expected number to be <=1024$/],
+    [{ limits: { depth: 40 } }, /^limits\.depth: must be at least limits\.jsonld\.maxDepth \+ 16 = 32 \+ 16 = 48, got 40$/],
+    [
+      { limits: { jsonld: { maxDepth: 100 } } },
+      /^limits\.depth: must be at least limits\.jsonld\.maxDepth \+ 16 = 100 \+ 16 = 116, got 64$/,
+    ],
     [{ tokens: { defaultLifetimeMs: 10, maxLifetimeMs: 5 } }, /^tokens\.defaultLifetimeMs: must be at most maxLifetimeMs$/],
     [{ tokens: { audience: 7 } }, /^tokens\.audience: Invalid input: expected string/],
     [{ log: { level: 'loud' } }, /^log\.level: Invalid option/],

@@ -56,17 +56,23 @@ describe('serviceOptionsOf', () => {
     const options = serviceOptionsOf({
       networks: [{ name: 'dev2', chainId: 5 }],
       resolvers: { uni: 'https://uni.example' },
-      limits: { batch: 7, jsonld: { maxDepth: 12 }, body: '1kb' },
+      limits: { depth: 30, batch: 7, jsonld: { maxDepth: 12 }, body: '1kb' },
       tokens: { audience: 'aud.example', defaultLifetimeMs: 1000, maxLifetimeMs: 2000 },
     })
-    expect(options.limits).toEqual({ batch: 7, jsonld: { maxDepth: 12 }, tokenDefaultLifetimeMs: 1000, tokenMaxLifetimeMs: 2000 })
+    expect(options.limits).toEqual({
+      depth: 30,
+      batch: 7,
+      jsonld: { maxDepth: 12 },
+      tokenDefaultLifetimeMs: 1000,
+      tokenMaxLifetimeMs: 2000,
+    })
     expect(options.audience).toBe('aud.example')
     expect(typeof options.resolvers!.uni.resolve).toBe('function')
     const service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), ...options })
     try {
       expect(service.config.audience).toBe('aud.example')
       expect(service.config.network).toEqual({ name: 'dev2', chainId: 5 })
-      expect(service.config.limits).toMatchObject({ batch: 7, tokenDefaultLifetimeMs: 1000, tokenMaxLifetimeMs: 2000 })
+      expect(service.config.limits).toMatchObject({ depth: 30, batch: 7, tokenDefaultLifetimeMs: 1000, tokenMaxLifetimeMs: 2000 })
       expect(service.config.limits.jsonld.maxDepth).toBe(12)
     } finally {
       await service.close()

@@ -1,7 +1,8 @@
 /**
  * Mutations of a valid request value: a wrong type, a missing or an extra member (`__proto__`
  * among them), a huge string, array or number, awkward unicode (lone surrogates, U+0000, bidi
- * overrides), at any node of the value or for the whole body.
+ * overrides), deep and wide values with U+0000 or a lone surrogate at depth (in a key or a value),
+ * at any node of the value or for the whole body.
  */
 import fc from 'fast-check'
 
@@ -62,6 +63,19 @@ const UNICODE = [
 ]
 const EXTRA_KEYS = ['extra', '__proto__', 'constructor', 'prototype', '', '$gt', 'tenantId']
 
+/** Strings no request may hold (issue 28): U+0000 and lone surrogates. */
+const UNSTORABLE = ['\u0000', 'a\u0000b', '\uD800', 'x\uDC00', '\uDBFF\u0000']
+
+/**
+ * An unstorable string buried `depth` levels of arrays or objects deep, as a value or as a key,
+ * beside `width` clean strings at the top: bodies around `limits.depth` (64) and past it.
+ */
+function buried(depth: number, kind: 'arrays' | 'objects', text: string, asKey: boolean, width: number): unknown {
+  let inner: unknown = asKey ? { [text]: 1 } : text
+  for (let i = 0; i < depth; i++) inner = kind === 'arrays' ? [inner] : { a: inner }
+  return width === 0 ? inner : [...Array<string>(width).fill('w'), inner]
+}
+
 /** Whole bodies no operation takes. */
 const WRONG_BODIES: unknown[] = [null, [], 'text', 42, true, [{}], { a: { b: { c: [] } } }]
 
@@ -81,6 +95,16 @@ export function mutationsOf(value: unknown): fc.Arbitrary<unknown> {
       .tuple(at, fc.constantFrom(...UNICODE))
       .map(([path, text]) => edit(value, path, (node) => (typeof node === 'string' ? node + text : text))),
     fc.constantFrom(...WRONG_BODIES),
+    fc
+      .tuple(
+        at,
+        fc.oneof(fc.integer({ min: 1, max: 70 }), fc.integer({ min: 1, max: 2_000 })),
+        fc.constantFrom('arrays' as const, 'objects' as const),
+        fc.constantFrom(...UNSTORABLE),
+        fc.boolean(),
+        fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 5_000 })),
+      )
+      .map(([path, depth, kind, text, asKey, width]) => edit(value, path, () => buried(depth, kind, text, asKey, width))),
   ]
   if (members.length > 0)
     options.push(fc.constantFrom(...members).map((path) => edit(value, path.slice(0, -1), (node) => omit(node, path.at(-1)!))))
