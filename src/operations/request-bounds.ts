@@ -61,7 +61,8 @@ export const unstorable = (text: string): boolean => text.includes('\u0000') || 
  */
 export function unstorableString(path: ReadonlyArray<string | number>, text: string, where?: string): IdentityError {
   const problem = text.includes('\u0000') ? 'U+0000' : 'a lone surrogate (ill-formed UTF-16)'
-  const at = where === undefined ? `invalid request: ${shown(path) || 'body'}` : [where, ...(path.length > 0 ? [shown(path)] : [])].join('.')
+  const named = shown(path)
+  const at = where === undefined ? `invalid request: ${named || 'body'}` : named === '' ? where : `${where}.${named}`
   return invalid(`${at}: ${problem} is not accepted in strings`)
 }
 

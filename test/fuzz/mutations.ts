@@ -8,11 +8,20 @@ import fc from 'fast-check'
 
 type Path = Array<string | number>
 
-/** Every node of `value`, as paths from the root (the root is `[]`). */
-function pathsOf(value: unknown, path: Path = [], out: Path[] = []): Path[] {
-  out.push(path)
-  if (Array.isArray(value)) value.forEach((item, i) => pathsOf(item, [...path, i], out))
-  else if (typeof value === 'object' && value !== null) for (const [key, item] of Object.entries(value)) pathsOf(item, [...path, key], out)
+/** How deep a node may be to be mutated: a mutation of a mutation may be thousands of levels deep (buried strings). */
+const MUTABLE_DEPTH = 100
+
+/** Every node of `value` down to {@link MUTABLE_DEPTH}, as paths from the root (the root is `[]`); iterative. */
+function pathsOf(value: unknown): Path[] {
+  const out: Path[] = []
+  const stack: Array<[unknown, Path]> = [[value, []]]
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!
+    out.push(path)
+    if (path.length === MUTABLE_DEPTH || typeof node !== 'object' || node === null) continue
+    const children: Array<[string | number, unknown]> = Array.isArray(node) ? node.map((item, i) => [i, item]) : Object.entries(node)
+    for (let i = children.length - 1; i >= 0; i--) stack.push([children[i][1], [...path, children[i][0]]])
+  }
   return out
 }
 
