@@ -190,7 +190,10 @@ export const CHECKS: Check[] = [
     async problems(view) {
       const report = await verifyChain(view.storage, TENANT)
       const problems = report.break ? [`audit chain broken at seq ${report.break.seq}: ${report.break.problem}`] : []
-      const recorded = [...(await records(view.storage, 'auditRecords')), ...(await records(view.storage, 'auditAppends'))]
+      // Appends first: the sequencer (running in the restarted server) moves records from auditAppends to auditRecords
+      // in one transaction, so a record not among the appends read first is among the records read after.
+      const appended = await records(view.storage, 'auditAppends')
+      const recorded = [...appended, ...(await records(view.storage, 'auditRecords'))]
       const audited = new Set(recorded.map((r) => `${r.action} ${r.targetId}`))
       for (const did of view.ledger.wallets.keys())
         if (!audited.has(`wallet.create ${did}`)) problems.push(`acknowledged wallet ${did} has no wallet.create record`)
