@@ -205,16 +205,24 @@ describe.skipIf(!realUrl)(`${PROCESSES} didvault serve processes on the MongoDB 
   }, 120_000)
 })
 
-/** Runs `fn` on a fresh schema of the test server (its name passed in), dropped afterwards. */
+/**
+ * Runs `fn` on a fresh schema of the test server (its name passed in), dropped afterwards. The servers are stopped
+ * first: their background work (audit sequencer, status publisher) holds locks a concurrent DROP would deadlock with.
+ */
 async function withSchema(suffix: string, fn: (schema: string) => Promise<void>): Promise<void> {
   const schema = `${postgres.schema}_${suffix}`
   try {
     await fn(schema)
   } finally {
+    await killAll()
     const admin = new pg.Client({ connectionString: postgres.url })
+    admin.on('error', () => {})
     await admin.connect()
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-    await admin.end()
+    try {
+      await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    } finally {
+      await admin.end()
+    }
   }
 }
 

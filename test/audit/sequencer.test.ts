@@ -175,6 +175,97 @@ describe('two sequencers racing on one chain never fork it', () => {
   it('two adapters on one PostgreSQL schema', () => race(openPostgres, 120), 60_000)
 })
 
+/**
+ * A view of `storage` on which every read of a chain's records or head lets `between` run first and
+ * after it: another sequencer chaining while `verifyChain` reads, at each point its reads could interleave.
+ */
+function chainingBetweenReads(storage: StorageAdapter, between: () => Promise<void>): StorageAdapter {
+  const interleaved = new Set([AUDIT_RECORDS.name, AUDIT_HEADS.name])
+  return new Proxy(storage, {
+    get(target, key) {
+      if (key !== 'collection') return Reflect.get(target, key, target)
+      return (name: string) => {
+        const collection = target.collection(name)
+        if (!interleaved.has(name)) return collection
+        return new Proxy(collection, {
+          get(inner, method) {
+            const real = Reflect.get(inner, method, inner)
+            if (method !== 'get' && method !== 'find') return typeof real === 'function' ? real.bind(inner) : real
+            return async (...args: unknown[]) => {
+              await between()
+              const result = await real.apply(inner, args)
+              await between()
+              return result
+            }
+          },
+        })
+      }
+    },
+  })
+}
+
+describe('verifyChain while another sequencer chains the same chain', () => {
+  const verifyWhileChaining = async (open: () => Promise<StorageAdapter>) => {
+    const [reader, writer] = [await open(), await open()]
+    const trail = new StoredAuditTrail(writer, Date.now, MANUAL)
+    try {
+      for (let i = 0; i < 3; i++) await writer.transaction((tx) => act(trail, tx, `before-${i}`))
+      await trail.chainPending(CHAIN, 1_000)
+      const before = (await chainOf(writer)).length
+      let n = 0
+      const chainOneMore = async () => {
+        await writer.transaction((tx) => act(trail, tx, `during-${n++}`))
+        await trail.chainPending(CHAIN, 1_000)
+      }
+      // Every read of the walk has a record chained before and after it: the chain never stops growing.
+      const report = await verifyChain(chainingBetweenReads(reader, chainOneMore), CHAIN)
+      expect(report.break).toBeUndefined()
+      expect(report.records).toBeGreaterThan(before)
+      expect(report.records).toBeLessThanOrEqual((await chainOf(writer)).length)
+      // A few records chained while it reads, then no more: it follows the head to the end.
+      let budget = 5
+      const chainAFew = async () => {
+        if (budget-- > 0) await chainOneMore()
+      }
+      const settled = await verifyChain(chainingBetweenReads(reader, chainAFew), CHAIN)
+      expect(settled).toEqual({ tenant: CHAIN, records: (await chainOf(writer)).length })
+    } finally {
+      await trail.close()
+      await reader.close()
+      await writer.close()
+    }
+  }
+
+  it('on one SQLite file: no false break, the head checked where the walk reaches it', async () => {
+    const path = join(dir, 'verify-while-chaining.db')
+    await verifyWhileChaining(async () => {
+      const storage = createSqliteStorage({ path, busyTimeoutMs: 0 })
+      await storage.init(COLLECTIONS)
+      return storage
+    })
+  }, 60_000)
+
+  it('on one PostgreSQL schema: no false break', () => verifyWhileChaining(openPostgres), 60_000)
+
+  it('a cut tail is still a break when the chain stops growing during the walk', async () => {
+    const path = join(dir, 'verify-cut.db')
+    const storage = createSqliteStorage({ path })
+    await storage.init(COLLECTIONS)
+    const trail = new StoredAuditTrail(storage, Date.now, MANUAL)
+    try {
+      for (let i = 0; i < 4; i++) await storage.transaction((tx) => act(trail, tx, `cut-${i}`))
+      await trail.chainPending(CHAIN, 1_000)
+      const chain = await chainOf(storage)
+      await collectionOf(storage, AUDIT_RECORDS).delete(chain[chain.length - 1].id)
+      const report = await verifyChain(storage, CHAIN)
+      expect(report.break).toMatchObject({ seq: chain.length, problem: `the head names record ${chain.length}, the chain ends at ${chain.length - 1}` })
+    } finally {
+      await trail.close()
+      await storage.close()
+    }
+  })
+})
+
 describe('records not chained yet are lag, not a break', () => {
   it('verifyChain reports them beside an intact chain; GET /audit chains at most 1,000 first and reports the rest', async () => {
     const h = await startHarness({ storage: 'sqlite', service: { auditChaining: MANUAL } })
