@@ -258,7 +258,10 @@ describe('verifyChain while another sequencer chains the same chain', () => {
       const chain = await chainOf(storage)
       await collectionOf(storage, AUDIT_RECORDS).delete(chain[chain.length - 1].id)
       const report = await verifyChain(storage, CHAIN)
-      expect(report.break).toMatchObject({ seq: chain.length, problem: `the head names record ${chain.length}, the chain ends at ${chain.length - 1}` })
+      expect(report.break).toMatchObject({
+        seq: chain.length,
+        problem: `the head names record ${chain.length}, the chain ends at ${chain.length - 1}`,
+      })
     } finally {
       await trail.close()
       await storage.close()
