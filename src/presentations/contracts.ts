@@ -15,10 +15,11 @@ export const PRESENTATION_CONTRACTS = {
       'Presents `vcs` — stored credentials by `_id` (each one the caller may read, else 422 NOT_FOUND whether it exists or ' +
       'not), `{ jwt }` or `{ jsonld }` — signed by `holder`, a wallet DID of the tenant the caller controls (the rule of ' +
       '`iss` in Sign Verifiable Credentials: the key of its DID’s current owner signs; an MPC wallet with its quorum’s ' +
-      'approvals). `JWT`: a VP-JWT (did-jwt-vc, ES256K) with `nonce`/`aud`. `JSON-LD`: an ' +
-      '`EcdsaSecp256k1RecoverySignature2020` proof, purpose `authentication`, with the required `challenge` and an ' +
-      'optional `domain`; it holds JSON-LD credentials only. `expiresIn` (seconds) sets `exp` / the proof’s `expires`. ' +
-      'At most 1,000 credentials.',
+      'approvals). The verifier’s binding by either name: `JWT`: a VP-JWT (did-jwt-vc, ES256K) with `nonce` (or ' +
+      '`challenge`) and `aud` (or `domain`; a list allowed). `JSON-LD`: an `EcdsaSecp256k1RecoverySignature2020` proof, ' +
+      'purpose `authentication`, with the required `challenge` (or `nonce`) and an optional `domain` (or a single `aud`); ' +
+      'it holds JSON-LD credentials only. Both names of one binding with different values, or an `aud` list for JSON-LD, ' +
+      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires`. At most 1,000 credentials.',
     auth: 'tenant+did',
     tag: TAG,
     audit: { action: 'presentation.sign', target: 'wallet', targetField: 'holder' },
@@ -40,8 +41,9 @@ export const PRESENTATION_CONTRACTS = {
     description:
       'Answers `verified`, the `holder`, named `checks` and `vcs`, each embedded credential’s result exactly as `POST ' +
       '/claims/verify` gives it. Checked: the proof (JSON-LD) or signature (JWT) by an `authentication` key of the ' +
-      'holder’s current DID document (did:ethr: its owner or a live sigAuth delegate); the proof purpose; the ' +
-      '`challenge`/`domain` (JSON-LD) or `nonce`/`aud` (JWT) the request expects; expiry; every embedded credential ' +
+      'holder’s current DID document (did:ethr: its owner or a live sigAuth delegate); the proof purpose; every binding ' +
+      'the request asks for, by either name (JWT: `nonce` = `challenge`, `aud` = `domain`; JSON-LD: `challenge` = ' +
+      '`nonce`, `domain` = `aud`; both names differing is 422); expiry; every embedded credential ' +
       '(`credential`, one per credential); with `holderBinding: true`, each credential’s subject is the holder. An ' +
       'invalid presentation is `verified: false` in the 200.',
     auth: 'tenant+did',

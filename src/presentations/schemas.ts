@@ -2,6 +2,7 @@
 import * as z from 'zod'
 import { did } from '../operations/schemas.js'
 import { format as credentialFormat, jsonObject, resolverName, verifiedCredential } from '../credentials/schemas.js'
+import { bindingOf, type Binding, type BindingFamily, type BindingNames } from './bindings.js'
 
 /** Most credentials one presentation holds (docs/credentials.md *Presentations*). */
 export const MAX_PRESENTED_CREDENTIALS = 1_000
@@ -20,6 +21,54 @@ const presentedCredential = z.union([
 
 const format = credentialFormat.meta({ description: '`JSON-LD` or `JWT`, any letter case.' })
 
+/** Most audiences one VP-JWT names. */
+const MAX_AUDIENCES = 20
+
+/** How long a presentation may live: a year, in milliseconds. */
+const MAX_PRESENTATION_LIFETIME_MS = 365 * 24 * 3600 * 1000
+
+/**
+ * The binding fields of a request, both families' names (`bindings.ts`): a VP-JWT takes
+ * `challenge` as `nonce` and `domain` as `aud`, a JSON-LD presentation `nonce` as `challenge` and
+ * a single `aud` as `domain`.
+ */
+const bindingFields = (role: 'sign' | 'verify') => ({
+  challenge: binding(
+    role === 'sign'
+      ? 'The verifier’s challenge: a JSON-LD proof’s `challenge` (required for JSON-LD), a VP-JWT’s `nonce`. Same as `nonce`.'
+      : 'The challenge the presentation must answer: a JSON-LD proof’s `challenge`, a VP-JWT’s `nonce`. Same as `nonce`.',
+  ).optional(),
+  domain: binding(
+    role === 'sign'
+      ? 'The verifier’s domain: a JSON-LD proof’s `domain`, a VP-JWT’s `aud`. Same as `aud`.'
+      : 'The domain the presentation must name: a JSON-LD proof’s `domain`, an audience of a VP-JWT’s `aud`. Same as `aud`.',
+  ).optional(),
+  nonce: binding(
+    role === 'sign'
+      ? 'The verifier’s nonce: a VP-JWT’s `nonce` claim, a JSON-LD proof’s `challenge`. Same as `challenge`.'
+      : 'The nonce the presentation must carry: a VP-JWT’s `nonce`, a JSON-LD proof’s `challenge`. Same as `challenge`.',
+  ).optional(),
+  aud:
+    role === 'sign'
+      ? z
+          .union([binding('The audience.'), z.array(binding('An audience.')).min(1).max(MAX_AUDIENCES)])
+          .optional()
+          .meta({
+            description:
+              'The audience: a VP-JWT’s `aud` claim (a list: every one), a JSON-LD proof’s `domain` (one only: a list is 422). Same as `domain`.',
+          })
+      : binding(
+          'The audience the verifier is: one that a VP-JWT’s `aud` must name, a JSON-LD proof’s `domain`. Same as `domain`.',
+        ).optional(),
+})
+
+/** The binding's 422s (`bindingOf`) as the schema's issues, each naming its field. */
+function bindingIssues(family: BindingFamily, names: BindingNames, ctx: z.RefinementCtx): Binding {
+  const { binding, issues } = bindingOf(family, names)
+  for (const issue of issues) ctx.addIssue({ code: 'custom', path: [issue.path], message: issue.message })
+  return binding
+}
+
 export const signPresentation = z
   .strictObject({
     holder: did.meta({ description: 'The holder: a wallet DID of the caller’s tenant that the caller controls (as `iss` of Sign).' }),
@@ -30,26 +79,17 @@ export const signPresentation = z
       .meta({ description: `The credentials, in order (at most ${MAX_PRESENTED_CREDENTIALS}).` }),
     format,
     resolver: resolverName.optional(),
-    challenge: binding('JSON-LD: the verifier’s challenge, signed into the `authentication` proof (required for JSON-LD).').optional(),
-    domain: binding('JSON-LD: the domain the proof is restricted to.').optional(),
-    nonce: binding('JWT: the verifier’s nonce (`nonce` claim).').optional(),
-    aud: binding('JWT: the audience (`aud` claim).').optional(),
-    expiresIn: z
-      .number()
-      .int()
-      .min(1)
-      .max(31_536_000)
-      .optional()
-      .meta({ description: 'Seconds until the presentation expires (JWT `exp`, JSON-LD proof `expires`). None: no expiry.' }),
+    ...bindingFields('sign'),
+    expiresIn: z.number().int().min(1).max(MAX_PRESENTATION_LIFETIME_MS).optional().meta({
+      description: 'Milliseconds until the presentation expires (JWT `exp`, in whole seconds; JSON-LD proof `expires`). None: no expiry.',
+    }),
   })
   .superRefine((v, ctx) => {
-    const wrong = v.format === 'JWT' ? (['challenge', 'domain'] as const) : (['nonce', 'aud'] as const)
-    for (const field of wrong) {
-      if (v[field] !== undefined)
-        ctx.addIssue({ code: 'custom', path: [field], message: `not for ${v.format} presentations (see challenge/domain, nonce/aud)` })
-    }
-    if (v.format === 'JSON-LD' && v.challenge === undefined)
-      ctx.addIssue({ code: 'custom', path: ['challenge'], message: 'a JSON-LD presentation needs the verifier’s challenge' })
+    // Refinements run on a body with other issues too: the binding is read only once the format is known.
+    if (v.format !== 'JWT' && v.format !== 'JSON-LD') return
+    const bound = bindingIssues(v.format, v, ctx)
+    if (v.format === 'JSON-LD' && bound.challenge === undefined)
+      ctx.addIssue({ code: 'custom', path: ['challenge'], message: 'a JSON-LD presentation needs the verifier’s challenge (or nonce)' })
   })
 
 export type SignPresentationInput = z.output<typeof signPresentation>
@@ -65,15 +105,19 @@ export const signPresentationResponse = z.strictObject({
   presentation: z.union([z.strictObject({ jwt: z.string() }), z.strictObject({ jsonld: jsonObject })]),
 })
 
-export const verifyPresentation = z.strictObject({
-  presentation,
-  resolver: resolverName.optional(),
-  challenge: binding('JSON-LD: the challenge the proof must answer.').optional(),
-  domain: binding('JSON-LD: the domain the proof must name.').optional(),
-  nonce: binding('JWT: the `nonce` the presentation must carry.').optional(),
-  aud: binding('JWT: an audience the presentation’s `aud` must name.').optional(),
-  holderBinding: z.boolean().optional().meta({ description: 'Require each credential’s subject to be the holder.' }),
-})
+export const verifyPresentation = z
+  .strictObject({
+    presentation,
+    resolver: resolverName.optional(),
+    ...bindingFields('verify'),
+    holderBinding: z.boolean().optional().meta({ description: 'Require each credential’s subject to be the holder.' }),
+  })
+  .superRefine((v, ctx) => {
+    // Refinements run on a body with other issues too: the binding is read only once the presentation's form is known.
+    const form = v.presentation as Partial<Record<'jwt' | 'jsonld', unknown>> | undefined
+    if (typeof form?.jwt === 'string') bindingIssues('JWT', v, ctx)
+    else if (typeof form?.jsonld === 'object') bindingIssues('JSON-LD', v, ctx)
+  })
 
 export type VerifyPresentationInput = z.output<typeof verifyPresentation>
 

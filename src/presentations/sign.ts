@@ -7,10 +7,14 @@
  * Nothing is written but its audit record (`presentation.sign`, before the presentation is returned;
  * a refusal is recorded by the dispatcher).
  *
+ * The verifier's binding is read by the one rule of `bindings.ts` (either family's names), and
+ * `expiresIn` is milliseconds, as everywhere.
+ *
  * - JWT: a VP-JWT made by did-jwt-vc's `createVerifiablePresentationJwt` (ES256K), `nbf` now,
- *   `nonce`, `aud` and `exp` as asked; it holds VC-JWTs as strings and JSON-LD credentials as objects.
+ *   `nonce` (or `challenge`), `aud` (or `domain`) and `exp` (now + `expiresIn`, in whole seconds, rounded
+ *   down) as asked; it holds VC-JWTs as strings and JSON-LD credentials as objects.
  * - JSON-LD: an `EcdsaSecp256k1RecoverySignature2020` proof by `<holder>#controller`, purpose
- *   `authentication`, with `challenge`, `domain` and `expires`; canonicalized in the worker pool
+ *   `authentication`, with `challenge` (or `nonce`), `domain` (or a single `aud`) and `expires`; canonicalized in the worker pool
  *   like credential signing. It holds JSON-LD credentials only (a VC-JWT has no JSON-LD form).
  */
 import { createVerifiablePresentationJwt } from 'did-jwt-vc'
@@ -38,6 +42,7 @@ import { CREDENTIALS } from '../credentials/records.js'
 import type { CredentialsContext } from '../credentials/context.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { canPresentStoredCredential } from './policy.js'
+import { jsonLdBinding, jwtBinding } from './bindings.js'
 import type { PresentedCredential, SignPresentationInput, signPresentationResponse } from './schemas.js'
 
 type Context = Pick<
@@ -80,14 +85,15 @@ async function signed(
     verifiableCredential: embedded,
   }
   assertJsonLdInput(ctx, unsigned, 'vcs')
+  const { challenge, domain } = jsonLdBinding(input)
   const jsonld = await signJsonLd(unsigned, signer, {
     proofType: RECOVERY_2020,
     creator: `${holder}#controller`,
     created: new Date(now),
     proofPurpose: 'authentication',
-    challenge: input.challenge,
-    ...(input.domain !== undefined && { domain: input.domain }),
-    ...(input.expiresIn !== undefined && { expires: new Date(now + input.expiresIn * 1000) }),
+    challenge,
+    ...(domain !== undefined && { domain }),
+    ...(input.expiresIn !== undefined && { expires: new Date(now + input.expiresIn) }),
     hasher: jsonLdHasher(ctx, caller),
   }).catch((err: unknown) => {
     throw koblitzExplained(err, embedded)
@@ -135,7 +141,6 @@ async function signJwt(
   signer: DigestSigner,
   now: number,
 ): Promise<string> {
-  const seconds = Math.floor(now / 1000)
   const payload = {
     vp: {
       '@context': [CREDENTIALS_V1_URL],
@@ -143,10 +148,11 @@ async function signJwt(
       // did-jwt-vc types embedded credentials as JWTs or W3C credential objects; both are given as they are.
       verifiableCredential: credentials.map((c) => ('jwt' in c ? c.jwt : c.jsonld)) as string[],
     },
-    nbf: seconds,
-    ...(input.nonce !== undefined && { nonce: input.nonce }),
-    ...(input.aud !== undefined && { aud: input.aud }),
-    ...(input.expiresIn !== undefined && { exp: seconds + input.expiresIn }),
+    // iat from the service's clock too (did-jwt would read its own): exp − iat is exactly what was asked.
+    iat: Math.floor(now / 1000),
+    nbf: Math.floor(now / 1000),
+    ...jwtBinding(input),
+    ...(input.expiresIn !== undefined && { exp: Math.floor((now + input.expiresIn) / 1000) }),
   }
   try {
     return await createVerifiablePresentationJwt(payload, { did: holder, signer: didJwtSigner(signer), alg: 'ES256K' })

@@ -5,11 +5,12 @@
  * - JWT: a VP-JWT (`format`) signed (`signature`) by an `authentication` key of the holder's
  *   (`iss`) current DID document — the service's verifier first (OpenSSL for keys it knows), what
  *   it does not accept decided by did-jwt-vc's `verifyPresentation` —; `nonce` and `aud` as the
- *   request expects (a presentation naming an audience needs the request's `aud`); `nbf`/`exp`.
+ *   request expects, by either name (`challenge`, `domain`: `bindings.ts`; a presentation naming an
+ *   audience needs the request's); `nbf`/`exp`.
  * - JSON-LD: within the JSON-LD bounds (`bounds`, `keys`), a `VerifiablePresentation` with a
  *   `holder` (`format`), proofs verified (`proof`) with at least one by an `authentication` key
  *   of the holder, purpose `authentication` (`proofPurpose`), the request's `challenge` and
- *   `domain`, and its `expires` not past.
+ *   `domain` (or `nonce`, `aud`: `bindings.ts`), and its `expires` not past.
  *
  * Every embedded credential is then verified by the very function `POST /claims/verify` runs,
  * one credential at a time, its result given in `vcs` and summed up as a `credential` check; a
@@ -37,6 +38,7 @@ import {
   type VerifyPresentationInput,
   type VerifyPresentationResponse,
 } from './schemas.js'
+import { jsonLdBinding, jwtBinding } from './bindings.js'
 
 type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>
 type Item = { jwt: string } | { jsonld: JsonLdDocument }
@@ -132,11 +134,12 @@ async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: 
   const checks: PresentationCheck[] = [await signatureCheck(ctx, resolver, jwt)]
   const named = holderNamed(payload, vp ?? {})
   if (named !== undefined) checks.push(holderCheck(named, holder))
-  if (input.nonce !== undefined) checks.push(checkOf('nonce', payload.nonce === input.nonce, 'does not match the expected nonce'))
-  if (payload.aud !== undefined || input.aud !== undefined) {
+  const expected = jwtBinding(input)
+  if (expected.nonce !== undefined) checks.push(checkOf('nonce', payload.nonce === expected.nonce, 'does not match the expected nonce'))
+  if (payload.aud !== undefined || expected.aud !== undefined) {
     const audiences = [payload.aud].flat()
-    const error = input.aud === undefined ? 'names an audience: give the expected `aud`' : 'does not name the expected audience'
-    checks.push(checkOf('aud', input.aud !== undefined && audiences.includes(input.aud), error))
+    const error = expected.aud === undefined ? 'names an audience: give the expected `aud`' : 'does not name the expected audience'
+    checks.push(checkOf('aud', expected.aud !== undefined && [expected.aud].flat().every((a) => audiences.includes(a)), error))
   }
   const now = Math.floor(ctx.now() / 1000)
   if (payload.nbf !== undefined)
@@ -238,9 +241,10 @@ async function checkJsonLd(
   )
   const proof = ofHolder.find((p) => p.proofPurpose === 'authentication') ?? ofHolder[0] ?? {}
   checks.push(checkOf('proofPurpose', proof.proofPurpose === 'authentication', 'the holder’s proof is not for authentication'))
-  if (input.challenge !== undefined)
-    checks.push(checkOf('challenge', proof.challenge === input.challenge, 'does not match the expected challenge'))
-  if (input.domain !== undefined) checks.push(checkOf('domain', proof.domain === input.domain, 'does not match the expected domain'))
+  const expected = jsonLdBinding(input)
+  if (expected.challenge !== undefined)
+    checks.push(checkOf('challenge', proof.challenge === expected.challenge, 'does not match the expected challenge'))
+  if (expected.domain !== undefined) checks.push(checkOf('domain', proof.domain === expected.domain, 'does not match the expected domain'))
   if (proof.expires !== undefined) {
     const expires = typeof proof.expires === 'string' ? Date.parse(proof.expires) : Number.NaN
     checks.push(checkOf('expires', expires > ctx.now() - SKEW_SECONDS * 1000, 'expires is malformed or has passed'))

@@ -3,10 +3,22 @@
  * `@veramo/did-provider-ethr` (a compressed public key: `did:ethr:<network>:0x02…`/`0x03…`),
  * VC-JWTs issued by `@veramo/credential-jwt` (did-jwt-vc, ES256K), and DID-auth tokens signed
  * through the agent's key manager the way its JWT provider wraps a key (did-jwt, ES256K). The
- * agent never reaches a chain: making identifiers and signing need none.
+ * agent never reaches a chain: making identifiers and signing need none. VP-JWTs are made and
+ * verified by `@veramo/credential-w3c`'s `createVerifiablePresentation`/`verifyPresentation`
+ * (proofFormat `jwt`); verifying resolves DIDs through the agent's `resolveDid`, which a resolver
+ * given to {@link veramoAgent} answers (the service's own, say: it knows the test's registry).
  */
 import { createJWT } from 'did-jwt'
-import { createAgent, type IDIDManager, type IKeyManager, type ICredentialPlugin, type TAgent } from '@veramo/core'
+import type { Resolvable } from 'did-resolver'
+import {
+  createAgent,
+  type IAgentPlugin,
+  type IDIDManager,
+  type IKeyManager,
+  type ICredentialPlugin,
+  type IResolver,
+  type TAgent,
+} from '@veramo/core'
 import { CredentialPlugin } from '@veramo/credential-w3c'
 import { CredentialProviderJWT } from '@veramo/credential-jwt'
 import { DIDManager, MemoryDIDStore } from '@veramo/did-manager'
@@ -15,7 +27,13 @@ import { KeyManager, MemoryKeyStore, MemoryPrivateKeyStore } from '@veramo/key-m
 import { KeyManagementSystem } from '@veramo/kms-local'
 import { SigningKey, computeAddress } from 'ethers'
 
-type Agent = TAgent<IDIDManager & IKeyManager & ICredentialPlugin>
+type Agent = TAgent<IDIDManager & IKeyManager & ICredentialPlugin & IResolver>
+
+/** A verifier's binding as Veramo names it. */
+export interface VeramoBinding {
+  challenge?: string
+  domain?: string
+}
 
 /** An identifier the agent made, and what it signs. */
 export interface VeramoIdentity {
@@ -30,10 +48,31 @@ export interface VeramoIdentity {
   issue(credential: { credentialSubject: Record<string, unknown>; id?: string; type?: string[] }): Promise<string>
   /** A DID-auth token signed by the identifier's key, naming `iss` (default: `did`). */
   token(options?: { iss?: string; aud?: string; expIn?: number }): Promise<string>
+  /** A VP-JWT of `vcs` the agent signs (`createVerifiablePresentation`, proofFormat `jwt`) bound as asked. */
+  present(vcs: string[], binding?: VeramoBinding): Promise<string>
+}
+
+/** What Veramo's `verifyPresentation` says of a VP-JWT. */
+export interface VeramoVerdict {
+  verified: boolean
+  error?: { message?: string; errorCode?: string }
+}
+
+/** The `resolveDid` of an agent, answered by `resolver`. */
+function resolverPlugin(resolver: Resolvable): IAgentPlugin {
+  return { methods: { resolveDid: ({ didUrl }: { didUrl: string }) => resolver.resolve(didUrl) } }
 }
 
 /** A Veramo agent with an ethr provider for `network` (chain `chainId`). */
-export function veramoAgent(network = 'dev', chainId = 1337): { create(): Promise<VeramoIdentity> } {
+export function veramoAgent(
+  network = 'dev',
+  chainId = 1337,
+  resolver?: Resolvable,
+): {
+  create(): Promise<VeramoIdentity>
+  /** Veramo's `verifyPresentation` of a VP-JWT with the verifier's binding (needs `resolver`). */
+  verifyPresentation(jwt: string, binding?: VeramoBinding): Promise<VeramoVerdict>
+} {
   const provider = `did:ethr:${network}`
   const agent: Agent = createAgent({
     plugins: [
@@ -44,6 +83,7 @@ export function veramoAgent(network = 'dev', chainId = 1337): { create(): Promis
         providers: { [provider]: new EthrDIDProvider({ defaultKms: 'local', networks: [{ name: network, chainId }] }) },
       }),
       new CredentialPlugin([new CredentialProviderJWT()]),
+      ...(resolver === undefined ? [] : [resolverPlugin(resolver)]),
     ],
   })
   return {
@@ -68,7 +108,15 @@ export function veramoAgent(network = 'dev', chainId = 1337): { create(): Promis
           const payload = { iat: now, exp: now + (options.expIn ?? 600), aud: options.aud ?? 'didvault' }
           return createJWT(payload, { issuer: options.iss ?? identifier.did, signer, alg: 'ES256K' })
         },
+        async present(vcs, binding = {}) {
+          const presentation = { holder: identifier.did, verifiableCredential: vcs }
+          const vp = await agent.createVerifiablePresentation({ presentation, proofFormat: 'jwt', ...binding })
+          return vp.proof.jwt as string
+        },
       }
+    },
+    async verifyPresentation(jwt, binding = {}) {
+      return agent.verifyPresentation({ presentation: jwt, ...binding })
     },
   }
 }

@@ -64,7 +64,7 @@ describe('JWT presentations', () => {
       format: 'jwt',
       nonce: 'n-123',
       aud: 'https://verifier.example',
-      expiresIn: 600,
+      expiresIn: 600_000,
       vcs: [{ _id: storedId }, { jwt: jwtVc }, { jsonld: jsonldVc }],
     })
     expect(res.status).toBe(200)
@@ -215,7 +215,7 @@ describe('JSON-LD presentations', () => {
       format: 'JSON-LD',
       challenge: 'c-1',
       domain: 'verifier.example',
-      expiresIn: 600,
+      expiresIn: 600_000,
       vcs: [{ jsonld: jsonldVc }],
     })
     expect(res.status).toBe(200)
@@ -292,7 +292,7 @@ describe('JSON-LD presentations', () => {
     })
   })
 
-  it('refused: a VC-JWT in a JSON-LD presentation, no challenge, JWT-only fields (422, nothing written)', async () => {
+  it('refused: a VC-JWT in a JSON-LD presentation, no challenge, a binding named twice with different values (422, nothing written)', async () => {
     const before = await snapshot(h)
     expectError(await sign({ holder: holder.did, format: 'JSON-LD', challenge: 'c', vcs: [{ jwt: jwtVc }] }), 422, 'VALIDATION_ERROR')
     expectError(await sign({ holder: holder.did, format: 'JSON-LD', vcs: [{ jsonld: jsonldVc }] }), 422, 'VALIDATION_ERROR')
@@ -301,7 +301,11 @@ describe('JSON-LD presentations', () => {
       422,
       'VALIDATION_ERROR',
     )
-    expectError(await sign({ holder: holder.did, format: 'JWT', challenge: 'c', vcs: [{ jwt: jwtVc }] }), 422, 'VALIDATION_ERROR')
+    expectError(
+      await sign({ holder: holder.did, format: 'JWT', challenge: 'c', nonce: 'n', vcs: [{ jwt: jwtVc }] }),
+      422,
+      'VALIDATION_ERROR',
+    )
     expect(await snapshot(h)).toEqual(before)
   })
 })
