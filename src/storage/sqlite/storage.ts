@@ -186,41 +186,41 @@ class SqliteAdapter implements StorageAdapter {
 export class SqliteStorage implements StorageAdapter {
   readonly name = 'sqlite'
   readonly capabilities: StorageCapabilities
-  // The connection and the adapter are private fields, so the public types need no better-sqlite3 types
-  // (`@types/better-sqlite3`): the declarations show `#private` only.
-  readonly #connection: Connection
-  readonly #adapter: SqliteAdapter
+  // Private, so the declarations name them without their types: the public types need no better-sqlite3 types
+  // (`@types/better-sqlite3`).
+  private readonly connection: Connection
+  private readonly adapter: SqliteAdapter
 
   constructor(options: SqliteStorageOptions) {
-    this.#connection = new Connection(options)
-    const core = { connection: this.#connection, layouts: new Map(), writeFailures: new WriteFailures() }
-    this.#adapter = new SqliteAdapter(core, { ...rootScope(), depth: 0 })
-    this.capabilities = this.#adapter.capabilities
+    this.connection = new Connection(options)
+    const core = { connection: this.connection, layouts: new Map(), writeFailures: new WriteFailures() }
+    this.adapter = new SqliteAdapter(core, { ...rootScope(), depth: 0 })
+    this.capabilities = this.adapter.capabilities
   }
 
   init(specs: readonly CollectionSpec[]): Promise<void> {
-    return this.#adapter.init(specs)
+    return this.adapter.init(specs)
   }
 
   collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T> {
-    return this.#adapter.collection<T>(name)
+    return this.adapter.collection<T>(name)
   }
 
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
-    return this.#adapter.transaction(fn)
+    return this.adapter.transaction(fn)
   }
 
   explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan> {
-    return this.#adapter.explain(collection, where, options)
+    return this.adapter.explain(collection, where, options)
   }
 
   writeFailure(): string | undefined {
-    return this.#adapter.writeFailure()
+    return this.adapter.writeFailure()
   }
 
   /** Waits for a running transaction to finish, then closes the database. Idempotent. */
   close(): Promise<void> {
-    return this.#adapter.exclusive(() => this.#connection.close())
+    return this.adapter.exclusive(() => this.connection.close())
   }
 }
 
