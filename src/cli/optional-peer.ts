@@ -10,7 +10,10 @@ function isMissingPackage(err: unknown, name: string): boolean {
   return new RegExp(`['"]${name}['"/]`).test((err as Error).message)
 }
 
-/** Resolves to `load()`; when that fails for want of the optional package `name`, rejects saying that `what` needs it and how to install it. */
+/**
+ * Resolves to `load()`; when that fails for want of the optional package `name`, rejects saying that
+ * `what` needs it and how to install it.
+ */
 export async function withOptionalPeer<M>(name: string, what: string, load: () => Promise<M>): Promise<M> {
   try {
     return await load()
