@@ -271,7 +271,7 @@ describe('the packed package in fresh projects', () => {
     expect(printed).toMatch(/check: 'signature',\s*verified: true/)
   })
 
-  it('CommonJS with no optional peer: the core and the client load through require; `didvault serve` names the driver its storage needs', async () => {
+  it('CommonJS with no optional peer: the core and the client load through require; `didvault --version` runs and `didvault serve` names express, which it needs', async () => {
     const dir = project('cjs')
     writeFiles(dir, {
       'main.ts': `import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from 'didvault'
