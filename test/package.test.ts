@@ -2,14 +2,18 @@
  * The built package, as users import it: every subpath export resolves (ESM, and CJS where it
  * declares it: all but `didvault/testing`, which runs on ESM-only vitest), the core entry
  * loads none of the optional peers (better-sqlite3, express, mongodb, pg), `didvault/client` imports
- * nothing but zod, and both builds find their JSON-LD worker module.
+ * nothing but zod, and both builds find their JSON-LD worker module. Then the tarball `npm pack`
+ * makes, installed into fresh projects (ESM on SQLite, CommonJS without peers, Express 4 and 5)
+ * with the README's install step and snippets.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ensureBuilt } from './helpers/build.js'
+import { createProject, nodeIn, packTarball, type ProjectSpec, readmeBlocks, tsc, tsconfig, writeFiles } from './helpers/fresh-project.js'
+import { killAll, spawnNode } from './helpers/spawn.js'
 
 const root = join(import.meta.dirname, '..')
 
@@ -150,4 +154,253 @@ main()`
     const cjs = node(['-e', script("require('didvault')")])
     for (const out of [esm, cjs]) expect(JSON.parse(out)).toEqual({ verified: [true, false], completed: 2 })
   })
+})
+
+describe('the README’s install step', () => {
+  it('names every optional peer with `npm install <peer>`', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const optional = Object.keys(manifest.peerDependenciesMeta).filter((peer) => manifest.peerDependenciesMeta[peer].optional)
+    expect(optional.sort()).toEqual(Object.keys(manifest.peerDependencies).sort())
+    const install = readmeBlocks('Install', 'sh').join('')
+    expect(install).toMatch(/^npm install didvault$/m)
+    for (const peer of optional) expect(install, peer).toMatch(new RegExp(`^npm install (-D )?${peer} +# `, 'm'))
+  })
+})
+
+/**
+ * The tarball `npm pack` makes, installed into fresh projects as users install it: an ESM project on
+ * SQLite (type-checked with `moduleResolution` `node16` and `bundler`), a CommonJS project with
+ * no optional peer, and one project per major version of Express the peer range allows. Only the
+ * SQLite project installs better-sqlite3; the others install only the peers they use. The
+ * README's snippets go in verbatim (only the client's base URL is filled in).
+ */
+describe('the packed package in fresh projects', () => {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+  const installed = (name: string): string => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version
+  /** The majors of Express the peer range allows: `^4.21.2 || ^5.1.0` → 4 and 5. */
+  const expressRanges: string[] = (manifest.peerDependencies.express as string).split('||').map((range) => range.trim())
+  let work: string
+  let tarball: string
+  const project = (name: string) => join(work, name)
+  /** The packages of the README's quickstart `npm install didvault …` line. */
+  const quickstartInstall = (): string[] => {
+    const line = /^npm install (didvault( [\w@./-]+)*)$/m.exec(readmeBlocks('Quickstart', 'sh')[0])
+    if (line === null) throw new Error('the README’s quickstart has no `npm install didvault …` line')
+    return line[1].split(' ')
+  }
+  const timings: Record<string, number> = {}
+
+  beforeAll(async () => {
+    ensureBuilt()
+    work = mkdtempSync(join(tmpdir(), 'didvault-packed-'))
+    tarball = await packTarball(work)
+    // better-sqlite3's install fetches a prebuilt binary from GitHub, or compiles for a minute when it cannot (as here).
+    // The binary this checkout's install got or built stands in for the download: a local prebuild of the same version.
+    const sqliteVersion = installed('better-sqlite3')
+    const prebuilds = join(work, 'prebuilds')
+    mkdirSync(prebuilds)
+    const binary = `better-sqlite3-v${sqliteVersion}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+    execFileSync('tar', [
+      '-C',
+      join(root, 'node_modules/better-sqlite3'),
+      '-czf',
+      join(prebuilds, binary),
+      'build/Release/better_sqlite3.node',
+    ])
+    const typesNode = `@types/node@${installed('@types/node')}`
+    const projects: ProjectSpec[] = [
+      {
+        // The README's quickstart install, with the tarball for didvault and better-sqlite3 at the version of the prebuild.
+        dir: project('sqlite-esm'),
+        type: 'module',
+        install: [
+          ...quickstartInstall().map((name) =>
+            name === 'didvault' ? tarball : name === 'better-sqlite3' ? `${name}@${sqliteVersion}` : name,
+          ),
+          typesNode,
+        ],
+        env: { npm_config_better_sqlite3_local_prebuilds: prebuilds },
+      },
+      { dir: project('cjs'), type: 'commonjs', install: [tarball, typesNode] },
+      ...expressRanges.map((range): ProjectSpec => {
+        const major = /^\^(\d+)\./.exec(range)![1]
+        return {
+          dir: project(`express${major}`),
+          type: 'module',
+          install: [tarball, `express@${range}`, `@types/express@${major}`, typesNode],
+        }
+      }),
+    ]
+    const seconds = await Promise.all(projects.map(createProject))
+    projects.forEach((p, i) => (timings[p.dir.slice(work.length + 1)] = seconds[i]))
+    console.log(`packed-package projects installed (seconds): ${JSON.stringify(timings)}`)
+  }, 240_000)
+  afterAll(async () => {
+    await killAll()
+    if (work) rmSync(work, { recursive: true, force: true })
+  })
+
+  it('ESM on SQLite: the README’s embedding snippet type-checks (node16 and bundler resolution, no @types/better-sqlite3) and runs; `didvault serve` answers the README’s client snippet', async () => {
+    const dir = project('sqlite-esm')
+    expect(quickstartInstall()).toEqual(['didvault', 'better-sqlite3', 'express'])
+    expect(existsSync(join(dir, 'node_modules/@types/better-sqlite3'))).toBe(false)
+    const [embedding] = readmeBlocks('Embedding', 'ts')
+    const [client] = readmeBlocks('Quickstart', 'ts')
+    writeFiles(dir, {
+      'embedding.ts': `${embedding}\nconsole.log(JSON.stringify({ vault: vault.id, next: next.wallet.did }))\nawait service.close()\n`,
+      'client.ts': client,
+      'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16', outDir: 'out' }, ['embedding.ts', 'client.ts']),
+      'tsconfig.bundler.json': tsconfig({ module: 'esnext', moduleResolution: 'bundler', noEmit: true }, ['embedding.ts', 'client.ts']),
+    })
+    await Promise.all([tsc(dir, 'tsconfig.json'), tsc(dir, 'tsconfig.bundler.json')])
+
+    const apiToken = 'dvk_readme_embedding_token'
+    const out = await nodeIn(dir, ['out/embedding.js'], { DIDVAULT_MASTER_KEY: '11'.repeat(32), API_TOKEN: apiToken })
+    expect(JSON.parse(out)).toEqual({ vault: expect.any(String), next: expect.stringMatching(/^did:ethr:/) })
+    expect(existsSync(join(dir, 'identity.db'))).toBe(true)
+
+    const server = spawnNode([join(dir, 'node_modules/.bin/didvault'), 'serve', '--port', '0'], { cwd: dir })
+    const [, key] = await server.waitFor(/API key for tenant "default".*: (\S+)$/m, 60_000)
+    const [, url] = await server.waitFor(/didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/, 60_000)
+    expect(existsSync(join(dir, 'didvault.db'))).toBe(true)
+    const compiled = readFileSync(join(dir, 'out/client.js'), 'utf8')
+    expect(compiled).toContain("'http://127.0.0.1:8080'")
+    writeFileSync(join(dir, 'out/client.js'), compiled.replace("'http://127.0.0.1:8080'", JSON.stringify(url)))
+    const printed = await nodeIn(dir, ['out/client.js'], { DIDVAULT_API_KEY: key })
+    expect(printed).toMatch(/^true \[/)
+    expect(printed).toMatch(/check: 'signature',\s*verified: true/)
+  })
+
+  it('CommonJS with no optional peer: the core and the client load through require; `didvault --version` runs and `didvault serve` names express, which it needs', async () => {
+    const dir = project('cjs')
+    writeFiles(dir, {
+      'main.ts': `import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from 'didvault'
+import { createClient, IdentityError } from 'didvault/client'
+
+async function main(): Promise<void> {
+  const service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants: staticTenants({ key: 'tenant' }) })
+  const api = service.as({ authorization: 'Bearer key' })
+  const { wallet } = await api.generateWallet({})
+  const holder = service.as({ authorization: 'Bearer key', didAuth: (await api.generateToken({ iss: wallet.did })).jwt })
+  const [vc] = (await holder.signClaims({ iss: wallet.did, format: 'JWT', claims: [{ payload: { role: 'treasurer' } }] })).vcs
+  const [checked] = (await holder.verifyClaims({ claims: ['jwt' in vc ? { jwt: vc.jwt } : { jsonld: vc.jsonld }] })).vcs
+  const refused = await service.as({ authorization: 'Bearer wrong' }).getVaults({}).then(() => false, (err: unknown) => err instanceof IdentityError)
+  console.log(JSON.stringify({ verified: checked.verified, refused, client: typeof createClient }))
+  await service.close()
+}
+void main()
+`,
+      'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16', outDir: 'out' }, ['main.ts']),
+    })
+    await tsc(dir, 'tsconfig.json')
+    expect(readFileSync(join(dir, 'out/main.js'), 'utf8')).toContain('require("didvault")')
+    expect(JSON.parse(await nodeIn(dir, ['out/main.js']))).toEqual({ verified: true, refused: true, client: 'function' })
+
+    // The commands that serve nothing run without express; serve names it.
+    const bin = join(dir, 'node_modules/.bin/didvault')
+    expect((await nodeIn(dir, [bin, '--version'])).trim()).toBe(manifest.version)
+    await expectRefusal(
+      dir,
+      ['serve', '--storage', 'memory'],
+      'didvault serve needs the optional package express, which is not installed: npm install express',
+    )
+  })
+
+  /** `didvault serve <args>` in `dir` exits 1 with `advice` on stderr, no stack trace, and nothing created. */
+  async function expectRefusal(dir: string, args: string[], advice: string): Promise<void> {
+    const bin = join(dir, 'node_modules/.bin/didvault')
+    const child = spawnNode([bin, ...args, '--port', '0'], { cwd: dir, env: { DIDVAULT_MASTER_KEY: '22'.repeat(32) } })
+    const exit = await child.exited
+    expect(exit.code, child.stderr()).toBe(1)
+    expect(child.stderr(), args.join(' ')).toContain(advice)
+    expect(child.stderr()).not.toMatch(/Cannot find package|ERR_MODULE_NOT_FOUND|\n\s+at /)
+    expect(existsSync(join(dir, 'didvault.db'))).toBe(false)
+    expect(existsSync(join(dir, 'didvault.db.key'))).toBe(false)
+  }
+
+  it('`didvault serve` beside express without the driver of its storage (or pino-pretty) names the package to install', async () => {
+    const dir = project(`express${/^\^(\d+)\./.exec(expressRanges.at(-1)!)![1]}`)
+    const refusals: Array<[string[], string]> = [
+      [
+        ['serve'],
+        'SQLite storage (sqlite:<path>, the default --storage) needs the optional package better-sqlite3, which is not installed: npm install better-sqlite3',
+      ],
+      [
+        ['serve', '--storage', 'postgres://didvault@127.0.0.1:9/didvault'],
+        'PostgreSQL storage needs the optional package pg, which is not installed: npm install pg',
+      ],
+      [
+        ['serve', '--storage', 'mongodb://127.0.0.1:9/didvault'],
+        'MongoDB storage needs the optional package mongodb, which is not installed: npm install mongodb',
+      ],
+      [['serve', '--storage', 'memory', '--log-format', 'pretty'], 'npm install pino-pretty'],
+    ]
+    for (const [args, advice] of refusals) await expectRefusal(dir, args, advice)
+  })
+
+  it.each(expressRanges)(
+    'Express %s: the README’s mount snippet type-checks and serves the README’s client snippet; errors, queries, the body limit and the app’s own routes behave',
+    async (range) => {
+      const major = /^\^(\d+)\./.exec(range)![1]
+      const dir = project(`express${major}`)
+      expect(JSON.parse(readFileSync(join(dir, 'node_modules/express/package.json'), 'utf8')).version).toMatch(new RegExp(`^${major}\\.`))
+      expect(existsSync(join(dir, 'node_modules/better-sqlite3'))).toBe(false)
+      const [mount] = readmeBlocks('In an existing Express app', 'ts')
+      const [client] = readmeBlocks('Quickstart', 'ts')
+      expect(client).toContain("'http://127.0.0.1:8080'")
+      writeFiles(dir, {
+        'app.ts': `import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from 'didvault'
+
+process.env.DIDVAULT_API_KEY = 'dvk_express_app_key'
+const service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey(), tenants: staticTenants({ [process.env.DIDVAULT_API_KEY]: 'acme' }) })
+// The README's mount:
+${mount}
+app.get('/own', (_req, res) => void res.json({ own: true }))
+const server = app.listen(0, '127.0.0.1')
+await once(server, 'listening')
+const base = 'http://127.0.0.1:' + (server.address() as AddressInfo).port
+// The README's client, on the mount point:
+${client.replace("'http://127.0.0.1:8080'", "base + '/identity'")}
+const auth = { authorization: 'Bearer ' + KEY, 'content-type': 'application/json' }
+const answer = async (path: string, init: RequestInit = {}) => {
+  const response = await fetch(base + path, init)
+  return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? await response.json() : null }
+}
+const results = {
+  verified: checked.verified,
+  wrongKey: await answer('/identity/vaults', { headers: { authorization: 'Bearer wrong' } }),
+  page: await answer('/identity/wallets?limit=1', { headers: auth }),
+  resolved: (await answer('/identity/1.0/identifiers/' + DID)).body?.didDocument?.id === DID,
+  tooLarge: (await answer('/identity/vaults', { method: 'POST', headers: auth, body: JSON.stringify({ name: 'x'.repeat(2_000_000) }) })).status,
+  notJson: await answer('/identity/vaults', { method: 'POST', headers: { authorization: 'Bearer ' + KEY, 'content-type': 'text/plain' }, body: 'hello' }),
+  own: await answer('/own'),
+  unknown: (await answer('/identity/no-such-route')).status,
+}
+console.log(JSON.stringify(results))
+server.close()
+await service.close()
+`,
+        'tsconfig.json': tsconfig({ module: 'node16', moduleResolution: 'node16', outDir: 'out' }, ['app.ts']),
+      })
+      await tsc(dir, 'tsconfig.json')
+      // The client snippet prints its result first; the checks are the last line.
+      const results = JSON.parse((await nodeIn(dir, ['out/app.js'])).trim().split('\n').at(-1)!)
+      const errorBody = (statusCode: number) => ({ statusCode, errorType: expect.any(String), errorMessage: expect.any(String) })
+      expect(results).toEqual({
+        verified: true,
+        wrongKey: { status: 403, body: errorBody(403) },
+        page: {
+          status: 200,
+          body: expect.objectContaining({ wallets: [expect.objectContaining({ did: expect.stringMatching(/^did:ethr:/) })] }),
+        },
+        resolved: true,
+        tooLarge: 413,
+        notJson: { status: 422, body: errorBody(422) },
+        own: { status: 200, body: { own: true } },
+        unknown: 404,
+      })
+    },
+  )
 })

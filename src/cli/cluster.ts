@@ -9,7 +9,7 @@
  */
 import cluster, { type Worker } from 'node:cluster'
 import { availableParallelism } from 'node:os'
-import { DEFAULT_DRAIN_MS, MAX_WORKERS } from '../config/schema.js'
+import { DEFAULT_DRAIN_MS } from '../config/schema.js'
 import { registerContextFiles } from './context-files.js'
 import { printFirstKey, serve, serveMetricsPort, startWait, STOP_NOW_MESSAGE, type ServeOptions } from './serve.js'
 import { envApiKeys, registerEnvApiKeys } from './env-api-keys.js'
@@ -48,14 +48,6 @@ export class RestartPolicy {
     if (exits > this.#limit) return { stop: exits }
     return { delayMs: Math.min(FIRST_RESTART_DELAY_MS * 2 ** (exits - 1), MAX_RESTART_DELAY_MS) }
   }
-}
-
-/** Parses `--workers`: `auto` (the available cores) or 1..{@link MAX_WORKERS}. @throws {UsageError} anything else */
-export function parseWorkers(value: string): number {
-  if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
-  const n = Number(value)
-  if (!/^\d+$/.test(value) || n < 1 || n > MAX_WORKERS) throw new UsageError(`--workers must be auto or 1..${MAX_WORKERS}, got ${value}`)
-  return n
 }
 
 /**

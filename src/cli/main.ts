@@ -2,12 +2,11 @@
 import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
-import { serveCluster } from './cluster.js'
 import { config } from './config-command.js'
 import { keys } from './keys.js'
 import { audit } from './audit.js'
 import { masterKey } from './master-key-command.js'
-import { serve } from './serve.js'
+import { withOptionalPeer } from './optional-peer.js'
 import { checkedServeConfig, serveOptionsOf, SERVE_FLAGS } from './serve-config.js'
 import { USAGE, UsageError } from './usage.js'
 
@@ -29,6 +28,10 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   // A cluster's workers run this again: the primary alone says what the environment overrides.
   if (!cluster.isWorker) for (const note of notes) console.error(`didvault: ${note}`)
   const options = serveOptionsOf(effective)
+  // Loaded for `serve` only: serving needs express, an optional peer (the other commands run without it).
+  const [{ serve }, { serveCluster }] = await withOptionalPeer('express', 'didvault serve', () =>
+    Promise.all([import('./serve.js'), import('./cluster.js')]),
+  )
   await (options.workers > 1 ? serveCluster(options, env) : serve(options, env))
 }
 

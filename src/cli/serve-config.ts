@@ -4,16 +4,16 @@
  * `DIDVAULT_CONFIG`, merged by precedence (`config/effective.ts`) into the {@link ServeOptions}.
  * A bad flag, environment value or config file is a usage error naming it.
  */
+import { availableParallelism } from 'node:os'
 import { type parseArgs } from 'node:util'
 import { effectiveConfig, type EffectiveConfig, type SettingsLayer } from '../config/effective.js'
 import { ConfigError, loadConfigFile } from '../config/load.js'
 import { serviceOptionsOf, SettingError } from '../config/service-options.js'
-import { MAX_DRAIN_MS, type DidvaultConfig } from '../config/schema.js'
+import { MAX_DRAIN_MS, MAX_WORKERS, type DidvaultConfig } from '../config/schema.js'
 import { canonicalOrigin } from '../http/cors.js'
 import { LOG_FORMATS, LOG_LEVELS } from '../observability/logger.js'
 import { publicBaseUrl } from '../status/list-url.js'
 import { checkedOrigins } from '../status/status-list-source.js'
-import { parseWorkers } from './cluster.js'
 import { parseContextFlag } from './context-files.js'
 import type { ServeOptions } from './serve.js'
 import { UsageError } from './usage.js'
@@ -167,4 +167,12 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     settings: { networks, resolvers, limits, tokens },
     previousMasterKeyFiles: config.previousMasterKeyFiles,
   }
+}
+
+/** Parses `--workers`: `auto` (the available cores) or 1..{@link MAX_WORKERS}. @throws {UsageError} anything else */
+export function parseWorkers(value: string): number {
+  if (value === 'auto') return Math.min(availableParallelism(), MAX_WORKERS)
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < 1 || n > MAX_WORKERS) throw new UsageError(`--workers must be auto or 1..${MAX_WORKERS}, got ${value}`)
+  return n
 }

@@ -16,6 +16,7 @@ import { resolveMasterKey, resolvePreviousMasterKeys } from './master-key.js'
 import { COLLECTIONS } from '../service/collections.js'
 import { KEYRING_RECORD, type MasterKeyInput } from '../custody/keyring-store.js'
 import { UsageError } from './usage.js'
+import { withOptionalPeer } from './optional-peer.js'
 import { isSqliteSynchronous, type SqliteSynchronous } from '../storage/sqlite/synchronous.js'
 
 /** Where `--storage` points. */
@@ -121,11 +122,24 @@ export interface OpenStorageOptions {
   onRetry?: () => void
 }
 
+/** The adapter module of each kind of storage, loaded only when asked for: its driver is an optional peer of the package. */
+const ADAPTERS = {
+  sqlite: () =>
+    withOptionalPeer('better-sqlite3', 'SQLite storage (sqlite:<path>, the default --storage)', () => import('../storage/sqlite/index.js')),
+  postgres: () => withOptionalPeer('pg', 'PostgreSQL storage', () => import('../storage/postgres/index.js')),
+  mongodb: () => withOptionalPeer('mongodb', 'MongoDB storage', () => import('../storage/mongo/index.js')),
+}
+
+/** Fails, naming the package to install, when the driver `target` needs is missing; loads nothing for memory storage. */
+export async function assertDriverInstalled(target: StorageTarget): Promise<void> {
+  if (target.kind !== 'memory') await ADAPTERS[target.kind]()
+}
+
 /** Opens the storage; the SQLite, MongoDB and PostgreSQL adapters are loaded only when asked for (their drivers are optional peers). */
 export async function openStorage(target: StorageTarget, options: OpenStorageOptions = {}): Promise<StorageAdapter> {
   if (target.kind === 'memory') return createMemoryStorage()
   if (target.kind === 'sqlite') {
-    const { createSqliteStorage } = await import('../storage/sqlite/index.js')
+    const { createSqliteStorage } = await ADAPTERS.sqlite()
     return createSqliteStorage({
       path: target.path,
       ...(target.synchronous !== undefined && { synchronous: target.synchronous }),
@@ -133,7 +147,7 @@ export async function openStorage(target: StorageTarget, options: OpenStorageOpt
     })
   }
   if (target.kind === 'postgres') {
-    const { createPostgresStorage } = await import('../storage/postgres/index.js')
+    const { createPostgresStorage } = await ADAPTERS.postgres()
     const { url, schema, preparedStatements } = target
     return createPostgresStorage({
       connectionString: options.readonly ? readOnlySessions(url) : url,
@@ -142,7 +156,7 @@ export async function openStorage(target: StorageTarget, options: OpenStorageOpt
       ...(options.onRetry && { onRetry: options.onRetry }),
     })
   }
-  const { createMongoStorage } = await import('../storage/mongo/index.js')
+  const { createMongoStorage } = await ADAPTERS.mongodb()
   return createMongoStorage({ url: target.url })
 }
 
@@ -243,6 +257,8 @@ export async function openService(
     start?: StartWait
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
+  // A missing driver is said before anything is created (the master key file of a SQLite database).
+  await assertDriverInstalled(target)
   if (options.mustExist) await assertSetUp(target, options.missingHint)
   // The keys and the gas payers are settled before the database is opened (opening creates the file).
   const keys = options.keys ?? serviceKeysOf(target, env, options.previousKeyFiles)

@@ -2,8 +2,9 @@
  * `didvault/client` bundles for browsers: esbuild (platform browser, no Node polyfills) builds
  * `src/client` without error — an import of a Node built-in would fail the build — and the bundle
  * holds no package but zod (none of the service's crypto, JSON-LD, DID, storage or HTTP server
- * code) and stays within its size budget.
+ * code), stays within its size budget, and is the size the README quotes.
  */
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { gzipSync } from 'node:zlib'
 import { build, type Metafile } from 'esbuild'
@@ -14,6 +15,16 @@ import { ROOT } from '../helpers/build.js'
 const ALLOWED_PACKAGES = ['zod']
 /** Minified bundle size the client must stay within, bytes (it was about 134 kB, 40 kB gzipped). */
 const BUDGET = { minified: 160_000, gzipped: 48_000 }
+/** How far the measured sizes may be from the README's "about … kB" figures. */
+const QUOTE_TOLERANCE = 0.05
+
+/** The README's figures: "the browser bundle is about <n> kB minified, <n> kB gzipped", in bytes. */
+function quotedSize(): { minified: number; gzipped: number } {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8').replace(/\s+/g, ' ')
+  const match = /browser bundle is about (\d+) kB minified, (\d+) kB gzipped/.exec(readme)
+  if (match === null) throw new Error('README quotes no "browser bundle is about <n> kB minified, <n> kB gzipped"')
+  return { minified: Number(match[1]) * 1000, gzipped: Number(match[2]) * 1000 }
+}
 
 /** Bundles `entry` (or `contents`) for browsers, minified. */
 async function bundle(source: { entry: string } | { contents: string }) {
@@ -51,6 +62,13 @@ describe('the browser bundle of didvault/client', () => {
     console.log(`didvault/client browser bundle: ${kB(size.minified)} minified, ${kB(size.gzipped)} gzipped`)
     expect(size.minified).toBeLessThanOrEqual(BUDGET.minified)
     expect(size.gzipped).toBeLessThanOrEqual(BUDGET.gzipped)
+    const quoted = quotedSize()
+    for (const kind of ['minified', 'gzipped'] as const) {
+      const off = Math.abs(size[kind] - quoted[kind]) / quoted[kind]
+      expect(off, `README quotes ${kB(quoted[kind])} ${kind}, measured ${kB(size[kind])}: update the README`).toBeLessThanOrEqual(
+        QUOTE_TOLERANCE,
+      )
+    }
   })
 
   it('the check has teeth: a Node built-in fails the build, a heavy package shows in the list', async () => {

@@ -47,7 +47,7 @@ afterEach(async () => {
 describe('sqlite storage: durability (synchronous)', () => {
   /** `PRAGMA synchronous` of the adapter's own connection: 2 is FULL, 1 NORMAL. */
   const synchronousOf = (storage: SqliteStorage) =>
-    (storage as unknown as { core: { connection: { db: Database.Database } } }).core.connection.db.pragma('synchronous', { simple: true })
+    (storage as unknown as { connection: { db: Database.Database } }).connection.db.pragma('synchronous', { simple: true })
 
   it('syncs every commit to disk by default (FULL): an acknowledged write survives a power loss', async () => {
     const storage = await open()

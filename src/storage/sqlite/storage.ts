@@ -173,7 +173,7 @@ class SqliteAdapter implements StorageAdapter {
   }
 
   /** Runs `op` holding this scope's lock (no transaction in progress). */
-  protected exclusive<R>(op: () => R): Promise<R> {
+  exclusive<R>(op: () => R): Promise<R> {
     return this.scope.lock.hold(async () => op())
   }
 }
@@ -183,14 +183,44 @@ class SqliteAdapter implements StorageAdapter {
  * declared fields as indexed generated columns, array fields in indexed side tables, WAL mode,
  * `BEGIN IMMEDIATE` transactions, safe for several processes sharing one database file.
  */
-export class SqliteStorage extends SqliteAdapter {
+export class SqliteStorage implements StorageAdapter {
+  readonly name = 'sqlite'
+  readonly capabilities: StorageCapabilities
+  // Private, so the declarations name them without their types: the public types need no better-sqlite3 types
+  // (`@types/better-sqlite3`).
+  private readonly connection: Connection
+  private readonly adapter: SqliteAdapter
+
   constructor(options: SqliteStorageOptions) {
-    super({ connection: new Connection(options), layouts: new Map(), writeFailures: new WriteFailures() }, { ...rootScope(), depth: 0 })
+    this.connection = new Connection(options)
+    const core = { connection: this.connection, layouts: new Map(), writeFailures: new WriteFailures() }
+    this.adapter = new SqliteAdapter(core, { ...rootScope(), depth: 0 })
+    this.capabilities = this.adapter.capabilities
+  }
+
+  init(specs: readonly CollectionSpec[]): Promise<void> {
+    return this.adapter.init(specs)
+  }
+
+  collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T> {
+    return this.adapter.collection<T>(name)
+  }
+
+  transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
+    return this.adapter.transaction(fn)
+  }
+
+  explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan> {
+    return this.adapter.explain(collection, where, options)
+  }
+
+  writeFailure(): string | undefined {
+    return this.adapter.writeFailure()
   }
 
   /** Waits for a running transaction to finish, then closes the database. Idempotent. */
-  override close(): Promise<void> {
-    return this.exclusive(() => this.core.connection.close())
+  close(): Promise<void> {
+    return this.adapter.exclusive(() => this.connection.close())
   }
 }
 
