@@ -167,6 +167,22 @@ describe('the README’s install step', () => {
   })
 })
 
+describe('the README on the registry page', () => {
+  it('package.json names the repository, homepage and issues, and every relative link of the README is a file of the repository', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
+    const repo = /^git\+(https:\/\/github\.com\/[\w.-]+\/[\w.-]+)\.git$/.exec(manifest.repository?.url ?? '')?.[1]
+    expect(repo, 'repository.url').toBeDefined()
+    expect(manifest.repository.type).toBe('git')
+    expect(manifest.homepage).toBe(`${repo}#readme`)
+    expect(manifest.bugs).toEqual({ url: `${repo}/issues` })
+    // The registry page resolves relative links against the repository: each must name a file or folder there.
+    const readme = readFileSync(join(root, 'README.md'), 'utf8')
+    const relative = [...readme.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]).filter((href) => !/^[a-z]+:|^#/.test(href))
+    expect(relative.length).toBeGreaterThan(0)
+    for (const href of relative) expect(existsSync(join(root, href.split('#')[0])), href).toBe(true)
+  })
+})
+
 /**
  * The tarball `npm pack` makes, installed into fresh projects as users install it: an ESM project on
  * SQLite (type-checked with `moduleResolution` `node16` and `bundler`), a CommonJS project with
