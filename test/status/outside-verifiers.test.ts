@@ -20,7 +20,9 @@
 import { createRequire } from 'node:module'
 import { gunzipSync, gzipSync } from 'node:zlib'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { verifyCredential as digitalbazaarVerify } from '@digitalbazaar/vc'
 import { checkStatus, statusTypeMatches } from '@digitalbazaar/vc-bitstring-status-list'
+import { CONTEXT as STATUS_CONTEXT } from '@digitalbazaar/vc-bitstring-status-list-context'
 import { createAgent, type ICredentialPlugin, type IAgentPlugin, type TAgent } from '@veramo/core'
 import { CredentialPlugin } from '@veramo/credential-w3c'
 import { CredentialProviderJWT } from '@veramo/credential-jwt'
@@ -40,7 +42,6 @@ import { transmuteDocumentLoader } from '../helpers/transmute.js'
 
 const require = createRequire(import.meta.url)
 const { EcdsaSecp256k1RecoverySignature2020 } = require('@transmute/lds-ecdsa-secp256k1-recovery2020')
-const { CONTEXT: STATUS_CONTEXT } = require('@digitalbazaar/vc-bitstring-status-list-context')
 
 const PUBLIC_URL = 'https://status.example.com/identity'
 const RECOVERY_2020 = 'EcdsaSecp256k1RecoverySignature2020'
@@ -272,6 +273,26 @@ describe('item 6: JSON-LD with status and no context is data model 2.0', () => {
     expect(statusTypeMatches({ credential: vc })).toBe(true)
     expect(await verifyHere({ jsonld: vc })).toMatchObject({ verified: true })
     expect(await outsideCheck(vc)).toMatchObject({ verified: true, results: [{ verified: true, status: false }] })
+
+    // Signed with the 2020 suite, which @digitalbazaar/vc can verify (the transmute suite): it verifies, its status checked.
+    const recovery = await sign({
+      type: 'MembershipCredential',
+      proofType: RECOVERY_2020,
+      status: { purposes: ['revocation'] },
+      claims: [{ id: `${id}-2020`, payload: { member: true } }],
+    })
+    expect(recovery.status).toBe(200)
+    const vc2020 = recovery.body.vcs[0].jsonld as JsonLdDocument
+    expect((vc2020['@context'] as unknown[])[0]).toBe(CREDENTIALS_V2_URL)
+    const suite = new EcdsaSecp256k1RecoverySignature2020()
+    const outside = await digitalbazaarVerify({
+      credential: vc2020,
+      suite,
+      documentLoader: loaderFor(),
+      checkStatus: (options) => checkStatus({ ...options, suite } as never),
+    })
+    expect(outside.error).toBeUndefined()
+    expect(outside).toMatchObject({ verified: true, statusResult: { verified: true, results: [{ status: false }] } })
 
     const before = await snapshot(h)
     const v1 = await sign({ context: CREDENTIALS_V1_URL, status: { purposes: ['revocation'] }, claims: [{ payload: { member: true } }] })
