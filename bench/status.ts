@@ -16,7 +16,8 @@ import { performance } from 'node:perf_hooks'
 import { IdentityService, randomMasterKey, staticTenants, type StorageAdapter } from '../src/index.js'
 import { CREDENTIALS_V2_URL } from '../src/proofs/jsonld/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
-import { publishedList } from '../src/status/publish.js'
+import { collectionOf } from '../src/storage/declaration.js'
+import { STATUS_LISTS } from '../src/status/records.js'
 import { measure, summarize, type MeasureOptions, type Measurement } from './measure.js'
 
 const API_KEY = 'bench-status-api-key-0123456789'
@@ -110,7 +111,7 @@ async function measurePublish(
   return measureAfter(
     `${label}: publish a changed ${format} list (131,072)`,
     async () => {
-      const published = (await publishedList({ storage }, listId))?.etag
+      const published = (await collectionOf(storage, STATUS_LISTS).get(listId))?.etag
       if (published === etag) throw new Error(`bench: the ${format} list was not signed again`)
       etag = published
       await change(as, [entry], (value = !value))

@@ -6,7 +6,14 @@
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from '../proofs/jwt-signer.js'
-import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL, signJsonLd, type JsonLdDocument, type ProofType } from '../proofs/jsonld/index.js'
+import {
+  CREDENTIALS_STATUS_V1_URL,
+  CREDENTIALS_V1_URL,
+  CREDENTIALS_V2_URL,
+  signJsonLd,
+  type JsonLdDocument,
+  type ProofType,
+} from '../proofs/jsonld/index.js'
 import type { CanonicalHasher } from '../proofs/jsonld/canonical-hasher.js'
 import type { ContextEntry } from '../proofs/jsonld/contexts.js'
 import { isUndefinedTermError, withUndefinedTerms, type UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
@@ -113,10 +120,16 @@ export async function issueJsonLdCredential(
  * `content` as a VC-JWT (ES256K): `iss`, `sub` (the subject), `jti` (the id), `nbf` (issuance)
  * and `exp` in seconds (rounded down), and the credential's `@context`, `type` and the other
  * `credentialSubject` members in `vc`. did-jwt-vc refuses an empty `credentialSubject`: a JWT
- * credential needs at least one claim besides its subject.
+ * credential needs at least one claim besides its subject. A VC-JWT is data model 1.1: one with
+ * `credentialStatus` names the status context (`credentials/status/v1`) after its own, which
+ * defines `BitstringStatusListEntry` (verifiers that read JSON-LD see no status without it).
  */
 export async function issueJwtCredential(content: CredentialContent, signer: DigestSigner): Promise<string> {
-  const { '@context': context, type } = unsignedCredential(content)
+  const status = credentialStatusOf(content)
+  const { '@context': context, type } = unsignedCredential({
+    ...content,
+    contexts: status === undefined ? content.contexts : [...content.contexts, CREDENTIALS_STATUS_V1_URL],
+  })
   const payload = {
     ...(content.subject !== undefined && { sub: content.subject }),
     jti: content.id,
@@ -128,7 +141,7 @@ export async function issueJwtCredential(content: CredentialContent, signer: Dig
       type: type as string[],
       credentialSubject: content.claims,
       // did-jwt-vc types one entry; the data model allows an array (two purposes), which it carries as it is.
-      ...(credentialStatusOf(content) !== undefined && { credentialStatus: credentialStatusOf(content) as { id: string; type: string } }),
+      ...(status !== undefined && { credentialStatus: status as { id: string; type: string } }),
     },
   }
   return createVerifiableCredentialJwt(payload, { did: content.issuer, signer: didJwtSigner(signer), alg: 'ES256K' })

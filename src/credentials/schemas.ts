@@ -87,7 +87,9 @@ const statusRequest = z
   .meta({
     description: [
       'Status entries (`credentialStatus`, `BitstringStatusListEntry`), one per purpose, in status lists of the issuer published',
-      'under the service’s `publicUrl`. A JSON-LD credential with status must be data model 2.0 (`https://www.w3.org/ns/credentials/v2`).',
+      'under the service’s `publicUrl`. A JSON-LD credential with status is data model 2.0: one that names no `context` is issued with',
+      '`https://www.w3.org/ns/credentials/v2`; one naming other contexts must include it (422 otherwise). A VC-JWT with status names',
+      '`https://www.w3.org/ns/credentials/status/v1` after `https://www.w3.org/2018/credentials/v1`.',
     ].join(' '),
   })
 

@@ -173,18 +173,20 @@ function planClaim(
   if (input.format === 'JWT' && Object.keys(claims).length === 0)
     throw invalid(`${field}.payload: a JWT credential needs at least one claim about its subject`)
   const subject = claim.sub ?? input.sub
-  const contexts = [...(input.context ?? []), ...(claim.context ?? [])]
+  const purposes = (claim.status ?? input.status)?.purposes
+  const named = [...(input.context ?? []), ...(claim.context ?? [])]
+  // A JSON-LD credential with status that names no context is data model 2.0, whose context defines the status terms.
+  const contexts = purposes !== undefined && input.format === 'JSON-LD' && named.length === 0 ? [CREDENTIALS_V2_URL] : named
   if (contexts.includes(CREDENTIALS_V2_URL)) {
     if (contexts.includes(CREDENTIALS_V1_URL))
       throw invalid(`${field}: ${CREDENTIALS_V1_URL} and ${CREDENTIALS_V2_URL} cannot be mixed in one credential`)
     if (input.format === 'JWT')
       throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
   }
-  const purposes = (claim.status ?? input.status)?.purposes
   if (purposes !== undefined && input.format === 'JSON-LD' && !contexts.includes(CREDENTIALS_V2_URL))
     throw invalid(
       `${field}: a JSON-LD credential with status must be data model 2.0 (its context defines BitstringStatusListEntry): ` +
-        `add ${CREDENTIALS_V2_URL} to \`context\``,
+        `add ${CREDENTIALS_V2_URL} to \`context\`, or name no context`,
     )
   const content: Omit<CredentialContent, 'id'> = {
     issuer,

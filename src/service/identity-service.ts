@@ -47,7 +47,7 @@ import { StatusAllocator } from '../status/allocate.js'
 import { StatusPublisher } from '../status/publisher.js'
 import { signList } from '../status/sign-list.js'
 import { publicBaseUrl } from '../status/list-url.js'
-import { publishedList } from '../status/publish.js'
+import { StoredStatusLists } from '../status/stored-lists.js'
 import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-status.js'
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
@@ -334,8 +334,8 @@ export class IdentityService {
       onError,
       options.onStatusListPublished,
     )
-    // `own`: the lists this service publishes, as stored (what GET /status/:listId serves).
-    const own = { get: (listId: string) => publishedList({ storage }, listId) }
+    // `own`: the lists this service publishes, their entries read from storage as they are now (published or not).
+    const own = new StoredStatusLists({ storage })
     const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,

@@ -1,13 +1,14 @@
 /**
  * Publishing status lists (`GET /status/:listId`, public like DID documents): the stored signed
- * list, signed first when it never was, or changed and its interval is over.
+ * list, signed first when it never was, was signed with a retired suite (EcdsaKoblitzSignature2016,
+ * by an earlier release), or changed and its interval is over.
  */
 import { IdentityError } from '../errors.js'
 import { collectionOf } from '../storage/declaration.js'
 import type { Caller } from '../auth/context.js'
 import type { StatusContext } from './context.js'
 import { STATUS_LISTS } from './records.js'
-import { isDirty, signList, type SigningContext } from './sign-list.js'
+import { hasRetiredProof, isDirty, signList, type SigningContext } from './sign-list.js'
 import type { GetStatusListInput, ServedStatusList } from './schemas.js'
 
 /** Media types of the served lists. */
@@ -21,7 +22,8 @@ export async function getStatusList(
   let list = await collectionOf(ctx.storage, STATUS_LISTS).get(input.listId)
   if (!list) throw new IdentityError('NOT_FOUND', `no status list ${input.listId}`, 404)
   const interval = ctx.config.statusPublishIntervalMs
-  if (list.credential === undefined || (isDirty(list) && ctx.now() - (list.signedAt ?? 0) >= interval))
+  // Signed now when never signed, or signed with a suite lists no longer use; otherwise once changed and its interval is over.
+  if (list.credential === undefined || hasRetiredProof(list) || (isDirty(list) && ctx.now() - (list.signedAt ?? 0) >= interval))
     list = (await signList(ctx, list.id)) ?? list
   // Only an MPC issuer's list can be unsigned here: its first signature needs a request with its quorum.
   if (list.credential === undefined || list.etag === undefined)
@@ -32,17 +34,4 @@ export async function getStatusList(
     etag: list.etag,
     maxAge: Math.floor(interval / 1000),
   }
-}
-
-/**
- * The signed status list this service publishes as `listId` (lists are public: any tenant's), as
- * stored — what `GET /status/:listId` serves, except that a list changed within its interval
- * may not be signed yet —; undefined when there is no such list or it was never signed.
- */
-export async function publishedList(
-  ctx: Pick<StatusContext, 'storage'>,
-  listId: string,
-): Promise<{ credential: string | Record<string, unknown>; etag: string } | undefined> {
-  const list = await collectionOf(ctx.storage, STATUS_LISTS).get(listId)
-  return list?.credential !== undefined && list.etag !== undefined ? { credential: list.credential, etag: list.etag } : undefined
 }

@@ -14,7 +14,8 @@ import { forbidden } from '../errors.js'
 import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
 import type { DigestSigner } from '../keys/signer.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
-import { CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
+import { CREDENTIALS_STATUS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
+import { RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
 import { registryForDid } from '../wallets/config.js'
 import { ownerWallet } from '../wallets/did-updates.js'
@@ -31,8 +32,27 @@ export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' 
 /** The fields of a list record its signature sets. */
 export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>>
 
-/** Whether the stored signed list is older than the list's entries (or there is none). */
-export const isDirty = (list: StatusListRecord) => list.credential === undefined || list.version > list.signedVersion
+/**
+ * The proof suite of JSON-LD lists: EcdsaSecp256k1RecoverySignature2020, which verifiers outside
+ * didvault implement (the transmute suite, Veramo, jsonld-signatures based verifiers). Lists of
+ * secp256k1 issuers are never signed with EcdsaKoblitzSignature2016 again; a list an earlier
+ * release stored with it is signed again at its next publication (its version unchanged).
+ */
+const LIST_PROOF_TYPE = RECOVERY_2020
+
+/** Whether the stored signed list is JSON-LD with a proof of another suite than {@link LIST_PROOF_TYPE}: signed again when next served. */
+export function hasRetiredProof(list: Pick<StatusListRecord, 'credential'>): boolean {
+  if (list.credential === undefined || typeof list.credential === 'string') return false
+  const proofs: unknown[] = [list.credential.proof].flat()
+  return proofs.some((p) => typeof p !== 'object' || p === null || (p as { type?: unknown }).type !== LIST_PROOF_TYPE)
+}
+
+/** Whether the stored signed list is older than version `version` of the list's entries, or of a retired suite (or there is none). */
+const isOlderThan = (list: StatusListRecord, version: number) =>
+  list.credential === undefined || version > list.signedVersion || (version === list.signedVersion && hasRetiredProof(list))
+
+/** Whether the stored signed list is older than the list's entries, or of a retired suite (or there is none): it needs a signature. */
+export const isDirty = (list: StatusListRecord) => isOlderThan(list, list.version)
 
 /** The issuer wallet of a list, and the wallet of its DID's current owner, which signs the list (403 when the service holds neither). */
 export interface ListSigners {
@@ -77,7 +97,7 @@ export async function signList(ctx: SigningContext, listId: string, approvals?: 
   const signed = await signedListOf(ctx, list, owner, [], approvals)
   await ctx.storage.transaction(async (tx) => {
     const current = await collectionOf(tx, STATUS_LISTS).get(listId)
-    if (current && (current.credential === undefined || current.signedVersion < signed.signedVersion)) {
+    if (current && isOlderThan(current, signed.signedVersion)) {
       await collectionOf(tx, STATUS_LISTS).update(listId, signed)
       if (approvals === undefined)
         await ctx.audit.append(tx, systemActor(list.tenantId, 'publisher'), [
@@ -130,12 +150,15 @@ function signListCredential(
     issuer: list.issuer,
     subject: `${url}#list`,
     claims: { type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList },
-    // JSON-LD: data model 2.0 (its context defines the terms); a VC-JWT is data model 1.1 here, like every VC-JWT of the service.
-    contexts: list.format === 'JWT' ? [] : [CREDENTIALS_V2_URL],
+    // JSON-LD: data model 2.0 (its context defines the terms); a VC-JWT is data model 1.1 here, like every VC-JWT of the
+    // service, with the status context that defines them.
+    contexts: list.format === 'JWT' ? [CREDENTIALS_STATUS_V1_URL] : [CREDENTIALS_V2_URL],
     types: ['BitstringStatusListCredential'],
     issuedAt: ctx.now(),
   }
-  return list.format === 'JWT' ? issueJwtCredential(content, signer) : issueJsonLdCredential(content, signer, { undefinedTerms: 'reject' })
+  return list.format === 'JWT'
+    ? issueJwtCredential(content, signer)
+    : issueJsonLdCredential(content, signer, { proofType: LIST_PROOF_TYPE, undefinedTerms: 'reject' })
 }
 
 /** A strong ETag of a signed list: the SHA-256 of its served form, base64url, quoted. */

@@ -1,21 +1,35 @@
 /**
- * Where status list credentials come from. A list under the service's own `publicUrl`
- * (`<publicUrl>/status/<listId>`) is read from its storage through {@link OwnStatusLists};
- * any other list only from an origin the operator allows (`statusListOrigins`), fetched
- * ({@link fetchStatusList}) and kept for its `Cache-Control: max-age`, revalidated with its
- * ETag. A fetch that fails is not made again for `negativeCacheMs`: the failure is the answer
- * meanwhile. No request ever goes to an origin not allowed: a caller's credential names the URL,
- * the operator names the origins.
+ * Where status lists come from. A list under the service's own `publicUrl`
+ * (`<publicUrl>/status/<listId>`) is not fetched nor its signature read: its entries are read
+ * from storage through {@link OwnStatusLists}, as they are now (so a credential verifies from
+ * the moment it is issued, and a change counts from the moment it is made, before the list is
+ * published or signed again). Any other list only from an origin the operator allows
+ * (`statusListOrigins`), fetched ({@link fetchStatusList}) and kept for its `Cache-Control:
+ * max-age`, revalidated with its ETag. A fetch that fails is not made again for
+ * `negativeCacheMs`: the failure is the answer meanwhile. No request ever goes to an origin not
+ * allowed: a caller's credential names the URL, the operator names the origins.
  */
 import { createHash } from 'node:crypto'
 import { BoundedCache } from './status-list-cache.js'
 import type { StatusProblem } from './status-list-entry.js'
 import { fetchStatusList } from './status-list-fetch.js'
 
-/** The lists this service publishes, read from its storage (the status domain's publisher implements it). */
+/** One entry of one of the service's own lists, as stored now. */
+export interface OwnListEntry {
+  /** The list's issuer DID, as its published list names it. */
+  issuer: string
+  /** The list's status purpose. */
+  purpose: string
+  /** Entries in the list. */
+  size: number
+  /** The entry's bit: false for an index no credential holds (or beyond `size`). */
+  value: boolean
+}
+
+/** The lists this service publishes, read from its storage (the status domain's `StoredStatusLists` implements it). */
 export interface OwnStatusLists {
-  /** The list `listId` as stored and served (a VC-JWT or a JSON-LD credential) with its ETag; undefined when there is none. */
-  get(listId: string): Promise<{ credential: string | Record<string, unknown>; etag: string } | undefined>
+  /** Entry `index` of list `listId` as stored now; undefined when there is no such list. */
+  entry(listId: string, index: number): Promise<OwnListEntry | undefined>
 }
 
 /** A list credential, with a version that changes whenever its content does. */
@@ -71,11 +85,27 @@ export class StatusListSource {
     return publicUrl !== undefined && href.startsWith(`${publicUrl}${OWN_PATH}`)
   }
 
-  /** The list credential at `url`, or why it cannot be had. Never throws. */
+  /** The id of the service's own list `url` names (`<publicUrl>/status/<listId>`); undefined when it names no own list. */
+  ownListId(url: URL): string | undefined {
+    const href = url.href.split('#')[0]
+    return this.#isOwn(href) ? href.slice(this.options.publicUrl!.length + OWN_PATH.length) : undefined
+  }
+
+  /** Entry `index` of the service's own list `listId`, as stored now, or why it cannot be had. Never throws. */
+  async ownEntry(listId: string, index: number): Promise<OwnListEntry | StatusProblem> {
+    const notFound: StatusProblem = { reason: 'listUnavailable', error: 'status list: not found among the service’s lists' }
+    if (this.options.own === undefined || !/^[A-Za-z0-9._~-]{1,200}$/.test(listId)) return notFound
+    try {
+      return (await this.options.own.entry(listId, index)) ?? notFound
+    } catch {
+      return { reason: 'listUnavailable', error: 'status list: the service’s storage failed' }
+    }
+  }
+
+  /** The list credential at `url`, of an allowed origin (not the service's own), or why it cannot be had. Never throws. */
   async get(url: URL, now: number): Promise<HeldList | StatusProblem> {
     const href = url.href.split('#')[0]
-    if (this.#isOwn(href)) return this.#own(href.slice(this.options.publicUrl!.length + OWN_PATH.length))
-    if (!this.#origins.has(url.origin))
+    if (!this.#origins.has(url.origin) || this.#isOwn(href))
       return { reason: 'originNotAllowed', error: `status list origin ${url.origin} is not allowed (statusListOrigins)` }
     const cached = this.#cache.get(href)
     if (cached !== undefined && now < cached.freshUntil) return cached
@@ -87,17 +117,6 @@ export class StatusListSource {
       this.#inFlight.set(href, pending)
     }
     return pending
-  }
-
-  async #own(listId: string): Promise<HeldList | StatusProblem> {
-    const notFound: StatusProblem = { reason: 'listUnavailable', error: 'status list: not found among the service’s lists' }
-    if (this.options.own === undefined || !/^[A-Za-z0-9._~-]{1,200}$/.test(listId)) return notFound
-    try {
-      const list = await this.options.own.get(listId)
-      return list === undefined ? notFound : { credential: list.credential, version: `own ${listId} ${list.etag}` }
-    } catch {
-      return { reason: 'listUnavailable', error: 'status list: the service’s storage failed' }
-    }
   }
 
   async #fetch(url: URL, href: string, cached: Cached | undefined, now: number): Promise<HeldList | StatusProblem> {

@@ -1,13 +1,14 @@
 /**
  * The status checks of `POST /claims/verify` (docs/credentials.md *Checking status when
  * verifying*): one named check (`status`) per `credentialStatus` entry of a credential whose
- * other checks passed. Each reads the entry's list ({@link StatusListSource}: the service's own,
- * or one of an allowed origin), verifies and decodes it ({@link readStatusList}), and checks its
- * issuer and purpose against the entry, the index against its length, and the bit: set for
- * `revocation` or `suspension` fails the check. Every failure is a failed check with a named
- * `reason`, never a throw.
+ * other checks passed. Each reads the entry's list ({@link StatusListSource}): one of the
+ * service's own lists from its storage as it is now (the entry's bit, the list's issuer,
+ * purpose and size; published or not), or one of an allowed origin, verified and decoded
+ * ({@link readStatusList}); then checks its issuer and purpose against the entry, the index
+ * against its length, and the bit: set for `revocation` or `suspension` fails the check. Every
+ * failure is a failed check with a named `reason`, never a throw.
  *
- * A verified, decoded list is kept by version (content digest, or the own list's ETag) in a
+ * A verified, decoded list of another origin is kept by version (content digest) in a
  * bounded cache: a credential whose list is held is checked without a request, a signature
  * check or a GZIP inflate.
  *
@@ -115,8 +116,11 @@ export class StatusVerifier implements CredentialStatusChecks {
     options: CredentialVerifyOptions,
     fetches: RequestFetches,
   ): Promise<StatusProblem | { verified: boolean; value: boolean; reason?: 'revoked' | 'suspended'; error?: string }> {
-    const href = entry.url.href.split('#')[0]
-    const list = await fetches.get(href, () => this.#read(entry.url, options), this.#source.isFetched(entry.url))
+    const ownId = this.#source.ownListId(entry.url)
+    const list =
+      ownId !== undefined
+        ? await fetches.get(`own ${ownId} ${entry.index}`, () => this.#readOwn(ownId, entry.index), false)
+        : await fetches.get(entry.url.href.split('#')[0], () => this.#read(entry.url, options), this.#source.isFetched(entry.url))
     if (list instanceof Exceeded) return list.limit === 'deadline' ? this.#pastDeadline() : this.#tooManyLists()
     if ('reason' in list) return list
     if (list.entryType !== entry.type)
@@ -125,23 +129,32 @@ export class StatusVerifier implements CredentialStatusChecks {
       return { reason: 'issuerMismatch', error: `the status list’s issuer ${list.issuer} is not the credential’s ${credential.issuer}` }
     if (!list.purposes.includes(entry.purpose))
       return { reason: 'purposeMismatch', error: `the status list is for ${list.purposes.join(', ')}, not ${entry.purpose}` }
-    if (entry.index >= list.bits.length)
-      return { reason: 'indexOutOfRange', error: `statusListIndex ${entry.index} is beyond the list’s ${list.bits.length} entries` }
-    const value = list.bits.get(entry.index)
+    if (entry.index >= list.length)
+      return { reason: 'indexOutOfRange', error: `statusListIndex ${entry.index} is beyond the list’s ${list.length} entries` }
+    const value = list.get(entry.index)
     const failure = value ? FAILING_PURPOSES.get(entry.purpose) : undefined
     if (failure === undefined) return { verified: true, value }
     return { verified: false, value, reason: failure, error: `${failure}: entry ${entry.index} of its status list is set` }
   }
 
+  /** Entry `index` of the service's own list `listId`, from its storage as it is now (no signature read), or why not. */
+  async #readOwn(listId: string, index: number): Promise<ListView | StatusProblem> {
+    const own = await this.#source.ownEntry(listId, index)
+    if ('reason' in own) return own
+    const { issuer, purpose, size, value } = own
+    return { entryType: 'BitstringStatusListEntry', issuer, purposes: [purpose], length: size, get: (i) => i === index && value }
+  }
+
   /** The list at `url`, read and verified (or held), or why not. */
-  async #read(url: URL, options: CredentialVerifyOptions): Promise<ReadList | StatusProblem> {
+  async #read(url: URL, options: CredentialVerifyOptions): Promise<ListView | StatusProblem> {
     const held = await this.#source.get(url, options.now)
     if ('reason' in held) return held
     const kept = this.#lists.get(held.version)
-    if (kept !== undefined) return kept
+    if (kept !== undefined) return viewOf(kept)
     const read = await readStatusList(held.credential, options, this.#maxBytes)
-    if (!('reason' in read)) this.#lists.set(held.version, read)
-    return read
+    if ('reason' in read) return read
+    this.#lists.set(held.version, read)
+    return viewOf(read)
   }
 
   #tooManyLists(): StatusProblem {
@@ -154,6 +167,14 @@ export class StatusVerifier implements CredentialStatusChecks {
     return { reason: 'requestDeadline', error }
   }
 }
+
+/** What a check reads of a list: who issued it, what for, the entry type it serves, its length and bits. */
+interface ListView extends Omit<ReadList, 'bits'> {
+  length: number
+  get(index: number): boolean
+}
+
+const viewOf = (list: ReadList): ListView => ({ ...list, length: list.bits.length, get: (index) => list.bits.get(index) })
 
 /** `value` when it is an integer of at least `min`. @throws {TypeError} naming the option otherwise */
 function bound(name: string, value: number, min: number): number {

@@ -1,39 +1,15 @@
 /**
  * Lists under the service's `publicUrl` are read through the `OwnStatusLists` port, never over
- * HTTP, and read again (verified, decoded) only when their ETag changes; the checks of
- * `StatusVerifier` directly, with the service's resolver.
+ * HTTP nor from a signed copy: each check reads the entry's bit as the port holds it now; the
+ * checks of `StatusVerifier` directly.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createVerifiableCredentialJwt } from 'did-jwt-vc'
-import { IdentityService, createMemoryStorage, randomMasterKey } from '../../src/index.js'
-import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
-import { CREDENTIALS_V1_URL } from '../../src/proofs/jsonld/index.js'
-import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
+import { describe, expect, it } from 'vitest'
 import { StatusVerifier } from '../../src/status/verify-status.js'
 import type { OwnStatusLists } from '../../src/status/status-list-source.js'
-import { encodedList } from './list-server.js'
 
 const PUBLIC_URL = 'https://vault.example/base'
-let service: IdentityService
-beforeAll(async () => {
-  service = await IdentityService.create({ storage: createMemoryStorage(), masterKey: randomMasterKey() })
-})
-afterAll(() => service?.close())
-
-const signer = new LocalSigner(generatePrivateKey())
-const issuer = `did:ethr:dev:${signer.address}`
-const listJwt = (set: number[]) =>
-  createVerifiableCredentialJwt(
-    {
-      vc: {
-        '@context': [CREDENTIALS_V1_URL],
-        type: ['VerifiableCredential', 'BitstringStatusListCredential'],
-        credentialSubject: { type: 'BitstringStatusList', statusPurpose: ['revocation', 'suspension'], encodedList: encodedList(set) },
-      },
-    },
-    { did: issuer, signer: didJwtSigner(signer), alg: 'ES256K' },
-  )
-const entry = (index: number, listId = 'list-1', purpose = 'revocation') => ({
+const issuer = 'did:ethr:dev:0x1111111111111111111111111111111111111111'
+const entry = (index: number, listId = 'list-r', purpose = 'revocation') => ({
   type: 'BitstringStatusListEntry',
   statusPurpose: purpose,
   statusListIndex: String(index),
@@ -41,34 +17,44 @@ const entry = (index: number, listId = 'list-1', purpose = 'revocation') => ({
 })
 
 describe('own status lists', () => {
-  it('are read from the port, re-read when the ETag changes, and not found when the port has none', async () => {
-    const stored = new Map<string, { credential: string; etag: string }>([['list-1', { credential: await listJwt([3]), etag: '"1"' }]])
+  it('are read from the port as it is at each check, and not found when the port has none', async () => {
+    const lists = new Map([
+      ['list-r', { issuer, purpose: 'revocation', size: 16, set: new Set([3]) }],
+      ['list-s', { issuer, purpose: 'suspension', size: 16, set: new Set([3]) }],
+    ])
     const reads: string[] = []
     const own: OwnStatusLists = {
-      get: (listId) => {
-        reads.push(listId)
-        return Promise.resolve(stored.get(listId))
+      entry: (listId, index) => {
+        reads.push(`${listId} ${index}`)
+        const list = lists.get(listId)
+        return Promise.resolve(list && { issuer: list.issuer, purpose: list.purpose, size: list.size, value: list.set.has(index) })
       },
     }
     const verifier = new StatusVerifier({ publicUrl: `${PUBLIC_URL}/`, own })
-    const options = { resolver: service.resolver, now: Date.now() }
-    // Each call a request of its own: within one, each list is read once.
-    const check = (status: unknown) => verifier.forRequest()({ issuer, credentialStatus: status }, options)
-    expect((await check([entry(3), entry(4), entry(3, 'list-1', 'suspension')])).map((c) => [c.verified, c.reason])).toEqual([
+    const options = { resolver: { resolve: () => Promise.reject(new Error('no resolution for own lists')) } as never, now: Date.now() }
+    // Each call a request of its own: within one, each entry is read once.
+    const check = (status: unknown, from = issuer) => verifier.forRequest()({ issuer: from, credentialStatus: status }, options)
+    const outcome = async (status: unknown, from?: string) => (await check(status, from)).map((c) => [c.verified, c.reason])
+    expect(await outcome([entry(3), entry(4), entry(3, 'list-s', 'suspension'), entry(3)])).toEqual([
       [false, 'revoked'],
       [true, undefined],
       [false, 'suspended'],
+      [false, 'revoked'],
     ])
-    stored.set('list-1', { credential: await listJwt([4]), etag: '"2"' })
-    expect((await check([entry(3), entry(4)])).map((c) => [c.verified, c.reason])).toEqual([
+    // A change is seen by the next check: nothing to publish or sign first.
+    lists.get('list-r')!.set = new Set([4])
+    expect(await outcome([entry(3), entry(4)])).toEqual([
       [true, undefined],
       [false, 'revoked'],
     ])
+    expect(await outcome(entry(16))).toEqual([[false, 'indexOutOfRange']])
+    expect(await outcome(entry(3, 'list-s', 'revocation'))).toEqual([[false, 'purposeMismatch']])
+    expect(await outcome(entry(3), 'did:ethr:dev:0x2222222222222222222222222222222222222222')).toEqual([[false, 'issuerMismatch']])
     expect(await check(entry(1, 'list-2'))).toMatchObject([
       { reason: 'listUnavailable', error: 'status list: not found among the service’s lists' },
     ])
     expect(await check(entry(1, '..%2Fx'))).toMatchObject([{ reason: 'listUnavailable' }])
-    expect(reads).toEqual(['list-1', 'list-1', 'list-2'])
+    expect(reads).toEqual(['list-r 3', 'list-r 4', 'list-s 3', 'list-r 3', 'list-r 4', 'list-r 16', 'list-s 3', 'list-r 3', 'list-2 1'])
   })
 
   it('refuses an origin that is not https (http only on loopback) and a publicUrl that is not absolute', () => {

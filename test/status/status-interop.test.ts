@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { checkStatus, decodeList, statusTypeMatches } from '@digitalbazaar/vc-bitstring-status-list'
 import { decodeJWT } from 'did-jwt'
 import { verifyCredential } from 'did-jwt-vc'
-import { CREDENTIALS_V2_URL } from '../../src/proofs/jsonld/index.js'
+import { CREDENTIALS_V2_URL, SECP256K1_RECOVERY_2020_V2_URL } from '../../src/proofs/jsonld/index.js'
 import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { startHarness, TENANT_A, walletWithToken, type Harness } from '../helpers/harness.js'
@@ -52,8 +52,9 @@ describe('interop with digitalbazaar and did-jwt-vc', () => {
     const revocationUrl = vcs[0].credentialStatus[0].statusListCredential
     const served = await documentLoader(revocationUrl)
     expect(served.document).toMatchObject({
-      '@context': [CREDENTIALS_V2_URL],
+      '@context': [CREDENTIALS_V2_URL, SECP256K1_RECOVERY_2020_V2_URL],
       type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      proof: { type: 'EcdsaSecp256k1RecoverySignature2020' },
       issuer: issuer.did,
       credentialSubject: { id: `${revocationUrl}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation' },
     })

@@ -5,9 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { decodeJWT } from 'did-jwt'
-import { CREDENTIALS_V2_URL } from '../../src/proofs/jsonld/index.js'
+import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../../src/proofs/jsonld/index.js'
 import { decodeList } from '../../src/status/bitstring.js'
-import { publishedList } from '../../src/status/publish.js'
 import { HARNESS_STORAGES, TENANT_B, expectError, snapshot, startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
 
 const PUBLIC_URL = 'https://status.example.com/identity'
@@ -55,15 +54,18 @@ describe.each(HARNESS_STORAGES)('status lists (%s)', (_label, storage) => {
     expect(entries[0].statusListCredential).not.toBe(entries[1].statusListCredential)
   })
 
-  it('issues JSON-LD with status in data model 2.0; v1 with status is 422 naming the rule, nothing written', async () => {
+  it('issues JSON-LD with status in data model 2.0 (named, or no context named); explicit v1 with status is 422 naming the rule, nothing written', async () => {
     const claims = [{ id: 'urn:uuid:0b7e4e4e-9c1e-4c55-9d8b-0d2c0d7b6f11', payload: { name: 'x' } }]
     const ok = await sign({ iss: issuer.did, context: CREDENTIALS_V2_URL, status: { purposes: ['revocation'] }, claims })
     expect(ok.status).toBe(200)
     const { jsonld } = ok.body.vcs[0]
     expect(jsonld['@context'][0]).toBe(CREDENTIALS_V2_URL)
     expect(jsonld.credentialStatus).toMatchObject({ type: 'BitstringStatusListEntry', statusPurpose: 'revocation' })
+    const unnamed = await sign({ iss: issuer.did, status: { purposes: ['revocation'] }, claims: [{ payload: { name: 'y' } }] })
+    expect(unnamed.status).toBe(200)
+    expect(unnamed.body.vcs[0].jsonld['@context'][0]).toBe(CREDENTIALS_V2_URL)
     const before = await snapshot(h)
-    const v1 = await sign({ iss: issuer.did, status: { purposes: ['revocation'] }, claims })
+    const v1 = await sign({ iss: issuer.did, context: CREDENTIALS_V1_URL, status: { purposes: ['revocation'] }, claims })
     expectError(v1, 422, 'VALIDATION_ERROR')
     expect(v1.body.errorMessage).toContain('data model 2.0')
     expect(v1.body.errorMessage).toContain(CREDENTIALS_V2_URL)
@@ -143,7 +145,8 @@ describe.each(HARNESS_STORAGES)('status lists (%s)', (_label, storage) => {
       expect(bits.get(Number(entry.statusListIndex))).toBe(true)
       const notModified = await get(listIdOf(entry.statusListCredential), { 'if-none-match': etag })
       expect(notModified.status).toBe(304)
-      expect(await publishedList({ storage: h.storage }, listIdOf(entry.statusListCredential))).toEqual({ credential: res.body, etag })
+      const stored = await h.storage.collection('status_lists').get(listIdOf(entry.statusListCredential))
+      expect({ credential: stored?.credential, etag: stored?.etag }).toEqual({ credential: res.body, etag })
     }
     // Unsuspend toggles back; unrevoke is refused with nothing written.
     const lift = await change([{ id: vc.id, purpose: 'suspension', value: false }])

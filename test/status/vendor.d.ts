@@ -10,3 +10,19 @@ declare module '@digitalbazaar/vc-bitstring-status-list' {
     verifyMatchingIssuers?: boolean
   }): Promise<any>
 }
+
+/** Minimal ambient types for `@digitalbazaar/vc` (untyped): what the tests call. */
+declare module '@digitalbazaar/vc' {
+  export function verifyCredential(options: {
+    credential: object
+    suite: object
+    documentLoader: (url: string) => Promise<{ document: unknown }>
+    checkStatus?: (options: { credential: object; documentLoader: unknown; suite: unknown }) => Promise<any>
+  }): Promise<{ verified: boolean; error?: Error; statusResult?: any }>
+}
+
+/** Minimal ambient types for `@digitalbazaar/vc-bitstring-status-list-context` (untyped). */
+declare module '@digitalbazaar/vc-bitstring-status-list-context' {
+  export const CONTEXT: object
+  export const CONTEXT_URL: string
+}

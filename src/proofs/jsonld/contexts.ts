@@ -8,11 +8,17 @@ import { contexts as credentialsV2Contexts } from '@digitalbazaar/credentials-co
 import didContext from 'did-context'
 import securityContext from 'security-context'
 import { SECP256K1_RECOVERY_2020_V0, SECP256K1_RECOVERY_2020_V2 } from './suite-contexts.js'
+import { CREDENTIALS_STATUS_V1 } from './status-context.js'
 
 /** W3C Verifiable Credentials Data Model 1.x context. */
 export const CREDENTIALS_V1_URL = 'https://www.w3.org/2018/credentials/v1'
 /** W3C Verifiable Credentials Data Model 2.0 context (`validFrom`/`validUntil`; not to be mixed with v1). */
 export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2'
+/**
+ * W3C Bitstring Status List v1.0 context: the status terms for data model 1.1 credentials (VC-JWTs with
+ * `credentialStatus`, JWT status lists); credentials/v2 defines them itself.
+ */
+export const CREDENTIALS_STATUS_V1_URL = 'https://www.w3.org/ns/credentials/status/v1'
 /**
  * W3C undefined-terms context (VCDM 2.0 §5.2): only `@vocab`, mapping every term no other
  * context defines to `https://www.w3.org/ns/credentials/undefined-term#<term>`.
@@ -46,6 +52,7 @@ const contexts = new Map<string, ContextDocument>([
   [CREDENTIALS_V1_URL, packaged(credentialsContext, CREDENTIALS_V1_URL)],
   [CREDENTIALS_V2_URL, packaged({ contexts: credentialsV2Contexts }, CREDENTIALS_V2_URL)],
   [UNDEFINED_TERMS_V2_URL, packaged({ contexts: credentialsV2Contexts }, UNDEFINED_TERMS_V2_URL)],
+  [CREDENTIALS_STATUS_V1_URL, CREDENTIALS_STATUS_V1],
   [SECURITY_V1_URL, packaged(securityContext, SECURITY_V1_URL)],
   [SECURITY_V2_URL, packaged(securityContext, SECURITY_V2_URL)],
   [DID_V1_URL, packaged(didContext, DID_V1_URL)],

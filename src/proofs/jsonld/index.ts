@@ -10,6 +10,7 @@ import { RECOVERY_2020, RECOVERY_2020_SUITE, signRecovery2020 } from './recovery
 import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
 
 export {
+  CREDENTIALS_STATUS_V1_URL,
   CREDENTIALS_V1_URL,
   CREDENTIALS_V2_URL,
   DID_V1_URL,
