@@ -208,7 +208,7 @@ describe('item 4: VC-JWTs with status, and JWT lists, name the status context', 
     await expect(verifyCredential(jwt, h.service.resolver)).resolves.toMatchObject({ verified: true })
   })
 
-  it('the status context is bundled, exactly as W3C publishes it (digitalbazaar’s copy)', () => {
+  it('the status context is bundled: the one W3C publishes, from digitalbazaar’s context package', () => {
     expect(getContext(CREDENTIALS_STATUS_V1_URL)).toEqual(STATUS_CONTEXT)
   })
 })

@@ -21,8 +21,3 @@ declare module '@digitalbazaar/vc' {
   }): Promise<{ verified: boolean; error?: Error; statusResult?: any }>
 }
 
-/** Minimal ambient types for `@digitalbazaar/vc-bitstring-status-list-context` (untyped). */
-declare module '@digitalbazaar/vc-bitstring-status-list-context' {
-  export const CONTEXT: object
-  export const CONTEXT_URL: string
-}

@@ -5,10 +5,10 @@
  */
 import credentialsContext from 'credentials-context'
 import { contexts as credentialsV2Contexts } from '@digitalbazaar/credentials-context'
+import { contexts as statusListContexts } from '@digitalbazaar/vc-bitstring-status-list-context'
 import didContext from 'did-context'
 import securityContext from 'security-context'
 import { SECP256K1_RECOVERY_2020_V0, SECP256K1_RECOVERY_2020_V2 } from './suite-contexts.js'
-import { CREDENTIALS_STATUS_V1 } from './status-context.js'
 
 /** W3C Verifiable Credentials Data Model 1.x context. */
 export const CREDENTIALS_V1_URL = 'https://www.w3.org/2018/credentials/v1'
@@ -52,7 +52,7 @@ const contexts = new Map<string, ContextDocument>([
   [CREDENTIALS_V1_URL, packaged(credentialsContext, CREDENTIALS_V1_URL)],
   [CREDENTIALS_V2_URL, packaged({ contexts: credentialsV2Contexts }, CREDENTIALS_V2_URL)],
   [UNDEFINED_TERMS_V2_URL, packaged({ contexts: credentialsV2Contexts }, UNDEFINED_TERMS_V2_URL)],
-  [CREDENTIALS_STATUS_V1_URL, CREDENTIALS_STATUS_V1],
+  [CREDENTIALS_STATUS_V1_URL, packaged({ contexts: statusListContexts }, CREDENTIALS_STATUS_V1_URL)],
   [SECURITY_V1_URL, packaged(securityContext, SECURITY_V1_URL)],
   [SECURITY_V2_URL, packaged(securityContext, SECURITY_V2_URL)],
   [DID_V1_URL, packaged(didContext, DID_V1_URL)],

@@ -51,3 +51,11 @@ declare module '@digitalbazaar/credentials-context' {
   /** Context URL → context document (credentials v1, v2 and undefined-terms v2). */
   export const contexts: Map<string, object>
 }
+
+declare module '@digitalbazaar/vc-bitstring-status-list-context' {
+  /** Context URL → context document (Bitstring Status List v1). */
+  export const contexts: Map<string, object>
+  /** The Bitstring Status List v1 context document. */
+  export const CONTEXT: object
+  export const CONTEXT_URL: string
+}
