@@ -88,7 +88,10 @@ export function bindingOf(family: BindingFamily, names: BindingNames): { binding
   }
 }
 
-/** The binding `names` ask of a presentation of `family`. @throws {IdentityError} 422 naming the fields of its issues (the schemas refuse them first). */
+/**
+ * The binding `names` ask of a presentation of `family`.
+ * @throws {IdentityError} 422 naming the fields of its issues (the schemas refuse them first)
+ */
 function boundOrRefused(family: BindingFamily, names: BindingNames): Binding {
   const { binding, issues } = bindingOf(family, names)
   if (issues.length > 0) throw invalid(`invalid request: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`)

@@ -55,7 +55,8 @@ const bindingFields = (role: 'sign' | 'verify') => ({
           .optional()
           .meta({
             description:
-              'The audience: a VP-JWT’s `aud` claim (a list: every one), a JSON-LD proof’s `domain` (one only: a list is 422). Same as `domain`.',
+              'The audience: a VP-JWT’s `aud` claim (a list: every one), a JSON-LD proof’s `domain` ' +
+              '(one only: a list is 422). Same as `domain`.',
           })
       : binding(
           'The audience the verifier is: one that a VP-JWT’s `aud` must name, a JSON-LD proof’s `domain`. Same as `domain`.',
