@@ -20,4 +20,3 @@ declare module '@digitalbazaar/vc' {
     checkStatus?: (options: { credential: object; documentLoader: unknown; suite: unknown }) => Promise<any>
   }): Promise<{ verified: boolean; error?: Error; statusResult?: any }>
 }
-
