@@ -68,8 +68,9 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
       title: 'didvault',
       version: packageJson.version,
       description:
-        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, ' +
-        'errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are ' +
+        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are `{ statusCode, ' +
+        'errorType, errorMessage }` with the HTTP status equal to `statusCode`, except where a status documents its ' +
+        'own body (DID resolution answers W3C resolution results). Durations (`expiresIn`, `validity`) are ' +
         'milliseconds; `exp` is UNIX time in milliseconds.',
     },
   })

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { Validator } from '@seriousme/openapi-schema-validator'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
@@ -36,6 +37,12 @@ describe('GET /openapi.json', () => {
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe('3.1')
+  })
+
+  it('validates with a second validator, @apidevtools/swagger-parser (its OpenAPI 3.1 schema and its own checks)', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    const validated = await SwaggerParser.validate(structuredClone(doc))
+    expect((validated as { openapi?: string }).openapi).toBe('3.1.0')
   })
 
   it('documents every route of the operation table, aliases included, with its security, schemas and error body', async () => {
