@@ -4,11 +4,15 @@
  * result type of `service.as(auth).<name>` and rejects with the same `IdentityError`.
  */
 import type { AuthContext } from '../auth/context.js'
-import type { BoundOperations } from '../operations/contract.js'
+import type { z } from 'zod'
+import type { BoundOperations, OperationContract } from '../operations/contract.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
+import { IdentityError } from '../errors.js'
 import { httpRequestOf, type HttpRequest } from './http-request.js'
-import { documentOutcomeOf, outcomeOf } from './http-response.js'
+import { documentOutcomeOf, outcomeOf, resultOutcomeOf } from './http-response.js'
 import { TransportError } from './transport-error.js'
+
+type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 
 /** The headers of a call, or a function giving them for each call (so tokens can be refreshed). */
 export type AuthSource = AuthContext | (() => AuthContext | Promise<AuthContext>)
@@ -56,8 +60,12 @@ export function createClient(options: ClientOptions): DidvaultClient {
   const base = options.baseUrl.replace(/\/+$/, '')
   const fetchFn: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init))
 
-  async function send(request: HttpRequest, auth: AuthContext, document = false): Promise<unknown> {
+  /** Sends `request` and reads the answer as `contract` says (a served document, results by media type, or JSON and error bodies). */
+  async function send(request: HttpRequest, auth: AuthContext, contract?: Contract): Promise<unknown> {
     const headers: Record<string, string> = {}
+    // An operation with media types is asked for its first: the result, as the service method resolves to it.
+    const media = Object.keys(contract?.media ?? {})
+    if (media.length > 0) headers.accept = media[0]
     if (auth.authorization !== undefined) headers.authorization = auth.authorization
     if (auth.didAuth !== undefined) headers['x-did-auth'] = auth.didAuth
     if (request.body !== undefined) headers['content-type'] = 'application/json'
@@ -70,7 +78,8 @@ export function createClient(options: ClientOptions): DidvaultClient {
       throw new TransportError(`${what}: no response from ${base} (${err instanceof Error ? err.message : String(err)})`, { cause: err })
     }
     if (isRedirect(response)) throw redirectError(response, what)
-    return document ? documentOutcomeOf(response, what) : outcomeOf(response, what)
+    if (contract?.document === true) return documentOutcomeOf(response, what)
+    return contract?.outcome ? resultOutcomeOf(response, what, contract) : outcomeOf(response, what)
   }
 
   /** The operations, each sending the headers of `source` over `defaults`. */
@@ -81,7 +90,15 @@ export function createClient(options: ClientOptions): DidvaultClient {
       operations[name] = async (input) => {
         // A public operation (DID resolution) is sent without the caller's headers.
         const auth = contract.auth === 'public' ? {} : { ...defaults, ...definedFields(await authOf(source)) }
-        return send(httpRequestOf(contract, input ?? {}), auth, contract.document === true)
+        let request: HttpRequest
+        try {
+          request = httpRequestOf(contract, input ?? {})
+        } catch (err) {
+          // A path parameter refused before sending: an operation answering results answers this as one too.
+          if (contract.outcome && err instanceof IdentityError) return contract.outcome.fromError(err).result
+          throw err
+        }
+        return send(request, auth, contract)
       }
     }
     return operations as ClientOperations

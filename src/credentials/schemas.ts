@@ -3,7 +3,7 @@ import * as z from 'zod'
 import { MAX_JSON_DEPTH } from '../proofs/jsonld/bounds.js'
 import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../proofs/jsonld/inline-contexts.js'
 import { KOBLITZ_2016, RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
-import { did, errorBody, expiration, label, nextCursor, page } from '../operations/schemas.js'
+import { anyCase, did, errorBody, expiration, label, nextCursor, page } from '../operations/schemas.js'
 import { registryReport, walletConfig } from '../wallets/config-schemas.js'
 
 /** Whether `value` nests at most `max` levels of objects/arrays. */
@@ -130,7 +130,7 @@ const claimInput = z
 /** `format`, case-insensitive (also a presentation's). */
 export const format = z
   .string()
-  .regex(/^(json-ld|jwt)$/i, 'must be JSON-LD or JWT')
+  .regex(anyCase('json-ld', 'jwt'), 'must be JSON-LD or JWT')
   .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT')
   .meta({ description: '`JSON-LD` (default) or `JWT`, any letter case.' })
 

@@ -91,7 +91,8 @@ export function universalResolver(options: UniversalResolverOptions): Resolvable
       try {
         response = await fetch(`${root}/1.0/identifiers/${encodeURIComponent(did)}`, {
           headers: {
-            accept: 'application/did-resolution+json, application/ld+json;profile="https://w3id.org/did-resolution", application/json',
+            accept:
+              'application/did-resolution, application/ld+json;profile="https://w3id.org/did-resolution";q=0.9, application/json;q=0.5',
           },
           redirect: 'error',
           signal: AbortSignal.timeout(timeoutMs),
@@ -126,22 +127,36 @@ async function readJson(response: Response, maxBytes: number): Promise<unknown> 
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 
-/** A resolution result from a Universal Resolver answer (a result, or a didvault error body). */
+/** The resolution error an HTTP status of the W3C binding stands for, when the body does not name one. */
+const ERROR_OF_STATUS: Record<number, string> = {
+  400: 'invalidDid',
+  404: 'notFound',
+  406: 'representationNotSupported',
+  501: 'methodNotSupported',
+}
+
+/**
+ * A resolution result from a Universal Resolver answer (W3C DID Resolution HTTP(S) binding): the result a body names,
+ * its document at 200 and at 410 (a deactivated DID, `didDocumentMetadata.deactivated` set), its
+ * `didResolutionMetadata.error` at any status; a body without a result is the error of its status (a didvault before
+ * 0.3 answered its error body, whose message starts with the resolution error).
+ */
 function resultOf(status: number, body: unknown): DIDResolutionResult {
-  if (!isObject(body)) return failure('internalError', `universal resolver: HTTP ${status} without a JSON resolution result`)
+  const byStatus = ERROR_OF_STATUS[status] ?? 'internalError'
+  if (!isObject(body)) return failure(byStatus, `universal resolver: HTTP ${status} without a JSON resolution result`)
   const metadata = isObject(body.didResolutionMetadata) ? body.didResolutionMetadata : {}
   if (typeof metadata.error === 'string') {
     return failure(metadata.error, typeof metadata.message === 'string' ? metadata.message : `universal resolver: ${metadata.error}`)
   }
-  if (status === 200 && isObject(body.didDocument) && typeof body.didDocument.id === 'string') {
+  if ((status === 200 || status === 410) && isObject(body.didDocument) && typeof body.didDocument.id === 'string') {
+    const documentMetadata = isObject(body.didDocumentMetadata) ? body.didDocumentMetadata : {}
     return {
       didResolutionMetadata: metadata,
       didDocument: body.didDocument as unknown as DIDResolutionResult['didDocument'],
-      didDocumentMetadata: isObject(body.didDocumentMetadata) ? body.didDocumentMetadata : {},
+      didDocumentMetadata: status === 410 ? { ...documentMetadata, deactivated: true } : documentMetadata,
     }
   }
-  // A didvault router answers a failed resolution with its error body, whose message starts with the resolution error.
   const named = typeof body.errorMessage === 'string' ? /^([A-Za-z]{1,40}): /.exec(body.errorMessage)?.[1] : undefined
-  const error = named ?? (status === 404 || body.errorType === 'NOT_FOUND' ? 'notFound' : 'internalError')
+  const error = named ?? (body.errorType === 'NOT_FOUND' ? 'notFound' : byStatus)
   return failure(error, `universal resolver: HTTP ${status} (${error})`)
 }

@@ -6,7 +6,7 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi'
 import { z } from 'zod'
 import type { AuthRequirement } from '../auth/context.js'
-import type { OperationContract } from '../operations/contract.js'
+import type { ErrorResponse, OperationContract } from '../operations/contract.js'
 import { routesOf, type SharedRoute } from '../operations/routes.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
 import { errorBody } from '../operations/schemas.js'
@@ -21,7 +21,14 @@ const SECURITY: Record<AuthRequirement, RouteConfig['security']> = {
   public: undefined,
 }
 
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: errorBody } } })
+/** An error status of a contract: the spec's error body, or the body and media types it declares. */
+const errorResponse = (declared: string | ErrorResponse) =>
+  typeof declared === 'string'
+    ? { description: declared, content: { 'application/json': { schema: errorBody } } }
+    : {
+        description: declared.description,
+        content: Object.fromEntries((declared.mediaTypes ?? ['application/json']).map((type) => [type, { schema: declared.schema }])),
+      }
 
 /** `/vaults/:vaultID/wallet` → `/vaults/{vaultID}/wallet`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
@@ -61,8 +68,9 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
       title: 'didvault',
       version: packageJson.version,
       description:
-        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are always `{ statusCode, ' +
-        'errorType, errorMessage }` with the HTTP status equal to `statusCode`. Durations (`expiresIn`, `validity`) are ' +
+        'Identity vaults, wallets, DIDs, verifiable credentials and DID-auth tokens. Errors are `{ statusCode, ' +
+        'errorType, errorMessage }` with the HTTP status equal to `statusCode`, except where a status documents its ' +
+        'own body (DID resolution answers W3C resolution results). Durations (`expiresIn`, `validity`) are ' +
         'milliseconds; `exp` is UNIX time in milliseconds.',
     },
   })
@@ -81,12 +89,14 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
   const responses: RouteConfig['responses'] = {
     200: first.document
       ? documentResponse(first)
-      : { description: 'Success', content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } } },
+      : first.media
+        ? { description: 'Success', content: mediaContent(first) }
+        : { description: 'Success', content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } } },
   }
   if (first.document) responses[304] = { description: 'Not Modified: `If-None-Match` names the current ETag' }
   for (const contract of contracts) {
-    for (const [status, description] of Object.entries(contract.errors)) {
-      if (description !== undefined) responses[status] ??= errorResponse(description)
+    for (const [status, declared] of Object.entries(contract.errors)) {
+      if (declared !== undefined) responses[status] ??= errorResponse(declared)
     }
   }
   const shared = route.discriminator !== undefined
@@ -116,6 +126,10 @@ function documentResponse(contract: Contract): NonNullable<RouteConfig['response
   const content = Object.fromEntries(types.map((type) => [type, { schema: type.endsWith('json') ? z.object({}) : z.string() }]))
   return { description: 'The document, with `ETag` and `Cache-Control: public, max-age=<s>`', content }
 }
+
+/** The 200 of an operation declaring its media types: each with its body's schema. */
+const mediaContent = (contract: Contract) =>
+  Object.fromEntries(Object.entries(contract.media ?? {}).map(([type, media]) => [type, { schema: media.schema ?? contract.response }]))
 
 /** The body of a route: its operation's input, or one member per operation sharing it, each with its discriminator value required. */
 function bodyOf(route: SharedRoute, contracts: Contract[]): { schema: z.ZodType; example?: unknown } {

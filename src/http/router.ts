@@ -7,7 +7,9 @@
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express'
 import type { AuthContext } from '../auth/context.js'
+import type { z } from 'zod'
 import { IdentityError } from '../errors.js'
+import type { ErrorStatus, OperationContract } from '../operations/contract.js'
 import type { AuthenticatedCall } from '../service/dispatcher.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
 import { checkJsonText } from '../operations/check-json-text.js'
@@ -39,6 +41,8 @@ const authOf = (req: Request, res: Response): AuthContext => ({
 /** Where the authenticated call waits for its body, beside what loggers may read of the request. */
 interface Locals extends RequestFacts {
   didvaultCall?: AuthenticatedCall
+  /** The media type `Accept` chose among the operation's (`media` of its contract). */
+  mediaType?: string
 }
 
 /** Gives the request its id (unless a middleware before did) and returns it in `x-request-id`. */
@@ -82,13 +86,46 @@ const run =
       ;(res.locals as Locals).operation = name
       // A body's text was checked against the request bounds before it was parsed (checkedJson).
       const inputChecked = route.method !== 'get'
+      const contract: Contract = CONTRACTS[name]
+      if (contract.media) (res.locals as Locals).mediaType = negotiate(req, Object.keys(contract.media))
       const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params }, { inputChecked })
-      if (CONTRACTS[name].document === true) serveDocument(req, res, result as ServedDocument)
-      else res.status(200).json(result)
+      if (contract.document === true) serveDocument(req, res, result as ServedDocument)
+      else sendResult(res, contract, contract.outcome?.status(result) ?? 200, result)
     } catch (err) {
       next(err)
     }
   }
+
+type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
+
+/** The media type of `types` that `Accept` prefers (the first when it admits any); 406 when it admits none. */
+function negotiate(req: Request, types: string[]): string {
+  const chosen = req.accepts(types)
+  if (chosen === false) {
+    throw new IdentityError('VALIDATION_ERROR', `representationNotSupported: Accept admits none of ${types.join(', ')}`, 406)
+  }
+  return chosen
+}
+
+/**
+ * Answers `result` at `status`: a 200 in the media type `Accept` chose (its body selected from the result), another
+ * status in the media types its contract declares for it (the chosen one when it is among them).
+ */
+function sendResult(res: Response, contract: Contract, status: number, result: unknown): void {
+  const chosen = (res.locals as Locals).mediaType
+  if (contract.media) res.vary('Accept')
+  if (status === 503) res.set('retry-after', RETRY_AFTER_SECONDS)
+  if (status === 200) {
+    const media = chosen === undefined ? undefined : contract.media?.[chosen]
+    if (chosen !== undefined) res.set('content-type', chosen)
+    res.status(200).json(media?.select ? media.select(result) : result)
+    return
+  }
+  const declared = contract.errors[status as ErrorStatus]
+  const types = (typeof declared === 'object' && declared.mediaTypes) || ['application/json']
+  res.set('content-type', chosen !== undefined && types.includes(chosen) ? chosen : types[0])
+  res.status(status).json(result)
+}
 
 /** The result of an operation whose contract serves a document (`document: true`). */
 interface ServedDocument {
@@ -165,6 +202,13 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // An operation whose answers are all results (DID resolution) answers its errors as results too.
+    const operation = (res.locals as Locals).operation
+    const outcome = operation === undefined ? undefined : (CONTRACTS[operation] as Contract).outcome
+    if (outcome) {
+      const { status, result } = outcome.fromError(err instanceof IdentityError ? err : IdentityError.fromBody(httpError(err)))
+      return sendResult(res, CONTRACTS[operation!], status, result)
+    }
     const body = httpError(err)
     const text = JSON.stringify(body)
     // Written as is (no ETag to hash): a flood of refused requests costs as little as it can.

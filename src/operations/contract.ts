@@ -7,6 +7,7 @@
  */
 import type { z } from 'zod'
 import type { AuthContext, AuthRequirement } from '../auth/context.js'
+import type { IdentityError } from '../errors.js'
 
 /** An HTTP route of an operation (Express path syntax: `:vaultID`). */
 export interface Route {
@@ -19,11 +20,48 @@ export interface Route {
   discriminator?: { field: string; value: string }
 }
 
-/** The error statuses an operation may answer with (the body is always `{ statusCode, errorType, errorMessage }`). */
-export type ErrorStatus = 403 | 404 | 409 | 413 | 422 | 500 | 503
+/** The error statuses an operation may answer with. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 410 | 413 | 422 | 500 | 501 | 503
 
-/** What each error status of an operation means, for its callers (and the OpenAPI document). */
-export type ErrorResponses = Partial<Record<ErrorStatus, string>>
+/**
+ * An error answer whose body is not the spec's error body: a protocol's own (a DID resolution result, an OAuth
+ * error), in its media types.
+ */
+export interface ErrorResponse {
+  description: string
+  /** The body at this status. */
+  schema: z.ZodType
+  /** Its media types (all JSON), the first the default; default `application/json`. */
+  mediaTypes?: [string, ...string[]]
+}
+
+/**
+ * What each error status of an operation means, for its callers (and the OpenAPI document): a description, when the
+ * body is the spec's error body `{ statusCode, errorType, errorMessage }`, or an {@link ErrorResponse} with its own.
+ */
+export type ErrorResponses = Partial<Record<ErrorStatus, string | ErrorResponse>>
+
+/**
+ * A media type the 200 answer of an operation may be sent in (chosen by the request's `Accept`): a JSON body, the
+ * result itself unless `select` takes it from the result.
+ */
+export interface MediaType<T = unknown> {
+  /** The body in this media type; default: the response schema. */
+  schema?: z.ZodType
+  /** The body, from the operation's result; default: the result. */
+  select?(result: T): unknown
+}
+
+/**
+ * How an operation answers when its protocol defines its own answers, errors included (DID resolution; OAuth): every
+ * outcome is a result — the service method resolves to it, never rejects — sent over HTTP at the status it names.
+ */
+export interface Outcome<T> {
+  /** The HTTP status of a result (200, or a status declared in `errors`). */
+  status(result: T): number
+  /** The result an error of the operation becomes (a refused input, storage unavailable, a failure), and its status. */
+  fromError(error: IdentityError): { status: number; result: T }
+}
 
 /**
  * Every operation reads or writes storage: when it cannot be reached (or cannot take writes), the answer is 503, with
@@ -60,7 +98,7 @@ export interface OperationContract<
   auth: A
   /** The group the operation is listed under (OpenAPI tag). */
   tag: string
-  /** Every error status the operation answers with, and what it means there. */
+  /** Every error status the operation answers with, what it means there and, when not the spec's error body, its body. */
   errors: ErrorResponses
   /** The first route is the canonical one; the others are aliases. A GET's input is its query, any other method's its JSON body. */
   routes: [Route, ...Route[]]
@@ -75,6 +113,14 @@ export interface OperationContract<
   batch?: string | string[]
   /** The 200 response body. */
   response: R
+  /**
+   * The media types of the 200 answer, by name (JSON ones; the first the default, sent when `Accept` is absent or
+   * admits any). Over HTTP the router picks the one `Accept` prefers, and answers 406 when it admits none; the client
+   * asks for the first. Default: `application/json` only, whatever `Accept` says.
+   */
+  media?: Record<string, MediaType<z.output<R>>>
+  /** Answers that are results whatever happened (see {@link Outcome}); without it, failures reject with `IdentityError`. */
+  outcome?: Outcome<z.output<R>>
   /** A request body (or query) that the operation accepts, shown in the OpenAPI document. */
   example?: z.input<I>
   /**

@@ -2,6 +2,18 @@
 import * as z from 'zod'
 import { isEthrDidSyntax } from '../did/ethr-syntax.js'
 
+/**
+ * A flag-free pattern of exactly `words` in any letter case: each letter a class of both cases (`read` →
+ * `^(?:[Rr][Ee][Aa][Dd])$`). JSON Schema (and so OpenAPI) patterns carry no flags — an `i` flag is lost on the way
+ * to the document — so case-insensitive words are spelled out. `words` are letters, digits and `-` only.
+ */
+export function anyCase(...words: string[]): RegExp {
+  const spell = (word: string) =>
+    [...word].map((c) => (c.toLowerCase() === c.toUpperCase() ? c : `[${c.toUpperCase()}${c.toLowerCase()}]`)).join('')
+  if (words.some((word) => !/^[A-Za-z0-9-]+$/.test(word))) throw new TypeError('anyCase: words are letters, digits and - only')
+  return new RegExp(`^(?:${words.map(spell).join('|')})$`)
+}
+
 /** Longest string any free-text field accepts. */
 export const MAX_TEXT = 2_000
 

@@ -6,7 +6,7 @@
  */
 import * as z from 'zod'
 import { PERMISSIONS, type Permission } from '../auth/policy-engine.js'
-import { did, errorBody, id, nextCursor, page, text } from '../operations/schemas.js'
+import { anyCase, did, errorBody, id, nextCursor, page, text } from '../operations/schemas.js'
 import { registryReport, walletConfig } from '../wallets/config-schemas.js'
 import { walletInput } from '../wallets/schemas.js'
 
@@ -22,10 +22,7 @@ export const accessOf = (permissions: readonly Permission[]): RoleAccess =>
   permissions.includes('Write') ? 'Write' : permissions.includes('Read') ? 'Read' : 'none'
 
 /** One permission type, case-insensitive in, canonical out. */
-const permission = z
-  .string()
-  .regex(/^(read|write)$/i, 'must be Read or Write (case-insensitive)')
-  .transform(canonical)
+const permission = z.string().regex(anyCase('read', 'write'), 'must be Read or Write (case-insensitive)').transform(canonical)
 
 /** Distinct permission types in canonical order, whatever order and case they came in. */
 const sortPermissions = (list: Permission[]): Permission[] => PERMISSIONS.filter((p) => list.includes(p))

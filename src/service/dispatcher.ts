@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext, Caller } from '../auth/context.js'
-import { invalid, toIdentityError } from '../errors.js'
+import { IdentityError, invalid, toIdentityError } from '../errors.js'
 import { parse, parseChecked } from '../operations/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
 import type { ServiceContext } from './context.js'
@@ -80,12 +80,20 @@ export class OperationDispatcher {
     return new AuthenticatedCall(this, name, { ...caller, requestId: auth.requestId ?? randomUUID() }, CALL_KEY)
   }
 
-  /** The embedded form: path parameters and body in one `input` object. */
+  /**
+   * The embedded form: path parameters and body in one `input` object. An operation whose contract has an `outcome`
+   * resolves to the result its errors become, never rejects.
+   */
   async call(name: OperationName, input: unknown, auth: AuthContext): Promise<unknown> {
     const definition = this.#definition(name)
-    const call = await this.authenticate(name, auth ?? {})
-    const { params, rest } = splitParams(definition, input)
-    return call.run(rest, params)
+    try {
+      const call = await this.authenticate(name, auth ?? {})
+      const { params, rest } = splitParams(definition, input)
+      return await call.run(rest, params)
+    } catch (err) {
+      if (definition.outcome && err instanceof IdentityError) return definition.outcome.fromError(err).result
+      throw err
+    }
   }
 
   /** @internal Runs an operation for an authenticated caller (through {@link AuthenticatedCall.run}). */

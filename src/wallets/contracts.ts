@@ -2,11 +2,20 @@
  * The contracts of the operations on identity wallets and DID resolution (see `operations/contract.ts`): summary,
  * auth, tag, errors, routes, schemas, batch field, example. Browser-safe: schemas and types only.
  */
-import { BODY_ERRORS, QUERY_ERRORS, defineContract, UNAVAILABLE_ERRORS } from '../operations/contract.js'
+import { BODY_ERRORS, QUERY_ERRORS, defineContract, type ErrorResponse } from '../operations/contract.js'
+import {
+  DID_LD_JSON,
+  DID_RESOLUTION,
+  DID_RESOLUTION_LD,
+  RESULT_MEDIA_TYPES,
+  resolutionErrorResult,
+  resolutionStatus,
+} from './resolution.js'
 import {
   configureWallet,
   deleteWallets,
   deleteWalletsResponse,
+  didDocument,
   didResolution,
   generateWallet,
   generatedWalletResponse,
@@ -20,6 +29,9 @@ import {
 } from './schemas.js'
 
 const TAG = 'Identity wallets'
+
+/** An answer of the resolution route that is not a 200: a resolution result, in the media types of results. */
+const result = (description: string): ErrorResponse => ({ description, schema: didResolution, mediaTypes: RESULT_MEDIA_TYPES })
 
 export const WALLET_CONTRACTS = {
   /** Get Identity Wallets (`GET /wallets`, alias `GET /wallet`): the tenant's wallets, filtered by `vaultId`, `did`, `alias`, paged. */
@@ -102,24 +114,37 @@ export const WALLET_CONTRACTS = {
     response: deleteWalletsResponse,
     example: { ids: ['did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72'] },
   }),
-  /** Resolve a DID (`GET /1.0/identifiers/:did`, no auth: DID documents are public), or a past version of its document. */
+  /**
+   * Resolve a DID (`GET /1.0/identifiers/:did`, no auth: DID documents are public), or a past version of its document:
+   * always a W3C DID resolution result, at the status of the HTTP(S) binding.
+   */
   resolveDid: defineContract({
     summary: 'Resolve a DID',
     description:
-      'The DID resolution result, as the DIF Universal Resolver answers it. `versionId` or `versionTime` (not both) ' +
-      'resolve a past version of the document, with `versionId`/`updated` and, when a later one exists, ' +
-      '`nextVersionId`/`nextUpdate` in `didDocumentMetadata`. A malformed value is the resolution error `invalidDidUrl` ' +
-      '(422), never ignored; a DID that does not resolve is 422 naming the resolution error (`notFound` also for a ' +
-      '`versionId` beyond the latest).',
+      'A W3C DID resolution result at the status of the DID Resolution HTTP(S) binding (documented per status). ' +
+      '`Accept: application/did+ld+json`: the document alone. `versionId` or `versionTime` (not both): a past version, ' +
+      'with `versionId`/`updated` (and `nextVersionId`/`nextUpdate`) in `didDocumentMetadata`.',
     auth: 'public',
     tag: 'DIDs',
     errors: {
-      422: 'VALIDATION_ERROR naming the resolution error: invalidDid, invalidDidUrl (malformed versionId/versionTime), unknownNetwork, …',
-      ...UNAVAILABLE_ERRORS,
+      400: result('invalidDid, or invalidDidUrl (a malformed version, an unknown parameter)'),
+      404: result('notFound (the DID, or its version)'),
+      406: result('representationNotSupported: `Accept` admits no media type of the route'),
+      410: result('Deactivated: the document, `didDocumentMetadata.deactivated: true`'),
+      500: result('internalError'),
+      501: result('methodNotSupported: a method or did:ethr network not served here'),
+      503: result('SERVICE_UNAVAILABLE: storage unreachable (error internalError); retry after `Retry-After`'),
     },
     routes: [{ method: 'get', path: '/1.0/identifiers/:did' }],
     params: resolveDidParams,
     input: resolveDidQuery,
     response: didResolution,
+    media: {
+      [DID_RESOLUTION]: {},
+      [DID_RESOLUTION_LD]: {},
+      [DID_LD_JSON]: { schema: didDocument, select: (resolution) => resolution.didDocument },
+      'application/json': {},
+    },
+    outcome: { status: resolutionStatus, fromError: resolutionErrorResult },
   }),
 }

@@ -3,30 +3,31 @@ import type { Resolvable } from 'did-resolver'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { withVersion } from '../did/version.js'
-import { IdentityError } from '../errors.js'
-import type { didResolution, resolveDidParams, resolveDidQuery } from './schemas.js'
+import { DID_RESOLUTION_CONTEXT, RESOLUTION_ERROR_STATUS, resolutionFailure, type ResolutionError } from './resolution.js'
+import type { DidResolution, resolveDidParams, resolveDidQuery } from './schemas.js'
 
 type ResolveDidInput = z.output<typeof resolveDidParams> & z.output<typeof resolveDidQuery>
 
-/** The DIF Universal Resolver's context of a resolution result. */
-const DID_RESOLUTION_CONTEXT = 'https://w3id.org/did-resolution/v1'
+/**
+ * The resolution errors of the service's resolver (did-resolver's and ethr-did-resolver's names) as the W3C binding
+ * names them: a method or a did:ethr network this service does not resolve is `methodNotSupported`.
+ */
+const BINDING_ERROR: Record<string, ResolutionError> = { unsupportedDidMethod: 'methodNotSupported', unknownNetwork: 'methodNotSupported' }
 
 /**
- * Resolves with the service's own resolver. A resolution error is a 422 naming it (`notFound`
- * as NOT_FOUND): a caller never mistakes a failed resolution for a document.
+ * Resolves with the service's own resolver, to a W3C DID resolution result: the document (`didDocumentMetadata.deactivated`
+ * for a deactivated DID), or no document and `didResolutionMetadata.error` (`invalidDid`, `invalidDidUrl`, `notFound`,
+ * `methodNotSupported`, `internalError`) — never a rejection for a DID that does not resolve.
  */
-export async function resolveDid(
-  ctx: { resolver: Resolvable },
-  _caller: Caller,
-  input: ResolveDidInput,
-): Promise<z.output<typeof didResolution>> {
+export async function resolveDid(ctx: { resolver: Resolvable }, _caller: Caller, input: ResolveDidInput): Promise<DidResolution> {
   // A `+` of an offset written unencoded in a URL query arrives form-decoded as a space; a date-time has no space.
   const versionTime = input.versionTime?.replaceAll(' ', '+')
   const result = await ctx.resolver.resolve(withVersion(input.did, { versionId: input.versionId, versionTime }))
   const error = result.didResolutionMetadata.error
-  if (error) {
-    const message = `${error}: ${String(result.didResolutionMetadata.message ?? 'DID could not be resolved')}`
-    throw new IdentityError(error === 'notFound' ? 'NOT_FOUND' : 'VALIDATION_ERROR', message)
+  if (error !== undefined) {
+    const code = BINDING_ERROR[error] ?? (Object.hasOwn(RESOLUTION_ERROR_STATUS, error) ? (error as ResolutionError) : 'internalError')
+    const detail = String(result.didResolutionMetadata.message ?? 'DID could not be resolved')
+    return resolutionFailure(code, code === error ? detail : `${error}: ${detail}`)
   }
-  return { '@context': DID_RESOLUTION_CONTEXT, ...(result as unknown as Omit<z.output<typeof didResolution>, '@context'>) }
+  return { '@context': DID_RESOLUTION_CONTEXT, ...(result as unknown as Omit<DidResolution, '@context'>) }
 }

@@ -74,14 +74,35 @@ describe('requests', () => {
     expect(sent).toEqual([])
   })
 
+  it('resolveDid reads by media type: a result at an error status the route declares resolves; anything else does not', async () => {
+    const result = { '@context': 'x', didDocument: null, didDocumentMetadata: {}, didResolutionMetadata: { error: 'notFound' } }
+    const as =
+      (status: number, type: string, body = JSON.stringify(result)) =>
+      () =>
+        new Response(body, { status, headers: { 'content-type': type } })
+    const resolved = await recording({}, as(404, 'application/did-resolution')).client.resolveDid({ did: 'did:ethr:dev:0x1' })
+    expect(resolved).toEqual(result)
+    const profiled = as(404, 'application/ld+json; profile="https://w3id.org/did-resolution"; charset=utf-8')
+    expect(await recording({}, profiled).client.resolveDid({ did: 'did:ethr:dev:0x1' })).toEqual(result)
+    // A proxy's page at a declared status, a result in a media type the route does not declare, a status it does not answer.
+    for (const answer of [as(404, 'text/html', '<h1>Not Found</h1>'), as(404, 'application/xml'), as(502, 'application/did-resolution')]) {
+      const error = await recording({}, answer)
+        .client.resolveDid({ did: 'did:ethr:dev:0x1' })
+        .catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(TransportError)
+    }
+  })
+
   it('resolveDid and openApiDocument: public routes, no auth headers', async () => {
+    const RESULT = { accept: 'application/did-resolution' }
     const { client, sent } = recording({ apiKey: 'k', didAuth: 't' })
     await client.resolveDid({ did: 'did:ethr:dev:0x1', versionTime: '2024-05-01T12:00:00Z' })
     await client.resolveDid({ did: 'did:ethr:dev:0x1', versionId: 3 })
     await client.openApiDocument()
     expect(sent.map((s) => [s.method, s.url, s.headers])).toEqual([
-      ['GET', 'http://127.0.0.1:8080/identity/1.0/identifiers/did%3Aethr%3Adev%3A0x1?versionTime=2024-05-01T12%3A00%3A00Z', {}],
-      ['GET', 'http://127.0.0.1:8080/identity/1.0/identifiers/did%3Aethr%3Adev%3A0x1?versionId=3', {}],
+      // Asked for the resolution result, in the first of the route's media types.
+      ['GET', 'http://127.0.0.1:8080/identity/1.0/identifiers/did%3Aethr%3Adev%3A0x1?versionTime=2024-05-01T12%3A00%3A00Z', RESULT],
+      ['GET', 'http://127.0.0.1:8080/identity/1.0/identifiers/did%3Aethr%3Adev%3A0x1?versionId=3', RESULT],
       ['GET', 'http://127.0.0.1:8080/identity/openapi.json', {}],
     ])
   })

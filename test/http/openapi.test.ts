@@ -3,9 +3,15 @@
  * independent validator), generated from the same operation table the router and the service
  * use — so every route, schema and security requirement is there.
  */
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { Validator } from '@seriousme/openapi-schema-validator'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterAll, beforeAll, describe, expect, expectTypeOf, it } from 'vitest'
 import { OPERATIONS, type IdentityService, type OperationInput, type OperationName } from '../../src/index.js'
+import type { ErrorStatus } from '../../src/operations/contract.js'
+import { ROOT } from '../helpers/build.js'
 import { startHarness, type Harness } from '../helpers/harness.js'
 
 let h: Harness
@@ -33,6 +39,12 @@ describe('GET /openapi.json', () => {
     expect(validator.version).toBe('3.1')
   })
 
+  it('validates with a second validator, @apidevtools/swagger-parser (its OpenAPI 3.1 schema and its own checks)', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    const validated = await SwaggerParser.validate(structuredClone(doc))
+    expect((validated as { openapi?: string }).openapi).toBe('3.1.0')
+  })
+
   it('documents every route of the operation table, aliases included, with its security, schemas and error body', async () => {
     const doc = (await h.request('GET', '/openapi.json', { token: null })).body
     expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'baseAuth', 'didAuth'])
@@ -48,8 +60,10 @@ describe('GET /openapi.json', () => {
         // A served document (a status list) is described in its own media types, with its 304.
         const document = 'document' in op
         if (document) expect(Object.keys(entry.responses['200'].content).sort()).toEqual(['application/vc+jwt', 'application/vc+ld+json'])
+        // An operation declaring its media types (DID resolution) is described in each; the others in JSON.
+        else if ('media' in op && op.media) expect(Object.keys(entry.responses['200'].content)).toEqual(Object.keys(op.media))
         else expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
-        // every error status the entry declares, with the error body, and no other
+        // every error status the entry declares, with the error body or the body it declares, and no other
         const declared = Object.keys(op.errors).sort()
         expect(
           Object.keys(entry.responses)
@@ -57,8 +71,12 @@ describe('GET /openapi.json', () => {
             .sort(),
           `${route.method} ${route.path}`,
         ).toEqual(declared)
-        for (const status of declared)
-          expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+        for (const status of declared) {
+          const own = op.errors[Number(status) as ErrorStatus]
+          if (typeof own === 'string')
+            expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+          else expect(Object.keys(entry.responses[status].content), `${name} ${status}`).toEqual(own!.mediaTypes ?? ['application/json'])
+        }
         // Every operation reads or writes storage: each may answer 503 SERVICE_UNAVAILABLE.
         expect(entry.responses['503']?.description, `${route.method} ${route.path}`).toMatch(/^SERVICE_UNAVAILABLE/)
         expect(entry.tags).toContain(op.tag)
@@ -134,7 +152,65 @@ describe('GET /openapi.json', () => {
       ['query', 'versionId', false],
       ['query', 'versionTime', false],
     ])
-    expect(resolve.responses['422'].description).toContain('invalidDidUrl')
+    // W3C DID Resolution results at the binding's statuses, in the result's media types; the bare document at 200 too.
+    expect(Object.keys(resolve.responses).sort()).toEqual(['200', '400', '404', '406', '410', '500', '501', '503'])
+    expect(resolve.responses['400'].description).toContain('invalidDidUrl')
+    const result = resolve.responses['200'].content['application/did-resolution'].schema
+    for (const status of ['400', '404', '406', '410', '500', '501', '503']) {
+      expect(Object.keys(resolve.responses[status].content)).toEqual([
+        'application/did-resolution',
+        'application/ld+json;profile="https://w3id.org/did-resolution"',
+        'application/json',
+      ])
+      expect(resolve.responses[status].content['application/did-resolution'].schema).toEqual(result)
+    }
+    expect(resolve.responses['200'].content['application/did+ld+json'].schema).not.toEqual(result)
+  })
+
+  it('every pattern compiles as an ECMA-262 regular expression without flags (JSON Schema patterns have none)', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    const patterns = valuesOf(doc, 'pattern') as string[]
+    expect(patterns.length).toBeGreaterThan(5)
+    for (const pattern of patterns) {
+      expect(() => new RegExp(pattern, 'u'), pattern).not.toThrow()
+      // A flag of the zod regex left in the text (`^(jwt)$/i`) compiles, and never matches.
+      expect(pattern, pattern).not.toMatch(/\/[dgimsuvy]+$/)
+    }
+  })
+
+  it('every example of the document, and every request body of the README’s walkthrough, validates with ajv against its schema', async () => {
+    const doc = (await h.request('GET', '/openapi.json', { token: null })).body
+    const ajv = documentAjv(doc)
+    let examples = 0
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, operation] of Object.entries(item)) {
+        for (const [type, media] of Object.entries((operation.requestBody?.content ?? {}) as Record<string, any>)) {
+          if (media.example === undefined) continue
+          examples++
+          const pointer = `/paths/${escape(path)}/${method}/requestBody/content/${escape(type)}/schema`
+          expectValid(ajv, pointer, media.example, `${method} ${path}`)
+        }
+      }
+    }
+    expect(examples).toBeGreaterThanOrEqual(10)
+    // The README's curl walkthrough: each body, its shell variables given values of their kind.
+    const requests = readmeRequests()
+    expect(requests.map((r) => r.path)).toEqual([
+      '/vaults',
+      '/did-auth-jwt',
+      '/vaults/{vaultID}/wallet',
+      '/wallet/configure',
+      '/claims/sign',
+      '/claims/verify',
+    ])
+    expect(requests.find((r) => r.path === '/claims/sign')!.body).toMatchObject({ format: 'JWT' })
+    for (const { path, body } of requests) {
+      expectValid(ajv, `/paths/${escape(path)}/post/requestBody/content/application~1json/schema`, body, `README: POST ${path}`)
+    }
+    // The case-insensitive fields, as the service takes them.
+    const roles = `/paths/${escape('/roles')}/post/requestBody/content/application~1json/schema`
+    for (const permissions of [['Read'], ['read', 'WRITE']]) expectValid(ajv, roles, { permissions }, JSON.stringify(permissions))
+    expect(ajv.validate(`doc#${roles}`, { permissions: ['Reader'] })).toBe(false)
   })
 
   it('the router can leave it out', async () => {
@@ -150,6 +226,53 @@ describe('GET /openapi.json', () => {
     await new Promise((r) => server.close(r))
   })
 })
+
+/** Every value of `key` anywhere in `value`. */
+function valuesOf(value: unknown, key: string): unknown[] {
+  if (Array.isArray(value)) return value.flatMap((v) => valuesOf(v, key))
+  if (typeof value !== 'object' || value === null) return []
+  return Object.entries(value).flatMap(([k, v]) => (k === key && typeof v === 'string' ? [v] : valuesOf(v, key)))
+}
+
+/** A JSON Pointer token. */
+const escape = (token: string) => token.replaceAll('~', '~0').replaceAll('/', '~1')
+
+/** ajv (JSON Schema 2020-12, OpenAPI 3.1's dialect) holding the document, so a schema is reached by its pointer and its `$ref`s resolve. */
+function documentAjv(doc: object): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false })
+  ajv.addSchema({ ...doc, $id: 'doc' })
+  return ajv
+}
+
+function expectValid(ajv: Ajv2020, pointer: string, value: unknown, what: string): void {
+  const validate = ajv.getSchema(`doc#${pointer}`)
+  expect(validate, pointer).toBeDefined()
+  const valid = validate!(value)
+  expect(valid ? [] : validate!.errors, what).toEqual([])
+}
+
+/**
+ * The request bodies of the README's curl walkthrough (the ```sh block starting with `KEY=`): each `curl … $API/<path> -d <json>`,
+ * its path as the document names it and its body with the shell variables given values of their kind.
+ */
+function readmeRequests(): Array<{ path: string; body: unknown }> {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8')
+  const block = [...readme.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).find((b) => b.startsWith('KEY='))!
+  const VALUES: Record<string, string> = {
+    DID: 'did:ethr:dev:0x8ba1f109551bD432803012645Ac136ddd64DBA72',
+    NEXT: 'did:ethr:dev:0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    VC: 'eyJhbGciOiJFUzI1NksifQ.eyJpc3MiOiJkaWQ6ZXRocjpkZXY6MHgxIn0.c2lnbmF0dXJl',
+  }
+  const requests: Array<{ path: string; body: unknown }> = []
+  for (const line of block.replaceAll('\\\n', ' ').split('\n')) {
+    const path = /\$API(\/[^\s|)]+)/.exec(line)?.[1]
+    const data = /-d '([^']*)'|-d "((?:[^"\\]|\\.)*)"/.exec(line)
+    if (path === undefined || data === null) continue
+    const text = data[1] ?? data[2].replaceAll('\\"', '"').replace(/\$(\w+)/g, (_m, name: string) => VALUES[name])
+    requests.push({ path: path.replace(/\$VAULT_ID/, '{vaultID}'), body: JSON.parse(text) })
+  }
+  return requests
+}
 
 describe('service method types', () => {
   it('no operation takes an `unknown` input', () => {

@@ -80,11 +80,10 @@ describe('resolution (GET /1.0/identifiers)', () => {
     expect(res.body.didDocument).toEqual(JSON.parse(compressed.replaceAll(issuer.did, issuer.uncompressedDid)))
   })
 
-  it('malformed keys are 422 invalidDid, never 500', async () => {
+  it('malformed keys are 400 invalidDid (a resolution result), never 500', async () => {
     for (const did of malformedKeys(issuer.publicKey)) {
       const res = await resolve(did)
-      expectError(res, 422, 'VALIDATION_ERROR')
-      expect(res.body.errorMessage).toMatch(/^invalidDid: /)
+      expect([res.status, res.body.didResolutionMetadata.error, res.body.didDocument], did).toEqual([400, 'invalidDid', null])
     }
   })
 })
