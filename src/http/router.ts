@@ -98,6 +98,33 @@ const run =
 
 type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 
+/** The routes of operations whose answers are all results (DID resolution), matched without decoding their parameters. */
+const RESULT_ROUTES = routesOf(CONTRACTS).flatMap((route) =>
+  route.operations.some((op) => (CONTRACTS[op.name] as Contract).outcome)
+    ? [
+        {
+          method: route.method,
+          pattern: new RegExp(`^${route.path.replace(/[.]/g, '\\.').replace(/:\w+/g, '[^/]+')}/?$`),
+          name: route.operations[0].name,
+          param: /:(\w+)/.exec(route.path)?.[1] ?? 'path',
+        },
+      ]
+    : [],
+)
+
+/** An error Express raised itself, with its HTTP status (a path parameter it could not decode is 400). */
+interface ExpressError {
+  status?: number
+}
+
+/**
+ * The result-answering route a request was for when it failed before its handler ran (a path parameter that is not
+ * valid percent-encoded UTF-8 fails in Express's routing): its error is then a result too.
+ */
+function resultRouteAt(req: Request): (typeof RESULT_ROUTES)[number] | undefined {
+  return RESULT_ROUTES.find((r) => r.method === req.method.toLowerCase() && r.pattern.test(req.path))
+}
+
 /** The media type of `types` that `Accept` prefers (the first when it admits any); 406 when it admits none. */
 function negotiate(req: Request, types: string[]): string {
   const chosen = req.accepts(types)
@@ -203,10 +230,18 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     // An operation whose answers are all results (DID resolution) answers its errors as results too.
-    const operation = (res.locals as Locals).operation
+    const handled = (res.locals as Locals).operation
+    const unrouted = handled === undefined ? resultRouteAt(req) : undefined
+    const operation = handled ?? unrouted?.name
     const outcome = operation === undefined ? undefined : (CONTRACTS[operation] as Contract).outcome
     if (outcome) {
-      const { status, result } = outcome.fromError(err instanceof IdentityError ? err : IdentityError.fromBody(httpError(err)))
+      const { status, result } = outcome.fromError(
+        err instanceof IdentityError
+          ? err
+          : unrouted && (err as ExpressError).status === 400
+            ? new IdentityError('VALIDATION_ERROR', `invalid request: ${unrouted.param}: not valid percent-encoded UTF-8`)
+            : IdentityError.fromBody(httpError(err)),
+      )
       return sendResult(res, CONTRACTS[operation!], status, result)
     }
     const body = httpError(err)

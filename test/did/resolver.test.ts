@@ -39,6 +39,15 @@ describe('GET /1.0/identifiers/:did (DIF Universal Resolver format)', () => {
     // A DID over the path parameter's bound is refused by its schema: still a result, naming invalidDid.
     const long = await h.request('GET', `/1.0/identifiers/did:ethr:${'a'.repeat(2_100)}`, { token: null })
     expect([long.status, long.body.didResolutionMetadata.error]).toEqual([400, 'invalidDid'])
+    // A path that is not valid percent-encoded UTF-8 fails in routing, before the handler: still a result.
+    for (const path of ['/1.0/identifiers/%F0', '/1.0/identifiers/did:ethr:%E0%A4%A']) {
+      const malformed = await h.request('GET', path, { token: null })
+      expect([malformed.status, malformed.body.didResolutionMetadata?.error, malformed.body.didDocument], path).toEqual([
+        400,
+        'invalidDid',
+        null,
+      ])
+    }
     // An unknown query parameter is part of a DID URL this resolver cannot read.
     const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
     const odd = await h.request('GET', `/1.0/identifiers/${w.did}?service=files`, { token: null })
