@@ -382,7 +382,8 @@ ${client.replace("'http://127.0.0.1:8080'", "base + '/identity'")}
 const auth = { authorization: 'Bearer ' + KEY, 'content-type': 'application/json' }
 const answer = async (path: string, init: RequestInit = {}) => {
   const response = await fetch(base + path, init)
-  return { status: response.status, body: response.headers.get('content-type')?.includes('json') ? await response.json() : null }
+  // JSON bodies: application/json, and DID resolution results (application/did-resolution).
+  return { status: response.status, body: /json|did-resolution/.test(response.headers.get('content-type') ?? '') ? await response.json() : null }
 }
 const results = {
   verified: checked.verified,
