@@ -109,13 +109,12 @@ export function slip10Child(keyType: Slip10KeyType, parent: Slip10Node, index: n
   if (!Number.isInteger(index) || index < 0 || index > 0xffffffff) throw new Slip10PathError('SLIP-0010 index out of range')
   const hardened = index >= HARDENED
   const order = CURVES[keyType].order
-  if (order === undefined) {
-    if (!hardened) throw new Slip10PathError('SLIP-0010 derives only hardened Ed25519 keys')
-    return split(hmac(sha512, parent.chainCode, hardenedData(parent.privateKey, index)))
-  }
+  if (order === undefined && !hardened) throw new Slip10PathError('SLIP-0010 derives only hardened Ed25519 keys')
   const data = hardened ? hardenedData(parent.privateKey, index) : withIndex(p256.getPublicKey(parent.privateKey, true), index)
   let I = hmac(sha512, parent.chainCode, data)
   data.fill(0)
+  // Ed25519: I_L is the key as it is.
+  if (order === undefined) return split(I)
   for (;;) {
     const tweak = bytesToNumberBE(I.subarray(0, 32))
     const key = tweak < order ? (tweak + bytesToNumberBE(parent.privateKey)) % order : 0n
@@ -138,7 +137,7 @@ export function slip10Derive(keyType: Slip10KeyType, seed: Uint8Array, path: str
   let node = slip10Master(keyType, seed)
   for (const index of indexes) {
     const child = slip10Child(keyType, node, index)
-    wipe(node)
+    wipeSlip10Node(node)
     node = child
   }
   return node
@@ -155,7 +154,7 @@ export function slip10AccountNodeOf(keyType: Slip10KeyType, seed: Uint8Array): U
   try {
     return concat(node.chainCode, node.privateKey)
   } finally {
-    wipe(node)
+    wipeSlip10Node(node)
   }
 }
 
@@ -172,7 +171,7 @@ export function deriveSlip10WalletKey(keyType: Slip10KeyType, accountNode: Uint8
 }
 
 /** Zeroes both halves of a node. */
-export function wipe(node: Slip10Node): void {
+export function wipeSlip10Node(node: Slip10Node): void {
   node.privateKey.fill(0)
   node.chainCode.fill(0)
 }

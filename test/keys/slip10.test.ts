@@ -79,6 +79,8 @@ describe("wallet keys of a BIP44 vault (m/44'/60'/0'/0'/<index>')", () => {
         keys.add(hex(key))
       }
       expect(keys.size).toBe(6)
+      // Deriving wipes its own intermediates, never the sealed node it is given.
+      expect(hex(node)).toBe(hex(slip10AccountNodeOf(keyType, seed)))
       expect(slip10WalletPath(7)).toBe("m/44'/60'/0'/0'/7'")
     })
   }
