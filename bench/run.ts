@@ -13,7 +13,8 @@
  * `didvault/client` over loopback HTTP and the rate of authenticated `GET /wallets?limit=10` from
  * a separate client process, the scaling of `didvault serve --workers 2` over 1 against a bare
  * `node:http` cluster's (bench/workers.ts), the raw secp256k1 rates of this machine in the same
- * run, what observability costs (bench/observability.ts: logging at info vs silent, a /metrics
+ * run, SLIP-0010 Ed25519 and P-256 wallet-key derivations per second (bench/slip10.ts), what
+ * observability costs (bench/observability.ts: logging at info vs silent, a /metrics
  * scrape of 10k samples), one tenant's write scaling against the same load over 16 tenants
  * (bench/one-tenant.ts), and the issue's targets as pass/fail.
  *
@@ -42,6 +43,7 @@ import { benchRoles, type RoleResults } from './roles.js'
 import { benchServerRss } from './rss.js'
 import { benchRawSecp256k1 } from './secp256k1.js'
 import { benchService, type ServiceResults } from './service.js'
+import { benchSlip10 } from './slip10.js'
 import { benchStorage, type StorageResults } from './storage.js'
 import { benchStatusSqlite, statusTargets } from './status.js'
 import { benchStatusVerify, type StatusVerifyResults } from './status-verify.js'
@@ -180,6 +182,7 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     return { results, targets: claimsCryptoTargets(results) }
   },
   hostileBodies: () => benchHostileBodies(HOSTILE_BODIES_OPTIONS),
+  slip10: async () => ({ results: await benchSlip10(STORAGE_OPTIONS), targets: [] }),
   status: async () => {
     const statusVerify = await benchStatusVerify('memory', createMemoryStorage(), OPTIONS)
     const status = await benchStatusSqlite(OPTIONS)
@@ -263,6 +266,7 @@ async function main(): Promise<void> {
   const status = { sqlite: await benchStatusSqlite(OPTIONS) }
   const audit = { sqlite: await benchAudit(OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
+  const slip10 = await benchSlip10(STORAGE_OPTIONS)
   const storageAdapters = await benchStorageAdapters()
   const { storage: postgresStorage, ...postgres } = await benchPostgres(OPTIONS, STORAGE_OPTIONS)
   storageAdapters.results.postgres = postgresStorage
@@ -402,6 +406,7 @@ async function main(): Promise<void> {
     status,
     audit,
     secp256k1,
+    slip10,
     storageAdapters: { ...storageAdapters.results, skipped: storageAdapters.skipped },
     postgres,
     unauthenticatedFlood,
