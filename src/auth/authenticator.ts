@@ -28,8 +28,8 @@ export class Authenticator {
     return {
       tenantId,
       dids: unique(proofs.map((p) => p.did)),
-      addresses: unique(proofs.map((p) => p.address)),
-      owners: Object.fromEntries(proofs.filter((p) => p.byOwner).map((p) => [p.did, p.address])),
+      addresses: unique(proofs.flatMap((p) => (p.address === undefined ? [] : [p.address]))),
+      owners: Object.fromEntries(proofs.flatMap((p) => (p.byOwner && p.address !== undefined ? [[p.did, p.address]] : []))),
       ...(keyId !== undefined && { apiKeyId: keyId }),
     }
   }
@@ -51,7 +51,8 @@ export class Authenticator {
     const { did, address, byOwner } = await verifyDidAuthProof(token, this.didAuth)
     const tenantId = await this.walletTenant(did)
     if (tenantId === undefined) throw unauthenticated('the Access Token issuer is not a wallet of this service')
-    return { tenantId, dids: [did], addresses: [address], owners: byOwner ? { [did]: address } : {} }
+    const addresses = address === undefined ? [] : [address]
+    return { tenantId, dids: [did], addresses, owners: byOwner && address !== undefined ? { [did]: address } : {} }
   }
 }
 

@@ -1,6 +1,6 @@
 /**
  * DID-auth tokens (`x-did-auth`, and the Access Token JWT form of `Authorization`): JWTs
- * signed by a key that controls the issuer DID (see credentials/jwt-verifier for the
+ * (ES256K, ES256K-R, ES256, EdDSA) signed by a key that controls the issuer DID (see credentials/jwt-verifier for the
  * rules). Any failure is 403 UNAUTHENTICATED with a short reason.
  */
 import type { Resolvable } from 'did-resolver'
@@ -34,8 +34,11 @@ const MAX_TOKENS = 10
 export interface DidAuthProof {
   /** The issuer DID's principal (a did:ethr public-key DID in its address form). */
   did: string
-  /** Address of the key that signed: its holder may act wherever that address is the owner. */
-  address: string
+  /**
+   * Address of the key that signed, when it is a secp256k1 key: its holder may act wherever that address is the owner.
+   * Undefined for a P-256 or Ed25519 key (a did:key or did:jwk holder signing ES256 or EdDSA).
+   */
+  address?: string
   /**
    * Whether that key is the owner key of the DID's current document: a did:ethr `#controller`,
    * or a public-key DID's `#controllerKey` (listed only while the key's address owns the DID).
@@ -62,7 +65,11 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       memo: options.memo,
     })
     const did = principalOf(verified.issuer)
-    return { did, address: verified.signerAddress, byOwner: isOwnerMethod(verified.signer, did) }
+    return {
+      did,
+      ...(verified.signerAddress !== undefined && { address: verified.signerAddress }),
+      byOwner: verified.signerAddress !== undefined && isOwnerMethod(verified.signer, did),
+    }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
     throw err
