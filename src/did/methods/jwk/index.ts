@@ -31,7 +31,7 @@ function jwkOfIdentifier(identifier: string): Record<string, unknown> | string {
   const jwk = value as Record<string, unknown>
   if (PRIVATE.some((member) => member in jwk)) return 'the JWK carries private key material'
   if (jwk.use !== undefined && jwk.use !== 'sig' && jwk.use !== 'enc') return 'the JWK’s use is neither sig nor enc'
-  if (jwk.kty === 'OKP' && jwk.crv === 'X25519' && typeof jwk.x === 'string' && base64url.decode(jwk.x).length === 32) return jwk
+  if (jwk.kty === 'OKP' && jwk.crv === 'X25519') return isX25519Key(jwk.x) ? jwk : 'not a valid X25519 public key'
   if (keyTypeOfJwk(jwk) === undefined) return 'not a public secp256k1, P-256, Ed25519 or X25519 JWK'
   try {
     publicKeyBytes(jwk as never)
@@ -39,6 +39,14 @@ function jwkOfIdentifier(identifier: string): Record<string, unknown> | string {
     return 'the JWK is not a valid public key of its curve'
   }
   return jwk
+}
+
+function isX25519Key(x: unknown): boolean {
+  try {
+    return typeof x === 'string' && base64url.decode(x).length === 32
+  } catch {
+    return false
+  }
 }
 
 export const didJwk: DidMethod = {
