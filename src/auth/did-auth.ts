@@ -6,7 +6,8 @@
 import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
 import { parseEthrDid, principalOf } from '../did/ethr.js'
-import { JwtRejected, verifyDidJwt } from '../proofs/jwt-verifier.js'
+import { JwtRejected, verifyDidJwt, type VerifiedJwt } from '../proofs/jwt-verifier.js'
+import { OFFLINE_METHODS } from '../did/methods/index.js'
 import type { KnownKeys } from '../proofs/known-keys.js'
 import type { SignatureMemo } from '../proofs/signature-memo.js'
 
@@ -44,6 +45,11 @@ export interface DidAuthProof {
    * or a public-key DID's `#controllerKey` (listed only while the key's address owns the DID).
    */
   byOwner: boolean
+  /**
+   * Whether the issuer is a DID derived from its key (did:key, did:jwk) whose document lists the signing key under
+   * `authentication`: its holder controls it.
+   */
+  byKey?: boolean
 }
 
 /** Verifies one token; resolves to its issuer's principal (see {@link DidAuthProof.did}) or rejects with 403 UNAUTHENTICATED. */
@@ -69,11 +75,19 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       did,
       ...(verified.signerAddress !== undefined && { address: verified.signerAddress }),
       byOwner: verified.signerAddress !== undefined && isOwnerMethod(verified.signer, did),
+      ...((await signedByAuthenticationKey(verified)) && { byKey: true }),
     }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
     throw err
   }
+}
+
+/** Whether the issuer is a did:key / did:jwk DID and the method that signed is one of its `authentication` keys. */
+async function signedByAuthenticationKey(verified: VerifiedJwt): Promise<boolean> {
+  const method = OFFLINE_METHODS.find((m) => verified.issuer.startsWith(`did:${m.name}:`))
+  if (method === undefined) return false
+  return (await method.controllingKeys(verified.issuer)).some((key) => key.methodId === verified.signer)
 }
 
 /** Whether verification method `id` is the owner key of did:ethr principal `did`: its `#controller` or `#controllerKey`. */

@@ -1,8 +1,9 @@
 /**
  * What did:key and did:jwk holders sign, made by did-jwt / did-jwt-vc and by Veramo 7's did:key
  * and did:jwk providers, through the router on loopback HTTP: their DID-auth tokens authenticate
- * (ES256K, ES256, EdDSA), their VC-JWTs verify (Verify Claim) and store (Create Claim with
- * `verify: true`). Forged tokens — another key naming the DID, an algorithm the key does not
+ * (ES256K, ES256, EdDSA) and prove control of their DID (its document's `authentication` key
+ * signed), their VC-JWTs verify (Verify Claim) and store (Create Claim with `verify: true`;
+ * `storedBy` the holder; stored again, the same record; an ES256 high-S twin, too). Forged tokens — another key naming the DID, an algorithm the key does not
  * sign with, `alg: none`, a did:key whose key did not sign — are 403 UNAUTHENTICATED, and a
  * forged VC-JWT is refused; nothing is written.
  */
@@ -41,6 +42,11 @@ describe('did:key and did:jwk holders (did-jwt-vc, Veramo 7)', () => {
       expect(verified.body.vcs[0], holder.label).toMatchObject({ verified: true, issuer: holder.did })
       const stored = await h.request('POST', '/claims', { json: { verify: true, claims: [{ jwt }] }, didAuth })
       expect(stored.status, `${holder.label}: ${JSON.stringify(stored.body)}`).toBe(200)
+      // The holder stored it: storedBy names its DID, and storing it again is the same record.
+      expect(stored.body.vcs[0].storedBy, holder.label).toEqual([holder.did])
+      const again = await h.request('POST', '/claims', { json: { claims: [{ jwt }] }, didAuth })
+      expect(again.status, `${holder.label}: ${JSON.stringify(again.body)}`).toBe(200)
+      expect(again.body.vcs[0]._id, holder.label).toBe(stored.body.vcs[0]._id)
       expect(stored.body.errors, holder.label).toEqual([])
       expect(stored.body.vcs[0], holder.label).toMatchObject({ jwt, issuer: holder.did })
       expect(await h.storage.collection('credentials').get(stored.body.vcs[0]._id as string), holder.label).toMatchObject({
@@ -75,6 +81,23 @@ describe('did:key and did:jwk holders (did-jwt-vc, Veramo 7)', () => {
       }
     }
     expect(await snapshot(h)).toEqual(before)
+  })
+
+  it('the high-S twin of an ES256 VC-JWT, (r, n − s), verifies and is the same stored record, not a second credential', async () => {
+    const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n
+    const holder = holders.find((o) => o.alg === 'ES256')!
+    const didAuth = await holder.token()
+    const jwt = await holder.issue()
+    const [header, payload, signature] = jwt.split('.')
+    const bytes = Buffer.from(signature, 'base64url')
+    const s = BigInt(`0x${bytes.subarray(32).toString('hex')}`)
+    const twinS = Buffer.from((P256_N - s).toString(16).padStart(64, '0'), 'hex')
+    const twin = `${header}.${payload}.${Buffer.concat([bytes.subarray(0, 32), twinS]).toString('base64url')}`
+    const first = await h.request('POST', '/claims', { json: { verify: true, claims: [{ jwt }] }, didAuth })
+    const second = await h.request('POST', '/claims', { json: { verify: true, claims: [{ jwt: twin }] }, didAuth })
+    expect(second.status, JSON.stringify(second.body)).toBe(200)
+    expect(second.body.errors).toEqual([])
+    expect(second.body.vcs[0]._id).toBe(first.body.vcs[0]._id)
   })
 
   it('a VC-JWT naming a holder as issuer but signed by another key does not verify and is not stored (an element of errors)', async () => {
