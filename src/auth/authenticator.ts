@@ -1,7 +1,7 @@
 /** Turns request headers into a {@link Caller}, as each operation's {@link AuthRequirement} says. */
 import { unauthenticated } from '../errors.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
-import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions } from './did-auth.js'
+import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions, type DidAuthProof } from './did-auth.js'
 import { SYSTEM_TENANT, bearerToken, type TenantResolver } from './tenants.js'
 
 /**
@@ -28,8 +28,9 @@ export class Authenticator {
     return {
       tenantId,
       dids: unique(proofs.map((p) => p.did)),
-      addresses: unique(proofs.map((p) => p.address)),
-      owners: Object.fromEntries(proofs.filter((p) => p.byOwner).map((p) => [p.did, p.address])),
+      addresses: unique(proofs.flatMap((p) => (p.address === undefined ? [] : [p.address]))),
+      owners: Object.fromEntries(proofs.flatMap((p) => (p.byOwner && p.address !== undefined ? [[p.did, p.address]] : []))),
+      ...keyControlled(proofs),
       ...(keyId !== undefined && { apiKeyId: keyId }),
     }
   }
@@ -48,11 +49,25 @@ export class Authenticator {
   async #accessToken(header: string | undefined): Promise<Caller> {
     const token = bearerToken(header)
     if (!token) throw unauthenticated('missing Access Token JWT')
-    const { did, address, byOwner } = await verifyDidAuthProof(token, this.didAuth)
+    const proof = await verifyDidAuthProof(token, this.didAuth)
+    const { did, address, byOwner } = proof
     const tenantId = await this.walletTenant(did)
     if (tenantId === undefined) throw unauthenticated('the Access Token issuer is not a wallet of this service')
-    return { tenantId, dids: [did], addresses: [address], owners: byOwner ? { [did]: address } : {} }
+    const addresses = address === undefined ? [] : [address]
+    return {
+      tenantId,
+      dids: [did],
+      addresses,
+      owners: byOwner && address !== undefined ? { [did]: address } : {},
+      ...keyControlled([proof]),
+    }
   }
 }
 
 const unique = (values: string[]) => [...new Set(values)]
+
+/** `keyControlled` of a caller: the did:key / did:jwk DIDs its proofs control, when there are any. */
+function keyControlled(proofs: DidAuthProof[]): { keyControlled?: string[] } {
+  const dids = unique(proofs.filter((p) => p.byKey === true).map((p) => p.did))
+  return dids.length === 0 ? {} : { keyControlled: dids }
+}

@@ -30,6 +30,12 @@ export interface Caller {
    * resolved.
    */
   owners?: Readonly<Record<string, string>>
+  /**
+   * DIDs among `dids` derived from their key (did:key, did:jwk) whose token was signed by a key
+   * their document lists under `authentication`, checked when the token was verified: the caller
+   * controls them (their documents never change). Optional: none.
+   */
+  keyControlled?: readonly string[]
   /** The id of the API key that authenticated the request (never the key), when the tenant resolver names one. */
   apiKeyId?: string
   /** The request's id, from {@link AuthContext.requestId} (set by the dispatcher). */

@@ -1,12 +1,13 @@
 /**
  * DID-auth tokens (`x-did-auth`, and the Access Token JWT form of `Authorization`): JWTs
- * signed by a key that controls the issuer DID (see credentials/jwt-verifier for the
+ * (ES256K, ES256K-R, ES256, EdDSA) signed by a key that controls the issuer DID (see credentials/jwt-verifier for the
  * rules). Any failure is 403 UNAUTHENTICATED with a short reason.
  */
 import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
 import { parseEthrDid, principalOf } from '../did/ethr.js'
-import { JwtRejected, verifyDidJwt } from '../proofs/jwt-verifier.js'
+import { JwtRejected, verifyDidJwt, type VerifiedJwt } from '../proofs/jwt-verifier.js'
+import { OFFLINE_METHODS } from '../did/methods/index.js'
 import type { KnownKeys } from '../proofs/known-keys.js'
 import type { SignatureMemo } from '../proofs/signature-memo.js'
 
@@ -34,13 +35,21 @@ const MAX_TOKENS = 10
 export interface DidAuthProof {
   /** The issuer DID's principal (a did:ethr public-key DID in its address form). */
   did: string
-  /** Address of the key that signed: its holder may act wherever that address is the owner. */
-  address: string
+  /**
+   * Address of the key that signed, when it is a secp256k1 key: its holder may act wherever that address is the owner.
+   * Undefined for a P-256 or Ed25519 key (a did:key or did:jwk holder signing ES256 or EdDSA).
+   */
+  address?: string
   /**
    * Whether that key is the owner key of the DID's current document: a did:ethr `#controller`,
    * or a public-key DID's `#controllerKey` (listed only while the key's address owns the DID).
    */
   byOwner: boolean
+  /**
+   * Whether the issuer is a DID derived from its key (did:key, did:jwk) whose document lists the signing key under
+   * `authentication`: its holder controls it.
+   */
+  byKey?: boolean
 }
 
 /** Verifies one token; resolves to its issuer's principal (see {@link DidAuthProof.did}) or rejects with 403 UNAUTHENTICATED. */
@@ -62,11 +71,23 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       memo: options.memo,
     })
     const did = principalOf(verified.issuer)
-    return { did, address: verified.signerAddress, byOwner: isOwnerMethod(verified.signer, did) }
+    return {
+      did,
+      ...(verified.signerAddress !== undefined && { address: verified.signerAddress }),
+      byOwner: verified.signerAddress !== undefined && isOwnerMethod(verified.signer, did),
+      ...((await signedByAuthenticationKey(verified)) && { byKey: true }),
+    }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
     throw err
   }
+}
+
+/** Whether the issuer is a did:key / did:jwk DID and the method that signed is one of its `authentication` keys. */
+async function signedByAuthenticationKey(verified: VerifiedJwt): Promise<boolean> {
+  const method = OFFLINE_METHODS.find((m) => verified.issuer.startsWith(`did:${m.name}:`))
+  if (method === undefined) return false
+  return (await method.controllingKeys(verified.issuer)).some((key) => key.methodId === verified.signer)
 }
 
 /** Whether verification method `id` is the owner key of did:ethr principal `did`: its `#controller` or `#controllerKey`. */

@@ -30,10 +30,20 @@ export const jwtHash = (jwt: string): string => sha256(`jwt\n${canonicalJwt(jwt)
 
 const ECDSA_SECP256K1 = new Set(['ES256K', 'ES256K-R'])
 
+/** The order n of P-256's group (FIPS 186-4 D.1.2.3): an ES256 `s` above n / 2 has the twin n − s. */
+const P256_N = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n
+
+/** `s` (32 bytes) of a P-256 signature in low-S form. */
+function lowSP256(s: Uint8Array): Uint8Array {
+  const value = BigInt(`0x${Buffer.from(s).toString('hex')}`)
+  return value <= P256_N / 2n ? s : Buffer.from((P256_N - value).toString(16).padStart(64, '0'), 'hex')
+}
+
 /**
- * A JWT with its ES256K / ES256K-R signature in canonical form: low-S (the recovery byte of a
- * 65-byte ES256K-R signature flipped with it: 0/1 or 27/28) and base64url without padding. Any
- * other algorithm or shape is returned as given: nothing is verified here.
+ * A JWT with its ES256K / ES256K-R / ES256 signature in canonical form: low-S (the recovery byte of a
+ * 65-byte ES256K-R signature flipped with it: 0/1 or 27/28) and base64url without padding. EdDSA
+ * signatures have one form (verifiers refuse s ≥ L). Any other algorithm or shape is returned as
+ * given: nothing is verified here.
  */
 export function canonicalJwt(jwt: string): string {
   const parts = jwt.split('.')
@@ -43,6 +53,13 @@ export function canonicalJwt(jwt: string): string {
     alg = (JSON.parse(Buffer.from(parts[0], 'base64url').toString('utf8')) as { alg?: unknown }).alg
   } catch {
     return jwt
+  }
+  if (alg === 'ES256') {
+    const signature = new Uint8Array(Buffer.from(parts[2], 'base64url'))
+    if (signature.length !== 64) return jwt
+    const canonical = Uint8Array.from(signature)
+    canonical.set(lowSP256(signature.subarray(32)), 32)
+    return `${parts[0]}.${parts[1]}.${Buffer.from(canonical).toString('base64url')}`
   }
   if (typeof alg !== 'string' || !ECDSA_SECP256K1.has(alg)) return jwt
   const signature = new Uint8Array(Buffer.from(parts[2], 'base64url'))

@@ -1,13 +1,13 @@
 /**
  * The DID resolvers credential operations may name in `resolver` (DESIGN §4 `resolver`):
- * `default` is the service's own — its registries for did:ethr, plus did:key computed
- * offline — and the `resolvers` option of `IdentityService.create` adds others by name, such
+ * `default` is the service's own — its registries for did:ethr, plus did:key and did:jwk
+ * computed offline by their DID methods (`did/methods/`) — and the `resolvers` option of `IdentityService.create` adds others by name, such
  * as {@link universalResolver}. A name that is not configured is 422; no caller ever chooses
  * a host.
  */
-import { Resolver, type DIDResolutionOptions, type DIDResolutionResult, type Resolvable } from 'did-resolver'
+import { type DIDResolutionOptions, type DIDResolutionResult, type Resolvable } from 'did-resolver'
 import { invalid } from '../errors.js'
-import KeyDidResolver from 'key-did-resolver'
+import { OFFLINE_METHODS } from './methods/index.js'
 import { readCappedText } from '../net/read-capped.js'
 
 /** The name of the service's own resolver. */
@@ -26,12 +26,12 @@ export class ClaimResolvers {
   readonly #byName = new Map<string, Resolvable>()
 
   /**
-   * @param own - the service's own resolver (its registries); `default` adds did:key to it
+   * @param own - the service's own resolver (its registries); `default` adds did:key and did:jwk to it
    * @param extra - more resolvers by name; `default` cannot be replaced
    * @throws {TypeError} a name that is `default` or not 1–50 letters, digits, `_`, `.`, `-`
    */
   constructor(own: Resolvable, extra: Record<string, Resolvable> = {}) {
-    this.#byName.set(DEFAULT_RESOLVER, withDidKey(own))
+    this.#byName.set(DEFAULT_RESOLVER, withOfflineMethods(own))
     for (const [name, resolver] of Object.entries(extra)) {
       if (name === DEFAULT_RESOLVER)
         throw new TypeError('resolvers: "default" is the service’s own resolver and cannot be replaced; give yours another name')
@@ -56,10 +56,14 @@ export class ClaimResolvers {
   }
 }
 
-/** `own`, with did:key DIDs resolved offline by Ceramic's `key-did-resolver` (every other DID goes to `own`). */
-function withDidKey(own: Resolvable): Resolvable {
-  const keys = new Resolver(KeyDidResolver.getResolver(), { cache: false })
-  return { resolve: (didUrl, options) => (didUrl.startsWith('did:key:') ? keys.resolve(didUrl, options) : own.resolve(didUrl, options)) }
+/** `own`, with the DIDs of the methods derived from their key (did:key, did:jwk) resolved offline; every other DID goes to `own`. */
+function withOfflineMethods(own: Resolvable): Resolvable {
+  return {
+    resolve: (didUrl, options) => {
+      const method = OFFLINE_METHODS.find((m) => didUrl.startsWith(`did:${m.name}:`))
+      return method ? method.resolve(didUrl, options) : own.resolve(didUrl, options)
+    },
+  }
 }
 
 /** Options of {@link universalResolver}. */

@@ -48,7 +48,7 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
     in: 'header',
     name: 'x-did-auth',
     description:
-      'DID Auth Token: the `jwt` of `POST /did-auth-jwt` (or any ES256K/ES256K-R JWT signed by a key controlling its ' +
+      'DID Auth Token: the `jwt` of `POST /did-auth-jwt` (or any ES256K/ES256K-R, ES256 or EdDSA JWT signed by a key controlling its ' +
       '`iss` DID, `aud` = the service audience, at most 24 h). Several may be sent comma-separated.',
   })
   registry.registerComponent('securitySchemes', 'accessToken', {

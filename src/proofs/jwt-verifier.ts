@@ -1,11 +1,13 @@
 /**
- * Verification of ES256K / ES256K-R JWTs issued by DIDs, with the rules of did-jwt's
- * `verifyJWT` (a differential test holds the two to the same answers): the signature must
- * come from a secp256k1 verification method of the issuer's DID document (the owner's
- * `#controller`, a delegate, or a listed public key); `exp` in the future; `nbf`/`iat` not in
+ * Verification of ES256K / ES256K-R, ES256 and EdDSA JWTs issued by DIDs, with the rules of
+ * did-jwt's `verifyJWT` (a differential test holds the two to the same answers): the signature
+ * must come from a verification method of the issuer's DID document whose key the algorithm
+ * signs with (ES256K: secp256k1 — the owner's `#controller`, a delegate, or a listed public key;
+ * ES256: P-256; EdDSA: Ed25519, as did:key and did:jwk documents list them); `exp` in the future; `nbf`/`iat` not in
  * the future, within the allowed skew; `aud`, when present, must name this audience.
  *
- * It differs from did-jwt in speed only: signatures by keys the service knows are checked
+ * It differs from did-jwt in speed only: ES256 and EdDSA signatures are checked in OpenSSL, and ES256K
+ * signatures by keys the service knows are checked
  * against the key in OpenSSL, instead of recovering the signer in pure JavaScript (which runs
  * at about half the raw verify rate); a signer recovered once is remembered by the directory,
  * and the method of the issuer that signed last is tried first.
@@ -22,6 +24,7 @@ import type { KnownKeys } from './known-keys.js'
 import { eip55Address } from '../did/ethr.js'
 import type { SignatureMemo } from './signature-memo.js'
 import { secp256k1KeyHex } from './signing-keys.js'
+import { joseKeyOf, verifyJose, type JoseAlgorithm } from './jose-keys.js'
 
 /** Why a JWT was not accepted. `reason` is short and carries no secret. */
 export class JwtRejected extends Error {
@@ -75,8 +78,8 @@ export interface VerifiedJwt {
   issuer: string
   /** Id of the verification method that made the signature. */
   signer: string
-  /** EIP-55 address of the key that made the signature. */
-  signerAddress: string
+  /** EIP-55 address of the key that made the signature; undefined for a key that is not secp256k1 (ES256, EdDSA). */
+  signerAddress?: string
 }
 
 const SECP256K1_METHODS = new Set([
@@ -87,10 +90,20 @@ const SECP256K1_METHODS = new Set([
   'EcdsaPublicKeySecp256k1',
 ])
 
+/** Method types that carry a key of any type (did:key's `Multikey`, did:jwk's `JsonWebKey2020`): ES256K takes their secp256k1 keys. */
+const GENERIC_METHODS = new Set(['Multikey', 'JsonWebKey2020'])
+
+/** Whether ES256K may check `vm`: a secp256k1 method type, or a generic one whose key is secp256k1. */
+const isSecp256k1Method = (vm: VerificationMethod): boolean =>
+  SECP256K1_METHODS.has(vm.type) || (GENERIC_METHODS.has(vm.type) && secp256k1KeyHex(vm) !== undefined)
+
+const JOSE_ALGORITHMS = new Set<string>(['ES256', 'EdDSA'])
+
 export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Promise<VerifiedJwt> {
   const { header, payload, signature, data } = decodeJwt(jwt)
   const alg = header.alg
-  if (alg !== 'ES256K' && alg !== 'ES256K-R') throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
+  if (alg !== 'ES256K' && alg !== 'ES256K-R' && !JOSE_ALGORITHMS.has(alg as string))
+    throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
   if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw new JwtRejected('token has no issuer (iss)')
   // A DID URL (`?versionId=`, a path, a fragment) would be checked against some other document
   // than the DID's current one, e.g. a past version listing a revoked delegate.
@@ -101,21 +114,26 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   if (options.audience !== false) checkAudience(payload.aud, options.audience)
 
   const sig = Buffer.from(signature, 'base64url')
-  if (sig.length !== (alg === 'ES256K' ? 64 : 65)) throw new JwtRejected('signature does not match the issuer DID')
+  if (sig.length !== (alg === 'ES256K-R' ? 65 : 64)) throw new JwtRejected('signature does not match the issuer DID')
   const { didDocument } = await options.resolver.resolve(payload.iss)
   if (!didDocument) throw new JwtRejected('issuer DID could not be resolved')
   const methods = options.proofPurpose ? methodsFor(didDocument, options.proofPurpose) : (didDocument.verificationMethod ?? [])
-  const verified = (signer: string, signerAddress: string): VerifiedJwt => ({
+  const verified = (signer: string, signerAddress?: string): VerifiedJwt => ({
     header: header as VerifiedJwt['header'],
     payload,
     signature,
     data,
     issuer: payload.iss!,
     signer,
-    signerAddress,
+    ...(signerAddress !== undefined && { signerAddress }),
   })
+  if (alg === 'ES256' || alg === 'EdDSA') {
+    const vm = joseSigner(alg, data, sig, methods)
+    if (!vm) throw new JwtRejected('signature does not match the issuer DID')
+    return verified(vm.id)
+  }
   const remembered = options.memo?.recall(jwt)
-  if (remembered && methods.some((vm) => vm.id === remembered.method && SECP256K1_METHODS.has(vm.type) && keyIdOf(vm) === remembered.key)) {
+  if (remembered && methods.some((vm) => vm.id === remembered.method && isSecp256k1Method(vm) && keyIdOf(vm) === remembered.key)) {
     return verified(remembered.method, remembered.address)
   }
   // The hint is per purpose: a DID's tokens and its credentials may be signed by different keys.
@@ -207,7 +225,7 @@ async function findSigner(
 ): Promise<{ vm: VerificationMethod; address: string } | undefined> {
   let recovered: Array<{ address: string; publicKey: Uint8Array }> | undefined
   for (const vm of methods) {
-    if (!SECP256K1_METHODS.has(vm.type)) continue
+    if (!isSecp256k1Method(vm)) continue
     const publicKeyHex = vm.publicKeyHex || secp256k1KeyHex(vm)
     if (publicKeyHex) {
       const key = keyObjectOf(publicKeyHex, keys)
@@ -229,6 +247,14 @@ async function findSigner(
     }
   }
   return undefined
+}
+
+/** The method among `methods` whose P-256 (ES256) or Ed25519 (EdDSA) key made the signature, if any. */
+function joseSigner(alg: JoseAlgorithm, data: string, sig: Uint8Array, methods: VerificationMethod[]): VerificationMethod | undefined {
+  return methods.find((vm) => {
+    const key = joseKeyOf(vm, alg)
+    return key !== undefined && verifyJose(alg, data, sig, key)
+  })
 }
 
 /** The key object of a document's `publicKeyHex`, or undefined when it is not a valid secp256k1 key (the method is skipped). */

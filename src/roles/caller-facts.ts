@@ -84,14 +84,17 @@ export class CallerFacts implements CallerFactSource {
   }
 
   /**
-   * The DIDs the caller named whose current owner key signed one of its tokens — except
+   * The DIDs the caller named whose current owner key signed one of its tokens, and the did:key / did:jwk DIDs whose
+   * authentication key signed one (`Caller.keyControlled`) — except
    * wallets of another tenant: a request never acts through another tenant's identities (one
    * query on the global unique index of wallet DIDs). DIDs outside the service are kept.
    */
   async #actingDids(caller: Caller, addresses: ReadonlySet<string>): Promise<Set<string>> {
-    if (addresses.size === 0) return new Set()
-    const owners = await Promise.all(caller.dids.map((did) => this.ownerAddress(did, caller)))
-    const owned = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
+    const byKey = caller.keyControlled ?? []
+    if (addresses.size === 0 && byKey.length === 0) return new Set()
+    const owners = addresses.size === 0 ? [] : await Promise.all(caller.dids.map((did) => this.ownerAddress(did, caller)))
+    const byOwner = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
+    const owned = [...new Set([...byOwner, ...byKey])]
     if (owned.length === 0) return new Set()
     const wallets = await collectionOf(this.storage, WALLETS).find(
       { field: 'did', op: 'in', value: owned },

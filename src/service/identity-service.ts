@@ -366,7 +366,8 @@ export class IdentityService {
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now, journal)
     const auth = new Authenticator(
       options.tenants ?? apiKeys!,
-      { resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
+      // DID-auth tokens are checked against the `default` resolver: the service's DIDs, and did:key / did:jwk offline.
+      { resolver: resolvers.get().resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
       walletTenantLookup(storage),
     )
     let heartbeat: InstanceHeartbeat | undefined
@@ -399,7 +400,8 @@ export class IdentityService {
    * verified; these options do not).
    */
   get didAuthOptions(): DidAuthOptions {
-    return { resolver: this.#ctx.resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: () => this.#ctx.now() }
+    const { resolver } = this.#ctx.resolvers.get()
+    return { resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: () => this.#ctx.now() }
   }
 
   /** The service's configuration (networks, audience, limits). */

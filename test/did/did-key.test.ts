@@ -1,8 +1,9 @@
 /**
- * did:key through the `default` resolver, offline (key-did-resolver): the documents of
- * secp256k1 and Ed25519 keys, refusals, and the signing keys JSON-LD verification takes from
- * them. The expected keys were decoded from the DIDs independently (base58btc, then the
- * two-byte multicodec prefix e7 01 / ed 01 removed).
+ * did:key through the `default` resolver, offline (didvault's did:key method, `Multikey`
+ * documents): the documents of secp256k1 and Ed25519 keys, refusals, and the signing keys
+ * JSON-LD verification takes from them. The expected keys were decoded from the DIDs
+ * independently (base58btc, then the two-byte multicodec prefix e7 01 / ed 01 removed); the
+ * Ed25519 DID's X25519 key agreement key is the did:key specification's own example.
  */
 import { describe, expect, it } from 'vitest'
 import type { Resolvable } from 'did-resolver'
@@ -27,22 +28,24 @@ describe('did:key (default resolver)', () => {
     expect(didResolutionMetadata.error).toBeUndefined()
     const id = `${K1}#${K1.slice('did:key:'.length)}`
     expect(didDocument).toMatchObject({ id: K1, authentication: [id], assertionMethod: [id] })
-    expect(didDocument?.verificationMethod).toEqual([expect.objectContaining({ id, type: 'Secp256k1VerificationKey2018', controller: K1 })])
+    expect(didDocument).toMatchObject({ capabilityInvocation: [id], capabilityDelegation: [id], keyAgreement: [id] })
+    expect(didDocument?.verificationMethod).toEqual([
+      { id, type: 'Multikey', controller: K1, publicKeyMultibase: K1.slice('did:key:'.length) },
+    ])
     // JSON-LD proofs are checked against it as a hex key.
     expect(await signingKeysResolver(resolver)(id)).toEqual([{ publicKeyHex: K1_HEX }])
   })
 
-  it('an Ed25519 key: one Ed25519VerificationKey2018 method (publicKeyBase58); a DID URL resolves to its DID’s document', async () => {
+  it('an Ed25519 key: a Multikey method, and the X25519 key derived from it for keyAgreement; a DID URL resolves to its DID’s document', async () => {
     const { didDocument } = await resolver.resolve(`${ED}#${ED.slice(8)}`)
     expect(didDocument?.id).toBe(ED)
+    const id = `${ED}#${ED.slice(8)}`
+    const x25519 = 'z6LSj72tK8brWgZja8NLRwPigth2T9QRiG1uH9oKZuKjdh9p'
     expect(didDocument?.verificationMethod).toEqual([
-      {
-        id: `${ED}#${ED.slice(8)}`,
-        type: 'Ed25519VerificationKey2018',
-        controller: ED,
-        publicKeyBase58: '48GdbJyVULjHDaBNS6ct9oAGtckZUS5v8asrPzvZ7R1w',
-      },
+      { id, type: 'Multikey', controller: ED, publicKeyMultibase: ED.slice(8) },
+      { id: `${ED}#${x25519}`, type: 'Multikey', controller: ED, publicKeyMultibase: x25519 },
     ])
+    expect(didDocument).toMatchObject({ authentication: [id], assertionMethod: [id], keyAgreement: [`${ED}#${x25519}`] })
     // Not a secp256k1 key: no signing key for the secp256k1 suites.
     expect(await signingKeysResolver(resolver)(`${ED}#${ED.slice(8)}`)).toEqual([{}])
   })

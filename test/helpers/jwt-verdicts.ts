@@ -13,6 +13,8 @@ type Reasons = Array<[RegExp, JwtVerdict]>
 /** did-jwt's and did-jwt-vc's error messages (`<code>: <text>`), by class. */
 const DID_JWT_REASONS: Reasons = [
   [/^invalid_signature: /, 'signature'],
+  // No key of the token's algorithm in the issuer's document (did-jwt's JWT_ERROR.NO_SUITABLE_KEYS): nothing signed it.
+  [/^no_suitable_keys: /, 'signature'],
   // A tampered ES256K-R signature: did-jwt's recovery fails in @noble/curves before any match.
   [/^bad point: is not on curve/, 'signature'],
   [/^invalid_jwt: JWT has expired/, 'expired'],
