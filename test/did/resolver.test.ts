@@ -62,6 +62,9 @@ describe('GET /1.0/identifiers/:did (DIF Universal Resolver format)', () => {
       error: 'notFound',
       message: 'did:web: origin https://example.com is not allowed (didWebOrigins)',
     })
+    // The default resolver: did:key offline, as credential verification resolves it.
+    const didKey = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'
+    expect((await h.service.resolveDid({ did: didKey })).didDocument?.id).toBe(didKey)
     const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
     expect((await h.service.resolveDid({ did: w.did, versionId: 'x' })).didResolutionMetadata.error).toBe('invalidDidUrl')
     expect((await h.service.resolveDid({ did: w.did, versionId: 99 })).didResolutionMetadata.error).toBe('notFound')
