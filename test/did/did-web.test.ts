@@ -95,6 +95,25 @@ describe('did:web resolution asks no host the operator did not allow', () => {
     expect(connections).toBe(0)
   })
 
+  it('a request reads each document once, at most maxDocumentsPerRequest of them; the next request has its own budget', async () => {
+    const before = connections
+    const resolver = new DidWebResolver({ origins: [`https://127.0.0.1:${port}`], maxDocumentsPerRequest: 2 })
+    const request = resolver.forRequest()
+    const [a, b, c] = ['a', 'b', 'c'].map((path) => `did:web:127.0.0.1%3A${port}:${path}`)
+    const first = await request.resolve(a)
+    // The listener closes every connection: the document cannot be had, and that failure is the request's answer for it.
+    expect(first.didResolutionMetadata).toMatchObject({ error: 'notFound', message: expect.stringContaining(`/a/did.json: `) })
+    expect(await request.resolve(`${a}#key-1`)).toEqual(first)
+    await request.resolve(b)
+    expect((await request.resolve(c)).didResolutionMetadata).toEqual({
+      error: 'notFound',
+      message: 'did:web: this request already read 2 did:web documents (maxDocumentsPerRequest)',
+    })
+    expect(connections - before).toBe(2)
+    await resolver.forRequest().resolve(c)
+    expect(connections - before).toBe(3)
+  })
+
   it('didWebOrigins follow the status lists’ rules: https, http only on loopback, an origin and nothing more', () => {
     for (const origin of ['http://example.com', 'https://example.com/path', 'example.com', 'https://example.com?q'])
       expect(() => new DidWebResolver({ origins: [origin] })).toThrow(/^didWebOrigins: .* must be an origin/)
