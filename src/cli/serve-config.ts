@@ -13,7 +13,7 @@ import { MAX_DRAIN_MS, MAX_WORKERS, type DidvaultConfig } from '../config/schema
 import { canonicalOrigin } from '../http/cors.js'
 import { LOG_FORMATS, LOG_LEVELS } from '../observability/logger.js'
 import { publicBaseUrl } from '../status/list-url.js'
-import { checkedOrigins } from '../status/status-list-source.js'
+import { checkedOrigins } from '../net/allowed-origins.js'
 import { parseContextFlag } from './context-files.js'
 import type { ServeOptions } from './serve.js'
 import { UsageError } from './usage.js'
@@ -28,6 +28,7 @@ export const SERVE_FLAGS = {
   cors: { type: 'string', multiple: true },
   'public-url': { type: 'string' },
   'status-list-origin': { type: 'string', multiple: true },
+  'did-web-origin': { type: 'string', multiple: true },
   workers: { type: 'string' },
   'log-level': { type: 'string' },
   'log-format': { type: 'string' },
@@ -91,6 +92,9 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(values['status-list-origin'] !== undefined && {
       statusListOrigins: checked('--status-list-origin', () => checkedOrigins(values['status-list-origin']!)),
     }),
+    ...(values['did-web-origin'] !== undefined && {
+      didWebOrigins: checked('--did-web-origin', () => checkedOrigins(values['did-web-origin']!, 'didWebOrigins')),
+    }),
     ...(values.context !== undefined && { contexts: values.context.map(parseContextFlag) }),
     ...(values['previous-master-key-file'] !== undefined && { previousMasterKeyFiles: values['previous-master-key-file'] }),
     ...(Object.keys(log).length > 0 && { log }),
@@ -99,19 +103,28 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
   }
 }
 
-/** The settings the environment gives (`DIDVAULT_STORAGE`, `DIDVAULT_PUBLIC_URL`, `DIDVAULT_STATUS_LIST_ORIGINS`), checked. */
+/**
+ * The settings the environment gives (`DIDVAULT_STORAGE`, `DIDVAULT_PUBLIC_URL`, `DIDVAULT_STATUS_LIST_ORIGINS`,
+ * `DIDVAULT_DID_WEB_ORIGINS`), checked.
+ */
 export function envLayer(env: NodeJS.ProcessEnv): SettingsLayer {
-  const { DIDVAULT_STORAGE: storage, DIDVAULT_PUBLIC_URL: publicUrl, DIDVAULT_STATUS_LIST_ORIGINS: origins } = env
-  const listed = (origins ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
+  const { DIDVAULT_STORAGE: storage, DIDVAULT_PUBLIC_URL: publicUrl } = env
+  const listed = listOf(env.DIDVAULT_STATUS_LIST_ORIGINS)
+  const didWeb = listOf(env.DIDVAULT_DID_WEB_ORIGINS)
   return {
     ...(storage && { storage }),
     ...(publicUrl && { publicUrl: checked('DIDVAULT_PUBLIC_URL', () => publicBaseUrl(publicUrl, '--public-url')) }),
     ...(listed.length > 0 && { statusListOrigins: checked('--status-list-origin', () => checkedOrigins(listed)) }),
+    ...(didWeb.length > 0 && { didWebOrigins: checked('--did-web-origin', () => checkedOrigins(didWeb, 'didWebOrigins')) }),
   }
 }
+
+/** The items of a comma-separated environment value. */
+const listOf = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 
 /** The config file `--config` names, else `DIDVAULT_CONFIG`. */
 const configPathOf = (flag: string | undefined, env: NodeJS.ProcessEnv) => flag ?? (env.DIDVAULT_CONFIG || undefined)
@@ -160,6 +173,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     corsOrigins: config.cors,
     ...(config.publicUrl !== undefined && { publicUrl: config.publicUrl }),
     statusListOrigins: config.statusListOrigins,
+    didWebOrigins: config.didWebOrigins,
     workers: typeof config.workers === 'number' ? config.workers : parseWorkers(config.workers),
     ...(log && { log }),
     ...(metrics && { metrics }),

@@ -33,6 +33,8 @@ export interface ServeOptions {
   publicUrl?: string
   /** Origins whose status lists Verify may fetch (`--status-list-origin`). Default: none. */
   statusListOrigins?: string[]
+  /** Origins whose did:web documents the service may fetch (`--did-web-origin`). Default: none. */
+  didWebOrigins?: string[]
   /** Processes serving the port (`--workers`): 1 is this process alone, more run as a cluster (`cluster.ts`). */
   workers?: number
   /** `--log-level` (default `info`) and `--log-format` (`json`, default, or `pretty`): docs/operations.md *Logs*. */
@@ -90,7 +92,7 @@ export async function serve(
   // Before the storage is opened: a bad context file leaves nothing behind.
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
-  const { publicUrl, statusListOrigins, settings } = options
+  const { publicUrl, statusListOrigins, didWebOrigins, settings } = options
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
@@ -98,6 +100,7 @@ export async function serve(
     jsonldThreads,
     publicUrl,
     statusListOrigins,
+    didWebOrigins,
     settings,
     observe,
     previousKeyFiles: options.previousMasterKeyFiles,

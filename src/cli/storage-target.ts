@@ -251,6 +251,7 @@ export async function openService(
     jsonldThreads?: number
     publicUrl?: string
     statusListOrigins?: string[]
+    didWebOrigins?: string[]
     settings?: ServiceSettings
     heartbeat?: boolean
     observe?: { logger: Logger; metrics?: ServiceMetrics }
@@ -294,7 +295,7 @@ async function openServiceOnce(
   try {
     const jsonldWorkers = options.jsonldThreads === undefined ? {} : { jsonldWorkers: { threads: options.jsonldThreads } }
     const publicUrl = options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }
-    const { statusListOrigins, observe } = options
+    const { statusListOrigins, didWebOrigins, observe } = options
     const served = observe?.metrics ? timedStorage(storage, (call, s) => observe.metrics!.storageCall(call, s)) : storage
     const serviceOptions: IdentityServiceOptions = {
       storage: served,
@@ -303,6 +304,7 @@ async function openServiceOnce(
       ...jsonldWorkers,
       ...publicUrl,
       statusListOrigins,
+      didWebOrigins,
       ...(options.heartbeat && { heartbeat: true }),
     }
     if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))

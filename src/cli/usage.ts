@@ -43,8 +43,8 @@ ${ENVIRONMENT}`,
 
   serve: `usage: didvault serve [--config <file>] [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>]
                       [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
-                      [--log-level <level>] [--log-format json|pretty] [--metrics on|off] [--metrics-port <n>]
-                      [--drain-ms <ms>] [--previous-master-key-file <path>]...
+                      [--did-web-origin <origin>]... [--log-level <level>] [--log-format json|pretty] [--metrics on|off]
+                      [--metrics-port <n>] [--drain-ms <ms>] [--previous-master-key-file <path>]...
 
   --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
                   without a flag (networks, resolvers, limits, tokens). A flag given overrides the environment,
@@ -72,6 +72,10 @@ ${STORAGE}
                   an origin (https://host[:port]; http only on loopback) whose status lists credentials
                   being verified may name; repeatable. Lists elsewhere fail their check, never fetched.
                   Default: none, or DIDVAULT_STATUS_LIST_ORIGINS (comma-separated) when no flag is given
+  --did-web-origin <origin>
+                  an origin (https://host[:port]; http only on loopback) whose did:web DID documents the service
+                  may fetch to resolve a did:web it does not hold; repeatable. A did:web elsewhere resolves to
+                  notFound, never fetched. Default: none, or DIDVAULT_DID_WEB_ORIGINS (comma-separated)
   --log-level <l> fatal, error, warn, info (default), debug, trace or silent: one JSON line per request and event,
                   below warn on stdout, warn and above on stderr; secrets redacted, bodies never logged
   --log-format <f>

@@ -28,6 +28,7 @@ export interface EffectiveConfig {
   cors: string[]
   publicUrl?: string
   statusListOrigins: string[]
+  didWebOrigins: string[]
   contexts: ContextFile[]
   /** Files of earlier master keys (`--previous-master-key-file`, `previousMasterKeyFiles`). */
   previousMasterKeyFiles: string[]
@@ -42,13 +43,16 @@ export interface EffectiveConfig {
 
 /** What the flags or the environment set, already checked. */
 export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'publicUrl'>> &
-  Partial<Pick<EffectiveConfig, 'statusListOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown'>>
+  Partial<
+    Pick<EffectiveConfig, 'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown'>
+  >
 
 /** The settings the environment may give, with their variables. */
 export const ENV_SETTINGS = {
   storage: 'DIDVAULT_STORAGE',
   publicUrl: 'DIDVAULT_PUBLIC_URL',
   statusListOrigins: 'DIDVAULT_STATUS_LIST_ORIGINS',
+  didWebOrigins: 'DIDVAULT_DID_WEB_ORIGINS',
 } as const
 
 export const DEFAULTS = {
@@ -58,6 +62,7 @@ export const DEFAULTS = {
   workers: 1,
   cors: [] as string[],
   statusListOrigins: [] as string[],
+  didWebOrigins: [] as string[],
   contexts: [] as ContextFile[],
   previousMasterKeyFiles: [] as string[],
 } as const
@@ -105,6 +110,7 @@ export function effectiveConfig(
     cors: pick('cors') ?? DEFAULTS.cors,
     ...(publicUrl !== undefined && { publicUrl }),
     statusListOrigins: pick('statusListOrigins') ?? DEFAULTS.statusListOrigins,
+    didWebOrigins: pick('didWebOrigins') ?? DEFAULTS.didWebOrigins,
     contexts: pick('contexts') ?? DEFAULTS.contexts,
     previousMasterKeyFiles: pick('previousMasterKeyFiles') ?? DEFAULTS.previousMasterKeyFiles,
     ...(networks && { networks }),

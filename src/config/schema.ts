@@ -13,7 +13,7 @@ import { DEFAULT_DEPTH, DEPTH_MARGIN, MAX_DEPTH, depthMarginProblem } from '../o
 import { DEFAULT_JSONLD_LIMITS, JSONLD_CEILINGS } from '../proofs/jsonld/bounds.js'
 import { isContextUrl } from '../proofs/jsonld/contexts.js'
 import { publicBaseUrl } from '../status/list-url.js'
-import { checkedOrigins } from '../status/status-list-source.js'
+import { checkedOrigins } from '../net/allowed-origins.js'
 
 /** The most `workers`. */
 export const MAX_WORKERS = 64
@@ -61,6 +61,7 @@ const port = z.number().int().min(0).max(65535)
 const httpUrl = z.url({ protocol: /^https?$/ })
 const origin = checkedString(canonicalOrigin)
 const statusListOrigin = checkedString((value) => checkedOrigins([value])[0], 'statusListOrigins: ')
+const didWebOrigin = checkedString((value) => checkedOrigins([value], 'didWebOrigins')[0], 'didWebOrigins: ')
 const STORAGE = /^(memory|sqlite:.+|mongodb(\+srv)?:\/\/.+|postgres(ql)?:\/\/.+)$/s
 const RESOLVER_NAME = /^[A-Za-z0-9_.-]{1,50}$/
 const NETWORK_NAME = /^[a-zA-Z0-9_.-]{1,50}$/
@@ -235,6 +236,11 @@ export const configSchema = z
       z.array(statusListOrigin).optional(),
       'Origins (https; http on loopback) whose status lists Verify may fetch.',
       { flag: '--status-list-origin', env: 'DIDVAULT_STATUS_LIST_ORIGINS', embedded: 'statusListOrigins', default: [] },
+    ),
+    didWebOrigins: setting(
+      z.array(didWebOrigin).optional(),
+      'Origins (https) whose did:web DID documents the service may fetch to resolve did:web DIDs it does not hold.',
+      { flag: '--did-web-origin', env: 'DIDVAULT_DID_WEB_ORIGINS', embedded: 'didWebOrigins', default: [] },
     ),
     contexts: setting(
       z.record(z.string(), z.string().min(1)).optional(),

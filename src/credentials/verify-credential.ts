@@ -109,8 +109,11 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
     return outcome(issuer, [{ check: 'format', verified: false, error: malformed ?? 'issuer: missing' }])
   const skewMs = (options.skewSeconds ?? DEFAULT_SKEW) * 1000
   let proofs: ProofSetResult
+  // Why a proof's DID did not resolve (a did:web origin not allowed, …): its failed proof check says so.
+  const unresolved = new Map<string, string>()
   try {
-    proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(signingKeysResolver(options.resolver, options.keys)), issuer, hasher })
+    const keysOf = signingKeysResolver(noting(options.resolver, unresolved), options.keys)
+    proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(keysOf), issuer, hasher })
   } catch (err) {
     if (err instanceof JsonLdDeadlineError) return outcome(issuer, [{ check: 'deadline', verified: false, error: err.message }])
     if (err instanceof JsonLdBoundsError) return outcome(issuer, [{ check: err.check, verified: false, error: err.message }])
@@ -126,7 +129,7 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
           ...(p.verificationMethod !== undefined && { verificationMethod: p.verificationMethod }),
           ...(p.did !== undefined && { did: p.did }),
           verified: p.verified,
-          ...(p.error !== undefined && { error: p.error }),
+          ...(p.error !== undefined && { error: withResolutionFailure(p.error, p.did, unresolved) }),
         }))
   if (proofs.proofs.length > 0 && !proofs.proofs.some((p) => p.did === issuer)) {
     checks.push({ check: 'issuerProof', verified: false, error: noIssuerProof(issuer) })
@@ -135,6 +138,24 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
   if (vc[from] !== undefined) checks.push(dateCheck(from, timeOf(vc[from]) <= options.now + skewMs, 'is in the future'))
   if (vc[until] !== undefined) checks.push(dateCheck(until, timeOf(vc[until]) > options.now - skewMs, 'has passed'))
   return outcome(issuer, await withStatus(checks, { issuer, credentialStatus: vc.credentialStatus }, options))
+}
+
+/** `resolver`, noting in `failures` the message of each DID that does not resolve. */
+function noting(resolver: Resolvable, failures: Map<string, string>): Resolvable {
+  return {
+    async resolve(didUrl, options) {
+      const result = await resolver.resolve(didUrl, options)
+      const { error, message } = result.didResolutionMetadata
+      if (result.didDocument === null && error !== undefined) failures.set(didUrl, shown(String(message ?? error)))
+      return result
+    },
+  }
+}
+
+/** A failed proof's `error`, followed by why its DID did not resolve, when it did not. */
+function withResolutionFailure(error: string, did: string | undefined, failures: Map<string, string>): string {
+  const why = did === undefined ? undefined : failures.get(did)
+  return why === undefined ? error : `${error}: ${why}`
 }
 
 /** Verifies a VC-JWT. */

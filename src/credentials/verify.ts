@@ -12,6 +12,7 @@ import type { VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from
 import { jsonLdHasher } from './jsonld-work.js'
 import type { CredentialsContext } from './context.js'
 import type { CredentialStatusCheck } from './verify-credential.js'
+import type { NamedResolver } from '../did/named-resolvers.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
 type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>
@@ -21,16 +22,17 @@ export async function verifyClaims(ctx: Context, caller: Caller, input: VerifyCl
 }
 
 /**
- * {@link verifyClaims} with the status check of the request it is part of (a presentation's
- * credentials share one: one budget for the whole request).
+ * {@link verifyClaims} with the status check and the resolver of the request it is part of (a
+ * presentation's credentials share them: one budget of outside reads for the whole request).
  */
 export async function verifyClaimsWith(
   ctx: Omit<Context, 'status'>,
   caller: Caller,
   input: VerifyClaimsInput,
   status: CredentialStatusCheck | undefined,
+  named: NamedResolver = ctx.resolvers.get(input.resolver),
 ): Promise<VerifyResponse> {
-  const { name, resolver } = ctx.resolvers.get(input.resolver)
+  const { name, resolver } = named
   const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller), status }
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {

@@ -1,7 +1,8 @@
 /**
  * The DID resolvers credential operations may name in `resolver` (DESIGN §4 `resolver`):
- * `default` is the service's own — its registries for did:ethr, plus did:key and did:jwk
- * computed offline by their DID methods (`did/methods/`) — and the `resolvers` option of `IdentityService.create` adds others by name, such
+ * `default` is the service's own — its registries for did:ethr, did:key and did:jwk computed
+ * offline by their DID methods (`did/methods/`), and did:web from the origins the operator
+ * allows (`didWebOrigins`) — and the `resolvers` option of `IdentityService.create` adds others by name, such
  * as {@link universalResolver}. A name that is not configured is 422; no caller ever chooses
  * a host.
  */
@@ -9,6 +10,7 @@ import { type DIDResolutionOptions, type DIDResolutionResult, type Resolvable } 
 import { invalid } from '../errors.js'
 import { OFFLINE_METHODS } from './methods/index.js'
 import { readCappedText } from '../net/read-capped.js'
+import { DidWebResolver } from './methods/web/index.js'
 
 /** The name of the service's own resolver. */
 export const DEFAULT_RESOLVER = 'default'
@@ -24,13 +26,16 @@ export interface NamedResolver {
 /** The configured resolvers, by name. */
 export class ClaimResolvers {
   readonly #byName = new Map<string, Resolvable>()
+  readonly #web: DidWebResolver
 
   /**
    * @param own - the service's own resolver (its registries); `default` adds did:key and did:jwk to it
    * @param extra - more resolvers by name; `default` cannot be replaced
+   * @param web - `default`'s did:web resolution (default: none allowed, every did:web not found)
    * @throws {TypeError} a name that is `default` or not 1–50 letters, digits, `_`, `.`, `-`
    */
-  constructor(own: Resolvable, extra: Record<string, Resolvable> = {}) {
+  constructor(own: Resolvable, extra: Record<string, Resolvable> = {}, web = new DidWebResolver()) {
+    this.#web = web
     this.#byName.set(DEFAULT_RESOLVER, withOfflineMethods(own))
     for (const [name, resolver] of Object.entries(extra)) {
       if (name === DEFAULT_RESOLVER)
@@ -48,11 +53,14 @@ export class ClaimResolvers {
     return [...this.#byName.keys()]
   }
 
-  /** The resolver named `name` (default: `default`); 422 for a name not configured. */
+  /**
+   * The resolver named `name` (default: `default`) for one request: `default`'s did:web reads share
+   * one budget per call; 422 for a name not configured.
+   */
   get(name: string = DEFAULT_RESOLVER): NamedResolver {
     const resolver = this.#byName.get(name)
     if (!resolver) throw invalid(`resolver: unknown resolver ${JSON.stringify(name.slice(0, 60))} (configured: ${this.names.join(', ')})`)
-    return { name, resolver }
+    return { name, resolver: name === DEFAULT_RESOLVER ? withDidWeb(resolver, this.#web.forRequest()) : resolver }
   }
 }
 
@@ -64,6 +72,11 @@ function withOfflineMethods(own: Resolvable): Resolvable {
       return method ? method.resolve(didUrl, options) : own.resolve(didUrl, options)
     },
   }
+}
+
+/** `other`, with did:web DIDs resolved by `web`. */
+function withDidWeb(other: Resolvable, web: Resolvable): Resolvable {
+  return { resolve: (didUrl, options) => (didUrl.startsWith('did:web:') ? web.resolve(didUrl, options) : other.resolve(didUrl, options)) }
 }
 
 /** Options of {@link universalResolver}. */

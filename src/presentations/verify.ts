@@ -21,6 +21,7 @@ import { verifyPresentation as verifyVpJwt } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { Caller } from '../auth/context.js'
 import { principalOf } from '../did/ethr.js'
+import type { NamedResolver } from '../did/named-resolvers.js'
 import { decodeJwt, verifyDidJwt } from '../proofs/jwt-verifier.js'
 import { JsonLdBoundsError, jsonLdBoundsError } from '../proofs/jsonld/bounds.js'
 import { JsonLdDeadlineError, shown } from '../proofs/jsonld/errors.js'
@@ -57,7 +58,9 @@ export async function verifyPresentation(
   caller: Caller,
   input: VerifyPresentationInput,
 ): Promise<VerifyPresentationResponse> {
-  const { name, resolver } = ctx.resolvers.get(input.resolver)
+  // One resolver for the presentation and its credentials: one budget of did:web reads for the whole request.
+  const named = ctx.resolvers.get(input.resolver)
+  const { name, resolver } = named
   const found =
     'jwt' in input.presentation
       ? await checkJwt(ctx, resolver, input.presentation.jwt, input)
@@ -65,7 +68,7 @@ export async function verifyPresentation(
   // One status budget for every credential of the presentation.
   const status = ctx.status?.forRequest()
   const vcs: VerifiedCredential[] = []
-  for (const item of found.credentials) vcs.push(await verifyOne(ctx, caller, input, item, status))
+  for (const item of found.credentials) vcs.push(await verifyOne(ctx, caller, input, item, status, named))
   const checks = [...found.checks]
   for (const [i, vc] of vcs.entries())
     checks.push({ check: 'credential', credential: i, verified: vc.verified, ...(vc.error !== undefined && { error: vc.error }) })
@@ -84,9 +87,10 @@ async function verifyOne(
   input: VerifyPresentationInput,
   item: Item,
   status: CredentialStatusCheck | undefined,
+  named: NamedResolver,
 ): Promise<VerifiedCredential> {
   try {
-    const [result] = (await verifyClaimsWith(ctx, caller, { resolver: input.resolver, vcs: [item] }, status)).vcs
+    const [result] = (await verifyClaimsWith(ctx, caller, { resolver: input.resolver, vcs: [item] }, status, named)).vcs
     return result
   } catch (err) {
     if (!(err instanceof UnknownContextError)) throw err

@@ -17,6 +17,7 @@ import { ApiKeyTenants } from '../auth/api-keys.js'
 import { DEV_NETWORK, type EthrNetwork } from '../did/ethr.js'
 import { Registries, createResolver } from '../did/registries.js'
 import { ClaimResolvers } from '../did/named-resolvers.js'
+import { DidWebResolver } from '../did/methods/web/index.js'
 import { registerContext } from '../proofs/jsonld/contexts.js'
 import { jsonLdLimitsOf, type JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import { DEFAULT_DEPTH, depthProblem } from '../operations/request-bounds.js'
@@ -138,6 +139,12 @@ export interface IdentityServiceOptions {
    * fetch; lists elsewhere fail their check, unrequested. docs/credentials.md *Checking status when verifying*.
    */
   statusListOrigins?: string[]
+  /**
+   * Origins (`https://host[:port]`) whose did:web DID documents the service may fetch to resolve
+   * did:web DIDs it does not hold (`GET /1.0/identifiers/`, verification); a did:web elsewhere
+   * resolves to `notFound` naming `didWebOrigins`, unrequested. docs/did-registries.md *did:web*.
+   */
+  didWebOrigins?: string[]
   /**
    * Fetching foreign status lists: `timeoutMs` (default 5 s), `maxBytes` (2 MiB, also of a decoded
    * list), `cacheSize` (32 lists); per request `maxListsPerRequest` (16 distinct lists of other
@@ -315,7 +322,11 @@ export class IdentityService {
       statusListSize: options.statusListSize ?? 131_072,
     }
     const resolver = createResolver(registries)
-    const resolvers = new ClaimResolvers(resolver, options.resolvers)
+    const didWeb = new DidWebResolver({
+      origins: options.didWebOrigins ?? [],
+      ...(config.publicUrl !== undefined && { publicUrl: config.publicUrl }),
+    })
+    const resolvers = new ClaimResolvers(resolver, options.resolvers, didWeb)
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
     const custody = new KeyCustody(keyring)

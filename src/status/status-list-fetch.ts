@@ -1,10 +1,12 @@
 /**
- * One GET of a status list credential from an allowed origin: within a timeout, reading at most
- * a byte cap, redirects not followed, `If-None-Match` when a version is known. Every failure is
- * a named problem, never a throw.
+ * One GET of a status list credential from an allowed origin, through the one fetch helper of
+ * outside documents ({@link fetchAllowed}: within a timeout, reading at most a byte cap,
+ * redirects not followed), `If-None-Match` when a version is known. Every failure is a named
+ * problem, never a throw.
  */
 import type { StatusProblem } from './status-list-entry.js'
-import { readCappedText } from '../net/read-capped.js'
+import { fetchAllowed } from '../net/allowed-fetch.js'
+import type { AllowedOrigins } from '../net/allowed-origins.js'
 
 /** What the fetch found. */
 export type FetchedList =
@@ -21,38 +23,26 @@ export interface ListFetchOptions {
 const ACCEPT = 'application/vc+ld+json, application/vc+jwt, application/vc, application/ld+json, application/jwt, application/json'
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
-/** `url`'s status list credential (a JWT, or a JSON object). */
-export async function fetchStatusList(url: URL, options: ListFetchOptions): Promise<FetchedList | StatusProblem> {
-  const signal = AbortSignal.timeout(options.timeoutMs)
-  let response: Response
-  try {
-    response = await fetch(url, {
-      headers: { accept: ACCEPT, ...(options.etag !== undefined && { 'if-none-match': options.etag }) },
-      redirect: 'manual',
-      signal,
-    })
-  } catch {
-    return unavailable(signal.aborted ? `no answer within ${options.timeoutMs} ms` : 'unreachable')
+/** `url`'s status list credential (a JWT, or a JSON object), from an origin of `allowed`. */
+export async function fetchStatusList(url: URL, allowed: AllowedOrigins, options: ListFetchOptions): Promise<FetchedList | StatusProblem> {
+  const fetched = await fetchAllowed(url, allowed, { accept: ACCEPT, ...options })
+  if ('failure' in fetched) {
+    if (fetched.failure === 'originNotAllowed') return originNotAllowed(url, allowed)
+    return unavailable(fetched.failure === 'tooLarge' ? `the list is larger than ${options.maxBytes} bytes` : fetched.why)
   }
-  const maxAgeSeconds = maxAgeOf(response.headers.get('cache-control'))
-  if (response.status === 304 && options.etag !== undefined) return { kind: 'unchanged', maxAgeSeconds }
-  if (response.status !== 200) {
-    await response.body?.cancel().catch(() => undefined)
-    const redirect = response.status >= 300 && response.status < 400 ? ' (redirects are not followed)' : ''
-    return unavailable(`HTTP ${response.status}${redirect}`)
-  }
-  let body: string | undefined
-  try {
-    body = await readCappedText(response, options.maxBytes)
-  } catch {
-    return unavailable(signal.aborted ? `no answer within ${options.timeoutMs} ms` : 'the answer was cut off')
-  }
-  if (body === undefined) return unavailable(`the list is larger than ${options.maxBytes} bytes`)
-  const credential = credentialOf(body.trim())
+  const maxAgeSeconds = maxAgeOf(fetched.headers.get('cache-control'))
+  if (fetched.kind === 'unchanged') return { kind: 'unchanged', maxAgeSeconds }
+  const credential = credentialOf(fetched.text.trim())
   if (credential === undefined) return { reason: 'malformedList', error: 'status list: neither a JWT nor a JSON object' }
-  const etag = response.headers.get('etag') ?? undefined
+  const etag = fetched.headers.get('etag') ?? undefined
   return { kind: 'changed', credential, ...(etag !== undefined && { etag }), maxAgeSeconds }
 }
+
+/** The problem of a list whose origin is not in `allowed`. */
+export const originNotAllowed = (url: URL, allowed: AllowedOrigins): StatusProblem => ({
+  reason: 'originNotAllowed',
+  error: `status list origin ${url.origin} is not allowed (${allowed.setting})`,
+})
 
 const unavailable = (why: string): StatusProblem => ({ reason: 'listUnavailable', error: `status list: ${why}` })
 

@@ -12,7 +12,8 @@
 import { createHash } from 'node:crypto'
 import { BoundedCache } from './status-list-cache.js'
 import type { StatusProblem } from './status-list-entry.js'
-import { fetchStatusList } from './status-list-fetch.js'
+import { fetchStatusList, originNotAllowed } from './status-list-fetch.js'
+import { AllowedOrigins } from '../net/allowed-origins.js'
 
 /** One entry of one of the service's own lists, as stored now. */
 export interface OwnListEntry {
@@ -64,20 +65,20 @@ const MAX_AGE_CAP_SECONDS = 86_400
 const OWN_PATH = '/status/'
 
 export class StatusListSource {
-  readonly #origins: ReadonlySet<string>
+  readonly #origins: AllowedOrigins
   readonly #cache: BoundedCache<string, Cached>
   readonly #failures: BoundedCache<string, { problem: StatusProblem; until: number }>
   readonly #inFlight = new Map<string, Promise<HeldList | StatusProblem>>()
 
   constructor(readonly options: StatusListSourceOptions) {
-    this.#origins = new Set(options.origins)
+    this.#origins = new AllowedOrigins('statusListOrigins', options.origins)
     this.#cache = new BoundedCache(options.cacheSize)
     this.#failures = new BoundedCache(options.cacheSize)
   }
 
   /** Whether reading `url` fetches it from an allowed origin (not the service's own list, nor a refused origin). */
   isFetched(url: URL): boolean {
-    return !this.#isOwn(url.href) && this.#origins.has(url.origin)
+    return !this.#isOwn(url.href) && this.#origins.allows(url)
   }
 
   #isOwn(href: string): boolean {
@@ -105,8 +106,7 @@ export class StatusListSource {
   /** The list credential at `url`, of an allowed origin (not the service's own), or why it cannot be had. Never throws. */
   async get(url: URL, now: number): Promise<HeldList | StatusProblem> {
     const href = url.href.split('#')[0]
-    if (!this.#origins.has(url.origin) || this.#isOwn(href))
-      return { reason: 'originNotAllowed', error: `status list origin ${url.origin} is not allowed (statusListOrigins)` }
+    if (!this.#origins.allows(url) || this.#isOwn(href)) return originNotAllowed(url, this.#origins)
     const cached = this.#cache.get(href)
     if (cached !== undefined && now < cached.freshUntil) return cached
     const failed = this.#failures.get(href)
@@ -121,7 +121,11 @@ export class StatusListSource {
 
   async #fetch(url: URL, href: string, cached: Cached | undefined, now: number): Promise<HeldList | StatusProblem> {
     const { timeoutMs, maxBytes } = this.options
-    const fetched = await fetchStatusList(url, { timeoutMs, maxBytes, ...(cached?.etag !== undefined && { etag: cached.etag }) })
+    const fetched = await fetchStatusList(url, this.#origins, {
+      timeoutMs,
+      maxBytes,
+      ...(cached?.etag !== undefined && { etag: cached.etag }),
+    })
     if ('reason' in fetched) {
       const { negativeCacheMs } = this.options
       const kept = `${fetched.error} (not asked again for ${negativeCacheMs} ms: statusLists.negativeCacheMs)`
@@ -142,31 +146,4 @@ export class StatusListSource {
 function versionOf(href: string, credential: string | Record<string, unknown>): string {
   const text = typeof credential === 'string' ? credential : JSON.stringify(credential)
   return `${href} ${createHash('sha256').update(text).digest('base64url')}`
-}
-
-/**
- * `origins` checked: each an origin (`scheme://host[:port]`, nothing more), https — or http on
- * a loopback host (127.0.0.1, ::1, localhost), for tests and local setups.
- *
- * @throws {TypeError} naming the first that is not
- */
-export function checkedOrigins(origins: readonly string[]): string[] {
-  return origins.map((origin) => {
-    let url: URL | undefined
-    try {
-      url = new URL(origin)
-    } catch {
-      url = undefined
-    }
-    const loopback = url !== undefined && ['127.0.0.1', '[::1]', 'localhost'].includes(url.hostname)
-    if (
-      url === undefined ||
-      url.origin !== origin.replace(/\/$/, '') ||
-      !(url.protocol === 'https:' || (url.protocol === 'http:' && loopback))
-    )
-      throw new TypeError(
-        `statusListOrigins: ${JSON.stringify(origin.slice(0, 200))} must be an origin, https://host[:port] (http only on a loopback host)`,
-      )
-    return url.origin
-  })
 }

@@ -29,7 +29,7 @@ import { Exceeded, RequestFetches } from '../net/request-fetches.js'
 import { BoundedCache } from './status-list-cache.js'
 import { ENTRY_TYPES, entriesOf, entryFields, parseEntry, type StatusEntry, type StatusProblem } from './status-list-entry.js'
 import { readStatusList, type ReadList } from './status-list-read.js'
-import { StatusListSource, checkedOrigins, type OwnStatusLists } from './status-list-source.js'
+import { StatusListSource, type OwnStatusLists } from './status-list-source.js'
 
 /** Options of {@link StatusVerifier}; see `IdentityServiceOptions.statusLists`. */
 export interface StatusVerifierOptions {
@@ -79,7 +79,7 @@ export class StatusVerifier implements CredentialStatusChecks {
     this.#source = new StatusListSource({
       ...(options.publicUrl !== undefined && { publicUrl: new URL(options.publicUrl).href.replace(/\/+$/, '') }),
       ...(options.own !== undefined && { own: options.own }),
-      origins: checkedOrigins(options.origins ?? []),
+      origins: options.origins ?? [],
       timeoutMs: options.timeoutMs ?? 5_000,
       maxBytes: this.#maxBytes,
       cacheSize,

@@ -1,5 +1,5 @@
 /** Resolve a DID (`GET /1.0/identifiers/:did`): the current document, or the past version the query names. */
-import type { Resolvable } from 'did-resolver'
+import type { ClaimResolvers } from '../did/named-resolvers.js'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { withVersion } from '../did/version.js'
@@ -15,14 +15,15 @@ type ResolveDidInput = z.output<typeof resolveDidParams> & z.output<typeof resol
 const BINDING_ERROR: Record<string, ResolutionError> = { unsupportedDidMethod: 'methodNotSupported', unknownNetwork: 'methodNotSupported' }
 
 /**
- * Resolves with the service's own resolver, to a W3C DID resolution result: the document (`didDocumentMetadata.deactivated`
- * for a deactivated DID), or no document and `didResolutionMetadata.error` (`invalidDid`, `invalidDidUrl`, `notFound`,
- * `methodNotSupported`, `internalError`) — never a rejection for a DID that does not resolve.
+ * Resolves with the service's `default` resolver (its registries, did:key, did:web of allowed origins), to a W3C DID
+ * resolution result: the document (`didDocumentMetadata.deactivated` for a deactivated DID), or no document and
+ * `didResolutionMetadata.error` (`invalidDid`, `invalidDidUrl`, `notFound`, `methodNotSupported`, `internalError`) — never
+ * a rejection for a DID that does not resolve.
  */
-export async function resolveDid(ctx: { resolver: Resolvable }, _caller: Caller, input: ResolveDidInput): Promise<DidResolution> {
+export async function resolveDid(ctx: { resolvers: ClaimResolvers }, _caller: Caller, input: ResolveDidInput): Promise<DidResolution> {
   // A `+` of an offset written unencoded in a URL query arrives form-decoded as a space; a date-time has no space.
   const versionTime = input.versionTime?.replaceAll(' ', '+')
-  const result = await ctx.resolver.resolve(withVersion(input.did, { versionId: input.versionId, versionTime }))
+  const result = await ctx.resolvers.get().resolver.resolve(withVersion(input.did, { versionId: input.versionId, versionTime }))
   const error = result.didResolutionMetadata.error
   if (error !== undefined) {
     const code = BINDING_ERROR[error] ?? (Object.hasOwn(RESOLUTION_ERROR_STATUS, error) ? (error as ResolutionError) : 'internalError')

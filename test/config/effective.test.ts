@@ -157,6 +157,36 @@ describe('precedence: flag > environment > file > default', () => {
   it('a bad environment value is a usage error naming it', () => {
     expect(() => envLayer({ DIDVAULT_PUBLIC_URL: 'nope' })).toThrow(/DIDVAULT_PUBLIC_URL: --public-url must be an absolute http\(s\) URL/)
     expect(() => envLayer({ DIDVAULT_STATUS_LIST_ORIGINS: 'http://x.example' })).toThrow(/--status-list-origin: /)
+    expect(() => envLayer({ DIDVAULT_DID_WEB_ORIGINS: 'http://x.example' })).toThrow(/--did-web-origin: didWebOrigins: /)
+  })
+})
+
+describe('didWebOrigins: a list apart from statusListOrigins, with the same rules and precedence', () => {
+  const FILE = { didWebOrigins: ['https://file.example'], statusListOrigins: ['https://lists.example'] }
+
+  it('flag over environment over file over default; the file’s statusListOrigins stay its own', () => {
+    const flag = ['--did-web-origin', 'https://flag.example', '--did-web-origin', 'https://flag.example:8443']
+    const env = { DIDVAULT_DID_WEB_ORIGINS: 'https://env.example, http://127.0.0.1:9000' }
+    expect(merge(flag, env, FILE).config.didWebOrigins).toEqual(['https://flag.example', 'https://flag.example:8443'])
+    const fromEnv = merge([], env, FILE)
+    expect([fromEnv.config.didWebOrigins, fromEnv.config.statusListOrigins]).toEqual([
+      ['https://env.example', 'http://127.0.0.1:9000'],
+      ['https://lists.example'],
+    ])
+    expect(fromEnv.notes).toEqual(['DIDVAULT_DID_WEB_ORIGINS overrides didWebOrigins of the config file'])
+    expect(merge([], {}, FILE).config.didWebOrigins).toEqual(['https://file.example'])
+    expect(merge([], {}).config.didWebOrigins).toEqual([])
+  })
+
+  it('reaches serve and config print', () => {
+    const { config } = merge(['--did-web-origin', 'https://flag.example'], {})
+    expect(serveOptionsOf(config).didWebOrigins).toEqual(['https://flag.example'])
+    expect(printableConfig(config).didWebOrigins).toEqual(['https://flag.example'])
+  })
+
+  it('a bad flag is a usage error naming it and the setting', () => {
+    expect(() => flags('--did-web-origin', 'http://issuers.example')).toThrow(/--did-web-origin: didWebOrigins: .* must be an origin/)
+    expect(() => flags('--did-web-origin', 'https://issuers.example/dids')).toThrow(/--did-web-origin: /)
   })
 })
 

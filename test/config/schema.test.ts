@@ -66,6 +66,11 @@ describe('unknown keys and wrong values name their key path', () => {
       { statusListOrigins: ['https://ok.example', 'http://lists.example'] },
       /^statusListOrigins\[1\]: "http:\/\/lists\.example" must be an origin/,
     ],
+    [
+      { didWebOrigins: ['https://ok.example', 'http://issuers.example'] },
+      /^didWebOrigins\[1\]: "http:\/\/issuers\.example" must be an origin/,
+    ],
+    [{ didWebOrigins: ['https://issuers.example/dids'] }, /^didWebOrigins\[0\]: "https:\/\/issuers\.example\/dids" must be an origin/],
     [{ contexts: { 'relative/c': './c.jsonld' } }, /^contexts\["relative\/c"\]: not an absolute http\(s\) or urn URL$/],
     [{ contexts: { 'https://example.com/c': 5 } }, /^contexts\["https:\/\/example\.com\/c"\]: Invalid input: expected string/],
     [{ networks: [{ name: 'x', chainId: 1, rpcUrl: 'not a url', registry: REGISTRY }] }, /^networks\[0\]\.rpcUrl: Invalid URL$/],

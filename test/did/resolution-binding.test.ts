@@ -51,7 +51,9 @@ beforeAll(async () => {
     { name: 'a did:ethr that is not one', did: `did:ethr:${network}:0x1234`, status: 400, error: 'invalidDid' },
     { name: 'a malformed versionId', did: `${live}?versionId=abc`, status: 400, error: 'invalidDidUrl' },
     { name: 'a version beyond the latest', did: `${live}?versionId=99`, status: 404, error: 'notFound' },
-    { name: 'a method not served', did: 'did:web:example.com', status: 501, error: 'methodNotSupported' },
+    { name: 'a method not served', did: 'did:example:123456', status: 501, error: 'methodNotSupported' },
+    // did:web is resolved, only from the origins the operator allows (didWebOrigins; none here): nothing is fetched.
+    { name: 'a did:web of an origin not allowed', did: 'did:web:example.com', status: 404, error: 'notFound' },
     { name: 'a did:ethr network not served', did: `did:ethr:goerli:${live.split(':').at(-1)}`, status: 501, error: 'methodNotSupported' },
   ]
 }, 120_000)
@@ -104,7 +106,7 @@ describe('GET /1.0/identifiers/{did}: the W3C DID Resolution HTTP(S) binding', (
   })
 
   it('Veramo 7’s universal-resolver client inside did-resolver’s Resolver reads every answer as the result it is', async () => {
-    const resolver = new Resolver(getUniversalResolverFor(['ethr', 'web'], `${url}/1.0/identifiers/`), { cache: false })
+    const resolver = new Resolver(getUniversalResolverFor(['ethr', 'web', 'example'], `${url}/1.0/identifiers/`), { cache: false })
     // Resolver hands Veramo's client the DID without the URL's query: the version cases do not reach the route from it.
     for (const c of cases.filter((c) => !c.did.includes('?'))) {
       const result = await resolver.resolve(c.did)

@@ -57,7 +57,14 @@ describe('GET /1.0/identifiers/:did (DIF Universal Resolver format)', () => {
   it('service.resolveDid resolves — never rejects — to the same results', async () => {
     expect((await h.service.resolveDid({ did: 'not-a-did' })).didResolutionMetadata.error).toBe('invalidDid')
     expect((await h.service.resolveDid({ did: '' })).didResolutionMetadata.error).toBe('invalidDid')
-    expect((await h.service.resolveDid({ did: 'did:web:example.com' })).didResolutionMetadata.error).toBe('methodNotSupported')
+    expect((await h.service.resolveDid({ did: 'did:example:123456' })).didResolutionMetadata.error).toBe('methodNotSupported')
+    expect((await h.service.resolveDid({ did: 'did:web:example.com' })).didResolutionMetadata).toEqual({
+      error: 'notFound',
+      message: 'did:web: origin https://example.com is not allowed (didWebOrigins)',
+    })
+    // The default resolver: did:key offline, as credential verification resolves it.
+    const didKey = 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK'
+    expect((await h.service.resolveDid({ did: didKey })).didDocument?.id).toBe(didKey)
     const w = (await h.request('POST', '/wallet', { json: {} })).body.wallet
     expect((await h.service.resolveDid({ did: w.did, versionId: 'x' })).didResolutionMetadata.error).toBe('invalidDidUrl')
     expect((await h.service.resolveDid({ did: w.did, versionId: 99 })).didResolutionMetadata.error).toBe('notFound')
