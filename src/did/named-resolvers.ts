@@ -8,9 +8,8 @@
  */
 import { type DIDResolutionOptions, type DIDResolutionResult, type Resolvable } from 'did-resolver'
 import { invalid } from '../errors.js'
-import { OFFLINE_METHODS } from './methods/index.js'
+import { DidWebResolver, OFFLINE_METHODS } from './methods/index.js'
 import { readCappedText } from '../net/read-capped.js'
-import { DidWebResolver } from './methods/web/index.js'
 
 /** The name of the service's own resolver. */
 export const DEFAULT_RESOLVER = 'default'
