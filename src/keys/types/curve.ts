@@ -11,6 +11,10 @@ export interface KeyCurve {
   generate(): Uint8Array
   /** The public JWK of a private key. */
   publicJwk(privateKey: Uint8Array): PublicJwk
+  /** The public JWK of a public key's bytes: a SEC1 point (compressed or not) for secp256k1 and P-256, the 32 bytes for Ed25519. */
+  publicJwkOfBytes(publicKey: Uint8Array): PublicJwk
+  /** The public key's bytes an MPC provider shows: the compressed SEC1 point (33 bytes), or Ed25519's 32 bytes. */
+  publicBytes(privateKey: Uint8Array): Uint8Array
   /**
    * The JOSE signature of `data` under `alg` (one of {@link ALGORITHMS_OF}[type]): r‖s for
    * ES256K and ES256, r‖s‖v for ES256K-R, the 64-byte signature for EdDSA.
@@ -24,4 +28,9 @@ export const base64url = (bytes: Uint8Array): string => Buffer.from(bytes).toStr
 /** Refuses an algorithm the key type does not sign under. */
 export function unsupported(type: KeyType, alg: string): never {
   throw new RangeError(`a ${type} key does not sign under ${alg}`)
+}
+
+/** The JWK of an uncompressed SEC1 point (65 bytes, 04 prefix) on `crv`. */
+export function ecJwk(crv: 'secp256k1' | 'P-256', point: Uint8Array): PublicJwk {
+  return { kty: 'EC', crv, x: base64url(point.subarray(1, 33)), y: base64url(point.subarray(33)) }
 }

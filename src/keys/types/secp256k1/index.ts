@@ -2,7 +2,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { PublicJwk, SignatureAlgorithm } from '../../key-types.js'
-import { base64url, unsupported, type KeyCurve } from '../curve.js'
+import { ecJwk, unsupported, type KeyCurve } from '../curve.js'
 
 /**
  * The recoverable signature r‖s‖v (v ∈ {0, 1}, low-S, RFC 6979) of a 32-byte digest the caller
@@ -21,10 +21,9 @@ export function signRecoverableDigest(privateKey: Uint8Array, digest: Uint8Array
 export const SECP256K1: KeyCurve = {
   type: 'secp256k1',
   generate: () => secp256k1.utils.randomSecretKey(),
-  publicJwk(privateKey: Uint8Array): PublicJwk {
-    const point = secp256k1.getPublicKey(privateKey, false)
-    return { kty: 'EC', crv: 'secp256k1', x: base64url(point.subarray(1, 33)), y: base64url(point.subarray(33)) }
-  },
+  publicJwk: (privateKey: Uint8Array): PublicJwk => ecJwk('secp256k1', secp256k1.getPublicKey(privateKey, false)),
+  publicJwkOfBytes: (publicKey: Uint8Array): PublicJwk => ecJwk('secp256k1', secp256k1.Point.fromBytes(publicKey).toBytes(false)),
+  publicBytes: (privateKey: Uint8Array) => secp256k1.getPublicKey(privateKey, true),
   sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array): Uint8Array {
     if (alg === 'ES256K-R') return signRecoverableDigest(privateKey, sha256(data))
     if (alg === 'ES256K') return secp256k1.sign(sha256(data), privateKey, { prehash: false, format: 'compact' })
