@@ -105,7 +105,10 @@ export interface MpcProvider {
    * `m/44'/60'/0'/0` (with its chain code) for a `BIP44` one. Needs no approval.
    */
   getPublicKey(vault: MpcVaultRef, path: string): Promise<MpcPublicKey>
-  /** Signs `digest` with the (secp256k1) key at `path` when the approvals meet the policy; otherwise a pending outcome. Signatures are low-S. */
+  /**
+   * Signs `digest` with the (secp256k1) key at `path` when the approvals meet the policy;
+   * otherwise a pending outcome. Signatures are low-S.
+   */
   requestSignature(request: SignatureRequest): Promise<SignatureOutcome>
   /**
    * Signs `data` under `alg` with the P-256 or Ed25519 key at `path` when the approvals meet the
