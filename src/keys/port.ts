@@ -6,6 +6,7 @@
  * {@link BackendKeyManager} routes each call to the backend the reference names.
  */
 import { IdentityError } from '../errors.js'
+import type { StorageAdapter } from '../storage/port.js'
 import { ALGORITHMS_OF, keyTypeOfJwk, type KeyType, type PublicJwk, type SignatureAlgorithm } from './key-types.js'
 
 /** A key's reference: `<backend>:<id within the backend>` (for the sealed backend, the id is the thumbprint). */
@@ -15,6 +16,15 @@ export type KeyRef = string
 export interface CreatedKey {
   keyRef: KeyRef
   publicJwk: PublicJwk
+}
+
+/**
+ * A key made but not yet stored: {@link StagedKey.store} writes it through the caller's
+ * transaction, so the key exists only if the caller's other writes commit (a wallet that fails to
+ * insert leaves no key behind). The private key is already sealed; nothing plaintext is kept.
+ */
+export interface StagedKey extends CreatedKey {
+  store(tx: StorageAdapter): Promise<void>
 }
 
 /** A request for a new key of one tenant. */
@@ -50,6 +60,8 @@ export type SignRequest =
 export interface KeyManager {
   /** Creates a key; resolves to its reference and public JWK. */
   createKey(request: CreateKeyRequest): Promise<CreatedKey>
+  /** Makes a key to be stored in the caller's transaction ({@link StagedKey}); a backend that stores nothing in the service's storage creates it at once. */
+  stageKey(request: CreateKeyRequest): Promise<StagedKey>
   /** The signature of a request; 404 for a reference the tenant does not hold, 422 for an algorithm the key cannot sign under. */
   sign(request: SignRequest): Promise<Uint8Array>
   /** The public JWK of a key of the tenant; 404 when it holds none under `keyRef`. */
@@ -60,6 +72,8 @@ export interface KeyManager {
 export interface KeyBackend {
   /** Creates a key; resolves to its id within the backend and its public JWK. */
   createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }>
+  /** Optional: makes a key whose record `store` writes through the caller's transaction (backends keeping keys in the service's storage). */
+  stageKey?(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
   /** Signs a request whose key, algorithm and input {@link BackendKeyManager} has checked. */
   sign(request: SignRequest & { id: string }): Promise<Uint8Array>
   /** The public JWK of the tenant's key `id`, or undefined when the tenant holds none. */
@@ -83,12 +97,24 @@ export class BackendKeyManager implements KeyManager {
   }
 
   async createKey(request: CreateKeyRequest): Promise<CreatedKey> {
-    if (!(request.type in ALGORITHMS_OF)) throw new IdentityError('VALIDATION_ERROR', `unknown key type ${String(request.type)}`)
-    const name = request.backend ?? this.defaultBackend
-    const backend = this.backends[name]
-    if (!backend) throw new IdentityError('VALIDATION_ERROR', `unknown key backend ${name}`)
+    const { name, backend } = this.#backendFor(request)
     const { id, publicJwk } = await backend.createKey(request.tenantId, request.type)
     return { keyRef: `${name}:${id}`, publicJwk }
+  }
+
+  async stageKey(request: CreateKeyRequest): Promise<StagedKey> {
+    const { name, backend } = this.#backendFor(request)
+    if (!backend.stageKey) return { ...(await this.createKey(request)), store: async () => {} }
+    const staged = await backend.stageKey(request.tenantId, request.type)
+    return { keyRef: `${name}:${staged.id}`, publicJwk: staged.publicJwk, store: (tx) => staged.store(tx) }
+  }
+
+  #backendFor(request: CreateKeyRequest): { name: string; backend: KeyBackend } {
+    if (!Object.hasOwn(ALGORITHMS_OF, request.type)) throw new IdentityError('VALIDATION_ERROR', `unknown key type ${String(request.type)}`)
+    const name = request.backend ?? this.defaultBackend
+    const backend = Object.hasOwn(this.backends, name) ? this.backends[name] : undefined
+    if (!backend) throw new IdentityError('VALIDATION_ERROR', `unknown key backend ${name}`)
+    return { name, backend }
   }
 
   async sign(request: SignRequest): Promise<Uint8Array> {

@@ -75,6 +75,12 @@ export class MpcVaults {
     return new MpcWalletSigner(this, wallet, evidence)
   }
 
+  /** The provider's view of the tenant's initialized MPC vault `vaultId` (the mpc key backend's directory); undefined otherwise. */
+  async vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined> {
+    const vault = await tenantCollectionOf(this.storage, VAULTS, tenantId).get(vaultId)
+    return vault?.keyManagement === 'MPC' && vault.status === 'INITIALIZED' ? this.refOf(vault) : undefined
+  }
+
   /** @internal The vault of an MPC wallet. */
   async vaultOf(wallet: MpcWallet): Promise<VaultRecord> {
     const vault =

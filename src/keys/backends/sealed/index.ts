@@ -23,12 +23,30 @@ export class SealedKeyBackend implements KeyBackend {
   ) {}
 
   async createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }> {
+    const { store, ...key } = await this.stageKey(tenantId, type)
+    await store(this.storage)
+    return key
+  }
+
+  /** A fresh key, sealed at once; its record is written by `store` through the caller's transaction. */
+  async stageKey(tenantId: string, type: KeyType) {
     const privateKey = CURVES[type].generate()
+    let record: SealedKeyRecord
     try {
-      return await this.importKey(tenantId, type, privateKey)
+      record = this.#recordOf(tenantId, type, privateKey)
     } finally {
       privateKey.fill(0)
     }
+    const store = async (tx: StorageAdapter) => tenantCollectionOf(tx, SEALED_KEYS, tenantId).insert(record)
+    return { id: record.thumbprint, publicJwk: record.publicJwk, store }
+  }
+
+  #recordOf(tenantId: string, type: KeyType, privateKey: Uint8Array): SealedKeyRecord {
+    const publicJwk = CURVES[type].publicJwk(privateKey)
+    const thumbprint = jwkThumbprint(publicJwk)
+    const id = sealedKeyId(tenantId, thumbprint)
+    const privateKeyEnvelope = this.keyring.seal(privateKey, secretContext(SEALED_KEYS.name, { tenantId, id }, 'privateKey'))
+    return { id, tenantId, thumbprint, type, publicJwk, privateKey: privateKeyEnvelope, createdAt: this.now() }
   }
 
   /**
@@ -36,20 +54,10 @@ export class SealedKeyBackend implements KeyBackend {
    * key the tenant already holds keeps its record. The caller wipes `privateKey`.
    */
   async importKey(tenantId: string, type: KeyType, privateKey: Uint8Array): Promise<{ id: string; publicJwk: PublicJwk }> {
-    const publicJwk = CURVES[type].publicJwk(privateKey)
-    const thumbprint = jwkThumbprint(publicJwk)
-    const id = sealedKeyId(tenantId, thumbprint)
+    const record = this.#recordOf(tenantId, type, privateKey)
+    const { thumbprint, publicJwk } = record
     const keys = tenantCollectionOf(this.storage, SEALED_KEYS, tenantId)
-    if (await keys.get(id)) return { id: thumbprint, publicJwk }
-    const record: SealedKeyRecord = {
-      id,
-      tenantId,
-      thumbprint,
-      type,
-      publicJwk,
-      privateKey: this.keyring.seal(privateKey, secretContext(SEALED_KEYS.name, { tenantId, id }, 'privateKey')),
-      createdAt: this.now(),
-    }
+    if (await keys.get(record.id)) return { id: thumbprint, publicJwk }
     try {
       await keys.insert(record)
     } catch (err) {
