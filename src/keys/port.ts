@@ -60,7 +60,10 @@ export type SignRequest =
 export interface KeyManager {
   /** Creates a key; resolves to its reference and public JWK. */
   createKey(request: CreateKeyRequest): Promise<CreatedKey>
-  /** Makes a key to be stored in the caller's transaction ({@link StagedKey}); a backend that stores nothing in the service's storage creates it at once. */
+  /**
+   * Makes a key to be stored in the caller's transaction ({@link StagedKey}); a backend that
+   * stores nothing in the service's storage creates it at once.
+   */
   stageKey(request: CreateKeyRequest): Promise<StagedKey>
   /** The signature of a request; 404 for a reference the tenant does not hold, 422 for an algorithm the key cannot sign under. */
   sign(request: SignRequest): Promise<Uint8Array>
@@ -72,7 +75,7 @@ export interface KeyManager {
 export interface KeyBackend {
   /** Creates a key; resolves to its id within the backend and its public JWK. */
   createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }>
-  /** Optional: makes a key whose record `store` writes through the caller's transaction (backends keeping keys in the service's storage). */
+  /** Optional: a key whose record `store` writes through the caller's transaction (backends keeping keys in the service's storage). */
   stageKey?(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
   /** Signs a request whose key, algorithm and input {@link BackendKeyManager} has checked. */
   sign(request: SignRequest & { id: string }): Promise<Uint8Array>
