@@ -35,7 +35,7 @@ export class WalletSigners {
     private readonly mpc: MpcWalletKeys,
   ) {}
 
-  /** Whether the service can sign with this wallet's key: the key port holds it, it is sealed in its record, or its MPC provider holds it. */
+  /** Whether the service can sign with this wallet's key: the key port holds it, its record seals it, or its MPC provider holds it. */
   canSign(wallet: SignableWallet): boolean {
     return wallet.keyRef !== undefined || wallet.privateKey !== undefined || wallet.keyManagement === 'MPC'
   }
