@@ -26,6 +26,13 @@ export { OnchainRegistry, type OnchainNetwork, type OnchainRegistryOptions } fro
 export { RegistryError, type AppliedChange, type DidRegistry, type RegistryChange } from './did/registry/port.js'
 export type { DidVersion, DidVersionQuery } from './did/version.js'
 export type { DigestSigner, RecoverableSignature } from './keys/signer.js'
+export { KEY_TYPES, ALGORITHMS_OF, keyTypeOfJwk } from './keys/key-types.js'
+export type { KeyType, PublicJwk, SignatureAlgorithm } from './keys/key-types.js'
+export { BackendKeyManager, parseKeyRef } from './keys/port.js'
+export type { CreateKeyRequest, CreatedKey, KeyBackend, KeyManager, KeyRef, SignRequest } from './keys/port.js'
+export { jwkThumbprint } from './keys/thumbprint.js'
+export { SealedKeyBackend } from './keys/backends/sealed/index.js'
+export { MpcKeyBackend, mpcKeyId, type MpcVaultDirectory } from './mpc/key-backend.js'
 export { KeyringError, randomMasterKey } from './keys/keyring.js'
 export type { MasterKeyInput } from './custody/keyring-store.js'
 export { RotationBlockedError, type RotationProgress } from './custody/rotation.js'
@@ -61,6 +68,8 @@ export { OperationDispatcher, AuthenticatedCall } from './service/dispatcher.js'
 export type { WalletConfig, TxInput } from './wallets/config-schemas.js'
 export type {
   CreateMpcVaultRequest,
+  DataSignatureOutcome,
+  DataSignatureRequest,
   InitializeOutcome,
   MpcPending,
   MpcProvider,

@@ -19,7 +19,6 @@ import type { Caller } from '../auth/context.js'
 import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from './issue-credential.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import type { DigestSigner } from '../keys/signer.js'
-import { generatePrivateKey } from '../keys/secp256k1.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
 import type { WalletRecord } from '../wallets/records.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
@@ -29,6 +28,7 @@ import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { checkWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
+import type { StagedKey } from '../keys/port.js'
 import { assertControlsWallet } from '../wallets/access.js'
 import { WALLETS } from '../wallets/records.js'
 import { tenantCollections } from '../storage/declaration.js'
@@ -40,6 +40,8 @@ interface PlannedClaim {
   content: CredentialContent
   /** The claim DID's wallet, when the claim had no `id` (not stored yet). */
   wallet?: WalletRecord
+  /** Its key, stored with it. */
+  key?: StagedKey
   /** Applies the claim's `walletConfig` once its wallet is stored. */
   apply?: (wallet: WalletRecord) => Promise<RegistryReport | undefined>
   /** The purposes of its status entries, if any. */
@@ -54,6 +56,7 @@ export async function signClaims(
     | 'config'
     | 'custody'
     | 'jsonld'
+    | 'keyManager'
     | 'now'
     | 'onError'
     | 'onItemFailure'
@@ -70,7 +73,8 @@ export async function signClaims(
   const signer = await issuerSigner(ctx, caller, input.iss)
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
-  const plans = input.claims.map((claim, i) => planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
+  const plans: PlannedClaim[] = []
+  for (const [i, claim] of input.claims.entries()) plans.push(await planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
 
   // Status entries are written first (a credential names them); given back if the request fails after all.
   const allocations: StatusAllocation[] = []
@@ -120,6 +124,7 @@ async function issueAll(
     () =>
       ctx.storage.transaction(async (tx) => {
         if (wallets.length > 0) await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insertMany(wallets)
+        for (const plan of plans) await plan.key?.store(tx)
         await ctx.audit.append(tx, caller, acts)
       }),
     aliasConflict,
@@ -153,11 +158,11 @@ export async function issuerSigner(
   return ctx.signers.signerFor(owner, caller)
 }
 
-/** Checks a claim and makes what it needs (its claim DID's wallet, sealed); nothing is stored. */
-function planClaim(
+/** Checks a claim and makes what it needs (its claim DID's wallet, its key staged in the key port); nothing is stored. */
+async function planClaim(
   ctx: Pick<
     CredentialsContext,
-    'audit' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+    'audit' | 'config' | 'custody' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
   >,
   caller: Caller,
   input: SignClaimsInput,
@@ -165,7 +170,7 @@ function planClaim(
   field: string,
   issuer: string,
   now: number,
-): PlannedClaim {
+): Promise<PlannedClaim> {
   // Claim-level expiration inputs win over global ones (DESIGN §4 *Expiration inputs*).
   const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
   if (expiresAt !== undefined && expiresAt <= now) throw invalid(`${field}: the expiration must be in the future`)
@@ -205,12 +210,12 @@ function planClaim(
 
   checkWalletConfig(claim.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, claim.walletConfig)
-  const privateKey = generatePrivateKey()
-  const wallet = buildWallet(ctx, { tenantId: caller.tenantId, privateKey, alias: claim.alias, walletConfig: claim.walletConfig, network })
-  privateKey.fill(0)
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1' })
+  const wallet = buildWallet(ctx, { tenantId: caller.tenantId, key, alias: claim.alias, walletConfig: claim.walletConfig, network })
   return {
     content: { ...content, id: wallet.did },
     wallet,
+    key,
     apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig, caller),
     purposes,
   }

@@ -2,8 +2,10 @@
  * The `MpcProvider` port: whatever holds the keys of MPC vaults — the shipped quorum custody
  * (`ShamirQuorumCustody`), a custodian's API, or a threshold-ECDSA library — plugs in here.
  * didvault never sees an MPC vault's private key: it asks the provider for public keys and
- * for signatures of 32-byte digests, and passes along the member approvals it gathered.
+ * for signatures — of 32-byte digests for secp256k1 keys, of the data under a JOSE algorithm
+ * for P-256 and Ed25519 keys — and passes along the member approvals it gathered.
  */
+import type { KeyType } from '../keys/key-types.js'
 import type { RecoverableSignature } from '../keys/signer.js'
 
 /** A quorum group: `requiredApprovals` distinct `members` (DIDs) must approve. */
@@ -30,6 +32,11 @@ export interface MpcVaultRef {
   /** `BIP44`: the key is a BIP32 root and wallets live at `m/44'/60'/0'/0/<index>`; `NONE`: one key, path `m`. */
   hierarchy: 'NONE' | 'BIP44'
   policy: QuorumPolicy
+  /**
+   * The vault's key type; absent means `secp256k1` (every vault before issue 30). `P-256` and
+   * `Ed25519` vaults are `NONE` vaults for now (their `BIP44` derivation comes with SLIP-0010).
+   */
+  keyType?: KeyType
 }
 
 export interface CreateMpcVaultRequest extends Omit<MpcVaultRef, 'mpcVaultID'> {
@@ -39,7 +46,7 @@ export interface CreateMpcVaultRequest extends Omit<MpcVaultRef, 'mpcVaultID'> {
 
 /** A public key at a path, with the chain code when the path is an HD node. */
 export interface MpcPublicKey {
-  /** Compressed secp256k1 public key, 33 bytes. */
+  /** The public key: a compressed SEC1 point (33 bytes) for secp256k1 and P-256, the 32 bytes for Ed25519. */
   publicKey: Uint8Array
   /** BIP32 chain code (32 bytes) of the node, for deriving its non-hardened children. */
   chainCode?: Uint8Array
@@ -58,12 +65,16 @@ export interface MpcPending {
   group?: string
 }
 
-/** The outcome of a signature request: signed, or an explicit pending state. */
+/** The outcome of a digest signature request: signed, or an explicit pending state. */
 export type SignatureOutcome = { status: 'signed'; signature: RecoverableSignature } | MpcPending
+
+/** The outcome of a {@link DataSignatureRequest}: the JOSE signature (r‖s for ES256, 64 bytes for EdDSA), or a pending state. */
+export type DataSignatureOutcome = { status: 'signed'; joseSignature: Uint8Array } | MpcPending
 
 /** The outcome of initializing a vault: its key exists, or an explicit pending state. */
 export type InitializeOutcome = { status: 'initialized' } | MpcPending
 
+/** A request to sign a 32-byte digest with a secp256k1 key (unchanged by issue 30). */
 export interface SignatureRequest {
   vault: MpcVaultRef
   /** BIP32 path of the key: `m` for a `NONE` vault, `m/44'/60'/0'/0/<index>` for a wallet of a `BIP44` one. */
@@ -72,6 +83,12 @@ export interface SignatureRequest {
   digest: Uint8Array
   /** Member DIDs (canonical) that approved this request, each once. */
   approvals: readonly string[]
+}
+
+/** A request to sign `data` under `alg` (hashing it as the algorithm says) with a P-256 (`ES256`) or Ed25519 (`EdDSA`) key. */
+export interface DataSignatureRequest extends Omit<SignatureRequest, 'digest'> {
+  alg: 'ES256' | 'EdDSA'
+  data: Uint8Array
 }
 
 /**
@@ -88,8 +105,17 @@ export interface MpcProvider {
    * `m/44'/60'/0'/0` (with its chain code) for a `BIP44` one. Needs no approval.
    */
   getPublicKey(vault: MpcVaultRef, path: string): Promise<MpcPublicKey>
-  /** Signs `digest` with the key at `path` when the approvals meet the policy; otherwise a pending outcome. Signatures are low-S. */
+  /**
+   * Signs `digest` with the (secp256k1) key at `path` when the approvals meet the policy;
+   * otherwise a pending outcome. Signatures are low-S.
+   */
   requestSignature(request: SignatureRequest): Promise<SignatureOutcome>
+  /**
+   * Signs `data` under `alg` with the P-256 or Ed25519 key at `path` when the approvals meet the
+   * policy; otherwise a pending outcome. Optional: a provider without it holds secp256k1 keys only
+   * (vaults of other key types are refused for it).
+   */
+  requestDataSignature?(request: DataSignatureRequest): Promise<DataSignatureOutcome>
   /** Forgets the vault and destroys its key material. Resolves also when there is none. */
   deleteVault(vault: MpcVaultRef): Promise<void>
 }

@@ -4,6 +4,7 @@
  */
 import { declareCollection } from '../storage/declaration.js'
 import type { StoredRecord } from '../storage/port.js'
+import type { KeyType } from '../keys/key-types.js'
 import type { QuorumGroup } from './port.js'
 
 /**
@@ -13,8 +14,10 @@ import type { QuorumGroup } from './port.js'
 export interface MpcKeyRecord extends StoredRecord {
   tenantId: string
   hierarchy: 'NONE' | 'BIP44'
+  /** The key type; absent on records made before issue 30, which are all `secp256k1`. */
+  keyType?: KeyType
   groups: QuorumGroup[]
-  /** Compressed public key, hex: the key (`NONE`) or the account node (`BIP44`). */
+  /** Public key, hex (compressed SEC1, or Ed25519's 32 bytes): the key (`NONE`) or the account node (`BIP44`). */
   publicKey: string
   /** Chain code of the account node, hex (`BIP44`). */
   chainCode?: string

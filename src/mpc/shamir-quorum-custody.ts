@@ -16,15 +16,19 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import { HDKey } from '@scure/bip32'
 import { split, combine } from 'shamir-secret-sharing'
-import { secp256k1 } from '@noble/curves/secp256k1.js'
 import type { KeyCustody } from '../custody/key-custody.js'
 import { ACCOUNT_PATH, privateKeyAtPath } from '../keys/hd.js'
+import type { KeyType } from '../keys/key-types.js'
 import { bytesToHex, hexToBytes, signDigest } from '../keys/secp256k1.js'
+import { CURVES } from '../keys/types/index.js'
 import { UniqueConstraintError, type StorageAdapter } from '../storage/port.js'
 import type { MpcKeyRecord, MpcShareRecord } from './records.js'
 import type {
   CreateMpcVaultRequest,
+  DataSignatureOutcome,
+  DataSignatureRequest,
   InitializeOutcome,
+  MpcPending,
   MpcProvider,
   MpcPublicKey,
   MpcVaultRef,
@@ -57,7 +61,10 @@ export class ShamirQuorumCustody implements MpcProvider {
     const { keys } = this.#collections(vault.tenantId)
     if (await keys.get(vault.vaultId)) return { status: 'initialized' }
 
-    const secret = generateSecret(vault.hierarchy)
+    const keyType = vault.keyType ?? 'secp256k1'
+    if (keyType !== 'secp256k1' && vault.hierarchy !== 'NONE')
+      throw new Error(`ShamirQuorumCustody: a ${keyType} vault has hierarchy NONE (BIP44 derivation of ${keyType} comes with SLIP-0010)`)
+    const secret = generateSecret(vault.hierarchy, keyType)
     const shares: MpcShareRecord[] = []
     let key: MpcKeyRecord
     try {
@@ -65,8 +72,9 @@ export class ShamirQuorumCustody implements MpcProvider {
         id: vault.vaultId,
         tenantId: vault.tenantId,
         hierarchy: vault.hierarchy,
+        ...(keyType !== 'secp256k1' && { keyType }),
         groups: vault.policy.groups,
-        ...publicPart(secret, vault.hierarchy),
+        ...publicPart(secret, vault.hierarchy, keyType),
         createdAt: this.now(),
       }
       for (const [group, { requiredApprovals, members }] of vault.policy.groups.entries()) {
@@ -105,7 +113,32 @@ export class ShamirQuorumCustody implements MpcProvider {
 
   async requestSignature(request: SignatureRequest): Promise<SignatureOutcome> {
     if (request.digest.length !== 32) throw new RangeError('the digest must be 32 bytes')
+    return this.#withSecret(request, 'secp256k1', (secret, key) => ({
+      status: 'signed',
+      signature: signAt(secret, key.hierarchy, request.path, request.digest),
+    }))
+  }
+
+  async requestDataSignature(request: DataSignatureRequest): Promise<DataSignatureOutcome> {
+    const type: KeyType = request.alg === 'ES256' ? 'P-256' : 'Ed25519'
+    return this.#withSecret(request, type, (secret) => ({
+      status: 'signed',
+      joseSignature: CURVES[type].sign(secret, request.alg, request.data),
+    }))
+  }
+
+  /**
+   * Runs `sign` with the vault's secret reconstructed from the shares of approving members, once
+   * they meet a group's quorum (a pending outcome otherwise), and wipes every plaintext after.
+   */
+  async #withSecret<R>(
+    request: Omit<SignatureRequest, 'digest'>,
+    type: KeyType,
+    sign: (secret: Uint8Array, key: MpcKeyRecord) => R,
+  ): Promise<R | MpcPending> {
     const key = await this.#key(request.vault)
+    if ((key.keyType ?? 'secp256k1') !== type)
+      throw new Error(`ShamirQuorumCustody: vault ${key.id} holds a ${key.keyType ?? 'secp256k1'} key, not ${type}`)
     if (key.hierarchy === 'NONE' && request.path !== 'm')
       throw new Error(`ShamirQuorumCustody: a NONE vault has only the key m, not ${request.path}`)
     // The policy the shares were split under, not the one the caller passes.
@@ -124,7 +157,7 @@ export class ShamirQuorumCustody implements MpcProvider {
       }
       const secret = pieces.length === 1 ? Uint8Array.from(pieces[0]) : await combine(pieces)
       try {
-        return { status: 'signed', signature: signAt(secret, key.hierarchy, request.path, request.digest) }
+        return sign(secret, key)
       } finally {
         secret.fill(0)
       }
@@ -155,8 +188,8 @@ export class ShamirQuorumCustody implements MpcProvider {
 /** A share's record id: its vault, group and member, so its envelope opens for that vault and member only. */
 const shareId = (vaultId: string, group: number, member: string) => `${vaultId}/${group}/${member}`
 
-function generateSecret(hierarchy: MpcVaultRef['hierarchy']): Uint8Array {
-  if (hierarchy === 'NONE') return secp256k1.utils.randomSecretKey()
+function generateSecret(hierarchy: MpcVaultRef['hierarchy'], keyType: KeyType): Uint8Array {
+  if (hierarchy === 'NONE') return CURVES[keyType].generate()
   return new Uint8Array(randomBytes(SECRET_BYTES))
 }
 
@@ -167,8 +200,8 @@ async function splitSecret(secret: Uint8Array, n: number, threshold: number): Pr
 }
 
 /** The public key the vault shows: the key of a `NONE` vault, the account node of a `BIP44` one. */
-function publicPart(secret: Uint8Array, hierarchy: MpcVaultRef['hierarchy']): { publicKey: string; chainCode?: string } {
-  if (hierarchy === 'NONE') return { publicKey: bytesToHex(secp256k1.getPublicKey(secret, true)) }
+function publicPart(secret: Uint8Array, hierarchy: MpcVaultRef['hierarchy'], keyType: KeyType): { publicKey: string; chainCode?: string } {
+  if (hierarchy === 'NONE') return { publicKey: bytesToHex(CURVES[keyType].publicBytes(secret)) }
   const root = HDKey.fromMasterSeed(secret)
   const account = root.derive(ACCOUNT_PATH)
   try {

@@ -4,7 +4,6 @@ import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
 import { canSeeRole } from './policy.js'
-import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import { accessOf } from './schemas.js'
@@ -36,7 +35,7 @@ const roleError = (roleDid: string, error: ErrorBody): RoleError => ({ roleDid, 
 export async function createRole(
   ctx: Pick<
     RolesContext,
-    'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+    'audit' | 'callers' | 'config' | 'custody' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
   >,
   caller: Caller,
   input: z.output<typeof schemas.createRole>,
@@ -47,16 +46,15 @@ export async function createRole(
     throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const privateKey = generatePrivateKey()
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1' })
   const wallet = buildWallet(ctx, {
     tenantId: caller.tenantId,
-    privateKey,
+    key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
     network,
     role: true,
   })
-  privateKey.fill(0)
   const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
   const role: RoleRecord = {
     id: randomUUID(),
@@ -75,6 +73,7 @@ export async function createRole(
       ctx.storage.transaction(async (tx) => {
         const c = tenantCollections(tx, caller.tenantId, { roles: ROLES, wallets: WALLETS })
         await c.wallets.insert(wallet)
+        await key.store(tx)
         await c.roles.insert(role)
         await ctx.audit.append(tx, caller, [{ action: 'role.create', target: { type: 'role', id: role.did } }])
       }),

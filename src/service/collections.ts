@@ -3,6 +3,7 @@ import { API_KEYS } from '../auth/records.js'
 import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS } from '../audit/records.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import { META } from '../custody/records.js'
+import { SEALED_KEYS } from '../keys/backends/sealed/records.js'
 import { DID_EVENTS, DID_HEADS } from '../did/records.js'
 import { MPC_KEYS, MPC_SHARES } from '../mpc/records.js'
 import { ROLE_ASSIGNMENTS, ROLES } from '../roles/records.js'
@@ -14,6 +15,7 @@ import { DELEGATE_KEYS, WALLETS } from '../wallets/records.js'
 export const COLLECTIONS: readonly CollectionSpec[] = [
   META,
   API_KEYS,
+  SEALED_KEYS,
   VAULTS,
   WALLETS,
   DELEGATE_KEYS,

@@ -44,6 +44,9 @@ import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
 import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
+import { MpcKeyBackend } from '../mpc/key-backend.js'
+import { BackendKeyManager } from '../keys/port.js'
+import { SealedKeyBackend } from '../keys/backends/sealed/index.js'
 import { StatusAllocator } from '../status/allocate.js'
 import { StatusPublisher } from '../status/publisher.js'
 import { signList } from '../status/sign-list.js'
@@ -338,7 +341,11 @@ export class IdentityService {
       audit,
     )
     const callers = new CallerFacts(resolver, storage)
-    const signers = new WalletSigners(custody, mpc)
+    const keyManager = new BackendKeyManager(
+      { sealed: new SealedKeyBackend(storage, keyring, now), mpc: new MpcKeyBackend(mpc.provider, mpc) },
+      'sealed',
+    )
+    const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
       (listId) => signList(ctx, listId),
       config.statusPublishIntervalMs,
@@ -353,6 +360,7 @@ export class IdentityService {
       statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, signers, audit }),
       storage,
       custody,
+      keyManager,
       signers,
       mpc,
       callers,

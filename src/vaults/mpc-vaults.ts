@@ -2,21 +2,18 @@
  * The service's side of MPC vaults: turns vault records into provider calls, gathers the
  * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}.
  */
-import { forbidden, notFound } from '../errors.js'
+import { notFound } from '../errors.js'
 import { ACCOUNT_PATH } from '../keys/hd.js'
 import { bytesToHex, isLowS, recoverPublicKey } from '../keys/secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
-import {
-  missingApprovals,
-  type QuorumApprovals,
-  type ApprovalAction,
-  type ApprovalEvidence,
-  type ApprovalRequest,
-} from '../mpc/approvals.js'
-import type { MpcPending, MpcProvider, MpcVaultRef } from '../mpc/port.js'
+import { pendingError } from '../mpc/pending.js'
+import { type QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
+import type { MpcProvider, MpcVaultRef } from '../mpc/port.js'
+
+export { pendingError } from '../mpc/pending.js'
 import { VAULTS } from './records.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
 import type { AuditTrail } from '../audit/trail.js'
@@ -78,6 +75,12 @@ export class MpcVaults {
     return new MpcWalletSigner(this, wallet, evidence)
   }
 
+  /** The provider's view of the tenant's initialized MPC vault `vaultId` (the mpc key backend's directory); undefined otherwise. */
+  async vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined> {
+    const vault = await tenantCollectionOf(this.storage, VAULTS, tenantId).get(vaultId)
+    return vault?.keyManagement === 'MPC' && vault.status === 'INITIALIZED' ? this.refOf(vault) : undefined
+  }
+
   /** @internal The vault of an MPC wallet. */
   async vaultOf(wallet: MpcWallet): Promise<VaultRecord> {
     const vault =
@@ -85,19 +88,6 @@ export class MpcVaults {
     if (!vault || vault.keyManagement !== 'MPC') throw notFound(`the MPC vault of ${wallet.did} no longer exists`)
     return vault
   }
-}
-
-/** The 403 a pending provider outcome means. */
-export function pendingError(pending: MpcPending) {
-  if (pending.reason === 'insufficient-approvals' && pending.missingApprovals !== undefined)
-    return missingApprovals(pending.missingApprovals, pending.group ?? 'the vault', pending.requestId)
-  if (pending.reason === 'insufficient-approvals')
-    return forbidden(
-      `MPC quorum not met: the provider needs more approvals${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`,
-    )
-  return forbidden(
-    `the MPC provider has not completed this request yet${pending.requestId === undefined ? '' : ` (request ${pending.requestId})`}`,
-  )
 }
 
 /** BIP32 path of an MPC wallet's key: `m` in a `NONE` vault, `m/44'/60'/0'/0/<index>` in a `BIP44` one. */

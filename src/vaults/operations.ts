@@ -15,7 +15,7 @@ import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
-import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
+import { buildSealedWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
 import { presentVault } from './views.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
@@ -69,7 +69,7 @@ export async function createVault(
   } else {
     privateKey = generatePrivateKey()
   }
-  const wallet = buildWallet(ctx, {
+  const wallet = buildSealedWallet(ctx, {
     tenantId: caller.tenantId,
     privateKey,
     vaultId: id,
@@ -179,7 +179,7 @@ export async function createVaultWallet(
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         const privateKey = deriveWalletKey(accountNode, index)
-        const record = buildWallet(ctx, {
+        const record = buildSealedWallet(ctx, {
           tenantId: caller.tenantId,
           privateKey,
           vaultId: vault.id,

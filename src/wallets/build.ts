@@ -1,6 +1,7 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
 import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
+import type { CreatedKey } from '../keys/port.js'
 import { addressOf, bytesToHex, publicKeyOf, uncompressedOf } from '../keys/secp256k1.js'
 import { publicKeyDerHex } from '../keys/spki.js'
 import type { WalletRecord } from './records.js'
@@ -11,8 +12,8 @@ import type { WalletsContext } from './context.js'
 
 export interface NewWallet {
   tenantId: string
-  /** The private key; sealed into the record, never stored in plaintext. The caller wipes it. */
-  privateKey: Uint8Array
+  /** The wallet's key, created through the key port (`ctx.keyManager.createKey`): its reference and public JWK. */
+  key: CreatedKey
   vaultId?: string
   index?: number
   alias?: string
@@ -23,17 +24,36 @@ export interface NewWallet {
   role?: boolean
 }
 
-/** A wallet record for a key: address, DID on its network, sealed key. */
-export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'custody' | 'now'>, input: NewWallet): WalletRecord {
-  const record = publicRecord(ctx, input, publicKeyOf(input.privateKey))
-  record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', input.privateKey)
+/** A wallet record for a key of the key port: address, DID on its network, the key's reference and public JWK. */
+export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: NewWallet): WalletRecord {
+  const { keyRef, publicJwk } = input.key
+  if (publicJwk.crv !== 'secp256k1') throw new RangeError(`a did:ethr wallet needs a secp256k1 key, not ${publicJwk.crv}`)
+  const point = Uint8Array.from([4, ...Buffer.from(publicJwk.x, 'base64url'), ...Buffer.from(publicJwk.y!, 'base64url')])
+  const { key: _key, ...rest } = input
+  const record = publicRecord(ctx, rest, point)
+  Object.assign(record, { keyRef, keyType: 'secp256k1', publicKeyJwk: publicJwk })
+  return record
+}
+
+/**
+ * A wallet record with its private key sealed in the record itself (`privateKey`), as every ECS
+ * wallet was before the key port: vault wallets keep this form until BIP44 derivation moves
+ * behind the sealed backend. The caller wipes `privateKey`.
+ */
+export function buildSealedWallet(
+  ctx: Pick<WalletsContext, 'config' | 'custody' | 'now'>,
+  input: Omit<NewWallet, 'key'> & { privateKey: Uint8Array },
+): WalletRecord {
+  const { privateKey, ...rest } = input
+  const record = publicRecord(ctx, rest, publicKeyOf(privateKey))
+  record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', privateKey)
   return record
 }
 
 /** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
 export function buildMpcWallet(
   ctx: Pick<WalletsContext, 'config' | 'now'>,
-  input: Omit<NewWallet, 'privateKey'> & { publicKey: Uint8Array },
+  input: Omit<NewWallet, 'key'> & { publicKey: Uint8Array },
 ): WalletRecord {
   const record = publicRecord(ctx, input, input.publicKey)
   record.keyManagement = 'MPC'
@@ -41,11 +61,7 @@ export function buildMpcWallet(
   return record
 }
 
-function publicRecord(
-  ctx: Pick<WalletsContext, 'config' | 'now'>,
-  input: Omit<NewWallet, 'privateKey'>,
-  publicKey: Uint8Array,
-): WalletRecord {
+function publicRecord(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<NewWallet, 'key'>, publicKey: Uint8Array): WalletRecord {
   const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
   const address = addressOf(uncompressed)
   const did = didOfChecksummed(input.network ?? ctx.config.network, address)

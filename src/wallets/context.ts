@@ -6,6 +6,7 @@
 import type { CallerFactSource } from '../auth/facts.js'
 import type { KeyCustody } from '../custody/key-custody.js'
 import type { EthrNetwork } from '../did/ethr.js'
+import type { KeyManager } from '../keys/port.js'
 import type { Registries } from '../did/registries.js'
 import type { Runtime } from '../operations/runtime.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -39,8 +40,10 @@ export interface DidReferences {
 
 export interface WalletsContext extends Runtime {
   storage: StorageAdapter
-  /** Seals and opens the secrets the service keeps (new keys). */
+  /** Seals and opens the secrets the service keeps in its records (mnemonics, account nodes, vault wallets' keys). */
   custody: KeyCustody
+  /** The key port: creates the keys of new wallets and signs with them (docs/keys.md); handlers hold references only. */
+  keyManager: KeyManager
   /** The signer of each wallet, whatever holds its key: operations sign only through it. */
   signers: WalletSigners
   /** Who the caller is, as the access policy needs it. */

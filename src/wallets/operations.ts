@@ -2,7 +2,6 @@
 import type { z } from 'zod'
 import { conflict, notFound } from '../errors.js'
 import { principalOf } from '../did/ethr.js'
-import { generatePrivateKey } from '../keys/secp256k1.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import type { WalletView } from './schemas.js'
@@ -25,26 +24,29 @@ type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
 export async function generateWallet(
-  ctx: Pick<WalletsContext, 'audit' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<
+    WalletsContext,
+    'audit' | 'config' | 'custody' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+  >,
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const privateKey = generatePrivateKey()
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1' })
   const record = buildWallet(ctx, {
     tenantId: caller.tenantId,
-    privateKey,
+    key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
     network,
   })
-  privateKey.fill(0)
   const apply = walletConfigApplier(ctx, record.did, input.walletConfig, caller)
   await uniqueOr(
     () =>
       ctx.storage.transaction(async (tx) => {
         await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insert(record)
+        await key.store(tx)
         await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
       }),
     aliasConflict,

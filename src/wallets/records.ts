@@ -4,6 +4,7 @@
  */
 import { collectionOf, declareCollection } from '../storage/declaration.js'
 import type { StorageAdapter, StoredRecord } from '../storage/port.js'
+import type { KeyType, PublicJwk } from '../keys/key-types.js'
 import type { WalletConfig } from './config-schemas.js'
 
 export interface WalletRecord extends StoredRecord {
@@ -11,8 +12,14 @@ export interface WalletRecord extends StoredRecord {
   vaultId?: string
   isHDWallet: boolean
   index?: number
-  /** Envelope of the private key (ECS). */
+  /** Envelope of the private key (ECS), for wallets made before the key port and vault wallets: the key sealed in the record. */
   privateKey?: string
+  /** The wallet's key in the key port (`sealed:<thumbprint>`), for wallets whose key the port holds (docs/keys.md). */
+  keyRef?: string
+  /** The key's type, with {@link keyRef}. */
+  keyType?: KeyType
+  /** The key's public JWK, with {@link keyRef}. */
+  publicKeyJwk?: PublicJwk
   /** `MPC` for a wallet of an MPC vault (its key is the MPC provider's); absent for ECS. */
   keyManagement?: 'MPC'
   publicKeyHex: string

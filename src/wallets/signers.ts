@@ -7,13 +7,14 @@ import { IdentityError } from '../errors.js'
 import type { WalletRecord } from './records.js'
 import type { ApprovalAction, ApprovalEvidence } from '../mpc/approvals.js'
 import type { KeyCustody } from '../custody/key-custody.js'
+import type { KeyManager } from '../keys/port.js'
 import { signDigest } from '../keys/secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 
 /** The fields of a wallet record a signer needs. */
 export type SignableWallet = Pick<
   WalletRecord,
-  'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyManagement'
+  'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyRef' | 'keyManagement'
 >
 
 /**
@@ -30,12 +31,13 @@ export interface MpcWalletKeys {
 export class WalletSigners {
   constructor(
     private readonly custody: KeyCustody,
+    private readonly keys: KeyManager,
     private readonly mpc: MpcWalletKeys,
   ) {}
 
-  /** Whether the service can sign with this wallet's key: it holds it sealed (ECS), or its MPC provider does. */
+  /** Whether the service can sign with this wallet's key: the key port holds it, its record seals it, or its MPC provider holds it. */
   canSign(wallet: SignableWallet): boolean {
-    return wallet.privateKey !== undefined || wallet.keyManagement === 'MPC'
+    return wallet.keyRef !== undefined || wallet.privateKey !== undefined || wallet.keyManagement === 'MPC'
   }
 
   /**
@@ -46,6 +48,7 @@ export class WalletSigners {
    */
   signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {
     if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
+    if (wallet.keyRef !== undefined) return new KeyPortSigner(this.keys, wallet as SignableWallet & { keyRef: string })
     if (wallet.privateKey === undefined)
       throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
     return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
@@ -58,6 +61,28 @@ export class WalletSigners {
    */
   async authorize(wallet: SignableWallet, action: ApprovalAction, approvals?: ApprovalEvidence): Promise<void> {
     if (wallet.keyManagement === 'MPC') await this.mpc.authorize(wallet, action, approvals)
+  }
+}
+
+/**
+ * Signs a digest through the key port (`ES256K-R` over the digest as given): the wallet holds the
+ * key's reference only, and the backend opens the key.
+ */
+class KeyPortSigner implements DigestSigner {
+  readonly publicKeyHex: string
+  readonly address: string
+
+  constructor(
+    private readonly keys: KeyManager,
+    private readonly wallet: SignableWallet & { keyRef: string },
+  ) {
+    this.publicKeyHex = wallet.publicKeyHex
+    this.address = wallet.ethereumAddress
+  }
+
+  async sign(digest: Uint8Array): Promise<RecoverableSignature> {
+    const sig = await this.keys.sign({ tenantId: this.wallet.tenantId, keyRef: this.wallet.keyRef, alg: 'ES256K-R', digest })
+    return { r: sig.slice(0, 32), s: sig.slice(32, 64), recovery: sig[64] as 0 | 1 }
   }
 }
 

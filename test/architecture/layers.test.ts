@@ -13,7 +13,8 @@ const SRC = normalize(join(import.meta.dirname, '../../src'))
 /** Lowest first: a folder (or root module) may import its own layer's members only when listed on the same line as itself. */
 export const LAYERS: string[][] = [
   ['errors', 'net', 'text'],
-  ['storage', 'keys'],
+  ['storage'],
+  ['keys'],
   ['custody', 'did'],
   ['proofs'],
   ['auth'],
@@ -128,5 +129,38 @@ describe('layers of src/ (docs/architecture.md)', () => {
   it('sees the imports it judges (the parser is not blind)', () => {
     expect(all.some((e) => e.from === 'service' && e.to === 'wallets')).toBe(true)
     expect(all.length).toBeGreaterThan(100)
+  })
+})
+
+/** Every relative import of the files under `dir` (a folder of src/): importing file and resolved target, both relative to src/. */
+function importsUnder(dir: string): Array<{ file: string; target: string }> {
+  return sourceFiles(join(SRC, dir)).flatMap((file) =>
+    [...readFileSync(file, 'utf8').matchAll(SPECIFIER)].map((match) => ({
+      file: relative(SRC, file),
+      target: relative(SRC, normalize(join(dirname(file), match[1] ?? match[2]))),
+    })),
+  )
+}
+
+describe('the key port’s folders (docs/keys.md)', () => {
+  it('a key type’s curve code (keys/types/<type>/) imports only the key-type vocabulary and the curve contract', () => {
+    const allowed = new Set(['keys/key-types.js', 'keys/types/curve.js'])
+    const stray = importsUnder('keys/types')
+      .filter(({ file, target }) => file.split('/').length > 3 && !allowed.has(target))
+      .map(({ file, target }) => `${file} imports ${target}`)
+    expect(stray).toEqual([])
+  })
+
+  it('a backend (keys/backends/<backend>/) imports no other backend, and nothing outside keys/ reaches into one type’s folder', () => {
+    const crossing = importsUnder('keys/backends')
+      .filter(({ file, target }) => target.startsWith('keys/backends/') && target.split('/')[2] !== file.split('/')[2])
+      .map(({ file, target }) => `${file} imports ${target}`)
+    const reaching = sourceFiles(SRC)
+      .map((file) => relative(SRC, file))
+      .filter((file) => !file.startsWith('keys/types/'))
+      .flatMap((file) => importsUnder(file.includes('/') ? dirname(file) : '.').filter((i) => i.file === file))
+      .filter(({ target }) => /^keys\/types\/[^/]+\//.test(target) && target !== 'keys/types/secp256k1/index.js')
+      .map(({ file, target }) => `${file} imports ${target}`)
+    expect([...crossing, ...reaching]).toEqual([])
   })
 })

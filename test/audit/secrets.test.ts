@@ -37,7 +37,7 @@ beforeAll(async () => {
   await api(quorum).generateToken({ iss: wallet.did })
   // Plaintext keys and shares, opened from their envelopes with the master key.
   const keyring = await openKeyring(h.storage, PASSPHRASE)
-  for (const name of ['wallets', 'delegateKeys', 'mpcShares']) {
+  for (const name of ['wallets', 'keys', 'delegateKeys', 'mpcShares']) {
     const field = name === 'mpcShares' ? 'share' : 'privateKey'
     for (const record of (
       await h.storage.collection<{ id: string; tenantId: string; [field: string]: unknown }>(name).find({ and: [] }, { limit: 1_000 })

@@ -61,14 +61,22 @@ async function makeSecrets(storage: 'sqlite' | 'postgres'): Promise<void> {
   await call('POST', '/claims/verify', { json: { claims: signed.body.vcs.map((vc: any) => ({ jsonld: vc.jsonld })) }, didAuth: jwt })
 }
 
-/** Every plaintext private key (wallets, claim DIDs, generated delegates): opened from the stored envelopes with the master key. */
+/**
+ * Every plaintext private key (vault wallets' in their records, generated wallets' and claim DIDs' in the key port's `keys`
+ * collection, generated delegates): opened from the stored envelopes with the master key.
+ */
 async function plaintextKeys(): Promise<Uint8Array[]> {
   const keyring = await openKeyring(h.storage, masterKey)
   const wallets = await h.storage.collection('wallets').find({ and: [] }, { limit: 1_000 })
+  const keys = await h.storage.collection('keys').find({ and: [] }, { limit: 1_000 })
   const delegates = await h.storage.collection('delegateKeys').find({ and: [] }, { limit: 1_000 })
   expect(delegates.items.length).toBeGreaterThan(0)
+  expect(keys.items.length).toBeGreaterThan(0)
   return [
-    ...wallets.items.map((w: any) => keyring.open(w.privateKey, secretContext('wallets', w, 'privateKey'))),
+    ...wallets.items
+      .filter((w: any) => w.privateKey !== undefined)
+      .map((w: any) => keyring.open(w.privateKey, secretContext('wallets', w, 'privateKey'))),
+    ...keys.items.map((k: any) => keyring.open(k.privateKey, secretContext('keys', k, 'privateKey'))),
     ...delegates.items.map((d: any) => keyring.open(d.privateKey, secretContext('delegateKeys', d, 'privateKey'))),
   ]
 }

@@ -1,0 +1,84 @@
+/**
+ * The `sealed` key backend (keyManagement `ECS`): keys generated in this process, their private
+ * halves kept only as keyring envelopes in the `keys` collection, bound to their tenant and
+ * thumbprint. A signature opens the envelope, signs and wipes the plaintext.
+ */
+import { tenantCollectionOf } from '../../../storage/declaration.js'
+import { UniqueConstraintError, type StorageAdapter } from '../../../storage/port.js'
+import type { Keyring } from '../../keyring.js'
+import type { KeyType, PublicJwk } from '../../key-types.js'
+import type { KeyBackend, SignRequest } from '../../port.js'
+import { secretContext } from '../../secret-context.js'
+import { jwkThumbprint } from '../../thumbprint.js'
+import { CURVES, signRecoverableDigest } from '../../types/index.js'
+import { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from './records.js'
+
+export { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from './records.js'
+
+export class SealedKeyBackend implements KeyBackend {
+  constructor(
+    private readonly storage: StorageAdapter,
+    private readonly keyring: Keyring,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }> {
+    const { store, ...key } = await this.stageKey(tenantId, type)
+    await store(this.storage)
+    return key
+  }
+
+  /** A fresh key, sealed at once; its record is written by `store` through the caller's transaction. */
+  async stageKey(tenantId: string, type: KeyType) {
+    const privateKey = CURVES[type].generate()
+    let record: SealedKeyRecord
+    try {
+      record = this.#recordOf(tenantId, type, privateKey)
+    } finally {
+      privateKey.fill(0)
+    }
+    const store = async (tx: StorageAdapter) => tenantCollectionOf(tx, SEALED_KEYS, tenantId).insert(record)
+    return { id: record.thumbprint, publicJwk: record.publicJwk, store }
+  }
+
+  #recordOf(tenantId: string, type: KeyType, privateKey: Uint8Array): SealedKeyRecord {
+    const publicJwk = CURVES[type].publicJwk(privateKey)
+    const thumbprint = jwkThumbprint(publicJwk)
+    const id = sealedKeyId(tenantId, thumbprint)
+    const privateKeyEnvelope = this.keyring.seal(privateKey, secretContext(SEALED_KEYS.name, { tenantId, id }, 'privateKey'))
+    return { id, tenantId, thumbprint, type, publicJwk, privateKey: privateKeyEnvelope, createdAt: this.now() }
+  }
+
+  /**
+   * Seals a private key made elsewhere in the keys layer (a BIP44 derivation): idempotent — a
+   * key the tenant already holds keeps its record. The caller wipes `privateKey`.
+   */
+  async importKey(tenantId: string, type: KeyType, privateKey: Uint8Array): Promise<{ id: string; publicJwk: PublicJwk }> {
+    const record = this.#recordOf(tenantId, type, privateKey)
+    const { thumbprint, publicJwk } = record
+    const keys = tenantCollectionOf(this.storage, SEALED_KEYS, tenantId)
+    if (await keys.get(record.id)) return { id: thumbprint, publicJwk }
+    try {
+      await keys.insert(record)
+    } catch (err) {
+      if (!(err instanceof UniqueConstraintError)) throw err
+    }
+    return { id: thumbprint, publicJwk }
+  }
+
+  async sign(request: SignRequest & { id: string }): Promise<Uint8Array> {
+    const record = await tenantCollectionOf(this.storage, SEALED_KEYS, request.tenantId).get(sealedKeyId(request.tenantId, request.id))
+    if (!record) throw new Error(`sealed key ${request.id} vanished while signing`)
+    const privateKey = this.keyring.open(record.privateKey, secretContext(SEALED_KEYS.name, record, 'privateKey'))
+    try {
+      if (request.digest !== undefined) return signRecoverableDigest(privateKey, request.digest)
+      return CURVES[record.type].sign(privateKey, request.alg, request.data)
+    } finally {
+      privateKey.fill(0)
+    }
+  }
+
+  async publicKey(tenantId: string, thumbprint: string): Promise<PublicJwk | undefined> {
+    return (await tenantCollectionOf(this.storage, SEALED_KEYS, tenantId).get(sealedKeyId(tenantId, thumbprint)))?.publicJwk
+  }
+}

@@ -1,0 +1,151 @@
+/**
+ * The key port: every key didvault creates and every signature it makes goes through a
+ * {@link KeyManager}. A key is named by its JWK thumbprint (RFC 7638) and reached by a
+ * {@link KeyRef} `<backend>:<id>`; callers hold the reference and the public JWK, never private
+ * key bytes. Backends (`keys/backends/<name>/`) implement {@link KeyBackend}; the
+ * {@link BackendKeyManager} routes each call to the backend the reference names.
+ */
+import { IdentityError } from '../errors.js'
+import type { StorageAdapter } from '../storage/port.js'
+import { ALGORITHMS_OF, keyTypeOfJwk, type KeyType, type PublicJwk, type SignatureAlgorithm } from './key-types.js'
+
+/** A key's reference: `<backend>:<id within the backend>` (for the sealed backend, the id is the thumbprint). */
+export type KeyRef = string
+
+/** A key the port created: its reference and public JWK. */
+export interface CreatedKey {
+  keyRef: KeyRef
+  publicJwk: PublicJwk
+}
+
+/**
+ * A key made but not yet stored: {@link StagedKey.store} writes it through the caller's
+ * transaction, so the key exists only if the caller's other writes commit (a wallet that fails to
+ * insert leaves no key behind). The private key is already sealed; nothing plaintext is kept.
+ */
+export interface StagedKey extends CreatedKey {
+  store(tx: StorageAdapter): Promise<void>
+}
+
+/** A request for a new key of one tenant. */
+export interface CreateKeyRequest {
+  tenantId: string
+  type: KeyType
+  /** The backend to hold it (default: the manager's default backend). */
+  backend?: string
+}
+
+/** What every signature request names: the tenant, the key and the algorithm. */
+interface SignRequestBase {
+  /** The tenant signing: a key of another tenant signs nothing (404). */
+  tenantId: string
+  keyRef: KeyRef
+  /** Member DIDs (canonical) that approved this signature, for backends that sign only with a quorum (`mpc`). */
+  approvals?: readonly string[]
+}
+
+/**
+ * A signature request: `data` is signed under `alg` (hashed as the algorithm says), or — for
+ * `ES256K-R` only, what the did:ethr registries need — a 32-byte `digest` the caller computed
+ * is signed as it is.
+ */
+export type SignRequest =
+  | (SignRequestBase & { alg: SignatureAlgorithm; data: Uint8Array; digest?: undefined })
+  | (SignRequestBase & { alg: 'ES256K-R'; digest: Uint8Array; data?: undefined })
+
+/**
+ * Creates keys and signs with them. Signatures are in JOSE form: r‖s (64 bytes) for ES256K and
+ * ES256, r‖s‖v (65 bytes, v ∈ {0, 1}, low-S) for ES256K-R, 64 bytes for EdDSA.
+ */
+export interface KeyManager {
+  /** Creates a key; resolves to its reference and public JWK. */
+  createKey(request: CreateKeyRequest): Promise<CreatedKey>
+  /**
+   * Makes a key to be stored in the caller's transaction ({@link StagedKey}); a backend that
+   * stores nothing in the service's storage creates it at once.
+   */
+  stageKey(request: CreateKeyRequest): Promise<StagedKey>
+  /** The signature of a request; 404 for a reference the tenant does not hold, 422 for an algorithm the key cannot sign under. */
+  sign(request: SignRequest): Promise<Uint8Array>
+  /** The public JWK of a key of the tenant; 404 when it holds none under `keyRef`. */
+  publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk>
+}
+
+/** A backend behind the port: the same calls, with the reference's id part (after `<backend>:`). */
+export interface KeyBackend {
+  /** Creates a key; resolves to its id within the backend and its public JWK. */
+  createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }>
+  /** Optional: a key whose record `store` writes through the caller's transaction (backends keeping keys in the service's storage). */
+  stageKey?(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
+  /** Signs a request whose key, algorithm and input {@link BackendKeyManager} has checked. */
+  sign(request: SignRequest & { id: string }): Promise<Uint8Array>
+  /** The public JWK of the tenant's key `id`, or undefined when the tenant holds none. */
+  publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined>
+}
+
+/** The backend's name and the id within it of a reference; undefined when it is not `<backend>:<id>`. */
+export function parseKeyRef(keyRef: string): { backend: string; id: string } | undefined {
+  const colon = keyRef.indexOf(':')
+  if (colon <= 0 || colon === keyRef.length - 1) return undefined
+  return { backend: keyRef.slice(0, colon), id: keyRef.slice(colon + 1) }
+}
+
+/** A {@link KeyManager} over named backends: adding a backend is one entry in `backends`. */
+export class BackendKeyManager implements KeyManager {
+  constructor(
+    private readonly backends: Readonly<Record<string, KeyBackend>>,
+    private readonly defaultBackend: string,
+  ) {
+    if (!backends[defaultBackend]) throw new RangeError(`no key backend named ${defaultBackend}`)
+  }
+
+  async createKey(request: CreateKeyRequest): Promise<CreatedKey> {
+    const { name, backend } = this.#backendFor(request)
+    const { id, publicJwk } = await backend.createKey(request.tenantId, request.type)
+    return { keyRef: `${name}:${id}`, publicJwk }
+  }
+
+  async stageKey(request: CreateKeyRequest): Promise<StagedKey> {
+    const { name, backend } = this.#backendFor(request)
+    if (!backend.stageKey) return { ...(await this.createKey(request)), store: async () => {} }
+    const staged = await backend.stageKey(request.tenantId, request.type)
+    return { keyRef: `${name}:${staged.id}`, publicJwk: staged.publicJwk, store: (tx) => staged.store(tx) }
+  }
+
+  #backendFor(request: CreateKeyRequest): { name: string; backend: KeyBackend } {
+    if (!Object.hasOwn(ALGORITHMS_OF, request.type)) throw new IdentityError('VALIDATION_ERROR', `unknown key type ${String(request.type)}`)
+    const name = request.backend ?? this.defaultBackend
+    const backend = Object.hasOwn(this.backends, name) ? this.backends[name] : undefined
+    if (!backend) throw new IdentityError('VALIDATION_ERROR', `unknown key backend ${name}`)
+    return { name, backend }
+  }
+
+  async sign(request: SignRequest): Promise<Uint8Array> {
+    const { backend, id } = this.#locate(request.keyRef)
+    const jwk = await backend.publicKey(request.tenantId, id)
+    if (!jwk) throw unknownKey(request.keyRef)
+    const type = keyTypeOfJwk(jwk)!
+    if (!ALGORITHMS_OF[type].includes(request.alg))
+      throw new IdentityError('VALIDATION_ERROR', `a ${type} key signs under ${ALGORITHMS_OF[type].join(' or ')}, not ${request.alg}`)
+    if (request.digest !== undefined && request.digest.length !== 32)
+      throw new IdentityError('VALIDATION_ERROR', 'a prehashed ES256K-R digest must be 32 bytes')
+    return backend.sign({ ...request, id })
+  }
+
+  async publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk> {
+    const { backend, id } = this.#locate(keyRef)
+    const jwk = await backend.publicKey(tenantId, id)
+    if (!jwk) throw unknownKey(keyRef)
+    return jwk
+  }
+
+  #locate(keyRef: KeyRef): { backend: KeyBackend; id: string } {
+    const parsed = parseKeyRef(keyRef)
+    const backend = parsed && Object.hasOwn(this.backends, parsed.backend) ? this.backends[parsed.backend] : undefined
+    if (!parsed || !backend) throw unknownKey(keyRef)
+    return { backend, id: parsed.id }
+  }
+}
+
+/** The same answer for a malformed reference, an unknown backend and another tenant's key: nothing tells them apart. */
+const unknownKey = (keyRef: string) => new IdentityError('NOT_FOUND', `no key ${keyRef.slice(0, 120)}`)

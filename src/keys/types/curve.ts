@@ -1,0 +1,36 @@
+/** What the key port needs of a key type's curve code: generate, public JWK, sign per algorithm. */
+import type { KeyType, PublicJwk, SignatureAlgorithm } from '../key-types.js'
+
+/**
+ * One key type's curve code. Private keys are the raw scalar / seed bytes the curve library
+ * takes (32 bytes for all three types); callers wipe what they pass in.
+ */
+export interface KeyCurve {
+  readonly type: KeyType
+  /** A fresh random private key. */
+  generate(): Uint8Array
+  /** The public JWK of a private key. */
+  publicJwk(privateKey: Uint8Array): PublicJwk
+  /** The public JWK of a public key's bytes: a SEC1 point (compressed or not) for secp256k1 and P-256, the 32 bytes for Ed25519. */
+  publicJwkOfBytes(publicKey: Uint8Array): PublicJwk
+  /** The public key's bytes an MPC provider shows: the compressed SEC1 point (33 bytes), or Ed25519's 32 bytes. */
+  publicBytes(privateKey: Uint8Array): Uint8Array
+  /**
+   * The JOSE signature of `data` under `alg` (one of {@link ALGORITHMS_OF}[type]): r‖s for
+   * ES256K and ES256, r‖s‖v for ES256K-R, the 64-byte signature for EdDSA.
+   */
+  sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array): Uint8Array
+}
+
+/** The base64url (no padding) of bytes, as JWK members spell them. */
+export const base64url = (bytes: Uint8Array): string => Buffer.from(bytes).toString('base64url')
+
+/** Refuses an algorithm the key type does not sign under. */
+export function unsupported(type: KeyType, alg: string): never {
+  throw new RangeError(`a ${type} key does not sign under ${alg}`)
+}
+
+/** The JWK of an uncompressed SEC1 point (65 bytes, 04 prefix) on `crv`. */
+export function ecJwk(crv: 'secp256k1' | 'P-256', point: Uint8Array): PublicJwk {
+  return { kty: 'EC', crv, x: base64url(point.subarray(1, 33)), y: base64url(point.subarray(33)) }
+}

@@ -1,0 +1,83 @@
+/**
+ * The `mpc` key backend: keys held by an {@link MpcProvider}, reached through the key port. A
+ * key's id is `<vaultId>` (a `NONE` vault's key, path `m`) or `<vaultId>/<index>` (wallet `index`
+ * of a secp256k1 `BIP44` vault). Keys are made by initializing their vault under its quorum, not
+ * by `createKey`; a signature carries the approving members (`SignRequest.approvals`) to the
+ * provider, and is checked against the key's public JWK before it is returned.
+ *
+ * It lives in `mpc/`, not `keys/backends/`, because the layers put the MPC port above `keys/`.
+ */
+import { sha256 } from '@noble/hashes/sha2.js'
+import { IdentityError } from '../errors.js'
+import { ACCOUNT_PATH, deriveChildPublicKey } from '../keys/hd.js'
+import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js'
+import type { KeyBackend, SignRequest } from '../keys/port.js'
+import { CURVES } from '../keys/types/index.js'
+import { verifyJose } from '../keys/verify-jose.js'
+import { recoverPublicKey } from '../keys/secp256k1.js'
+import { pendingError } from './pending.js'
+import type { MpcProvider, MpcVaultRef } from './port.js'
+
+/** Where the backend finds the vault of a key (the vaults domain implements it over its records). */
+export interface MpcVaultDirectory {
+  /** The provider's view of the tenant's initialized MPC vault `vaultId`; undefined when the tenant has none. */
+  vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined>
+}
+
+/** The key id of a `NONE` vault's key or of a `BIP44` vault's wallet `index`. */
+export const mpcKeyId = (vaultId: string, index?: number): string => (index === undefined ? vaultId : `${vaultId}/${index}`)
+
+export class MpcKeyBackend implements KeyBackend {
+  constructor(
+    private readonly provider: MpcProvider,
+    private readonly vaults: MpcVaultDirectory,
+  ) {}
+
+  createKey(): Promise<never> {
+    return Promise.reject(
+      new IdentityError('VALIDATION_ERROR', 'MPC keys are made by initializing an MPC vault under its quorum, not by createKey'),
+    )
+  }
+
+  async publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined> {
+    const located = await this.#locate(tenantId, id)
+    return located?.publicJwk
+  }
+
+  async sign(request: SignRequest & { id: string }): Promise<Uint8Array> {
+    const located = await this.#locate(request.tenantId, request.id)
+    if (!located) throw new IdentityError('NOT_FOUND', `no key ${request.keyRef}`)
+    const { vault, path, publicJwk, type } = located
+    const approvals = request.approvals ?? []
+    if (type === 'secp256k1') {
+      const digest = request.digest ?? sha256(request.data)
+      const outcome = await this.provider.requestSignature({ vault, path, digest, approvals })
+      if (outcome.status !== 'signed') throw pendingError(outcome)
+      const { r, s, recovery } = outcome.signature
+      const recovered = CURVES.secp256k1.publicJwkOfBytes(recoverPublicKey(outcome.signature, digest))
+      if (recovered.x !== publicJwk.x || recovered.y !== publicJwk.y) throw new Error('the MPC provider signed with another key')
+      return Uint8Array.from(request.alg === 'ES256K-R' ? [...r, ...s, recovery] : [...r, ...s])
+    }
+    if (!this.provider.requestDataSignature) throw new Error(`the MPC provider cannot sign with ${type} keys (no requestDataSignature)`)
+    const alg = request.alg as 'ES256' | 'EdDSA'
+    const outcome = await this.provider.requestDataSignature({ vault, path, alg, data: request.data!, approvals })
+    if (outcome.status !== 'signed') throw pendingError(outcome)
+    if (!verifyJose(publicJwk, alg, request.data!, outcome.joseSignature)) throw new Error('the MPC provider signed with another key')
+    return outcome.joseSignature
+  }
+
+  async #locate(tenantId: string, id: string) {
+    const [vaultId, indexText, ...rest] = id.split('/')
+    const index = indexText === undefined ? undefined : Number(indexText)
+    if (rest.length > 0 || (index !== undefined && !(Number.isInteger(index) && String(index) === indexText))) return undefined
+    const vault = await this.vaults.vaultRef(tenantId, vaultId)
+    if (!vault || (vault.hierarchy === 'BIP44') !== (index !== undefined)) return undefined
+    const type: KeyType = vault.keyType ?? 'secp256k1'
+    const node = await this.provider.getPublicKey(vault, vault.hierarchy === 'BIP44' ? ACCOUNT_PATH : 'm')
+    const publicKey =
+      index === undefined ? node.publicKey : deriveChildPublicKey({ publicKey: node.publicKey, chainCode: node.chainCode! }, index)
+    const publicJwk = CURVES[type].publicJwkOfBytes(publicKey)
+    if (keyTypeOfJwk(publicJwk) !== type) return undefined
+    return { vault, path: index === undefined ? 'm' : `${ACCOUNT_PATH}/${index}`, publicJwk, type }
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * The key port over the `mpc` backend (src/mpc/key-backend.ts) and the shipped quorum custody,
+ * on a real SQLite file: secp256k1, P-256 and Ed25519 vault keys sign through the port only
+ * with a quorum of approvals, their signatures check in OpenSSL, a wallet key of a secp256k1
+ * BIP44 vault signs too, and another tenant's reference signs nothing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { KeyCustody } from '../../src/custody/key-custody.js'
+import { SEALED_KEYS, SealedKeyBackend } from '../../src/keys/backends/sealed/index.js'
+import { ALGORITHMS_OF, KEY_TYPES, type KeyType } from '../../src/keys/key-types.js'
+import { Keyring, randomMasterKey } from '../../src/keys/keyring.js'
+import { BackendKeyManager } from '../../src/keys/port.js'
+import { verifyJose } from '../../src/keys/verify-jose.js'
+import { MpcKeyBackend, mpcKeyId } from '../../src/mpc/key-backend.js'
+import type { MpcVaultRef } from '../../src/mpc/port.js'
+import { MPC_KEYS, MPC_SHARES } from '../../src/mpc/records.js'
+import { ShamirQuorumCustody } from '../../src/mpc/shamir-quorum-custody.js'
+import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
+import type { StorageAdapter } from '../../src/storage/port.js'
+
+const members = ['did:ethr:0x1111111111111111111111111111111111111111', 'did:ethr:0x2222222222222222222222222222222222222222']
+const data = new TextEncoder().encode('header.payload')
+
+let dir: string
+let storage: StorageAdapter
+let custody: ShamirQuorumCustody
+let keys: BackendKeyManager
+const vaults = new Map<string, MpcVaultRef>()
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'didvault-mpc-keys-'))
+  storage = createSqliteStorage({ path: join(dir, 'db.sqlite') })
+  await storage.init([SEALED_KEYS, MPC_KEYS, MPC_SHARES])
+  const keyring = new Keyring(randomMasterKey())
+  custody = new ShamirQuorumCustody(storage, new KeyCustody(keyring))
+  vaults.clear()
+  // What the vaults domain answers from its records: the tenant's MPC vault of that id.
+  const directory = {
+    vaultRef: async (tenantId: string, vaultId: string) => (vaults.get(vaultId)?.tenantId === tenantId ? vaults.get(vaultId) : undefined),
+  }
+  keys = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring), mpc: new MpcKeyBackend(custody, directory) }, 'sealed')
+})
+
+afterEach(async () => {
+  await storage.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function mpcVault(keyType: KeyType, hierarchy: 'NONE' | 'BIP44' = 'NONE'): Promise<MpcVaultRef> {
+  const vaultId = `vault-${keyType}-${hierarchy}`
+  const base = {
+    tenantId: 'a',
+    vaultId,
+    mpcAccountID: 'acct',
+    hierarchy,
+    keyType,
+    policy: { groups: [{ name: 'board', requiredApprovals: 2, members }] },
+  }
+  const ref: MpcVaultRef = { ...base, ...(await custody.createVault(base)) }
+  expect(await custody.initialize(ref, members)).toEqual({ status: 'initialized' })
+  vaults.set(vaultId, ref)
+  return ref
+}
+
+describe('the key port, mpc backend', () => {
+  for (const type of KEY_TYPES) {
+    it(`signs with a ${type} vault key under ${ALGORITHMS_OF[type].join(', ')} only with a quorum`, async () => {
+      const vault = await mpcVault(type)
+      const keyRef = `mpc:${mpcKeyId(vault.vaultId)}`
+      const publicJwk = await keys.publicKey('a', keyRef)
+      expect(publicJwk.crv).toBe(type)
+      for (const alg of ALGORITHMS_OF[type]) {
+        const signature = await keys.sign({ tenantId: 'a', keyRef, alg, data, approvals: members })
+        expect(verifyJose(publicJwk, alg, data, signature)).toBe(true)
+        await expect(keys.sign({ tenantId: 'a', keyRef, alg, data, approvals: members.slice(1) })).rejects.toMatchObject({
+          errorType: 'FORBIDDEN',
+        })
+      }
+      await expect(keys.sign({ tenantId: 'b', keyRef, alg: ALGORITHMS_OF[type][0], data, approvals: members })).rejects.toMatchObject({
+        errorType: 'NOT_FOUND',
+      })
+    })
+  }
+
+  it('signs with the wallet keys of a secp256k1 BIP44 vault, digests for the registries included', async () => {
+    const vault = await mpcVault('secp256k1', 'BIP44')
+    const keyRef = `mpc:${mpcKeyId(vault.vaultId, 3)}`
+    const publicJwk = await keys.publicKey('a', keyRef)
+    expect(publicJwk).not.toEqual(await keys.publicKey('a', `mpc:${mpcKeyId(vault.vaultId, 4)}`))
+    expect(verifyJose(publicJwk, 'ES256K', data, await keys.sign({ tenantId: 'a', keyRef, alg: 'ES256K', data, approvals: members }))).toBe(
+      true,
+    )
+    const digest = new Uint8Array(32).fill(7)
+    expect(await keys.sign({ tenantId: 'a', keyRef, alg: 'ES256K-R', digest, approvals: members })).toHaveLength(65)
+    await expect(keys.publicKey('a', `mpc:${vault.vaultId}`)).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
+    await expect(keys.publicKey('a', `mpc:${vault.vaultId}/03`)).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
+  })
+
+  it('refuses a BIP44 vault of P-256 or Ed25519 (its derivation comes with SLIP-0010), and createKey on mpc', async () => {
+    await expect(mpcVault('P-256', 'BIP44')).rejects.toThrow(/hierarchy NONE/)
+    await expect(keys.createKey({ tenantId: 'a', type: 'Ed25519', backend: 'mpc' })).rejects.toMatchObject({
+      errorType: 'VALIDATION_ERROR',
+    })
+  })
+})
