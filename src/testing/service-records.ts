@@ -30,6 +30,7 @@ import {
 } from '../status/records.js'
 import { VAULTS, type VaultRecord } from '../vaults/records.js'
 import { DELEGATE_KEYS, WALLETS, type DelegateKeyRecord, type WalletRecord } from '../wallets/records.js'
+import { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from '../keys/backends/sealed/index.js'
 
 /** How to make records of one declared collection. */
 export interface SampleCollection {
@@ -81,6 +82,22 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       createdAt: createdAt(n),
       lastUsedAt: createdAt(n) + 60_000,
     }),
+  }),
+  sample<SealedKeyRecord>({
+    declaration: SEALED_KEYS,
+    scopeField: 'tenantId',
+    record: (scope, n) => {
+      const thumbprint = `thumbprint-${n}`.padEnd(43, 'A')
+      return {
+        id: sealedKeyId(scope, thumbprint),
+        tenantId: scope,
+        thumbprint,
+        type: 'P-256',
+        publicJwk: { kty: 'EC', crv: 'P-256', x: 'x'.repeat(43), y: `y-${n}`.padEnd(43, 'y') },
+        privateKey: sealed('privateKey'),
+        createdAt: createdAt(n),
+      }
+    },
   }),
   sample<VaultRecord>({
     declaration: VAULTS,
