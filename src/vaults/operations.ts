@@ -154,18 +154,7 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
 export async function createVaultWallet(
   ctx: Pick<
     VaultsContext,
-    | 'audit'
-    | 'callers'
-    | 'config'
-    | 'custody'
-    | 'keyManager'
-    | 'mpc'
-    | 'now'
-    | 'onError'
-    | 'onItemFailure'
-    | 'registries'
-    | 'signers'
-    | 'storage'
+    'audit' | 'callers' | 'config' | 'keyManager' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
   >,
   caller: Caller,
   input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>,

@@ -4,6 +4,7 @@ import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
 import type { CreatedKey } from '../keys/port.js'
 import { addressOf, bytesToHex, uncompressedOf } from '../keys/secp256k1.js'
 import { publicKeyDerHex } from '../keys/spki.js'
+import { ecPoint } from '../keys/types/curve.js'
 import type { WalletRecord } from './records.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { RegistryReport } from './did-updates.js'
@@ -28,9 +29,8 @@ export interface NewWallet {
 export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: NewWallet): WalletRecord {
   const { keyRef, publicJwk } = input.key
   if (publicJwk.crv !== 'secp256k1') throw new RangeError(`a did:ethr wallet needs a secp256k1 key, not ${publicJwk.crv}`)
-  const point = Uint8Array.from([4, ...Buffer.from(publicJwk.x, 'base64url'), ...Buffer.from(publicJwk.y!, 'base64url')])
   const { key: _key, ...rest } = input
-  const record = publicRecord(ctx, rest, point)
+  const record = publicRecord(ctx, rest, ecPoint(publicJwk))
   Object.assign(record, { keyRef, keyType: 'secp256k1', publicKeyJwk: publicJwk })
   return record
 }
