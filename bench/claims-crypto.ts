@@ -26,12 +26,12 @@ import { IdentityService, staticTenants } from '../src/index.js'
 import type { BoundIdentityService, IdentityServiceOptions, StorageAdapter } from '../src/index.js'
 import { randomMasterKey } from '../src/index.js'
 import { didJwtSigner } from '../src/proofs/jwt-signer.js'
+import { openDelegateKey } from '../test/helpers/delegate-keys.js'
 import { canonize } from '../src/proofs/jsonld/canonize.js'
 import { SECURITY_V2_URL } from '../src/proofs/jsonld/contexts.js'
 import type { JsonLdDocument, ProofType } from '../src/proofs/jsonld/index.js'
 import { openKeyring } from '../src/custody/keyring-store.js'
 import { generatePrivateKey, LocalSigner } from '../src/keys/secp256k1.js'
-import { secretContext } from '../src/keys/secret-context.js'
 import { type DelegateKeyRecord } from '../src/wallets/records.js'
 import { measurePair, type MeasureOptions, type Measurement, type Operation } from './measure.js'
 import { nativeSecp256k1 } from './secp256k1.js'
@@ -87,9 +87,7 @@ export async function benchClaimsCrypto(label: string, storage: StorageAdapter, 
         .collection<DelegateKeyRecord>('delegateKeys')
         .find({ field: 'ethereumAddress', op: 'eq', value: delegateAddress }, { limit: 1 })
     ).items[0]
-    const delegate = new LocalSigner(
-      (await openKeyring(storage, masterKey)).open(row.privateKey, secretContext('delegateKeys', row, 'privateKey')),
-    )
+    const delegate = new LocalSigner(await openDelegateKey(storage, await openKeyring(storage, masterKey), row))
     const claim = () => ({ id: `urn:uuid:${randomUUID()}`, payload: { degree: 'BSc', n: Math.random() } })
     const rawKey = new LocalSigner(generatePrivateKey())
     const rawDid = `did:ethr:dev:${rawKey.address}`

@@ -27,12 +27,34 @@ export interface StagedKey extends CreatedKey {
   store(tx: StorageAdapter): Promise<void>
 }
 
+/** A secret sealed by the service's keyring, and the context it is bound to (`keys/secret-context.ts`). */
+export interface SealedSecret {
+  envelope: string
+  context: string
+}
+
+/**
+ * A key derived from a BIP44 vault's sealed secrets rather than generated: wallet `index` of the
+ * vault, secp256k1 by BIP32 at `m/44'/60'/0'/0/<index>` from the packed account node, Ed25519 and
+ * P-256 by SLIP-0010 at `m/44'/60'/0'/0'/<index>'` from the mnemonic's seed. The backend opens the
+ * secret, derives, seals the key and wipes the rest: the caller never holds the private key.
+ */
+export interface HdDerivation {
+  /** The vault's packed BIP32 account node `m/44'/60'/0'/0` (`keys/hd.ts`), sealed: what secp256k1 keys derive from. */
+  accountNode?: SealedSecret
+  /** The vault's BIP39 mnemonic, sealed: what Ed25519 and P-256 keys derive from. */
+  mnemonic?: SealedSecret
+  index: number
+}
+
 /** A request for a new key of one tenant. */
 export interface CreateKeyRequest {
   tenantId: string
   type: KeyType
   /** The backend to hold it (default: the manager's default backend). */
   backend?: string
+  /** Derive the key from a BIP44 vault's secrets instead of generating it (backends that can: `sealed`); 422 elsewhere. */
+  derive?: HdDerivation
 }
 
 /** What every signature request names: the tenant, the key and the algorithm. */
@@ -74,9 +96,15 @@ export interface KeyManager {
 /** A backend behind the port: the same calls, with the reference's id part (after `<backend>:`). */
 export interface KeyBackend {
   /** Creates a key; resolves to its id within the backend and its public JWK. */
-  createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }>
+  createKey(tenantId: string, type: KeyType, derive?: HdDerivation): Promise<{ id: string; publicJwk: PublicJwk }>
   /** Optional: a key whose record `store` writes through the caller's transaction (backends keeping keys in the service's storage). */
-  stageKey?(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
+  stageKey?(
+    tenantId: string,
+    type: KeyType,
+    derive?: HdDerivation,
+  ): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
+  /** Whether the backend derives keys from {@link HdDerivation}s; without it a `derive` request is 422. */
+  readonly derivesKeys?: boolean
   /** Signs a request whose key, algorithm and input {@link BackendKeyManager} has checked. */
   sign(request: SignRequest & { id: string }): Promise<Uint8Array>
   /** The public JWK of the tenant's key `id`, or undefined when the tenant holds none. */
@@ -101,14 +129,14 @@ export class BackendKeyManager implements KeyManager {
 
   async createKey(request: CreateKeyRequest): Promise<CreatedKey> {
     const { name, backend } = this.#backendFor(request)
-    const { id, publicJwk } = await backend.createKey(request.tenantId, request.type)
+    const { id, publicJwk } = await backend.createKey(request.tenantId, request.type, request.derive)
     return { keyRef: `${name}:${id}`, publicJwk }
   }
 
   async stageKey(request: CreateKeyRequest): Promise<StagedKey> {
     const { name, backend } = this.#backendFor(request)
     if (!backend.stageKey) return { ...(await this.createKey(request)), store: async () => {} }
-    const staged = await backend.stageKey(request.tenantId, request.type)
+    const staged = await backend.stageKey(request.tenantId, request.type, request.derive)
     return { keyRef: `${name}:${staged.id}`, publicJwk: staged.publicJwk, store: (tx) => staged.store(tx) }
   }
 
@@ -117,6 +145,7 @@ export class BackendKeyManager implements KeyManager {
     const name = request.backend ?? this.defaultBackend
     const backend = Object.hasOwn(this.backends, name) ? this.backends[name] : undefined
     if (!backend) throw new IdentityError('VALIDATION_ERROR', `unknown key backend ${name}`)
+    if (request.derive && !backend.derivesKeys) throw new IdentityError('VALIDATION_ERROR', `the ${name} key backend derives no HD keys`)
     return { name, backend }
   }
 

@@ -14,7 +14,7 @@ import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js
 import type { KeyBackend, SignRequest } from '../keys/port.js'
 import { CURVES } from '../keys/types/index.js'
 import { verifyJose } from '../keys/verify-jose.js'
-import { recoverPublicKey } from '../keys/secp256k1.js'
+import { isLowS, recoverPublicKey } from '../keys/secp256k1.js'
 import { pendingError } from './pending.js'
 import type { MpcProvider, MpcVaultRef } from './port.js'
 
@@ -54,6 +54,7 @@ export class MpcKeyBackend implements KeyBackend {
       const outcome = await this.provider.requestSignature({ vault, path, digest, approvals })
       if (outcome.status !== 'signed') throw pendingError(outcome)
       const { r, s, recovery } = outcome.signature
+      if (!isLowS(outcome.signature)) throw new Error('the MPC provider returned a high-S signature')
       const recovered = CURVES.secp256k1.publicJwkOfBytes(recoverPublicKey(outcome.signature, digest))
       if (recovered.x !== publicJwk.x || recovered.y !== publicJwk.y) throw new Error('the MPC provider signed with another key')
       return Uint8Array.from(request.alg === 'ES256K-R' ? [...r, ...s, recovery] : [...r, ...s])

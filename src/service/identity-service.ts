@@ -44,7 +44,6 @@ import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
 import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
-import { MpcKeyBackend } from '../mpc/key-backend.js'
 import { BackendKeyManager } from '../keys/port.js'
 import { SealedKeyBackend } from '../keys/backends/sealed/index.js'
 import { StatusAllocator } from '../status/allocate.js'
@@ -341,10 +340,7 @@ export class IdentityService {
       audit,
     )
     const callers = new CallerFacts(resolver, storage)
-    const keyManager = new BackendKeyManager(
-      { sealed: new SealedKeyBackend(storage, keyring, now), mpc: new MpcKeyBackend(mpc.provider, mpc) },
-      'sealed',
-    )
+    const keyManager = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend }, 'sealed')
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
       (listId) => signList(ctx, listId),

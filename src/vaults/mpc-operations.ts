@@ -126,7 +126,7 @@ export async function initializeVault(
 export async function createMpcVaultWallet(
   ctx: Pick<
     VaultsContext,
-    'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+    'audit' | 'config' | 'keyManager' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
   >,
   caller: Caller,
   vault: VaultRecord,

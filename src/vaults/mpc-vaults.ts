@@ -1,15 +1,17 @@
 /**
  * The service's side of MPC vaults: turns vault records into provider calls, gathers the
- * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}.
+ * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}, which
+ * signs through the `mpc` key backend ({@link MpcVaults.keyBackend}, the one the service's key
+ * port routes `mpc:` references to).
  */
 import { notFound } from '../errors.js'
-import { ACCOUNT_PATH } from '../keys/hd.js'
-import { bytesToHex, isLowS, recoverPublicKey } from '../keys/secp256k1.js'
+import { bytesToHex, recoverPublicKey } from '../keys/secp256k1.js'
+import { BackendKeyManager, type KeyManager } from '../keys/port.js'
+import { MpcKeyBackend, mpcKeyId } from '../mpc/key-backend.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
-import { pendingError } from '../mpc/pending.js'
 import { type QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
 import type { MpcProvider, MpcVaultRef } from '../mpc/port.js'
 
@@ -22,13 +24,21 @@ import type { AuditTrail } from '../audit/trail.js'
 export type MpcWallet = Pick<WalletRecord, 'tenantId' | 'vaultId' | 'index' | 'did' | 'publicKeyHex' | 'ethereumAddress'>
 
 export class MpcVaults {
+  /** The `mpc` key backend over this service's MPC vaults: the key port's backend for `mpc:` references. */
+  readonly keyBackend: MpcKeyBackend
+  /** @internal The key port over {@link keyBackend} alone, through which MPC wallets sign. */
+  readonly keys: KeyManager
+
   constructor(
     readonly provider: MpcProvider,
     private readonly approvals: QuorumApprovals,
     private readonly storage: StorageAdapter,
     /** Each quorum-approved signature is recorded there (`mpc.sign`, with the approving members). */
     readonly audit: AuditTrail,
-  ) {}
+  ) {
+    this.keyBackend = new MpcKeyBackend(provider, this)
+    this.keys = new BackendKeyManager({ mpc: this.keyBackend }, 'mpc')
+  }
 
   /** What the provider is told about `vault` (an MPC vault record). */
   refOf(vault: VaultRecord): MpcVaultRef {
@@ -90,15 +100,12 @@ export class MpcVaults {
   }
 }
 
-/** BIP32 path of an MPC wallet's key: `m` in a `NONE` vault, `m/44'/60'/0'/0/<index>` in a `BIP44` one. */
-export function pathOf(vault: VaultRecord, wallet: MpcWallet): string {
-  return vault.hierarchy === 'BIP44' ? `${ACCOUNT_PATH}/${wallet.index}` : 'm'
-}
-
 /**
- * Signs through the MPC provider, with the approvals of the request that signs. A signature
- * is checked to be low-S and to recover to the wallet's key before it is used: a provider signing with another
- * key fails here, not later at a verifier or on chain.
+ * Signs through the `mpc` key backend (`ES256K-R` over the digest), with the approvals of the
+ * request that signs, gathered here against the vault's quorum. The backend checks the
+ * signature is low-S and made by the provider's key; here it is also checked to recover to the
+ * wallet's recorded key before it is used: a provider signing with another key fails here, not
+ * later at a verifier or on chain.
  */
 class MpcWalletSigner implements DigestSigner {
   readonly publicKeyHex: string
@@ -116,20 +123,15 @@ class MpcWalletSigner implements DigestSigner {
   async sign(digest: Uint8Array): Promise<RecoverableSignature> {
     const vault = await this.vaults.vaultOf(this.wallet)
     const approvals = await this.vaults.approvalsFor(vault, 'sign', this.evidence, { wallet: this.wallet, digest })
-    const outcome = await this.vaults.provider.requestSignature({
-      vault: this.vaults.refOf(vault),
-      path: pathOf(vault, this.wallet),
-      digest,
-      approvals,
-    })
-    if (outcome.status !== 'signed') throw pendingError(outcome)
-    if (!isLowS(outcome.signature)) throw new Error('the MPC provider returned a high-S signature')
-    if (bytesToHex(recoverPublicKey(outcome.signature, digest)) !== this.publicKeyHex)
+    const keyRef = `mpc:${mpcKeyId(vault.id, vault.hierarchy === 'BIP44' ? this.wallet.index : undefined)}`
+    const sig = await this.vaults.keys.sign({ tenantId: this.wallet.tenantId, keyRef, alg: 'ES256K-R', digest, approvals })
+    const signature: RecoverableSignature = { r: sig.slice(0, 32), s: sig.slice(32, 64), recovery: sig[64] as 0 | 1 }
+    if (bytesToHex(recoverPublicKey(signature, digest)) !== this.publicKeyHex)
       throw new Error(`the MPC provider signed with a key other than ${this.address}'s`)
     // A signature writes nothing of the tenant's: its record is a transaction of its own.
     const e = this.evidence
     const actor = { tenantId: this.wallet.tenantId, dids: e?.dids ?? [], apiKeyId: e?.apiKeyId, requestId: e?.requestId }
     await this.vaults.audit.record(actor, [{ action: 'mpc.sign', target: { type: 'wallet', id: this.wallet.did }, approvals }])
-    return outcome.signature
+    return signature
   }
 }

@@ -2,8 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { conflict, invalid, notFound } from '../errors.js'
-import { accountNodeOf, deriveWalletKey, generateMnemonic } from '../keys/hd.js'
-import { generatePrivateKey } from '../keys/secp256k1.js'
+import { accountNodeOf, generateMnemonic } from '../keys/hd.js'
 import type * as schemas from './schemas.js'
 import type { VaultView } from './schemas.js'
 import type { WalletView } from '../wallets/schemas.js'
@@ -15,9 +14,10 @@ import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
 import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
-import { buildSealedWallet, presentWallet, withReport } from '../wallets/build.js'
+import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
-import { presentVault } from './views.js'
+import { keyEnvelopes, presentVault } from './views.js'
+import { hdDerivation } from './hd-keys.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import { assertControlsVault } from './access.js'
@@ -30,7 +30,7 @@ import type { VaultsContext } from './context.js'
 export async function createVault(
   ctx: Pick<
     VaultsContext,
-    'audit' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+    'audit' | 'config' | 'custody' | 'keyManager' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
   >,
   caller: Caller,
   input: z.output<typeof schemas.createVault>,
@@ -57,40 +57,39 @@ export async function createVault(
   if (input.walletConfig !== undefined) vault.walletConfig = input.walletConfig
 
   let mnemonic: string | undefined
-  let privateKey: Uint8Array
   if (input.hierarchy === 'BIP44') {
     mnemonic = generateMnemonic()
     const accountNode = accountNodeOf(mnemonic)
     vault.mnemonic = ctx.custody.seal('vaults', sealedFor, 'mnemonic', new TextEncoder().encode(mnemonic))
     vault.accountNode = ctx.custody.seal('vaults', sealedFor, 'accountNode', accountNode)
-    vault.hdIndex = 0
-    privateKey = deriveWalletKey(accountNode, 0)
     accountNode.fill(0)
-  } else {
-    privateKey = generatePrivateKey()
+    vault.hdIndex = 0
   }
-  const wallet = buildSealedWallet(ctx, {
+  // NONE: a fresh key; BIP44: wallet 0, derived by the key backend from the vault's sealed secrets.
+  const derive = vault.hdIndex === undefined ? undefined : hdDerivation(vault, vault.hdIndex)
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1', derive })
+  const wallet = buildWallet(ctx, {
     tenantId: caller.tenantId,
-    privateKey,
+    key,
     vaultId: id,
     index: vault.hdIndex,
     walletConfig: input.walletConfig,
     network,
   })
-  privateKey.fill(0)
   vault.rootDid = wallet.did
   const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
 
   await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     await c.vaults.insert(vault)
+    await key.store(tx)
     await c.wallets.insert(wallet)
     await ctx.audit.append(tx, caller, [
       { action: 'vault.create', target: { type: 'vault', id } },
       { action: 'wallet.create', target: { type: 'wallet', id: wallet.did } },
     ])
   })
-  const view = presentVault(vault, [wallet], mnemonic)
+  const view = presentVault(vault, [wallet], await keyEnvelopes(ctx.storage, caller.tenantId, [wallet]), mnemonic)
   view.wallets[0] = withReport(view.wallets[0], await apply(wallet))
   return { vault: view }
 }
@@ -142,7 +141,8 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
       byVault.get(w.vaultId!)?.push(w)
     for (const members of byVault.values()) members.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))
   }
-  const result: VaultsPage = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [])) }
+  const envelopes = await keyEnvelopes(ctx.storage, caller.tenantId, [...byVault.values()].flat())
+  const result: VaultsPage = { vaults: found.map((v) => presentVault(v, byVault.get(v.id) ?? [], envelopes)) }
   if (nextCursor !== undefined) result.nextCursor = nextCursor
   return result
 }
@@ -154,7 +154,7 @@ export async function getVaults(ctx: Pick<VaultsContext, 'storage'>, caller: Cal
 export async function createVaultWallet(
   ctx: Pick<
     VaultsContext,
-    'audit' | 'callers' | 'config' | 'custody' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
+    'audit' | 'callers' | 'config' | 'keyManager' | 'mpc' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
   >,
   caller: Caller,
   input: z.output<typeof schemas.createVaultWallet> & z.output<typeof schemas.createVaultWalletParams>,
@@ -169,7 +169,6 @@ export async function createVaultWallet(
   checkWalletConfig(walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, walletConfig)
 
-  const accountNode = ctx.custody.open('vaults', vault, 'accountNode', vault.accountNode!)
   // Index allocation and insert commit together, so indexes stay unique and gap-free.
   const wallet = await uniqueOr(
     () =>
@@ -178,23 +177,24 @@ export async function createVaultWallet(
         // The vault may have been deleted since it was read (the delete is one transaction too).
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
-        const privateKey = deriveWalletKey(accountNode, index)
-        const record = buildSealedWallet(ctx, {
+        // The key backend opens the vault's sealed account node, derives wallet `index` and seals its key.
+        const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1', derive: hdDerivation(vault, index) })
+        const record = buildWallet(ctx, {
           tenantId: caller.tenantId,
-          privateKey,
+          key,
           vaultId: vault.id,
           index,
           alias: input.wallet?.alias,
           walletConfig,
           network,
         })
-        privateKey.fill(0)
+        await key.store(tx)
         await c.wallets.insert(record)
         await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
         return record
       }),
     aliasConflict,
-  ).finally(() => accountNode.fill(0))
+  )
   // The DID is known only once the index is: the network's registry was checked above (networkForNewWallet).
   const apply = walletConfigApplier(ctx, wallet.did, walletConfig, caller)
   return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
@@ -217,7 +217,7 @@ export async function deleteVault(
   // An MPC vault is governed by its quorum; an ECS vault by vault control.
   if (vault.keyManagement === 'MPC') await ctx.mpc.approvalsFor(vault, 'deleteVault', caller)
   else await assertControlsVault(ctx, caller, vault)
-  const removed = await ctx.storage.transaction(async (tx) => {
+  const { removed, envelopes } = await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
     if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0)
@@ -238,7 +238,7 @@ export async function deleteVault(
     }
     await c.vaults.delete(vault.id)
     await ctx.audit.append(tx, caller, [{ action: 'vault.delete', target: { type: 'vault', id: vault.id } }])
-    return members
+    return { removed: members, envelopes: await keyEnvelopes(tx, caller.tenantId, members) }
   })
   // Then the key material: the vault is gone, so no request can reach it any more. A provider
   // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
@@ -248,5 +248,5 @@ export async function deleteVault(
       .catch((err) =>
         ctx.onError(caller.operation ?? 'deleteVault', err, { requestId: caller.requestId, item: 'MPC provider: delete vault' }),
       )
-  return { wallets: removed.map((w) => presentWallet(w, { sealedKey: true })) }
+  return { wallets: removed.map((w) => presentWallet(w, { keyEnvelope: envelopes.get(w.id) })) }
 }

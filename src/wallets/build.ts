@@ -2,8 +2,9 @@
 import { randomUUID } from 'node:crypto'
 import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
 import type { CreatedKey } from '../keys/port.js'
-import { addressOf, bytesToHex, publicKeyOf, uncompressedOf } from '../keys/secp256k1.js'
+import { addressOf, bytesToHex, uncompressedOf } from '../keys/secp256k1.js'
 import { publicKeyDerHex } from '../keys/spki.js'
+import { ecPoint } from '../keys/types/curve.js'
 import type { WalletRecord } from './records.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { RegistryReport } from './did-updates.js'
@@ -28,25 +29,9 @@ export interface NewWallet {
 export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: NewWallet): WalletRecord {
   const { keyRef, publicJwk } = input.key
   if (publicJwk.crv !== 'secp256k1') throw new RangeError(`a did:ethr wallet needs a secp256k1 key, not ${publicJwk.crv}`)
-  const point = Uint8Array.from([4, ...Buffer.from(publicJwk.x, 'base64url'), ...Buffer.from(publicJwk.y!, 'base64url')])
   const { key: _key, ...rest } = input
-  const record = publicRecord(ctx, rest, point)
+  const record = publicRecord(ctx, rest, ecPoint(publicJwk))
   Object.assign(record, { keyRef, keyType: 'secp256k1', publicKeyJwk: publicJwk })
-  return record
-}
-
-/**
- * A wallet record with its private key sealed in the record itself (`privateKey`), as every ECS
- * wallet was before the key port: vault wallets keep this form until BIP44 derivation moves
- * behind the sealed backend. The caller wipes `privateKey`.
- */
-export function buildSealedWallet(
-  ctx: Pick<WalletsContext, 'config' | 'custody' | 'now'>,
-  input: Omit<NewWallet, 'key'> & { privateKey: Uint8Array },
-): WalletRecord {
-  const { privateKey, ...rest } = input
-  const record = publicRecord(ctx, rest, publicKeyOf(privateKey))
-  record.privateKey = ctx.custody.seal('wallets', record, 'privateKey', privateKey)
   return record
 }
 
@@ -91,11 +76,11 @@ export function withReport<V extends Omit<WalletView, 'isHDWallet'>>(view: V, re
 }
 
 /**
- * The response shape of a wallet. With `sealedKey`, `privateKeyHex` carries the sealed
+ * The response shape of a wallet. With `keyEnvelope`, `privateKeyHex` carries the sealed
  * envelope of the key (never the plaintext), where the spec shows it: vault create, fetch
- * and delete.
+ * and delete (`vaults/views.ts` reads it).
  */
-export function presentWallet(w: WalletRecord, options: { sealedKey?: boolean } = {}): WalletView {
+export function presentWallet(w: WalletRecord, options: { keyEnvelope?: string } = {}): WalletView {
   const view: WalletView = {
     _id: w.id,
     isHDWallet: w.isHDWallet,
@@ -108,7 +93,7 @@ export function presentWallet(w: WalletRecord, options: { sealedKey?: boolean } 
   }
   if (w.vaultId !== undefined) view.vaultId = w.vaultId
   if (w.index !== undefined) view.index = w.index
-  if (options.sealedKey && w.privateKey !== undefined) view.privateKeyHex = w.privateKey
+  if (options.keyEnvelope !== undefined) view.privateKeyHex = options.keyEnvelope
   if (w.publicKeyDER !== undefined) view.publicKeyDER = w.publicKeyDER
   if (w.role) view.role = true
   return view

@@ -75,7 +75,7 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
  * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
  */
 export function walletConfigApplier(
-  ctx: Pick<WalletsContext, 'audit' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'>,
   did: string,
   config: WalletConfig | undefined,
   caller: Caller,

@@ -2,8 +2,8 @@
  * Applying a `walletConfig`'s `txsInput` to a wallet's DID document through its network's
  * {@link DidRegistry} (DESIGN §4): in order; `validity` ms → ERC-1056 seconds (rounded up);
  * `service` → attribute `did/svc/<name>` = the URL; `delegate.address` → a `veriKey`
- * delegate; `delegate` with only `validity` → a new key, sealed in `delegateKeys`, linked to
- * the wallet and added as a `veriKey` delegate; `newOwner` → an owner change to the DID's
+ * delegate; `delegate` with only `validity` → a new key of the key port, linked to the wallet
+ * in `delegateKeys` and added as a `veriKey` delegate; `newOwner` → an owner change to the DID's
  * address (the address of its key, for a public-key DID).
  *
  * Each change is signed by the identity's current owner, which must be a wallet of the same
@@ -17,7 +17,8 @@ import { hexlify, toUtf8Bytes } from 'ethers'
 import { forbidden, invalid } from '../errors.js'
 import { eip55Address, parseEthrDid } from '../did/ethr.js'
 import { RegistryError, validitySeconds, type AppliedChange, type DidRegistry, type RegistryChange } from '../did/registry/port.js'
-import { bytesToHex, generatePrivateKey, addressOf, publicKeyOf } from '../keys/secp256k1.js'
+import { addressOf, bytesToHex } from '../keys/secp256k1.js'
+import { ecPoint } from '../keys/types/curve.js'
 import type { z } from 'zod'
 import type { TxInput, registryReport } from './config-schemas.js'
 import type { DelegateKeyRecord, WalletRecord } from './records.js'
@@ -42,7 +43,7 @@ export type DelegateView = NonNullable<TransactionView['delegate']>
  * cannot share a transaction with the storage, so the record is a transaction of its own.
  */
 export async function applyTxs(
-  ctx: Pick<WalletsContext, 'audit' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'signers' | 'storage'>,
   wallet: WalletRecord,
   registry: DidRegistry,
   txs: TxInput[],
@@ -64,7 +65,7 @@ export async function applyTxs(
 }
 
 async function applyOne(
-  ctx: Pick<WalletsContext, 'custody' | 'now' | 'signers' | 'storage'>,
+  ctx: Pick<WalletsContext, 'keyManager' | 'now' | 'signers' | 'storage'>,
   wallet: WalletRecord,
   registry: DidRegistry,
   tx: TxInput,
@@ -95,41 +96,40 @@ async function applyOne(
   return addGeneratedDelegate(ctx, wallet, validitySeconds(validity), sign)
 }
 
-/** A new key, sealed and linked to the wallet, then added as its `veriKey` delegate; the record is removed when the registry refuses. */
+/**
+ * A new key of the key port, added as the wallet's `veriKey` delegate, then stored with its
+ * delegate record (which names it by `keyRef`) in one transaction. Nothing is written when the
+ * registry refuses; should the write fail after the registry took the change, the DID document
+ * names a delegate whose key no one holds, which signs nothing.
+ */
 async function addGeneratedDelegate(
-  ctx: Pick<WalletsContext, 'custody' | 'now' | 'storage'>,
+  ctx: Pick<WalletsContext, 'keyManager' | 'now' | 'storage'>,
   wallet: WalletRecord,
   validity: number,
   sign: (change: RegistryChange) => Promise<AppliedChange>,
 ): Promise<Omit<TransactionView, 'index'>> {
-  const { delegateKeys } = tenantCollections(ctx.storage, wallet.tenantId, { delegateKeys: DELEGATE_KEYS })
-  const privateKey = generatePrivateKey()
-  const publicKey = publicKeyOf(privateKey)
-  const id = randomUUID()
+  const key = await ctx.keyManager.stageKey({ tenantId: wallet.tenantId, type: 'secp256k1' })
+  const publicKey = ecPoint(key.publicJwk)
+  const ethereumAddress = addressOf(publicKey)
+  const applied = await sign({ op: 'addDelegate', delegateType: 'veriKey', delegate: ethereumAddress, validity })
+  const validTo = applied.validTo ?? Math.floor(ctx.now() / 1000) + validity
   const record: DelegateKeyRecord = {
-    id,
+    id: randomUUID(),
     tenantId: wallet.tenantId,
     walletId: wallet.id,
     did: wallet.did,
     delegateType: 'veriKey',
-    ethereumAddress: addressOf(publicKey),
+    ethereumAddress,
     publicKeyHex: bytesToHex(publicKey),
-    privateKey: ctx.custody.seal('delegateKeys', { tenantId: wallet.tenantId, id }, 'privateKey', privateKey),
-    validTo: 0,
+    keyRef: key.keyRef,
+    validTo,
     createdAt: ctx.now(),
   }
-  privateKey.fill(0)
-  await delegateKeys.insert(record)
-  let applied: AppliedChange
-  try {
-    applied = await sign({ op: 'addDelegate', delegateType: 'veriKey', delegate: record.ethereumAddress, validity })
-  } catch (err) {
-    await delegateKeys.delete(id)
-    throw err
-  }
-  const validTo = applied.validTo ?? Math.floor(ctx.now() / 1000) + validity
-  await delegateKeys.update(id, { validTo })
-  return { ...applied, delegate: { address: record.ethereumAddress, publicKeyHex: record.publicKeyHex, delegateType: 'veriKey', validTo } }
+  await ctx.storage.transaction(async (tx) => {
+    await key.store(tx)
+    await tenantCollections(tx, wallet.tenantId, { delegateKeys: DELEGATE_KEYS }).delegateKeys.insert(record)
+  })
+  return { ...applied, delegate: { address: ethereumAddress, publicKeyHex: record.publicKeyHex, delegateType: 'veriKey', validTo } }
 }
 
 /**

@@ -24,10 +24,7 @@ type Wallets = TenantCollection<WalletRecord>
 
 /** Generate Identity Wallet: a fresh key pair and DID, not in a vault. */
 export async function generateWallet(
-  ctx: Pick<
-    WalletsContext,
-    'audit' | 'config' | 'custody' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'
-  >,
+  ctx: Pick<WalletsContext, 'audit' | 'config' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
@@ -66,7 +63,17 @@ export async function generateWallet(
 export async function configureWallet(
   ctx: Pick<
     WalletsContext,
-    'audit' | 'callers' | 'config' | 'custody' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage' | 'walletVaults'
+    | 'audit'
+    | 'callers'
+    | 'config'
+    | 'keyManager'
+    | 'now'
+    | 'onError'
+    | 'onItemFailure'
+    | 'registries'
+    | 'signers'
+    | 'storage'
+    | 'walletVaults'
   >,
   caller: Caller,
   input: z.output<typeof schemas.configureWallet>,

@@ -54,7 +54,8 @@ export const WALLETS = declareCollection<WalletRecord>({
 
 /**
  * A key generated for a `delegate` of a `walletConfig` (added to the wallet's DID document
- * as a `veriKey` delegate). Its private key is sealed like a wallet's.
+ * as a `veriKey` delegate). New records name the key in the key port (`keyRef`); records made
+ * before it keep the key sealed in `privateKey`.
  */
 export interface DelegateKeyRecord extends StoredRecord {
   tenantId: string
@@ -65,8 +66,10 @@ export interface DelegateKeyRecord extends StoredRecord {
   delegateType: string
   ethereumAddress: string
   publicKeyHex: string
-  /** Envelope of the private key. */
-  privateKey: string
+  /** The key in the key port (`sealed:<thumbprint>`), for delegates made since keys moved behind it. */
+  keyRef?: string
+  /** Envelope of the private key, for delegates made before the key port. */
+  privateKey?: string
   /** End of the delegation, UNIX seconds. */
   validTo: number
   createdAt: number

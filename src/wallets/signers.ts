@@ -8,13 +8,25 @@ import type { WalletRecord } from './records.js'
 import type { ApprovalAction, ApprovalEvidence } from '../mpc/approvals.js'
 import type { KeyCustody } from '../custody/key-custody.js'
 import type { KeyManager } from '../keys/port.js'
-import { signDigest } from '../keys/secp256k1.js'
+import { hexToBytes, signDigest } from '../keys/secp256k1.js'
 import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
+import { digestSignerOf } from '../keys/port-signers.js'
+import { CURVES } from '../keys/types/index.js'
 
 /** The fields of a wallet record a signer needs. */
 export type SignableWallet = Pick<
   WalletRecord,
-  'tenantId' | 'id' | 'did' | 'vaultId' | 'index' | 'publicKeyHex' | 'ethereumAddress' | 'privateKey' | 'keyRef' | 'keyManagement'
+  | 'tenantId'
+  | 'id'
+  | 'did'
+  | 'vaultId'
+  | 'index'
+  | 'publicKeyHex'
+  | 'publicKeyJwk'
+  | 'ethereumAddress'
+  | 'privateKey'
+  | 'keyRef'
+  | 'keyManagement'
 >
 
 /**
@@ -48,10 +60,16 @@ export class WalletSigners {
    */
   signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {
     if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
-    if (wallet.keyRef !== undefined) return new KeyPortSigner(this.keys, wallet as SignableWallet & { keyRef: string })
+    if (wallet.keyRef !== undefined) return this.#portSigner(wallet as SignableWallet & { keyRef: string })
     if (wallet.privateKey === undefined)
       throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
     return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
+  }
+
+  /** The digest adapter over the key port (`ES256K-R`): the wallet holds the key's reference only, and the backend opens the key. */
+  #portSigner(wallet: SignableWallet & { keyRef: string }): DigestSigner {
+    const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex))
+    return digestSignerOf(this.keys, { tenantId: wallet.tenantId, keyRef: wallet.keyRef, publicJwk })
   }
 
   /**
@@ -61,28 +79,6 @@ export class WalletSigners {
    */
   async authorize(wallet: SignableWallet, action: ApprovalAction, approvals?: ApprovalEvidence): Promise<void> {
     if (wallet.keyManagement === 'MPC') await this.mpc.authorize(wallet, action, approvals)
-  }
-}
-
-/**
- * Signs a digest through the key port (`ES256K-R` over the digest as given): the wallet holds the
- * key's reference only, and the backend opens the key.
- */
-class KeyPortSigner implements DigestSigner {
-  readonly publicKeyHex: string
-  readonly address: string
-
-  constructor(
-    private readonly keys: KeyManager,
-    private readonly wallet: SignableWallet & { keyRef: string },
-  ) {
-    this.publicKeyHex = wallet.publicKeyHex
-    this.address = wallet.ethereumAddress
-  }
-
-  async sign(digest: Uint8Array): Promise<RecoverableSignature> {
-    const sig = await this.keys.sign({ tenantId: this.wallet.tenantId, keyRef: this.wallet.keyRef, alg: 'ES256K-R', digest })
-    return { r: sig.slice(0, 32), s: sig.slice(32, 64), recovery: sig[64] as 0 | 1 }
   }
 }
 

@@ -13,6 +13,7 @@ import { randomMasterKey } from '../../src/keys/keyring.js'
 import { openKeyring } from '../../src/custody/keyring-store.js'
 import { secretContext } from '../../src/keys/secret-context.js'
 import { startHarness, tokenFor, type Harness } from '../helpers/harness.js'
+import { openDelegateKey } from '../helpers/delegate-keys.js'
 
 const masterKey = randomMasterKey()
 let h: Harness
@@ -62,8 +63,8 @@ async function makeSecrets(storage: 'sqlite' | 'postgres'): Promise<void> {
 }
 
 /**
- * Every plaintext private key (vault wallets' in their records, generated wallets' and claim DIDs' in the key port's `keys`
- * collection, generated delegates): opened from the stored envelopes with the master key.
+ * Every plaintext private key (vault wallets' in their records, generated wallets', claim DIDs' and delegates' in the key port's `keys`
+ * collection, delegates made before it in theirs): opened from the stored envelopes with the master key.
  */
 async function plaintextKeys(): Promise<Uint8Array[]> {
   const keyring = await openKeyring(h.storage, masterKey)
@@ -77,7 +78,7 @@ async function plaintextKeys(): Promise<Uint8Array[]> {
       .filter((w: any) => w.privateKey !== undefined)
       .map((w: any) => keyring.open(w.privateKey, secretContext('wallets', w, 'privateKey'))),
     ...keys.items.map((k: any) => keyring.open(k.privateKey, secretContext('keys', k, 'privateKey'))),
-    ...delegates.items.map((d: any) => keyring.open(d.privateKey, secretContext('delegateKeys', d, 'privateKey'))),
+    ...(await Promise.all(delegates.items.map((d: any) => openDelegateKey(h.storage, keyring, d)))),
   ]
 }
 

@@ -15,7 +15,8 @@ import { Keyring, randomMasterKey } from '../../src/keys/keyring.js'
 import { BackendKeyManager } from '../../src/keys/port.js'
 import { verifyJose } from '../../src/keys/verify-jose.js'
 import { MpcKeyBackend, mpcKeyId } from '../../src/mpc/key-backend.js'
-import type { MpcVaultRef } from '../../src/mpc/port.js'
+import type { MpcProvider, MpcVaultRef } from '../../src/mpc/port.js'
+import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { MPC_KEYS, MPC_SHARES } from '../../src/mpc/records.js'
 import { ShamirQuorumCustody } from '../../src/mpc/shamir-quorum-custody.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
@@ -104,5 +105,28 @@ describe('the key port, mpc backend', () => {
     await expect(keys.createKey({ tenantId: 'a', type: 'Ed25519', backend: 'mpc' })).rejects.toMatchObject({
       errorType: 'VALIDATION_ERROR',
     })
+  })
+
+  it("refuses a provider's high-S secp256k1 signature (its low-S twin verifies too, but the port promises low-S)", async () => {
+    const vault = await mpcVault('secp256k1')
+    const N = secp256k1.Point.CURVE().n
+    // The shipped custody behind a wrapper that returns the high-S twin (r, n − s) of each signature: a provider that does not normalise.
+    const highS = {
+      getPublicKey: (ref: MpcVaultRef, path: string) => custody.getPublicKey(ref, path),
+      async requestSignature(request: Parameters<MpcProvider['requestSignature']>[0]) {
+        const outcome = await custody.requestSignature(request)
+        if (outcome.status !== 'signed') return outcome
+        const s = N - BigInt('0x' + Buffer.from(outcome.signature.s).toString('hex'))
+        const twin = Uint8Array.from(Buffer.from(s.toString(16).padStart(64, '0'), 'hex'))
+        return { ...outcome, signature: { r: outcome.signature.r, s: twin, recovery: (outcome.signature.recovery ^ 1) as 0 | 1 } }
+      },
+    } as unknown as MpcProvider
+    const directory = { vaultRef: async (tenantId: string, vaultId: string) => (tenantId === 'a' ? vaults.get(vaultId) : undefined) }
+    const port = new BackendKeyManager({ mpc: new MpcKeyBackend(highS, directory) }, 'mpc')
+    const keyRef = `mpc:${mpcKeyId(vault.vaultId)}`
+    await expect(port.sign({ tenantId: 'a', keyRef, alg: 'ES256K', data, approvals: members })).rejects.toThrow(/high-S/)
+    await expect(
+      port.sign({ tenantId: 'a', keyRef, alg: 'ES256K-R', digest: new Uint8Array(32).fill(1), approvals: members }),
+    ).rejects.toThrow(/high-S/)
   })
 })

@@ -22,9 +22,9 @@ import { PublicKeyDirectory } from '../../src/wallets/public-keys.js'
 import { openKeyring } from '../../src/custody/keyring-store.js'
 import { LocalSigner, generatePrivateKey, publicKeyOf } from '../../src/keys/secp256k1.js'
 import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
-import { secretContext } from '../../src/keys/secret-context.js'
 import { type DelegateKeyRecord } from '../../src/wallets/records.js'
 import { alterPayload, tamper } from '../helpers/tokens.js'
+import { openDelegateKey } from '../helpers/delegate-keys.js'
 import { didJwtVerdict, ourVerdict, type JwtVerdict } from '../helpers/jwt-verdicts.js'
 
 const API_KEY = 'token-0123456789ab'
@@ -50,7 +50,7 @@ const delegateRow = (
       { limit: 1 },
     )
 ).items[0]
-const generated = new LocalSigner(keyring.open(delegateRow.privateKey, secretContext('delegateKeys', delegateRow, 'privateKey')))
+const generated = new LocalSigner(await openDelegateKey(storage, keyring, delegateRow))
 const now = Math.floor(Date.now() / 1000)
 const vc = { '@context': ['https://www.w3.org/2018/credentials/v1'], type: ['VerifiableCredential'], credentialSubject: { degree: 'BSc' } }
 

@@ -3,8 +3,10 @@
  * test/fixtures/release-0.1.0.db was written by that release (see make-release-db.ts). Its
  * SQLite file is opened in place (a copy): init adds the roles collections, their columns and
  * indexes. The same records, copied into a MongoDB database made with that release's
- * collections (the stand-in server), go through the same upgrade. Then the old records read
- * and sign as before, and roles work on top of them.
+ * collections (the stand-in server), and into a real PostgreSQL schema made with them, go
+ * through the same upgrade. Then the old records read and sign as before (their keys sealed in
+ * the wallet records), beside wallets made after the upgrade (their keys in the key port), and
+ * roles work on top of them.
  */
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,9 +16,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { IdentityService, staticTenants, type StorageAdapter } from '../../src/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createMongoStorage } from '../../src/storage/mongo/index.js'
+import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
+import { startTestPostgres } from '../helpers/postgres.js'
 import { RELEASE_DB } from '../fixtures/release-db.js'
+import type { WalletRecord } from '../../src/wallets/records.js'
 
 const FIXTURE = new URL('../fixtures/release-0.1.0.db', import.meta.url).pathname
 const made = JSON.parse(readFileSync(new URL('../fixtures/release-0.1.0.json', import.meta.url), 'utf8')) as {
@@ -100,29 +105,69 @@ describe('a SQLite database of the release before roles', () => {
   })
 })
 
+/**
+ * The release's records (sealed secrets included) copied from its SQLite file into `release`, a
+ * storage initialized with that release's collections only; how many were copied.
+ */
+async function copyReleaseRecords(release: StorageAdapter, copyName: string): Promise<number> {
+  await release.init(RELEASE_COLLECTIONS)
+  // A copy: even a read-only open of a WAL database creates its -shm file next to it.
+  const copy = join(dir, copyName)
+  copyFileSync(FIXTURE, copy)
+  const fixture = new Database(copy, { readonly: true })
+  let copied = 0
+  try {
+    for (const { name } of RELEASE_COLLECTIONS) {
+      const rows = fixture.prepare(`SELECT data FROM "${name}"`).all() as Array<{ data: string }>
+      await release.collection(name).insertMany(rows.map((r) => JSON.parse(r.data)))
+      copied += rows.length
+    }
+  } finally {
+    fixture.close()
+    await release.close()
+  }
+  return copied
+}
+
 describe('a MongoDB database of the release before roles (stand-in server)', () => {
   it('the same records under the release’s collections: init adds the roles collections, and it keeps working', async () => {
     const server = await new MongoWireServer().start()
     try {
       const url = `${server.url}/release`
-      const release = await createMongoStorage({ url })
-      await release.init(RELEASE_COLLECTIONS)
-      // A copy: even a read-only open of a WAL database creates its -shm file next to it.
-      const copy = join(dir, 'release-for-mongo.db')
-      copyFileSync(FIXTURE, copy)
-      const fixture = new Database(copy, { readonly: true })
-      let copied = 0
-      for (const { name } of RELEASE_COLLECTIONS) {
-        const rows = fixture.prepare(`SELECT data FROM "${name}"`).all() as Array<{ data: string }>
-        await release.collection(name).insertMany(rows.map((r) => JSON.parse(r.data)))
-        copied += rows.length
-      }
-      fixture.close()
-      await release.close()
-      expect(copied).toBeGreaterThanOrEqual(9)
+      expect(await copyReleaseRecords(await createMongoStorage({ url }), 'release-for-mongo.db')).toBeGreaterThanOrEqual(9)
       const service = await open(await createMongoStorage({ url }))
       await expectWorks(service)
       await service.close()
+    } finally {
+      await server.stop()
+    }
+  })
+})
+
+describe('a PostgreSQL database of the release before roles', () => {
+  it('the same records under the release’s tables: wallets with their key sealed in their record keep signing beside new ones', async () => {
+    const server = await startTestPostgres('release upgrade')
+    try {
+      const storage = () => createPostgresStorage({ connectionString: server.url, schema: server.schema })
+      expect(await copyReleaseRecords(await storage(), 'release-for-postgres.db')).toBeGreaterThanOrEqual(9)
+      const service = await open(await storage())
+      await expectWorks(service)
+      // the wallet made after the upgrade (index 3) holds its key in the key port; the release's wallets keep theirs
+      const wallets = (await service.as({ authorization }).getVaults()).vaults[0].wallets
+      expect(wallets.map((w) => w.index)).toEqual([0, 1, 2, 3])
+      await service.close()
+      const after = await storage()
+      await after.init(COLLECTIONS)
+      const records = (await after.collection<WalletRecord>('wallets').find({ field: 'vaultId', op: 'eq', value: made.vaultId })).items
+      await after.close()
+      const byIndex = new Map(records.map((r) => [r.index, r]))
+      expect([0, 1, 2].map((i) => byIndex.get(i)?.privateKey)).toEqual([expect.any(String), expect.any(String), expect.any(String)])
+      expect(byIndex.get(3)).toMatchObject({ keyRef: expect.stringMatching(/^sealed:/) })
+      expect(byIndex.get(3)?.privateKey).toBeUndefined()
+      // and they sign again in a fresh process's view of the database
+      const again = await open(await storage())
+      for (const w of wallets) expect((await again.as({ authorization }).generateToken({ iss: w.did })).jwt).toMatch(/^eyJ/)
+      await again.close()
     } finally {
       await server.stop()
     }

@@ -10,7 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
 import { openKeyring } from '../../src/custody/keyring-store.js'
 import { addressOf, publicKeyOf } from '../../src/keys/secp256k1.js'
-import { secretContext } from '../../src/keys/secret-context.js'
+import { delegateEnvelope, openDelegateKey } from '../helpers/delegate-keys.js'
+import { ecPoint } from '../../src/keys/types/curve.js'
+import { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from '../../src/keys/backends/sealed/index.js'
+import type { DelegateKeyRecord } from '../../src/wallets/records.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { startHarness, TENANT_A, tokenFor, type Harness } from '../helpers/harness.js'
 
@@ -47,7 +50,7 @@ afterAll(() => h.close())
 async function delegateKeys(key = masterKey) {
   const keyring = await openKeyring(h.storage, key)
   const records = (await h.storage.collection('delegateKeys').find({ and: [] }, { limit: 1_000 })).items as any[]
-  return records.map((r) => ({ record: r, key: keyring.open(r.privateKey, secretContext('delegateKeys', r, 'privateKey')) }))
+  return Promise.all(records.map(async (r) => ({ record: r, key: await openDelegateKey(h.storage, keyring, r) })))
 }
 
 describe('generated delegate keys', () => {
@@ -68,10 +71,25 @@ describe('generated delegate keys', () => {
     }
   })
 
+  it("name their key in the key port (keyRef) and hold no envelope of their own: the keys record's key is the delegate's", async () => {
+    const records = (await h.storage.collection<DelegateKeyRecord>('delegateKeys').find({ and: [] }, { limit: 1_000 })).items
+    expect(records).toHaveLength(5)
+    for (const r of records) {
+      expect(r.privateKey).toBeUndefined()
+      expect(r.keyRef).toMatch(/^sealed:[\w-]{43}$/)
+      const stored = await h.storage.collection<SealedKeyRecord>(SEALED_KEYS.name).get(sealedKeyId(r.tenantId, r.keyRef!.slice(7)))
+      const key = stored!.publicJwk
+      expect(addressOf(ecPoint(key))).toBe(r.ethereumAddress)
+      expect(Buffer.from(ecPoint(key)).toString('hex')).toBe(r.publicKeyHex)
+    }
+  })
+
   it('an envelope moved to another record does not open', async () => {
     const [a, b] = (await delegateKeys()).map((k) => k.record)
     const keyring = await openKeyring(h.storage, masterKey)
-    expect(() => keyring.open(a.privateKey, secretContext('delegateKeys', b, 'privateKey'))).toThrow()
+    const [ea, eb] = await Promise.all([delegateEnvelope(h.storage, a), delegateEnvelope(h.storage, b)])
+    expect(ea.context).not.toBe(eb.context)
+    expect(() => keyring.open(ea.envelope, eb.context)).toThrow()
   })
 
   it('master-key rotation reseals them', async () => {

@@ -34,3 +34,9 @@ export function unsupported(type: KeyType, alg: string): never {
 export function ecJwk(crv: 'secp256k1' | 'P-256', point: Uint8Array): PublicJwk {
   return { kty: 'EC', crv, x: base64url(point.subarray(1, 33)), y: base64url(point.subarray(33)) }
 }
+
+/** The uncompressed SEC1 point (65 bytes, 04 prefix) of an `EC` JWK: the inverse of {@link ecJwk}. */
+export function ecPoint(jwk: PublicJwk): Uint8Array {
+  if (jwk.kty !== 'EC' || jwk.y === undefined) throw new RangeError(`not an EC public key: ${jwk.kty} ${jwk.crv}`)
+  return Uint8Array.from([4, ...Buffer.from(jwk.x, 'base64url'), ...Buffer.from(jwk.y, 'base64url')])
+}

@@ -7,33 +7,40 @@ import { tenantCollectionOf } from '../../../storage/declaration.js'
 import { UniqueConstraintError, type StorageAdapter } from '../../../storage/port.js'
 import type { Keyring } from '../../keyring.js'
 import type { KeyType, PublicJwk } from '../../key-types.js'
-import type { KeyBackend, SignRequest } from '../../port.js'
+import type { HdDerivation, KeyBackend, SignRequest } from '../../port.js'
 import { secretContext } from '../../secret-context.js'
 import { jwkThumbprint } from '../../thumbprint.js'
 import { CURVES, signRecoverableDigest } from '../../types/index.js'
 import { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from './records.js'
+import { derivedKey } from './derive.js'
 
-export { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from './records.js'
+export { SEALED_KEYS, sealedEnvelopes, sealedKeyId, type SealedKeyRecord } from './records.js'
 
 export class SealedKeyBackend implements KeyBackend {
+  readonly derivesKeys = true
+
   constructor(
     private readonly storage: StorageAdapter,
     private readonly keyring: Keyring,
     private readonly now: () => number = Date.now,
   ) {}
 
-  async createKey(tenantId: string, type: KeyType): Promise<{ id: string; publicJwk: PublicJwk }> {
-    const { store, ...key } = await this.stageKey(tenantId, type)
+  async createKey(tenantId: string, type: KeyType, derive?: HdDerivation): Promise<{ id: string; publicJwk: PublicJwk }> {
+    const { store, ...key } = await this.stageKey(tenantId, type, derive)
     await store(this.storage)
     return key
   }
 
-  /** A fresh key, sealed at once; its record is written by `store` through the caller's transaction. */
-  async stageKey(tenantId: string, type: KeyType) {
-    const privateKey = CURVES[type].generate()
+  /**
+   * A fresh key (or, with `derive`, a vault's wallet key: the record keeps its path), sealed at
+   * once; its record is written by `store` through the caller's transaction.
+   */
+  async stageKey(tenantId: string, type: KeyType, derive?: HdDerivation) {
+    const { privateKey, path } = derive ? derivedKey(this.keyring, type, derive) : { privateKey: CURVES[type].generate(), path: undefined }
     let record: SealedKeyRecord
     try {
       record = this.#recordOf(tenantId, type, privateKey)
+      if (path !== undefined) record.path = path
     } finally {
       privateKey.fill(0)
     }

@@ -1,6 +1,6 @@
 /** The sealed backend's records: one per key, its private key an envelope under the keyring. */
-import { declareCollection } from '../../../storage/declaration.js'
-import type { StoredRecord } from '../../../storage/port.js'
+import { declareCollection, tenantCollectionOf } from '../../../storage/declaration.js'
+import type { StorageAdapter, StoredRecord } from '../../../storage/port.js'
 import type { KeyType, PublicJwk } from '../../key-types.js'
 
 export interface SealedKeyRecord extends StoredRecord {
@@ -13,6 +13,8 @@ export interface SealedKeyRecord extends StoredRecord {
   publicJwk: PublicJwk
   /** The private key, sealed by the keyring and bound to this record (never plaintext). */
   privateKey: string
+  /** The derivation path of a key derived from a BIP44 vault's secrets (`m/44'/60'/0'/0/3`); absent for generated keys. */
+  path?: string
   createdAt: number
 }
 
@@ -26,4 +28,16 @@ export const SEALED_KEYS = declareCollection<SealedKeyRecord>({
 /** The record id of a tenant's key: base64url of the tenant id, a dot, the thumbprint (neither part can contain the other's separator). */
 export function sealedKeyId(tenantId: string, thumbprint: string): string {
   return `${Buffer.from(tenantId, 'utf8').toString('base64url')}.${thumbprint}`
+}
+
+/**
+ * The envelopes of the tenant's sealed keys among `keyRefs` (`sealed:<thumbprint>`), by
+ * reference: what vault responses show as a wallet's `privateKeyHex` (never the plaintext).
+ * References of other backends, and keys the tenant does not hold, are absent.
+ */
+export async function sealedEnvelopes(storage: StorageAdapter, tenantId: string, keyRefs: readonly string[]): Promise<Map<string, string>> {
+  const keys = tenantCollectionOf(storage, SEALED_KEYS, tenantId)
+  const sealed = [...new Set(keyRefs.filter((ref) => ref.startsWith('sealed:')))]
+  const records = await Promise.all(sealed.map((ref) => keys.get(sealedKeyId(tenantId, ref.slice('sealed:'.length)))))
+  return new Map(records.flatMap((r, i) => (r ? [[sealed[i], r.privateKey] as const] : [])))
 }
