@@ -91,6 +91,12 @@ export interface KeyManager {
   sign(request: SignRequest): Promise<Uint8Array>
   /** The public JWK of a key of the tenant; 404 when it holds none under `keyRef`. */
   publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk>
+  /**
+   * Destroys keys of the tenant inside the caller's transaction `tx`, with the records that own them (a deleted
+   * wallet's key, its delegates' keys). References of backends whose keys belong to something else (`mpc`: the vault,
+   * destroyed with it by its provider) and references the tenant does not hold are passed over.
+   */
+  destroyKeys(tx: StorageAdapter, tenantId: string, keyRefs: readonly KeyRef[]): Promise<void>
 }
 
 /** A backend behind the port: the same calls, with the reference's id part (after `<backend>:`). */
@@ -109,6 +115,8 @@ export interface KeyBackend {
   sign(request: SignRequest & { id: string }): Promise<Uint8Array>
   /** The public JWK of the tenant's key `id`, or undefined when the tenant holds none. */
   publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined>
+  /** Optional: destroys the tenant's keys `ids` inside `tx` (backends keeping keys in the service's storage). */
+  destroyKeys?(tx: StorageAdapter, tenantId: string, ids: readonly string[]): Promise<void>
 }
 
 /** The backend's name and the id within it of a reference; undefined when it is not `<backend>:<id>`. */
@@ -166,6 +174,16 @@ export class BackendKeyManager implements KeyManager {
     const jwk = await backend.publicKey(tenantId, id)
     if (!jwk) throw unknownKey(keyRef)
     return jwk
+  }
+
+  async destroyKeys(tx: StorageAdapter, tenantId: string, keyRefs: readonly KeyRef[]): Promise<void> {
+    const idsByBackend = new Map<string, string[]>()
+    for (const keyRef of keyRefs) {
+      const parsed = parseKeyRef(keyRef)
+      if (parsed && Object.hasOwn(this.backends, parsed.backend))
+        idsByBackend.set(parsed.backend, [...(idsByBackend.get(parsed.backend) ?? []), parsed.id])
+    }
+    for (const [name, ids] of idsByBackend) await this.backends[name].destroyKeys?.(tx, tenantId, ids)
   }
 
   #locate(keyRef: KeyRef): { backend: KeyBackend; id: string } {

@@ -172,7 +172,7 @@ export async function updateRoles(
  * delegate keys), in one transaction per role; by its creator or the holder of its owner key.
  */
 export async function deleteRoles(
-  ctx: Pick<RolesContext, 'audit' | 'callers' | 'onError' | 'onItemFailure' | 'storage'>,
+  ctx: Pick<RolesContext, 'audit' | 'callers' | 'keyManager' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteRoles>,
 ): Promise<{ roles: RoleView[]; errors: RoleError[] }> {
@@ -189,7 +189,7 @@ export async function deleteRoles(
         const c = tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
         if (!(await c.roles.delete(role.id))) return false
         await c.roleAssignments.deleteMany({ field: 'role', op: 'eq', value: role.did })
-        await deleteWalletRecord(tx, caller.tenantId, role.walletId)
+        await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, role.walletId)
         await ctx.audit.append(tx, caller, [{ action: 'role.delete', target: { type: 'role', id: role.did } }])
         return true
       })

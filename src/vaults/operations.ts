@@ -207,7 +207,7 @@ export async function createVaultWallet(
  * provider then destroys its key material (the shipped provider: its shares).
  */
 export async function deleteVault(
-  ctx: Pick<VaultsContext, 'audit' | 'callers' | 'didReferences' | 'mpc' | 'onError' | 'storage'>,
+  ctx: Pick<VaultsContext, 'audit' | 'callers' | 'didReferences' | 'keyManager' | 'mpc' | 'onError' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteVault>,
 ): Promise<{ wallets: WalletView[] }> {
@@ -224,12 +224,7 @@ export async function deleteVault(
       throw conflict('this vault has child vaults: delete them first')
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     if (members.length > 0) {
-      await deleteVaultWalletRecords(
-        tx,
-        caller.tenantId,
-        vault.id,
-        members.map((w) => w.id),
-      )
+      await deleteVaultWalletRecords(tx, ctx.keyManager, caller.tenantId, vault.id, members)
       await ctx.didReferences.forget(
         tx,
         caller.tenantId,

@@ -7,6 +7,7 @@ import type * as schemas from './schemas.js'
 import type { WalletView } from './schemas.js'
 import type { StorageAdapter, Where } from '../storage/port.js'
 import type { WalletRecord } from './records.js'
+import type { KeyManager } from '../keys/port.js'
 import type { ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
 import { forEachItem } from '../operations/batch.js'
@@ -146,7 +147,7 @@ export async function renameWallets(
 
 /** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
 export async function deleteWallets(
-  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'onError' | 'onItemFailure' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'keyManager' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteWallets>,
 ): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {
@@ -163,7 +164,7 @@ export async function deleteWallets(
       if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
       // The wallet, the delegate keys generated for it and the roles assigned to it go together.
       const deleted = await ctx.storage.transaction(async (tx) => {
-        if (!(await deleteWalletRecord(tx, caller.tenantId, wallet.id))) return false
+        if (!(await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, wallet.id))) return false
         await ctx.didReferences.forget(tx, caller.tenantId, [wallet.did])
         await ctx.audit.append(tx, caller, [{ action: 'wallet.delete', target: { type: 'wallet', id: wallet.did } }])
         return true
@@ -176,26 +177,43 @@ export async function deleteWallets(
   return { ids: results, errors }
 }
 
+/** Where a deleted wallet's keys are destroyed: the key port, inside the deleting transaction. */
+type KeyDestroyer = Pick<KeyManager, 'destroyKeys'>
+
 /**
- * Deletes a wallet and the delegate keys generated for it, inside `tx`; whether it was still
- * there. Its DID's references elsewhere (role assignments) are the caller's to forget.
+ * Deletes a wallet, the delegate keys generated for it and the keys the key port holds for both, inside `tx`; whether
+ * it was still there. Its DID's references elsewhere (role assignments) are the caller's to forget.
  */
-export async function deleteWalletRecord(tx: StorageAdapter, tenantId: string, walletId: string): Promise<boolean> {
+export async function deleteWalletRecord(tx: StorageAdapter, keys: KeyDestroyer, tenantId: string, walletId: string): Promise<boolean> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
-  if (!(await c.wallets.delete(walletId))) return false
+  const wallet = await c.wallets.get(walletId)
+  if (!wallet || !(await c.wallets.delete(walletId))) return false
+  const delegates = await c.delegateKeys.all({ field: 'walletId', op: 'eq', value: walletId })
   await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: walletId })
+  await keys.destroyKeys(tx, tenantId, keyRefsOf([wallet, ...delegates]))
   return true
 }
 
 /**
- * Deletes a vault's wallets (`walletIds`, read in `tx`) and their delegate keys, inside `tx`: two
- * statements whatever their number. Their DIDs' references elsewhere are the caller's to forget.
+ * Deletes a vault's wallets (`wallets`, read in `tx`), their delegate keys and the keys the key port holds for them,
+ * inside `tx`. Their DIDs' references elsewhere are the caller's to forget.
  */
-export async function deleteVaultWalletRecords(tx: StorageAdapter, tenantId: string, vaultId: string, walletIds: string[]): Promise<void> {
+export async function deleteVaultWalletRecords(
+  tx: StorageAdapter,
+  keys: KeyDestroyer,
+  tenantId: string,
+  vaultId: string,
+  wallets: readonly WalletRecord[],
+): Promise<void> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
-  await c.delegateKeys.deleteMany({ field: 'walletId', op: 'in', value: walletIds })
+  const where = { field: 'walletId', op: 'in', value: wallets.map((w) => w.id) } as const
+  const delegates = await c.delegateKeys.all(where)
+  await c.delegateKeys.deleteMany(where)
   await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vaultId })
+  await keys.destroyKeys(tx, tenantId, keyRefsOf([...wallets, ...delegates]))
 }
+
+const keyRefsOf = (records: ReadonlyArray<{ keyRef?: string }>): string[] => records.flatMap((r) => (r.keyRef ? [r.keyRef] : []))
 
 async function findByDid(wallets: Wallets, did: string): Promise<WalletRecord> {
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(did) })

@@ -85,6 +85,11 @@ export class SealedKeyBackend implements KeyBackend {
     }
   }
 
+  async destroyKeys(tx: StorageAdapter, tenantId: string, thumbprints: readonly string[]): Promise<void> {
+    const keys = tenantCollectionOf(tx, SEALED_KEYS, tenantId)
+    for (const thumbprint of thumbprints) await keys.delete(sealedKeyId(tenantId, thumbprint))
+  }
+
   async publicKey(tenantId: string, thumbprint: string): Promise<PublicJwk | undefined> {
     return (await tenantCollectionOf(this.storage, SEALED_KEYS, tenantId).get(sealedKeyId(tenantId, thumbprint)))?.publicJwk
   }
