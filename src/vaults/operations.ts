@@ -223,6 +223,8 @@ export async function deleteVault(
     if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0)
       throw conflict('this vault has child vaults: delete them first')
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
+    // The response shows each removed wallet's sealed key: read before the keys are destroyed.
+    const envelopes = await keyEnvelopes(tx, caller.tenantId, members)
     if (members.length > 0) {
       await deleteVaultWalletRecords(tx, ctx.keyManager, caller.tenantId, vault.id, members)
       await ctx.didReferences.forget(
@@ -233,7 +235,7 @@ export async function deleteVault(
     }
     await c.vaults.delete(vault.id)
     await ctx.audit.append(tx, caller, [{ action: 'vault.delete', target: { type: 'vault', id: vault.id } }])
-    return { removed: members, envelopes: await keyEnvelopes(tx, caller.tenantId, members) }
+    return { removed: members, envelopes }
   })
   // Then the key material: the vault is gone, so no request can reach it any more. A provider
   // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
