@@ -11,7 +11,7 @@ import { promisify } from 'node:util'
 import { createServer as createHttpServer, type Server } from 'node:http'
 import { createServer, type AddressInfo, type Server as NetServer } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DidWebResolver, didWebUrl } from '../../src/did/methods/web/index.js'
+import { DidWebResolver, didWebOfWallet, didWebUrl } from '../../src/did/methods/web/index.js'
 import { ROOT } from '../helpers/build.js'
 import { cleanEnv } from '../helpers/spawn.js'
 import { makeTestCa, tlsTerminator, type TestCa, type TlsTerminator } from '../helpers/tls.js'
@@ -49,6 +49,17 @@ describe('did:web DID → URL', () => {
     expect(hrefOf(did)).toHaveProperty('invalid')
     const result = await new DidWebResolver({ origins: ['https://example.com'] }).forRequest().resolve(did)
     expect(result.didResolutionMetadata.error).toBe('invalidDid')
+  })
+})
+
+describe("a wallet's did:web DID under publicUrl", () => {
+  it.each([
+    ['https://id.example.com', 'did:web:id.example.com:dids:w1', 'https://id.example.com/dids/w1/did.json'],
+    ['https://localhost:8443/', 'did:web:localhost%3A8443:dids:w1', 'https://localhost:8443/dids/w1/did.json'],
+    ['http://127.0.0.1:3000/vault/api', 'did:web:127.0.0.1%3A3000:vault:api:dids:w1', 'https://127.0.0.1:3000/vault/api/dids/w1/did.json'],
+  ])('under %s the DID is %s, at %s by the did:web rule', (publicUrl, did, url) => {
+    expect(didWebOfWallet(publicUrl, 'w1')).toBe(did)
+    expect(hrefOf(did)).toBe(url)
   })
 })
 

@@ -9,7 +9,7 @@ import type { DidMethod } from './port.js'
 
 export type { ControllingKey, CreatedDid, DidCreateInput, DidMethod, DidUpdateInput } from './port.js'
 /** did:web resolution of DIDs the service does not hold (from `didWebOrigins` only). */
-export { DidWebResolver, type DidWebResolverOptions } from './web/index.js'
+export { DidWebResolver, didWebOfWallet, type DidWebResolverOptions } from './web/index.js'
 
 const METHODS: readonly DidMethod[] = [didKey, didJwk]
 

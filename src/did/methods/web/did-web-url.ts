@@ -39,3 +39,15 @@ export function didWebUrl(did: string): URL | { invalid: string } {
   }
   return url
 }
+
+/**
+ * The did:web DID of a wallet the service holds: `did:web:<publicUrl host, port as %3A…>:<publicUrl path
+ * segments>:dids:<walletId>`, whose document is served at `<publicUrl>/dids/<walletId>/did.json`. The wallet id is
+ * a random UUID, so the DID names no secret. `publicUrl` is the service's setting (already checked as a base URL).
+ */
+export function didWebOfWallet(publicUrl: string, walletId: string): string {
+  const url = new URL(publicUrl)
+  const host = url.port === '' ? url.hostname : `${url.hostname}%3A${url.port}`
+  const path = url.pathname.split('/').filter((segment) => segment !== '')
+  return ['did:web', host, ...path.map(encodeURIComponent), 'dids', encodeURIComponent(walletId)].join(':')
+}

@@ -3,5 +3,5 @@
  * The service's own did:web wallets (documents under `publicUrl`, answered from storage) plug in
  * through `DidWebResolverOptions.own`.
  */
-export { didWebUrl, didOfDidUrl, MAX_DID_WEB_LENGTH } from './did-web-url.js'
+export { didWebOfWallet, didWebUrl, didOfDidUrl, MAX_DID_WEB_LENGTH } from './did-web-url.js'
 export { DidWebResolver, type DidWebResolverOptions } from './resolve-foreign.js'
