@@ -18,7 +18,7 @@
 import pg from 'pg'
 import { createPostgresStorage, type PostgresStorage } from '../src/storage/postgres/index.js'
 import type { CredentialRecord } from '../src/credentials/records.js'
-import { principalOf } from '../src/did/ethr.js'
+import { principalOf } from '../src/did/methods/ethr/ethr.js'
 import { startTestPostgres } from '../test/helpers/postgres.js'
 import {
   type CredentialBench,

@@ -5,7 +5,7 @@
  */
 import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
-import { parseEthrDid, principalOf } from '../did/ethr.js'
+import { parseEthrDid, principalOf } from '../did/methods/ethr/index.js'
 import { JwtRejected, verifyDidJwt, type VerifiedJwt } from '../proofs/jwt-verifier.js'
 import { OFFLINE_METHODS } from '../did/methods/index.js'
 import type { KnownKeys } from '../proofs/known-keys.js'

@@ -7,7 +7,7 @@
  * (`x-flag`), environment variable (`x-env`), embedded option (`x-embedded`) and default.
  */
 import { z } from 'zod'
-import { eip55Address } from '../did/ethr.js'
+import { eip55Address } from '../did/methods/ethr/index.js'
 import { canonicalOrigin } from '../http/cors.js'
 import { DEFAULT_DEPTH, DEPTH_MARGIN, MAX_DEPTH, depthMarginProblem } from '../operations/request-bounds.js'
 import { DEFAULT_JSONLD_LIMITS, JSONLD_CEILINGS } from '../proofs/jsonld/bounds.js'

@@ -5,9 +5,9 @@
  */
 import { readFileSync, statSync } from 'node:fs'
 import { Wallet } from 'ethers'
-import type { EthrNetwork } from '../did/ethr.js'
+import type { EthrNetwork } from '../did/methods/ethr/index.js'
 import { universalResolver } from '../did/named-resolvers.js'
-import type { OnchainRegistryOptions } from '../did/registry/onchain.js'
+import type { OnchainRegistryOptions } from '../did/methods/ethr/index.js'
 import type { IdentityServiceOptions } from '../service/identity-service.js'
 import type { EffectiveConfig } from './effective.js'
 

@@ -5,7 +5,7 @@
  */
 import type { Caller } from '../auth/context.js'
 import type { CallerFactSource } from '../auth/facts.js'
-import { parseEthrDid } from '../did/ethr.js'
+import { parseEthrDid } from '../did/methods/ethr/index.js'
 import { ROLE_ASSIGNMENTS } from '../roles/records.js'
 import { tenantCollectionOf } from '../storage/declaration.js'
 import type { StorageAdapter } from '../storage/port.js'

@@ -14,7 +14,7 @@
  */
 import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
-import { normalizeDid, principalOf } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import type { Caller } from '../auth/context.js'
 import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from './issue-credential.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'

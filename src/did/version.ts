@@ -11,7 +11,7 @@
  * twice; both given together; or a query whose percent-encoding is broken.
  */
 import type { DIDResolutionResult, ParsedDID } from 'did-resolver'
-import { resolutionFailure } from './registry/port.js'
+import { resolutionFailure } from './methods/ethr/index.js'
 
 /** The version a resolution asks for: a version number, or a time (UNIX seconds, whole). */
 export type DidVersion = { versionId: number } | { versionTime: number }

@@ -6,7 +6,7 @@
  * naming how many approvals are missing.
  */
 import { forbidden, type IdentityError } from '../errors.js'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import type { QuorumPolicy } from './port.js'
 import { membersOf, standingOf } from './quorum.js'
 

@@ -1,6 +1,6 @@
 /** Building blocks shared by the request and response schemas. */
 import * as z from 'zod'
-import { isEthrDidSyntax } from '../did/ethr-syntax.js'
+import { isEthrDidSyntax } from '../did/methods/ethr/syntax.js'
 
 /**
  * A flag-free pattern of exactly `words` in any letter case: each letter a class of both cases (`read` →

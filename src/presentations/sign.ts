@@ -21,7 +21,7 @@ import { createVerifiablePresentationJwt } from 'did-jwt-vc'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { invalid, notFound } from '../errors.js'
-import { normalizeDid } from '../did/ethr.js'
+import { normalizeDid } from '../did/methods/ethr/index.js'
 import type { DigestSigner } from '../keys/signer.js'
 import { didJwtSigner } from '../proofs/jwt-signer.js'
 import {

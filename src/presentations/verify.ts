@@ -20,7 +20,7 @@
 import { verifyPresentation as verifyVpJwt } from 'did-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import type { Caller } from '../auth/context.js'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import type { NamedResolver } from '../did/named-resolvers.js'
 import { decodeJwt, verifyDidJwt } from '../proofs/jwt-verifier.js'
 import { JsonLdBoundsError, jsonLdBoundsError } from '../proofs/jsonld/bounds.js'

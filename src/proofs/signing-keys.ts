@@ -14,7 +14,7 @@
 import { extractPublicKeyBytes } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { eip55Address } from '../did/ethr.js'
+import { eip55Address } from '../did/methods/ethr/index.js'
 import type { KnownKeys } from './known-keys.js'
 import type { SigningKey } from './jsonld/index.js'
 

@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { forbidden, notFound, type ErrorBody } from '../errors.js'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import type { Caller } from '../auth/context.js'
 import { canManageRole } from './policy.js'
 import { MAX_PAGE } from '../operations/schemas.js'

@@ -6,7 +6,7 @@
  * nothing written). Checksums and key addresses need code the browser-safe contracts leave out.
  */
 import { z } from 'zod'
-import { normalizeDid, principalOf } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { DUPLICATE, noDuplicates } from '../operations/no-duplicates.js'
 import type { ParsedInput } from '../operations/contract.js'
 import type { ROLE_CONTRACTS } from './contracts.js'

@@ -1,6 +1,6 @@
 /** Finding a tenant's roles and the shapes responses show them in. */
 import { notFound } from '../errors.js'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
 import type { AssignmentView, RoleView } from './schemas.js'
 import type { RoleAssignmentRecord, RoleRecord } from './records.js'

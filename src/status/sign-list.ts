@@ -9,7 +9,7 @@
  * it (before its write, stored with it) — and never by the publisher or a `GET`.
  */
 import { createHash } from 'node:crypto'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import { forbidden } from '../errors.js'
 import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
 import type { DigestSigner } from '../keys/signer.js'

@@ -15,7 +15,7 @@ import {
 import { API_KEYS } from '../auth/records.js'
 import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
 import { META, type MetaRecord } from '../custody/records.js'
-import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '../did/records.js'
+import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '../did/methods/ethr/index.js'
 import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'

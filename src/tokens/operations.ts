@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
-import { normalizeDid, principalOf } from '../did/ethr.js'
+import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import type { generateToken as generateTokenSchema, DidAuthToken } from './schemas.js'
 import { issueDidAuthToken } from './did-auth-credential.js'
 import { JwtRejected } from '../proofs/jwt-verifier.js'

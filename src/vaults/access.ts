@@ -1,7 +1,7 @@
 /** Enforcing the vaults' slice of the policy: vault control, or 403. */
 import type { Caller } from '../auth/context.js'
 import type { CallerFactSource } from '../auth/facts.js'
-import { parseEthrDid } from '../did/ethr.js'
+import { parseEthrDid } from '../did/methods/ethr/index.js'
 import { forbidden } from '../errors.js'
 import type { VaultFacts } from '../wallets/policy.js'
 import { controlsVault } from './policy.js'

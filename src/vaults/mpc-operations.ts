@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { IdentityError, invalid, notFound } from '../errors.js'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import { ACCOUNT_PATH, deriveChildPublicKey } from '../keys/hd.js'
 import { bytesToHex, hexToBytes } from '../keys/secp256k1.js'
 import { pendingError } from './mpc-vaults.js'

@@ -5,7 +5,7 @@
  * contracts leave out.
  */
 import { z } from 'zod'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import { noDuplicates } from '../operations/no-duplicates.js'
 import type { ParsedInput } from '../operations/contract.js'
 import type { VAULT_CONTRACTS } from './contracts.js'

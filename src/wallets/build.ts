@@ -1,6 +1,6 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
-import { didOfChecksummed, type EthrNetwork } from '../did/ethr.js'
+import { didOfChecksummed, type EthrNetwork } from '../did/methods/ethr/index.js'
 import type { CreatedKey } from '../keys/port.js'
 import { addressOf, bytesToHex, uncompressedOf } from '../keys/secp256k1.js'
 import { publicKeyDerHex } from '../keys/spki.js'

@@ -4,8 +4,8 @@
  * to a host the caller names: `apiUrl` must be one of the configured registry endpoints.
  */
 import { invalid } from '../errors.js'
-import { parseEthrDid, type EthrNetwork } from '../did/ethr.js'
-import type { DidRegistry } from '../did/registry/port.js'
+import { parseEthrDid, type EthrNetwork } from '../did/methods/ethr/index.js'
+import type { DidRegistry } from '../did/methods/ethr/index.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { WalletRecord } from './records.js'
 import type { Caller } from '../auth/context.js'

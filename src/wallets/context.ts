@@ -5,9 +5,9 @@
  */
 import type { CallerFactSource } from '../auth/facts.js'
 import type { KeyCustody } from '../custody/key-custody.js'
-import type { EthrNetwork } from '../did/ethr.js'
+import type { EthrNetwork } from '../did/methods/ethr/index.js'
 import type { KeyManager } from '../keys/port.js'
-import type { Registries } from '../did/registries.js'
+import type { Registries } from '../did/methods/ethr/index.js'
 import type { Runtime } from '../operations/runtime.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { WalletConfig } from './config-schemas.js'

@@ -1,7 +1,7 @@
 /** Identity wallets: generate, list, configure, rename, delete (spec: Identity wallet). */
 import type { z } from 'zod'
 import { conflict, notFound } from '../errors.js'
-import { principalOf } from '../did/ethr.js'
+import { principalOf } from '../did/methods/ethr/index.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import type * as schemas from './schemas.js'
 import type { WalletView } from './schemas.js'

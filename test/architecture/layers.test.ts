@@ -111,13 +111,13 @@ describe('layers of src/ (docs/architecture.md)', () => {
     expect(cycles).toEqual([])
   })
 
-  it('outside did/methods/, DID methods are reached through their registry (did/methods/index.ts), never an implementation', () => {
+  it("outside did/methods/, DID methods are reached through their registry or a method folder's index (or dependency-free syntax)", () => {
     const METHODS = join(SRC, 'did/methods')
     const reaching: string[] = []
     for (const file of sourceFiles(SRC).filter((f) => !f.startsWith(`${METHODS}/`))) {
       for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
         const target = normalize(join(dirname(file), match[1] ?? match[2]))
-        if (target.startsWith(`${METHODS}/`) && relative(METHODS, target) !== 'index.js')
+        if (target.startsWith(`${METHODS}/`) && !/^([a-z0-9]+\/)?index\.js$|^[a-z0-9]+\/syntax\.js$/.test(relative(METHODS, target)))
           reaching.push(`${relative(SRC, file)} imports ${match[1] ?? match[2]}`)
       }
     }

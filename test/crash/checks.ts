@@ -8,7 +8,7 @@
 import { gunzipSync } from 'node:zlib'
 import { http } from '../helpers/spawn.js'
 import type { StorageAdapter, StoredRecord } from '../../src/storage/port.js'
-import { principalOf } from '../../src/did/ethr.js'
+import { principalOf } from '../../src/did/methods/ethr/ethr.js'
 import { verifyChain } from '../../src/audit/verify-chain.js'
 import { API_KEY, TENANT } from './server.js'
 import { statusEntryOf, type Ledger, type Tenant } from './workload.js'

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifyDidAuthToken } from '../../src/auth/did-auth.js'
 import { createMemoryStorage, IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
-import type { DidRegistry } from '../../src/did/registry/port.js'
+import type { DidRegistry } from '../../src/did/methods/ethr/registry/port.js'
 import { mintToken } from '../helpers/tokens.js'
 import { IdentityError, type ErrorBody } from '../../src/errors.js'
 

@@ -7,9 +7,9 @@ import { describe, expect, it } from 'vitest'
 import { createMemoryStorage } from '../../src/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { UniqueConstraintError, type StorageAdapter } from '../../src/storage/port.js'
-import { EmbeddedRegistry } from '../../src/did/registry/embedded.js'
+import { EmbeddedRegistry } from '../../src/did/methods/ethr/registry/embedded.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
-import { DEV_NETWORK } from '../../src/did/ethr.js'
+import { DEV_NETWORK } from '../../src/did/methods/ethr/ethr.js'
 
 /** A storage whose next transactions fail as scripted, after (or before) running. */
 function flaky(inner: StorageAdapter, script: Array<'collide' | 'lose-ack'>): StorageAdapter {

@@ -2,7 +2,7 @@
 import { createJWT } from 'did-jwt'
 import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
-import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/methods/ethr/ethr.js'
 
 export interface MintOptions {
   /** DID claimed as `iss`; default: the signer's own DID. */

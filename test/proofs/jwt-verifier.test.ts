@@ -11,7 +11,7 @@ import { verifyDidJwt } from '../../src/proofs/jwt-verifier.js'
 import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
 import { PublicKeyDirectory } from '../../src/wallets/public-keys.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
-import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/methods/ethr/ethr.js'
 import { alterPayload, tamper } from '../helpers/tokens.js'
 import { didJwtVerdict, ourVerdict, type JwtVerdict } from '../helpers/jwt-verdicts.js'
 

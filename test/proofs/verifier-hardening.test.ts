@@ -9,7 +9,7 @@ import { didJwtSigner } from '../../src/proofs/jwt-signer.js'
 import { PublicKeyDirectory } from '../../src/wallets/public-keys.js'
 import { LocalSigner, generatePrivateKey } from '../../src/keys/secp256k1.js'
 import { bearerToken } from '../../src/auth/tenants.js'
-import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/methods/ethr/ethr.js'
 
 const now = Math.floor(Date.now() / 1000)
 

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generatePrivateKey, LocalSigner } from '../../src/keys/secp256k1.js'
-import { DEV_NETWORK, ethrDid } from '../../src/did/ethr.js'
+import { DEV_NETWORK, ethrDid } from '../../src/did/methods/ethr/ethr.js'
 import { expectError, snapshot, startHarness, tokenFor, type Harness } from '../helpers/harness.js'
 import { mintToken } from '../helpers/tokens.js'
 

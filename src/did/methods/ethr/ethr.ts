@@ -10,7 +10,7 @@
  * spelled is kept where a response echoes it ({@link normalizeDid} only checksums addresses).
  */
 import { SigningKey, computeAddress, getAddress, isAddress } from 'ethers'
-import { ETHR_DID } from './ethr-syntax.js'
+import { ETHR_DID } from './syntax.js'
 
 /** An Ethereum network DIDs can live on. `registry` and `rpcUrl` matter to on-chain registries only. */
 export interface EthrNetwork {

@@ -30,9 +30,9 @@ import {
   type Signer,
 } from 'ethers'
 import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
-import type { DigestSigner } from '../../keys/signer.js'
+import type { DigestSigner } from '../../../../keys/signer.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
-import { versionRequest } from '../version.js'
+import { versionRequest } from '../../../version.js'
 import { blockAtTime } from './block-at-time.js'
 import { RegistryError, invalidEthrDid, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
 

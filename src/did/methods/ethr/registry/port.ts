@@ -7,7 +7,7 @@
  */
 import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
 import type { EthrNetwork } from '../ethr.js'
-import type { DigestSigner } from '../../keys/signer.js'
+import type { DigestSigner } from '../../../../keys/signer.js'
 
 /**
  * One ERC-1056 change of an identity's DID document. Validities are in seconds (the

@@ -19,16 +19,16 @@
 import { randomUUID } from 'node:crypto'
 import type { DIDResolutionResult, DIDResolver } from 'did-resolver'
 import { getAddress, hexlify } from 'ethers'
-import type { DigestSigner } from '../../keys/signer.js'
+import type { DigestSigner } from '../../../../keys/signer.js'
 import type { DidEventRecord, DidHeadRecord } from '../records.js'
-import { UniqueConstraintError, type Collection, type StorageAdapter } from '../../storage/port.js'
+import { UniqueConstraintError, type Collection, type StorageAdapter } from '../../../../storage/port.js'
 import { buildEthrDocument, type BuiltDocument, type Erc1056Event } from '../document.js'
 import { parseEthrDid, type EthrNetwork } from '../ethr.js'
-import { versionRequest, type DidVersion } from '../version.js'
+import { versionRequest, type DidVersion } from '../../../version.js'
 import { selectVersion, versionMetadata } from './log-versions.js'
 import { RegistryError, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
 import { DID_EVENTS, DID_HEADS } from '../records.js'
-import { collectionOf } from '../../storage/declaration.js'
+import { collectionOf } from '../../../../storage/declaration.js'
 
 interface Chain {
   seq: number

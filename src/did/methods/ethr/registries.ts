@@ -5,7 +5,7 @@
  * other than a configured network's `rpcUrl`.
  */
 import { Resolver, type DIDResolver } from 'did-resolver'
-import type { StorageAdapter } from '../storage/port.js'
+import type { StorageAdapter } from '../../../storage/port.js'
 import { didOfChecksummed, parseEthrDid, type EthrNetwork } from './ethr.js'
 import { EmbeddedRegistry } from './registry/embedded.js'
 import { OnchainRegistry, isOnchain, type OnchainRegistryOptions } from './registry/onchain.js'

@@ -3,8 +3,8 @@
  * and their collection declarations (fields and indexes checked against the record types by the
  * compiler).
  */
-import { declareCollection } from '../storage/declaration.js'
-import type { StoredRecord } from '../storage/port.js'
+import { declareCollection } from '../../../storage/declaration.js'
+import type { StoredRecord } from '../../../storage/port.js'
 
 /**
  * One ERC-1056 event of the embedded registry. Events are public (DID documents are), so

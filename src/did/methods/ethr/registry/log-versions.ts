@@ -5,7 +5,7 @@
  * reports), version 0 the implicit document before any change.
  */
 import type { DIDDocumentMetadata } from 'did-resolver'
-import type { DidVersion } from '../version.js'
+import type { DidVersion } from '../../../version.js'
 
 /** One version of a log. */
 export interface LogVersion {
