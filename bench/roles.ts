@@ -82,8 +82,11 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
     const facts = new CallerFacts(service.resolver, storage)
     const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress] })
     const credentialDidFacts = async (): Promise<CredentialDidFacts> => {
-      const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), rolesGoverning(storage, TENANT, credential.did)])
-      return { did: credential.did, ownerAddress, roles }
+      const [controllingKeys, roles] = await Promise.all([
+        facts.controllingKeys(credential.did),
+        rolesGoverning(storage, TENANT, credential.did),
+      ])
+      return { did: credential.did, controllingKeys, roles }
     }
     const stored = { did: credential.did, isPublicAccess: false, storedBy: [], roles: [] }
     const decide = async (of: Caller) => {

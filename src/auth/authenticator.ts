@@ -1,6 +1,7 @@
 /** Turns request headers into a {@link Caller}, as each operation's {@link AuthRequirement} says. */
 import { unauthenticated } from '../errors.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
+import { JWK_THUMBPRINT_URI } from '../keys/key-ids.js'
 import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions, type DidAuthProof } from './did-auth.js'
 import { SYSTEM_TENANT, bearerToken, type TenantResolver } from './tenants.js'
 
@@ -30,7 +31,7 @@ export class Authenticator {
       dids: unique(proofs.map((p) => p.did)),
       addresses: unique(proofs.flatMap((p) => (p.address === undefined ? [] : [p.address]))),
       owners: Object.fromEntries(proofs.flatMap((p) => (p.byOwner && p.address !== undefined ? [[p.did, p.address]] : []))),
-      ...keyControlled(proofs),
+      ...keysOf(proofs),
       ...(keyId !== undefined && { apiKeyId: keyId }),
     }
   }
@@ -59,15 +60,19 @@ export class Authenticator {
       dids: [did],
       addresses,
       owners: byOwner && address !== undefined ? { [did]: address } : {},
-      ...keyControlled([proof]),
+      ...keysOf([proof]),
     }
   }
 }
 
 const unique = (values: string[]) => [...new Set(values)]
 
-/** `keyControlled` of a caller: the did:key / did:jwk DIDs its proofs control, when there are any. */
-function keyControlled(proofs: DidAuthProof[]): { keyControlled?: string[] } {
+/**
+ * `keys` and `keyControlled` of a caller, when there are any: the thumbprint URIs of the P-256 / Ed25519 keys that
+ * signed its tokens, and the DIDs (not did:ethr) whose current `authentication` key signed one.
+ */
+function keysOf(proofs: DidAuthProof[]): Pick<Caller, 'keys' | 'keyControlled'> {
+  const keys = unique(proofs.flatMap((p) => (p.key?.startsWith(JWK_THUMBPRINT_URI) === true ? [p.key] : [])))
   const dids = unique(proofs.filter((p) => p.byKey === true).map((p) => p.did))
-  return dids.length === 0 ? {} : { keyControlled: dids }
+  return { ...(keys.length > 0 && { keys }), ...(dids.length > 0 && { keyControlled: dids }) }
 }

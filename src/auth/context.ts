@@ -31,9 +31,14 @@ export interface Caller {
    */
   owners?: Readonly<Record<string, string>>
   /**
-   * DIDs among `dids` derived from their key (did:key, did:jwk) whose token was signed by a key
-   * their document lists under `authentication`, checked when the token was verified: the caller
-   * controls them (their documents never change). Optional: none.
+   * RFC 9278 JWK thumbprint URIs of the P-256 and Ed25519 keys that signed the caller's tokens (`keys/key-ids.ts`;
+   * secp256k1 keys are in `addresses`). Optional: none.
+   */
+  keys?: readonly string[]
+  /**
+   * DIDs among `dids` of another method than did:ethr (did:key, did:jwk, did:web) whose token was signed by a key
+   * their current document lists under `authentication`, checked when the token was verified: the caller controls
+   * them. Optional: none.
    */
   keyControlled?: readonly string[]
   /** The id of the API key that authenticated the request (never the key), when the tenant resolver names one. */

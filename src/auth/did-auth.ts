@@ -7,12 +7,17 @@ import type { Resolvable } from 'did-resolver'
 import { IdentityError, unauthenticated } from '../errors.js'
 import { parseEthrDid, principalOf } from '../did/methods/ethr/index.js'
 import { JwtRejected, verifyDidJwt, type VerifiedJwt } from '../proofs/jwt-verifier.js'
-import { OFFLINE_METHODS } from '../did/methods/index.js'
+import { authenticationKeyIds, keyIdOfMethod } from '../proofs/method-key-ids.js'
 import type { KnownKeys } from '../proofs/known-keys.js'
 import type { SignatureMemo } from '../proofs/signature-memo.js'
 
 export interface DidAuthOptions {
   resolver: Resolvable
+  /**
+   * A resolver for one request, used instead of `resolver` when given: its did:web fetches share one budget
+   * (`DidWebResolver.forRequest`), so a document is read afresh by each request and never past the budget.
+   */
+  resolverForRequest?: () => Resolvable
   audience: string
   /** Known public keys (the service's wallets): their signatures are checked fastest. */
   keys?: KnownKeys
@@ -31,23 +36,29 @@ const MAX_TOKEN = 8 * 1024
 /** Most tokens one header may carry. */
 const MAX_TOKENS = 10
 
-/** What a verified DID-auth token proves: control of a DID, by holding the key of an address. */
+/** What a verified DID-auth token proves: the key that signed it, and whether that key controls the issuer DID. */
 export interface DidAuthProof {
   /** The issuer DID's principal (a did:ethr public-key DID in its address form). */
   did: string
   /**
    * Address of the key that signed, when it is a secp256k1 key: its holder may act wherever that address is the owner.
-   * Undefined for a P-256 or Ed25519 key (a did:key or did:jwk holder signing ES256 or EdDSA).
+   * Undefined for a P-256 or Ed25519 key.
    */
   address?: string
+  /**
+   * The key id (`keys/key-ids.ts`) of the key that signed: its address for secp256k1, its RFC 9278 JWK thumbprint URI
+   * for P-256 and Ed25519. Undefined only when the signing method's key has no key id (a key type didvault does not use).
+   */
+  key?: string
   /**
    * Whether that key is the owner key of the DID's current document: a did:ethr `#controller`,
    * or a public-key DID's `#controllerKey` (listed only while the key's address owns the DID).
    */
   byOwner: boolean
   /**
-   * Whether the issuer is a DID derived from its key (did:key, did:jwk) whose document lists the signing key under
-   * `authentication`: its holder controls it.
+   * Whether the issuer is a DID of another method than did:ethr (did:key, did:jwk, did:web) whose current document lists
+   * the signing key under `authentication`: its holder controls it (DESIGN §4 "Wallet control"; for did:ethr control is
+   * `byOwner`, and a delegate — `sigAuth` included — never controls).
    */
   byKey?: boolean
 }
@@ -60,6 +71,7 @@ export async function verifyDidAuthToken(token: string, options: DidAuthOptions)
 /** Verifies one token; resolves to what it proves or rejects with 403 UNAUTHENTICATED. */
 export async function verifyDidAuthProof(token: string, options: DidAuthOptions): Promise<DidAuthProof> {
   if (token.length > MAX_TOKEN) throw unauthenticated('invalid DID-auth token: too large')
+  options = withRequestResolver(options)
   try {
     const verified = await verifyDidJwt(token, {
       resolver: options.resolver,
@@ -71,11 +83,14 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
       memo: options.memo,
     })
     const did = principalOf(verified.issuer)
+    const control = parseEthrDid(verified.issuer) === undefined ? await controlByKey(verified, options.resolver) : undefined
+    const key = verified.signerAddress ?? control?.key
     return {
       did,
       ...(verified.signerAddress !== undefined && { address: verified.signerAddress }),
+      ...(key !== undefined && { key }),
       byOwner: verified.signerAddress !== undefined && isOwnerMethod(verified.signer, did),
-      ...((await signedByAuthenticationKey(verified)) && { byKey: true }),
+      ...(control?.byKey === true && { byKey: true }),
     }
   } catch (err) {
     if (err instanceof JwtRejected) throw unauthenticated(`invalid DID-auth token: ${err.reason}`)
@@ -83,18 +98,38 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
   }
 }
 
-/** Whether the issuer is a did:key / did:jwk DID and the method that signed is one of its `authentication` keys. */
-async function signedByAuthenticationKey(verified: VerifiedJwt): Promise<boolean> {
-  const method = OFFLINE_METHODS.find((m) => verified.issuer.startsWith(`did:${m.name}:`))
-  if (method === undefined) return false
-  return (await method.controllingKeys(verified.issuer)).some((key) => key.methodId === verified.signer)
+/**
+ * For an issuer of another method than did:ethr: the key id of the method that signed, and whether the issuer's current
+ * document lists that method under `authentication` (the document the verifier read: did:key and did:jwk offline,
+ * did:web from the request's resolver, which read it once for this request).
+ */
+async function controlByKey(verified: VerifiedJwt, resolver: Resolvable): Promise<{ key?: string; byKey: boolean }> {
+  const { didDocument } = await resolver.resolve(verified.issuer)
+  if (!didDocument) return { byKey: false }
+  const signer = absoluteMethodId(verified.signer, didDocument.id)
+  const listed = authenticationKeyIds(didDocument).find((m) => m.methodId === signer)
+  if (listed !== undefined) return { key: listed.keyId, byKey: true }
+  const vm = [...(didDocument.verificationMethod ?? []), ...(didDocument.assertionMethod ?? [])].find(
+    (m): m is Exclude<typeof m, string> => typeof m !== 'string' && absoluteMethodId(m.id, didDocument.id) === signer,
+  )
+  const key = vm === undefined ? undefined : keyIdOfMethod(vm)
+  return { ...(key !== undefined && { key }), byKey: false }
 }
+
+const absoluteMethodId = (id: string, did: string) => (id.startsWith('#') ? `${did}${id}` : id)
 
 /** Whether verification method `id` is the owner key of did:ethr principal `did`: its `#controller` or `#controllerKey`. */
 function isOwnerMethod(id: string, did: string): boolean {
   const hash = id.indexOf('#')
   const fragment = id.slice(hash + 1)
   return hash > 0 && (fragment === 'controller' || fragment === 'controllerKey') && parseEthrDid(id.slice(0, hash))?.principal === did
+}
+
+/** `options` with the resolver of one request (see {@link DidAuthOptions.resolverForRequest}). */
+export function withRequestResolver(options: DidAuthOptions): DidAuthOptions {
+  if (options.resolverForRequest === undefined) return options
+  const { resolverForRequest, ...rest } = options
+  return { ...rest, resolver: resolverForRequest() }
 }
 
 const tokensOf = (header: string | undefined) =>
@@ -108,7 +143,8 @@ export async function verifyDidAuthHeader(header: string | undefined, options: D
   const tokens = tokensOf(header)
   if (tokens.length === 0) throw unauthenticated('missing DID Auth Token')
   if (tokens.length > MAX_TOKENS) throw unauthenticated(`invalid DID-auth token: at most ${MAX_TOKENS} per request`)
-  return Promise.all(tokens.map((t) => verifyDidAuthProof(t, options)))
+  const request = withRequestResolver(options)
+  return Promise.all(tokens.map((t) => verifyDidAuthProof(t, request)))
 }
 
 /**
@@ -117,10 +153,11 @@ export async function verifyDidAuthHeader(header: string | undefined, options: D
  * token but may count the ones sent as MPC member approvals.
  */
 export async function validDidAuthProofs(header: string | undefined, options: DidAuthOptions): Promise<DidAuthProof[]> {
+  const request = withRequestResolver(options)
   const settled = await Promise.allSettled(
     tokensOf(header)
       .slice(0, MAX_TOKENS)
-      .map((t) => verifyDidAuthProof(t, options)),
+      .map((t) => verifyDidAuthProof(t, request)),
   )
   const proofs: DidAuthProof[] = []
   for (const result of settled) {

@@ -16,9 +16,11 @@ export interface CallerFactSource {
   /** The caller's keys and the vaults they are the own keys of wallets of. */
   vaultKeys(caller: Caller): Promise<VaultKeyFacts>
   /**
-   * The address of the current owner of a did:ethr document (the same for both spellings of a
-   * principal); undefined when it does not resolve. An owner the caller's tokens proved in this
-   * request (`caller.owners`) is taken as is.
+   * The key ids (`keys/key-ids.ts`) of the keys that control `did` now: for did:ethr the address
+   * of its document's current owner (the same for both spellings of a principal; delegates never
+   * control), for other methods the keys its current document lists under `authentication`.
+   * Empty when it does not resolve. An owner the caller's tokens proved in this request
+   * (`caller.owners`) is taken as is.
    */
-  ownerAddress(did: string, caller?: Caller): Promise<string | undefined>
+  controllingKeys(did: string, caller?: Caller): Promise<readonly string[]>
 }

@@ -6,8 +6,9 @@
  * table in docs/access-control.md is their union (`service/access-rules.ts`).
  *
  * Control (DESIGN §4 "Wallet control") always follows the key that signed a token:
- * - **DID control** of a DID: the caller holds the key of its document's current owner.
- *   A delegate's token authenticates its DID but confers no owner rights.
+ * - **DID control** of a DID: the caller holds a key that controls its current document — for
+ *   did:ethr its owner (`#controller`), for did:key, did:jwk and did:web a key its `authentication`
+ *   lists. A did:ethr delegate's token authenticates its DID but confers no owner rights.
  * - **Vault control**: the caller holds the own key of one of the vault's wallets (the key
  *   the wallet was made with, its root wallet's included). Owning the DID of a wallet whose
  *   ownership moved to an outside key gives no right over the vault or its other wallets.
@@ -23,8 +24,11 @@ export type Permission = (typeof PERMISSIONS)[number]
 
 /** What the policy knows of the caller; each part gathered at most once per request, when a decision needs it. */
 export interface CallerFacts {
-  /** EIP-55 addresses of the keys that signed the caller's tokens. */
-  addresses: ReadonlySet<string>
+  /**
+   * Key ids (`keys/key-ids.ts`) of the keys that signed the caller's tokens: EIP-55 addresses of secp256k1 keys, RFC 9278
+   * JWK thumbprint URIs of P-256 and Ed25519 keys.
+   */
+  keys: ReadonlySet<string>
   /** DIDs the caller acts through: named by one of its tokens and owned by a key that signed one; never a wallet of another tenant. */
   dids: ReadonlySet<string>
   /** The roles assigned to those DIDs, with their permissions: the caller's effective roles. */
@@ -34,11 +38,11 @@ export interface CallerFacts {
 }
 
 /** The caller's keys and the DIDs it acts through: what managing a role reads. */
-export type ActingFacts = Pick<CallerFacts, 'addresses' | 'dids'>
+export type ActingFacts = Pick<CallerFacts, 'keys' | 'dids'>
 /** With the caller's effective roles: what seeing roles and deciding on credentials read. */
-export type HoldingFacts = Pick<CallerFacts, 'addresses' | 'dids' | 'roles'>
+export type HoldingFacts = Pick<CallerFacts, 'keys' | 'dids' | 'roles'>
 /** The caller's keys and the vaults they are keys of: what vault and wallet control read. */
-export type VaultKeyFacts = Pick<CallerFacts, 'addresses' | 'vaultKeys'>
+export type VaultKeyFacts = Pick<CallerFacts, 'keys' | 'vaultKeys'>
 
 /** One ground on which a decision allows: its name (for messages and docs) and when it holds, from the caller facts `C` it reads. */
 export interface Rule<C, R> {
@@ -55,9 +59,13 @@ export function grants(permissions: readonly Permission[] | undefined, need: Per
   return permissions.includes('Write') || (need === 'Read' && permissions.includes('Read'))
 }
 
-/** Whether the caller holds the key of `address` (one of its tokens was signed by it). */
-export const holdsKey = (caller: Pick<CallerFacts, 'addresses'>, address: string | undefined) =>
-  address !== undefined && caller.addresses.has(address)
+/** Whether the caller holds one of `keys` (key ids: one of its tokens was signed by it). */
+export const holdsKey = (caller: Pick<CallerFacts, 'keys'>, keys: readonly string[] | undefined) =>
+  keys !== undefined && keys.some((key) => caller.keys.has(key))
+
+/** The key ids of a caller's keys (`Caller.addresses` and `Caller.keys`): what {@link CallerFacts.keys} holds. */
+export const callerKeys = (caller: { addresses: readonly string[]; keys?: readonly string[] }): Set<string> =>
+  new Set([...caller.addresses, ...(caller.keys ?? [])])
 
 /** Evaluates one decision (a row of a domain's rules): the first ground that holds allows. */
 export function decide<C, R>(rules: readonly Rule<C, R>[], caller: C, resource: R): Decision {

@@ -37,8 +37,9 @@ export async function credentialFacts(
   if (record.did !== undefined) {
     const did = await credentialDidFacts(ctx, record.tenantId, record.did)
     facts.did = did.did
-    if (did.ownerAddress !== undefined) facts.ownerAddress = did.ownerAddress
-    facts.selfOwned = did.ownerAddress !== undefined && parseEthrDid(record.did)?.address === did.ownerAddress
+    if (did.controllingKeys !== undefined) facts.controllingKeys = did.controllingKeys
+    const own = parseEthrDid(record.did)?.address
+    facts.selfOwned = own !== undefined && did.controllingKeys?.length === 1 && did.controllingKeys[0] === own
     facts.roles = new Set([...record.roles, ...did.roles])
   }
   return facts
@@ -54,8 +55,8 @@ export async function credentialDidFacts(
   did: string,
   caller?: Caller,
 ): Promise<CredentialDidFacts> {
-  const [owner, roles] = await Promise.all([ctx.callers.ownerAddress(did, caller), rolesGoverning(ctx.storage, tenantId, did)])
-  return { did, ...(owner !== undefined && { ownerAddress: owner }), roles }
+  const [controllingKeys, roles] = await Promise.all([ctx.callers.controllingKeys(did, caller), rolesGoverning(ctx.storage, tenantId, did)])
+  return { did, controllingKeys, roles }
 }
 
 /**

@@ -14,8 +14,8 @@ import { READ_RULES, type ReadableCredential, type ReaderFacts } from './read-ru
 export interface CredentialFacts {
   /** The credential's DID; undefined when its `id` is absent or not a DID. */
   did?: string
-  /** Address of the current owner of its DID's document. */
-  ownerAddress?: string
+  /** Key ids of the keys that control its DID now (`CallerFactSource.controllingKeys`). */
+  controllingKeys?: readonly string[]
   /** Its DID's document names the DID itself as owner. */
   selfOwned: boolean
   isPublicAccess: boolean
@@ -31,16 +31,16 @@ export interface CredentialFacts {
  * with rights over it), never those one record lists: a record's own `roles` reach that
  * record alone.
  */
-export type CredentialDidFacts = Pick<CredentialFacts, 'ownerAddress' | 'roles'> & { did: string }
+export type CredentialDidFacts = Pick<CredentialFacts, 'controllingKeys' | 'roles'> & { did: string }
 
 /** A role granting `need` is assigned both to the credential and to a DID the caller acts through. */
 const roleGrant = (need: Permission): Rule<HoldingFacts, Pick<CredentialFacts, 'roles'>> => ({
   ground: `holds a role with ${need} assigned to the credential`,
   holds: (c, v) => [...v.roles].some((role) => grants(c.roles.get(role), need)),
 })
-const didOwner: Rule<HoldingFacts, Pick<CredentialFacts, 'did' | 'ownerAddress'>> = {
+const didOwner: Rule<HoldingFacts, Pick<CredentialFacts, 'did' | 'controllingKeys'>> = {
   ground: 'holds the owner key of the credential’s DID',
-  holds: (c, v) => v.did !== undefined && holdsKey(c, v.ownerAddress),
+  holds: (c, v) => v.did !== undefined && holdsKey(c, v.controllingKeys),
 }
 const storedIt: Rule<HoldingFacts, CredentialFacts> = { ground: 'stored it', holds: (c, v) => v.storedBy.some((d) => c.dids.has(d)) }
 

@@ -12,7 +12,7 @@
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canWriteCredential } from './policy.js'
-import { type HoldingFacts } from '../auth/policy-engine.js'
+import { holdsKey, type HoldingFacts } from '../auth/policy-engine.js'
 import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../proofs/jsonld/index.js'
 import { appendProof } from '../proofs/jsonld/proof-set.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
@@ -205,8 +205,8 @@ export async function removeProofs(
   const ownsDid = (did: string) => {
     let hit = owned.get(did)
     if (hit === undefined) {
-      hit = ctx.callers.ownerAddress(did, caller).then(
-        (owner) => owner !== undefined && holding.addresses.has(owner),
+      hit = ctx.callers.controllingKeys(did, caller).then(
+        (keys) => holdsKey(holding, keys),
         () => false,
       )
       owned.set(did, hit)

@@ -67,7 +67,7 @@ export function readerFactsAbout(caller: HoldingFacts, did: CredentialDidFacts |
   return {
     dids: caller.dids,
     readRoles,
-    ownedDids: only(holdsKey(caller, did?.ownerAddress)),
+    ownedDids: only(holdsKey(caller, did?.controllingKeys)),
     governedDids: only([...(did?.roles ?? [])].some((role) => readRoles.has(role))),
   }
 }
@@ -84,7 +84,7 @@ async function ownedDidsOf(ctx: ReaderFactsContext, caller: Caller, facts: Holdi
   const ofKeys = caller.addresses.flatMap((address) => ctx.config.networks.map((network) => ethrDid(network, address)))
   const candidates = [...new Set([...ofKeys, ...caller.dids])]
   const [owners, handed] = await Promise.all([
-    Promise.all(candidates.map((did) => ctx.callers.ownerAddress(did, caller).catch(() => undefined))),
+    Promise.all(candidates.map((did) => ctx.callers.controllingKeys(did, caller).catch(() => undefined))),
     ctx.registries.handedTo(caller.addresses, MAX_HANDED_DIDS),
   ])
   return new Set([...candidates.filter((_did, i) => holdsKey(facts, owners[i])), ...handed])

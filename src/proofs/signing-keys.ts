@@ -55,7 +55,7 @@ async function signingKeyOf(m: VerificationMethod, keys: Pick<KnownKeys, 'public
 }
 
 /** The verification methods `document` lists under `relationship` (by reference or embedded). */
-function methodsUnder(document: DIDDocument, relationship: 'assertionMethod' | 'authentication'): VerificationMethod[] {
+export function methodsUnder(document: DIDDocument, relationship: 'assertionMethod' | 'authentication'): VerificationMethod[] {
   const methods = document.verificationMethod ?? []
   const absolute = (id: string) => (id.startsWith('#') ? `${document.id}${id}` : id)
   return (document[relationship] ?? []).flatMap((entry) => {

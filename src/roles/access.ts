@@ -5,9 +5,9 @@ import { forbidden } from '../errors.js'
 import { canManageRole, type RoleFacts } from './policy.js'
 import type { RoleRecord } from './records.js'
 
-/** A role's facts: its creator and the owner of the role DID's document (resolved, unless the caller's tokens proved it). */
+/** A role's facts: its creator and the keys that control the role DID (resolved, unless the caller's tokens proved its owner). */
 export async function roleFacts(callers: CallerFactSource, role: Pick<RoleRecord, 'did' | 'creator'>, caller?: Caller): Promise<RoleFacts> {
-  return { did: role.did, creator: role.creator, ownerAddress: await callers.ownerAddress(role.did, caller) }
+  return { did: role.did, creator: role.creator, controllingKeys: await callers.controllingKeys(role.did, caller) }
 }
 
 /** The role's creator, or the holder of the role DID's owner key; 403 FORBIDDEN otherwise. */

@@ -1,5 +1,6 @@
 /**
- * Gathers the policy's facts about a caller (see `auth/facts.ts`): DID owners by resolution,
+ * Gathers the policy's facts about a caller (see `auth/facts.ts`): the keys controlling a DID by resolution (through
+ * one resolver per request: did:web documents are read once per request, under its budget),
  * the DIDs it acts through, its effective roles and its vault keys by indexed queries — never a
  * collection loaded and filtered in JavaScript. Each part is gathered at most once per request,
  * and only when a decision needs it: the {@link Caller} object of a request is the memo key.
@@ -7,8 +8,9 @@
 import type { Resolvable } from 'did-resolver'
 import type { Caller } from '../auth/context.js'
 import type { CallerFactSource } from '../auth/facts.js'
-import type { ActingFacts, HoldingFacts, Permission, VaultKeyFacts } from '../auth/policy-engine.js'
-import { eip55Address, principalOf } from '../did/methods/ethr/index.js'
+import { callerKeys, type ActingFacts, type HoldingFacts, type Permission, type VaultKeyFacts } from '../auth/policy-engine.js'
+import { eip55Address, parseEthrDid, principalOf } from '../did/methods/ethr/index.js'
+import { authenticationKeyIds } from '../proofs/method-key-ids.js'
 import { collectionOf, tenantCollectionOf } from '../storage/declaration.js'
 import type { StorageAdapter } from '../storage/port.js'
 import { WALLETS } from '../wallets/records.js'
@@ -19,18 +21,27 @@ const MAX_KEYS_CHECKED = 100
 
 /** The parts of one request's caller facts, each gathered once, when first needed. */
 interface Memo {
+  /** The request's resolver of DIDs of other methods than did:ethr. */
+  resolver?: Resolvable
   acting?: Promise<ActingFacts>
   holding?: Promise<HoldingFacts>
   vaultKeys?: Promise<VaultKeyFacts>
 }
 
-/** The caller facts of a service, over its resolver and storage: wallets (acting DIDs, vault keys) and roles held. */
+/** The caller facts of a service, over its resolvers and storage: wallets (acting DIDs, vault keys) and roles held. */
 export class CallerFacts implements CallerFactSource {
   readonly #memo = new WeakMap<Caller, Memo>()
 
+  /**
+   * @param resolver - the service's registries (did:ethr)
+   * @param storage - the service's storage
+   * @param resolverForRequest - a resolver of the other methods for one request (the `default` resolver: did:key and
+   *   did:jwk offline, the service's own did:web from storage, foreign did:web from `didWebOrigins` under one budget)
+   */
   constructor(
     private readonly resolver: Resolvable,
     private readonly storage: StorageAdapter,
+    private readonly resolverForRequest: () => Resolvable = () => resolver,
   ) {}
 
   /** The caller's keys and the DIDs it acts through. */
@@ -51,7 +62,21 @@ export class CallerFacts implements CallerFactSource {
   /** The caller's keys and the vaults they are the own keys of wallets of. */
   vaultKeys(caller: Caller): Promise<VaultKeyFacts> {
     const memo = this.#memoOf(caller)
-    return (memo.vaultKeys ??= this.#vaultKeys(caller).then((vaultKeys) => ({ addresses: new Set(caller.addresses), vaultKeys })))
+    return (memo.vaultKeys ??= this.#vaultKeys(caller).then((vaultKeys) => ({ keys: callerKeys(caller), vaultKeys })))
+  }
+
+  /**
+   * The key ids of the keys that control `did` now: for did:ethr its owner's address (its `#controller`; delegates
+   * never control), for any other method the keys its current document lists under `authentication`.
+   */
+  async controllingKeys(did: string, caller?: Caller): Promise<readonly string[]> {
+    if (parseEthrDid(did) !== undefined) {
+      const owner = await this.#ownerAddress(did, caller)
+      return owner === undefined ? [] : [owner]
+    }
+    const resolver = caller === undefined ? this.resolverForRequest() : (this.#memoOf(caller).resolver ??= this.resolverForRequest())
+    const { didDocument } = await resolver.resolve(did)
+    return didDocument ? authenticationKeyIds(didDocument).map((m) => m.keyId) : []
   }
 
   /**
@@ -59,7 +84,7 @@ export class CallerFacts implements CallerFactSource {
    * both spellings of a principal: the address form is resolved; undefined when it does not
    * resolve. An owner the caller's tokens proved in this request (`caller.owners`) is taken as is.
    */
-  async ownerAddress(did: string, caller?: Caller): Promise<string | undefined> {
+  async #ownerAddress(did: string, caller?: Caller): Promise<string | undefined> {
     const principal = principalOf(did)
     if (caller?.owners !== undefined && Object.hasOwn(caller.owners, principal)) return caller.owners[principal]
     const { didDocument } = await this.resolver.resolve(principal)
@@ -79,21 +104,21 @@ export class CallerFacts implements CallerFactSource {
   }
 
   async #acting(caller: Caller): Promise<ActingFacts> {
-    const addresses = new Set(caller.addresses)
-    return { addresses, dids: await this.#actingDids(caller, addresses) }
+    return { keys: callerKeys(caller), dids: await this.#actingDids(caller, new Set(caller.addresses)) }
   }
 
   /**
-   * The DIDs the caller named whose current owner key signed one of its tokens, and the did:key / did:jwk DIDs whose
-   * authentication key signed one (`Caller.keyControlled`) — except
+   * The did:ethr DIDs the caller named whose current owner key signed one of its tokens, and the DIDs of other methods
+   * whose current authentication key signed one (`Caller.keyControlled`, checked when the token was verified) — except
    * wallets of another tenant: a request never acts through another tenant's identities (one
    * query on the global unique index of wallet DIDs). DIDs outside the service are kept.
    */
   async #actingDids(caller: Caller, addresses: ReadonlySet<string>): Promise<Set<string>> {
     const byKey = caller.keyControlled ?? []
     if (addresses.size === 0 && byKey.length === 0) return new Set()
-    const owners = addresses.size === 0 ? [] : await Promise.all(caller.dids.map((did) => this.ownerAddress(did, caller)))
-    const byOwner = caller.dids.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
+    const ethr = caller.dids.filter((did) => parseEthrDid(did) !== undefined)
+    const owners = addresses.size === 0 ? [] : await Promise.all(ethr.map((did) => this.#ownerAddress(did, caller)))
+    const byOwner = ethr.filter((_did, i) => owners[i] !== undefined && addresses.has(owners[i]))
     const owned = [...new Set([...byOwner, ...byKey])]
     if (owned.length === 0) return new Set()
     const wallets = await collectionOf(this.storage, WALLETS).find(

@@ -5,14 +5,14 @@ import { decide, holdsKey, type ActingFacts, type HoldingFacts, type Rule } from
 export interface RoleFacts {
   did: string
   creator: string
-  /** Address of the current owner of the role DID's document. */
-  ownerAddress?: string
+  /** Key ids of the keys that control the role DID now (`CallerFactSource.controllingKeys`). */
+  controllingKeys?: readonly string[]
 }
 
 const roleCreator: Rule<ActingFacts, RoleFacts> = { ground: 'created the role', holds: (c, r) => c.dids.has(r.creator) }
 const roleOwner: Rule<ActingFacts, RoleFacts> = {
   ground: 'holds the owner key of the role DID',
-  holds: (c, r) => holdsKey(c, r.ownerAddress),
+  holds: (c, r) => holdsKey(c, r.controllingKeys),
 }
 
 export const ROLE_RULES = {

@@ -339,7 +339,8 @@ export class IdentityService {
       storage,
       audit,
     )
-    const callers = new CallerFacts(resolver, storage)
+    // Control of DIDs of other methods than did:ethr is read from the `default` resolver, one per request (did:web's budget).
+    const callers = new CallerFacts(resolver, storage, () => resolvers.get().resolver)
     const keyManager = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend }, 'sealed')
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
@@ -381,8 +382,16 @@ export class IdentityService {
     const apiKeys = options.tenants ? undefined : await ApiKeyTenants.open(storage, keyring, now, journal)
     const auth = new Authenticator(
       options.tenants ?? apiKeys!,
-      // DID-auth tokens are checked against the `default` resolver: the service's DIDs, and did:key / did:jwk offline.
-      { resolver: resolvers.get().resolver, audience: config.audience, keys, now, memo: new SignatureMemo() },
+      // DID-auth tokens are checked against the `default` resolver, one per request: the service's DIDs, did:key / did:jwk
+      // offline, did:web from storage or `didWebOrigins` — each did:web document read afresh by each request, under its budget.
+      {
+        resolver: resolvers.get().resolver,
+        resolverForRequest: () => resolvers.get().resolver,
+        audience: config.audience,
+        keys,
+        now,
+        memo: new SignatureMemo(),
+      },
       walletTenantLookup(storage),
     )
     let heartbeat: InstanceHeartbeat | undefined

@@ -1,6 +1,7 @@
 /** Enforcing the status lists' slice of the policy: gather the issuer's facts, decide, refuse with 403. */
 import type { Caller } from '../auth/context.js'
 import type { CallerFactSource } from '../auth/facts.js'
+import { callerKeys } from '../auth/policy-engine.js'
 import { forbidden } from '../errors.js'
 import { walletFacts } from '../wallets/access.js'
 import { isQuorumSigner, listSigners, type ListSigners, type SigningContext } from './sign-list.js'
@@ -27,7 +28,7 @@ export async function assertChangesStatus(
     return signers
   }
   const target = await walletFacts(ctx.callers, signers.issuer, caller)
-  if (changesStatus({ addresses: new Set(caller.addresses), vaultKeys: new Set() }, target).allowed) return signers
+  if (changesStatus({ keys: callerKeys(caller), vaultKeys: new Set() }, target).allowed) return signers
   if (!changesStatus(await ctx.callers.vaultKeys(caller), target).allowed) throw refused
   return signers
 }

@@ -14,20 +14,20 @@ export interface VaultFacts {
 /** A wallet, as far as control goes. */
 export interface WalletFacts {
   did: string
-  /** Address of the current owner of the wallet's DID document. */
-  ownerAddress?: string
+  /** Key ids of the keys that control the wallet's DID now (`CallerFactSource.controllingKeys`). */
+  controllingKeys?: readonly string[]
   vault?: VaultFacts
 }
 
 /** Vault control: the caller holds the own key of one of the vault's wallets, its root wallet's included. */
 export const vaultControl: Rule<VaultKeyFacts, VaultFacts> = {
   ground: 'holds the own key of one of its wallets (vault control)',
-  holds: (c, v) => c.vaultKeys.has(v.id) || holdsKey(c, v.rootAddress),
+  holds: (c, v) => c.vaultKeys.has(v.id) || holdsKey(c, v.rootAddress === undefined ? undefined : [v.rootAddress]),
 }
 
 export const WALLET_RULES = {
   controlWallet: [
-    { ground: 'holds the owner key of its DID (DID control)', holds: (c, w) => holdsKey(c, w.ownerAddress) },
+    { ground: 'holds the owner key of its DID (DID control)', holds: (c, w) => holdsKey(c, w.controllingKeys) },
     { ground: 'controls its vault', holds: (c, w) => w.vault !== undefined && vaultControl.holds(c, w.vault) },
   ] satisfies Rule<VaultKeyFacts, WalletFacts>[],
 }

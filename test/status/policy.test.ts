@@ -8,8 +8,8 @@ import { changesStatus } from '../../src/status/policy.js'
 
 const OWNER = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const DELEGATE = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
-const issuer = { did: 'did:ethr:dev:0x0000000000000000000000000000000000000001', ownerAddress: OWNER, vault: { id: 'vault-1' } }
-const caller = (addresses: string[], vaultKeys: string[] = []) => ({ addresses: new Set(addresses), vaultKeys: new Set(vaultKeys) })
+const issuer = { did: 'did:ethr:dev:0x0000000000000000000000000000000000000001', controllingKeys: [OWNER], vault: { id: 'vault-1' } }
+const caller = (addresses: string[], vaultKeys: string[] = []) => ({ keys: new Set(addresses), vaultKeys: new Set(vaultKeys) })
 
 describe('changeStatus rule', () => {
   it('allows the owner key of the issuer DID (DID control) and the vault holding it (vault control)', () => {

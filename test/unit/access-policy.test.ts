@@ -21,7 +21,7 @@ import { startHarness, TENANT_A, TENANT_B, walletWithToken, type Harness } from 
 type Can = { read: boolean; write: boolean; delete: boolean }
 /** The credentials of these tables list no role in their records: the roles of their facts govern their DIDs. */
 const readerOf = (c: HoldingFacts, v: CredentialFacts) =>
-  readerFactsAbout(c, v.did === undefined ? undefined : { did: v.did, ownerAddress: v.ownerAddress, roles: v.roles })
+  readerFactsAbout(c, v.did === undefined ? undefined : { did: v.did, controllingKeys: v.controllingKeys, roles: v.roles })
 const decisions = (c: HoldingFacts, v: CredentialFacts): Can => ({
   read: canReadCredential(readerOf(c, v), { ...v, roles: [] }),
   write: canWriteCredential(c, v),
@@ -79,7 +79,7 @@ describe('credential columns of the access matrix (facts gathered from a real se
     })
     expect(governing.errors).toEqual([])
     expect(governing.assignments.map((a) => a.governsCredentials)).toEqual([true, true])
-    const address = async (did: string) => (await facts.ownerAddress(did))!
+    const address = async (did: string) => (await facts.controllingKeys(did))[0]
     const delegate = new LocalSigner(generatePrivateKey())
     await api(creator.jwt).configureWallet({
       wallet: { did: creator.did },
@@ -99,7 +99,7 @@ describe('credential columns of the access matrix (facts gathered from a real se
   /** A private credential (not public, stored by nobody here) with DID `credentialDid`, both roles governing it. */
   const credentialFor = async (_caller: HoldingFacts): Promise<CredentialFacts> => ({
     did: credentialDid,
-    ownerAddress: await facts.ownerAddress(credentialDid),
+    controllingKeys: await facts.controllingKeys(credentialDid),
     selfOwned: false,
     isPublicAccess: false,
     storedBy: [],
@@ -133,10 +133,10 @@ describe('credential columns of the access matrix (facts gathered from a real se
 
 describe('credential grounds without roles', () => {
   const me = '0x00000000000000000000000000000000000000a1'
-  const caller: HoldingFacts = { addresses: new Set([me]), dids: new Set(['did:ethr:dev:me']), roles: new Map() }
+  const caller: HoldingFacts = { keys: new Set([me]), dids: new Set(['did:ethr:dev:me']), roles: new Map() }
   const base: CredentialFacts = {
     did: 'did:ethr:dev:vc',
-    ownerAddress: '0x00000000000000000000000000000000000000b2',
+    controllingKeys: ['0x00000000000000000000000000000000000000b2'],
     selfOwned: false,
     isPublicAccess: false,
     storedBy: [],
@@ -150,9 +150,9 @@ describe('credential grounds without roles', () => {
     ['issued it',                                   { issuer: 'did:ethr:dev:me' },                                         { read: true,  write: false, delete: false }],
     ['is its subject',                              { subject: 'did:ethr:dev:me' },                                        { read: true,  write: false, delete: false }],
     ['stored it (its DID owned by another)',        { storedBy: ['did:ethr:dev:me'] },                                     { read: true,  write: false, delete: false }],
-    ['stored it, no DID',                           { storedBy: ['did:ethr:dev:me'], did: undefined, ownerAddress: undefined }, { read: true, write: false, delete: true }],
+    ['stored it, no DID',                           { storedBy: ['did:ethr:dev:me'], did: undefined, controllingKeys: undefined }, { read: true, write: false, delete: true }],
     ['stored it, its DID owns itself',              { storedBy: ['did:ethr:dev:me'], selfOwned: true },                    { read: true,  write: false, delete: true }],
-    ['holds the owner key of its DID',              { ownerAddress: me },                                                  { read: true,  write: true,  delete: true }],
+    ['holds the owner key of its DID',              { controllingKeys: [me] },                                             { read: true,  write: true,  delete: true }],
     ['role it does not hold',                       { roles: new Set(['did:ethr:dev:role']) },                             { read: false, write: false, delete: false }],
   ]
 
