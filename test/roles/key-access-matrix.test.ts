@@ -12,7 +12,9 @@
  * rights over X). `own`: the caller's token is the victim's own (its key controls X) — allowed, R governs X and reaches
  * C. `foreign`: another holder of the same key type and method; `delegate` (did:ethr): X's sigAuth and veriKey
  * delegates — the item is 403 FORBIDDEN with the error body and nothing is written, R reaches only the caller's copy.
- * A token naming X signed by the attacker's key is 403 UNAUTHENTICATED (nothing written).
+ * A token naming X signed by the attacker's key is 403 UNAUTHENTICATED (nothing written). And the door that hands a
+ * did:ethr DID over (Configure Identity Wallet, `newOwner`): only its owner key opens it — another wallet, its
+ * delegates and did:key holders of each key type are 403 FORBIDDEN, nothing written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ES256KSigner } from 'did-jwt'
@@ -219,4 +221,42 @@ describe('access matrix by keys: rights over a DID, per method (did:ethr, did:ke
       expect(await snapshot(h)).toEqual(before)
     },
   )
+
+  // prettier-ignore
+  const TAKEOVER: Array<[string, 'own' | 'foreign' | 'sigAuth delegate' | 'veriKey delegate' | HolderKeyType, 'allowed' | 'FORBIDDEN']> = [
+    ['its owner key',                             'own',              'allowed'],
+    ['another wallet of the tenant',              'foreign',          'FORBIDDEN'],
+    ['its sigAuth delegate',                      'sigAuth delegate', 'FORBIDDEN'],
+    ['its veriKey delegate',                      'veriKey delegate', 'FORBIDDEN'],
+    ['a did:key holder (secp256k1, ES256K)',      'secp256k1',        'FORBIDDEN'],
+    ['a did:key holder (P-256, ES256)',           'P-256',            'FORBIDDEN'],
+    ['a did:key holder (Ed25519, EdDSA)',         'Ed25519',          'FORBIDDEN'],
+  ]
+
+  it.each(TAKEOVER)('did:ethr wallet: %s (%s) hands the DID to itself (newOwner) → %s', async (_name, who, outcome) => {
+    const x = await ethrSubject()
+    const eve = await walletWithToken(h)
+    const holder = who === 'secp256k1' || who === 'P-256' || who === 'Ed25519' ? didJwtHolder('key', who) : undefined
+    const token =
+      who === 'own'
+        ? await x.token()
+        : who === 'foreign'
+          ? eve.jwt
+          : holder !== undefined
+            ? await holder.token()
+            : x.delegates[who as 'sigAuth delegate' | 'veriKey delegate']
+    const newOwner = holder?.did ?? eve.did
+    const before = await snapshot(h)
+    const res = await h.request('POST', '/wallet/configure', {
+      json: { wallet: { did: x.did }, walletConfig: { txsInput: [{ newOwner: who === 'own' ? eve.did : newOwner }] } },
+      didAuth: token,
+    })
+    if (outcome === 'allowed') {
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      expect(res.body.wallet.registry.errors).toEqual([])
+      return
+    }
+    expectError(res, 403, 'FORBIDDEN')
+    expect(await snapshot(h)).toEqual(before)
+  })
 })
