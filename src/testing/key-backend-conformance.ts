@@ -235,7 +235,7 @@ export function runKeyBackendConformance(
         expect(opensslVerifies(kept.publicJwk, alg, DATA, await sign(tenantId, kept.keyRef, alg, { data: DATA }))).toBe(true)
       })
 
-      it('destroyKeys removes the tenant’s keys in the caller’s transaction (then NOT_FOUND), and passes over another tenant’s', async () => {
+      it('destroyKeys removes the tenant’s keys in the caller’s transaction (then NOT_FOUND), not another tenant’s', async () => {
         const { keys, storage } = current()
         const tenantId = freshTenant()
         const made = await Promise.all(types.map((type) => current().makeKey(tenantId, type)))
