@@ -1,0 +1,96 @@
+/**
+ * Wallet control by keys for the service's own did:key and did:jwk wallets of every key type (made by Generate Identity
+ * Wallet with `walletConfig.didMethod` / `keyType`), through the real HTTP router: a DID-auth token signed by the
+ * wallet's own key — its sealed key in the service's storage, signed by the sealed key backend over the same storage
+ * and master key (ES256K, ES256, EdDSA) — controls the wallet (Rename Identity Wallet), acts through its DID (Create
+ * Role: its `creator`) and deletes the wallet (Delete Identity Wallet). The attack: another wallet of the same tenant
+ * (did:ethr, or a did:key / did:jwk wallet of the same key type), and an outside did:key holder, rename or delete it —
+ * 403 FORBIDDEN with the error body, nothing written.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { openKeyring } from '../../src/custody/keyring-store.js'
+import { SealedKeyBackend } from '../../src/keys/backends/sealed/index.js'
+import { ALGORITHMS_OF, type KeyType } from '../../src/keys/key-types.js'
+import { randomMasterKey } from '../../src/index.js'
+import type { WalletRecord } from '../../src/wallets/records.js'
+import { snapshot, startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
+import { didJwtHolder } from '../helpers/key-holders.js'
+
+const MASTER_KEY = randomMasterKey()
+const COMBINATIONS = (['key', 'jwk'] as const).flatMap((method) =>
+  (['secp256k1', 'P-256', 'Ed25519'] as const).map((keyType) => [method, keyType] as const),
+)
+
+let h: Harness
+let sealed: SealedKeyBackend
+
+beforeAll(async () => {
+  h = await startHarness({ service: { masterKey: MASTER_KEY } })
+  sealed = new SealedKeyBackend(h.storage, await openKeyring(h.storage, MASTER_KEY))
+})
+afterAll(() => h?.close())
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
+
+/** A new wallet of `method` and `keyType`, and a DID-auth token signed by its own sealed key. */
+async function ownWallet(method: 'key' | 'jwk', keyType: KeyType) {
+  const res = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: method, keyType } } })
+  expect(res.status, JSON.stringify(res.body)).toBe(200)
+  const { did, _id } = res.body.wallet as { did: string; _id: string }
+  const record = (await h.storage.collection<WalletRecord>('wallets').get(_id))!
+  const alg = ALGORITHMS_OF[keyType][0]
+  const now = Math.floor(Date.now() / 1000)
+  const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
+  const id = record.keyRef!.slice('sealed:'.length)
+  const signature = await sealed.sign({ tenantId: 'tenant-a', keyRef: record.keyRef!, id, alg, data: new TextEncoder().encode(data) })
+  return { did, _id, jwt: `${data}.${Buffer.from(signature).toString('base64url')}` }
+}
+
+const rename = (did: string, alias: string, didAuth: string) =>
+  h.request('POST', '/wallet/rename', { json: { wallets: [{ did, alias }] }, didAuth })
+const aliasOf = async (id: string) => (await h.storage.collection<WalletRecord>('wallets').get(id))?.alias
+
+describe('own did:key and did:jwk wallets: control by the wallet’s key', () => {
+  it.each(COMBINATIONS)('did:%s %s: its own key renames it, makes a role through its DID, and deletes it', async (method, keyType) => {
+    const w = await ownWallet(method, keyType)
+    const renamed = await rename(w.did, `own ${method} ${keyType}`, w.jwt)
+    expect(renamed.status, JSON.stringify(renamed.body)).toBe(200)
+    expect(renamed.body.errors ?? []).toEqual([])
+    expect(await aliasOf(w._id)).toBe(`own ${method} ${keyType}`)
+    const role = await h.request('POST', '/roles', { json: { permissions: ['Read'] }, didAuth: w.jwt })
+    expect(role.status, JSON.stringify(role.body)).toBe(200)
+    expect(role.body.role.creator).toBe(w.did)
+    const deleted = await h.request('DELETE', '/wallet', { json: { ids: [w.did] }, didAuth: w.jwt })
+    expect(deleted.status, JSON.stringify(deleted.body)).toBe(200)
+    expect(deleted.body).toMatchObject({ ids: [w.did], errors: [] })
+    expect(await h.storage.collection<WalletRecord>('wallets').get(w._id)).toBeUndefined()
+  })
+
+  it.each(COMBINATIONS)(
+    'did:%s %s: another wallet of the tenant and an outside holder cannot rename or delete it',
+    async (method, keyType) => {
+      const w = await ownWallet(method, keyType)
+      const attackers = {
+        'did:ethr wallet': (await walletWithToken(h)).jwt,
+        [`did:${method} ${keyType} wallet`]: (await ownWallet(method, keyType)).jwt,
+        [`outside did:${method} ${keyType} holder`]: await didJwtHolder(method, keyType).token(),
+      }
+      for (const [who, didAuth] of Object.entries(attackers)) {
+        const before = await snapshot(h)
+        const res = await rename(w.did, `taken by ${who}`, didAuth)
+        expect(res.status, `${who}: ${JSON.stringify(res.body)}`).toBe(200)
+        expect(res.body.errors, who).toHaveLength(1)
+        expect(res.body.errors[0].error, who).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
+        expect(await snapshot(h), who).toEqual(before)
+      }
+      for (const [who, didAuth] of Object.entries(attackers)) {
+        const before = await snapshot(h)
+        const res = await h.request('DELETE', '/wallet', { json: { ids: [w.did] }, didAuth })
+        expect(res.status, `${who}: ${JSON.stringify(res.body)}`).toBe(200)
+        expect(res.body.ids, who).toEqual([])
+        expect(res.body.errors[0].error, who).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
+        expect(await snapshot(h), who).toEqual(before)
+      }
+    },
+  )
+})
