@@ -1,7 +1,6 @@
 /** Turns request headers into a {@link Caller}, as each operation's {@link AuthRequirement} says. */
 import { unauthenticated } from '../errors.js'
 import type { AuthContext, AuthRequirement, Caller } from './context.js'
-import { JWK_THUMBPRINT_URI } from '../keys/key-ids.js'
 import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions, type DidAuthProof } from './did-auth.js'
 import { SYSTEM_TENANT, bearerToken, type TenantResolver } from './tenants.js'
 
@@ -72,7 +71,7 @@ const unique = (values: string[]) => [...new Set(values)]
  * signed its tokens, and the DIDs (not did:ethr) whose current `authentication` key signed one.
  */
 function keysOf(proofs: DidAuthProof[]): Pick<Caller, 'keys' | 'keyControlled'> {
-  const keys = unique(proofs.flatMap((p) => (p.key?.startsWith(JWK_THUMBPRINT_URI) === true ? [p.key] : [])))
+  const keys = unique(proofs.flatMap((p) => (p.key === undefined ? [] : [p.key])))
   const dids = unique(proofs.filter((p) => p.byKey === true).map((p) => p.did))
   return { ...(keys.length > 0 && { keys }), ...(dids.length > 0 && { keyControlled: dids }) }
 }

@@ -46,8 +46,8 @@ export interface DidAuthProof {
    */
   address?: string
   /**
-   * The key id (`keys/key-ids.ts`) of the key that signed: its address for secp256k1, its RFC 9278 JWK thumbprint URI
-   * for P-256 and Ed25519. Undefined only when the signing method's key has no key id (a key type didvault does not use).
+   * The key id (`keys/key-ids.ts`) of a P-256 or Ed25519 key that signed: its RFC 9278 JWK thumbprint URI. Undefined for
+   * a secp256k1 key (its key id is `address`).
    */
   key?: string
   /**
@@ -84,7 +84,7 @@ export async function verifyDidAuthProof(token: string, options: DidAuthOptions)
     })
     const did = principalOf(verified.issuer)
     const control = parseEthrDid(verified.issuer) === undefined ? await controlByKey(verified, options.resolver) : undefined
-    const key = verified.signerAddress ?? control?.key
+    const key = verified.signerAddress === undefined ? control?.key : undefined
     return {
       did,
       ...(verified.signerAddress !== undefined && { address: verified.signerAddress }),
@@ -107,13 +107,16 @@ async function controlByKey(verified: VerifiedJwt, resolver: Resolvable): Promis
   const { didDocument } = await resolver.resolve(verified.issuer)
   if (!didDocument) return { byKey: false }
   const signer = absoluteMethodId(verified.signer, didDocument.id)
-  const listed = authenticationKeyIds(didDocument).find((m) => m.methodId === signer)
-  if (listed !== undefined) return { key: listed.keyId, byKey: true }
-  const vm = [...(didDocument.verificationMethod ?? []), ...(didDocument.assertionMethod ?? [])].find(
-    (m): m is Exclude<typeof m, string> => typeof m !== 'string' && absoluteMethodId(m.id, didDocument.id) === signer,
-  )
-  const key = vm === undefined ? undefined : keyIdOfMethod(vm)
-  return { ...(key !== undefined && { key }), byKey: false }
+  // Every method the document gives under the signer's id: one id naming two keys names neither (the key that signed
+  // could be the other one).
+  const named = [didDocument.verificationMethod, didDocument.publicKey, didDocument.authentication, didDocument.assertionMethod]
+    .flatMap((list) => list ?? [])
+    .filter((m): m is Exclude<typeof m, string> => typeof m !== 'string' && absoluteMethodId(m.id, didDocument.id) === signer)
+  const keys = new Set(named.map((m) => keyIdOfMethod(m)))
+  if (keys.size !== 1) return { byKey: false }
+  const [key] = keys
+  if (key === undefined) return { byKey: false }
+  return { key, byKey: authenticationKeyIds(didDocument).some((m) => m.methodId === signer && m.keyId === key) }
 }
 
 const absoluteMethodId = (id: string, did: string) => (id.startsWith('#') ? `${did}${id}` : id)

@@ -31,7 +31,7 @@ export async function assertControlsWallet(
   if (controlsWallet({ keys: callerKeys(caller), vaultKeys: new Set() }, target)) return
   if (!controlsWallet(await ctx.callers.vaultKeys(caller), target)) {
     throw forbidden(
-      `the DID-auth tokens prove neither control of ${wallet.did} (a key that controls it) nor of its vault (the own key of one of its wallets)`,
+      `the DID-auth tokens prove neither control of ${wallet.did} (a key that controls it) nor of its vault (a wallet's own key)`,
     )
   }
 }

@@ -9,7 +9,8 @@
  *   key's tokens are 403 UNAUTHENTICATED and the new key controls (one fetch budget per request, not one for the
  *   service's life).
  * - The attacks "make herself controller of a DID whose key she does not hold": a document that names her DID as its
- *   `controller` without listing her key; a key the document lists under `assertionMethod` only (a delegate: it
+ *   `controller` without listing her key; a second key under the id of the listed one (neither controls); a key the document lists under
+ *   `assertionMethod` only (a delegate: it
  *   authenticates, it never controls); a token naming the DID signed by her own key; an expired token of the real key;
  *   a did:web of an origin not allowed (never requested). Each is refused with the error body, and nothing is written
  *   (the role's assignments, read back, are unchanged).
@@ -202,6 +203,21 @@ describe('access control by keys for foreign did:web (didWebOrigins, over https)
     const role = await roleOf(eveAuth)
     expectForbiddenItem(await grant(role, did, `${byDelegate},${eveAuth}`))
     expect(await assignmentsOf(role, eveAuth)).toEqual([])
+  })
+
+  it('one method id naming two keys (the listed one and another) gives neither key control: the id is ambiguous', async () => {
+    const [listed, other] = [newKey('P-256'), newKey('P-256')]
+    const did = publish('/holders/twin-ids', { authentication: [listed] })
+    const doc = published.get('/holders/twin-ids')! as { verificationMethod: Array<Record<string, unknown>> }
+    doc.verificationMethod.push({ ...doc.verificationMethod[0], publicKeyJwk: other.jwk })
+    const byOther = await tokenOf(did, other)
+    // It signs for a method of the document, so it authenticates; it is not the key `authentication` lists.
+    const read = await call('GET', '/roles', byOther)
+    expect(read.status, JSON.stringify(read.body)).toBe(200)
+    for (const didAuth of [byOther, await tokenOf(did, listed)]) {
+      const res = await call('POST', '/roles', didAuth, { permissions: ['Read'] })
+      expect(res.body).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
+    }
   })
 
   it.each(['P-256', 'Ed25519', 'secp256k1'] as const)(
