@@ -80,6 +80,25 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
   })
 }
 
+/**
+ * {@link checkWalletConfig} for a change to an existing wallet: `config` (the request's over its vault's template) is
+ * checked as the wallet's own method and key type (a did:key or did:jwk DID takes no `txsInput`); a request naming
+ * another method or key type than the wallet's is 422 (a wallet's DID and key never change).
+ */
+export function checkConfigOfWallet(
+  wallet: Pick<WalletRecord, 'did' | 'didMethod' | 'keyType'>,
+  request: WalletConfig,
+  config: WalletConfig | undefined,
+  service: WalletsConfig,
+): void {
+  const keyType = wallet.keyType ?? 'secp256k1'
+  if (request.didMethod !== undefined && request.didMethod !== wallet.didMethod)
+    throw invalid(`walletConfig.didMethod: ${wallet.did} is a did:${wallet.didMethod} DID; a wallet's DID method cannot change`)
+  if (request.keyType !== undefined && request.keyType !== keyType)
+    throw invalid(`walletConfig.keyType: the key of ${wallet.did} is ${keyType}; a wallet's key type cannot change`)
+  checkWalletConfig(config && { ...config, didMethod: wallet.didMethod, keyType }, service)
+}
+
 export const stripSlash = (url: string) => url.replace(/\/+$/, '')
 
 /**
