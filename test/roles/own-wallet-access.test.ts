@@ -1,11 +1,12 @@
 /**
- * Wallet control by keys for the service's own did:key and did:jwk wallets of every key type (made by Generate Identity
+ * Wallet and role control by keys for the service's own did:key and did:jwk wallets of every key type (made by Generate Identity
  * Wallet with `walletConfig.didMethod` / `keyType`), through the real HTTP router: a DID-auth token signed by the
  * wallet's own key — its sealed key in the service's storage, signed by the sealed key backend over the same storage
  * and master key (ES256K, ES256, EdDSA) — controls the wallet (Rename Identity Wallet), acts through its DID (Create
  * Role: its `creator`) and deletes the wallet (Delete Identity Wallet). The attack: another wallet of the same tenant
  * (did:ethr, or a did:key / did:jwk wallet of the same key type), and an outside did:key holder, rename or delete it —
- * 403 FORBIDDEN with the error body, nothing written.
+ * 403 FORBIDDEN with the error body, nothing written. A role whose DID is such a wallet (Create Role with
+ * `walletConfig`) is managed by the role DID's key (Update Roles), not by a holder of the role or another wallet.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openKeyring } from '../../src/custody/keyring-store.js'
@@ -32,18 +33,29 @@ afterAll(() => h?.close())
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
 
+/** A DID-auth token naming `did`, signed by the sealed key of wallet record `id` (its own key). */
+async function tokenOfWallet(id: string, did: string): Promise<string> {
+  const record = (await h.storage.collection<WalletRecord>('wallets').get(id))!
+  const alg = ALGORITHMS_OF[record.keyType!][0]
+  const now = Math.floor(Date.now() / 1000)
+  const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
+  const keyRef = record.keyRef!
+  const signature = await sealed.sign({
+    tenantId: 'tenant-a',
+    keyRef,
+    id: keyRef.slice('sealed:'.length),
+    alg,
+    data: new TextEncoder().encode(data),
+  })
+  return `${data}.${Buffer.from(signature).toString('base64url')}`
+}
+
 /** A new wallet of `method` and `keyType`, and a DID-auth token signed by its own sealed key. */
 async function ownWallet(method: 'key' | 'jwk', keyType: KeyType) {
   const res = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: method, keyType } } })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   const { did, _id } = res.body.wallet as { did: string; _id: string }
-  const record = (await h.storage.collection<WalletRecord>('wallets').get(_id))!
-  const alg = ALGORITHMS_OF[keyType][0]
-  const now = Math.floor(Date.now() / 1000)
-  const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
-  const id = record.keyRef!.slice('sealed:'.length)
-  const signature = await sealed.sign({ tenantId: 'tenant-a', keyRef: record.keyRef!, id, alg, data: new TextEncoder().encode(data) })
-  return { did, _id, jwt: `${data}.${Buffer.from(signature).toString('base64url')}` }
+  return { did, _id, jwt: await tokenOfWallet(_id, did) }
 }
 
 const rename = (did: string, alias: string, didAuth: string) =>
@@ -88,6 +100,36 @@ describe('own did:key and did:jwk wallets: control by the wallet’s key', () =>
         const res = await h.request('DELETE', '/wallet', { json: { ids: [w.did] }, didAuth })
         expect(res.status, `${who}: ${JSON.stringify(res.body)}`).toBe(200)
         expect(res.body.ids, who).toEqual([])
+        expect(res.body.errors[0].error, who).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
+        expect(await snapshot(h), who).toEqual(before)
+      }
+    },
+  )
+
+  it.each(COMBINATIONS)(
+    'a role whose DID is did:%s %s: the role DID’s key manages it; a holder and another wallet cannot',
+    async (method, keyType) => {
+      const creator = await walletWithToken(h)
+      const made = await h.request('POST', '/roles', {
+        json: { permissions: ['Read'], walletConfig: { didMethod: method, keyType } },
+        didAuth: creator.jwt,
+      })
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const role = made.body.role.did as string
+      expect(role.startsWith(`did:${method}:`)).toBe(true)
+      const roleWallet = (await h.storage.collection<WalletRecord>('wallets').findOne({ field: 'did', op: 'eq', value: role }))!
+      const byRoleKey = await tokenOfWallet(roleWallet.id, role)
+      const holder = await walletWithToken(h)
+      expect(
+        (await h.request('POST', '/roles/assignmnets', { json: { assignments: [{ role, did: holder.did }] }, didAuth: byRoleKey })).body
+          .errors,
+      ).toEqual([])
+      const update = (didAuth: string, description: string) => h.request('PUT', '/roles', { json: { did: role, description }, didAuth })
+      const managed = await update(byRoleKey, 'by the role DID’s key')
+      expect(managed.body.errors, JSON.stringify(managed.body)).toEqual([])
+      for (const [who, didAuth] of Object.entries({ holder: holder.jwt, other: (await walletWithToken(h)).jwt })) {
+        const before = await snapshot(h)
+        const res = await update(didAuth, `taken by ${who}`)
         expect(res.body.errors[0].error, who).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
         expect(await snapshot(h), who).toEqual(before)
       }
