@@ -10,6 +10,7 @@ import type { WalletConfig } from './config-schemas.js'
 import type { WalletRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
 import { applyTxs, type RegistryReport } from './did-updates.js'
+import { didWebApplier } from './did-web-updates.js'
 import type { WalletsConfig, WalletsContext } from './context.js'
 
 /** Merges `override` over `template` field by field (a given `txsInput` replaces the template's). */
@@ -32,7 +33,12 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
   }
+  // did:web checks its own txsInput (did-web-updates.ts); these are did:ethr's.
+  if (config.didMethod === 'web') return
   config.txsInput?.forEach((tx, i) => {
+    if (tx.delegate?.publicKeyJwk !== undefined) {
+      throw invalid(`walletConfig.txsInput.${i}.delegate.publicKeyJwk: a did:ethr delegate is an address (delegate.address)`)
+    }
     if (tx.newOwner !== undefined) {
       const owner = parseEthrDid(tx.newOwner)
       if (!owner || !service.networks.some((n) => n.name === owner.network)) {
@@ -70,7 +76,8 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
 
 /**
  * Checks (before anything is written) that `config` can apply to `did`, and returns what
- * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network.
+ * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (a did:web DID: through
+ * the service's did:web documents, did-web-updates.ts).
  * The applier resolves to undefined when there is nothing to apply. The caller's tokens count as member
  * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
  */
@@ -80,7 +87,8 @@ export function walletConfigApplier(
   config: WalletConfig | undefined,
   caller: Caller,
 ): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
-  const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
+  if (did.startsWith('did:web:')) return didWebApplier(ctx, txs, caller)
+  const registry = registryForDid(ctx, did, config)
   return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, caller))
 }
