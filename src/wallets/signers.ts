@@ -68,7 +68,7 @@ export class WalletSigners {
 
   /** The digest adapter over the key port (`ES256K-R`): the wallet holds the key's reference only, and the backend opens the key. */
   #portSigner(wallet: SignableWallet & { keyRef: string }): DigestSigner {
-    const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex))
+    const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex!))
     return digestSignerOf(this.keys, { tenantId: wallet.tenantId, keyRef: wallet.keyRef, publicJwk })
   }
 
@@ -94,8 +94,9 @@ class SealedKeySigner implements DigestSigner {
     private readonly custody: KeyCustody,
     private readonly wallet: SignableWallet & { privateKey: string },
   ) {
-    this.publicKeyHex = wallet.publicKeyHex
-    this.address = wallet.ethereumAddress
+    // Keys sealed in their record are from before the key port: secp256k1, with both fields.
+    this.publicKeyHex = wallet.publicKeyHex!
+    this.address = wallet.ethereumAddress!
   }
 
   async sign(digest: Uint8Array): Promise<RecoverableSignature> {

@@ -14,6 +14,8 @@ export type { ControllingKey, CreatedDid, DidCreateInput, DidMethod, DidUpdateIn
  * makes it with {@link didWebMethod}.
  */
 export * from './web/index.js'
+/** The 422 for a `txsInput` on a DID of a method derived from its key (did:key, did:jwk). */
+export { immutable as immutableMethodError } from './derived.js'
 
 const METHODS: readonly DidMethod[] = [didKey, didJwk]
 
