@@ -3,13 +3,10 @@
  * same bytes, from storage only; `walletConfig.txsInput` (service, delegate given or generated, newOwner) makes
  * versions, resolvable by `versionId` / `versionTime`; a deleted wallet's DID is deactivated (410 at both routes);
  * bad input is 422 with nothing written, and unknown or malformed ids are resolution errors, never a 500.
- * Until did:web wallets can be created through the API, a wallet's record is turned into a did:web wallet's.
+ * Wallets are made through the API; control is vault control (DID-auth tokens of did:web wallets are another part's).
  */
 import { p256 } from '@noble/curves/nist.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { didWebOfWallet } from '../../src/did/methods/index.js'
-import { WALLETS } from '../../src/wallets/records.js'
-import { collectionOf } from '../../src/storage/declaration.js'
 import { expectError, snapshot, startHarness, tokenFor, type Harness } from '../helpers/harness.js'
 
 const PUBLIC_URL = 'https://issuer.example:8443/identity'
@@ -31,19 +28,15 @@ for (const storage of ['memory', 'sqlite'] as const) {
     })
     afterAll(() => h.close())
 
-    /**
-     * A vault wallet whose record is made a did:web wallet's (its DID under publicUrl; the key stays the key port's);
-     * `jwt` proves control of its vault (a token of the vault's did:ethr root wallet).
-     */
-    async function didWebWallet(): Promise<{ id: string; did: string; jwt: string }> {
+    /** A did:web wallet of a BIP44 vault; `jwt` proves control of its vault (a token of the vault's did:ethr root wallet). */
+    async function didWebWallet(keyType = 'P-256'): Promise<{ id: string; did: string; jwt: string; publicKeyJwk: unknown }> {
       const vault = (await h.request('POST', '/vaults', { json: { name: `web-${Math.random()}`, hierarchy: 'BIP44' } })).body.vault
       const jwt = await tokenFor(h, vault.wallets[0].did)
-      const created = await h.request('POST', `/vaults/${vault.id}/wallet`, { json: {}, didAuth: jwt })
-      expect(created.status).toBe(200)
-      const id: string = created.body.wallet._id
-      const did = didWebOfWallet(PUBLIC_URL, id)
-      await collectionOf(h.storage, WALLETS).update(id, { did, didMethod: 'web' })
-      return { id, did, jwt }
+      const walletConfig = { didMethod: 'web', keyType }
+      const created = await h.request('POST', `/vaults/${vault.id}/wallet`, { json: { walletConfig }, didAuth: jwt })
+      expect(created.status, JSON.stringify(created.body)).toBe(200)
+      const { _id: id, did, publicKeyJwk } = created.body.wallet
+      return { id, did, jwt, publicKeyJwk }
     }
 
     const identifiers = (did: string, query = '', accept = 'application/did+ld+json') =>
@@ -62,18 +55,17 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const bytes = await served.text()
       expect(bytes).toBe(await resolved.text())
       const document = JSON.parse(bytes)
-      const wallet = await collectionOf(h.storage, WALLETS).get(w.id)
       expect(document).toEqual({
         '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1'],
         id: w.did,
-        verificationMethod: [{ id: `${w.did}#key-0`, type: 'JsonWebKey2020', controller: w.did, publicKeyJwk: wallet!.publicKeyJwk }],
+        verificationMethod: [{ id: `${w.did}#key-0`, type: 'JsonWebKey2020', controller: w.did, publicKeyJwk: w.publicKeyJwk }],
         authentication: [`${w.did}#key-0`],
         assertionMethod: [`${w.did}#key-0`],
       })
     })
 
     it('txsInput: a service, a given delegate and a generated one, then newOwner: each a version, resolvable later', async () => {
-      const w = await didWebWallet()
+      const w = await didWebWallet('Ed25519')
       const given = p256Jwk()
       const res = await configure(
         w.did,
@@ -97,7 +89,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       ])
       const generated = report.transactions[2].delegate
       expect(Object.keys(generated).sort()).toEqual(['delegateType', 'id', 'publicKeyJwk', 'validTo'])
-      expect(generated.publicKeyJwk.crv).toBe('secp256k1') // the wallet's key type
+      expect(generated.publicKeyJwk.crv).toBe('Ed25519') // the wallet's key type
       expect(JSON.stringify(res.body)).not.toMatch(/"d":/)
 
       const document = await body(didJson(w.id))
@@ -117,6 +109,13 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(after.verificationMethod.map((m: any) => m.id)).toEqual([`${w.did}#key-2`, `${w.did}#key-3`])
       expect(after.assertionMethod).toEqual([`${w.did}#key-2`, `${w.did}#key-3`])
 
+      // The document is no longer the service's to change: its controller is a DID no wallet of the tenant holds.
+      const before = await snapshot(h)
+      const again = await configure(w.did, { txsInput: { service: { name: 'X', value: 'https://x.example/', validity: 1_000 } } }, w.jwt)
+      expectError(again, 403, 'FORBIDDEN')
+      expect(again.body.errorMessage).toContain(owner)
+      expect(await snapshot(h)).toEqual(before)
+
       const v1 = await body(identifiers(w.did, '?versionId=1', 'application/did-resolution'))
       expect(v1.didDocument.service).toHaveLength(1)
       expect(v1.didDocument.verificationMethod).toHaveLength(1)
@@ -132,6 +131,29 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect((await identifiers(w.did, '?versionId=5', 'application/did-resolution')).status).toBe(404)
       const now = await body(identifiers(w.did, `?versionTime=${new Date(Date.now() + 5_000).toISOString().slice(0, 19)}Z`))
       expect(now.controller).toBe(owner)
+    })
+
+    it('Generate Identity Wallet applies txsInput to a did:web wallet at creation; a bad one is 422 with nothing written', async () => {
+      const txsInput = [
+        { service: { name: 'Inbox', value: 'https://inbox.example/', validity: 60_000 } },
+        { delegate: { validity: 60_000 } },
+      ]
+      const res = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: 'web', keyType: 'secp256k1', txsInput } } })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const { did, _id: id, registry } = res.body.wallet
+      expect(did).toBe(`did:web:issuer.example%3A8443:identity:dids:${id}`)
+      expect(registry.transactions.map((t: any) => t.op)).toEqual(['addService', 'addDelegate'])
+      const document = await body(didJson(id))
+      expect(document.service).toEqual([{ id: `${did}#service-1`, type: 'Inbox', serviceEndpoint: 'https://inbox.example/' }])
+      expect(document.assertionMethod).toEqual([`${did}#key-0`, `${did}#key-2`])
+      expect(document.verificationMethod[1].publicKeyJwk.crv).toBe('secp256k1')
+
+      const before = await snapshot(h)
+      const bad = [{ delegate: { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', validity: 1_000 } }]
+      const refused = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: 'web', txsInput: bad } } })
+      expectError(refused, 422, 'VALIDATION_ERROR')
+      expect(refused.body.errorMessage).toMatch(/txsInput\.0\.delegate\.address/)
+      expect(await snapshot(h)).toEqual(before)
     })
 
     it('bad txsInput on a did:web wallet is 422 and writes nothing', async () => {
