@@ -162,7 +162,7 @@ export const WALLET_CONTRACTS = {
     auth: 'public',
     tag: 'DIDs',
     errors: {
-      400: result('invalidDidUrl: a malformed wallet id, or a query'),
+      400: result('invalidDid: a malformed wallet id; invalidDidUrl: a query'),
       404: result('notFound: no did:web wallet of that id (or no publicUrl configured)'),
       406: result('representationNotSupported: `Accept` admits neither application/did+ld+json nor application/json'),
       410: result('Deactivated (the wallet was deleted): the resolution result, `didDocumentMetadata.deactivated: true`'),

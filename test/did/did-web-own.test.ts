@@ -211,7 +211,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
     it('unknown, malformed and oversized ids are resolution errors, never a 500; a query is refused', async () => {
       expect((await didJson('0d4e4c4b-0000-4000-8000-000000000000')).status).toBe(404)
-      expect((await didJson('a'.repeat(101))).status).toBe(400)
+      const oversized = await didJson('a'.repeat(101))
+      expect(oversized.status).toBe(400)
+      expect((await body(oversized)).didResolutionMetadata.error).toBe('invalidDid')
       expect((await didJson('not%20an%20id')).status).toBe(400)
       expect((await didJson('%E0%A4%A')).status).toBe(400)
       expect((await didJson('x', { headers: { accept: 'text/html' } })).status).toBe(406)
