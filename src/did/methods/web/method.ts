@@ -9,6 +9,7 @@ import { KEY_TYPES, keyTypeOfJwk } from '../../../keys/key-types.js'
 import type { KeyManager } from '../../../keys/port.js'
 import type { StorageAdapter } from '../../../storage/port.js'
 import { authenticationKeys, jwkOfMethod } from '../derived.js'
+import { publicKeyBytes } from '../key/public-key-bytes.js'
 import type { DidMethod } from '../port.js'
 import { didWebDocument } from './document.js'
 import { didOfDidUrl, didWebOfWallet } from './did-web-url.js'
@@ -42,6 +43,11 @@ export function didWebMethod(options: DidWebMethodOptions): DidMethod {
       if (options.publicUrl === undefined) throw noPublicUrl()
       if (walletId === undefined) throw new TypeError('did:web: create needs the wallet id')
       if (keyTypeOfJwk(publicJwk) === undefined) throw invalid('did:web takes a secp256k1, P-256 or Ed25519 key')
+      try {
+        publicKeyBytes(publicJwk)
+      } catch {
+        throw invalid('did:web: the JWK is not a valid public key of its curve')
+      }
       const did = didWebOfWallet(options.publicUrl, walletId)
       return { did, document: didWebDocument(did, publicJwk, [], options.now()) }
     },
