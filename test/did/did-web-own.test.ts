@@ -209,6 +209,25 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect((await body(v0)).didDocument.verificationMethod).toHaveLength(1)
     })
 
+    it('concurrent changes of one document each get their own version (none lost, none shared)', async () => {
+      const w = await didWebWallet('secp256k1')
+      const service = (n: number) => ({ service: { name: `S${n}`, value: `https://s${n}.example/`, validity: 600_000 } })
+      const answers = await Promise.all([1, 2, 3, 4, 5].map((n) => configure(w.did, { txsInput: [service(n)] }, w.jwt)))
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
+      const versions = answers.map((a) => a.body.wallet.registry.transactions[0].versionId).sort()
+      expect(versions).toEqual(['1', '2', '3', '4', '5'])
+      expect((await body(didJson(w.id))).service).toHaveLength(5)
+    })
+
+    it('deleting a vault deactivates its did:web wallets’ DIDs (410)', async () => {
+      const w = await didWebWallet('Ed25519')
+      const vaultId = (await h.request('GET', `/wallets?did=${encodeURIComponent(w.did)}`)).body.wallets[0].vaultId
+      const del = await h.request('DELETE', '/vaults', { json: { _id: vaultId }, didAuth: w.jwt })
+      expect(del.status, JSON.stringify(del.body)).toBe(200)
+      expect((await didJson(w.id)).status).toBe(410)
+      expect((await identifiers(w.did)).status).toBe(410)
+    })
+
     it('unknown, malformed and oversized ids are resolution errors, never a 500; a query is refused', async () => {
       expect((await didJson('0d4e4c4b-0000-4000-8000-000000000000')).status).toBe(404)
       const oversized = await didJson('a'.repeat(101))
