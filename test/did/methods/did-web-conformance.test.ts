@@ -7,8 +7,10 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
+import { p256 } from '@noble/curves/nist.js'
+import { describe, expect, it } from 'vitest'
 import { DidWebResolver, didWebMethod, OwnDidWebDocuments, type OwnDidWebWallet } from '../../../src/did/methods/index.js'
-import { keyTypeOfJwk } from '../../../src/keys/key-types.js'
+import { keyTypeOfJwk, type PublicJwk } from '../../../src/keys/key-types.js'
 import { createMemoryStorage } from '../../../src/storage/memory/index.js'
 import { createSqliteStorage } from '../../../src/storage/sqlite/index.js'
 import { COLLECTIONS } from '../../../src/service/collections.js'
@@ -53,3 +55,42 @@ for (const kind of ['memory', 'sqlite'] as const) {
     }
   })
 }
+
+describe('did:web update through the port', () => {
+  it('applies txsInput to a DID the service holds (each a version), refuses foreign DIDs and bad elements (422, nothing written)', async () => {
+    const storage = createMemoryStorage()
+    await storage.init(COLLECTIONS)
+    const now = Date.now
+    const wallets = new Map<string, OwnDidWebWallet>()
+    const own = new OwnDidWebDocuments({ storage, publicUrl: PUBLIC_URL, now, wallets: { walletOfDid: async (did) => wallets.get(did) } })
+    const keyManager = { stageKey: () => Promise.reject(new Error('no key is generated here')) }
+    const method = didWebMethod({
+      publicUrl: PUBLIC_URL,
+      own,
+      foreign: new DidWebResolver({ publicUrl: PUBLIC_URL, own }),
+      storage,
+      keyManager,
+      now,
+    })
+    const point = p256.getPublicKey(p256.utils.randomSecretKey(), false)
+    const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url')
+    const publicJwk: PublicJwk = { kty: 'EC', crv: 'P-256', x: b64(point.subarray(1, 33)), y: b64(point.subarray(33)) }
+    const walletId = randomUUID()
+    const { did } = await method.create({ publicJwk, walletId })
+    wallets.set(did, { id: walletId, tenantId: 't', did, keyType: 'P-256', publicKeyJwk: publicJwk, createdAt: now() })
+
+    const service = { service: { name: 'Hub', value: 'https://hub.example/', validity: 60_000 } }
+    const document = await method.update({ did, txsInput: [service, { newOwner: 'did:example:owner' }] })
+    expect(document).toMatchObject({ controller: 'did:example:owner', service: [{ id: `${did}#service-1`, type: 'Hub' }] })
+    expect(document.verificationMethod).toBeUndefined()
+    expect((await method.resolve(`${did}?versionId=1`)).didDocument?.authentication).toEqual([`${did}#key-0`])
+    expect(await method.controllingKeys(did)).toEqual([])
+
+    const foreign = 'did:web:elsewhere.example:dids:x'
+    await expect(method.update({ did: foreign, txsInput: [service] })).rejects.toMatchObject({ statusCode: 422 })
+    const bad = { delegate: { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', validity: 1 } }
+    await expect(method.update({ did, txsInput: [service, bad] })).rejects.toMatchObject({ statusCode: 422 })
+    expect((await method.resolve(did)).didDocumentMetadata.versionId).toBe('2')
+    await storage.close()
+  })
+})
