@@ -115,6 +115,8 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       rootDid: did(scope, n),
       mnemonic: sealed('mnemonic'),
       accountNode: sealed('accountNode'),
+      ed25519AccountNode: sealed('ed25519AccountNode'),
+      p256AccountNode: sealed('p256AccountNode'),
       hdIndex: n,
       createdAt: createdAt(n),
     }),

@@ -9,6 +9,7 @@ import { didMethodNamed, immutableMethodError } from '../did/methods/index.js'
 import { KEY_TYPES, type KeyType } from '../keys/key-types.js'
 import type { DidRegistry } from '../did/methods/ethr/index.js'
 import type { WalletConfig } from './config-schemas.js'
+import { noPublicUrl } from './wallet-did.js'
 import type { WalletRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
 import { applyTxs, type RegistryReport } from './did-updates.js'
@@ -38,9 +39,6 @@ export function keyTypesOfMethod(method: string): readonly KeyType[] {
   return didMethodNamed(method)?.keyTypes ?? KEY_TYPES
 }
 
-/** The settings that give the service its public URL, as a 422 names them. */
-const PUBLIC_URL_SETTING = 'publicUrl (--public-url, DIDVAULT_PUBLIC_URL)'
-
 /**
  * Rejects (422) a config the service cannot make a wallet under: an unknown DID method or registry endpoint, a key
  * type the method cannot take (did:ethr: secp256k1 only), `apiUrl` on a method without registries, did:web without
@@ -62,9 +60,7 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
   if (config.apiUrl !== undefined && method !== 'ethr') {
     throw invalid(`walletConfig.apiUrl: did:${method} has no registry (apiUrl chooses a did:ethr registry endpoint)`)
   }
-  if (method === 'web' && service.publicUrl === undefined) {
-    throw invalid(`walletConfig.didMethod: a did:web wallet needs the service's public URL; set ${PUBLIC_URL_SETTING}`)
-  }
+  if (method === 'web' && service.publicUrl === undefined) throw noPublicUrl()
   if ((config.txsInput?.length ?? 0) > 0 && (method === 'key' || method === 'jwk')) throw immutableMethodError(method)
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
@@ -83,6 +79,25 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
       }
     }
   })
+}
+
+/**
+ * {@link checkWalletConfig} for a change to an existing wallet: `config` (the request's over its vault's template) is
+ * checked as the wallet's own method and key type (a did:key or did:jwk DID takes no `txsInput`); a request naming
+ * another method or key type than the wallet's is 422 (a wallet's DID and key never change).
+ */
+export function checkConfigOfWallet(
+  wallet: Pick<WalletRecord, 'did' | 'didMethod' | 'keyType'>,
+  request: WalletConfig,
+  config: WalletConfig | undefined,
+  service: WalletsConfig,
+): void {
+  const keyType = wallet.keyType ?? 'secp256k1'
+  if (request.didMethod !== undefined && request.didMethod !== wallet.didMethod)
+    throw invalid(`walletConfig.didMethod: ${wallet.did} is a did:${wallet.didMethod} DID; a wallet's DID method cannot change`)
+  if (request.keyType !== undefined && request.keyType !== keyType)
+    throw invalid(`walletConfig.keyType: the key of ${wallet.did} is ${keyType}; a wallet's key type cannot change`)
+  checkWalletConfig(config && { ...config, didMethod: wallet.didMethod, keyType }, service)
 }
 
 export const stripSlash = (url: string) => url.replace(/\/+$/, '')

@@ -13,6 +13,7 @@ import type { Caller } from '../auth/context.js'
 import { forEachItem } from '../operations/batch.js'
 import { applyTxs, ownerWallet } from './did-updates.js'
 import {
+  checkConfigOfWallet,
   checkWalletConfig,
   keyTypeOfConfig,
   mergeWalletConfig,
@@ -94,11 +95,11 @@ export async function configureWallet(
   await assertControlsWallet(ctx, caller, wallet)
   const template = wallet.vaultId === undefined ? undefined : await ctx.walletVaults.walletConfigOf(caller.tenantId, wallet.vaultId)
   const config = mergeWalletConfig(template && { didMethod: template.didMethod, apiUrl: template.apiUrl }, input.walletConfig)
+  checkConfigOfWallet(wallet, input.walletConfig, config, ctx.config)
   if (wallet.didMethod === 'web') {
     const report = await applyDidWebConfig(ctx, wallet, checkDidWebTxs(config?.txsInput ?? []), caller)
     return { wallet: withReport(presentWallet(wallet), report) }
   }
-  checkWalletConfig(config, ctx.config)
   const registry = registryForDid(ctx, wallet.did, config)
   // Refused before anything is applied when the service cannot sign as the current owner.
   await ownerWallet(ctx, wallet, registry)
