@@ -2,12 +2,13 @@
  * `walletConfig.txsInput` on a did:web wallet (the did:web branch of {@link walletConfigApplier}): checked whole
  * before anything is written, applied by the did:web method's storage in one transaction with its audit acts (one
  * `did.update` per version), reported like a registry's changes: `apiUrl` the document's URL, each element's
- * `op` and `versionId`. A document whose `controller` is a DID no wallet of the tenant holds is no longer the
+ * `op` and `versionId`; a failure of that transaction (nothing applied) is the report's one error. A document whose `controller` is a DID no wallet of the tenant holds is no longer the
  * service's to change: 403 naming the controller.
  */
 import { forbidden, invalid } from '../errors.js'
 import { applyDidWebTxs, changesOfDidWeb, checkDidWebTxs, didWebUrl, type AppliedDidWebTx, type DidWebTx } from '../did/methods/index.js'
 import type { Caller } from '../auth/context.js'
+import { itemError } from '../operations/batch.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { TxInput } from './config-schemas.js'
 import type { RegistryReport, TransactionView } from './did-updates.js'
@@ -15,7 +16,7 @@ import type { WalletsContext } from './context.js'
 import { didWebWalletOf } from './did-web-wallets.js'
 import { WALLETS, type WalletRecord } from './records.js'
 
-type Context = Pick<WalletsContext, 'audit' | 'keyManager' | 'now' | 'storage'>
+type Context = Pick<WalletsContext, 'audit' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'storage'>
 
 /** Checks `txs` for a did:web wallet (422 naming the element; nothing written) and returns what applies them. */
 export function didWebApplier(
@@ -37,19 +38,22 @@ export async function applyDidWebConfig(
   const web = didWebWalletOf(wallet)
   if (web === undefined) throw invalid(`${wallet.did}: not a did:web wallet whose key this service holds`)
   await assertServiceControls(ctx, wallet)
-  const applied = await applyDidWebTxs(ctx, web, txs, (tx, changes) =>
-    ctx.audit.append(
-      tx,
-      caller,
-      changes.map(() => ({ action: 'did.update' as const, target: { type: 'did' as const, id: wallet.did } })),
-    ),
-  )
   const url = didWebUrl(wallet.did)
-  return {
-    apiUrl: url instanceof URL ? url.href : wallet.did,
-    transactions: applied.map((a, index) => ({ index, ...transactionOf(wallet.did, a) })),
-    errors: [],
+  const report: RegistryReport = { apiUrl: url instanceof URL ? url.href : wallet.did, transactions: [], errors: [] }
+  try {
+    const applied = await applyDidWebTxs(ctx, web, txs, (tx, changes) =>
+      ctx.audit.append(
+        tx,
+        caller,
+        changes.map(() => ({ action: 'did.update' as const, target: { type: 'did' as const, id: wallet.did } })),
+      ),
+    )
+    report.transactions = applied.map((a, index) => ({ index, ...transactionOf(wallet.did, a) }))
+  } catch (err) {
+    // One transaction: nothing was applied. Reported like a registry's failure (the wallet itself may already exist).
+    report.errors.push({ index: 0, error: itemError(ctx, caller, err, 'apply walletConfig') })
   }
+  return report
 }
 
 /** 403 when the document's `controller` is a DID that no wallet of the wallet's tenant holds. */
