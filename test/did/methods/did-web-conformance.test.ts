@@ -9,7 +9,13 @@ import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
 import { p256 } from '@noble/curves/nist.js'
 import { describe, expect, it } from 'vitest'
-import { DidWebResolver, didWebMethod, OwnDidWebDocuments, type OwnDidWebWallet } from '../../../src/did/methods/index.js'
+import {
+  DidWebResolver,
+  didWebMethod,
+  MAX_DID_WEB_VERSIONS,
+  OwnDidWebDocuments,
+  type OwnDidWebWallet,
+} from '../../../src/did/methods/index.js'
 import { keyTypeOfJwk, type PublicJwk } from '../../../src/keys/key-types.js'
 import { createMemoryStorage } from '../../../src/storage/memory/index.js'
 import { createSqliteStorage } from '../../../src/storage/sqlite/index.js'
@@ -91,6 +97,13 @@ describe('did:web update through the port', () => {
     const bad = { delegate: { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', validity: 1 } }
     await expect(method.update({ did, txsInput: [service, bad] })).rejects.toMatchObject({ statusCode: 422 })
     expect((await method.resolve(did)).didDocumentMetadata.versionId).toBe('2')
+
+    // A document keeps at most MAX_DID_WEB_VERSIONS versions: reads of its history stay bounded.
+    const fill = Array.from({ length: MAX_DID_WEB_VERSIONS - 2 }, () => service)
+    await method.update({ did, txsInput: fill })
+    await expect(method.update({ did, txsInput: [service] })).rejects.toMatchObject({ statusCode: 422 })
+    const full = await method.resolve(did)
+    expect([full.didDocumentMetadata.versionId, full.didDocument?.service?.length]).toEqual([String(MAX_DID_WEB_VERSIONS), 999])
     await storage.close()
   })
 })
