@@ -13,6 +13,7 @@ import { noPublicUrl } from './wallet-did.js'
 import type { WalletRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
 import { applyTxs, type RegistryReport } from './did-updates.js'
+import { didWebApplier } from './did-web-updates.js'
 import type { WalletsConfig, WalletsContext } from './context.js'
 
 /** Merges `override` over `template` field by field (a given `txsInput` replaces the template's). */
@@ -64,8 +65,12 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
   }
+  // did:web checks its own txsInput (did-web-updates.ts); these are did:ethr's.
   if (method !== 'ethr') return
   config.txsInput?.forEach((tx, i) => {
+    if (tx.delegate?.publicKeyJwk !== undefined) {
+      throw invalid(`walletConfig.txsInput.${i}.delegate.publicKeyJwk: a did:ethr delegate is an address (delegate.address)`)
+    }
     if (tx.newOwner !== undefined) {
       const owner = parseEthrDid(tx.newOwner)
       if (!owner || !service.networks.some((n) => n.name === owner.network)) {
@@ -122,8 +127,8 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
 
 /**
  * Checks (before anything is written) that `config` can apply to `did`, and returns what
- * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (did:ethr).
- * A DID of another method takes no `txsInput` here (422): did:key and did:jwk never change ({@link checkWalletConfig}).
+ * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (did:ethr), or the
+ * service's did:web documents (did-web-updates.ts). did:key and did:jwk DIDs never change: their `txsInput` is 422.
  * The applier resolves to undefined when there is nothing to apply. The caller's tokens count as member
  * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
  */
@@ -134,6 +139,7 @@ export function walletConfigApplier(
   caller: Caller,
 ): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const txs = config?.txsInput ?? []
+  if (did.startsWith('did:web:')) return didWebApplier(ctx, txs, caller)
   if (parseEthrDid(did) === undefined) {
     if (txs.length > 0) throw invalid(`walletConfig.txsInput: ${did.split(':', 2).join(':')} DIDs take no txsInput updates here`)
     return async () => undefined
