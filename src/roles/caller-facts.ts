@@ -18,6 +18,8 @@ import { ROLE_ASSIGNMENTS, ROLES } from './records.js'
 
 /** Wallets looked at for the caller's vault keys (a caller proves at most 10 keys; each key is one wallet's). */
 const MAX_KEYS_CHECKED = 100
+/** Most `controller` DIDs of one document whose keys are looked up. */
+const MAX_CONTROLLERS = 3
 
 /** The parts of one request's caller facts, each gathered once, when first needed. */
 interface Memo {
@@ -67,16 +69,27 @@ export class CallerFacts implements CallerFactSource {
 
   /**
    * The key ids of the keys that control `did` now: for did:ethr its owner's address (its `#controller`; delegates
-   * never control), for any other method the keys its current document lists under `authentication`.
+   * never control), for any other method the keys its current document lists under `authentication`, and the keys that
+   * control the DIDs its document names as `controller` (one level).
    */
-  async controllingKeys(did: string, caller?: Caller): Promise<readonly string[]> {
+  async controllingKeys(did: string, caller?: Caller, depth = 0): Promise<readonly string[]> {
     if (parseEthrDid(did) !== undefined) {
       const owner = await this.#ownerAddress(did, caller)
       return owner === undefined ? [] : [owner]
     }
     const resolver = caller === undefined ? this.resolverForRequest() : (this.#memoOf(caller).resolver ??= this.resolverForRequest())
     const { didDocument } = await resolver.resolve(did)
-    return didDocument ? authenticationKeyIds(didDocument).map((m) => m.keyId) : []
+    if (!didDocument) return []
+    const own = authenticationKeyIds(didDocument).map((m) => m.keyId)
+    // A document's `controller` (DID Core: a did:web whose ownership was handed over with `newOwner`): the keys that
+    // control that DID control this one — one level only, at most MAX_CONTROLLERS of them.
+    const controllers = [didDocument.controller ?? []]
+      .flat()
+      .filter((c) => typeof c === 'string' && c !== did)
+      .slice(0, MAX_CONTROLLERS)
+    if (controllers.length === 0 || depth > 0) return own
+    const handed = await Promise.all(controllers.map((c) => this.controllingKeys(c, caller, depth + 1)))
+    return [...new Set([...own, ...handed.flat()])]
   }
 
   /**
