@@ -6,7 +6,9 @@
  * Role: its `creator`) and deletes the wallet (Delete Identity Wallet). The attack: another wallet of the same tenant
  * (did:ethr, or a did:key / did:jwk wallet of the same key type), and an outside did:key holder, rename or delete it —
  * 403 FORBIDDEN with the error body, nothing written. A role whose DID is such a wallet (Create Role with
- * `walletConfig`) is managed by the role DID's key (Update Roles), not by a holder of the role or another wallet.
+ * `walletConfig`) is managed by the role DID's key (Update Roles), not by a holder of the role or another wallet. An own
+ * did:web wallet (every key type) is controlled by its key until handed to another DID (`newOwner`, which another wallet
+ * of the tenant cannot do: 403, nothing written); then by that DID's key, and its old key's tokens are 403.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { openKeyring } from '../../src/custody/keyring-store.js'
@@ -26,7 +28,7 @@ let h: Harness
 let sealed: SealedKeyBackend
 
 beforeAll(async () => {
-  h = await startHarness({ service: { masterKey: MASTER_KEY } })
+  h = await startHarness({ service: { masterKey: MASTER_KEY, publicUrl: 'https://vault.example.com:8443/id' } })
   sealed = new SealedKeyBackend(h.storage, await openKeyring(h.storage, MASTER_KEY))
 })
 afterAll(() => h?.close())
@@ -133,6 +135,35 @@ describe('own did:key and did:jwk wallets: control by the wallet’s key', () =>
         expect(res.body.errors[0].error, who).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
         expect(await snapshot(h), who).toEqual(before)
       }
+    },
+  )
+
+  it.each(['secp256k1', 'P-256', 'Ed25519'] as const)(
+    'own did:web %s wallet: its key controls it until it hands the DID to another (newOwner); then that DID’s key does, its own no longer',
+    async (keyType) => {
+      const made = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: 'web', keyType } } })
+      expect(made.status, JSON.stringify(made.body)).toBe(200)
+      const { did, _id } = made.body.wallet as { did: string; _id: string }
+      const own = await tokenOfWallet(_id, did)
+      const heir = await ownWallet('key', keyType)
+      const eve = await walletWithToken(h)
+      const configure = (txsInput: unknown[], didAuth: string) =>
+        h.request('POST', '/wallet/configure', { json: { wallet: { did }, walletConfig: { txsInput } }, didAuth })
+      // The attack: another wallet of the tenant hands the DID to itself — refused, nothing written.
+      const before = await snapshot(h)
+      const stolen = await configure([{ newOwner: eve.did }], eve.jwt)
+      expect(stolen.body).toEqual({ statusCode: 403, errorType: 'FORBIDDEN', errorMessage: expect.any(String) })
+      expect(await snapshot(h)).toEqual(before)
+      expect((await rename(did, `by its own key ${keyType}`, own)).body.errors ?? []).toEqual([])
+      const handed = await configure([{ newOwner: heir.did }], own)
+      expect(handed.status, JSON.stringify(handed.body)).toBe(200)
+      // The heir's key controls the did:web wallet; the wallet's own key, gone from the document, signs for it no more.
+      expect((await rename(did, `by the heir ${keyType}`, heir.jwt)).body.errors ?? []).toEqual([])
+      expect(await aliasOf(_id)).toBe(`by the heir ${keyType}`)
+      const after = await snapshot(h)
+      const refused = await rename(did, `by the old key ${keyType}`, own)
+      expect(refused.body).toEqual({ statusCode: 403, errorType: 'UNAUTHENTICATED', errorMessage: expect.any(String) })
+      expect(await snapshot(h)).toEqual(after)
     },
   )
 })
