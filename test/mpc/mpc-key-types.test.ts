@@ -39,27 +39,28 @@ beforeAll(async () => {
 })
 afterAll(() => h.close())
 
-async function initializedVault(hierarchy: 'NONE' | 'BIP44', walletConfig: Record<string, unknown>): Promise<string> {
-  const created = await h.request('POST', '/vaults', { json: mpcVaultBody(members, { hierarchy, walletConfig }) })
+async function initializedVault(hierarchy: 'NONE' | 'BIP44', walletConfig: Record<string, unknown>, on = h): Promise<string> {
+  const created = await on.request('POST', '/vaults', { json: mpcVaultBody(members, { hierarchy, walletConfig }) })
   expect(created.status, JSON.stringify(created.body)).toBe(200)
   const vaultId = created.body.vault.id as string
-  const init = await h.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })
+  const init = await on.request('POST', `/vaults/${vaultId}/initialize`, { json: {}, didAuth: await approvals(members[0], members[1]) })
   expect(init.status, JSON.stringify(init.body)).toBe(200)
   return vaultId
 }
 
-async function createWallet(vaultId: string, walletConfig?: Record<string, unknown>) {
+async function createWallet(vaultId: string, walletConfig?: Record<string, unknown>, on = h) {
   const json = walletConfig === undefined ? {} : { walletConfig }
-  return h.request('POST', `/vaults/${vaultId}/wallet`, { json, didAuth: await approvals(members[0], members[2]) })
+  return on.request('POST', `/vaults/${vaultId}/wallet`, { json, didAuth: await approvals(members[0], members[2]) })
 }
 
-const record = async (did: string): Promise<WalletRecord> =>
-  (await tenantCollectionOf(h.storage, WALLETS, 'tenant-a').findOne({ field: 'did', op: 'eq', value: did }))!
+const record = async (did: string, on = h): Promise<WalletRecord> =>
+  (await tenantCollectionOf(on.storage, WALLETS, 'tenant-a').findOne({ field: 'did', op: 'eq', value: did }))!
 
 /** The vault's secret, rebuilt as the custody does from two members' shares (what the test alone can do: it holds the master key). */
-async function vaultSecret(vaultId: string): Promise<Uint8Array> {
-  const shares = await tenantCollectionOf(h.storage, MPC_SHARES, 'tenant-a').all({ field: 'vaultId', op: 'eq', value: vaultId })
-  return combine(shares.slice(0, 2).map((s) => custody.open('mpcShares', s, 'share', s.share)))
+async function vaultSecret(vaultId: string, on = h): Promise<Uint8Array> {
+  const opener = new KeyCustody(await openKeyring(on.storage, masterKey))
+  const shares = await tenantCollectionOf(on.storage, MPC_SHARES, 'tenant-a').all({ field: 'vaultId', op: 'eq', value: vaultId })
+  return combine(shares.slice(0, 2).map((s) => opener.open('mpcShares', s, 'share', s.share)))
 }
 
 /** Whether the SQLite files hold `secret` raw, as hex or as base64(url). */
@@ -148,20 +149,8 @@ describe('MPC BIP44 vaults of P-256 and Ed25519 wallets', () => {
     expect((await createWallet(vaultId)).body.wallet.index).toBe(0)
   })
 
-  it('6 concurrent creations of mixed key types in one vault take indexes 0..5 once each, each key at its own index', async () => {
-    const vaultId = await initializedVault('BIP44', { didMethod: 'jwk', keyType: 'P-256' })
-    const configs = [undefined, { didMethod: 'ethr', keyType: 'secp256k1' }, { keyType: 'Ed25519' }]
-    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => createWallet(vaultId, configs[i % 3])))
-    for (const res of made) expect(res.status, JSON.stringify(res.body)).toBe(200)
-    const records = await Promise.all(made.map((res) => record(res.body.wallet.did)))
-    expect(records.map((r) => r.index).sort()).toEqual([0, 1, 2, 3, 4, 5])
-    const seed = await vaultSecret(vaultId)
-    for (const r of records.filter((w) => w.keyType === 'P-256')) {
-      expect(r.path).toBe(slip10WalletPath(r.index!))
-      const point = p256.getPublicKey(slip10Derive('P-256', seed, r.path!).privateKey, false)
-      expect(r.publicKeyJwk!.x).toBe(Buffer.from(point.subarray(1, 33)).toString('base64url'))
-    }
-  })
+  it('6 concurrent creations of mixed key types in one vault take indexes 0..5 once each, each key at its own index', () =>
+    concurrentMixedWallets(h))
 
   for (const type of ['P-256', 'Ed25519'] as const) {
     it(`signs with a ${type} wallet only with a quorum; the signature verifies under its publicKeyJwk (node:crypto)`, async () => {
@@ -181,6 +170,32 @@ describe('MPC BIP44 vaults of P-256 and Ed25519 wallets', () => {
       expect(nodeVerifies(wallet.publicKeyJwk, new TextEncoder().encode('other'), signature)).toBe(false)
     })
   }
+})
+
+/** 6 concurrent Create wallet requests, 2 of each key type, in one BIP44 MPC vault: indexes 0..5 once each, keys at their index. */
+async function concurrentMixedWallets(on: Harness) {
+  const vaultId = await initializedVault('BIP44', { didMethod: 'jwk', keyType: 'P-256' }, on)
+  const configs = [undefined, { didMethod: 'ethr', keyType: 'secp256k1' }, { keyType: 'Ed25519' }]
+  const made = await Promise.all(Array.from({ length: 6 }, (_, i) => createWallet(vaultId, configs[i % 3], on)))
+  for (const res of made) expect(res.status, JSON.stringify(res.body)).toBe(200)
+  const records = await Promise.all(made.map((res) => record(res.body.wallet.did, on)))
+  expect(records.map((r) => r.index).sort()).toEqual([0, 1, 2, 3, 4, 5])
+  const seed = await vaultSecret(vaultId, on)
+  for (const r of records.filter((w) => w.keyType === 'P-256')) {
+    expect(r.path).toBe(slip10WalletPath(r.index!))
+    const point = p256.getPublicKey(slip10Derive('P-256', seed, r.path!).privateKey, false)
+    expect(r.publicKeyJwk!.x).toBe(Buffer.from(point.subarray(1, 33)).toString('base64url'))
+  }
+}
+
+describe('MPC BIP44 vaults on PostgreSQL', () => {
+  let pg: Harness
+  beforeAll(async () => {
+    pg = await startHarness({ storage: 'postgres', service: { masterKey, publicUrl: 'https://vault.example.com' } })
+  })
+  afterAll(() => pg?.close())
+
+  it('6 concurrent creations of mixed key types in one vault take indexes 0..5 once each', () => concurrentMixedWallets(pg), 60_000)
 })
 
 describe('MPC NONE vaults of P-256 and Ed25519 keys', () => {
