@@ -11,7 +11,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { IdentityError } from '../errors.js'
 import { ACCOUNT_PATH, deriveChildPublicKey } from '../keys/hd.js'
 import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js'
-import type { KeyBackend, SignRequest } from '../keys/port.js'
+import type { BackendKey, KeyBackend, SignRequest } from '../keys/port.js'
 import { CURVES } from '../keys/types/index.js'
 import { verifyJose } from '../keys/verify-jose.js'
 import { isLowS, recoverPublicKey } from '../keys/secp256k1.js'
@@ -22,6 +22,14 @@ import type { MpcProvider, MpcVaultRef } from './port.js'
 export interface MpcVaultDirectory {
   /** The provider's view of the tenant's initialized MPC vault `vaultId`; undefined when the tenant has none. */
   vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined>
+}
+
+/** A key of the provider as {@link MpcKeyBackend} found it: its vault, path, public JWK and type. */
+interface LocatedKey {
+  vault: MpcVaultRef
+  path: string
+  publicJwk: PublicJwk
+  type: KeyType
 }
 
 /** The key id of a `NONE` vault's key or of a `BIP44` vault's wallet `index`. */
@@ -39,14 +47,13 @@ export class MpcKeyBackend implements KeyBackend {
     )
   }
 
-  async publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined> {
+  /** The tenant's key: its vault and the provider's public key, fetched once, serve the algorithm check and the signature. */
+  async find(tenantId: string, id: string): Promise<BackendKey | undefined> {
     const located = await this.#locate(tenantId, id)
-    return located?.publicJwk
+    return located && { publicJwk: located.publicJwk, sign: (request) => this.#sign(located, request) }
   }
 
-  async sign(request: SignRequest & { id: string }): Promise<Uint8Array> {
-    const located = await this.#locate(request.tenantId, request.id)
-    if (!located) throw new IdentityError('NOT_FOUND', `no key ${request.keyRef}`)
+  async #sign(located: LocatedKey, request: SignRequest): Promise<Uint8Array> {
     const { vault, path, publicJwk, type } = located
     const approvals = request.approvals ?? []
     if (type === 'secp256k1') {
@@ -67,7 +74,7 @@ export class MpcKeyBackend implements KeyBackend {
     return outcome.joseSignature
   }
 
-  async #locate(tenantId: string, id: string) {
+  async #locate(tenantId: string, id: string): Promise<LocatedKey | undefined> {
     const [vaultId, indexText, ...rest] = id.split('/')
     const index = indexText === undefined ? undefined : Number(indexText)
     if (rest.length > 0 || (index !== undefined && !(Number.isInteger(index) && String(index) === indexText))) return undefined
