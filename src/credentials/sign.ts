@@ -18,7 +18,8 @@ import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import type { Caller } from '../auth/context.js'
 import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from './issue-credential.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
-import type { DigestSigner } from '../keys/signer.js'
+import { jsonLdSignerOf } from '../proofs/jsonld/index.js'
+import type { KeySigner } from '../keys/signer.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
 import type { WalletRecord } from '../wallets/records.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
@@ -71,6 +72,8 @@ export async function signClaims(
 ): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver } = ctx.resolvers.get(input.resolver)
   const signer = await issuerSigner(ctx, caller, input.iss)
+  // A key no JSON-LD suite signs with is refused before anything is planned or written.
+  if (input.format === 'JSON-LD') jsonLdSignerOf(signer)
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
   const plans: PlannedClaim[] = []
@@ -102,7 +105,7 @@ async function issueAll(
   caller: Caller,
   input: SignClaimsInput,
   plans: PlannedClaim[],
-  signer: DigestSigner,
+  signer: KeySigner,
 ): Promise<SignedCredential[]> {
   const hasher = jsonLdHasher(ctx, caller)
   const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
@@ -145,7 +148,7 @@ export async function issuerSigner(
   ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   iss: string,
-): Promise<DigestSigner> {
+): Promise<KeySigner> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)

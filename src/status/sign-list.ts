@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { forbidden } from '../errors.js'
 import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
-import type { DigestSigner } from '../keys/signer.js'
+import type { KeySigner } from '../keys/signer.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
 import { CREDENTIALS_STATUS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import { RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
@@ -142,7 +142,7 @@ function signListCredential(
   ctx: Pick<SigningContext, 'now'>,
   list: StatusListRecord,
   encodedList: string,
-  signer: DigestSigner,
+  signer: KeySigner,
 ): Promise<string | Record<string, unknown>> {
   const url = listUrlOf(list.baseUrl, list.id)
   const content: CredentialContent = {

@@ -1,6 +1,6 @@
 /**
  * The service's side of MPC vaults: turns vault records into provider calls, gathers the
- * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}, which
+ * quorum of approvals each call needs, and gives MPC wallets their {@link KeySigner}, which
  * signs through the `mpc` key backend ({@link MpcVaults.keyBackend}, the one the service's key
  * port routes `mpc:` references to).
  */
@@ -8,7 +8,8 @@ import { notFound } from '../errors.js'
 import { bytesToHex, recoverPublicKey } from '../keys/secp256k1.js'
 import { BackendKeyManager, type KeyManager } from '../keys/port.js'
 import { MpcKeyBackend, mpcKeyId } from '../mpc/key-backend.js'
-import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
+import type { DigestSigner, KeySigner, RecoverableSignature } from '../keys/signer.js'
+import { digestKeySigner } from '../keys/port-signers.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
@@ -80,9 +81,12 @@ export class MpcVaults {
     await this.approvalsFor(await this.vaultOf(wallet), action, evidence, { wallet })
   }
 
-  /** The signer of an MPC wallet, counting `evidence`'s DIDs as approvals of each signature it makes. */
-  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): DigestSigner {
-    return new MpcWalletSigner(this, wallet, evidence)
+  /**
+   * The signer of an MPC wallet (secp256k1: MPC vaults hold secp256k1 keys), counting `evidence`'s DIDs as approvals of
+   * each signature it makes: each is approved over the digest it signs (SHA-256 of a JWT's signing input).
+   */
+  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): KeySigner {
+    return digestKeySigner(new MpcWalletSigner(this, wallet, evidence))
   }
 
   /** The provider's view of the tenant's initialized MPC vault `vaultId` (the mpc key backend's directory); undefined otherwise. */
