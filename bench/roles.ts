@@ -80,7 +80,7 @@ export async function benchRoles(label: string, storage: StorageAdapter, options
       throw new Error('bench: assignments failed')
 
     const facts = new CallerFacts(service.resolver, storage)
-    const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress] })
+    const callerOf = (): Caller => ({ tenantId: TENANT, dids: [caller.did], addresses: [caller.ethereumAddress!] })
     const credentialDidFacts = async (): Promise<CredentialDidFacts> => {
       const [ownerAddress, roles] = await Promise.all([facts.ownerAddress(credential.did), rolesGoverning(storage, TENANT, credential.did)])
       return { did: credential.did, ownerAddress, roles }

@@ -27,7 +27,7 @@ import { ownerWallet } from '../wallets/did-updates.js'
 import { expirationOf } from '../operations/expiration.js'
 import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
-import { checkWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from '../wallets/config.js'
+import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, registryForDid, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
 import type { StagedKey } from '../keys/port.js'
 import { assertControlsWallet } from '../wallets/access.js'
@@ -213,8 +213,8 @@ async function planClaim(
 
   checkWalletConfig(claim.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, claim.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1' })
-  const wallet = buildWallet(ctx, { tenantId: caller.tenantId, key, alias: claim.alias, walletConfig: claim.walletConfig, network })
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(claim.walletConfig) })
+  const wallet = await buildWallet(ctx, { tenantId: caller.tenantId, key, alias: claim.alias, walletConfig: claim.walletConfig, network })
   return {
     content: { ...content, id: wallet.did },
     wallet,

@@ -41,6 +41,8 @@ const authOf = (req: Request, res: Response): AuthContext => ({
 /** Where the authenticated call waits for its body, beside what loggers may read of the request. */
 interface Locals extends RequestFacts {
   didvaultCall?: AuthenticatedCall
+  /** The route the request's path names (set before Express decodes its parameters, {@link claim}). */
+  route?: SharedRoute<OperationName>
   /** The media type `Accept` chose among the operation's (`media` of its contract). */
   mediaType?: string
 }
@@ -98,32 +100,28 @@ const run =
 
 type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
 
-/** The routes of operations whose answers are all results (DID resolution), matched without decoding their parameters. */
-const RESULT_ROUTES = routesOf(CONTRACTS).flatMap((route) =>
-  route.operations.some((op) => (CONTRACTS[op.name] as Contract).outcome)
-    ? [
-        {
-          method: route.method,
-          pattern: new RegExp(`^${route.path.replace(/[.]/g, '\\.').replace(/:\w+/g, '[^/]+')}/?$`),
-          name: route.operations[0].name,
-          param: /:(\w+)/.exec(route.path)?.[1] ?? 'path',
-        },
-      ]
-    : [],
-)
-
 /** An error Express raised itself, with its HTTP status (a path parameter it could not decode is 400). */
 interface ExpressError {
   status?: number
 }
 
 /**
- * The result-answering route a request was for when it failed before its handler ran (a path parameter that is not
- * valid percent-encoded UTF-8 fails in Express's routing): its error is then a result too.
+ * A route's path as a RegExp that captures nothing, so Express matches it without decoding a parameter: a request
+ * whose parameter is not valid percent-encoded UTF-8 fails in Express's routing, before the route's own handlers run,
+ * yet still reaches {@link claim} of its route.
  */
-function resultRouteAt(req: Request): (typeof RESULT_ROUTES)[number] | undefined {
-  return RESULT_ROUTES.find((r) => r.method === req.method.toLowerCase() && r.pattern.test(req.path))
+function undecoded(path: string): RegExp {
+  const parts = path.split(/(:\w+)/).map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+  return new RegExp(`^${parts.join('')}/?$`, 'i')
 }
+
+/** Records the route a request's path names before Express decodes its parameters, so its errors are answered as that route's. */
+const claim =
+  (route: SharedRoute<OperationName>): RequestHandler =>
+  (_req, res, next) => {
+    ;(res.locals as Locals).route = route
+    next()
+  }
 
 /** The media type of `types` that `Accept` prefers (the first when it admits any); 406 when it admits none. */
 function negotiate(req: Request, types: string[]): string {
@@ -216,6 +214,7 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
 
   for (const route of routesOf(CONTRACTS)) {
     const body = route.method === 'get' ? [] : [requireJson, json]
+    router[route.method](undecoded(route.path), claim(route))
     router[route.method](route.path, authenticate(service, route), ...body, run(route))
   }
 
@@ -229,17 +228,21 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
 
   // Errors of this router only (authentication, body parsing, operations); other routes of the app are untouched.
   router.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    // An operation whose answers are all results (DID resolution) answers its errors as results too.
-    const handled = (res.locals as Locals).operation
-    const unrouted = handled === undefined ? resultRouteAt(req) : undefined
-    const operation = handled ?? unrouted?.name
+    // An operation whose answers are all results (DID resolution) answers its errors as results too, even those
+    // Express raised while routing, before the route's handlers ran (the route was claimed by its path).
+    const { operation: handled, route } = res.locals as Locals
+    const unrouted = handled === undefined ? route : undefined
+    const operation = handled ?? unrouted?.operations[0].name
     const outcome = operation === undefined ? undefined : (CONTRACTS[operation] as Contract).outcome
     if (outcome) {
       const { status, result } = outcome.fromError(
         err instanceof IdentityError
           ? err
           : unrouted && (err as ExpressError).status === 400
-            ? new IdentityError('VALIDATION_ERROR', `invalid request: ${unrouted.param}: not valid percent-encoded UTF-8`)
+            ? new IdentityError(
+                'VALIDATION_ERROR',
+                `invalid request: ${/:(\w+)/.exec(unrouted.path)?.[1] ?? 'path'}: not valid percent-encoded UTF-8`,
+              )
             : IdentityError.fromBody(httpError(err)),
       )
       return sendResult(res, CONTRACTS[operation!], status, result)

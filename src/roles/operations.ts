@@ -14,7 +14,7 @@ import { forEachItem } from '../operations/batch.js'
 import { concatPage, type PageSource } from '../operations/concat-pages.js'
 import { findRole, presentRole } from './views.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
-import { checkWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
 import { assertManagesRole } from './access.js'
 import { WALLETS } from '../wallets/records.js'
@@ -46,8 +46,8 @@ export async function createRole(
     throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1' })
-  const wallet = buildWallet(ctx, {
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig) })
+  const wallet = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     alias: input.wallet?.alias,

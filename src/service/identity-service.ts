@@ -314,7 +314,7 @@ export class IdentityService {
     const config: ServiceConfig = {
       network,
       networks,
-      didMethods: ['ethr'],
+      didMethods: ['ethr', 'key', 'jwk', 'web'],
       apiUrls: registries.endpoints,
       audience: options.audience ?? 'didvault',
       limits,

@@ -1,6 +1,6 @@
 /**
- * `didvault/testing`: the storage conformance suite, for every adapter (memory, SQLite, MongoDB,
- * yours). Runs under vitest (an optional peer); ESM only.
+ * `didvault/testing`: the conformance suites of didvault's ports — storage adapters (memory, SQLite,
+ * MongoDB, yours), key backends and DID methods. Runs under vitest (an optional peer); ESM only.
  *
  * @example
  * import { runStorageConformance } from 'didvault/testing'
@@ -9,3 +9,5 @@
 export type { StorageFixture } from '../storage/conformance/index.js'
 export { SERVICE_QUERIES, type ServiceQuery } from './service-queries.js'
 export { runStorageConformance, type StorageConformanceOptions } from './storage-conformance.js'
+export { runKeyBackendConformance, type KeyBackendFixture } from './key-backend-conformance.js'
+export { runDidMethodConformance, type DidMethodFixture } from './did-method-conformance.js'

@@ -18,7 +18,15 @@ import type * as schemas from './schemas.js'
 import type { WalletView } from '../wallets/schemas.js'
 import type { VaultRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
-import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import {
+  checkWalletConfig,
+  didMethodOfConfig,
+  keyTypeOfConfig,
+  mergeWalletConfig,
+  networkForNewWallet,
+  walletConfigApplier,
+} from '../wallets/config.js'
+import type { WalletConfig } from '../wallets/config-schemas.js'
 import { buildMpcWallet, presentWallet, withReport } from '../wallets/build.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { presentVault } from './views.js'
@@ -27,13 +35,25 @@ import { VAULTS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { VaultsContext } from './context.js'
 
+/**
+ * {@link checkWalletConfig}, and the MPC vaults' limit: their wallets are did:ethr wallets of the vault's secp256k1 key
+ * (422 for another method or key type).
+ */
+function checkMpcWalletConfig(config: WalletConfig | undefined, service: VaultsContext['config']): void {
+  checkWalletConfig(config, service)
+  const method = didMethodOfConfig(config)
+  const keyType = keyTypeOfConfig(config)
+  if (method !== 'ethr' || keyType !== 'secp256k1')
+    throw invalid(`walletConfig: MPC vaults make did:ethr wallets of secp256k1 keys, not did:${method} with ${keyType}`)
+}
+
 /** Create Identity Vault for `keyManagement: "MPC"`: registered with the provider, `NOT_INITIALIZED`, no wallet. */
 export async function createMpcVault(
   ctx: Pick<VaultsContext, 'audit' | 'config' | 'mpc' | 'now' | 'registries' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.createVault>,
 ): Promise<{ vault: VaultView }> {
-  checkWalletConfig(input.walletConfig, ctx.config)
+  checkMpcWalletConfig(input.walletConfig, ctx.config)
   networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
@@ -136,7 +156,7 @@ export async function createMpcVaultWallet(
   if (vault.status !== 'INITIALIZED')
     throw new IdentityError('VAULT_NOT_INITIALIZED', 'this MPC vault is not initialized yet: POST /vaults/:vaultID/initialize first')
   const walletConfig = mergeWalletConfig(vault.walletConfig, input.walletConfig)
-  checkWalletConfig(walletConfig, ctx.config)
+  checkMpcWalletConfig(walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, walletConfig)
   const key = {
     publicKey: hexToBytes(vault.mpcPublicKey!),
@@ -153,7 +173,7 @@ export async function createMpcVaultWallet(
         if (vault.hierarchy === 'NONE' && index > 0) throw invalid('this vault has hierarchy NONE: it holds only its one wallet')
         const hd = vault.hierarchy === 'BIP44'
         const publicKey = hd ? deriveChildPublicKey({ publicKey: key.publicKey, chainCode: key.chainCode! }, index, false) : key.publicKey
-        const record = buildMpcWallet(ctx, {
+        const record = await buildMpcWallet(ctx, {
           tenantId: caller.tenantId,
           publicKey,
           vaultId: vault.id,

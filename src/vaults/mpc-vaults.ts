@@ -67,7 +67,7 @@ export class MpcVaults {
       mpcVaultID: vault.mpcVaultID!,
       policy: { groups: vault.mpcGroups! },
     }
-    if (subject) request.wallet = { did: subject.wallet.did, address: subject.wallet.ethereumAddress }
+    if (subject) request.wallet = { did: subject.wallet.did, address: subject.wallet.ethereumAddress! }
     if (subject?.digest) request.digestHex = bytesToHex(subject.digest)
     return this.approvals.gather(request, evidence)
   }
@@ -120,8 +120,9 @@ class MpcWalletSigner implements DigestSigner {
     private readonly wallet: MpcWallet,
     private readonly evidence: ApprovalEvidence | undefined,
   ) {
-    this.publicKeyHex = wallet.publicKeyHex
-    this.address = wallet.ethereumAddress
+    // MPC wallets are did:ethr wallets of secp256k1 keys: both fields are always there.
+    this.publicKeyHex = wallet.publicKeyHex!
+    this.address = wallet.ethereumAddress!
   }
 
   async sign(digest: Uint8Array): Promise<RecoverableSignature> {

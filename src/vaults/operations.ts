@@ -13,7 +13,7 @@ import { deleteVaultWalletRecords } from '../wallets/operations.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
-import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import { checkWalletConfig, keyTypeOfConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
 import { keyEnvelopes, presentVault } from './views.js'
@@ -67,8 +67,8 @@ export async function createVault(
   }
   // NONE: a fresh key; BIP44: wallet 0, derived by the key backend from the vault's sealed secrets.
   const derive = vault.hdIndex === undefined ? undefined : hdDerivation(vault, vault.hdIndex)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1', derive })
-  const wallet = buildWallet(ctx, {
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig), derive })
+  const wallet = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     vaultId: id,
@@ -178,8 +178,9 @@ export async function createVaultWallet(
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
         // The key backend opens the vault's sealed account node, derives wallet `index` and seals its key.
-        const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1', derive: hdDerivation(vault, index) })
-        const record = buildWallet(ctx, {
+        const derive = hdDerivation(vault, index)
+        const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(walletConfig), derive })
+        const record = await buildWallet(ctx, {
           tenantId: caller.tenantId,
           key,
           vaultId: vault.id,

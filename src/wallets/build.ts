@@ -1,15 +1,18 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
-import { didOfChecksummed, type EthrNetwork } from '../did/methods/ethr/index.js'
+import { ethereumKeyOf, type EthrNetwork } from '../did/methods/ethr/index.js'
 import type { CreatedKey } from '../keys/port.js'
-import { addressOf, bytesToHex, uncompressedOf } from '../keys/secp256k1.js'
+import { hexToBytes } from '../keys/secp256k1.js'
+import { keyTypeOfJwk, type PublicJwk } from '../keys/key-types.js'
 import { publicKeyDerHex } from '../keys/spki.js'
-import { ecPoint } from '../keys/types/curve.js'
+import { ecJwk } from '../keys/types/curve.js'
 import type { WalletRecord } from './records.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { RegistryReport } from './did-updates.js'
 import type { WalletView } from './schemas.js'
 import type { WalletsContext } from './context.js'
+import { didMethodOfConfig } from './config.js'
+import { walletDid } from './wallet-did.js'
 
 export interface NewWallet {
   tenantId: string
@@ -17,48 +20,68 @@ export interface NewWallet {
   key: CreatedKey
   vaultId?: string
   index?: number
+  /** The BIP44 / SLIP-0010 path the key was derived at (HD vault wallets). */
+  path?: string
   alias?: string
+  /** The wallet's config: its DID method (`didMethod`, default `ethr`), checked by `checkWalletConfig`. */
   walletConfig?: WalletConfig
-  /** The network of the DID (default: the service's). */
+  /** The network of a did:ethr DID (default: the service's). */
   network?: EthrNetwork
   /** The wallet backs a role (its DID is the role DID). */
   role?: boolean
 }
 
-/** A wallet record for a key of the key port: address, DID on its network, the key's reference and public JWK. */
-export function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: NewWallet): WalletRecord {
+/**
+ * A wallet record for a key of the key port: its DID by the config's method, the key's reference, type and public
+ * JWK, and for a secp256k1 key its Ethereum address and uncompressed public key (the spec's fields).
+ * @throws {IdentityError} 422 for a method that cannot be made (did:web without `publicUrl`)
+ * @throws {RangeError} for a key its method cannot take (checked before by `checkWalletConfig`)
+ */
+export async function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, input: NewWallet): Promise<WalletRecord> {
   const { keyRef, publicJwk } = input.key
-  if (publicJwk.crv !== 'secp256k1') throw new RangeError(`a did:ethr wallet needs a secp256k1 key, not ${publicJwk.crv}`)
-  const { key: _key, ...rest } = input
-  const record = publicRecord(ctx, rest, ecPoint(publicJwk))
-  Object.assign(record, { keyRef, keyType: 'secp256k1', publicKeyJwk: publicJwk })
+  const keyType = keyTypeOfJwk(publicJwk)
+  if (keyType === undefined) throw new RangeError(`not a key type of didvault: ${publicJwk.kty} ${publicJwk.crv}`)
+  const method = didMethodOfConfig(input.walletConfig)
+  if (method === 'ethr' && keyType !== 'secp256k1') throw new RangeError(`a did:ethr wallet needs a secp256k1 key, not ${keyType}`)
+  const id = randomUUID()
+  const did = await walletDid(ctx.config, { method, publicJwk, walletId: id, network: input.network })
+  const record = recordOf(ctx, id, did, method, input, publicJwk)
+  Object.assign(record, { keyRef, keyType })
+  if (input.path !== undefined) record.path = input.path
   return record
 }
 
-/** A wallet record for a key an MPC provider holds: address, DID, `publicKeyDER`, and no private key. */
-export function buildMpcWallet(
+/** A wallet record for a secp256k1 key an MPC provider holds: address, did:ethr DID, `publicKeyDER`, and no private key. */
+export async function buildMpcWallet(
   ctx: Pick<WalletsContext, 'config' | 'now'>,
   input: Omit<NewWallet, 'key'> & { publicKey: Uint8Array },
-): WalletRecord {
-  const record = publicRecord(ctx, input, input.publicKey)
+): Promise<WalletRecord> {
+  const publicJwk = ecJwk('secp256k1', hexToBytes(ethereumKeyOf(input.publicKey).publicKeyHex))
+  const id = randomUUID()
+  const did = await walletDid(ctx.config, { method: 'ethr', publicJwk, walletId: id, network: input.network })
+  const record = recordOf(ctx, id, did, 'ethr', input, publicJwk)
   record.keyManagement = 'MPC'
   record.publicKeyDER = publicKeyDerHex(input.publicKey)
   return record
 }
 
-function publicRecord(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<NewWallet, 'key'>, publicKey: Uint8Array): WalletRecord {
-  const uncompressed = publicKey.length === 65 ? publicKey : uncompressedOf(publicKey)
-  const address = addressOf(uncompressed)
-  const did = didOfChecksummed(input.network ?? ctx.config.network, address)
+function recordOf(
+  ctx: Pick<WalletsContext, 'now'>,
+  id: string,
+  did: string,
+  didMethod: string,
+  input: Omit<NewWallet, 'key'>,
+  publicJwk: PublicJwk,
+): WalletRecord {
   const now = ctx.now()
   const record: WalletRecord = {
-    id: randomUUID(),
+    id,
     tenantId: input.tenantId,
     isHDWallet: input.index !== undefined,
-    publicKeyHex: bytesToHex(uncompressed),
-    ethereumAddress: address,
+    ...(publicJwk.crv === 'secp256k1' && ethereumKeyOf(publicJwk)),
+    publicKeyJwk: publicJwk,
     did,
-    didMethod: 'ethr',
+    didMethod,
     alias: input.alias ?? did,
     created: new Date(now).toISOString(),
     createdAt: now,
@@ -68,6 +91,13 @@ function publicRecord(ctx: Pick<WalletsContext, 'config' | 'now'>, input: Omit<N
   if (input.walletConfig !== undefined) record.walletConfig = input.walletConfig
   if (input.role) record.role = true
   return record
+}
+
+/** A wallet's public JWK: the record's, or for a wallet made before the key port its secp256k1 key's. */
+export function publicJwkOfWallet(w: Pick<WalletRecord, 'publicKeyJwk' | 'publicKeyHex'>): PublicJwk {
+  if (w.publicKeyJwk !== undefined) return w.publicKeyJwk
+  if (w.publicKeyHex === undefined) throw new RangeError('a wallet record without a public key')
+  return ecJwk('secp256k1', hexToBytes(w.publicKeyHex))
 }
 
 /** The view with the registry's report attached, when there is one. */
@@ -84,8 +114,9 @@ export function presentWallet(w: WalletRecord, options: { keyEnvelope?: string }
   const view: WalletView = {
     _id: w.id,
     isHDWallet: w.isHDWallet,
-    publicKeyHex: w.publicKeyHex,
-    ethereumAddress: w.ethereumAddress,
+    ...(w.publicKeyHex !== undefined && { publicKeyHex: w.publicKeyHex }),
+    ...(w.ethereumAddress !== undefined && { ethereumAddress: w.ethereumAddress }),
+    publicKeyJwk: publicJwkOfWallet(w),
     did: w.did,
     didMethod: w.didMethod,
     alias: w.alias,

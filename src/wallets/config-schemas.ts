@@ -1,6 +1,7 @@
 /** The `walletConfig` object (spec: walletConfig) and its `txsInput` DID-document updates. */
 import * as z from 'zod'
 import { did, durationMs, errorBody, ethAddress, label } from '../operations/schemas.js'
+import { KEY_TYPES } from '../keys/key-types.js'
 
 const validity = durationMs.meta({ description: 'Milliseconds from now (rounded up to whole seconds in the registry).' })
 
@@ -25,7 +26,13 @@ export const txInput = z
 
 export const walletConfig = z
   .strictObject({
-    didMethod: label(50).optional().meta({ description: 'DID method (default `ethr`).' }),
+    didMethod: label(50)
+      .optional()
+      .meta({ description: 'DID method: `ethr` (default), `key`, `jwk` or `web` (did:web needs the service’s `publicUrl`).' }),
+    keyType: z
+      .enum(KEY_TYPES)
+      .optional()
+      .meta({ description: 'The wallet’s key type: `secp256k1` (default), `P-256` or `Ed25519`; did:ethr takes secp256k1 only.' }),
     apiUrl: z
       .string()
       .trim()

@@ -4,7 +4,9 @@
  * to a host the caller names: `apiUrl` must be one of the configured registry endpoints.
  */
 import { invalid } from '../errors.js'
-import { parseEthrDid, type EthrNetwork } from '../did/methods/ethr/index.js'
+import { ETHR_KEY_TYPES, parseEthrDid, type EthrNetwork } from '../did/methods/ethr/index.js'
+import { didMethodNamed, immutableMethodError } from '../did/methods/index.js'
+import { KEY_TYPES, type KeyType } from '../keys/key-types.js'
 import type { DidRegistry } from '../did/methods/ethr/index.js'
 import type { WalletConfig } from './config-schemas.js'
 import type { WalletRecord } from './records.js'
@@ -20,18 +22,53 @@ export function mergeWalletConfig(template?: WalletConfig, override?: WalletConf
   return merged
 }
 
+/** The DID method of a wallet made under `config`: `ethr` unless it names another. */
+export const didMethodOfConfig = (config: WalletConfig | undefined): string => config?.didMethod ?? 'ethr'
+
+/** The key type of a wallet made under `config`: `secp256k1` unless it names another. */
+export const keyTypeOfConfig = (config: WalletConfig | undefined): KeyType => config?.keyType ?? 'secp256k1'
+
 /**
- * Rejects (422) a config naming an unknown DID method or registry endpoint, or a newOwner that is
- * not a did:ethr DID (address or public key) of a configured network.
+ * The key types a DID method makes DIDs for: did:ethr secp256k1 only, did:web any (its documents list a JWK), the
+ * methods of the registry what their {@link DidMethod} says.
+ */
+export function keyTypesOfMethod(method: string): readonly KeyType[] {
+  if (method === 'ethr') return ETHR_KEY_TYPES
+  return didMethodNamed(method)?.keyTypes ?? KEY_TYPES
+}
+
+/** The settings that give the service its public URL, as a 422 names them. */
+const PUBLIC_URL_SETTING = 'publicUrl (--public-url, DIDVAULT_PUBLIC_URL)'
+
+/**
+ * Rejects (422) a config the service cannot make a wallet under: an unknown DID method or registry endpoint, a key
+ * type the method cannot take (did:ethr: secp256k1 only), `apiUrl` on a method without registries, did:web without
+ * the service's `publicUrl`, `txsInput` on a method whose DIDs cannot change (did:key, did:jwk), or a did:ethr
+ * newOwner that is not a did:ethr DID (address or public key) of a configured network.
  */
 export function checkWalletConfig(config: WalletConfig | undefined, service: WalletsConfig): void {
   if (!config) return
-  if (config.didMethod !== undefined && !service.didMethods.includes(config.didMethod)) {
-    throw invalid(`walletConfig.didMethod: unsupported DID method "${config.didMethod}" (supported: ${service.didMethods.join(', ')})`)
+  const method = didMethodOfConfig(config)
+  if (!service.didMethods.includes(method)) {
+    throw invalid(`walletConfig.didMethod: unsupported DID method "${method}" (supported: ${service.didMethods.join(', ')})`)
   }
+  const keyType = keyTypeOfConfig(config)
+  const keyTypes = keyTypesOfMethod(method)
+  if (!keyTypes.includes(keyType)) {
+    const takes = `did:${method} takes ${keyTypes.join(', ')}`
+    throw invalid(`walletConfig.keyType: a did:${method} DID cannot be made for a ${keyType} key (${takes})`)
+  }
+  if (config.apiUrl !== undefined && method !== 'ethr') {
+    throw invalid(`walletConfig.apiUrl: did:${method} has no registry (apiUrl chooses a did:ethr registry endpoint)`)
+  }
+  if (method === 'web' && service.publicUrl === undefined) {
+    throw invalid(`walletConfig.didMethod: a did:web wallet needs the service's public URL; set ${PUBLIC_URL_SETTING}`)
+  }
+  if ((config.txsInput?.length ?? 0) > 0 && (method === 'key' || method === 'jwk')) throw immutableMethodError(method)
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
   }
+  if (method !== 'ethr') return
   config.txsInput?.forEach((tx, i) => {
     if (tx.newOwner !== undefined) {
       const owner = parseEthrDid(tx.newOwner)
@@ -70,7 +107,8 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
 
 /**
  * Checks (before anything is written) that `config` can apply to `did`, and returns what
- * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network.
+ * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (did:ethr).
+ * A DID of another method takes no `txsInput` here (422): did:key and did:jwk never change ({@link checkWalletConfig}).
  * The applier resolves to undefined when there is nothing to apply. The caller's tokens count as member
  * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
  */
@@ -80,7 +118,11 @@ export function walletConfigApplier(
   config: WalletConfig | undefined,
   caller: Caller,
 ): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
-  const registry = registryForDid(ctx, did, config)
   const txs = config?.txsInput ?? []
+  if (parseEthrDid(did) === undefined) {
+    if (txs.length > 0) throw invalid(`walletConfig.txsInput: ${did.split(':', 2).join(':')} DIDs take no txsInput updates here`)
+    return async () => undefined
+  }
+  const registry = registryForDid(ctx, did, config)
   return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, caller))
 }

@@ -22,6 +22,8 @@ export interface WalletsConfig {
   didMethods: string[]
   /** Registry endpoints a `walletConfig.apiUrl` may name: `local` (embedded) and the on-chain networks' public names. */
   apiUrls: string[]
+  /** The service's public base URL: did:web wallets' DIDs are under it; without it no did:web wallet is made. */
+  publicUrl?: string
 }
 
 /** The vault of a wallet, as wallets need it (implemented by the vaults domain). */

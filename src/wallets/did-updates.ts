@@ -71,7 +71,7 @@ async function applyOne(
   tx: TxInput,
   approvals?: ApprovalEvidence,
 ): Promise<Omit<TransactionView, 'index'>> {
-  const identity = wallet.ethereumAddress
+  const identity = ethrAddressOf(wallet)
   const owner = await ownerWallet(ctx, wallet, registry)
   // An MPC owner's quorum is checked here for every registry: the embedded one records changes without a signature.
   await ctx.signers.authorize(owner, 'changeDidDocument', approvals)
@@ -147,7 +147,7 @@ export async function ownerWallet(
   registry: DidRegistry,
   knownOwner?: string,
 ): Promise<WalletRecord> {
-  const owner = knownOwner ?? (await registry.identityOwner(wallet.ethereumAddress))
+  const owner = knownOwner ?? (await registry.identityOwner(ethrAddressOf(wallet)))
   const found =
     owner === wallet.ethereumAddress
       ? wallet
@@ -159,4 +159,11 @@ export async function ownerWallet(
   if (!found || !ctx.signers.canSign(found))
     throw forbidden(`the owner ${owner} of ${wallet.did} is not a key this service holds for the tenant: it cannot sign the change`)
   return found
+}
+
+/** The ERC-1056 identity of a did:ethr wallet: its key's address (422 for a wallet of another method). */
+function ethrAddressOf(wallet: WalletRecord): string {
+  if (wallet.didMethod !== 'ethr' || wallet.ethereumAddress === undefined)
+    throw invalid(`${wallet.did}: not a did:ethr wallet; its DID document is not kept in a did:ethr registry`)
+  return wallet.ethereumAddress
 }

@@ -12,7 +12,14 @@ import type { ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
 import { forEachItem } from '../operations/batch.js'
 import { applyTxs, ownerWallet } from './did-updates.js'
-import { checkWalletConfig, mergeWalletConfig, networkForNewWallet, registryForDid, walletConfigApplier } from './config.js'
+import {
+  checkWalletConfig,
+  keyTypeOfConfig,
+  mergeWalletConfig,
+  networkForNewWallet,
+  registryForDid,
+  walletConfigApplier,
+} from './config.js'
 import { buildWallet, presentWallet, withReport } from './build.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { assertControlsWallet } from './access.js'
@@ -31,8 +38,8 @@ export async function generateWallet(
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config)
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: 'secp256k1' })
-  const record = buildWallet(ctx, {
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig) })
+  const record = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     alias: input.wallet?.alias,

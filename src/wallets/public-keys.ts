@@ -46,7 +46,7 @@ export class PublicKeyDirectory implements KnownKeys {
     // with a foreign key (a corrupted or forged record, any tenant's) must not vouch for it.
     for (const collection of ['wallets', 'delegateKeys'] as const) {
       const row = await this.storage.collection<WalletRecord | DelegateKeyRecord>(collection).findOne(byAddress)
-      if (row && keyHasAddress(row.publicKeyHex, address)) {
+      if (row?.publicKeyHex !== undefined && keyHasAddress(row.publicKeyHex, address)) {
         this.#remember(this.#hexByAddress, address, row.publicKeyHex)
         return this.#remember(this.#byAddress, address, publicKeyObject(row.publicKeyHex))
       }

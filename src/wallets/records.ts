@@ -18,14 +18,19 @@ export interface WalletRecord extends StoredRecord {
   keyRef?: string
   /** The key's type, with {@link keyRef}. */
   keyType?: KeyType
-  /** The key's public JWK, with {@link keyRef}. */
+  /** The key's public JWK: every wallet made since the key port (MPC wallets included); older ones have `publicKeyHex`. */
   publicKeyJwk?: PublicJwk
   /** `MPC` for a wallet of an MPC vault (its key is the MPC provider's); absent for ECS. */
   keyManagement?: 'MPC'
-  publicKeyHex: string
+  /** The uncompressed secp256k1 public key, hex: secp256k1 keys only (the spec's field). */
+  publicKeyHex?: string
   publicKeyDER?: string
-  ethereumAddress: string
+  /** The EIP-55 address of the key: secp256k1 keys only (the spec's field). */
+  ethereumAddress?: string
+  /** The HD path the key was derived at (BIP44 vault wallets made since the key port; older ones: `index` only). */
+  path?: string
   did: string
+  /** The DID method: `ethr`, `key`, `jwk` or `web`. */
   didMethod: string
   alias: string
   walletConfig?: WalletConfig

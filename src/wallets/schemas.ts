@@ -2,6 +2,7 @@
 import * as z from 'zod'
 import { did, errorBody, id, label, nextCursor, page } from '../operations/schemas.js'
 import { registryReport, walletConfig } from './config-schemas.js'
+import { KEY_TYPES } from '../keys/key-types.js'
 
 export const walletInput = z.strictObject({ alias: label(200).optional().meta({ description: 'Default: the DID.' }) })
 
@@ -26,6 +27,11 @@ export const configureWallet = z.strictObject({
   walletConfig: walletConfig,
 })
 
+/** A wallet's public key as a JWK (RFC 7517): `EC` with `x`, `y` (secp256k1, P-256) or `OKP` with `x` (Ed25519). */
+export const publicKeyJwk = z
+  .strictObject({ kty: z.enum(['EC', 'OKP']), crv: z.enum(KEY_TYPES), x: z.string(), y: z.string().optional() })
+  .meta({ id: 'PublicKeyJwk', description: 'The wallet’s public key (RFC 7517), whatever its key type.' })
+
 /** A wallet as responses show it. */
 export const walletView = z
   .strictObject({
@@ -38,8 +44,9 @@ export const walletView = z
         'The sealed (AES-256-GCM) envelope of the private key, hex; never the plaintext. Only in vault create, fetch and delete responses.',
     }),
     publicKeyDER: z.string().optional(),
-    publicKeyHex: z.string(),
-    ethereumAddress: z.string(),
+    publicKeyHex: z.string().optional().meta({ description: 'The uncompressed secp256k1 public key, hex: secp256k1 wallets only.' }),
+    ethereumAddress: z.string().optional().meta({ description: 'The key’s EIP-55 address: secp256k1 wallets only.' }),
+    publicKeyJwk: publicKeyJwk,
     did: z.string(),
     didMethod: z.string(),
     alias: z.string(),

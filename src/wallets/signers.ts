@@ -62,7 +62,7 @@ export class WalletSigners {
     if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
     if (wallet.keyRef !== undefined) {
       // Wallets of 0.2.0 have no publicKeyJwk; their keys are secp256k1.
-      const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex))
+      const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex!))
       return portKeySigner(this.keys, { tenantId: wallet.tenantId, keyRef: wallet.keyRef, publicJwk })
     }
     if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.did}`)
@@ -91,8 +91,9 @@ class SealedKeySigner implements DigestSigner {
     private readonly custody: KeyCustody,
     private readonly wallet: SignableWallet & { privateKey: string },
   ) {
-    this.publicKeyHex = wallet.publicKeyHex
-    this.address = wallet.ethereumAddress
+    // Keys sealed in their record are from before the key port: secp256k1, with both fields.
+    this.publicKeyHex = wallet.publicKeyHex!
+    this.address = wallet.ethereumAddress!
   }
 
   async sign(digest: Uint8Array): Promise<RecoverableSignature> {

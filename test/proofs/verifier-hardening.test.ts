@@ -36,7 +36,7 @@ describe('DID-auth verification hardening', () => {
     const directory = new PublicKeyDirectory(storage)
     const token = await createJWT({ iat: now, exp: now + 600 }, { issuer: wallet.did, signer: didJwtSigner(attacker), alg: 'ES256K-R' })
     await expect(verifyDidJwt(token, { resolver: service.resolver, audience: 'didvault', keys: directory })).rejects.toThrow(/signature/)
-    expect(await directory.keyFor(wallet.ethereumAddress)).toBeUndefined()
+    expect(await directory.keyFor(wallet.ethereumAddress!)).toBeUndefined()
   })
 
   it('an iss that is a DID URL (version query, path, fragment, params) is refused, so no past document can vouch', async () => {

@@ -14,7 +14,16 @@ describe('POST /wallet (Generate Identity Wallet)', () => {
     const res = await h.request('POST', '/wallet', { json: { wallet: { alias: 'alice' } } })
     expect(res.status).toBe(200)
     const w = res.body.wallet
-    expect(Object.keys(w).sort()).toEqual(['_id', 'alias', 'created', 'did', 'didMethod', 'ethereumAddress', 'publicKeyHex'])
+    expect(Object.keys(w).sort()).toEqual([
+      '_id',
+      'alias',
+      'created',
+      'did',
+      'didMethod',
+      'ethereumAddress',
+      'publicKeyHex',
+      'publicKeyJwk',
+    ])
     expect(w.alias).toBe('alice')
     expect(w.did).toBe(`did:ethr:dev:${w.ethereumAddress}`)
     expect(computeAddress('0x' + w.publicKeyHex)).toBe(w.ethereumAddress)

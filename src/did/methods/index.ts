@@ -8,6 +8,8 @@ import { didKey } from './key/index.js'
 import type { DidMethod } from './port.js'
 
 export type { ControllingKey, CreatedDid, DidCreateInput, DidMethod, DidUpdateInput } from './port.js'
+/** The 422 for a `txsInput` on a DID of a method derived from its key (did:key, did:jwk). */
+export { immutable as immutableMethodError } from './derived.js'
 /** did:web resolution of DIDs the service does not hold (from `didWebOrigins` only). */
 export { DidWebResolver, didWebOfWallet, type DidWebResolverOptions } from './web/index.js'
 

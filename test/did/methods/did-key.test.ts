@@ -1,15 +1,14 @@
 /**
  * did:key behind the DID-method port: the published test vectors (w3c-ccg/did-method-key, for
  * secp256k1, P-256 and Ed25519) resolve to documents with the vectors' keys and relationships;
- * a differential run against Ceramic's `key-did-resolver` on fresh keys; create and resolve
- * agree; malformed and oversized DIDs resolve to `invalidDid` and never throw; updates are 422.
+ * a differential run against Ceramic's `key-did-resolver` on fresh keys; create spells the DID
+ * as the specification does; malformed and unsupported keys resolve to `invalidDid`. What every
+ * method must do (resolve as created, refusals, updates 422) is in conformance.test.ts.
  */
 import { describe, expect, it } from 'vitest'
-import fc from 'fast-check'
 import { Resolver } from 'did-resolver'
 import KeyDidResolver from 'key-did-resolver'
 import { didMethodNamed, didMethodOf } from '../../../src/did/methods/index.js'
-import { IdentityError } from '../../../src/errors.js'
 import { didKeyOf, holderKey, type HolderKeyType } from '../../helpers/key-holders.js'
 import { relationshipKeys } from './relationships.js'
 import secp256k1Vectors from '../../fixtures/vectors/did-method-key/secp256k1.json' with { type: 'json' }
@@ -67,20 +66,13 @@ describe('did:key (DID-method port)', () => {
     }
   })
 
-  it('create makes the DID of the key (as spelled independently) and the document resolution answers', async () => {
+  it('create makes the DID of the key, as spelled independently, its one verification method named by the key', async () => {
     for (const type of TYPES) {
       const { publicKey, jwk } = holderKey(type)
       const created = await didKey.create({ publicJwk: jwk as never })
       expect(created.did).toBe(didKeyOf(type, publicKey))
-      expect((await didKey.resolve(created.did)).didDocument).toEqual(created.document)
-      expect(await didKey.controllingKeys(created.did)).toEqual([
-        {
-          methodId: `${created.did}#${created.did.slice(8)}`,
-          publicJwk: type === 'Ed25519' ? { kty: 'OKP', crv: 'Ed25519', x: jwk.x } : { kty: 'EC', crv: type, x: jwk.x, y: jwk.y },
-        },
-      ])
+      expect((await didKey.controllingKeys(created.did)).map((key) => key.methodId)).toEqual([`${created.did}#${created.did.slice(8)}`])
     }
-    await expect(didKey.create({ publicJwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } })).rejects.toThrow()
   })
 
   it('malformed, unsupported and oversized DIDs resolve to invalidDid and never throw', async () => {
@@ -103,22 +95,5 @@ describe('did:key (DID-method port)', () => {
       expect(result.didResolutionMetadata.error, did.slice(0, 80)).toBe('invalidDid')
       expect(result.didDocument).toBeNull()
     }
-    await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 120 }), async (tail) => {
-        const result = await didKey.resolve(`did:key:${tail}`)
-        if (result.didDocument) expect(result.didDocument.id).toBe(`did:key:${tail}`.split(/[/?#]/)[0])
-        else expect(result.didResolutionMetadata.error).toBe('invalidDid')
-      }),
-      { numRuns: 300 },
-    )
-  })
-
-  it('txsInput is 422: a did:key is derived from its key and cannot change', async () => {
-    const err = await didKey
-      .update({ did: 'did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK', txsInput: [{ service: {} }] })
-      .catch((e: unknown) => e)
-    expect(err).toBeInstanceOf(IdentityError)
-    expect((err as IdentityError).statusCode).toBe(422)
-    expect((err as Error).message).toMatch(/did:key DID is derived from its key and cannot change/)
   })
 })

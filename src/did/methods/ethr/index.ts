@@ -4,6 +4,7 @@
  * records of the embedded registry. The one door to the method for the rest of didvault.
  */
 export * from './ethr.js'
+export * from './key-identity.js'
 export * from './syntax.js'
 export * from './document.js'
 export * from './registries.js'

@@ -10,7 +10,7 @@ import { invalid } from '../../../errors.js'
 import { KEY_TYPES, keyTypeOfJwk } from '../../../keys/key-types.js'
 import { authenticationKeys, didOf, immutable, jwkOfMethod, resolved, unresolved } from '../derived.js'
 import type { DidMethod } from '../port.js'
-import { publicKeyBytes } from '../key/public-key-bytes.js'
+import { keyBytesToCreate, publicKeyBytes } from '../key/public-key-bytes.js'
 import { didJwkDocument } from './document.js'
 
 const PREFIX = 'did:jwk:'
@@ -56,7 +56,7 @@ export const didJwk: DidMethod = {
 
   async create({ publicJwk }) {
     if (keyTypeOfJwk(publicJwk) === undefined) throw invalid('did:jwk takes a secp256k1, P-256 or Ed25519 key')
-    publicKeyBytes(publicJwk)
+    keyBytesToCreate('jwk', publicJwk)
     const { crv, kty, x, y } = publicJwk
     const jwk = y === undefined ? { crv, kty, x } : { crv, kty, x, y }
     const did = `${PREFIX}${base64url.encode(new TextEncoder().encode(JSON.stringify(jwk)))}`

@@ -9,7 +9,7 @@ import { authenticationKeys, didOf, immutable, resolved, unresolved } from '../d
 import type { DidMethod } from '../port.js'
 import { didKeyDocument } from './document.js'
 import { decodeMultikey, MAX_MULTIBASE } from './multikey.js'
-import { publicJwkOf, publicKeyBytes } from './public-key-bytes.js'
+import { keyBytesToCreate, publicJwkOf } from './public-key-bytes.js'
 
 const PREFIX = 'did:key:'
 const SIGNING = new Set<string>(KEY_TYPES)
@@ -37,7 +37,7 @@ export const didKey: DidMethod = {
   async create({ publicJwk }) {
     const type = keyTypeOfJwk(publicJwk)
     if (type === undefined) throw invalid('did:key takes a secp256k1, P-256 or Ed25519 key')
-    const document = didKeyDocument(type, publicKeyBytes(publicJwk))
+    const document = didKeyDocument(type, keyBytesToCreate('key', publicJwk))
     return { did: document.id, document }
   },
 

@@ -7,6 +7,7 @@ import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base64urlnopad as base64url } from '@scure/base'
+import { invalid } from '../../../errors.js'
 import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../keys/key-types.js'
 
 const CURVES = { 'P-256': p256, secp256k1 } as const
@@ -29,6 +30,18 @@ export function publicKeyBytes(jwk: PublicJwk): Uint8Array {
   uncompressed.set(x, 1)
   uncompressed.set(y, 33)
   return CURVES[type].Point.fromBytes(uncompressed).toBytes(true)
+}
+
+/**
+ * {@link publicKeyBytes} of the key a DID is created for.
+ * @throws {IdentityError} 422 naming the method, for a JWK that is no valid public key of its curve
+ */
+export function keyBytesToCreate(method: string, jwk: PublicJwk): Uint8Array {
+  try {
+    return publicKeyBytes(jwk)
+  } catch (err) {
+    throw invalid(`did:${method} takes a valid public key: ${(err as Error).message}`.slice(0, 200))
+  }
 }
 
 /** The JWK of a key's bytes (as {@link publicKeyBytes} gives them). @throws {Error} bytes that are no key of that type */

@@ -1,0 +1,38 @@
+/**
+ * The DID of a new wallet, by its method: did:ethr from the key's Ethereum address on the wallet's network (the
+ * did:ethr code computes it), did:key and did:jwk from the key through their {@link DidMethod}, did:web under the
+ * service's `publicUrl` with the wallet's id as its last segment.
+ */
+import { invalid } from '../errors.js'
+import { ethrIdentityOf, type EthrNetwork } from '../did/methods/ethr/index.js'
+import { didMethodNamed, didWebOfWallet } from '../did/methods/index.js'
+import type { PublicJwk } from '../keys/key-types.js'
+import type { WalletsConfig } from './context.js'
+
+/** What a wallet's DID is made from. */
+export interface WalletDidInput {
+  /** The DID method (`walletConfig.didMethod`, checked by `checkWalletConfig`). */
+  method: string
+  /** The wallet's public key. */
+  publicJwk: PublicJwk
+  /** The wallet's id (did:web puts it in the DID). */
+  walletId: string
+  /** The did:ethr network (default: the service's). */
+  network?: EthrNetwork
+}
+
+/**
+ * The DID of a new wallet.
+ * @throws {IdentityError} 422 for a method the service does not know, or did:web without `publicUrl`
+ */
+export async function walletDid(config: Pick<WalletsConfig, 'network' | 'publicUrl'>, input: WalletDidInput): Promise<string> {
+  const { method, publicJwk, walletId } = input
+  if (method === 'ethr') return ethrIdentityOf(input.network ?? config.network, publicJwk).did
+  if (method === 'web') {
+    if (config.publicUrl === undefined) throw invalid('walletConfig.didMethod: a did:web wallet needs the service’s publicUrl')
+    return didWebOfWallet(config.publicUrl, walletId)
+  }
+  const didMethod = didMethodNamed(method)
+  if (!didMethod) throw invalid(`walletConfig.didMethod: unsupported DID method "${method}"`)
+  return (await didMethod.create({ publicJwk, walletId })).did
+}
