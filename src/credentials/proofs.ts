@@ -163,8 +163,8 @@ export async function addProofs(
   const holding = await ctx.callers.holding(caller)
   const iss = input.iss ?? [...holding.dids][0]
   if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
-  const keySigner = await issuerSigner(ctx, caller, iss)
   // A key no JSON-LD suite signs with is refused before any item is read (422 naming the suites).
+  const keySigner = await issuerSigner(ctx, caller, iss, { jsonLd: true })
   const signer = jsonLdSignerOf(keySigner)
   const creator = (await verificationMethodOf(normalizeDid(iss), keySigner.publicJwk)) ?? `${normalizeDid(iss)}#controller`
   const items = checkedItems(ctx, input)

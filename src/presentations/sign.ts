@@ -70,8 +70,8 @@ async function signed(
   input: SignPresentationInput,
 ): Promise<z.output<typeof signPresentationResponse>['presentation']> {
   ctx.resolvers.get(input.resolver)
-  const signer = await issuerSigner(ctx, caller, input.holder)
   // A key no JSON-LD suite signs with is refused before any credential is read (422 naming the suites).
+  const signer = await issuerSigner(ctx, caller, input.holder, { jsonLd: input.format !== 'JWT' })
   const jsonLdSigner = input.format === 'JWT' ? undefined : jsonLdSignerOf(signer)
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)

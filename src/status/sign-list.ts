@@ -17,8 +17,7 @@ import type { ApprovalEvidence } from '../mpc/approvals.js'
 import { CREDENTIALS_STATUS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import { RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
-import { registryForDid } from '../wallets/config.js'
-import { ownerWallet } from '../wallets/did-updates.js'
+import { signingWallet } from '../wallets/config.js'
 import { WALLETS, type WalletRecord } from '../wallets/records.js'
 import { encodeList } from './bitstring.js'
 import { listUrlOf } from './list-url.js'
@@ -71,7 +70,7 @@ export async function listSigners(
   const { wallets } = tenantCollections(ctx.storage, list.tenantId, { wallets: WALLETS })
   const issuer = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(list.issuer) })
   if (!issuer) throw forbidden(`the issuer ${list.issuer} of its status lists is no longer a wallet of the tenant`)
-  return { issuer, owner: await ownerWallet(ctx, issuer, registryForDid(ctx, issuer.did, undefined)) }
+  return { issuer, owner: await signingWallet(ctx, issuer) }
 }
 
 /** Whether lists signed by `owner` need its vault's quorum. */

@@ -52,15 +52,25 @@ export const JSON_LD_SUITES_OF: Readonly<Record<KeyType, readonly ProofType[]>> 
 }
 
 /**
+ * Resolves for a key type a JSON-LD suite here signs with (secp256k1).
+ * @throws {IdentityError} 422 naming the suites that can sign, and what comes next, for another key type
+ */
+export function assertJsonLdSigns(keyType: KeyType): void {
+  if (JSON_LD_SUITES_OF[keyType].length > 0) return
+  throw invalid(
+    `a ${keyType} key cannot sign a JSON-LD proof here: the JSON-LD suites (${JSON_LD_SUITES_OF.secp256k1.join(', ')}) ` +
+      'sign with secp256k1 keys; Data Integrity suites for P-256 and Ed25519 come next. Sign as a JWT (format: "JWT")',
+  )
+}
+
+/**
  * The digest signer the JSON-LD suites sign with, of `signer`'s key.
  * @throws {IdentityError} 422 naming the suites that can sign, for a key type no suite here signs with (check before writing)
  */
 export function jsonLdSignerOf(signer: KeySigner): DigestSigner {
-  if (signer.digest && JSON_LD_SUITES_OF[signer.keyType].length > 0) return signer.digest
-  throw invalid(
-    `a ${signer.keyType} key cannot sign a JSON-LD proof here: the JSON-LD suites (${JSON_LD_SUITES_OF.secp256k1.join(', ')}) ` +
-      'sign with secp256k1 keys; Data Integrity suites for P-256 and Ed25519 come next. Sign as a JWT (format: "JWT")',
-  )
+  assertJsonLdSigns(signer.keyType)
+  if (!signer.digest) throw new Error(`a ${signer.keyType} signer without a digest signer`)
+  return signer.digest
 }
 
 const SUITES: ReadonlyMap<string, ProofSuite> = new Map([
