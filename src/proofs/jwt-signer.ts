@@ -6,7 +6,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Signer } from 'did-jwt'
-import { didMethodOf } from '../did/methods/index.js'
+import { didMethodOf, OFFLINE_METHODS } from '../did/methods/index.js'
 import type { KeyType, PublicJwk, SignatureAlgorithm } from '../keys/key-types.js'
 import { dataSignerOf, type PortKey } from '../keys/port-signers.js'
 import type { KeyManager } from '../keys/port.js'
@@ -43,10 +43,23 @@ export async function jwtIssuerOf(did: string, signer: KeySigner, options: { rec
 export async function verificationMethodOf(did: string, publicJwk: PublicJwk): Promise<string | undefined> {
   const method = didMethodOf(did)
   if (!method) return undefined
+  // A DID derived from its key (did:key, did:jwk) lists the same method for good: resolved once.
+  const derived = OFFLINE_METHODS.includes(method)
+  const cacheKey = `${did} ${publicJwk.x}`
+  if (derived && DERIVED_METHOD_IDS.has(cacheKey)) return DERIVED_METHOD_IDS.get(cacheKey)
   const keys = await method.controllingKeys(did)
   const same = (jwk?: PublicJwk) => jwk !== undefined && jwk.crv === publicJwk.crv && jwk.x === publicJwk.x && jwk.y === publicJwk.y
-  return keys.find((key) => same(key.publicJwk))?.methodId
+  const methodId = keys.find((key) => same(key.publicJwk))?.methodId
+  if (derived) {
+    if (DERIVED_METHOD_IDS.size >= DERIVED_METHOD_IDS_MAX) DERIVED_METHOD_IDS.delete(DERIVED_METHOD_IDS.keys().next().value!)
+    DERIVED_METHOD_IDS.set(cacheKey, methodId)
+  }
+  return methodId
 }
+
+/** The verification methods of DIDs derived from their key, by DID and key: bounded, the oldest entry leaves first. */
+const DERIVED_METHOD_IDS = new Map<string, string | undefined>()
+const DERIVED_METHOD_IDS_MAX = 10_000
 
 /** A did-jwt `Signer` of `signer`'s key under `alg`: the JOSE signature, base64url. */
 export function keySignerJwtSigner(signer: KeySigner, alg: SignatureAlgorithm): Signer {

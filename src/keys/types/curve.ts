@@ -1,4 +1,5 @@
 /** What the key port needs of a key type's curve code: generate, public JWK, sign per algorithm. */
+import { createPrivateKey, sign as nodeSign } from 'node:crypto'
 import type { KeyType, PublicJwk, SignatureAlgorithm } from '../key-types.js'
 
 /**
@@ -40,3 +41,26 @@ export function ecPoint(jwk: PublicJwk): Uint8Array {
   if (jwk.kty !== 'EC' || jwk.y === undefined) throw new RangeError(`not an EC public key: ${jwk.kty} ${jwk.crv}`)
   return Uint8Array.from([4, ...Buffer.from(jwk.x, 'base64url'), ...Buffer.from(jwk.y, 'base64url')])
 }
+
+/**
+ * The JOSE signature of `data` by OpenSSL (node:crypto) with a raw private key of `type` (P-256: ECDSA with SHA-256,
+ * r‖s; Ed25519: EdDSA): the key is wrapped in a PKCS#8 document (RFC 5915 without the optional public key for P-256,
+ * RFC 8410 for Ed25519) that is wiped after OpenSSL has read it. OpenSSL signs these curves an order of magnitude faster
+ * than pure JavaScript.
+ */
+export function opensslSign(type: 'P-256' | 'Ed25519', privateKey: Uint8Array, data: Uint8Array): Uint8Array {
+  if (privateKey.length !== 32) throw new RangeError(`a ${type} private key is 32 bytes`)
+  const der = Buffer.concat([PKCS8_PREFIX[type], privateKey])
+  try {
+    const key = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' })
+    return new Uint8Array(type === 'Ed25519' ? nodeSign(null, data, key) : nodeSign('sha256', data, { key, dsaEncoding: 'ieee-p1363' }))
+  } finally {
+    der.fill(0)
+  }
+}
+
+/** The PKCS#8 bytes before a 32-byte private key: P-256 (id-ecPublicKey, prime256v1, ECPrivateKey v1) and Ed25519. */
+const PKCS8_PREFIX = {
+  'P-256': Buffer.from('3041020100301306072a8648ce3d020106082a8648ce3d030107042730250201010420', 'hex'),
+  Ed25519: Buffer.from('302e020100300506032b657004220420', 'hex'),
+} as const

@@ -1,7 +1,7 @@
 /** P-256 keys: ES256 (ECDSA with SHA-256, r‖s). */
 import { p256 } from '@noble/curves/nist.js'
 import type { PublicJwk, SignatureAlgorithm } from '../../key-types.js'
-import { ecJwk, unsupported, type KeyCurve } from '../curve.js'
+import { ecJwk, unsupported, type KeyCurve, opensslSign } from '../curve.js'
 
 export const P256: KeyCurve = {
   type: 'P-256',
@@ -11,6 +11,6 @@ export const P256: KeyCurve = {
   publicBytes: (privateKey: Uint8Array) => p256.getPublicKey(privateKey, true),
   sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array): Uint8Array {
     if (alg !== 'ES256') return unsupported('P-256', alg)
-    return p256.sign(data, privateKey, { prehash: true, format: 'compact' })
+    return opensslSign('P-256', privateKey, data)
   },
 }
