@@ -83,7 +83,7 @@ export class SealedKeyBackend implements KeyBackend {
     const privateKey = this.keyring.open(record.privateKey, secretContext(SEALED_KEYS.name, record, 'privateKey'))
     try {
       if (request.digest !== undefined) return signRecoverableDigest(privateKey, request.digest)
-      return CURVES[record.type].sign(privateKey, request.alg, request.data)
+      return CURVES[record.type].sign(privateKey, request.alg, request.data, record.publicJwk)
     } finally {
       privateKey.fill(0)
     }

@@ -12,8 +12,8 @@ export const ED25519: KeyCurve = {
     return { kty: 'OKP', crv: 'Ed25519', x: base64url(publicKey) }
   },
   publicBytes: (privateKey: Uint8Array) => ed25519.getPublicKey(privateKey),
-  sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array): Uint8Array {
+  sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array, publicJwk?: PublicJwk): Uint8Array {
     if (alg !== 'EdDSA') return unsupported('Ed25519', alg)
-    return opensslSign('Ed25519', privateKey, data)
+    return opensslSign(publicJwk ?? ED25519.publicJwk(privateKey), privateKey, data)
   },
 }

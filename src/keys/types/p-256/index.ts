@@ -9,8 +9,8 @@ export const P256: KeyCurve = {
   publicJwk: (privateKey: Uint8Array): PublicJwk => ecJwk('P-256', p256.getPublicKey(privateKey, false)),
   publicJwkOfBytes: (publicKey: Uint8Array): PublicJwk => ecJwk('P-256', p256.Point.fromBytes(publicKey).toBytes(false)),
   publicBytes: (privateKey: Uint8Array) => p256.getPublicKey(privateKey, true),
-  sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array): Uint8Array {
+  sign(privateKey: Uint8Array, alg: SignatureAlgorithm, data: Uint8Array, publicJwk?: PublicJwk): Uint8Array {
     if (alg !== 'ES256') return unsupported('P-256', alg)
-    return opensslSign('P-256', privateKey, data)
+    return opensslSign(publicJwk ?? P256.publicJwk(privateKey), privateKey, data)
   },
 }
