@@ -54,8 +54,8 @@ describe('IdentityService start-up and master keys', () => {
     for (let i = 0; i < 5; i++) await s1.generateWallet({}, auth)
     const progress: string[] = []
     const result = await s1.rotateMasterKey(newKey, (p) => progress.push(`${p.collection}:${p.processed}/${p.total}`))
-    // 6 wallet keys + mnemonic + account node + the keyring check
-    expect(result.resealed).toBe(9)
+    // 6 wallet keys + mnemonic + the three account nodes (BIP32 secp256k1, SLIP-0010 Ed25519 and P-256) + the keyring check
+    expect(result.resealed).toBe(11)
     expect(progress).toContain('wallets:6/6')
     const { vaults } = await s1.getVaults({ id: vault.id }, auth)
     expect(Keyring.keyIdOf(vaults[0].wallets[0].privateKeyHex!)).toBe(new Keyring(newKey).currentKeyId)

@@ -15,6 +15,8 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { hmac } from '@noble/hashes/hmac.js'
 import { sha512 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
+import type { KeyType } from './key-types.js'
+import { slip10AccountNodeOf, slip10WalletPath } from './slip10.js'
 
 /** Derivation path of the account node whose children are the vault's wallets. */
 export const ACCOUNT_PATH = "m/44'/60'/0'/0"
@@ -34,6 +36,41 @@ export function isValidMnemonic(mnemonic: string): boolean {
 /** The packed account node of a mnemonic. The caller wipes it. */
 export function accountNodeOf(mnemonic: string): Uint8Array {
   const seed = mnemonicToSeedSync(mnemonic)
+  try {
+    return accountNodeOfSeed(seed)
+  } finally {
+    seed.fill(0)
+  }
+}
+
+/**
+ * The account nodes of a BIP44 vault's mnemonic, one per key type, from one BIP39 seed (one PBKDF2): secp256k1's
+ * BIP32 node `m/44'/60'/0'/0` ({@link ACCOUNT_NODE_BYTES}) and the SLIP-0010 nodes `m/44'/60'/0'/0'` of Ed25519 and
+ * P-256 ({@link SLIP10_NODE_BYTES}). Each is sealed in the vault record; a wallet then derives in one step. The caller
+ * wipes them.
+ */
+export function vaultAccountNodesOf(mnemonic: string): Record<KeyType, Uint8Array> {
+  const seed = mnemonicToSeedSync(mnemonic)
+  try {
+    return {
+      secp256k1: accountNodeOfSeed(seed),
+      Ed25519: slip10AccountNodeOf('Ed25519', seed),
+      'P-256': slip10AccountNodeOf('P-256', seed),
+    }
+  } finally {
+    seed.fill(0)
+  }
+}
+
+/**
+ * The HD path of wallet `index` of a BIP44 vault for a key type: BIP32 `m/44'/60'/0'/0/<index>` for secp256k1,
+ * SLIP-0010 `m/44'/60'/0'/0'/<index>'` (all hardened) for Ed25519 and P-256.
+ */
+export function hdWalletPath(type: KeyType, index: number): string {
+  return type === 'secp256k1' ? `${ACCOUNT_PATH}/${index}` : slip10WalletPath(index)
+}
+
+function accountNodeOfSeed(seed: Uint8Array): Uint8Array {
   const root = HDKey.fromMasterSeed(seed)
   const account = root.derive(ACCOUNT_PATH)
   try {
@@ -43,7 +80,6 @@ export function accountNodeOf(mnemonic: string): Uint8Array {
     packed.set(account.publicKey!, 64)
     return packed
   } finally {
-    seed.fill(0)
     root.wipePrivateData()
     account.wipePrivateData()
   }

@@ -36,13 +36,19 @@ export interface SealedSecret {
 /**
  * A key derived from a BIP44 vault's sealed secrets rather than generated: wallet `index` of the
  * vault, secp256k1 by BIP32 at `m/44'/60'/0'/0/<index>` from the packed account node, Ed25519 and
- * P-256 by SLIP-0010 at `m/44'/60'/0'/0'/<index>'` from the mnemonic's seed. The backend opens the
+ * P-256 by SLIP-0010 at `m/44'/60'/0'/0'/<index>'` from the key type's packed SLIP-0010 account node
+ * (or, for vaults made before it was kept, from the mnemonic's seed). The backend opens the
  * secret, derives, seals the key and wipes the rest: the caller never holds the private key.
  */
 export interface HdDerivation {
   /** The vault's packed BIP32 account node `m/44'/60'/0'/0` (`keys/hd.ts`), sealed: what secp256k1 keys derive from. */
   accountNode?: SealedSecret
-  /** The vault's BIP39 mnemonic, sealed: what Ed25519 and P-256 keys derive from. */
+  /**
+   * The vault's packed SLIP-0010 account node `m/44'/60'/0'/0'` of the requested key type (`keys/slip10.ts`), sealed:
+   * what Ed25519 and P-256 keys derive from in one step.
+   */
+  slip10AccountNode?: SealedSecret
+  /** The vault's BIP39 mnemonic, sealed: what Ed25519 and P-256 keys derive from when the vault has no SLIP-0010 node. */
   mnemonic?: SealedSecret
   index: number
 }

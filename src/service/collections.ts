@@ -5,6 +5,7 @@ import { CREDENTIALS } from '../credentials/records.js'
 import { META } from '../custody/records.js'
 import { SEALED_KEYS } from '../keys/backends/sealed/records.js'
 import { DID_EVENTS, DID_HEADS } from '../did/methods/ethr/index.js'
+import { DID_WEB_CHANGES } from '../did/methods/index.js'
 import { MPC_KEYS, MPC_SHARES } from '../mpc/records.js'
 import { ROLE_ASSIGNMENTS, ROLES } from '../roles/records.js'
 import type { CollectionSpec } from '../storage/port.js'
@@ -26,6 +27,7 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   CREDENTIALS,
   DID_EVENTS,
   DID_HEADS,
+  DID_WEB_CHANGES,
   STATUS_LISTS,
   STATUS_ENTRIES,
   STATUS_CHANGES,

@@ -7,6 +7,7 @@ import type { RolesContext } from '../roles/context.js'
 import type { TokensConfig, TokensContext } from '../tokens/context.js'
 import type { VaultsContext } from '../vaults/context.js'
 import type { Resolver } from 'did-resolver'
+import type { DidMethod } from '../did/methods/index.js'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import type { StatusConfig, StatusContext } from '../status/context.js'
 
@@ -38,5 +39,7 @@ export type ServiceContext = VaultsContext &
   TokensContext & {
     /** The service's own resolver: its registries, and did:key. */
     resolver: Resolver
+    /** did:web behind the DID-method port: the service's own documents (storage) and foreign ones (`didWebOrigins`). */
+    didWeb: DidMethod
     config: ServiceConfig
   }

@@ -17,7 +17,8 @@ import { ApiKeyTenants } from '../auth/api-keys.js'
 import { DEV_NETWORK, type EthrNetwork } from '../did/methods/ethr/index.js'
 import { Registries, createResolver } from '../did/methods/ethr/index.js'
 import { ClaimResolvers } from '../did/named-resolvers.js'
-import { DidWebResolver } from '../did/methods/index.js'
+import { DidWebResolver, didWebMethod, OwnDidWebDocuments } from '../did/methods/index.js'
+import { storedDidWebWallets } from '../wallets/did-web-wallets.js'
 import { registerContext } from '../proofs/jsonld/contexts.js'
 import { jsonLdLimitsOf, type JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import { DEFAULT_DEPTH, depthProblem } from '../operations/request-bounds.js'
@@ -324,10 +325,10 @@ export class IdentityService {
       statusListSize: options.statusListSize ?? 131_072,
     }
     const resolver = createResolver(registries)
-    const didWeb = new DidWebResolver({
-      origins: options.didWebOrigins ?? [],
-      ...(config.publicUrl !== undefined && { publicUrl: config.publicUrl }),
-    })
+    const publicUrl = config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }
+    // The service's own did:web DIDs are answered from its storage, never fetched.
+    const ownDidWeb = new OwnDidWebDocuments({ storage, wallets: storedDidWebWallets(storage), now, ...publicUrl })
+    const didWeb = new DidWebResolver({ origins: options.didWebOrigins ?? [], own: ownDidWeb, ...publicUrl })
     const resolvers = new ClaimResolvers(resolver, options.resolvers, didWeb)
     for (const [url, document] of Object.entries(options.contexts ?? {})) registerContext(url, document)
     const keys = new PublicKeyDirectory(storage)
@@ -366,6 +367,7 @@ export class IdentityService {
       audit,
       resolver,
       resolvers,
+      didWeb: didWebMethod({ own: ownDidWeb, foreign: didWeb, storage, keyManager, now, ...publicUrl }),
       registries,
       keys,
       jsonld,

@@ -22,7 +22,7 @@ import * as tokens from '../tokens/operations.js'
 import * as mpcVaults from '../vaults/mpc-operations.js'
 import * as vaults from '../vaults/operations.js'
 import * as wallets from '../wallets/operations.js'
-import { resolveDid } from '../wallets/resolve-did.js'
+import { didWebDocument, resolveDid } from '../wallets/resolve-did.js'
 import { changeStatus } from '../status/change.js'
 import { getStatusList } from '../status/publish.js'
 import { getAuditRecords } from '../audit/operations.js'
@@ -33,6 +33,7 @@ export const OPERATIONS = {
   generateWallet: defineOperation(C.generateWallet, { handler: wallets.generateWallet, signs: 'caller' }),
   configureWallet: defineOperation(C.configureWallet, { handler: wallets.configureWallet, signs: 'caller' }),
   resolveDid: defineOperation(C.resolveDid, { handler: resolveDid }),
+  didWebDocument: defineOperation(C.didWebDocument, { handler: didWebDocument }),
   renameWallets: defineOperation(C.renameWallets, { handler: wallets.renameWallets }),
   deleteWallets: defineOperation(C.deleteWallets, { handler: wallets.deleteWallets }),
   createVault: defineOperation(C.createVault, { refine: vaultInputs.createVault, handler: vaults.createVault, signs: 'caller' }),

@@ -47,7 +47,7 @@ export interface KeyBackendFixture {
 const DATA = new TextEncoder().encode('eyJhbGciOiJFUzI1NksifQ.eyJpc3MiOiJjb25mb3JtYW5jZSJ9')
 
 /** The RFC 7638 thumbprint of an EC or OKP public JWK, computed here (not by didvault's `jwkThumbprint`). */
-export function rfc7638Thumbprint(jwk: PublicJwk): string {
+function rfc7638Thumbprint(jwk: PublicJwk): string {
   const members = jwk.kty === 'EC' ? { crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y } : { crv: jwk.crv, kty: jwk.kty, x: jwk.x }
   return createHash('sha256').update(JSON.stringify(members)).digest('base64url')
 }

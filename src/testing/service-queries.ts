@@ -155,6 +155,13 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     options: { orderBy: { field: 'seq' }, limit: 1000 },
   },
   {
+    title: 'a did:web document’s changes by version (its history, its head)',
+    collection: 'didWebChanges',
+    index: ['did', 'version'],
+    where: { field: 'did', op: 'eq', value: 'did:web:example.com:dids:w' },
+    options: { orderBy: { field: 'version' }, limit: 1001 },
+  },
+  {
     title: 'DIDs handed to the caller’s keys (embedded registry)',
     collection: 'didHeads',
     index: ['owner', 'network', 'identity'],

@@ -16,6 +16,7 @@ import { API_KEYS } from '../auth/records.js'
 import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
 import { META, type MetaRecord } from '../custody/records.js'
 import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '../did/methods/ethr/index.js'
+import { DID_WEB_CHANGES, type DidWebChangeRecord } from '../did/methods/index.js'
 import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
@@ -114,6 +115,8 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       rootDid: did(scope, n),
       mnemonic: sealed('mnemonic'),
       accountNode: sealed('accountNode'),
+      ed25519AccountNode: sealed('ed25519AccountNode'),
+      p256AccountNode: sealed('p256AccountNode'),
       hdIndex: n,
       createdAt: createdAt(n),
     }),
@@ -265,6 +268,19 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       seq: n,
       owner: address(scope, 1),
       at: 1_700_000_000 + n,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<DidWebChangeRecord>({
+    declaration: DID_WEB_CHANGES,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `did:web:example.com:dids:${scope}/${n}`,
+      did: `did:web:example.com:dids:${scope}`,
+      version: n,
+      tenantId: scope,
+      walletId: scope,
+      change: { kind: 'service', type: 'LinkedDomains', serviceEndpoint: `https://example.com/${n}`, validTo: 2_000_000_000 },
       createdAt: createdAt(n),
     }),
   }),

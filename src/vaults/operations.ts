@@ -2,7 +2,8 @@
 import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import { conflict, invalid, notFound } from '../errors.js'
-import { accountNodeOf, generateMnemonic } from '../keys/hd.js'
+import { generateMnemonic, hdWalletPath, vaultAccountNodesOf } from '../keys/hd.js'
+import { KEY_TYPES } from '../keys/key-types.js'
 import type * as schemas from './schemas.js'
 import type { VaultView } from './schemas.js'
 import type { WalletView } from '../wallets/schemas.js'
@@ -17,7 +18,7 @@ import { checkWalletConfig, keyTypeOfConfig, mergeWalletConfig, networkForNewWal
 import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
 import { keyEnvelopes, presentVault } from './views.js'
-import { hdDerivation } from './hd-keys.js'
+import { ACCOUNT_NODE_FIELDS, hdDerivation } from './hd-keys.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { MAX_PAGE } from '../operations/schemas.js'
 import { assertControlsVault } from './access.js'
@@ -59,20 +60,25 @@ export async function createVault(
   let mnemonic: string | undefined
   if (input.hierarchy === 'BIP44') {
     mnemonic = generateMnemonic()
-    const accountNode = accountNodeOf(mnemonic)
     vault.mnemonic = ctx.custody.seal('vaults', sealedFor, 'mnemonic', new TextEncoder().encode(mnemonic))
-    vault.accountNode = ctx.custody.seal('vaults', sealedFor, 'accountNode', accountNode)
-    accountNode.fill(0)
+    // One account node per key type, from one BIP39 seed: a wallet then derives in one step, never rerunning PBKDF2.
+    const nodes = vaultAccountNodesOf(mnemonic)
+    for (const type of KEY_TYPES) {
+      vault[ACCOUNT_NODE_FIELDS[type]] = ctx.custody.seal('vaults', sealedFor, ACCOUNT_NODE_FIELDS[type], nodes[type])
+      nodes[type].fill(0)
+    }
     vault.hdIndex = 0
   }
   // NONE: a fresh key; BIP44: wallet 0, derived by the key backend from the vault's sealed secrets.
-  const derive = vault.hdIndex === undefined ? undefined : hdDerivation(vault, vault.hdIndex)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig), derive })
+  const type = keyTypeOfConfig(input.walletConfig)
+  const derive = vault.hdIndex === undefined ? undefined : hdDerivation(vault, type, vault.hdIndex)
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type, derive })
   const wallet = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     vaultId: id,
     index: vault.hdIndex,
+    path: vault.hdIndex === undefined ? undefined : hdWalletPath(type, vault.hdIndex),
     walletConfig: input.walletConfig,
     network,
   })
@@ -177,14 +183,15 @@ export async function createVaultWallet(
         // The vault may have been deleted since it was read (the delete is one transaction too).
         if (!(await c.vaults.get(vault.id))) throw notFound('vaultID: no such vault')
         const index = await c.vaults.increment(vault.id, 'hdIndex')
-        // The key backend opens the vault's sealed account node, derives wallet `index` and seals its key.
-        const derive = hdDerivation(vault, index)
-        const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(walletConfig), derive })
+        // The key backend opens the vault's sealed account node of the key type, derives wallet `index` and seals its key.
+        const type = keyTypeOfConfig(walletConfig)
+        const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type, derive: hdDerivation(vault, type, index) })
         const record = await buildWallet(ctx, {
           tenantId: caller.tenantId,
           key,
           vaultId: vault.id,
           index,
+          path: hdWalletPath(type, index),
           alias: input.wallet?.alias,
           walletConfig,
           network,

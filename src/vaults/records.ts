@@ -20,9 +20,13 @@ export interface VaultRecord extends StoredRecord {
   walletConfig?: WalletConfig
   /** Envelope of the BIP39 mnemonic (ECS + BIP44). */
   mnemonic?: string
-  /** Envelope of the packed account node m/44'/60'/0'/0 (ECS + BIP44; see keys/hd). */
+  /** Envelope of the packed account node m/44'/60'/0'/0 (ECS + BIP44; see keys/hd): what secp256k1 wallets derive from. */
   accountNode?: string
-  /** Last HD index handed out (ECS + BIP44). */
+  /** Envelope of the packed SLIP-0010 Ed25519 account node m/44'/60'/0'/0' (ECS + BIP44 vaults made since keyType). */
+  ed25519AccountNode?: string
+  /** Envelope of the packed SLIP-0010 P-256 (nist256p1) account node m/44'/60'/0'/0' (ECS + BIP44 vaults made since keyType). */
+  p256AccountNode?: string
+  /** Last HD index handed out (ECS + BIP44): one counter for the wallets of every key type. */
   hdIndex?: number
   mpcAccountID?: string
   mpcVaultID?: string
@@ -48,5 +52,5 @@ export const VAULTS = declareCollection<VaultRecord>({
     { fields: ['tenantId', 'mpcAccountID', 'createdAt'] },
     { fields: ['tenantId', 'mpcVaultID', 'createdAt'] },
   ],
-  secretFields: ['mnemonic', 'accountNode'],
+  secretFields: ['mnemonic', 'accountNode', 'ed25519AccountNode', 'p256AccountNode'],
 })

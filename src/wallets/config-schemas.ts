@@ -12,10 +12,25 @@ const service = z.strictObject({
   validity,
 })
 
-const delegate = z.strictObject({
-  address: ethAddress.optional().meta({ description: 'The delegate key; omitted: the service generates one and keeps it sealed.' }),
-  validity,
+/** A public JWK (did:web delegates): its members only, private ones refused. */
+const publicJwk = z.strictObject({
+  kty: z.enum(['EC', 'OKP']),
+  crv: z.string().max(20),
+  x: z.string().max(100),
+  y: z.string().max(100).optional(),
 })
+
+const delegate = z
+  .strictObject({
+    address: ethAddress
+      .optional()
+      .meta({ description: 'did:ethr: the delegate key; omitted: the service generates one and keeps it sealed.' }),
+    publicKeyJwk: publicJwk.optional().meta({
+      description: 'did:web: the delegate key (secp256k1, P-256, Ed25519); omitted: the service generates one of the wallet’s type.',
+    }),
+    validity,
+  })
+  .refine((d) => d.address === undefined || d.publicKeyJwk === undefined, { message: 'give address or publicKeyJwk, not both' })
 
 export const txInput = z
   .strictObject({ service: service.optional(), delegate: delegate.optional(), newOwner: did.optional() })
@@ -58,14 +73,19 @@ export const registryReport = z
     transactions: z.array(
       z.strictObject({
         index: z.number().int().meta({ description: 'Position in `txsInput`.' }),
-        op: z.enum(['changeOwner', 'addDelegate', 'revokeDelegate', 'setAttribute', 'revokeAttribute']),
-        versionId: z.string(),
+        op: z
+          .enum(['changeOwner', 'addDelegate', 'revokeDelegate', 'setAttribute', 'revokeAttribute', 'addService', 'changeController'])
+          .meta({ description: 'did:ethr: the ERC-1056 change; did:web: `addService`, `addDelegate`, `changeController`.' }),
+        versionId: z.string().meta({ description: 'The DID document’s version after this change (`versionId` of resolution).' }),
         txHash: z.string().optional(),
         validTo: z.number().int().optional(),
         delegate: z
-          .strictObject({ address: z.string(), publicKeyHex: z.string(), delegateType: z.string(), validTo: z.number().int() })
+          .union([
+            z.strictObject({ address: z.string(), publicKeyHex: z.string(), delegateType: z.string(), validTo: z.number().int() }),
+            z.strictObject({ id: z.string(), publicKeyJwk: publicJwk, delegateType: z.string(), validTo: z.number().int() }),
+          ])
           .optional()
-          .meta({ description: 'The generated delegate key (never its private key).' }),
+          .meta({ description: 'The delegate key added (never its private key): did:ethr its address, did:web its verification method.' }),
       }),
     ),
     errors: z

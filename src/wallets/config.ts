@@ -9,9 +9,11 @@ import { didMethodNamed, immutableMethodError } from '../did/methods/index.js'
 import { KEY_TYPES, type KeyType } from '../keys/key-types.js'
 import type { DidRegistry } from '../did/methods/ethr/index.js'
 import type { WalletConfig } from './config-schemas.js'
+import { noPublicUrl } from './wallet-did.js'
 import type { WalletRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
 import { applyTxs, ownerWallet, type RegistryReport } from './did-updates.js'
+import { didWebApplier } from './did-web-updates.js'
 import type { WalletsConfig, WalletsContext } from './context.js'
 
 /** Merges `override` over `template` field by field (a given `txsInput` replaces the template's). */
@@ -37,9 +39,6 @@ export function keyTypesOfMethod(method: string): readonly KeyType[] {
   return didMethodNamed(method)?.keyTypes ?? KEY_TYPES
 }
 
-/** The settings that give the service its public URL, as a 422 names them. */
-const PUBLIC_URL_SETTING = 'publicUrl (--public-url, DIDVAULT_PUBLIC_URL)'
-
 /**
  * Rejects (422) a config the service cannot make a wallet under: an unknown DID method or registry endpoint, a key
  * type the method cannot take (did:ethr: secp256k1 only), `apiUrl` on a method without registries, did:web without
@@ -61,15 +60,17 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
   if (config.apiUrl !== undefined && method !== 'ethr') {
     throw invalid(`walletConfig.apiUrl: did:${method} has no registry (apiUrl chooses a did:ethr registry endpoint)`)
   }
-  if (method === 'web' && service.publicUrl === undefined) {
-    throw invalid(`walletConfig.didMethod: a did:web wallet needs the service's public URL; set ${PUBLIC_URL_SETTING}`)
-  }
+  if (method === 'web' && service.publicUrl === undefined) throw noPublicUrl()
   if ((config.txsInput?.length ?? 0) > 0 && (method === 'key' || method === 'jwk')) throw immutableMethodError(method)
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
   }
+  // did:web checks its own txsInput (did-web-updates.ts); these are did:ethr's.
   if (method !== 'ethr') return
   config.txsInput?.forEach((tx, i) => {
+    if (tx.delegate?.publicKeyJwk !== undefined) {
+      throw invalid(`walletConfig.txsInput.${i}.delegate.publicKeyJwk: a did:ethr delegate is an address (delegate.address)`)
+    }
     if (tx.newOwner !== undefined) {
       const owner = parseEthrDid(tx.newOwner)
       if (!owner || !service.networks.some((n) => n.name === owner.network)) {
@@ -78,6 +79,25 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
       }
     }
   })
+}
+
+/**
+ * {@link checkWalletConfig} for a change to an existing wallet: `config` (the request's over its vault's template) is
+ * checked as the wallet's own method and key type (a did:key or did:jwk DID takes no `txsInput`); a request naming
+ * another method or key type than the wallet's is 422 (a wallet's DID and key never change).
+ */
+export function checkConfigOfWallet(
+  wallet: Pick<WalletRecord, 'did' | 'didMethod' | 'keyType'>,
+  request: WalletConfig,
+  config: WalletConfig | undefined,
+  service: WalletsConfig,
+): void {
+  const keyType = wallet.keyType ?? 'secp256k1'
+  if (request.didMethod !== undefined && request.didMethod !== wallet.didMethod)
+    throw invalid(`walletConfig.didMethod: ${wallet.did} is a did:${wallet.didMethod} DID; a wallet's DID method cannot change`)
+  if (request.keyType !== undefined && request.keyType !== keyType)
+    throw invalid(`walletConfig.keyType: the key of ${wallet.did} is ${keyType}; a wallet's key type cannot change`)
+  checkWalletConfig(config && { ...config, didMethod: wallet.didMethod, keyType }, service)
 }
 
 export const stripSlash = (url: string) => url.replace(/\/+$/, '')
@@ -122,8 +142,8 @@ export async function signingWallet(
 
 /**
  * Checks (before anything is written) that `config` can apply to `did`, and returns what
- * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (did:ethr).
- * A DID of another method takes no `txsInput` here (422): did:key and did:jwk never change ({@link checkWalletConfig}).
+ * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (did:ethr), or the
+ * service's did:web documents (did-web-updates.ts). did:key and did:jwk DIDs never change: their `txsInput` is 422.
  * The applier resolves to undefined when there is nothing to apply. The caller's tokens count as member
  * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
  */
@@ -134,6 +154,7 @@ export function walletConfigApplier(
   caller: Caller,
 ): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const txs = config?.txsInput ?? []
+  if (did.startsWith('did:web:')) return didWebApplier(ctx, txs, caller)
   if (parseEthrDid(did) === undefined) {
     if (txs.length > 0) throw invalid(`walletConfig.txsInput: ${did.split(':', 2).join(':')} DIDs take no txsInput updates here`)
     return async () => undefined

@@ -23,6 +23,8 @@ import {
   renameWallets,
   renameWalletsResponse,
   resolveDidParams,
+  didWebDocumentParams,
+  didWebDocumentQuery,
   resolveDidQuery,
   walletResponse,
   walletsPage,
@@ -144,6 +146,36 @@ export const WALLET_CONTRACTS = {
       [DID_RESOLUTION_LD]: {},
       [DID_LD_JSON]: { schema: didDocument, select: (resolution) => resolution.didDocument },
       'application/json': {},
+    },
+    outcome: { status: resolutionStatus, fromError: resolutionErrorResult },
+  }),
+  /**
+   * The did:web document of a wallet (`GET /dids/:walletId/did.json` under `publicUrl`, where did:web puts it; no auth):
+   * the bytes `GET /1.0/identifiers/<its DID>` answers under `Accept: application/did+ld+json`, and its statuses.
+   */
+  didWebDocument: defineContract({
+    summary: 'did:web document of a wallet',
+    description:
+      'The DID document of the did:web wallet `walletId` (DID `did:web:<publicUrl host>:<publicUrl path>:dids:<walletId>`), ' +
+      'exactly as `GET /1.0/identifiers/<DID>` answers it under `Accept: application/did+ld+json`: the document ' +
+      '(`application/did+ld+json`), 410 with the resolution result once the wallet is deleted, 404 for an unknown wallet.',
+    auth: 'public',
+    tag: 'DIDs',
+    errors: {
+      400: result('invalidDid: a malformed wallet id; invalidDidUrl: a query'),
+      404: result('notFound: no did:web wallet of that id (or no publicUrl configured)'),
+      406: result('representationNotSupported: `Accept` admits neither application/did+ld+json nor application/json'),
+      410: result('Deactivated (the wallet was deleted): the resolution result, `didDocumentMetadata.deactivated: true`'),
+      500: result('internalError'),
+      503: result('SERVICE_UNAVAILABLE: storage unreachable (error internalError); retry after `Retry-After`'),
+    },
+    routes: [{ method: 'get', path: '/dids/:walletId/did.json' }],
+    params: didWebDocumentParams,
+    input: didWebDocumentQuery,
+    response: didResolution,
+    media: {
+      [DID_LD_JSON]: { schema: didDocument, select: (resolution) => resolution.didDocument },
+      'application/json': { schema: didDocument, select: (resolution) => resolution.didDocument },
     },
     outcome: { status: resolutionStatus, fromError: resolutionErrorResult },
   }),

@@ -13,6 +13,7 @@ import type { Caller } from '../auth/context.js'
 import { forEachItem } from '../operations/batch.js'
 import { applyTxs, ownerWallet } from './did-updates.js'
 import {
+  checkConfigOfWallet,
   checkWalletConfig,
   keyTypeOfConfig,
   mergeWalletConfig,
@@ -27,6 +28,9 @@ import { DELEGATE_KEYS, WALLETS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { WalletsContext } from './context.js'
+import { checkDidWebTxs, deactivateDidWeb } from '../did/methods/index.js'
+import { applyDidWebConfig } from './did-web-updates.js'
+import { didWebWalletOf } from './did-web-wallets.js'
 
 type Wallets = TenantCollection<WalletRecord>
 
@@ -91,7 +95,11 @@ export async function configureWallet(
   await assertControlsWallet(ctx, caller, wallet)
   const template = wallet.vaultId === undefined ? undefined : await ctx.walletVaults.walletConfigOf(caller.tenantId, wallet.vaultId)
   const config = mergeWalletConfig(template && { didMethod: template.didMethod, apiUrl: template.apiUrl }, input.walletConfig)
-  checkWalletConfig(config, ctx.config)
+  checkConfigOfWallet(wallet, input.walletConfig, config, ctx.config)
+  if (wallet.didMethod === 'web') {
+    const report = await applyDidWebConfig(ctx, wallet, checkDidWebTxs(config?.txsInput ?? []), caller)
+    return { wallet: withReport(presentWallet(wallet), report) }
+  }
   const registry = registryForDid(ctx, wallet.did, config)
   // Refused before anything is applied when the service cannot sign as the current owner.
   await ownerWallet(ctx, wallet, registry)
@@ -154,7 +162,7 @@ export async function renameWallets(
 
 /** Delete Identity Wallet: `ids` are wallet ids or DIDs; removed DIDs are listed, failures reported in `errors`. */
 export async function deleteWallets(
-  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'keyManager' | 'onError' | 'onItemFailure' | 'storage'>,
+  ctx: Pick<WalletsContext, 'audit' | 'callers' | 'didReferences' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteWallets>,
 ): Promise<{ ids: string[]; errors: Array<{ did: string; error: ErrorBody }> }> {
@@ -171,7 +179,7 @@ export async function deleteWallets(
       if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
       // The wallet, the delegate keys generated for it and the roles assigned to it go together.
       const deleted = await ctx.storage.transaction(async (tx) => {
-        if (!(await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, wallet.id))) return false
+        if (!(await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, wallet.id, ctx.now()))) return false
         await ctx.didReferences.forget(tx, caller.tenantId, [wallet.did])
         await ctx.audit.append(tx, caller, [{ action: 'wallet.delete', target: { type: 'wallet', id: wallet.did } }])
         return true
@@ -191,14 +199,31 @@ type KeyDestroyer = Pick<KeyManager, 'destroyKeys'>
  * Deletes a wallet, the delegate keys generated for it and the keys the key port holds for both, inside `tx`; whether
  * it was still there. Its DID's references elsewhere (role assignments) are the caller's to forget.
  */
-export async function deleteWalletRecord(tx: StorageAdapter, keys: KeyDestroyer, tenantId: string, walletId: string): Promise<boolean> {
+export async function deleteWalletRecord(
+  tx: StorageAdapter,
+  keys: KeyDestroyer,
+  tenantId: string,
+  walletId: string,
+  now = Date.now(),
+): Promise<boolean> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
   const wallet = await c.wallets.get(walletId)
   if (!wallet || !(await c.wallets.delete(walletId))) return false
   const delegates = await c.delegateKeys.all({ field: 'walletId', op: 'eq', value: walletId })
   await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: walletId })
-  await keys.destroyKeys(tx, tenantId, keyRefsOf([wallet, ...delegates]))
+  const webKeys = await deactivateDidWebs(tx, [wallet], now)
+  await keys.destroyKeys(tx, tenantId, [...keyRefsOf([wallet, ...delegates]), ...webKeys])
   return true
+}
+
+/** Deactivates the DIDs of the did:web wallets among `wallets` (deleted in `tx`); the keys of their generated delegates. */
+async function deactivateDidWebs(tx: StorageAdapter, wallets: readonly WalletRecord[], now: number): Promise<string[]> {
+  const keyRefs: string[] = []
+  for (const wallet of wallets) {
+    const web = didWebWalletOf(wallet)
+    if (web !== undefined) keyRefs.push(...(await deactivateDidWeb(tx, web, now)))
+  }
+  return keyRefs
 }
 
 /**
@@ -211,13 +236,15 @@ export async function deleteVaultWalletRecords(
   tenantId: string,
   vaultId: string,
   wallets: readonly WalletRecord[],
+  now = Date.now(),
 ): Promise<void> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
   const where = { field: 'walletId', op: 'in', value: wallets.map((w) => w.id) } as const
   const delegates = await c.delegateKeys.all(where)
   await c.delegateKeys.deleteMany(where)
   await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vaultId })
-  await keys.destroyKeys(tx, tenantId, keyRefsOf([...wallets, ...delegates]))
+  const webKeys = await deactivateDidWebs(tx, wallets, now)
+  await keys.destroyKeys(tx, tenantId, [...keyRefsOf([...wallets, ...delegates]), ...webKeys])
 }
 
 const keyRefsOf = (records: ReadonlyArray<{ keyRef?: string }>): string[] => records.flatMap((r) => (r.keyRef ? [r.keyRef] : []))

@@ -49,8 +49,8 @@ export function resolutionFailure(error: ResolutionError, message: string): DidR
 /**
  * The result an error of the resolution route becomes. A refused input names its resolution error in its message (`invalidDidUrl: …`,
  * `invalid request: versionId: invalidDidUrl: …`, `representationNotSupported: …`); other refused input is `invalidDid` when it is the
- * DID, `invalidDidUrl` otherwise (the query is the DID URL's). An unavailable storage is 503, anything else 500 `internalError`,
- * whose message carries no detail.
+ * DID (or the wallet id of `/dids/:walletId/did.json`, its did:web DID's last part), `invalidDidUrl` otherwise (the query is the
+ * DID URL's). An unavailable storage is 503, anything else 500 `internalError`, whose message carries no detail.
  */
 export function resolutionErrorResult(error: IdentityError): { status: number; result: DidResolution } {
   if (error.errorType === 'VALIDATION_ERROR' || error.errorType === 'NOT_FOUND') {
@@ -59,7 +59,7 @@ export function resolutionErrorResult(error: IdentityError): { status: number; r
       ? named
       : error.errorType === 'NOT_FOUND'
         ? 'notFound'
-        : /^invalid request: did: /.test(error.errorMessage)
+        : /^invalid request: (did|walletId): /.test(error.errorMessage)
           ? 'invalidDid'
           : 'invalidDidUrl'
     return { status: RESOLUTION_ERROR_STATUS[code], result: resolutionFailure(code, error.errorMessage) }

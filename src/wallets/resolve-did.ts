@@ -4,7 +4,8 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { withVersion } from '../did/version.js'
 import { DID_RESOLUTION_CONTEXT, RESOLUTION_ERROR_STATUS, resolutionFailure, type ResolutionError } from './resolution.js'
-import type { DidResolution, resolveDidParams, resolveDidQuery } from './schemas.js'
+import { didWebOfWallet } from '../did/methods/index.js'
+import type { DidResolution, didWebDocumentParams, resolveDidParams, resolveDidQuery } from './schemas.js'
 
 type ResolveDidInput = z.output<typeof resolveDidParams> & z.output<typeof resolveDidQuery>
 
@@ -31,4 +32,18 @@ export async function resolveDid(ctx: { resolvers: ClaimResolvers }, _caller: Ca
     return resolutionFailure(code, code === error ? detail : `${error}: ${detail}`)
   }
   return { '@context': DID_RESOLUTION_CONTEXT, ...(result as unknown as Omit<DidResolution, '@context'>) }
+}
+
+/**
+ * The did:web document of wallet `walletId` (`GET /dids/:walletId/did.json`): the resolution of its DID under the
+ * service's `publicUrl`, so the route answers exactly what `GET /1.0/identifiers/<DID>` does; without `publicUrl` the
+ * service has no did:web DIDs (`notFound`).
+ */
+export async function didWebDocument(
+  ctx: { resolvers: ClaimResolvers; config: { publicUrl?: string } },
+  caller: Caller,
+  input: z.output<typeof didWebDocumentParams>,
+): Promise<DidResolution> {
+  if (ctx.config.publicUrl === undefined) return resolutionFailure('notFound', 'did:web: this service has no publicUrl, so no did:web DIDs')
+  return resolveDid(ctx, caller, { did: didWebOfWallet(ctx.config.publicUrl, input.walletId) })
 }

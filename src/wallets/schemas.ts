@@ -78,6 +78,19 @@ export const deleteWalletsResponse = z.strictObject({
 /** Resolve a DID: the DID (or DID URL), as the path carries it. */
 export const resolveDidParams = z.strictObject({ did: z.string().min(1).max(2_000).meta({ description: 'The DID (or DID URL).' }) })
 
+/** A did:web document of the service (`/dids/:walletId/did.json`): the wallet id, as the DID's last segment carries it. */
+export const didWebDocumentParams = z.strictObject({
+  walletId: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[A-Za-z0-9_-]+$/, 'must be a wallet id (letters, digits, _ and -)')
+    .meta({ description: 'The id of a did:web wallet.' }),
+})
+
+/** A did:web document of the service takes no query. */
+export const didWebDocumentQuery = z.strictObject({})
+
 /** Resolve a DID: which version of the document (the DID URL's query parameters). */
 const SINGLE = { error: 'invalidDidUrl: a version parameter is one value, given once' }
 

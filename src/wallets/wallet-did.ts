@@ -9,6 +9,10 @@ import { didMethodNamed, didWebOfWallet } from '../did/methods/index.js'
 import type { PublicJwk } from '../keys/key-types.js'
 import type { WalletsConfig } from './context.js'
 
+/** The 422 for a did:web wallet of a service without `publicUrl`: it names the setting, its flag and its variable. */
+export const noPublicUrl = () =>
+  invalid("walletConfig.didMethod: a did:web wallet needs the service's public URL; set publicUrl (--public-url, DIDVAULT_PUBLIC_URL)")
+
 /** What a wallet's DID is made from. */
 export interface WalletDidInput {
   /** The DID method (`walletConfig.didMethod`, checked by `checkWalletConfig`). */
@@ -29,7 +33,7 @@ export async function walletDid(config: Pick<WalletsConfig, 'network' | 'publicU
   const { method, publicJwk, walletId } = input
   if (method === 'ethr') return ethrIdentityOf(input.network ?? config.network, publicJwk).did
   if (method === 'web') {
-    if (config.publicUrl === undefined) throw invalid('walletConfig.didMethod: a did:web wallet needs the service’s publicUrl')
+    if (config.publicUrl === undefined) throw noPublicUrl()
     return didWebOfWallet(config.publicUrl, walletId)
   }
   const didMethod = didMethodNamed(method)

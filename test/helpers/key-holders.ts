@@ -11,14 +11,9 @@ import { ed25519 } from '@noble/curves/ed25519.js'
 import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { base58, base64urlnopad } from '@scure/base'
-import { createAgent, type ICredentialPlugin, type IDIDManager, type IKeyManager, type TAgent } from '@veramo/core'
-import { CredentialPlugin } from '@veramo/credential-w3c'
-import { CredentialProviderJWT } from '@veramo/credential-jwt'
-import { DIDManager, MemoryDIDStore } from '@veramo/did-manager'
 import { KeyDIDProvider } from '@veramo/did-provider-key'
 import { JwkDIDProvider } from '@veramo/did-provider-jwk'
-import { KeyManager, MemoryKeyStore, MemoryPrivateKeyStore } from '@veramo/key-manager'
-import { KeyManagementSystem } from '@veramo/kms-local'
+import { createVeramoAgent } from './veramo.js'
 
 export type HolderKeyType = 'secp256k1' | 'P-256' | 'Ed25519'
 export type HolderAlg = 'ES256K' | 'ES256' | 'EdDSA'
@@ -97,27 +92,15 @@ export function didJwtHolder(method: 'key' | 'jwk', type: HolderKeyType): KeyHol
   }
 }
 
-type Agent = TAgent<IDIDManager & IKeyManager & ICredentialPlugin>
-
 /** Veramo's key types, by ours. */
 const VERAMO_TYPE = { secp256k1: 'Secp256k1', 'P-256': 'Secp256r1', Ed25519: 'Ed25519' } as const
 
 /** A holder made by a Veramo 7 agent's did:key or did:jwk provider; its VC-JWTs come from `createVerifiableCredential`. */
 export async function veramoHolder(method: 'key' | 'jwk', type: HolderKeyType): Promise<KeyHolder> {
   const provider = `did:${method}`
-  const agent: Agent = createAgent({
-    plugins: [
-      new KeyManager({ store: new MemoryKeyStore(), kms: { local: new KeyManagementSystem(new MemoryPrivateKeyStore()) } }),
-      new DIDManager({
-        store: new MemoryDIDStore(),
-        defaultProvider: provider,
-        providers: {
-          'did:key': new KeyDIDProvider({ defaultKms: 'local' }),
-          'did:jwk': new JwkDIDProvider({ defaultKms: 'local' }),
-        },
-      }),
-      new CredentialPlugin([new CredentialProviderJWT()]),
-    ],
+  const agent = createVeramoAgent({
+    providers: { 'did:key': new KeyDIDProvider({ defaultKms: 'local' }), 'did:jwk': new JwkDIDProvider({ defaultKms: 'local' }) },
+    defaultProvider: provider,
   })
   const identifier = await agent.didManagerCreate({ provider, options: { keyType: VERAMO_TYPE[type] } })
   const key = identifier.keys[0]

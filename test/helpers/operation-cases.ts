@@ -440,6 +440,13 @@ export const OPERATION_CASES: OperationCase[] = [
     then: (result) => expect([result.didDocument, result.didResolutionMetadata.error]).toEqual([null, 'invalidDidUrl']),
   }),
   call({
+    operation: 'didWebDocument',
+    name: 'an unknown wallet id: the result notFound, not a rejection',
+    auth: () => ({}),
+    input: () => ({ walletId: 'no-such-wallet' }),
+    then: (result) => expect([result.didDocument, result.didResolutionMetadata.error]).toEqual([null, 'notFound']),
+  }),
+  call({
     operation: 'verifyClaims',
     name: 'the JWT verifies',
     auth: (f) => acting(f.rootJwt),

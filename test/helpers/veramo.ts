@@ -21,13 +21,14 @@ import {
 } from '@veramo/core'
 import { CredentialPlugin } from '@veramo/credential-w3c'
 import { CredentialProviderJWT } from '@veramo/credential-jwt'
-import { DIDManager, MemoryDIDStore } from '@veramo/did-manager'
+import { type AbstractIdentifierProvider, DIDManager, MemoryDIDStore } from '@veramo/did-manager'
 import { EthrDIDProvider } from '@veramo/did-provider-ethr'
 import { KeyManager, MemoryKeyStore, MemoryPrivateKeyStore } from '@veramo/key-manager'
 import { KeyManagementSystem } from '@veramo/kms-local'
 import { SigningKey, computeAddress } from 'ethers'
 
-type Agent = TAgent<IDIDManager & IKeyManager & ICredentialPlugin & IResolver>
+/** A Veramo agent of {@link createVeramoAgent}. */
+export type VeramoAgent = TAgent<IDIDManager & IKeyManager & ICredentialPlugin & IResolver>
 
 /** A verifier's binding as Veramo names it. */
 export interface VeramoBinding {
@@ -63,6 +64,26 @@ function resolverPlugin(resolver: Resolvable): IAgentPlugin {
   return { methods: { resolveDid: ({ didUrl }: { didUrl: string }) => resolver.resolve(didUrl) } }
 }
 
+/**
+ * A Veramo 7 agent as holders run it: keys in memory under a local KMS, a DID manager over `providers` (`did:<method>`
+ * → provider; `defaultProvider` when none is named), VC-JWTs by its JWT credential provider, and, given a `resolver`,
+ * `resolveDid` answered by it.
+ */
+export function createVeramoAgent(options: {
+  providers: Record<string, AbstractIdentifierProvider>
+  defaultProvider: string
+  resolver?: Resolvable
+}): VeramoAgent {
+  return createAgent({
+    plugins: [
+      new KeyManager({ store: new MemoryKeyStore(), kms: { local: new KeyManagementSystem(new MemoryPrivateKeyStore()) } }),
+      new DIDManager({ store: new MemoryDIDStore(), defaultProvider: options.defaultProvider, providers: options.providers }),
+      new CredentialPlugin([new CredentialProviderJWT()]),
+      ...(options.resolver === undefined ? [] : [resolverPlugin(options.resolver)]),
+    ],
+  })
+}
+
 /** A Veramo agent with an ethr provider for `network` (chain `chainId`). */
 export function veramoAgent(
   network = 'dev',
@@ -74,17 +95,10 @@ export function veramoAgent(
   verifyPresentation(jwt: string, binding?: VeramoBinding): Promise<VeramoVerdict>
 } {
   const provider = `did:ethr:${network}`
-  const agent: Agent = createAgent({
-    plugins: [
-      new KeyManager({ store: new MemoryKeyStore(), kms: { local: new KeyManagementSystem(new MemoryPrivateKeyStore()) } }),
-      new DIDManager({
-        store: new MemoryDIDStore(),
-        defaultProvider: provider,
-        providers: { [provider]: new EthrDIDProvider({ defaultKms: 'local', networks: [{ name: network, chainId }] }) },
-      }),
-      new CredentialPlugin([new CredentialProviderJWT()]),
-      ...(resolver === undefined ? [] : [resolverPlugin(resolver)]),
-    ],
+  const agent = createVeramoAgent({
+    providers: { [provider]: new EthrDIDProvider({ defaultKms: 'local', networks: [{ name: network, chainId }] }) },
+    defaultProvider: provider,
+    resolver,
   })
   return {
     async create() {

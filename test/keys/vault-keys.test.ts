@@ -25,28 +25,14 @@ import { BackendKeyManager } from '../../src/keys/port.js'
 import { secretContext } from '../../src/keys/secret-context.js'
 import { slip10Derive } from '../../src/keys/slip10.js'
 import { CURVES } from '../../src/keys/types/index.js'
-import { COLLECTIONS } from '../../src/service/collections.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
-import type { WalletRecord } from '../../src/wallets/records.js'
+import { storedRecords } from '../helpers/stored-records.js'
 
 const tenants = staticTenants({ 'token-a-0123456789': 'a' })
 const authorization = 'Bearer token-a-0123456789'
 let dir: string
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
-
-async function storedRecords(path: string) {
-  const storage = createSqliteStorage({ path })
-  await storage.init(COLLECTIONS)
-  try {
-    return {
-      wallets: (await storage.collection<WalletRecord>('wallets').find({ and: [] })).items,
-      keys: (await storage.collection<SealedKeyRecord>(SEALED_KEYS.name).find({ and: [] })).items,
-    }
-  } finally {
-    await storage.close()
-  }
-}
 
 describe('vault wallets with keys of the key port (SQLite file)', () => {
   it('NONE and BIP44 vault wallets name their sealed key, which the backend generated or derived; they sign', async () => {

@@ -9,32 +9,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { IdentityService, KeyringError, randomMasterKey, staticTenants } from '../../src/index.js'
-import { SEALED_KEYS, type SealedKeyRecord } from '../../src/keys/backends/sealed/index.js'
 import { Keyring } from '../../src/keys/keyring.js'
 import { jwkThumbprint } from '../../src/keys/thumbprint.js'
-import { COLLECTIONS } from '../../src/service/collections.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
-import type { WalletRecord } from '../../src/wallets/records.js'
+import { storedRecords } from '../helpers/stored-records.js'
 
 const tenants = staticTenants({ 'token-a-0123456789': 'a' })
 const auth = { authorization: 'Bearer token-a-0123456789' }
 let dir: string
 
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
-
-/** The stored records of a closed service's database. */
-async function storedRecords(path: string) {
-  const storage = createSqliteStorage({ path })
-  await storage.init(COLLECTIONS)
-  try {
-    return {
-      wallets: (await storage.collection<WalletRecord>('wallets').find({ and: [] })).items,
-      keys: (await storage.collection<SealedKeyRecord>(SEALED_KEYS.name).find({ and: [] })).items,
-    }
-  } finally {
-    await storage.close()
-  }
-}
 
 describe('wallets with keys of the key port', () => {
   it('a generated wallet names its sealed key, holds no private key, signs through the port, and survives rotation', async () => {

@@ -117,6 +117,30 @@ describe('Generate Identity Wallet: walletConfig.didMethod × walletConfig.keyTy
     expect((await h.request('GET', `/wallets?did=${encodeURIComponent(w.did)}`)).body.wallets).toEqual([])
   })
 
+  it('Configure Identity Wallet: txsInput on a did:key / did:jwk wallet, or another method or key type: 422, nothing written', async () => {
+    const vault = await h.request('POST', '/vaults', { json: { name: 'configure', hierarchy: 'BIP44' } })
+    const controller = await tokenFor(h, vault.body.vault.wallets[0].did)
+    const make = async (walletConfig: Record<string, string>) =>
+      (await h.request('POST', `/vaults/${vault.body.vault.id}/wallet`, { json: { walletConfig }, didAuth: controller })).body.wallet
+    const key = await make({ didMethod: 'key', keyType: 'Ed25519' })
+    const jwk = await make({ didMethod: 'jwk', keyType: 'P-256' })
+    const service = { service: { name: 'hub', value: 'https://hub.example.com', validity: 1000 } }
+    const cases: Array<[string, Record<string, unknown>, RegExp]> = [
+      [key.did, { txsInput: [service] }, /did:key DID is derived from its key/],
+      [jwk.did, { txsInput: service }, /did:jwk DID is derived from its key/],
+      [key.did, { didMethod: 'ethr' }, /is a did:key DID; a wallet's DID method cannot change/],
+      [jwk.did, { keyType: 'Ed25519' }, /is P-256; a wallet's key type cannot change/],
+      [vault.body.vault.wallets[0].did, { keyType: 'P-256' }, /is secp256k1; a wallet's key type cannot change/],
+    ]
+    for (const [did, walletConfig, message] of cases) {
+      const before = await snapshot(h)
+      const res = await h.request('POST', '/wallet/configure', { json: { wallet: { did }, walletConfig }, didAuth: controller })
+      expectError(res, 422, 'VALIDATION_ERROR')
+      expect(res.body.errorMessage).toMatch(message)
+      expect(await snapshot(h)).toEqual(before)
+    }
+  })
+
   it('the embedded API and the HTTP client take the same fields and return publicKeyJwk', async () => {
     const embedded = await h.service.generateWallet(
       { walletConfig: { didMethod: 'jwk', keyType: 'P-256' } },

@@ -8,10 +8,14 @@ import { didKey } from './key/index.js'
 import type { DidMethod } from './port.js'
 
 export type { ControllingKey, CreatedDid, DidCreateInput, DidMethod, DidUpdateInput } from './port.js'
+/**
+ * did:web: resolution of DIDs the service does not hold (from `didWebOrigins` only), and the service's own did:web
+ * documents (storage, versions, `txsInput`). The method needs the service's storage and `publicUrl`: the service
+ * makes it with {@link didWebMethod}.
+ */
+export * from './web/index.js'
 /** The 422 for a `txsInput` on a DID of a method derived from its key (did:key, did:jwk). */
 export { immutable as immutableMethodError } from './derived.js'
-/** did:web resolution of DIDs the service does not hold (from `didWebOrigins` only). */
-export { DidWebResolver, didWebOfWallet, type DidWebResolverOptions } from './web/index.js'
 
 const METHODS: readonly DidMethod[] = [didKey, didJwk]
 

@@ -55,7 +55,8 @@ export class DidWebResolver {
   /** @throws {TypeError} an origin that is not https (or http on loopback) naming `didWebOrigins`, or a bad bound */
   constructor(readonly options: DidWebResolverOptions = {}) {
     this.#origins = new AllowedOrigins(SETTING, options.origins ?? [])
-    this.#publicUrl = options.publicUrl?.replace(/\/+$/, '')
+    // Without its scheme: a did:web names a host and path, which are the service's whatever scheme it is reached by.
+    this.#publicUrl = options.publicUrl?.replace(/\/+$/, '').replace(/^https?:/, '')
     this.#timeoutMs = bound('timeoutMs', options.timeoutMs ?? 5_000)
     this.#maxBytes = bound('maxBytes', options.maxBytes ?? 256 * 1024)
     this.#maxDocuments = bound('maxDocumentsPerRequest', options.maxDocumentsPerRequest ?? 8)
@@ -74,7 +75,7 @@ export class DidWebResolver {
     const did = didOfDidUrl(didUrl)
     const url = didWebUrl(did)
     if (!(url instanceof URL)) return failure('invalidDid', `did:web: ${url.invalid}`)
-    if (this.#publicUrl !== undefined && url.href.startsWith(`${this.#publicUrl}/`)) return this.#resolveOwn(didUrl)
+    if (this.#publicUrl !== undefined && url.href.slice('https:'.length).startsWith(`${this.#publicUrl}/`)) return this.#resolveOwn(didUrl)
     if (!this.#origins.allows(url)) return failure('notFound', `did:web: origin ${url.origin} is not allowed (${SETTING})`)
     const read = await fetches.get(`did:web ${url.href}`, () => this.#fetch(did, url))
     if (!(read instanceof Exceeded)) return read
