@@ -1,5 +1,6 @@
 /**
- * What a did:key / did:jwk wallet of each key type made by Generate Identity Wallet signs, through
+ * What a did:key / did:jwk (and, for the refusals, did:web) wallet of each key type made by Generate Identity Wallet
+ * signs, through
  * the router on loopback HTTP (SQLite file): its DID-auth token carries the key type's algorithm
  * (ES256K / ES256 / EdDSA) and the `kid` of the verification method its DID's document lists, has
  * `jsonld` only for secp256k1, authenticates its requests, and verifies in our Verify Claim and in
@@ -23,12 +24,15 @@ const CASES = [
   ['jwk', 'secp256k1', 'ES256K'],
   ['jwk', 'P-256', 'ES256'],
   ['jwk', 'Ed25519', 'EdDSA'],
+  ['web', 'secp256k1', 'ES256K'],
+  ['web', 'P-256', 'ES256'],
+  ['web', 'Ed25519', 'EdDSA'],
 ] as const
 const SUITES = /EcdsaKoblitzSignature2016, EcdsaSecp256k1RecoverySignature2020\) sign with secp256k1 keys; Data Integrity suites/
 
 let h: Harness
 beforeAll(async () => {
-  h = await startHarness({ storage: 'sqlite' })
+  h = await startHarness({ storage: 'sqlite', service: { publicUrl: 'https://vault.example.com/id' } })
 })
 afterAll(() => h.close())
 
@@ -53,22 +57,26 @@ async function methodIdOf(did: string): Promise<string> {
 }
 
 describe('a did:key / did:jwk wallet signs with its own key', () => {
-  it.each(CASES)('did:%s, %s (%s): its DID-auth token authenticates, and ours and did-jwt(-vc) verify it', async (method, keyType, alg) => {
-    const { did, token } = await walletOf(method, keyType)
-    const kid = await methodIdOf(did)
+  // did:web tokens name no kid yet, and the independent resolvers reach did:web only over https (left for the lead)
+  it.each(CASES.filter(([method]) => method !== 'web'))(
+    'did:%s, %s (%s): its DID-auth token authenticates, and ours and did-jwt(-vc) verify it',
+    async (method, keyType, alg) => {
+      const { did, token } = await walletOf(method, keyType)
+      const kid = await methodIdOf(did)
 
-    expect(decodeJWT(token.jwt).header).toMatchObject({ alg, kid, typ: 'JWT' })
-    expect(token.verifications.issuer).toBe(did)
-    if (keyType === 'secp256k1') expect(token.jsonld).toBeDefined()
-    else expect(token.jsonld).toBeUndefined()
+      expect(decodeJWT(token.jwt).header).toMatchObject({ alg, kid, typ: 'JWT' })
+      expect(token.verifications.issuer).toBe(did)
+      if (keyType === 'secp256k1') expect(token.jsonld).toBeDefined()
+      else expect(token.jsonld).toBeUndefined()
 
-    expect((await verifyJWT(token.jwt, { resolver: theirs, audience: decodeJWT(token.jwt).payload.aud as string })).issuer).toBe(did)
-    expect((await verifyCredential(token.jwt, theirs, { audience: decodeJWT(token.jwt).payload.aud as string })).issuer).toBe(did)
-    // sent as x-did-auth, it authenticates; the token is itself a VC-JWT, which Verify Claim verifies
-    const checked = await h.request('POST', '/claims/verify', { json: { vcs: [{ jwt: token.jwt }] }, didAuth: token.jwt })
-    expect(checked.status).toBe(200)
-    expect(checked.body.vcs[0]).toMatchObject({ verified: true, issuer: did })
-  })
+      expect((await verifyJWT(token.jwt, { resolver: theirs, audience: decodeJWT(token.jwt).payload.aud as string })).issuer).toBe(did)
+      expect((await verifyCredential(token.jwt, theirs, { audience: decodeJWT(token.jwt).payload.aud as string })).issuer).toBe(did)
+      // sent as x-did-auth, it authenticates; the token is itself a VC-JWT, which Verify Claim verifies
+      const checked = await h.request('POST', '/claims/verify', { json: { vcs: [{ jwt: token.jwt }] }, didAuth: token.jwt })
+      expect(checked.status).toBe(200)
+      expect(checked.body.vcs[0]).toMatchObject({ verified: true, issuer: did })
+    },
+  )
 
   it.each(CASES)('did:%s, %s: forged, expired and other-tenant tokens are refused; nothing is written', async (method, keyType) => {
     const { did, token } = await walletOf(method, keyType)
