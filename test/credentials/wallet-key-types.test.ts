@@ -1,13 +1,12 @@
 /**
  * What a did:key / did:jwk (and, for the refusals, did:web) wallet of each key type made by Generate Identity Wallet
- * signs, through
- * the router on loopback HTTP (SQLite file): its DID-auth token carries the key type's algorithm
+ * signs, through the router on loopback HTTP (SQLite file): its DID-auth token carries the key type's algorithm
  * (ES256K / ES256 / EdDSA) and the `kid` of the verification method its DID's document lists, has
  * `jsonld` only for secp256k1, authenticates its requests, and verifies in our Verify Claim and in
  * did-jwt / did-jwt-vc through key-did-resolver and Veramo's did:jwk resolver. A forged token
  * (another wallet's key), an expired one and another tenant's are refused with the error body;
  * JSON-LD issuance, add-proof and presentation with a P-256/Ed25519 key are 422 naming the suites,
- * with nothing written. (VC-JWT and VP-JWT signed by these wallets: test/proofs/wallet-key-signing.test.ts.)
+ * with nothing written. (VC-JWTs signed by such wallets' signers: test/proofs/wallet-key-signing.test.ts.)
  */
 import { getDidJwkResolver } from '@veramo/did-provider-jwk'
 import { createJWT, decodeJWT, verifyJWT } from 'did-jwt'
