@@ -13,7 +13,7 @@ import { IdentityError } from '../errors.js'
 import { ACCOUNT_PATH, deriveChildPublicKey } from '../keys/hd.js'
 import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js'
 import { slip10WalletPath } from '../keys/slip10.js'
-import type { KeyBackend, SignRequest } from '../keys/port.js'
+import type { BackendKey, KeyBackend, SignRequest } from '../keys/port.js'
 import { CURVES } from '../keys/types/index.js'
 import { verifyJose } from '../keys/verify-jose.js'
 import { isLowS, recoverPublicKey } from '../keys/secp256k1.js'
@@ -26,6 +26,14 @@ export interface MpcVaultDirectory {
   vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined>
   /** The public JWK recorded for the P-256 or Ed25519 wallet `index` of the tenant's `BIP44` vault `vaultId`; undefined when none. */
   hardenedWalletKey?(tenantId: string, vaultId: string, index: number): Promise<PublicJwk | undefined>
+}
+
+/** A key of the provider as {@link MpcKeyBackend} found it: its vault, path, public JWK and type. */
+interface LocatedKey {
+  vault: MpcVaultRef
+  path: string
+  publicJwk: PublicJwk
+  type: KeyType
 }
 
 /**
@@ -47,14 +55,13 @@ export class MpcKeyBackend implements KeyBackend {
     )
   }
 
-  async publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined> {
+  /** The tenant's key: its vault and the provider's public key, fetched once, serve the algorithm check and the signature. */
+  async find(tenantId: string, id: string): Promise<BackendKey | undefined> {
     const located = await this.#locate(tenantId, id)
-    return located?.publicJwk
+    return located && { publicJwk: located.publicJwk, sign: (request) => this.#sign(located, request) }
   }
 
-  async sign(request: SignRequest & { id: string }): Promise<Uint8Array> {
-    const located = await this.#locate(request.tenantId, request.id)
-    if (!located) throw new IdentityError('NOT_FOUND', `no key ${request.keyRef}`)
+  async #sign(located: LocatedKey, request: SignRequest): Promise<Uint8Array> {
     const { vault, path, publicJwk, type } = located
     const approvals = request.approvals ?? []
     if (type === 'secp256k1') {
@@ -75,7 +82,7 @@ export class MpcKeyBackend implements KeyBackend {
     return outcome.joseSignature
   }
 
-  async #locate(tenantId: string, id: string) {
+  async #locate(tenantId: string, id: string): Promise<LocatedKey | undefined> {
     const [vaultId, step, ...rest] = id.split('/')
     const hardened = step?.endsWith("'") ?? false
     const indexText = hardened ? step.slice(0, -1) : step

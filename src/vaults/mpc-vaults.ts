@@ -1,19 +1,20 @@
 /**
  * The service's side of MPC vaults: turns vault records into provider calls, gathers the
- * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}, which
+ * quorum of approvals each call needs, and gives MPC wallets their {@link KeySigner}, which
  * signs through the `mpc` key backend ({@link MpcVaults.keyBackend}, the one the service's key
  * port routes `mpc:` references to).
  */
-import { notFound } from '../errors.js'
+import { IdentityError, notFound } from '../errors.js'
 import { bytesToHex, recoverPublicKey } from '../keys/secp256k1.js'
 import { BackendKeyManager, type KeyManager } from '../keys/port.js'
 import { MpcKeyBackend, mpcKeyId } from '../mpc/key-backend.js'
-import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
+import type { DigestSigner, KeySigner, RecoverableSignature } from '../keys/signer.js'
+import { digestKeySigner } from '../keys/port-signers.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import { WALLETS, type WalletRecord } from '../wallets/records.js'
 import { keyTypeOfConfig } from '../wallets/config.js'
-import type { KeyType, PublicJwk } from '../keys/key-types.js'
+import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js'
 import { slip10WalletPath } from '../keys/slip10.js'
 import { type QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
 import type { MpcProvider, MpcVaultRef } from '../mpc/port.js'
@@ -87,11 +88,25 @@ export class MpcVaults {
     await this.approvalsFor(await this.vaultOf(wallet), action, evidence, { wallet })
   }
 
-  /** The signer of an MPC wallet, counting `evidence`'s DIDs as approvals of each signature it makes. */
-  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): DigestSigner {
-    // As the key port's digest signer: a P-256 or Ed25519 wallet signs data under its JOSE algorithm (signData).
-    if (wallet.publicKeyHex === undefined) throw new RangeError(`a digest signer needs a secp256k1 key; ${wallet.did} signs with signData`)
-    return new MpcWalletSigner(this, wallet, evidence)
+  /**
+   * The signer of an MPC wallet, counting `evidence`'s DIDs as approvals of each signature it makes: a secp256k1 wallet's
+   * each approved over the digest it signs (SHA-256 of a JWT's signing input); a P-256 or Ed25519 wallet's over the data
+   * it signs under `ES256` / `EdDSA` ({@link MpcVaults.signData}).
+   */
+  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): KeySigner {
+    if (wallet.publicKeyHex !== undefined) return digestKeySigner(new MpcWalletSigner(this, wallet, evidence))
+    const publicJwk = wallet.publicKeyJwk
+    const keyType = publicJwk === undefined ? undefined : keyTypeOfJwk(publicJwk)
+    if (publicJwk === undefined || keyType === undefined) throw new RangeError(`${wallet.did} holds no key didvault signs with`)
+    return {
+      keyType,
+      publicJwk,
+      sign: async (alg, data) => {
+        if (alg !== 'ES256' && alg !== 'EdDSA')
+          throw new IdentityError('VALIDATION_ERROR', `a ${keyType} key signs under ES256 or EdDSA, not ${alg}`)
+        return this.signData(wallet, evidence, alg, data)
+      },
+    }
   }
 
   /** The provider's view of the tenant's initialized MPC vault `vaultId` (the mpc key backend's directory); undefined otherwise. */
