@@ -16,9 +16,11 @@
  * run, SLIP-0010 Ed25519 and P-256 wallet-key derivations per second (bench/slip10.ts), what
  * observability costs (bench/observability.ts: logging at info vs silent, a /metrics
  * scrape of 10k samples), one tenant's write scaling against the same load over 16 tenants
- * (bench/one-tenant.ts), and the issue's targets as pass/fail.
+ * (bench/one-tenant.ts), per key type (secp256k1, P-256, Ed25519) wallet creation and VC-JWT sign / verify against
+ * their floors (bench/key-types.ts), and the issue's targets as pass/fail.
  *
- * `npm run bench -- --only <section>` runs one section alone, with its targets ({@link SECTIONS}).
+ * `npm run bench -- --only <section>` runs one section alone, with its targets ({@link SECTIONS}): `keyTypes` the
+ * per-key-type rows, `service` the did:ethr rows of wallets, DID-auth tokens and the embedded registry.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -33,6 +35,7 @@ import { benchCredentials, type CredentialResults } from './credentials.js'
 import { benchUnauthenticatedFlood } from './flood.js'
 import { benchHostileBodies } from './hostile-bodies.js'
 import { benchJsonLdLoad } from './jsonld-load.js'
+import { benchKeyTypes, type KeyTypeResults } from './key-types.js'
 import { benchMpc } from './mpc.js'
 import { benchObservability } from './observability.js'
 import { benchOneTenant, oneTenantTargets } from './one-tenant.js'
@@ -183,6 +186,14 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
   },
   hostileBodies: () => benchHostileBodies(HOSTILE_BODIES_OPTIONS),
   slip10: async () => ({ results: await benchSlip10(STORAGE_OPTIONS), targets: [] }),
+  keyTypes: async () => {
+    const results = await benchKeyTypesSqlite()
+    return { results, targets: keyTypeTargets(results) }
+  },
+  service: async () => {
+    const results = { memory: await benchService('memory', createMemoryStorage(), OPTIONS), sqlite: await benchSqlite() }
+    return { results, targets: serviceTargets(results) }
+  },
   status: async () => {
     const statusVerify = await benchStatusVerify('memory', createMemoryStorage(), OPTIONS)
     const status = await benchStatusSqlite(OPTIONS)
@@ -196,6 +207,49 @@ function statusVerifyTargets(results: StatusVerifyResults): Target[] {
     atLeast('jwtVcVerifyWithStatusVsWithout', 'memory', 0.8, results.ratio),
     atLeast('jwtVcVerifyWithOwnListStatusVsWithout', 'memory', 0.8, results.ownList.ratio),
   ]
+}
+
+/** Issue 30: per key type (did:key wallets on SQLite), wallet creation ÷ its floor and VC-JWT sign / verify ÷ did-jwt-vc ≥ 0.7. */
+function keyTypeTargets(results: Record<string, KeyTypeResults>): Target[] {
+  return Object.entries(results).flatMap(([keyType, r]) => [
+    atLeast(`walletCreationVsFloor:${keyType}`, 'sqlite', 0.7, r.walletCreation.ratio),
+    atLeast(`jwtVcSignVsDidJwtVc:${keyType}`, 'sqlite', 0.7, r.jwtVcSign.ratio),
+    atLeast(`jwtVcVerifyVsDidJwtVc:${keyType}`, 'sqlite', 0.7, r.jwtVcVerify.ratio),
+  ])
+}
+
+async function benchKeyTypesSqlite(): Promise<Record<string, KeyTypeResults>> {
+  const dir = mkdtempSync(join(os.tmpdir(), 'didvault-bench-key-types-'))
+  try {
+    return await benchKeyTypes('sqlite', createSqliteStorage({ path: join(dir, 'key-types.db') }), OPTIONS)
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Token verify ÷ raw verify, and ECS wallet generation ÷ its raw floor (key generation + seal + one insert), each interleaved. */
+function serviceRatios(storage: Record<'memory' | 'sqlite', ServiceResults>) {
+  const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
+  return {
+    didAuthVerifyVsRawVerify: { memory: ratio(storage.memory), sqlite: ratio(storage.sqlite) },
+    ecsWalletVsFloor: { memory: floorRatio(storage.memory), sqlite: floorRatio(storage.sqlite) },
+  }
+}
+
+/** ECS (did:ethr) wallet generation ÷ its raw floor, interleaved. */
+const floorRatio = (s: ServiceResults) => Number((s.ecsWalletGeneration.opsPerSec / s.walletCreationFloor.opsPerSec).toFixed(3))
+
+/** The did:ethr rows of the service (issues 4, 5): wallets, BIP44 wallets, DID-auth verification, embedded resolution. */
+function serviceTargets(storage: Record<'memory' | 'sqlite', ServiceResults>): Target[] {
+  const ratios = serviceRatios(storage)
+  return (['memory', 'sqlite'] as const).flatMap((s) => [
+    atLeast('ecsWalletGenerationOpsPerSec', s, 500, storage[s].ecsWalletGeneration.opsPerSec),
+    atLeast('ecsWalletVsFloor', s, 0.7, ratios.ecsWalletVsFloor[s]),
+    atLeast('bip44NextWalletOpsPerSec', s, 400, storage[s].bip44NextWallet.opsPerSec),
+    atLeast('didAuthVerifyVsRawVerify', s, 0.7, ratios.didAuthVerifyVsRawVerify[s]),
+    atLeast('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
+    atLeast('didAuthVerify5ChangesVsRawVerify', s, 0.7, storage[s].did.ratios.owner),
+  ])
 }
 
 /** A target met at `min` or more. */
@@ -261,6 +315,7 @@ async function main(): Promise<void> {
   const roles = { memory: await benchRoles('memory', createMemoryStorage(), OPTIONS), sqlite: await benchRolesSqlite() }
   const credentials = { sqlite: await benchCredentialsSqlite() }
   const claimsCrypto = { sqlite: await benchClaimsCryptoSqlite() }
+  const keyTypes = { sqlite: await benchKeyTypesSqlite() }
   const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
   const statusVerify = { memory: await benchStatusVerify('memory', createMemoryStorage(), OPTIONS) }
   const status = { sqlite: await benchStatusSqlite(OPTIONS) }
@@ -287,14 +342,7 @@ async function main(): Promise<void> {
   const workers = { sqlite: await benchWorkers('sqlite'), postgres: await benchWorkers('postgres') }
   const oneTenantScaling = await benchOneTenant()
 
-  // Token verify ÷ raw verify, both measured interleaved on the same storage run, so machine load affects both alike.
-  const ratio = (s: ServiceResults) => Number((s.didAuthTokenVerification.opsPerSec / s.rawVerifyInterleaved.opsPerSec).toFixed(3))
-  // ECS wallet generation ÷ its raw floor (key generation + seal + one insert), interleaved likewise.
-  const floorRatio = (s: ServiceResults) => Number((s.ecsWalletGeneration.opsPerSec / s.walletCreationFloor.opsPerSec).toFixed(3))
-  const ratios = {
-    didAuthVerifyVsRawVerify: { memory: ratio(storage.memory), sqlite: ratio(storage.sqlite) },
-    ecsWalletVsFloor: { memory: floorRatio(storage.memory), sqlite: floorRatio(storage.sqlite) },
-  }
+  const ratios = serviceRatios(storage)
   const target = (name: string, s: Target['storage'], min: number, actual: number): Target => ({
     name,
     storage: s,
@@ -302,16 +350,13 @@ async function main(): Promise<void> {
     actual,
     pass: actual >= min,
   })
-  const targets = (['memory', 'sqlite'] as const).flatMap((s) => [
-    target('ecsWalletGenerationOpsPerSec', s, 500, storage[s].ecsWalletGeneration.opsPerSec),
-    target('ecsWalletVsFloor', s, 0.7, ratios.ecsWalletVsFloor[s]),
-    target('bip44NextWalletOpsPerSec', s, 400, storage[s].bip44NextWallet.opsPerSec),
-    target('didAuthVerifyVsRawVerify', s, 0.7, ratios.didAuthVerifyVsRawVerify[s]),
-    target('embeddedResolution5ChangesOpsPerSec', s, 5_000, storage[s].did.embeddedResolution5Changes.opsPerSec),
-    target('didAuthVerify5ChangesVsRawVerify', s, 0.7, storage[s].did.ratios.owner),
-    target('mpcSigning2of3OpsPerSec', s, 200, mpc[s].signing2of3.opsPerSec),
-    target('mpcWalletDerivationOpsPerSec', s, 400, mpc[s].walletDerivation.opsPerSec),
-  ])
+  const targets = [
+    ...serviceTargets(storage),
+    ...(['memory', 'sqlite'] as const).flatMap((s) => [
+      target('mpcSigning2of3OpsPerSec', s, 200, mpc[s].signing2of3.opsPerSec),
+      target('mpcWalletDerivationOpsPerSec', s, 400, mpc[s].walletDerivation.opsPerSec),
+    ]),
+  ]
   // Roles: creation, and "may this caller read this credential" (caller holding 100 roles; its facts computed once per request) at 100k assignments, within 2x of 10k.
   for (const s of ['memory', 'sqlite'] as const) {
     const decision = roles[s].readCredentialDecision
@@ -342,6 +387,8 @@ async function main(): Promise<void> {
   const pgFetch = pgc.fetch.latencyRatio1MVs10k
   targets.push({ name: 'credentialFetchLatency1MVs10k', storage: 'postgres', max: 2, actual: pgFetch, pass: pgFetch <= 2 })
   targets.push(...claimsCryptoTargets(claimsCrypto.sqlite))
+  // Issue 30: per key type, wallet creation ÷ floor and VC-JWT sign / verify ÷ did-jwt-vc (≥ 0.7 each).
+  targets.push(...keyTypeTargets(keyTypes.sqlite))
   // Issue 20: a VC-JWT with one status entry (its list cached) ÷ without, interleaved; issue 29: the same on the service's own list.
   targets.push(...statusVerifyTargets(statusVerify.memory))
   // Issue 20: status changes ≥ 1,000/s in batches of 100; publishing a changed 131,072-entry list ≤ 50 ms p50 (JWT and JSON-LD).
@@ -401,6 +448,7 @@ async function main(): Promise<void> {
     roles,
     credentials,
     claimsCrypto,
+    keyTypes,
     presentations,
     statusVerify,
     status,

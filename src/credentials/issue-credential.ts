@@ -1,12 +1,15 @@
 /**
- * Issuing a W3C verifiable credential in either form: JSON-LD with a proof
- * of a didvault suite, or a VC-JWT (ES256K) made by did-jwt-vc. Both are signed through the
- * {@link DigestSigner} seam; the key signs as the issuer DID's `#controller`.
+ * Issuing a W3C verifiable credential in either form: JSON-LD with a proof of a didvault suite
+ * (secp256k1 keys), or a VC-JWT made by did-jwt-vc under the algorithm of the issuer's key type
+ * (ES256K, ES256, EdDSA). Both are signed through the issuer wallet's {@link KeySigner}; the key
+ * signs as the verification method of the issuer's document that lists it (`kid`, `creator`),
+ * for did:ethr its `#controller`.
  */
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
-import type { DigestSigner } from '../keys/signer.js'
-import { didJwtSigner } from '../proofs/jwt-signer.js'
+import type { KeySigner } from '../keys/signer.js'
+import { jwtIssuerOf, verificationMethodOf } from '../proofs/jwt-signer.js'
 import {
+  jsonLdSignerOf,
   CREDENTIALS_STATUS_V1_URL,
   CREDENTIALS_V1_URL,
   CREDENTIALS_V2_URL,
@@ -90,9 +93,9 @@ export interface JsonLdIssueOptions {
 }
 
 /**
- * `content` as JSON-LD, signed with one proof by the issuer's `#controller` (see
- * {@link JsonLdIssueOptions}). A credential whose terms are all defined is signed as it is; one
- * with a term no context defines is signed again with the undefined-terms context last (the
+ * `content` as JSON-LD, signed with one proof by the issuer's key (see {@link JsonLdIssueOptions}): a secp256k1
+ * key (422 naming the suites otherwise), as the issuer's `#controller` for did:ethr. A credential whose terms are
+ * all defined is signed as it is; one with a term no context defines is signed again with the undefined-terms context last (the
  * failed attempt costs its canonicalization, up to the undefined term), unless
  * `undefinedTerms` is `reject`.
  *
@@ -100,11 +103,13 @@ export interface JsonLdIssueOptions {
  */
 export async function issueJsonLdCredential(
   content: CredentialContent,
-  signer: DigestSigner,
+  keySigner: KeySigner,
   options: JsonLdIssueOptions = {},
 ): Promise<JsonLdDocument> {
   const { proofType, hasher, undefinedTerms = 'vocab' } = options
-  const proof = { creator: `${content.issuer}#controller`, created: new Date(content.issuedAt), proofType, hasher }
+  const signer = jsonLdSignerOf(keySigner)
+  const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk)) ?? `${content.issuer}#controller`
+  const proof = { creator, created: new Date(content.issuedAt), proofType, hasher }
   const unsigned = unsignedCredential(content)
   try {
     return await signJsonLd(unsigned, signer, proof)
@@ -117,14 +122,15 @@ export async function issueJsonLdCredential(
 }
 
 /**
- * `content` as a VC-JWT (ES256K): `iss`, `sub` (the subject), `jti` (the id), `nbf` (issuance)
+ * `content` as a VC-JWT signed by the issuer's key (ES256K, ES256 or EdDSA; `kid` the verification method listing
+ * it, none for did:ethr): `iss`, `sub` (the subject), `jti` (the id), `nbf` (issuance)
  * and `exp` in seconds (rounded down), and the credential's `@context`, `type` and the other
  * `credentialSubject` members in `vc`. did-jwt-vc refuses an empty `credentialSubject`: a JWT
  * credential needs at least one claim besides its subject. A VC-JWT is data model 1.1: one with
  * `credentialStatus` names the status context (`credentials/status/v1`) after its own, which
  * defines `BitstringStatusListEntry` (verifiers that read JSON-LD see no status without it).
  */
-export async function issueJwtCredential(content: CredentialContent, signer: DigestSigner): Promise<string> {
+export async function issueJwtCredential(content: CredentialContent, signer: KeySigner): Promise<string> {
   const status = credentialStatusOf(content)
   const { '@context': context, type } = unsignedCredential({
     ...content,
@@ -144,7 +150,8 @@ export async function issueJwtCredential(content: CredentialContent, signer: Dig
       ...(status !== undefined && { credentialStatus: status as { id: string; type: string } }),
     },
   }
-  return createVerifiableCredentialJwt(payload, { did: content.issuer, signer: didJwtSigner(signer), alg: 'ES256K' })
+  const { kid, ...issuer } = await jwtIssuerOf(content.issuer, signer)
+  return createVerifiableCredentialJwt(payload, issuer, kid === undefined ? {} : { header: { kid } })
 }
 
 function unique<T>(items: T[]): T[] {

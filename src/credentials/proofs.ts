@@ -13,11 +13,11 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canWriteCredential } from './policy.js'
 import { holdsKey, type HoldingFacts } from '../auth/policy-engine.js'
-import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../proofs/jsonld/index.js'
+import { addProof, jsonLdSignerOf, proofsOf, type JsonLdDocument, type ProofObject } from '../proofs/jsonld/index.js'
+import { verificationMethodOf } from '../proofs/jwt-signer.js'
 import { appendProof } from '../proofs/jsonld/proof-set.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { forbidden, invalid, notFound } from '../errors.js'
-import type { DigestSigner } from '../keys/signer.js'
 import type { AddProofInput, RemoveProofInput, proofsResponse } from './schemas.js'
 import type { CredentialRecord } from './records.js'
 import { UniqueConstraintError } from '../storage/port.js'
@@ -163,8 +163,10 @@ export async function addProofs(
   const holding = await ctx.callers.holding(caller)
   const iss = input.iss ?? [...holding.dids][0]
   if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
-  const signer: DigestSigner = await issuerSigner(ctx, caller, iss)
-  const creator = `${normalizeDid(iss)}#controller`
+  // A key no JSON-LD suite signs with is refused before any item is read (422 naming the suites).
+  const keySigner = await issuerSigner(ctx, caller, iss, { jsonLd: true })
+  const signer = jsonLdSignerOf(keySigner)
+  const creator = (await verificationMethodOf(normalizeDid(iss), keySigner.publicJwk)) ?? `${normalizeDid(iss)}#controller`
   const items = checkedItems(ctx, input)
   const hasher = jsonLdHasher(ctx, caller)
   const { results, errors } = await forEachItem(

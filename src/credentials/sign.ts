@@ -18,15 +18,15 @@ import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import type { Caller } from '../auth/context.js'
 import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from './issue-credential.js'
 import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
-import type { DigestSigner } from '../keys/signer.js'
+import { assertJsonLdSigns } from '../proofs/jsonld/index.js'
+import type { KeySigner } from '../keys/signer.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
 import type { WalletRecord } from '../wallets/records.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
-import { ownerWallet } from '../wallets/did-updates.js'
 import { expirationOf } from '../operations/expiration.js'
 import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
-import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, registryForDid, walletConfigApplier } from '../wallets/config.js'
+import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, signingWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
 import type { StagedKey } from '../keys/port.js'
 import { assertControlsWallet } from '../wallets/access.js'
@@ -70,7 +70,7 @@ export async function signClaims(
   input: SignClaimsInput,
 ): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver } = ctx.resolvers.get(input.resolver)
-  const signer = await issuerSigner(ctx, caller, input.iss)
+  const signer = await issuerSigner(ctx, caller, input.iss, { jsonLd: input.format === 'JSON-LD' })
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
   const plans: PlannedClaim[] = []
@@ -102,7 +102,7 @@ async function issueAll(
   caller: Caller,
   input: SignClaimsInput,
   plans: PlannedClaim[],
-  signer: DigestSigner,
+  signer: KeySigner,
 ): Promise<SignedCredential[]> {
   const hasher = jsonLdHasher(ctx, caller)
   const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
@@ -139,19 +139,22 @@ async function issueAll(
 /**
  * The signer of the issuer: `iss` must be a wallet of the tenant (422 NOT_FOUND otherwise) that
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
- * DID's current owner key the service holds for the tenant (403).
+ * DID's current owner key the service holds for the tenant (403). With `jsonLd`, a key no JSON-LD suite signs with
+ * (P-256, Ed25519) is 422 naming the suites, whoever asks: a property of the request, checked before control.
  */
 export async function issuerSigner(
   ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   iss: string,
-): Promise<DigestSigner> {
+  options: { jsonLd?: boolean } = {},
+): Promise<KeySigner> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
   // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
   const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
-  const owner = await ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), proved)
+  const owner = await signingWallet(ctx, wallet, proved)
+  if (options.jsonLd === true) assertJsonLdSigns(owner.keyType ?? 'secp256k1')
   // A DID owned by an MPC key is governed by that vault's quorum: the signer asks for the members' approvals (403 when short).
   // Any other owner — an MPC wallet's DID handed to an ECS key included — is controlled like any wallet.
   if (owner.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)

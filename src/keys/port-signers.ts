@@ -1,13 +1,15 @@
 /**
- * Signers over the key port, for the signing code that takes a signer rather than a key: a
- * {@link DataSigner} (JOSE signatures under one algorithm: what JWTs and the Data Integrity
- * suites sign with), and — for secp256k1 keys only — the {@link DigestSigner} adapter the
- * did:ethr registries, DID-auth tokens, status lists and the secp256k1 JSON-LD suites still take.
+ * Signers over the key port and over digest signers: a {@link DataSigner} (JOSE signatures
+ * under one algorithm), the {@link KeySigner} of a port key, and the {@link KeySigner} of a
+ * secp256k1 key that signs digests only (a 0.1.0 wallet's sealed key, an MPC wallet's signer).
  */
-import type { PublicJwk, SignatureAlgorithm } from './key-types.js'
+import { sha256 } from '@noble/hashes/sha2.js'
+import { IdentityError } from '../errors.js'
+import { ALGORITHMS_OF, keyTypeOfJwk, type PublicJwk, type SignatureAlgorithm } from './key-types.js'
 import type { KeyManager, KeyRef } from './port.js'
-import { addressOf, bytesToHex } from './secp256k1.js'
-import type { DigestSigner, RecoverableSignature } from './signer.js'
+import { addressOf, bytesToHex, hexToBytes } from './secp256k1.js'
+import type { DigestSigner, KeySigner, RecoverableSignature } from './signer.js'
+import { CURVES } from './types/index.js'
 import { ecPoint } from './types/curve.js'
 
 /** A key of the port, as a signer needs it: whose it is, its reference, and (for the digest adapter) its public JWK. */
@@ -33,19 +35,47 @@ export function dataSignerOf(keys: KeyManager, key: PortKey, alg: SignatureAlgor
 }
 
 /**
- * The {@link DigestSigner} of a secp256k1 port key: `ES256K-R` over the 32-byte digest as given.
- * An adapter kept for the code that still hashes before signing (keccak-256 for the did:ethr
- * registries, SHA-256 for the secp256k1 JSON-LD suites); new code signs data through {@link dataSignerOf}.
+ * The {@link KeySigner} of a port key whose public JWK the caller holds (a wallet record's): data
+ * is signed by the port under the algorithm asked; a secp256k1 key's digest signer signs
+ * `ES256K-R` over the digest as given.
  */
-export function digestSignerOf(keys: KeyManager, key: PortKey & { publicJwk: PublicJwk }): DigestSigner {
-  if (key.publicJwk.crv !== 'secp256k1') throw new RangeError(`a digest signer needs a secp256k1 key, not ${key.publicJwk.crv}`)
-  const point = ecPoint(key.publicJwk)
+export function portKeySigner(keys: KeyManager, key: PortKey & { publicJwk: PublicJwk }): KeySigner {
+  const keyType = keyTypeOfJwk(key.publicJwk)
+  if (!keyType) throw new RangeError(`not a key type didvault signs with: ${key.publicJwk.kty} ${key.publicJwk.crv}`)
+  const { tenantId, keyRef, approvals } = key
   return {
-    publicKeyHex: bytesToHex(point),
-    address: addressOf(point),
-    async sign(digest: Uint8Array): Promise<RecoverableSignature> {
-      const sig = await keys.sign({ tenantId: key.tenantId, keyRef: key.keyRef, approvals: key.approvals, alg: 'ES256K-R', digest })
-      return { r: sig.slice(0, 32), s: sig.slice(32, 64), recovery: sig[64] as 0 | 1 }
+    keyType,
+    publicJwk: key.publicJwk,
+    sign: (alg, data) => keys.sign({ tenantId, keyRef, approvals, alg, data }),
+    ...(keyType === 'secp256k1' && {
+      digest: digestSignerOver(key.publicJwk, async (digest) => {
+        const sig = await keys.sign({ tenantId, keyRef, approvals, alg: 'ES256K-R', digest })
+        return { r: sig.slice(0, 32), s: sig.slice(32, 64), recovery: sig[64] as 0 | 1 }
+      }),
+    }),
+  }
+}
+
+/**
+ * The {@link KeySigner} of a secp256k1 key that signs digests only: data is hashed with SHA-256
+ * and the digest signed, in JOSE form (r‖s for `ES256K`, r‖s‖v for `ES256K-R`).
+ */
+export function digestKeySigner(digest: DigestSigner): KeySigner {
+  return {
+    keyType: 'secp256k1',
+    publicJwk: CURVES.secp256k1.publicJwkOfBytes(hexToBytes(digest.publicKeyHex)),
+    digest,
+    async sign(alg, data) {
+      if (!ALGORITHMS_OF.secp256k1.includes(alg))
+        throw new IdentityError('VALIDATION_ERROR', `a secp256k1 key signs under ES256K or ES256K-R, not ${alg}`)
+      const { r, s, recovery } = await digest.sign(sha256(data))
+      return Uint8Array.from(alg === 'ES256K-R' ? [...r, ...s, recovery] : [...r, ...s])
     },
   }
+}
+
+/** A {@link DigestSigner} of the secp256k1 key `publicJwk`, signing through `sign`. */
+function digestSignerOver(publicJwk: PublicJwk, sign: (digest: Uint8Array) => Promise<RecoverableSignature>): DigestSigner {
+  const point = ecPoint(publicJwk)
+  return { publicKeyHex: bytesToHex(point), address: addressOf(point), sign }
 }

@@ -105,6 +105,16 @@ export interface KeyManager {
   destroyKeys(tx: StorageAdapter, tenantId: string, keyRefs: readonly KeyRef[]): Promise<void>
 }
 
+/**
+ * A key a backend found for a tenant: its public JWK, and its signer, which signs with what finding the key read (one
+ * read of the key per signature: the manager's algorithm check and the signature share it).
+ */
+export interface BackendKey {
+  readonly publicJwk: PublicJwk
+  /** Signs a request whose algorithm and input {@link BackendKeyManager} has checked against {@link BackendKey.publicJwk}. */
+  sign(request: SignRequest): Promise<Uint8Array>
+}
+
 /** A backend behind the port: the same calls, with the reference's id part (after `<backend>:`). */
 export interface KeyBackend {
   /** Creates a key; resolves to its id within the backend and its public JWK. */
@@ -117,10 +127,8 @@ export interface KeyBackend {
   ): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
   /** Whether the backend derives keys from {@link HdDerivation}s; without it a `derive` request is 422. */
   readonly derivesKeys?: boolean
-  /** Signs a request whose key, algorithm and input {@link BackendKeyManager} has checked. */
-  sign(request: SignRequest & { id: string }): Promise<Uint8Array>
-  /** The public JWK of the tenant's key `id`, or undefined when the tenant holds none. */
-  publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined>
+  /** The tenant's key `id` (its public JWK and signer), or undefined when the tenant holds none. */
+  find(tenantId: string, id: string): Promise<BackendKey | undefined>
   /** Optional: destroys the tenant's keys `ids` inside `tx` (backends keeping keys in the service's storage). */
   destroyKeys?(tx: StorageAdapter, tenantId: string, ids: readonly string[]): Promise<void>
 }
@@ -165,21 +173,21 @@ export class BackendKeyManager implements KeyManager {
 
   async sign(request: SignRequest): Promise<Uint8Array> {
     const { backend, id } = this.#locate(request.keyRef)
-    const jwk = await backend.publicKey(request.tenantId, id)
-    if (!jwk) throw unknownKey(request.keyRef)
-    const type = keyTypeOfJwk(jwk)!
+    const key = await backend.find(request.tenantId, id)
+    if (!key) throw unknownKey(request.keyRef)
+    const type = keyTypeOfJwk(key.publicJwk)!
     if (!ALGORITHMS_OF[type].includes(request.alg))
       throw new IdentityError('VALIDATION_ERROR', `a ${type} key signs under ${ALGORITHMS_OF[type].join(' or ')}, not ${request.alg}`)
     if (request.digest !== undefined && request.digest.length !== 32)
       throw new IdentityError('VALIDATION_ERROR', 'a prehashed ES256K-R digest must be 32 bytes')
-    return backend.sign({ ...request, id })
+    return key.sign(request)
   }
 
   async publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk> {
     const { backend, id } = this.#locate(keyRef)
-    const jwk = await backend.publicKey(tenantId, id)
-    if (!jwk) throw unknownKey(keyRef)
-    return jwk
+    const key = await backend.find(tenantId, id)
+    if (!key) throw unknownKey(keyRef)
+    return key.publicJwk
   }
 
   async destroyKeys(tx: StorageAdapter, tenantId: string, keyRefs: readonly KeyRef[]): Promise<void> {

@@ -1,8 +1,12 @@
 /**
- * The signing seam. Every signature didvault makes — JWTs, JSON-LD proofs, DID-auth tokens,
- * registry transactions — goes through a {@link DigestSigner}, so keys held encrypted by the
- * SDK (ECS) and keys held by an MPC/threshold provider are interchangeable.
+ * The signing seam. Every signature didvault makes with a wallet's key — JWTs, JSON-LD proofs,
+ * DID-auth tokens, status lists, registry transactions — goes through the wallet's
+ * {@link KeySigner}, so keys behind the key port, keys sealed in 0.1.0 wallet records and keys
+ * held by an MPC/threshold provider are interchangeable. A {@link DigestSigner} is the
+ * secp256k1 form that signs a digest: what the did:ethr registries and the secp256k1 JSON-LD
+ * suites sign with.
  */
+import type { KeyType, PublicJwk, SignatureAlgorithm } from './key-types.js'
 
 /** A secp256k1 signature with low-S and the recovery bit. `r` and `s` are 32-byte big-endian. */
 export interface RecoverableSignature {
@@ -18,4 +22,21 @@ export interface DigestSigner {
   /** EIP-55 checksummed Ethereum address of the key. */
   readonly address: string
   sign(digest: Uint8Array): Promise<RecoverableSignature>
+}
+
+/**
+ * A key as everything that signs sees it, whatever holds it (the key port's backends, a 0.1.0
+ * wallet's sealed record, an MPC provider): its type and public JWK, JOSE signatures under the
+ * algorithms of its type (`ALGORITHMS_OF`), and — for secp256k1 keys only — the
+ * {@link DigestSigner} that signs a 32-byte digest the caller computed (`ES256K-R`), which the
+ * did:ethr registries and the secp256k1 JSON-LD suites take. JWTs sign through
+ * {@link KeySigner.sign}, never through the digest.
+ */
+export interface KeySigner {
+  readonly keyType: KeyType
+  readonly publicJwk: PublicJwk
+  /** The JOSE signature of `data` under `alg` (docs/keys.md); 422 for an algorithm the key type does not sign under. */
+  sign(alg: SignatureAlgorithm, data: Uint8Array): Promise<Uint8Array>
+  /** The digest signer of a secp256k1 key; undefined for other key types. */
+  readonly digest?: DigestSigner
 }

@@ -21,10 +21,12 @@ export interface ApprovalRequest {
   vaultId: string
   mpcVaultID: string
   policy: QuorumPolicy
-  /** `sign`, `changeDidDocument`: the MPC wallet concerned. */
-  wallet?: { did: string; address: string }
-  /** `sign`: the 32-byte digest, hex. */
+  /** `sign`, `changeDidDocument`: the MPC wallet concerned (its Ethereum address for a secp256k1 wallet). */
+  wallet?: { did: string; address?: string }
+  /** `sign` with a secp256k1 wallet: the 32-byte digest, hex. */
   digestHex?: string
+  /** `sign` with a P-256 or Ed25519 wallet: the JOSE algorithm and the data signed, hex. */
+  data?: { alg: 'ES256' | 'EdDSA'; hex: string }
   /** Members whose valid DID-auth tokens came with the request (they count already). */
   approvedBy: readonly string[]
 }

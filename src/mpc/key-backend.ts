@@ -1,9 +1,10 @@
 /**
  * The `mpc` key backend: keys held by an {@link MpcProvider}, reached through the key port. A
- * key's id is `<vaultId>` (a `NONE` vault's key, path `m`) or `<vaultId>/<index>` (wallet `index`
- * of a secp256k1 `BIP44` vault). Keys are made by initializing their vault under its quorum, not
- * by `createKey`; a signature carries the approving members (`SignRequest.approvals`) to the
- * provider, and is checked against the key's public JWK before it is returned.
+ * key's id is `<vaultId>` (a `NONE` vault's key, path `m`), `<vaultId>/<index>` (secp256k1 wallet `index` of a `BIP44`
+ * vault, BIP32 `m/44'/60'/0'/0/<index>`) or `<vaultId>/<index>'` (its P-256 or Ed25519 wallet `index`, SLIP-0010
+ * `m/44'/60'/0'/0'/<index>'`, whose public key only the quorum derives: the directory keeps it).
+ * Keys are made by initializing their vault under its quorum, not by `createKey`; a signature carries the approving
+ * members (`SignRequest.approvals`) to the provider, and is checked against the key's public JWK before it is returned.
  *
  * It lives in `mpc/`, not `keys/backends/`, because the layers put the MPC port above `keys/`.
  */
@@ -11,7 +12,8 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { IdentityError } from '../errors.js'
 import { ACCOUNT_PATH, deriveChildPublicKey } from '../keys/hd.js'
 import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js'
-import type { KeyBackend, SignRequest } from '../keys/port.js'
+import { slip10WalletPath } from '../keys/slip10.js'
+import type { BackendKey, KeyBackend, SignRequest } from '../keys/port.js'
 import { CURVES } from '../keys/types/index.js'
 import { verifyJose } from '../keys/verify-jose.js'
 import { isLowS, recoverPublicKey } from '../keys/secp256k1.js'
@@ -22,10 +24,24 @@ import type { MpcProvider, MpcVaultRef } from './port.js'
 export interface MpcVaultDirectory {
   /** The provider's view of the tenant's initialized MPC vault `vaultId`; undefined when the tenant has none. */
   vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined>
+  /** The public JWK recorded for the P-256 or Ed25519 wallet `index` of the tenant's `BIP44` vault `vaultId`; undefined when none. */
+  hardenedWalletKey?(tenantId: string, vaultId: string, index: number): Promise<PublicJwk | undefined>
 }
 
-/** The key id of a `NONE` vault's key or of a `BIP44` vault's wallet `index`. */
-export const mpcKeyId = (vaultId: string, index?: number): string => (index === undefined ? vaultId : `${vaultId}/${index}`)
+/** A key of the provider as {@link MpcKeyBackend} found it: its vault, path, public JWK and type. */
+interface LocatedKey {
+  vault: MpcVaultRef
+  path: string
+  publicJwk: PublicJwk
+  type: KeyType
+}
+
+/**
+ * The key id of a `NONE` vault's key, of a `BIP44` vault's secp256k1 wallet `index`, or (`hardened`) of its P-256 or
+ * Ed25519 wallet `index`.
+ */
+export const mpcKeyId = (vaultId: string, index?: number, hardened = false): string =>
+  index === undefined ? vaultId : `${vaultId}/${index}${hardened ? "'" : ''}`
 
 export class MpcKeyBackend implements KeyBackend {
   constructor(
@@ -39,14 +55,13 @@ export class MpcKeyBackend implements KeyBackend {
     )
   }
 
-  async publicKey(tenantId: string, id: string): Promise<PublicJwk | undefined> {
+  /** The tenant's key: its vault and the provider's public key, fetched once, serve the algorithm check and the signature. */
+  async find(tenantId: string, id: string): Promise<BackendKey | undefined> {
     const located = await this.#locate(tenantId, id)
-    return located?.publicJwk
+    return located && { publicJwk: located.publicJwk, sign: (request) => this.#sign(located, request) }
   }
 
-  async sign(request: SignRequest & { id: string }): Promise<Uint8Array> {
-    const located = await this.#locate(request.tenantId, request.id)
-    if (!located) throw new IdentityError('NOT_FOUND', `no key ${request.keyRef}`)
+  async #sign(located: LocatedKey, request: SignRequest): Promise<Uint8Array> {
     const { vault, path, publicJwk, type } = located
     const approvals = request.approvals ?? []
     if (type === 'secp256k1') {
@@ -67,12 +82,20 @@ export class MpcKeyBackend implements KeyBackend {
     return outcome.joseSignature
   }
 
-  async #locate(tenantId: string, id: string) {
-    const [vaultId, indexText, ...rest] = id.split('/')
+  async #locate(tenantId: string, id: string): Promise<LocatedKey | undefined> {
+    const [vaultId, step, ...rest] = id.split('/')
+    const hardened = step?.endsWith("'") ?? false
+    const indexText = hardened ? step.slice(0, -1) : step
     const index = indexText === undefined ? undefined : Number(indexText)
     if (rest.length > 0 || (index !== undefined && !(Number.isInteger(index) && String(index) === indexText))) return undefined
     const vault = await this.vaults.vaultRef(tenantId, vaultId)
     if (!vault || (vault.hierarchy === 'BIP44') !== (index !== undefined)) return undefined
+    if (hardened) {
+      const publicJwk = await this.vaults.hardenedWalletKey?.(tenantId, vaultId, index!)
+      const type = publicJwk && keyTypeOfJwk(publicJwk)
+      if (!publicJwk || (type !== 'P-256' && type !== 'Ed25519')) return undefined
+      return { vault, path: slip10WalletPath(index!), publicJwk, type }
+    }
     const type: KeyType = vault.keyType ?? 'secp256k1'
     const node = await this.provider.getPublicKey(vault, vault.hierarchy === 'BIP44' ? ACCOUNT_PATH : 'm')
     const publicKey =

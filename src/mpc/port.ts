@@ -29,12 +29,15 @@ export interface MpcVaultRef {
   mpcAccountID: string
   /** The provider's id of the vault (what {@link MpcProvider.createVault} returned). */
   mpcVaultID: string
-  /** `BIP44`: the key is a BIP32 root and wallets live at `m/44'/60'/0'/0/<index>`; `NONE`: one key, path `m`. */
+  /**
+   * `BIP44`: the key is a seed; its secp256k1 wallets live at BIP32 `m/44'/60'/0'/0/<index>`, its P-256 and Ed25519
+   * wallets at SLIP-0010 `m/44'/60'/0'/0'/<index>'` (one index counter for all three); `NONE`: one key, path `m`.
+   */
   hierarchy: 'NONE' | 'BIP44'
   policy: QuorumPolicy
   /**
-   * The vault's key type; absent means `secp256k1` (every vault before issue 30). `P-256` and
-   * `Ed25519` vaults are `NONE` vaults for now (their `BIP44` derivation comes with SLIP-0010).
+   * The key type of a `NONE` vault's one key; absent means `secp256k1` (every vault before issue 30). Absent on
+   * `BIP44` vaults, whose seed derives keys of every type (each request names the type of the key it wants).
    */
   keyType?: KeyType
 }
@@ -71,13 +74,19 @@ export type SignatureOutcome = { status: 'signed'; signature: RecoverableSignatu
 /** The outcome of a {@link DataSignatureRequest}: the JOSE signature (r‖s for ES256, 64 bytes for EdDSA), or a pending state. */
 export type DataSignatureOutcome = { status: 'signed'; joseSignature: Uint8Array } | MpcPending
 
+/** The outcome of a {@link DerivationRequest}: the public key at the path, or a pending state. */
+export type DerivationOutcome = { status: 'derived'; publicKey: Uint8Array } | MpcPending
+
 /** The outcome of initializing a vault: its key exists, or an explicit pending state. */
 export type InitializeOutcome = { status: 'initialized' } | MpcPending
 
 /** A request to sign a 32-byte digest with a secp256k1 key (unchanged by issue 30). */
 export interface SignatureRequest {
   vault: MpcVaultRef
-  /** BIP32 path of the key: `m` for a `NONE` vault, `m/44'/60'/0'/0/<index>` for a wallet of a `BIP44` one. */
+  /**
+   * Path of the key: `m` for a `NONE` vault; for a wallet of a `BIP44` one, BIP32 `m/44'/60'/0'/0/<index>`
+   * (secp256k1) or SLIP-0010 `m/44'/60'/0'/0'/<index>'` (P-256, Ed25519: {@link DataSignatureRequest}).
+   */
   path: string
   /** The 32-byte digest to sign (already hashed). */
   digest: Uint8Array
@@ -89,6 +98,18 @@ export interface SignatureRequest {
 export interface DataSignatureRequest extends Omit<SignatureRequest, 'digest'> {
   alg: 'ES256' | 'EdDSA'
   data: Uint8Array
+}
+
+/**
+ * A request for the public key of a `BIP44` vault's P-256 or Ed25519 wallet, at its SLIP-0010 path
+ * `m/44'/60'/0'/0'/<index>'`: every step is hardened, so only the private key derives it — it takes a quorum.
+ */
+export interface DerivationRequest {
+  vault: MpcVaultRef
+  path: string
+  keyType: 'P-256' | 'Ed25519'
+  /** Member DIDs (canonical) that approved the wallet's creation, each once. */
+  approvals: readonly string[]
 }
 
 /**
@@ -116,6 +137,12 @@ export interface MpcProvider {
    * (vaults of other key types are refused for it).
    */
   requestDataSignature?(request: DataSignatureRequest): Promise<DataSignatureOutcome>
+  /**
+   * The public key (compressed SEC1 for P-256, 32 bytes for Ed25519) at a hardened SLIP-0010 path of a `BIP44`
+   * vault, when the approvals meet the policy; otherwise a pending outcome. Optional, like
+   * {@link requestDataSignature}: without both, a `BIP44` vault makes secp256k1 wallets only.
+   */
+  derivePublicKey?(request: DerivationRequest): Promise<DerivationOutcome>
   /** Forgets the vault and destroys its key material. Resolves also when there is none. */
   deleteVault(vault: MpcVaultRef): Promise<void>
 }

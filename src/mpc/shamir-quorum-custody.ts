@@ -1,8 +1,8 @@
 /**
  * `ShamirQuorumCustody`, the shipped {@link MpcProvider}: **quorum custody with Shamir secret
- * sharing — not threshold ECDSA.** The vault's key material (a 32-byte BIP32 seed for `BIP44`
- * vaults, a private key for `NONE` ones) is split with Shamir's scheme (`shamir-secret-sharing`)
- * into one share per member of each quorum group, with threshold `requiredApprovals`; each
+ * sharing — not threshold ECDSA.** The vault's key material (a 32-byte seed for `BIP44` vaults — BIP32 for its
+ * secp256k1 wallets, SLIP-0010 for its P-256 and Ed25519 ones — a private key for `NONE` ones) is split with
+ * Shamir's scheme (`shamir-secret-sharing`) into one share per member of each quorum group, with threshold `requiredApprovals`; each
  * share is sealed separately by the keyring, bound to its vault and member. A signature opens
  * the shares of approving members only once they meet a group's quorum, reconstructs the key
  * in memory, signs, and wipes every plaintext buffer it made.
@@ -19,6 +19,7 @@ import { split, combine } from 'shamir-secret-sharing'
 import type { KeyCustody } from '../custody/key-custody.js'
 import { ACCOUNT_PATH, privateKeyAtPath } from '../keys/hd.js'
 import type { KeyType } from '../keys/key-types.js'
+import { slip10Derive, slip10PublicKey, wipeSlip10Node, type Slip10KeyType } from '../keys/slip10.js'
 import { bytesToHex, hexToBytes, signDigest } from '../keys/secp256k1.js'
 import { CURVES } from '../keys/types/index.js'
 import { UniqueConstraintError, type StorageAdapter } from '../storage/port.js'
@@ -27,6 +28,8 @@ import type {
   CreateMpcVaultRequest,
   DataSignatureOutcome,
   DataSignatureRequest,
+  DerivationOutcome,
+  DerivationRequest,
   InitializeOutcome,
   MpcPending,
   MpcProvider,
@@ -61,9 +64,8 @@ export class ShamirQuorumCustody implements MpcProvider {
     const { keys } = this.#collections(vault.tenantId)
     if (await keys.get(vault.vaultId)) return { status: 'initialized' }
 
-    const keyType = vault.keyType ?? 'secp256k1'
-    if (keyType !== 'secp256k1' && vault.hierarchy !== 'NONE')
-      throw new Error(`ShamirQuorumCustody: a ${keyType} vault has hierarchy NONE (BIP44 derivation of ${keyType} comes with SLIP-0010)`)
+    // A BIP44 vault's seed derives every key type: only a NONE vault's key has one.
+    const keyType = vault.hierarchy === 'NONE' ? (vault.keyType ?? 'secp256k1') : 'secp256k1'
     const secret = generateSecret(vault.hierarchy, keyType)
     const shares: MpcShareRecord[] = []
     let key: MpcKeyRecord
@@ -120,11 +122,25 @@ export class ShamirQuorumCustody implements MpcProvider {
   }
 
   async requestDataSignature(request: DataSignatureRequest): Promise<DataSignatureOutcome> {
-    const type: KeyType = request.alg === 'ES256' ? 'P-256' : 'Ed25519'
-    return this.#withSecret(request, type, (secret) => ({
-      status: 'signed',
-      joseSignature: CURVES[type].sign(secret, request.alg, request.data),
-    }))
+    const type: Slip10KeyType = request.alg === 'ES256' ? 'P-256' : 'Ed25519'
+    return this.#withSecret(request, type, (secret, key) =>
+      withKeyAt(secret, key.hierarchy, type, request.path, (privateKey) => ({
+        status: 'signed',
+        joseSignature: CURVES[type].sign(privateKey, request.alg, request.data),
+      })),
+    )
+  }
+
+  /** The public key of a `BIP44` vault's P-256 or Ed25519 wallet: derived (hardened SLIP-0010) from the seed the quorum rebuilds. */
+  async derivePublicKey(request: DerivationRequest): Promise<DerivationOutcome> {
+    const { keyType, path } = request
+    if (request.vault.hierarchy !== 'BIP44') throw new Error('ShamirQuorumCustody: only a BIP44 vault derives keys')
+    return this.#withSecret(request, keyType, (secret, key) =>
+      withKeyAt(secret, key.hierarchy, keyType, path, (privateKey) => ({
+        status: 'derived',
+        publicKey: slip10PublicKey(keyType, privateKey),
+      })),
+    )
   }
 
   /**
@@ -137,7 +153,7 @@ export class ShamirQuorumCustody implements MpcProvider {
     sign: (secret: Uint8Array, key: MpcKeyRecord) => R,
   ): Promise<R | MpcPending> {
     const key = await this.#key(request.vault)
-    if ((key.keyType ?? 'secp256k1') !== type)
+    if (key.hierarchy === 'NONE' && (key.keyType ?? 'secp256k1') !== type)
       throw new Error(`ShamirQuorumCustody: vault ${key.id} holds a ${key.keyType ?? 'secp256k1'} key, not ${type}`)
     if (key.hierarchy === 'NONE' && request.path !== 'm')
       throw new Error(`ShamirQuorumCustody: a NONE vault has only the key m, not ${request.path}`)
@@ -209,6 +225,26 @@ function publicPart(secret: Uint8Array, hierarchy: MpcVaultRef['hierarchy'], key
   } finally {
     root.wipePrivateData()
     account.wipePrivateData()
+  }
+}
+
+/**
+ * Runs `use` with the P-256 or Ed25519 private key at `path` — the vault's key itself (`NONE`, path `m`), or the
+ * SLIP-0010 key derived from its seed (`BIP44`, hardened path) — and wipes the derived key after.
+ */
+function withKeyAt<R>(
+  secret: Uint8Array,
+  hierarchy: MpcVaultRef['hierarchy'],
+  type: Slip10KeyType,
+  path: string,
+  use: (key: Uint8Array) => R,
+): R {
+  if (hierarchy === 'NONE') return use(secret)
+  const node = slip10Derive(type, secret, path)
+  try {
+    return use(node.privateKey)
+  } finally {
+    wipeSlip10Node(node)
   }
 }
 

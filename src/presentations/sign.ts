@@ -22,9 +22,10 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/methods/ethr/index.js'
-import type { DigestSigner } from '../keys/signer.js'
-import { didJwtSigner } from '../proofs/jwt-signer.js'
+import type { KeySigner } from '../keys/signer.js'
+import { jwtIssuerOf, verificationMethodOf } from '../proofs/jwt-signer.js'
 import {
+  jsonLdSignerOf,
   CREDENTIALS_V1_URL,
   CREDENTIALS_V2_URL,
   JsonLdProcessingError,
@@ -69,7 +70,9 @@ async function signed(
   input: SignPresentationInput,
 ): Promise<z.output<typeof signPresentationResponse>['presentation']> {
   ctx.resolvers.get(input.resolver)
-  const signer = await issuerSigner(ctx, caller, input.holder)
+  // A key no JSON-LD suite signs with is refused before any credential is read (422 naming the suites).
+  const signer = await issuerSigner(ctx, caller, input.holder, { jsonLd: input.format !== 'JWT' })
+  const jsonLdSigner = input.format === 'JWT' ? undefined : jsonLdSignerOf(signer)
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
   const now = ctx.now()
@@ -86,9 +89,9 @@ async function signed(
   }
   assertJsonLdInput(ctx, unsigned, 'vcs')
   const { challenge, domain } = jsonLdBinding(input)
-  const jsonld = await signJsonLd(unsigned, signer, {
+  const jsonld = await signJsonLd(unsigned, jsonLdSigner!, {
     proofType: RECOVERY_2020,
-    creator: `${holder}#controller`,
+    creator: (await verificationMethodOf(holder, signer.publicJwk)) ?? `${holder}#controller`,
     created: new Date(now),
     proofPurpose: 'authentication',
     challenge,
@@ -138,7 +141,7 @@ async function signJwt(
   input: SignPresentationInput,
   holder: string,
   credentials: Credential[],
-  signer: DigestSigner,
+  signer: KeySigner,
   now: number,
 ): Promise<string> {
   const payload = {
@@ -155,7 +158,8 @@ async function signJwt(
     ...(input.expiresIn !== undefined && { exp: Math.floor((now + input.expiresIn) / 1000) }),
   }
   try {
-    return await createVerifiablePresentationJwt(payload, { did: holder, signer: didJwtSigner(signer), alg: 'ES256K' })
+    const { kid, ...by } = await jwtIssuerOf(holder, signer)
+    return await createVerifiablePresentationJwt(payload, by, kid === undefined ? {} : { header: { kid } })
   } catch (err) {
     // did-jwt-vc refuses what it cannot present (e.g. a credential with an empty credentialSubject): the caller's input.
     const message = err instanceof Error ? err.message : String(err)

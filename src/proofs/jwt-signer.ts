@@ -1,11 +1,73 @@
-/** did-jwt `Signer`s: over a key of the key port under its JWS algorithm, and over the {@link DigestSigner} seam (secp256k1). */
+/**
+ * did-jwt `Signer`s and what a JWT's header names: the signer of a wallet's {@link KeySigner}
+ * under the JWS algorithm of its key type, its `kid`, and signers over a port key or a
+ * {@link DigestSigner} (keys held in memory: tests, bench).
+ */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Signer } from 'did-jwt'
-import type { SignatureAlgorithm } from '../keys/key-types.js'
+import { didMethodOf, OFFLINE_METHODS } from '../did/methods/index.js'
+import type { KeyType, PublicJwk, SignatureAlgorithm } from '../keys/key-types.js'
 import { dataSignerOf, type PortKey } from '../keys/port-signers.js'
 import type { KeyManager } from '../keys/port.js'
-import type { DigestSigner } from '../keys/signer.js'
+import type { DigestSigner, KeySigner } from '../keys/signer.js'
+
+/** The JWS algorithm of the JWTs (VC-JWT, VP-JWT, status lists) a key type signs. */
+const JWT_ALGORITHM_OF: Readonly<Record<KeyType, SignatureAlgorithm>> = { secp256k1: 'ES256K', 'P-256': 'ES256', Ed25519: 'EdDSA' }
+
+/** What a JWT signed by a wallet's key names in its header, and the did-jwt signer that signs it. */
+export interface JwtIssuer {
+  did: string
+  alg: SignatureAlgorithm
+  signer: Signer
+  /** The verification method of the DID's document that lists the key; absent for did:ethr (whose JWTs never named one). */
+  kid?: string
+}
+
+/**
+ * The issuer of JWTs `did` signs with `signer`'s key: `ES256K`, `ES256` or `EdDSA` by its key type — `ES256K-R` for
+ * a did:ethr DID-auth token (`recoverable`: its document names the owner by address only) — and `kid` the id of the
+ * verification method of the DID's current document that lists the key (did:key, did:jwk, did:web).
+ */
+export async function jwtIssuerOf(did: string, signer: KeySigner, options: { recoverable?: boolean } = {}): Promise<JwtIssuer> {
+  const recoverable = options.recoverable === true && signer.keyType === 'secp256k1' && did.startsWith('did:ethr:')
+  const alg = recoverable ? 'ES256K-R' : JWT_ALGORITHM_OF[signer.keyType]
+  const kid = await verificationMethodOf(did, signer.publicJwk)
+  return { did, alg, signer: keySignerJwtSigner(signer, alg), ...(kid !== undefined && { kid }) }
+}
+
+/**
+ * The id of the verification method of `did`'s current document that lists `publicJwk` (did:key, did:jwk, did:web);
+ * undefined when none does, and for did:ethr, whose documents name the owner by address (`<did>#controller`).
+ */
+export async function verificationMethodOf(did: string, publicJwk: PublicJwk): Promise<string | undefined> {
+  const method = didMethodOf(did)
+  if (!method) return undefined
+  // A DID derived from its key (did:key, did:jwk) lists the same method for good: resolved once.
+  const derived = OFFLINE_METHODS.includes(method)
+  const cacheKey = `${did} ${publicJwk.x}`
+  if (derived && DERIVED_METHOD_IDS.has(cacheKey)) return DERIVED_METHOD_IDS.get(cacheKey)
+  const keys = await method.controllingKeys(did)
+  const same = (jwk?: PublicJwk) => jwk !== undefined && jwk.crv === publicJwk.crv && jwk.x === publicJwk.x && jwk.y === publicJwk.y
+  const methodId = keys.find((key) => same(key.publicJwk))?.methodId
+  if (derived) {
+    if (DERIVED_METHOD_IDS.size >= DERIVED_METHOD_IDS_MAX) DERIVED_METHOD_IDS.delete(DERIVED_METHOD_IDS.keys().next().value!)
+    DERIVED_METHOD_IDS.set(cacheKey, methodId)
+  }
+  return methodId
+}
+
+/** The verification methods of DIDs derived from their key, by DID and key: bounded, the oldest entry leaves first. */
+const DERIVED_METHOD_IDS = new Map<string, string | undefined>()
+const DERIVED_METHOD_IDS_MAX = 10_000
+
+/** A did-jwt `Signer` of `signer`'s key under `alg`: the JOSE signature, base64url. */
+export function keySignerJwtSigner(signer: KeySigner, alg: SignatureAlgorithm): Signer {
+  return async (data) => {
+    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
+    return Buffer.from(await signer.sign(alg, bytes)).toString('base64url')
+  }
+}
 
 /**
  * A did-jwt `Signer` of a port key under `alg` (`ES256K`, `ES256K-R`, `ES256`, `EdDSA`): give the
@@ -19,7 +81,10 @@ export function keyPortJwtSigner(keys: KeyManager, key: PortKey, alg: SignatureA
   }
 }
 
-/** A did-jwt `Signer` over the {@link DigestSigner} seam (ES256K and ES256K-R): SHA-256 of the signing input, signed as a digest. */
+/**
+ * A did-jwt `Signer` over a {@link DigestSigner} (ES256K and ES256K-R): SHA-256 of the signing input, signed as a
+ * digest. For keys held in memory (`LocalSigner`: tests, bench, outside holders); wallets sign through {@link jwtIssuerOf}.
+ */
 export function didJwtSigner(signer: DigestSigner): Signer {
   return async (data) => {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data

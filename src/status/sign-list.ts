@@ -12,13 +12,12 @@ import { createHash } from 'node:crypto'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { forbidden } from '../errors.js'
 import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
-import type { DigestSigner } from '../keys/signer.js'
+import type { KeySigner } from '../keys/signer.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
 import { CREDENTIALS_STATUS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import { RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
-import { registryForDid } from '../wallets/config.js'
-import { ownerWallet } from '../wallets/did-updates.js'
+import { signingWallet } from '../wallets/config.js'
 import { WALLETS, type WalletRecord } from '../wallets/records.js'
 import { encodeList } from './bitstring.js'
 import { listUrlOf } from './list-url.js'
@@ -71,7 +70,7 @@ export async function listSigners(
   const { wallets } = tenantCollections(ctx.storage, list.tenantId, { wallets: WALLETS })
   const issuer = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(list.issuer) })
   if (!issuer) throw forbidden(`the issuer ${list.issuer} of its status lists is no longer a wallet of the tenant`)
-  return { issuer, owner: await ownerWallet(ctx, issuer, registryForDid(ctx, issuer.did, undefined)) }
+  return { issuer, owner: await signingWallet(ctx, issuer) }
 }
 
 /** Whether lists signed by `owner` need its vault's quorum. */
@@ -142,7 +141,7 @@ function signListCredential(
   ctx: Pick<SigningContext, 'now'>,
   list: StatusListRecord,
   encodedList: string,
-  signer: DigestSigner,
+  signer: KeySigner,
 ): Promise<string | Record<string, unknown>> {
   const url = listUrlOf(list.baseUrl, list.id)
   const content: CredentialContent = {

@@ -1,6 +1,6 @@
 /** What the tokens' operation may be given (it takes only the parts it uses). */
-import type { Resolvable } from 'did-resolver'
 import type { AuditTrail } from '../audit/trail.js'
+import type { ClaimResolvers } from '../did/named-resolvers.js'
 import type { KnownKeys } from '../proofs/known-keys.js'
 import type { Runtime } from '../operations/runtime.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -20,8 +20,8 @@ export interface TokensConfig {
 export interface TokensContext extends Runtime {
   storage: StorageAdapter
   signers: WalletSigners
-  /** The service's own resolver (what DID-auth tokens are verified against). */
-  resolver: Resolvable
+  /** The named resolvers: DID-auth tokens are verified against the `default` one (the service's DIDs; did:key, did:jwk offline). */
+  resolvers: ClaimResolvers
   keys: KnownKeys
   audit: AuditTrail
   config: TokensConfig

@@ -16,7 +16,7 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { TokensContext } from './context.js'
 
 export async function generateToken(
-  ctx: Pick<TokensContext, 'audit' | 'config' | 'keys' | 'now' | 'resolver' | 'signers' | 'storage'>,
+  ctx: Pick<TokensContext, 'audit' | 'config' | 'keys' | 'now' | 'resolvers' | 'signers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof generateTokenSchema>,
 ): Promise<DidAuthToken> {
@@ -42,7 +42,8 @@ export async function generateToken(
       issuedAt: now,
       expiresAt,
       audience: ctx.config.audience,
-      resolver: ctx.resolver,
+      // Checked as the Authenticator will check it: against the `default` resolver.
+      resolver: ctx.resolvers.get().resolver,
       keys: ctx.keys,
     })
   } catch (err) {

@@ -12,8 +12,16 @@ const object = z.record(z.string(), z.unknown())
 
 export const didAuthToken = z
   .strictObject({
-    jsonld: object.meta({ description: 'The DIDAuthCredential as JSON-LD with an EcdsaKoblitzSignature2016 proof.' }),
-    jwt: z.string().meta({ description: 'The same credential as a VC-JWT (ES256K-R): send it in `x-did-auth`.' }),
+    jsonld: object.optional().meta({
+      description:
+        'The DIDAuthCredential as JSON-LD with an EcdsaKoblitzSignature2016 proof: secp256k1 wallets only ' +
+        '(P-256 and Ed25519 wallets get `jwt` alone until a Data Integrity suite signs with their keys).',
+    }),
+    jwt: z.string().meta({
+      description:
+        'The credential as a VC-JWT, signed by the wallet’s key — ES256K-R (did:ethr), ES256K (other secp256k1 DIDs), ' +
+        'ES256 (P-256) or EdDSA (Ed25519): send it in `x-did-auth`.',
+    }),
     verifications: z.strictObject({ header: object, document: object, signature: z.string(), tbs: z.string(), issuer: z.string() }),
   })
   .meta({ id: 'DidAuthToken' })

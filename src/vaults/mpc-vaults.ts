@@ -1,17 +1,21 @@
 /**
  * The service's side of MPC vaults: turns vault records into provider calls, gathers the
- * quorum of approvals each call needs, and gives MPC wallets their {@link DigestSigner}, which
+ * quorum of approvals each call needs, and gives MPC wallets their {@link KeySigner}, which
  * signs through the `mpc` key backend ({@link MpcVaults.keyBackend}, the one the service's key
  * port routes `mpc:` references to).
  */
-import { notFound } from '../errors.js'
+import { IdentityError, notFound } from '../errors.js'
 import { bytesToHex, recoverPublicKey } from '../keys/secp256k1.js'
 import { BackendKeyManager, type KeyManager } from '../keys/port.js'
 import { MpcKeyBackend, mpcKeyId } from '../mpc/key-backend.js'
-import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
+import type { DigestSigner, KeySigner, RecoverableSignature } from '../keys/signer.js'
+import { digestKeySigner } from '../keys/port-signers.js'
 import type { StorageAdapter } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
-import type { WalletRecord } from '../wallets/records.js'
+import { WALLETS, type WalletRecord } from '../wallets/records.js'
+import { keyTypeOfConfig } from '../wallets/config.js'
+import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../keys/key-types.js'
+import { slip10WalletPath } from '../keys/slip10.js'
 import { type QuorumApprovals, type ApprovalAction, type ApprovalEvidence, type ApprovalRequest } from '../mpc/approvals.js'
 import type { MpcProvider, MpcVaultRef } from '../mpc/port.js'
 
@@ -21,7 +25,8 @@ import { tenantCollectionOf } from '../storage/declaration.js'
 import type { AuditTrail } from '../audit/trail.js'
 
 /** The fields of an MPC wallet record its signer needs. */
-export type MpcWallet = Pick<WalletRecord, 'tenantId' | 'vaultId' | 'index' | 'did' | 'publicKeyHex' | 'ethereumAddress'>
+export type MpcWallet = Pick<WalletRecord, 'tenantId' | 'vaultId' | 'index' | 'did' | 'publicKeyHex' | 'ethereumAddress'> &
+  Partial<Pick<WalletRecord, 'keyRef' | 'publicKeyJwk'>>
 
 export class MpcVaults {
   /** The `mpc` key backend over this service's MPC vaults: the key port's backend for `mpc:` references. */
@@ -49,6 +54,7 @@ export class MpcVaults {
       mpcVaultID: vault.mpcVaultID!,
       hierarchy: vault.hierarchy,
       policy: { groups: vault.mpcGroups! },
+      ...mpcKeyTypeOf(vault),
     }
   }
 
@@ -57,7 +63,7 @@ export class MpcVaults {
     vault: VaultRecord,
     action: ApprovalAction,
     evidence: ApprovalEvidence | undefined,
-    subject?: { wallet: MpcWallet; digest?: Uint8Array },
+    subject?: { wallet: MpcWallet; digest?: Uint8Array; data?: { alg: 'ES256' | 'EdDSA'; data: Uint8Array } },
   ): Promise<string[]> {
     const request: Omit<ApprovalRequest, 'approvedBy'> = {
       action,
@@ -66,8 +72,10 @@ export class MpcVaults {
       mpcVaultID: vault.mpcVaultID!,
       policy: { groups: vault.mpcGroups! },
     }
-    if (subject) request.wallet = { did: subject.wallet.did, address: subject.wallet.ethereumAddress! }
+    if (subject)
+      request.wallet = { did: subject.wallet.did, ...(subject.wallet.ethereumAddress && { address: subject.wallet.ethereumAddress }) }
     if (subject?.digest) request.digestHex = bytesToHex(subject.digest)
+    if (subject?.data) request.data = { alg: subject.data.alg, hex: bytesToHex(subject.data.data) }
     return this.approvals.gather(request, evidence)
   }
 
@@ -80,15 +88,56 @@ export class MpcVaults {
     await this.approvalsFor(await this.vaultOf(wallet), action, evidence, { wallet })
   }
 
-  /** The signer of an MPC wallet, counting `evidence`'s DIDs as approvals of each signature it makes. */
-  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): DigestSigner {
-    return new MpcWalletSigner(this, wallet, evidence)
+  /**
+   * The signer of an MPC wallet, counting `evidence`'s DIDs as approvals of each signature it makes: a secp256k1 wallet's
+   * each approved over the digest it signs (SHA-256 of a JWT's signing input); a P-256 or Ed25519 wallet's over the data
+   * it signs under `ES256` / `EdDSA` ({@link MpcVaults.signData}).
+   */
+  signerFor(wallet: MpcWallet, evidence?: ApprovalEvidence): KeySigner {
+    if (wallet.publicKeyHex !== undefined) return digestKeySigner(new MpcWalletSigner(this, wallet, evidence))
+    const publicJwk = wallet.publicKeyJwk
+    const keyType = publicJwk === undefined ? undefined : keyTypeOfJwk(publicJwk)
+    if (publicJwk === undefined || keyType === undefined) throw new RangeError(`${wallet.did} holds no key didvault signs with`)
+    return {
+      keyType,
+      publicJwk,
+      sign: async (alg, data) => {
+        if (alg !== 'ES256' && alg !== 'EdDSA')
+          throw new IdentityError('VALIDATION_ERROR', `a ${keyType} key signs under ES256 or EdDSA, not ${alg}`)
+        return this.signData(wallet, evidence, alg, data)
+      },
+    }
   }
 
   /** The provider's view of the tenant's initialized MPC vault `vaultId` (the mpc key backend's directory); undefined otherwise. */
   async vaultRef(tenantId: string, vaultId: string): Promise<MpcVaultRef | undefined> {
     const vault = await tenantCollectionOf(this.storage, VAULTS, tenantId).get(vaultId)
     return vault?.keyManagement === 'MPC' && vault.status === 'INITIALIZED' ? this.refOf(vault) : undefined
+  }
+
+  /**
+   * The JOSE signature (`ES256`, `EdDSA`) of `data` by a P-256 or Ed25519 MPC wallet, with a quorum of approvals
+   * gathered from `evidence` (and the approval callback) for this signature: 403 `FORBIDDEN` naming what is missing
+   * short of one. Checked by the key backend against the wallet's public JWK; recorded as `mpc.sign`.
+   */
+  async signData(wallet: MpcWallet, evidence: ApprovalEvidence | undefined, alg: 'ES256' | 'EdDSA', data: Uint8Array): Promise<Uint8Array> {
+    if (wallet.keyRef === undefined) throw new RangeError(`${wallet.did} is not a P-256 or Ed25519 MPC wallet`)
+    const vault = await this.vaultOf(wallet)
+    const approvals = await this.approvalsFor(vault, 'sign', evidence, { wallet, data: { alg, data } })
+    const signature = await this.keys.sign({ tenantId: wallet.tenantId, keyRef: wallet.keyRef, alg, data, approvals })
+    await this.audit.record(actorOf(wallet, evidence), [{ action: 'mpc.sign', target: { type: 'wallet', id: wallet.did }, approvals }])
+    return signature
+  }
+
+  /** The public JWK of the P-256 or Ed25519 wallet `index` of the tenant's vault `vaultId` (the mpc key backend's directory). */
+  async hardenedWalletKey(tenantId: string, vaultId: string, index: number): Promise<PublicJwk | undefined> {
+    const wallet = await tenantCollectionOf(this.storage, WALLETS, tenantId).findOne({
+      and: [
+        { field: 'vaultId', op: 'eq', value: vaultId },
+        { field: 'index', op: 'eq', value: index },
+      ],
+    })
+    return wallet?.keyManagement === 'MPC' && wallet.path === slip10WalletPath(index) ? wallet.publicKeyJwk : undefined
   }
 
   /** @internal The vault of an MPC wallet. */
@@ -130,9 +179,26 @@ class MpcWalletSigner implements DigestSigner {
     if (bytesToHex(recoverPublicKey(signature, digest)) !== this.publicKeyHex)
       throw new Error(`the MPC provider signed with a key other than ${this.address}'s`)
     // A signature writes nothing of the tenant's: its record is a transaction of its own.
-    const e = this.evidence
-    const actor = { tenantId: this.wallet.tenantId, dids: e?.dids ?? [], apiKeyId: e?.apiKeyId, requestId: e?.requestId }
+    const actor = actorOf(this.wallet, this.evidence)
     await this.vaults.audit.record(actor, [{ action: 'mpc.sign', target: { type: 'wallet', id: this.wallet.did }, approvals }])
     return signature
   }
+}
+
+/** Who an `mpc.sign` record names: the request's DIDs, API key and request id. */
+const actorOf = (wallet: MpcWallet, e: ApprovalEvidence | undefined) => ({
+  tenantId: wallet.tenantId,
+  dids: e?.dids ?? [],
+  apiKeyId: e?.apiKeyId,
+  requestId: e?.requestId,
+})
+
+/**
+ * The key type a provider is told for a `NONE` vault — its template's (`walletConfig.keyType`), fixed at creation —
+ * when it is not secp256k1 (absent means secp256k1, as for a provider written before issue 30). A `BIP44` vault's
+ * seed derives every key type: none.
+ */
+export function mpcKeyTypeOf(vault: Pick<VaultRecord, 'hierarchy' | 'walletConfig'>): { keyType?: KeyType } {
+  const keyType = keyTypeOfConfig(vault.walletConfig)
+  return vault.hierarchy === 'NONE' && keyType !== 'secp256k1' ? { keyType } : {}
 }

@@ -4,7 +4,6 @@ import { ethereumKeyOf, type EthrNetwork } from '../did/methods/ethr/index.js'
 import type { CreatedKey } from '../keys/port.js'
 import { hexToBytes } from '../keys/secp256k1.js'
 import { keyTypeOfJwk, type PublicJwk } from '../keys/key-types.js'
-import { publicKeyDerHex } from '../keys/spki.js'
 import { ecJwk } from '../keys/types/curve.js'
 import type { WalletRecord } from './records.js'
 import type { WalletConfig } from './config-schemas.js'
@@ -48,20 +47,6 @@ export async function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, i
   const record = recordOf(ctx, id, did, method, input, publicJwk)
   Object.assign(record, { keyRef, keyType })
   if (input.path !== undefined) record.path = input.path
-  return record
-}
-
-/** A wallet record for a secp256k1 key an MPC provider holds: address, did:ethr DID, `publicKeyDER`, and no private key. */
-export async function buildMpcWallet(
-  ctx: Pick<WalletsContext, 'config' | 'now'>,
-  input: Omit<NewWallet, 'key'> & { publicKey: Uint8Array },
-): Promise<WalletRecord> {
-  const publicJwk = ecJwk('secp256k1', hexToBytes(ethereumKeyOf(input.publicKey).publicKeyHex))
-  const id = randomUUID()
-  const did = await walletDid(ctx.config, { method: 'ethr', publicJwk, walletId: id, network: input.network })
-  const record = recordOf(ctx, id, did, 'ethr', input, publicJwk)
-  record.keyManagement = 'MPC'
-  record.publicKeyDER = publicKeyDerHex(input.publicKey)
   return record
 }
 

@@ -3,7 +3,7 @@
  * request's, checked against what the service is configured for. No request is ever sent
  * to a host the caller names: `apiUrl` must be one of the configured registry endpoints.
  */
-import { invalid } from '../errors.js'
+import { forbidden, invalid } from '../errors.js'
 import { ETHR_KEY_TYPES, parseEthrDid, type EthrNetwork } from '../did/methods/ethr/index.js'
 import { didMethodNamed, immutableMethodError } from '../did/methods/index.js'
 import { KEY_TYPES, type KeyType } from '../keys/key-types.js'
@@ -12,7 +12,7 @@ import type { WalletConfig } from './config-schemas.js'
 import { noPublicUrl } from './wallet-did.js'
 import type { WalletRecord } from './records.js'
 import type { Caller } from '../auth/context.js'
-import { applyTxs, type RegistryReport } from './did-updates.js'
+import { applyTxs, ownerWallet, type RegistryReport } from './did-updates.js'
 import { didWebApplier } from './did-web-updates.js'
 import type { WalletsConfig, WalletsContext } from './context.js'
 
@@ -123,6 +123,21 @@ export function registryForDid(ctx: Pick<WalletsContext, 'registries'>, did: str
     throw invalid(`walletConfig.apiUrl: that registry does not record DIDs of network ${network}`)
   }
   return registry
+}
+
+/**
+ * The wallet whose key signs as `wallet`'s DID (credentials, presentations, status lists): for did:ethr the DID's
+ * current owner ({@link ownerWallet}; `knownOwner` the owner a token of this request proved), for other methods the
+ * wallet itself (did:key and did:jwk never change hands). 403 when the service holds no such key for the tenant.
+ */
+export async function signingWallet(
+  ctx: Pick<WalletsContext, 'registries' | 'signers' | 'storage'>,
+  wallet: WalletRecord,
+  knownOwner?: string,
+): Promise<WalletRecord> {
+  if (wallet.did.startsWith('did:ethr:')) return ownerWallet(ctx, wallet, registryForDid(ctx, wallet.did, undefined), knownOwner)
+  if (!ctx.signers.canSign(wallet)) throw forbidden(`the service holds no key of ${wallet.did} for the tenant: it cannot sign as it`)
+  return wallet
 }
 
 /**

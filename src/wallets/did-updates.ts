@@ -75,7 +75,9 @@ async function applyOne(
   const owner = await ownerWallet(ctx, wallet, registry)
   // An MPC owner's quorum is checked here for every registry: the embedded one records changes without a signature.
   await ctx.signers.authorize(owner, 'changeDidDocument', approvals)
-  const signer = ctx.signers.signerFor(owner, approvals)
+  // The did:ethr registries sign ERC-1056 digests: a secp256k1 owner key's digest signer.
+  const signer = ctx.signers.signerFor(owner, approvals).digest
+  if (!signer) throw invalid(`the owner of ${wallet.did} has no secp256k1 key: the did:ethr registries sign with secp256k1 keys only`)
   const sign = (change: RegistryChange) => registry.apply(identity, change, signer)
   if (tx.newOwner !== undefined) {
     // Either form of a key's DID: the owner is its address.

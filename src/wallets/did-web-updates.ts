@@ -2,8 +2,8 @@
  * `walletConfig.txsInput` on a did:web wallet (the did:web branch of {@link walletConfigApplier}): checked whole
  * before anything is written, applied by the did:web method's storage in one transaction with its audit acts (one
  * `did.update` per version), reported like a registry's changes: `apiUrl` the document's URL, each element's
- * `op` and `versionId`; a failure of that transaction (nothing applied) is the report's one error. A document whose `controller` is a DID no wallet of the tenant holds is no longer the
- * service's to change: 403 naming the controller.
+ * `op` and `versionId`; a failure of that transaction (nothing applied) is the report's one error. A document whose
+ * `controller` is a DID no wallet of the tenant holds is no longer the service's to change: 403 naming the controller.
  */
 import { forbidden, invalid } from '../errors.js'
 import { applyDidWebTxs, changesOfDidWeb, checkDidWebTxs, didWebUrl, type AppliedDidWebTx, type DidWebTx } from '../did/methods/index.js'

@@ -1,7 +1,7 @@
 /**
- * The per-wallet signer seam: {@link WalletSigners.signerFor} gives the {@link DigestSigner}
- * of a wallet, whatever holds its key. Operations sign through it and never see key
- * material; an MPC provider plugs in here.
+ * The per-wallet signer seam: {@link WalletSigners.signerFor} gives the {@link KeySigner} of a
+ * wallet, whatever holds its key and whatever its key type. Operations sign through it and never
+ * see key material; an MPC provider plugs in here.
  */
 import { IdentityError } from '../errors.js'
 import type { WalletRecord } from './records.js'
@@ -9,8 +9,8 @@ import type { ApprovalAction, ApprovalEvidence } from '../mpc/approvals.js'
 import type { KeyCustody } from '../custody/key-custody.js'
 import type { KeyManager } from '../keys/port.js'
 import { hexToBytes, signDigest } from '../keys/secp256k1.js'
-import type { DigestSigner, RecoverableSignature } from '../keys/signer.js'
-import { digestSignerOf } from '../keys/port-signers.js'
+import type { DigestSigner, KeySigner, RecoverableSignature } from '../keys/signer.js'
+import { digestKeySigner, portKeySigner } from '../keys/port-signers.js'
 import { CURVES } from '../keys/types/index.js'
 
 /** The fields of a wallet record a signer needs. */
@@ -35,7 +35,7 @@ export type SignableWallet = Pick<
  */
 export interface MpcWalletKeys {
   /** The signer of an MPC wallet, counting `approvals` as approvals of each signature it makes. */
-  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner
+  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): KeySigner
   /** Resolves when `approvals` (with the approval callback) meet the wallet's vault's quorum for `action`; 403 otherwise. */
   authorize(wallet: SignableWallet, action: ApprovalAction, approvals?: ApprovalEvidence): Promise<void>
 }
@@ -58,18 +58,15 @@ export class WalletSigners {
    * `approvals.owners` (DIDs whose owner key signed one of the request's tokens), then those the service's
    * `mpc.approve` callback names; short of a quorum, its `sign` rejects with 403 FORBIDDEN.
    */
-  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): DigestSigner {
+  signerFor(wallet: SignableWallet, approvals?: ApprovalEvidence): KeySigner {
     if (wallet.keyManagement === 'MPC') return this.mpc.signerFor(wallet, approvals)
-    if (wallet.keyRef !== undefined) return this.#portSigner(wallet as SignableWallet & { keyRef: string })
-    if (wallet.privateKey === undefined)
-      throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.ethereumAddress}`)
-    return new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string })
-  }
-
-  /** The digest adapter over the key port (`ES256K-R`): the wallet holds the key's reference only, and the backend opens the key. */
-  #portSigner(wallet: SignableWallet & { keyRef: string }): DigestSigner {
-    const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex!))
-    return digestSignerOf(this.keys, { tenantId: wallet.tenantId, keyRef: wallet.keyRef, publicJwk })
+    if (wallet.keyRef !== undefined) {
+      // Wallets of 0.2.0 have no publicKeyJwk; their keys are secp256k1.
+      const publicJwk = wallet.publicKeyJwk ?? CURVES.secp256k1.publicJwkOfBytes(hexToBytes(wallet.publicKeyHex!))
+      return portKeySigner(this.keys, { tenantId: wallet.tenantId, keyRef: wallet.keyRef, publicJwk })
+    }
+    if (wallet.privateKey === undefined) throw new IdentityError('FORBIDDEN', `the service holds no signing key for ${wallet.did}`)
+    return digestKeySigner(new SealedKeySigner(this.custody, wallet as SignableWallet & { privateKey: string }))
   }
 
   /**
@@ -83,7 +80,7 @@ export class WalletSigners {
 }
 
 /**
- * Signs with a key kept sealed in its wallet record: each signature opens the envelope, signs
+ * Signs with a secp256k1 key kept sealed in its wallet record (wallets made by 0.1.0): each signature opens the envelope, signs
  * and wipes the key, so no plaintext key stays in memory between signatures.
  */
 class SealedKeySigner implements DigestSigner {

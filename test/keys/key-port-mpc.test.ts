@@ -2,8 +2,8 @@
  * The key port over the `mpc` backend (src/mpc/key-backend.ts) and the shipped quorum custody,
  * on a real SQLite file: the key-backend conformance suite of `didvault/testing` (keys made by
  * initializing NONE vaults of each type), then what is the mpc backend's own: vault keys sign only
- * with a quorum of approvals, a wallet key of a secp256k1 BIP44 vault signs too, createKey is
- * refused, and a provider's high-S signature is refused.
+ * with a quorum of approvals, wallet keys of BIP44 vaults sign too (P-256 and Ed25519 ones derived only with a
+ * quorum), createKey is refused, and a provider's high-S signature is refused.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,6 +15,8 @@ import { ALGORITHMS_OF, KEY_TYPES, type KeyType } from '../../src/keys/key-types
 import { Keyring, randomMasterKey } from '../../src/keys/keyring.js'
 import { BackendKeyManager } from '../../src/keys/port.js'
 import { verifyJose } from '../../src/keys/verify-jose.js'
+import { slip10WalletPath } from '../../src/keys/slip10.js'
+import { CURVES } from '../../src/keys/types/index.js'
 import { MpcKeyBackend, mpcKeyId } from '../../src/mpc/key-backend.js'
 import type { MpcProvider, MpcVaultRef } from '../../src/mpc/port.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
@@ -133,8 +135,40 @@ describe('the key port, mpc backend', () => {
     await expect(keys.publicKey('a', `mpc:${vault.vaultId}/03`)).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
   })
 
-  it('refuses a BIP44 vault of P-256 or Ed25519 (its derivation comes with SLIP-0010), and createKey on mpc', async () => {
-    await expect(mpcVault('P-256', 'BIP44')).rejects.toThrow(/hierarchy NONE/)
+  for (const type of ['P-256', 'Ed25519'] as const) {
+    it(`derives a BIP44 vault's ${type} wallet key (hardened SLIP-0010) only with a quorum, and signs through the port`, async () => {
+      const vault = await mpcVault(type, 'BIP44')
+      const path = slip10WalletPath(2)
+      const request = { vault, path, keyType: type, approvals: members.slice(1) }
+      expect(await custody.derivePublicKey(request)).toMatchObject({
+        status: 'pending',
+        reason: 'insufficient-approvals',
+        missingApprovals: 1,
+      })
+      const derived = await custody.derivePublicKey({ ...request, approvals: members })
+      if (derived.status !== 'derived') throw new Error('not derived')
+      expect(await custody.derivePublicKey({ ...request, approvals: members })).toEqual(derived)
+      const other = await custody.derivePublicKey({ ...request, path: slip10WalletPath(3), approvals: members })
+      expect(other).not.toEqual(derived)
+      // The vaults domain answers the wallet's recorded public JWK for `<vaultId>/<index>'`.
+      const publicJwk = CURVES[type].publicJwkOfBytes(derived.publicKey)
+      const directory = {
+        vaultRef: async (tenantId: string, vaultId: string) => (tenantId === 'a' ? vaults.get(vaultId) : undefined),
+        hardenedWalletKey: async (_tenantId: string, _vaultId: string, index: number) => (index === 2 ? publicJwk : undefined),
+      }
+      const port = new BackendKeyManager({ mpc: new MpcKeyBackend(custody, directory) }, 'mpc')
+      const keyRef = `mpc:${mpcKeyId(vault.vaultId, 2, true)}`
+      expect(await port.publicKey('a', keyRef)).toEqual(publicJwk)
+      const alg = ALGORITHMS_OF[type][0]
+      expect(verifyJose(publicJwk, alg, data, await port.sign({ tenantId: 'a', keyRef, alg, data, approvals: members }))).toBe(true)
+      await expect(port.sign({ tenantId: 'a', keyRef, alg, data, approvals: members.slice(1) })).rejects.toMatchObject({
+        errorType: 'FORBIDDEN',
+      })
+      await expect(port.publicKey('a', `mpc:${mpcKeyId(vault.vaultId, 3, true)}`)).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
+    })
+  }
+
+  it('refuses createKey on mpc', async () => {
     await expect(keys.createKey({ tenantId: 'a', type: 'Ed25519', backend: 'mpc' })).rejects.toMatchObject({
       errorType: 'VALIDATION_ERROR',
     })

@@ -42,13 +42,8 @@ async function tokenOfWallet(id: string, did: string): Promise<string> {
   const now = Math.floor(Date.now() / 1000)
   const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
   const keyRef = record.keyRef!
-  const signature = await sealed.sign({
-    tenantId: 'tenant-a',
-    keyRef,
-    id: keyRef.slice('sealed:'.length),
-    alg,
-    data: new TextEncoder().encode(data),
-  })
+  const key = (await sealed.find('tenant-a', keyRef.slice('sealed:'.length)))!
+  const signature = await key.sign({ tenantId: 'tenant-a', keyRef, alg, data: new TextEncoder().encode(data) })
   return `${data}.${Buffer.from(signature).toString('base64url')}`
 }
 

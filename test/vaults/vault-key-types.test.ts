@@ -183,7 +183,7 @@ describe('vault templates and vault wallets of every method and key type', () =>
     expect(await snapshot(bare)).toEqual(before)
   })
 
-  it('MPC vaults refuse a template of another method or key type (422 naming what they make)', async () => {
+  it('MPC vaults refuse a did:ethr template of another key type than secp256k1 (422 naming what did:ethr takes)', async () => {
     const before = await snapshot(h)
     const res = await h.request('POST', '/vaults', {
       json: {
@@ -191,11 +191,11 @@ describe('vault templates and vault wallets of every method and key type', () =>
         keyManagement: 'MPC',
         mpcAccountID: 'acct',
         mpcGroups: { name: 'g', requiredApprovals: 1, members: [{ id: 'did:ethr:dev:0x0000000000000000000000000000000000000001' }] },
-        walletConfig: { didMethod: 'key', keyType: 'P-256' },
+        walletConfig: { didMethod: 'ethr', keyType: 'P-256' },
       },
     })
     expectError(res, 422, 'VALIDATION_ERROR')
-    expect(res.body.errorMessage).toMatch(/MPC vaults make did:ethr wallets of secp256k1 keys/)
+    expect(res.body.errorMessage).toMatch(/a did:ethr DID cannot be made for a P-256 key/)
     expect(await snapshot(h)).toEqual(before)
   })
 })

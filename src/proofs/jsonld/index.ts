@@ -2,7 +2,9 @@
  * JSON-LD credential proofs, fully offline: EcdsaKoblitzSignature2016 (default) and
  * EcdsaSecp256k1RecoverySignature2020, proof sets, bundled contexts.
  */
-import type { DigestSigner } from '../../keys/signer.js'
+import { invalid } from '../../errors.js'
+import type { KeyType } from '../../keys/key-types.js'
+import type { DigestSigner, KeySigner } from '../../keys/signer.js'
 import { JsonLdProofError, shown } from './errors.js'
 import { KOBLITZ_2016, KOBLITZ_2016_SUITE, signKoblitz2016 } from './koblitz2016.js'
 import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult, type ProofSuite } from './proof-set.js'
@@ -40,6 +42,35 @@ export type ProofType = typeof KOBLITZ_2016 | typeof RECOVERY_2020
 export interface SignJsonLdOptions extends ProofOptions {
   /** Suite of the new proof; `EcdsaKoblitzSignature2016` when omitted. */
   proofType?: ProofType
+}
+
+/** The suites didvault signs JSON-LD proofs with, by key type (Data Integrity suites for P-256 and Ed25519 come next). */
+export const JSON_LD_SUITES_OF: Readonly<Record<KeyType, readonly ProofType[]>> = {
+  secp256k1: [KOBLITZ_2016, RECOVERY_2020],
+  'P-256': [],
+  Ed25519: [],
+}
+
+/**
+ * Resolves for a key type a JSON-LD suite here signs with (secp256k1).
+ * @throws {IdentityError} 422 naming the suites that can sign, and what comes next, for another key type
+ */
+export function assertJsonLdSigns(keyType: KeyType): void {
+  if (JSON_LD_SUITES_OF[keyType].length > 0) return
+  throw invalid(
+    `a ${keyType} key cannot sign a JSON-LD proof here: the JSON-LD suites (${JSON_LD_SUITES_OF.secp256k1.join(', ')}) ` +
+      'sign with secp256k1 keys; Data Integrity suites for P-256 and Ed25519 come next. Sign as a JWT (format: "JWT")',
+  )
+}
+
+/**
+ * The digest signer the JSON-LD suites sign with, of `signer`'s key.
+ * @throws {IdentityError} 422 naming the suites that can sign, for a key type no suite here signs with (check before writing)
+ */
+export function jsonLdSignerOf(signer: KeySigner): DigestSigner {
+  assertJsonLdSigns(signer.keyType)
+  if (!signer.digest) throw new Error(`a ${signer.keyType} signer without a digest signer`)
+  return signer.digest
 }
 
 const SUITES: ReadonlyMap<string, ProofSuite> = new Map([

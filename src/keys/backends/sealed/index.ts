@@ -7,7 +7,7 @@ import { tenantCollectionOf } from '../../../storage/declaration.js'
 import { UniqueConstraintError, type StorageAdapter } from '../../../storage/port.js'
 import type { Keyring } from '../../keyring.js'
 import type { KeyType, PublicJwk } from '../../key-types.js'
-import type { HdDerivation, KeyBackend, SignRequest } from '../../port.js'
+import type { BackendKey, HdDerivation, KeyBackend, SignRequest } from '../../port.js'
 import { secretContext } from '../../secret-context.js'
 import { jwkThumbprint } from '../../thumbprint.js'
 import { CURVES, signRecoverableDigest } from '../../types/index.js'
@@ -73,13 +73,17 @@ export class SealedKeyBackend implements KeyBackend {
     return { id: thumbprint, publicJwk }
   }
 
-  async sign(request: SignRequest & { id: string }): Promise<Uint8Array> {
-    const record = await tenantCollectionOf(this.storage, SEALED_KEYS, request.tenantId).get(sealedKeyId(request.tenantId, request.id))
-    if (!record) throw new Error(`sealed key ${request.id} vanished while signing`)
+  /** The tenant's key: its record, read once, gives the public JWK and the envelope its signer opens. */
+  async find(tenantId: string, thumbprint: string): Promise<BackendKey | undefined> {
+    const record = await tenantCollectionOf(this.storage, SEALED_KEYS, tenantId).get(sealedKeyId(tenantId, thumbprint))
+    return record && { publicJwk: record.publicJwk, sign: async (request) => this.#sign(record, request) }
+  }
+
+  #sign(record: SealedKeyRecord, request: SignRequest): Uint8Array {
     const privateKey = this.keyring.open(record.privateKey, secretContext(SEALED_KEYS.name, record, 'privateKey'))
     try {
       if (request.digest !== undefined) return signRecoverableDigest(privateKey, request.digest)
-      return CURVES[record.type].sign(privateKey, request.alg, request.data)
+      return CURVES[record.type].sign(privateKey, request.alg, request.data, record.publicJwk)
     } finally {
       privateKey.fill(0)
     }
@@ -88,9 +92,5 @@ export class SealedKeyBackend implements KeyBackend {
   async destroyKeys(tx: StorageAdapter, tenantId: string, thumbprints: readonly string[]): Promise<void> {
     const keys = tenantCollectionOf(tx, SEALED_KEYS, tenantId)
     for (const thumbprint of thumbprints) await keys.delete(sealedKeyId(tenantId, thumbprint))
-  }
-
-  async publicKey(tenantId: string, thumbprint: string): Promise<PublicJwk | undefined> {
-    return (await tenantCollectionOf(this.storage, SEALED_KEYS, tenantId).get(sealedKeyId(tenantId, thumbprint)))?.publicJwk
   }
 }
