@@ -201,6 +201,20 @@ describe('access control by keys for foreign did:web (didWebOrigins, over https)
     expect(await assignmentsOf(eveRole, eve)).toEqual([])
   })
 
+  it('a key listed under assertionMethod only (a delegate) authenticates the DID but never controls it', async () => {
+    const [owner, delegate, eve] = [newKey('Ed25519'), newKey('P-256'), didJwtHolder('jwk', 'Ed25519')]
+    const did = publish('/holders/delegated', { authentication: [owner], assertionOnly: [delegate] })
+    await storeCredentialOf(did, owner, await tokenOf(did, owner))
+    const byDelegate = await tokenOf(did, delegate)
+    // It authenticates (a read is answered) but acts through no DID: it makes no role.
+    expect((await call('GET', '/roles', byDelegate)).status).toBe(200)
+    expect((await call('POST', '/roles', byDelegate, { permissions: ['Read'] })).status).toBe(403)
+    const eveAuth = await eve.token()
+    const role = await roleOf(eveAuth)
+    expectForbiddenItem(await grant(role, did, `${byDelegate},${eveAuth}`))
+    expect(await assignmentsOf(role, eveAuth)).toEqual([])
+  })
+
   it('one method id naming two keys (the listed one and another) gives neither key control: the id is ambiguous', async () => {
     const [listed, other] = [newKey('P-256'), newKey('P-256')]
     const did = publish('/holders/twin-ids', { authentication: [listed] })
