@@ -189,8 +189,10 @@ describe('the README on the registry page', () => {
  * no optional peer, and one project per major version of Express the peer range allows. Only the
  * SQLite project installs better-sqlite3; the others install only the peers they use. The
  * README's snippets go in verbatim (only the client's base URL is filled in).
+ * Each case compiles and runs whole projects: it has two minutes, not the default 30 s, so a loaded machine does
+ * not fail it.
  */
-describe('the packed package in fresh projects', () => {
+describe('the packed package in fresh projects', { timeout: 120_000 }, () => {
   const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   const installed = (name: string): string => JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')).version
   /** The majors of Express the peer range allows: `^4.21.2 || ^5.1.0` → 4 and 5. */
