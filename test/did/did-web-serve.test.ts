@@ -7,28 +7,21 @@
  * signature check with that message, and is never requested. Documents that cannot be used (an `id`
  * that is not the DID, not JSON, oversized, a redirect, no answer) are notFound results, never a 500.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { ES256KSigner } from 'did-jwt'
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { CLI, ensureBuilt } from '../helpers/build.js'
-import { http, killAll, spawnNode } from '../helpers/spawn.js'
-import { makeTestCa, tlsTerminator, type TestCa, type TlsTerminator } from '../helpers/tls.js'
+import { DID_WEB_API_KEY, startDidWebOrigins, type DidWebOrigins } from '../helpers/did-web-origin.js'
+import { http } from '../helpers/spawn.js'
+import type { TlsTerminator } from '../helpers/tls.js'
 
-const API_KEY = 'key-acme-123456789'
-const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:\d+)"/
+const API_KEY = DID_WEB_API_KEY
 
-let ca: TestCa
-let documents: Server
+let origins: DidWebOrigins | undefined
 let allowed: TlsTerminator
 let refused: TlsTerminator
 let url: string
-let dir: string
 const requested: string[] = []
 const privateKey = secp256k1.utils.randomSecretKey()
 
@@ -67,28 +60,11 @@ function serveDocuments(req: IncomingMessage, res: ServerResponse): void {
 }
 
 beforeAll(async () => {
-  ensureBuilt()
-  ca = makeTestCa()
-  documents = createServer(serveDocuments)
-  await new Promise<void>((resolve) => documents.listen(0, '127.0.0.1', resolve))
-  const backend = (documents.address() as AddressInfo).port
-  allowed = await tlsTerminator(ca, backend)
-  refused = await tlsTerminator(ca, backend)
-  dir = mkdtempSync(join(tmpdir(), 'didvault-didweb-'))
-  const proc = spawnNode([CLI, 'serve', '--port', '0', '--storage', 'memory', '--did-web-origin', allowed.origin], {
-    cwd: dir,
-    env: { DIDVAULT_API_KEYS: `acme:${API_KEY}`, NODE_EXTRA_CA_CERTS: ca.caFile },
-  })
-  url = (await proc.waitFor(LISTENING))[1]
+  origins = await startDidWebOrigins(serveDocuments, 'didvault-didweb-')
+  ;({ allowed, refused, url } = origins)
 }, 180_000)
 
-afterAll(async () => {
-  await killAll()
-  documents?.closeAllConnections()
-  await Promise.all([allowed?.close(), refused?.close(), new Promise((resolve) => documents?.close(resolve))])
-  ca?.remove()
-  if (dir) rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => origins?.close())
 
 const resolve = (did: string) => http(`${url}/1.0/identifiers/${encodeURIComponent(did)}`)
 
