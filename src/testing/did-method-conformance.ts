@@ -12,7 +12,8 @@ import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { fixturePerTest } from './fixture-per-test.js'
 import type { DidCreateInput, DidMethod } from '../did/methods/index.js'
 import { KEY_TYPES, type KeyType, type PublicJwk } from '../keys/key-types.js'
 
@@ -102,18 +103,7 @@ function* randomTails(seed: number, count: number): Generator<string> {
  */
 export function runDidMethodConformance(name: string, factory: () => Promise<DidMethodFixture>): void {
   describe(`DID method conformance: ${name}`, () => {
-    let fixture: DidMethodFixture | undefined
-    const current = (): DidMethodFixture => {
-      if (fixture === undefined) throw new Error('DID method fixture used outside a test')
-      return fixture
-    }
-    beforeEach(async () => {
-      fixture = await factory()
-    })
-    afterEach(async () => {
-      await fixture?.cleanup?.()
-      fixture = undefined
-    })
+    const current = fixturePerTest(factory, 'DID method')
     const create = (publicJwk: PublicJwk) => current().method.create({ ...current().createInput?.(), publicJwk })
 
     for (const type of KEY_TYPES) {

@@ -8,7 +8,8 @@ import { createHash, createPublicKey, verify } from 'node:crypto'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
-import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
+import { fixturePerTest } from './fixture-per-test.js'
 import { ALGORITHMS_OF, KEY_TYPES, type KeyType, type PublicJwk, type SignatureAlgorithm } from '../keys/key-types.js'
 import type { CreatedKey, KeyManager, KeyRef } from '../keys/port.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -112,18 +113,7 @@ export function runKeyBackendConformance(
     const hooks: Hooks = { storage: probe.storage, knownKey: probe.knownKey, storedBytes: probe.storedBytes, keyTypes: probe.keyTypes }
     await probe.cleanup?.()
     const types = hooks.keyTypes ?? KEY_TYPES
-    let fixture: KeyBackendFixture | undefined
-    const current = (): KeyBackendFixture => {
-      if (fixture === undefined) throw new Error('key backend fixture used outside a test')
-      return fixture
-    }
-    beforeEach(async () => {
-      fixture = await factory()
-    })
-    afterEach(async () => {
-      await fixture?.cleanup?.()
-      fixture = undefined
-    })
+    const current = fixturePerTest(factory, 'key backend')
 
     const sign = (tenantId: string, keyRef: KeyRef, alg: SignatureAlgorithm, input: { data: Uint8Array } | { digest: Uint8Array }) =>
       current().keys.sign({ tenantId, keyRef, alg, approvals: current().approvals, ...input } as never)
