@@ -10,7 +10,7 @@ import { invalid } from '../../../errors.js'
 import { KEY_TYPES, keyTypeOfJwk } from '../../../keys/key-types.js'
 import { authenticationKeys, didOf, immutable, jwkOfMethod, resolved, unresolved } from '../derived.js'
 import type { DidMethod } from '../port.js'
-import { keyBytesToCreate, publicKeyBytes } from '../key/public-key-bytes.js'
+import { keyBytesToCreate, publicKeyBytes } from '../public-key-bytes.js'
 import { didJwkDocument } from './document.js'
 
 const PREFIX = 'did:jwk:'

@@ -9,7 +9,7 @@ import { authenticationKeys, didOf, immutable, resolved, unresolved } from '../d
 import type { DidMethod } from '../port.js'
 import { didKeyDocument } from './document.js'
 import { decodeMultikey, MAX_MULTIBASE } from './multikey.js'
-import { keyBytesToCreate, publicJwkOf } from './public-key-bytes.js'
+import { keyBytesToCreate, publicJwkOf } from '../public-key-bytes.js'
 
 const PREFIX = 'did:key:'
 const SIGNING = new Set<string>(KEY_TYPES)

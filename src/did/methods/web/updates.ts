@@ -10,7 +10,7 @@ import { keyTypeOfJwk, type PublicJwk } from '../../../keys/key-types.js'
 import type { KeyManager, StagedKey } from '../../../keys/port.js'
 import { collectionOf } from '../../../storage/declaration.js'
 import { UniqueConstraintError, type StorageAdapter } from '../../../storage/port.js'
-import { publicKeyBytes } from '../key/public-key-bytes.js'
+import { publicKeyBytes } from '../public-key-bytes.js'
 import { MAX_DID_WEB_VERSIONS, type OwnDidWebWallet } from './own-documents.js'
 import { DID_WEB_CHANGES, type DidWebChange, type DidWebChangeRecord } from './records.js'
 

@@ -7,8 +7,8 @@ import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { ed25519 } from '@noble/curves/ed25519.js'
 import { base64urlnopad as base64url } from '@scure/base'
-import { invalid } from '../../../errors.js'
-import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../keys/key-types.js'
+import { invalid } from '../../errors.js'
+import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../../keys/key-types.js'
 
 const CURVES = { 'P-256': p256, secp256k1 } as const
 
