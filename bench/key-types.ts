@@ -11,6 +11,10 @@
  *   sign as it (403), the service's signing path below the operation is measured instead —
  *   `issueJwtCredential` with the wallet's signer over the service's storage (key record read,
  *   unsealed, signed, did-jwt-vc) — and `jwtVcSign.path` says which (`operation` or `signer`);
+ * - that signing path alone (`jwtVcSignSigner`, always measured) vs the same floor: what key custody costs (the key
+ *   record read, the envelope opened, the private key imported into OpenSSL or noble, signed and wiped) apart from what
+ *   the operation adds around it (the caller's token verified, the issuer's control checked, the audit record
+ *   committed to SQLite, synchronous FULL);
  * - VC-JWT verify through the service (`verifyClaims`) vs did-jwt-vc's `verifyCredential` of the
  *   same JWT against an in-memory did:key resolver (the documents resolved once, kept in a map).
  */
@@ -45,6 +49,8 @@ export interface KeyTypeResults {
   walletCreation: Paired
   /** `operation`: Sign Claims; `signer`: the wallet's signer and issueJwtCredential (the operation refused the wallet's token). */
   jwtVcSign: Paired & { path: 'operation' | 'signer' }
+  /** The wallet's signer and issueJwtCredential over the service's storage, whatever `jwtVcSign.path` is. */
+  jwtVcSignSigner: Paired
   jwtVcVerify: Paired
 }
 
@@ -130,19 +136,21 @@ export async function benchKeyTypes(
         types: [],
         issuedAt: Date.now(),
       })
-      const ours = path === 'operation' ? operation : () => issueJwtCredential(credential(), walletSigner)
+      const viaSigner = () => issueJwtCredential(credential(), walletSigner)
+      const floor = {
+        label: `${label}: ${keyType} createVerifiableCredentialJwt, node:crypto (interleaved)`,
+        fn: () =>
+          createVerifiableCredentialJwt(
+            { jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } },
+            { did, signer, alg: ALG[keyType] },
+            { header: { kid } },
+          ),
+      }
       const jwtVcSign = await pair(
-        { label: `${label}: ${keyType} JWT VC sign (service, ${path})`, fn: ours },
-        {
-          label: `${label}: ${keyType} createVerifiableCredentialJwt, node:crypto (interleaved)`,
-          fn: () =>
-            createVerifiableCredentialJwt(
-              { jti: `urn:uuid:${randomUUID()}`, nbf: Math.floor(Date.now() / 1000), vc: { ...vc, credentialSubject: claim().payload } },
-              { did, signer, alg: ALG[keyType] },
-              { header: { kid } },
-            ),
-        },
+        { label: `${label}: ${keyType} JWT VC sign (service, ${path})`, fn: path === 'operation' ? operation : viaSigner },
+        floor,
       )
+      const jwtVcSignSigner = await pair({ label: `${label}: ${keyType} JWT VC sign (service, signer)`, fn: viaSigner }, floor)
 
       const signed = { jwt: await issueJwtCredential(credential(), walletSigner) }
       const documents = new Map([[did, await didMethodNamed('key')!.resolve(did)]])
@@ -160,7 +168,7 @@ export async function benchKeyTypes(
           fn: () => verifyCredential(signed.jwt, inMemory),
         },
       )
-      results[keyType] = { walletCreation, jwtVcSign: { ...jwtVcSign, path }, jwtVcVerify }
+      results[keyType] = { walletCreation, jwtVcSign: { ...jwtVcSign, path }, jwtVcSignSigner, jwtVcVerify }
     }
     return results
   } finally {
