@@ -5,6 +5,7 @@
  * method its DID's document lists (`<did>#key-0` for did:web); its token authenticates; our Verify Claim and Verify
  * Presentation accept both, and did-jwt-vc's `verifyCredential` / `verifyPresentation` accept them through
  * key-did-resolver and Veramo's did:jwk resolver (did:web: the document the router serves at `/dids/<id>/did.json`).
+ * A did:web issuer's status list JWTs and JSON-LD proofs name that verification method too.
  * An MPC vault wallet of P-256 (BIP44) gets a token and signs a VC-JWT with its vault's quorum; below quorum: 403,
  * nothing written.
  */
@@ -97,6 +98,23 @@ describe('wallets of each method and key type sign JWTs through the router', () 
       await expect(verifyPresentation(vp, theirs, { ...options, challenge: 'n-other' })).rejects.toThrow(/nonce/)
     },
   )
+})
+
+describe('the status lists of a did:web issuer', () => {
+  it.each(['P-256', 'Ed25519'])('%s: the published list JWT names the key’s verification method (<did>#key-0)', async (keyType) => {
+    const did: string = (await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: 'web', keyType } } })).body.wallet.did
+    const token = (await h.request('POST', '/did-auth-jwt', { json: { iss: did } })).body.jwt
+    const signed = await h.request('POST', '/claims/sign', {
+      json: { iss: did, format: 'JWT', status: { purposes: ['revocation'] }, claims: [{ payload: { degree: 'BSc' } }] },
+      didAuth: token,
+    })
+    expect(signed.status, JSON.stringify(signed.body)).toBe(200)
+    const { credentialStatus } = decodeJWT(signed.body.vcs[0].jwt).payload.vc as { credentialStatus: { statusListCredential: string } }
+    const list = await h.request('GET', `/status/${credentialStatus.statusListCredential.split('/').pop()}`, { token: null })
+    expect(list.status).toBe(200)
+    expect(decodeJWT(list.body as string).header).toMatchObject({ alg: ALG[keyType as 'P-256'], kid: `${did}#key-0` })
+    expect(await verifyCredential(list.body as string, theirs)).toMatchObject({ verified: true, issuer: did })
+  })
 })
 
 describe('a did:web secp256k1 wallet signs JSON-LD', () => {
