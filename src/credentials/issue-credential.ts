@@ -5,6 +5,7 @@
  * signs as the verification method of the issuer's document that lists it (`kid`, `creator`),
  * for did:ethr its `#controller`.
  */
+import type { Resolvable } from 'did-resolver'
 import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import type { KeySigner } from '../keys/signer.js'
 import { jwtIssuerOf, verificationMethodOf } from '../proofs/jwt-signer.js'
@@ -90,6 +91,8 @@ export interface JsonLdIssueOptions {
    * refusal stand.
    */
   undefinedTerms?: UndefinedTerms
+  /** Resolves the issuer's document when its method is not in the registry (did:web): names its key's verification method. */
+  resolver?: Resolvable
 }
 
 /**
@@ -106,9 +109,9 @@ export async function issueJsonLdCredential(
   keySigner: KeySigner,
   options: JsonLdIssueOptions = {},
 ): Promise<JsonLdDocument> {
-  const { proofType, hasher, undefinedTerms = 'vocab' } = options
+  const { proofType, hasher, undefinedTerms = 'vocab', resolver } = options
   const signer = jsonLdSignerOf(keySigner)
-  const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk)) ?? `${content.issuer}#controller`
+  const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk, resolver)) ?? `${content.issuer}#controller`
   const proof = { creator, created: new Date(content.issuedAt), proofType, hasher }
   const unsigned = unsignedCredential(content)
   try {
@@ -123,14 +126,18 @@ export async function issueJsonLdCredential(
 
 /**
  * `content` as a VC-JWT signed by the issuer's key (ES256K, ES256 or EdDSA; `kid` the verification method listing
- * it, none for did:ethr): `iss`, `sub` (the subject), `jti` (the id), `nbf` (issuance)
+ * it, none for did:ethr; a did:web issuer's through `options.resolver`): `iss`, `sub` (the subject), `jti` (the id), `nbf` (issuance)
  * and `exp` in seconds (rounded down), and the credential's `@context`, `type` and the other
  * `credentialSubject` members in `vc`. did-jwt-vc refuses an empty `credentialSubject`: a JWT
  * credential needs at least one claim besides its subject. A VC-JWT is data model 1.1: one with
  * `credentialStatus` names the status context (`credentials/status/v1`) after its own, which
  * defines `BitstringStatusListEntry` (verifiers that read JSON-LD see no status without it).
  */
-export async function issueJwtCredential(content: CredentialContent, signer: KeySigner): Promise<string> {
+export async function issueJwtCredential(
+  content: CredentialContent,
+  signer: KeySigner,
+  options: { resolver?: Resolvable } = {},
+): Promise<string> {
   const status = credentialStatusOf(content)
   const { '@context': context, type } = unsignedCredential({
     ...content,
@@ -150,7 +157,7 @@ export async function issueJwtCredential(content: CredentialContent, signer: Key
       ...(status !== undefined && { credentialStatus: status as { id: string; type: string } }),
     },
   }
-  const { kid, ...issuer } = await jwtIssuerOf(content.issuer, signer)
+  const { kid, ...issuer } = await jwtIssuerOf(content.issuer, signer, { resolver: options.resolver })
   return createVerifiableCredentialJwt(payload, issuer, kid === undefined ? {} : { header: { kid } })
 }
 

@@ -166,7 +166,8 @@ export async function addProofs(
   // A key no JSON-LD suite signs with is refused before any item is read (422 naming the suites).
   const keySigner = await issuerSigner(ctx, caller, iss, { jsonLd: true })
   const signer = jsonLdSignerOf(keySigner)
-  const creator = (await verificationMethodOf(normalizeDid(iss), keySigner.publicJwk)) ?? `${normalizeDid(iss)}#controller`
+  const creator =
+    (await verificationMethodOf(normalizeDid(iss), keySigner.publicJwk, ctx.resolvers.get().resolver)) ?? `${normalizeDid(iss)}#controller`
   const items = checkedItems(ctx, input)
   const hasher = jsonLdHasher(ctx, caller)
   const { results, errors } = await forEachItem(

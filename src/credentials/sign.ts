@@ -98,7 +98,7 @@ export async function signClaims(
  * the signatures (and of those wallets) in one transaction, and applies their `walletConfig`s.
  */
 async function issueAll(
-  ctx: Pick<CredentialsContext, 'audit' | 'config' | 'jsonld' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'config' | 'jsonld' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: SignClaimsInput,
   plans: PlannedClaim[],
@@ -106,12 +106,17 @@ async function issueAll(
 ): Promise<SignedCredential[]> {
   const hasher = jsonLdHasher(ctx, caller)
   const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
+  // The issuer's key is named as the service's own resolver lists it (did:web documents).
+  const { resolver } = ctx.resolvers.get()
   const vcs: SignedCredential[] = []
   for (const { content } of plans) {
     vcs.push(
       input.format === 'JWT'
-        ? { id: content.id, jwt: await issueJwtCredential(content, signer) }
-        : { id: content.id, jsonld: await issueJsonLdCredential(content, signer, { proofType: input.proofType, hasher, undefinedTerms }) },
+        ? { id: content.id, jwt: await issueJwtCredential(content, signer, { resolver }) }
+        : {
+            id: content.id,
+            jsonld: await issueJsonLdCredential(content, signer, { proofType: input.proofType, hasher, undefinedTerms, resolver }),
+          },
     )
   }
 

@@ -17,6 +17,7 @@
  *   `authentication`, with `challenge` (or `nonce`), `domain` (or a single `aud`) and `expires`; canonicalized in the worker pool
  *   like credential signing. It holds JSON-LD credentials only (a VC-JWT has no JSON-LD form).
  */
+import type { Resolvable } from 'did-resolver'
 import { createVerifiablePresentationJwt } from 'did-jwt-vc'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
@@ -76,7 +77,7 @@ async function signed(
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
   const now = ctx.now()
-  if (input.format === 'JWT') return { jwt: await signJwt(input, holder, credentials, signer, now) }
+  if (input.format === 'JWT') return { jwt: await signJwt(input, holder, credentials, signer, now, ctx.resolvers.get().resolver) }
   const embedded = credentials.map((c, i) => {
     if ('jwt' in c) throw invalid(`vcs.${i}: a JSON-LD presentation holds JSON-LD credentials only (present a VC-JWT in a JWT one)`)
     return c.jsonld
@@ -91,7 +92,7 @@ async function signed(
   const { challenge, domain } = jsonLdBinding(input)
   const jsonld = await signJsonLd(unsigned, jsonLdSigner!, {
     proofType: RECOVERY_2020,
-    creator: (await verificationMethodOf(holder, signer.publicJwk)) ?? `${holder}#controller`,
+    creator: (await verificationMethodOf(holder, signer.publicJwk, ctx.resolvers.get().resolver)) ?? `${holder}#controller`,
     created: new Date(now),
     proofPurpose: 'authentication',
     challenge,
@@ -143,6 +144,7 @@ async function signJwt(
   credentials: Credential[],
   signer: KeySigner,
   now: number,
+  resolver: Resolvable,
 ): Promise<string> {
   const payload = {
     vp: {
@@ -158,7 +160,7 @@ async function signJwt(
     ...(input.expiresIn !== undefined && { exp: Math.floor((now + input.expiresIn) / 1000) }),
   }
   try {
-    const { kid, ...by } = await jwtIssuerOf(holder, signer)
+    const { kid, ...by } = await jwtIssuerOf(holder, signer, { resolver })
     return await createVerifiablePresentationJwt(payload, by, kid === undefined ? {} : { header: { kid } })
   } catch (err) {
     // did-jwt-vc refuses what it cannot present (e.g. a credential with an empty credentialSubject): the caller's input.

@@ -6,6 +6,7 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Signer } from 'did-jwt'
+import type { Resolvable, VerificationMethod } from 'did-resolver'
 import { didMethodOf, OFFLINE_METHODS } from '../did/methods/index.js'
 import type { KeyType, PublicJwk, SignatureAlgorithm } from '../keys/key-types.js'
 import { dataSignerOf, type PortKey } from '../keys/port-signers.js'
@@ -24,37 +25,62 @@ export interface JwtIssuer {
   kid?: string
 }
 
+/** How {@link jwtIssuerOf} names the JWT's algorithm and key. */
+export interface JwtIssuerOptions {
+  /** `ES256K-R` for a did:ethr DID-auth token (its document names the owner by address only). */
+  recoverable?: boolean
+  /** Resolves the documents of DIDs whose method the registry does not list (did:web): the request's resolver. */
+  resolver?: Resolvable
+}
+
 /**
  * The issuer of JWTs `did` signs with `signer`'s key: `ES256K`, `ES256` or `EdDSA` by its key type — `ES256K-R` for
  * a did:ethr DID-auth token (`recoverable`: its document names the owner by address only) — and `kid` the id of the
- * verification method of the DID's current document that lists the key (did:key, did:jwk, did:web).
+ * verification method of the DID's current document that lists the key (did:key, did:jwk; did:web through `resolver`).
  */
-export async function jwtIssuerOf(did: string, signer: KeySigner, options: { recoverable?: boolean } = {}): Promise<JwtIssuer> {
+export async function jwtIssuerOf(did: string, signer: KeySigner, options: JwtIssuerOptions = {}): Promise<JwtIssuer> {
   const recoverable = options.recoverable === true && signer.keyType === 'secp256k1' && did.startsWith('did:ethr:')
   const alg = recoverable ? 'ES256K-R' : JWT_ALGORITHM_OF[signer.keyType]
-  const kid = await verificationMethodOf(did, signer.publicJwk)
+  const kid = await verificationMethodOf(did, signer.publicJwk, options.resolver)
   return { did, alg, signer: keySignerJwtSigner(signer, alg), ...(kid !== undefined && { kid }) }
 }
 
 /**
- * The id of the verification method of `did`'s current document that lists `publicJwk` (did:key, did:jwk, did:web);
- * undefined when none does, and for did:ethr, whose documents name the owner by address (`<did>#controller`).
+ * The id of the verification method of `did`'s current document that lists `publicJwk` (did:key, did:jwk from the
+ * method registry; others, such as did:web, from the document `resolver` answers); undefined when none does, without
+ * `resolver` for those, and for did:ethr, whose documents name the owner by address (`<did>#controller`).
  */
-export async function verificationMethodOf(did: string, publicJwk: PublicJwk): Promise<string | undefined> {
+export async function verificationMethodOf(did: string, publicJwk: PublicJwk, resolver?: Resolvable): Promise<string | undefined> {
   const method = didMethodOf(did)
-  if (!method) return undefined
+  if (!method) return resolver === undefined || did.startsWith('did:ethr:') ? undefined : resolvedMethodOf(did, publicJwk, resolver)
   // A DID derived from its key (did:key, did:jwk) lists the same method for good: resolved once.
   const derived = OFFLINE_METHODS.includes(method)
   const cacheKey = `${did} ${publicJwk.x}`
   if (derived && DERIVED_METHOD_IDS.has(cacheKey)) return DERIVED_METHOD_IDS.get(cacheKey)
   const keys = await method.controllingKeys(did)
-  const same = (jwk?: PublicJwk) => jwk !== undefined && jwk.crv === publicJwk.crv && jwk.x === publicJwk.x && jwk.y === publicJwk.y
-  const methodId = keys.find((key) => same(key.publicJwk))?.methodId
+  const methodId = keys.find((key) => sameKey(key.publicJwk, publicJwk))?.methodId
   if (derived) {
     if (DERIVED_METHOD_IDS.size >= DERIVED_METHOD_IDS_MAX) DERIVED_METHOD_IDS.delete(DERIVED_METHOD_IDS.keys().next().value!)
     DERIVED_METHOD_IDS.set(cacheKey, methodId)
   }
   return methodId
+}
+
+const sameKey = (jwk: PublicJwk | undefined, publicJwk: PublicJwk) =>
+  jwk !== undefined && jwk.crv === publicJwk.crv && jwk.x === publicJwk.x && jwk.y === publicJwk.y
+
+/**
+ * The id of the verification method of the document `resolver` answers for `did` that lists `publicJwk` (by
+ * `publicKeyJwk`) and that `authentication` or `assertionMethod` names; undefined when none does or nothing resolves.
+ */
+async function resolvedMethodOf(did: string, publicJwk: PublicJwk, resolver: Resolvable): Promise<string | undefined> {
+  const { didDocument } = await resolver.resolve(did)
+  if (!didDocument) return undefined
+  const byId = new Map((didDocument.verificationMethod ?? []).map((vm) => [vm.id, vm]))
+  const relations = [...(didDocument.authentication ?? []), ...(didDocument.assertionMethod ?? [])]
+  const listed = relations.map((entry) => (typeof entry === 'string' ? byId.get(entry) : entry))
+  const same = listed.find((vm): vm is VerificationMethod => sameKey(vm?.publicKeyJwk as PublicJwk | undefined, publicJwk))
+  return same?.id
 }
 
 /** The verification methods of DIDs derived from their key, by DID and key: bounded, the oldest entry leaves first. */

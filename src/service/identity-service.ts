@@ -355,7 +355,7 @@ export class IdentityService {
     const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,
-      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, signers, audit }),
+      statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, resolvers, signers, audit }),
       storage,
       custody,
       keyManager,

@@ -26,7 +26,7 @@ import type { StatusContext } from './context.js'
 import { systemActor } from '../audit/trail.js'
 
 /** The parts of the context signing a list needs. */
-export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' | 'signers' | 'storage'>
+export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'>
 
 /** The fields of a list record its signature sets. */
 export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>>
@@ -138,7 +138,7 @@ export async function signedListOf(
 
 /** The `BitstringStatusListCredential` of `list` with `encodedList`, signed by `signer`, in the list's format. */
 function signListCredential(
-  ctx: Pick<SigningContext, 'now'>,
+  ctx: Pick<SigningContext, 'now' | 'resolvers'>,
   list: StatusListRecord,
   encodedList: string,
   signer: KeySigner,
@@ -155,9 +155,11 @@ function signListCredential(
     types: ['BitstringStatusListCredential'],
     issuedAt: ctx.now(),
   }
+  // The issuer's key is named as the service's own resolver lists it (did:web documents).
+  const { resolver } = ctx.resolvers.get()
   return list.format === 'JWT'
-    ? issueJwtCredential(content, signer)
-    : issueJsonLdCredential(content, signer, { proofType: LIST_PROOF_TYPE, undefinedTerms: 'reject' })
+    ? issueJwtCredential(content, signer, { resolver })
+    : issueJsonLdCredential(content, signer, { proofType: LIST_PROOF_TYPE, undefinedTerms: 'reject', resolver })
 }
 
 /** A strong ETag of a signed list: the SHA-256 of its served form, base64url, quoted. */

@@ -40,7 +40,7 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
     type: ['VerifiableCredential', 'DIDAuthCredential'],
     credentialSubject: { id: input.issuer },
   }
-  const { alg, signer, kid } = await jwtIssuerOf(input.issuer, input.signer, { recoverable: true })
+  const { alg, signer, kid } = await jwtIssuerOf(input.issuer, input.signer, { recoverable: true, resolver: input.resolver })
   const jwt = await createJWT(
     { iat, nbf: iat, exp, sub: input.issuer, aud: input.audience, vc },
     { issuer: input.issuer, signer, alg },
