@@ -56,7 +56,7 @@ async function methodIdOf(did: string): Promise<string> {
 }
 
 describe('a did:key / did:jwk wallet signs with its own key', () => {
-  // did:web tokens name no kid yet, and the independent resolvers reach did:web only over https (left for the lead)
+  // did:web wallets' tokens are covered end to end in wallet-jwts-router.test.ts (their document served by the router)
   it.each(CASES.filter(([method]) => method !== 'web'))(
     'did:%s, %s (%s): its DID-auth token authenticates, and ours and did-jwt(-vc) verify it',
     async (method, keyType, alg) => {
