@@ -153,14 +153,23 @@ export class CallerFacts implements CallerFactSource {
     return new Map(records.map((r) => [r.did, r.permissions]))
   }
 
-  /** Vaults with a wallet whose own key signed one of the caller's tokens (keys are unique: a handful). */
+  /**
+   * Vaults with a wallet whose own key signed one of the caller's tokens (keys are unique: a handful): wallets by the key
+   * id of their own key (every key type), and wallets made before key ids by their secp256k1 key's address.
+   */
   async #vaultKeys(caller: Caller): Promise<Set<string>> {
-    if (caller.addresses.length === 0) return new Set()
+    const keys = [...callerKeys(caller)]
+    if (keys.length === 0) return new Set()
     const wallets = tenantCollectionOf(this.storage, WALLETS, caller.tenantId)
-    const held = await wallets.find(
-      { field: 'ethereumAddress', op: 'in', value: caller.addresses },
-      { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED },
-    )
-    return new Set(held.items.flatMap((w) => (w.vaultId === undefined ? [] : [w.vaultId])))
+    const [byKeyId, byAddress] = await Promise.all([
+      wallets.find({ field: 'keyId', op: 'in', value: keys }, { orderBy: { field: 'keyId' }, limit: MAX_KEYS_CHECKED }),
+      caller.addresses.length === 0
+        ? { items: [] }
+        : wallets.find(
+            { field: 'ethereumAddress', op: 'in', value: caller.addresses },
+            { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED },
+          ),
+    ])
+    return new Set([...byKeyId.items, ...byAddress.items].flatMap((w) => (w.vaultId === undefined ? [] : [w.vaultId])))
   }
 }
