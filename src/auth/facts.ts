@@ -18,7 +18,8 @@ export interface CallerFactSource {
   /**
    * The key ids (`keys/key-ids.ts`) of the keys that control `did` now: for did:ethr the address
    * of its document's current owner (the same for both spellings of a principal; delegates never
-   * control), for other methods the keys its current document lists under `authentication`.
+   * control), for other methods the keys its current document lists under `authentication` and the keys that control
+   * the DIDs it names as `controller`, one level (the rule of `did/methods/controllers.ts`, as the DID methods answer).
    * Empty when it does not resolve. An owner the caller's tokens proved in this request
    * (`caller.owners`) is taken as is.
    */

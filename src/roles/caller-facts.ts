@@ -5,11 +5,12 @@
  * collection loaded and filtered in JavaScript. Each part is gathered at most once per request,
  * and only when a decision needs it: the {@link Caller} object of a request is the memo key.
  */
-import type { Resolvable } from 'did-resolver'
+import type { DIDDocument, Resolvable } from 'did-resolver'
 import type { Caller } from '../auth/context.js'
 import type { CallerFactSource } from '../auth/facts.js'
 import { callerKeys, type ActingFacts, type HoldingFacts, type Permission, type VaultKeyFacts } from '../auth/policy-engine.js'
 import { eip55Address, parseEthrDid, principalOf } from '../did/methods/ethr/index.js'
+import { controllingKeysOfDocument, didMethodOf, type ControllingKey } from '../did/methods/index.js'
 import { authenticationKeyIds } from '../proofs/method-key-ids.js'
 import { collectionOf, tenantCollectionOf } from '../storage/declaration.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -18,8 +19,20 @@ import { ROLE_ASSIGNMENTS, ROLES } from './records.js'
 
 /** Wallets looked at for the caller's vault keys (a caller proves at most 10 keys; each key is one wallet's). */
 const MAX_KEYS_CHECKED = 100
-/** Most `controller` DIDs of one document whose keys are looked up. */
-const MAX_CONTROLLERS = 3
+
+/**
+ * For the DID methods that follow a document's `controller` (did:web, `DidWebMethodOptions.otherControllingKeys`): the
+ * keys that control a DID of another method — a registered method's own `controllingKeys` (did:key, did:jwk), a did:ethr
+ * DID's owner address as the facts resolve it — and none for any other.
+ */
+export function otherControllingKeys(callers: Pick<CallerFactSource, 'controllingKeys'>): (did: string) => Promise<ControllingKey[]> {
+  return async (did) => {
+    const method = didMethodOf(did)
+    if (method !== undefined) return method.controllingKeys(did)
+    if (parseEthrDid(did) === undefined) return []
+    return (await callers.controllingKeys(did)).map((address) => ({ methodId: `${principalOf(did)}#controller`, address }))
+  }
+}
 
 /** The parts of one request's caller facts, each gathered once, when first needed. */
 interface Memo {
@@ -80,16 +93,11 @@ export class CallerFacts implements CallerFactSource {
     const resolver = caller === undefined ? this.resolverForRequest() : (this.#memoOf(caller).resolver ??= this.resolverForRequest())
     const { didDocument } = await resolver.resolve(did)
     if (!didDocument) return []
-    const own = authenticationKeyIds(didDocument).map((m) => m.keyId)
-    // A document's `controller` (DID Core: a did:web whose ownership was handed over with `newOwner`): the keys that
-    // control that DID control this one — one level only, at most MAX_CONTROLLERS of them.
-    const controllers = [didDocument.controller ?? []]
-      .flat()
-      .filter((c) => typeof c === 'string' && c !== did)
-      .slice(0, MAX_CONTROLLERS)
-    if (controllers.length === 0 || depth > 0) return own
-    const handed = await Promise.all(controllers.map((c) => this.controllingKeys(c, caller, depth + 1)))
-    return [...new Set([...own, ...handed.flat()])]
+    const own = (document: DIDDocument) => authenticationKeyIds(document).map((m) => m.keyId)
+    // A document's `controller` (a did:web handed over with `newOwner`): the keys that control that DID control this one —
+    // one level only (`did/methods/controllers.ts`, the rule the DID methods' `controllingKeys` follow too).
+    if (depth > 0) return own(didDocument)
+    return [...new Set(await controllingKeysOfDocument(didDocument, own, (c) => this.controllingKeys(c, caller, depth + 1)))]
   }
 
   /**
@@ -153,14 +161,23 @@ export class CallerFacts implements CallerFactSource {
     return new Map(records.map((r) => [r.did, r.permissions]))
   }
 
-  /** Vaults with a wallet whose own key signed one of the caller's tokens (keys are unique: a handful). */
+  /**
+   * Vaults with a wallet whose own key signed one of the caller's tokens (keys are unique: a handful): wallets by the key
+   * id of their own key (every key type), and wallets made before key ids by their secp256k1 key's address.
+   */
   async #vaultKeys(caller: Caller): Promise<Set<string>> {
-    if (caller.addresses.length === 0) return new Set()
+    const keys = [...callerKeys(caller)]
+    if (keys.length === 0) return new Set()
     const wallets = tenantCollectionOf(this.storage, WALLETS, caller.tenantId)
-    const held = await wallets.find(
-      { field: 'ethereumAddress', op: 'in', value: caller.addresses },
-      { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED },
-    )
-    return new Set(held.items.flatMap((w) => (w.vaultId === undefined ? [] : [w.vaultId])))
+    const [byKeyId, byAddress] = await Promise.all([
+      wallets.find({ field: 'keyId', op: 'in', value: keys }, { orderBy: { field: 'keyId' }, limit: MAX_KEYS_CHECKED }),
+      caller.addresses.length === 0
+        ? { items: [] }
+        : wallets.find(
+            { field: 'ethereumAddress', op: 'in', value: caller.addresses },
+            { orderBy: { field: 'ethereumAddress' }, limit: MAX_KEYS_CHECKED },
+          ),
+    ])
+    return new Set([...byKeyId.items, ...byAddress.items].flatMap((w) => (w.vaultId === undefined ? [] : [w.vaultId])))
   }
 }

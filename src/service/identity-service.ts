@@ -6,7 +6,7 @@
 import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
 import type { AuthContext } from '../auth/context.js'
-import { CallerFacts } from '../roles/caller-facts.js'
+import { CallerFacts, otherControllingKeys } from '../roles/caller-facts.js'
 import { roleAssignmentsOfDids } from '../roles/did-references.js'
 import { CredentialRoleResources } from '../credentials/role-resources.js'
 import { StoredWalletVaults } from '../vaults/wallet-vaults.js'
@@ -368,7 +368,16 @@ export class IdentityService {
       audit,
       resolver,
       resolvers,
-      didWeb: didWebMethod({ own: ownDidWeb, foreign: didWeb, storage, keyManager, now, ...publicUrl }),
+      // A did:web handed to a DID of another method (`newOwner`) is controlled by that DID's keys, as the facts see them.
+      didWeb: didWebMethod({
+        own: ownDidWeb,
+        foreign: didWeb,
+        storage,
+        keyManager,
+        now,
+        ...publicUrl,
+        otherControllingKeys: otherControllingKeys(callers),
+      }),
       registries,
       keys,
       jsonld,

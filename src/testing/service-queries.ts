@@ -189,6 +189,13 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     options: { orderBy: { field: 'ethereumAddress' }, limit: 100 },
   },
   {
+    title: 'the caller’s wallets by the key id of their own key (vault control)',
+    collection: 'wallets',
+    index: ['tenantId', 'keyId'],
+    where: scoped({ field: 'keyId', op: 'in', value: ['urn:ietf:params:oauth:jwk-thumbprint:sha-256:a', '0x1'] }),
+    options: { orderBy: { field: 'keyId' }, limit: 100 },
+  },
+  {
     title: 'wallets of a page of vaults',
     collection: 'wallets',
     index: ['tenantId', 'vaultId', 'createdAt'],

@@ -83,6 +83,7 @@ export async function createVault(
     network,
   })
   vault.rootDid = wallet.did
+  vault.rootKeyId = wallet.keyId
   const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
 
   await ctx.storage.transaction(async (tx) => {

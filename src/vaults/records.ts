@@ -17,6 +17,8 @@ export interface VaultRecord extends StoredRecord {
   status: 'INITIALIZED' | 'NOT_INITIALIZED'
   /** DID of the wallet the vault was created with: control of it governs the vault, even emptied. */
   rootDid?: string
+  /** Key id (`keys/key-ids.ts`) of that wallet's own key: it governs the vault even once the wallet is gone. */
+  rootKeyId?: string
   walletConfig?: WalletConfig
   /** Envelope of the BIP39 mnemonic (ECS + BIP44). */
   mnemonic?: string

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto'
 import { ethereumKeyOf, type EthrNetwork } from '../did/methods/ethr/index.js'
 import type { CreatedKey } from '../keys/port.js'
+import { keyIdOfJwk } from '../keys/key-ids.js'
 import { hexToBytes } from '../keys/secp256k1.js'
 import { keyTypeOfJwk, type PublicJwk } from '../keys/key-types.js'
 import { ecJwk } from '../keys/types/curve.js'
@@ -65,6 +66,7 @@ function recordOf(
     isHDWallet: input.index !== undefined,
     ...(publicJwk.crv === 'secp256k1' && ethereumKeyOf(publicJwk)),
     publicKeyJwk: publicJwk,
+    keyId: keyIdOfJwk(publicJwk),
     did,
     didMethod,
     alias: input.alias ?? did,

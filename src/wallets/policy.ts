@@ -7,8 +7,8 @@ import { decide, holdsKey, type Rule, type VaultKeyFacts } from '../auth/policy-
 /** A vault, as far as control goes. */
 export interface VaultFacts {
   id: string
-  /** Address of the wallet the vault was created with: its key governs the vault even once that wallet is gone. */
-  rootAddress?: string
+  /** Key id (`keys/key-ids.ts`) of the wallet the vault was created with: its key governs the vault even once that wallet is gone. */
+  rootKey?: string
 }
 
 /** A wallet, as far as control goes. */
@@ -22,7 +22,7 @@ export interface WalletFacts {
 /** Vault control: the caller holds the own key of one of the vault's wallets, its root wallet's included. */
 export const vaultControl: Rule<VaultKeyFacts, VaultFacts> = {
   ground: 'holds the own key of one of its wallets (vault control)',
-  holds: (c, v) => c.vaultKeys.has(v.id) || holdsKey(c, v.rootAddress === undefined ? undefined : [v.rootAddress]),
+  holds: (c, v) => c.vaultKeys.has(v.id) || holdsKey(c, v.rootKey === undefined ? undefined : [v.rootKey]),
 }
 
 export const WALLET_RULES = {

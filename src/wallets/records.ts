@@ -27,6 +27,12 @@ export interface WalletRecord extends StoredRecord {
   publicKeyDER?: string
   /** The EIP-55 address of the key: secp256k1 keys only (the spec's field). */
   ethereumAddress?: string
+  /**
+   * The key id of the wallet's own key (`keys/key-ids.ts`: its address for secp256k1, its RFC 9278 thumbprint URI
+   * otherwise), what vault control compares with the keys that signed a caller's tokens. Wallets made before it have
+   * none: theirs are secp256k1 keys, found by {@link ethereumAddress}.
+   */
+  keyId?: string
   /** The HD path the key was derived at (BIP44 vault wallets made since the key port; older ones: `index` only). */
   path?: string
   did: string
@@ -43,12 +49,14 @@ export interface WalletRecord extends StoredRecord {
 
 export const WALLETS = declareCollection<WalletRecord>({
   name: 'wallets',
-  fields: ['tenantId', 'createdAt', 'vaultId', 'did', 'alias', 'index', 'ethereumAddress'],
+  fields: ['tenantId', 'createdAt', 'vaultId', 'did', 'alias', 'index', 'ethereumAddress', 'keyId'],
   indexes: [
     { fields: ['did'], unique: true },
     { fields: ['ethereumAddress'] },
     // The wallet of a tenant holding an identity's current owner key (walletConfig changes after a newOwner).
     { fields: ['tenantId', 'ethereumAddress', 'createdAt'] },
+    // The wallets whose own key signed a caller's tokens (vault control).
+    { fields: ['tenantId', 'keyId'] },
     { fields: ['tenantId', 'alias'], unique: true },
     { fields: ['vaultId', 'index'], unique: true },
     { fields: ['tenantId', 'vaultId', 'createdAt'] },

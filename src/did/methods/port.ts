@@ -71,7 +71,9 @@ export interface DidMethod {
   update(input: DidUpdateInput): Promise<DIDDocument>
   /**
    * The keys that control `did` now, for the access policy: the keys of its current document's `authentication`
-   * (did:ethr: its owner key only). Empty for a DID that does not resolve.
+   * (did:ethr: its owner key only), and for a method whose documents name a `controller` (did:web after `newOwner`) the
+   * keys that control those DIDs, one level (`did/methods/controllers.ts`: the rule the caller facts follow too). Empty
+   * for a DID that does not resolve.
    */
   controllingKeys(did: string): Promise<ControllingKey[]>
 }

@@ -3,14 +3,15 @@
  * (`did:web:<host>:<path>:dids:<walletId>`), resolved from storage ({@link OwnDidWebDocuments}, with versions);
  * every other did:web through {@link DidWebResolver} (fetched only from `didWebOrigins`). Updates apply `txsInput`.
  */
-import type { DIDResolutionOptions, VerificationMethod } from 'did-resolver'
+import type { DIDDocument, DIDResolutionOptions, VerificationMethod } from 'did-resolver'
 import { invalid } from '../../../errors.js'
 import { KEY_TYPES, keyTypeOfJwk } from '../../../keys/key-types.js'
 import type { KeyManager } from '../../../keys/port.js'
 import type { StorageAdapter } from '../../../storage/port.js'
 import { authenticationKeys, jwkOfMethod } from '../derived.js'
 import { publicKeyBytes } from '../public-key-bytes.js'
-import type { DidMethod } from '../port.js'
+import { controllingKeysOfDocument } from '../controllers.js'
+import type { ControllingKey, DidMethod } from '../port.js'
 import { didWebDocument } from './document.js'
 import { didOfDidUrl, didWebOfWallet } from './did-web-url.js'
 import type { OwnDidWebDocuments } from './own-documents.js'
@@ -25,6 +26,11 @@ export interface DidWebMethodOptions {
   storage: StorageAdapter
   keyManager: Pick<KeyManager, 'stageKey'>
   now: () => number
+  /**
+   * The keys that control a DID of another method (did:key, did:jwk, did:ethr: its owner), for a document naming it as
+   * `controller`; without it such a controller gives no keys.
+   */
+  otherControllingKeys?: (did: string) => Promise<ControllingKey[]>
 }
 
 /** The 422 of a did:web wallet on a service without `publicUrl`. */
@@ -64,10 +70,21 @@ export function didWebMethod(options: DidWebMethodOptions): DidMethod {
       return didDocument!
     },
 
+    /** The keys of its `authentication`, and those that control the DIDs it names as `controller` (`did/methods/controllers.ts`). */
     async controllingKeys(did) {
       const { didDocument } = await method.resolve(did)
-      return didDocument ? authenticationKeys(didDocument, (vm: VerificationMethod) => jwkOfMethod(vm)) : []
+      return didDocument ? controllingKeysOfDocument(didDocument, ownKeys, controllerKeys) : []
     },
+  }
+  /** The keys a document's `authentication` lists. */
+  const ownKeys = (document: DIDDocument) => authenticationKeys(document, (vm: VerificationMethod) => jwkOfMethod(vm))
+  /** The keys that control a controller DID: its own document's (its controllers are not followed: one level). */
+  async function controllerKeys(did: string): Promise<ControllingKey[]> {
+    if (did.startsWith('did:web:')) {
+      const { didDocument } = await method.resolve(did)
+      return didDocument ? ownKeys(didDocument) : []
+    }
+    return options.otherControllingKeys?.(did) ?? []
   }
   return method
 }
