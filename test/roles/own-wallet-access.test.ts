@@ -11,10 +11,9 @@
  * of the tenant cannot do: 403, nothing written); then by that DID's key, and its old key's tokens are 403.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openKeyring } from '../../src/custody/keyring-store.js'
-import { SealedKeyBackend } from '../../src/keys/backends/sealed/index.js'
-import { ALGORITHMS_OF, type KeyType } from '../../src/keys/key-types.js'
+import type { KeyType } from '../../src/keys/key-types.js'
 import { randomMasterKey } from '../../src/index.js'
+import { ownKeyTokens, type WalletTokenSigner } from '../helpers/wallet-tokens.js'
 import type { WalletRecord } from '../../src/wallets/records.js'
 import { snapshot, startHarness, walletWithToken, type Harness } from '../helpers/harness.js'
 import { didJwtHolder } from '../helpers/key-holders.js'
@@ -25,27 +24,13 @@ const COMBINATIONS = (['key', 'jwk'] as const).flatMap((method) =>
 )
 
 let h: Harness
-let sealed: SealedKeyBackend
+let tokenOfWallet: WalletTokenSigner
 
 beforeAll(async () => {
   h = await startHarness({ service: { masterKey: MASTER_KEY, publicUrl: 'https://vault.example.com:8443/id' } })
-  sealed = new SealedKeyBackend(h.storage, await openKeyring(h.storage, MASTER_KEY))
+  tokenOfWallet = await ownKeyTokens(h.storage, MASTER_KEY)
 })
 afterAll(() => h?.close())
-
-const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-
-/** A DID-auth token naming `did`, signed by the sealed key of wallet record `id` (its own key). */
-async function tokenOfWallet(id: string, did: string): Promise<string> {
-  const record = (await h.storage.collection<WalletRecord>('wallets').get(id))!
-  const alg = ALGORITHMS_OF[record.keyType!][0]
-  const now = Math.floor(Date.now() / 1000)
-  const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
-  const keyRef = record.keyRef!
-  const key = (await sealed.find('tenant-a', keyRef.slice('sealed:'.length)))!
-  const signature = await key.sign({ tenantId: 'tenant-a', keyRef, alg, data: new TextEncoder().encode(data) })
-  return `${data}.${Buffer.from(signature).toString('base64url')}`
-}
 
 /** A new wallet of `method` and `keyType`, and a DID-auth token signed by its own sealed key. */
 async function ownWallet(method: 'key' | 'jwk', keyType: KeyType) {

@@ -9,11 +9,9 @@
  * 403 FORBIDDEN with the error body, nothing written. On memory and SQLite storage (the wallets' key-id index).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { openKeyring } from '../../src/custody/keyring-store.js'
-import { SealedKeyBackend } from '../../src/keys/backends/sealed/index.js'
-import { ALGORITHMS_OF, type KeyType } from '../../src/keys/key-types.js'
+import type { KeyType } from '../../src/keys/key-types.js'
 import { randomMasterKey } from '../../src/index.js'
-import type { WalletRecord } from '../../src/wallets/records.js'
+import { ownKeyTokens, type WalletTokenSigner } from '../helpers/wallet-tokens.js'
 import { snapshot, startHarness, type Harness } from '../helpers/harness.js'
 import { didJwtHolder } from '../helpers/key-holders.js'
 
@@ -29,21 +27,7 @@ const ROOTS: ReadonlyArray<readonly [Method, KeyType, KeyType]> = [
 ]
 
 let h: Harness
-let sealed: SealedKeyBackend
-
-const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-
-/** A DID-auth token naming `did`, signed by the sealed key of wallet record `id` (its own key). */
-async function tokenOfWallet(id: string, did: string): Promise<string> {
-  const record = (await h.storage.collection<WalletRecord>('wallets').get(id))!
-  const alg = ALGORITHMS_OF[record.keyType!][0]
-  const now = Math.floor(Date.now() / 1000)
-  const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
-  const keyRef = record.keyRef!
-  const key = (await sealed.find('tenant-a', keyRef.slice('sealed:'.length)))!
-  const signature = await key.sign({ tenantId: 'tenant-a', keyRef, alg, data: new TextEncoder().encode(data) })
-  return `${data}.${Buffer.from(signature).toString('base64url')}`
-}
+let tokenOfWallet: WalletTokenSigner
 
 /** A BIP44 vault whose root wallet is of `method` and `keyType`, and a token signed by the root wallet's own key. */
 async function vaultOf(method: Method, keyType: KeyType) {
@@ -69,7 +53,7 @@ for (const storage of ['memory', 'sqlite'] as const)
   describe(`vault control by the keys of did:key, did:jwk and did:web wallets (${storage})`, () => {
     beforeAll(async () => {
       h = await startHarness({ storage, service: { masterKey: MASTER_KEY, publicUrl: 'https://vault.example.com:8443/id' } })
-      sealed = new SealedKeyBackend(h.storage, await openKeyring(h.storage, MASTER_KEY))
+      tokenOfWallet = await ownKeyTokens(h.storage, MASTER_KEY)
     })
     afterAll(() => h?.close())
 

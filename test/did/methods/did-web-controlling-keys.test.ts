@@ -8,14 +8,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { didWebMethod, DidWebResolver, OwnDidWebDocuments, type ControllingKey, type DidMethod } from '../../../src/did/methods/index.js'
-import { openKeyring } from '../../../src/custody/keyring-store.js'
-import { SealedKeyBackend } from '../../../src/keys/backends/sealed/index.js'
 import { keyIdOfJwk } from '../../../src/keys/key-ids.js'
-import { ALGORITHMS_OF, type PublicJwk } from '../../../src/keys/key-types.js'
+import type { PublicJwk } from '../../../src/keys/key-types.js'
 import { randomMasterKey } from '../../../src/index.js'
 import { CallerFacts, otherControllingKeys } from '../../../src/roles/caller-facts.js'
 import { storedDidWebWallets } from '../../../src/wallets/did-web-wallets.js'
-import type { WalletRecord } from '../../../src/wallets/records.js'
+import { ownKeyTokens, type WalletTokenSigner } from '../../helpers/wallet-tokens.js'
 import { startHarness, type Harness } from '../../helpers/harness.js'
 import { didJwtHolder } from '../../helpers/key-holders.js'
 
@@ -23,13 +21,13 @@ const MASTER_KEY = randomMasterKey()
 const PUBLIC_URL = 'https://vault.example.com:8443/id'
 
 let h: Harness
-let sealed: SealedKeyBackend
+let tokenOfWallet: WalletTokenSigner
 let facts: CallerFacts
 let method: DidMethod
 
 beforeAll(async () => {
   h = await startHarness({ service: { masterKey: MASTER_KEY, publicUrl: PUBLIC_URL } })
-  sealed = new SealedKeyBackend(h.storage, await openKeyring(h.storage, MASTER_KEY))
+  tokenOfWallet = await ownKeyTokens(h.storage, MASTER_KEY)
   facts = new CallerFacts(h.service.resolver, h.storage, () => h.service.didAuthOptions.resolver)
   const own = new OwnDidWebDocuments({ storage: h.storage, wallets: storedDidWebWallets(h.storage), publicUrl: PUBLIC_URL, now: Date.now })
   method = didWebMethod({
@@ -47,20 +45,6 @@ beforeAll(async () => {
   })
 })
 afterAll(() => h?.close())
-
-const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
-
-/** A DID-auth token naming `did`, signed by the sealed key of wallet record `id` (its own key). */
-async function tokenOfWallet(id: string, did: string): Promise<string> {
-  const record = (await h.storage.collection<WalletRecord>('wallets').get(id))!
-  const alg = ALGORITHMS_OF[record.keyType!][0]
-  const now = Math.floor(Date.now() / 1000)
-  const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
-  const keyRef = record.keyRef!
-  const key = (await sealed.find('tenant-a', keyRef.slice('sealed:'.length)))!
-  const signature = await key.sign({ tenantId: 'tenant-a', keyRef, alg, data: new TextEncoder().encode(data) })
-  return `${data}.${Buffer.from(signature).toString('base64url')}`
-}
 
 async function newWallet(walletConfig: Record<string, string>) {
   const res = await h.request('POST', '/wallet', { json: { walletConfig } })
