@@ -326,6 +326,16 @@ describe('embedded registry vs EthereumDIDRegistry on a local EVM', () => {
     }
   })
 
+  it('revoking one delegate twice, later, succeeds on both (ganache estimates the second too low for its gas limit)', async () => {
+    // Seed 1924018654's counterexample, fixed: sent with exactly the node's estimate, the second revocation ran out of gas.
+    const identity = new LocalSigner(generatePrivateKey())
+    const change: RegistryChange = { op: 'revokeDelegate', delegateType: 'enc', delegate: new LocalSigner(generatePrivateKey()).address }
+    await both(identity.address, change, identity)
+    advance(56)
+    await both(identity.address, change, identity)
+    await expectSameInEverySpelling(identity)
+  })
+
   it('both refuse a change signed by a key that is not the owner', async () => {
     const identity = new LocalSigner(generatePrivateKey())
     const stranger = new LocalSigner(generatePrivateKey())
