@@ -224,7 +224,7 @@ async function planClaim(
     content: { ...content, id: wallet.did },
     wallet,
     key,
-    apply: walletConfigApplier(ctx, wallet.did, claim.walletConfig, caller),
+    apply: walletConfigApplier(ctx, wallet, claim.walletConfig, caller),
     purposes,
   }
 }

@@ -1,11 +1,10 @@
 /**
- * Signers over the key port and over digest signers: a {@link DataSigner} (JOSE signatures
- * under one algorithm), the {@link KeySigner} of a port key, and the {@link KeySigner} of a
+ * Signers over the key port and over digest signers: the {@link KeySigner} of a port key, and the {@link KeySigner} of a
  * secp256k1 key that signs digests only (a 0.1.0 wallet's sealed key, an MPC wallet's signer).
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { IdentityError } from '../errors.js'
-import { ALGORITHMS_OF, keyTypeOfJwk, type PublicJwk, type SignatureAlgorithm } from './key-types.js'
+import { ALGORITHMS_OF, keyTypeOfJwk, type PublicJwk } from './key-types.js'
 import type { KeyManager, KeyRef } from './port.js'
 import { addressOf, bytesToHex, hexToBytes } from './secp256k1.js'
 import type { DigestSigner, KeySigner, RecoverableSignature } from './signer.js'
@@ -18,20 +17,6 @@ export interface PortKey {
   keyRef: KeyRef
   /** Member DIDs (canonical) approving each signature, for backends that sign only with a quorum (`mpc`). */
   approvals?: readonly string[]
-}
-
-/** Signs data under one algorithm; the signature in JOSE form (docs/keys.md). */
-export interface DataSigner {
-  readonly alg: SignatureAlgorithm
-  sign(data: Uint8Array): Promise<Uint8Array>
-}
-
-/** The {@link DataSigner} of a port key under `alg` (422 at the first signature if the key cannot sign under it). */
-export function dataSignerOf(keys: KeyManager, key: PortKey, alg: SignatureAlgorithm): DataSigner {
-  return {
-    alg,
-    sign: (data) => keys.sign({ tenantId: key.tenantId, keyRef: key.keyRef, approvals: key.approvals, alg, data }),
-  }
 }
 
 /**

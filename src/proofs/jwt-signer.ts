@@ -1,7 +1,7 @@
 /**
  * did-jwt `Signer`s and what a JWT's header names: the signer of a wallet's {@link KeySigner}
- * under the JWS algorithm of its key type, its `kid`, and signers over a port key or a
- * {@link DigestSigner} (keys held in memory: tests, bench).
+ * under the JWS algorithm of its key type, its `kid`, and the signer over a {@link DigestSigner} (keys held in
+ * memory: tests, bench).
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
@@ -9,8 +9,6 @@ import type { Signer } from 'did-jwt'
 import type { Resolvable, VerificationMethod } from 'did-resolver'
 import { didMethodOf, OFFLINE_METHODS } from '../did/methods/index.js'
 import type { KeyType, PublicJwk, SignatureAlgorithm } from '../keys/key-types.js'
-import { dataSignerOf, type PortKey } from '../keys/port-signers.js'
-import type { KeyManager } from '../keys/port.js'
 import type { DigestSigner, KeySigner } from '../keys/signer.js'
 
 /** The JWS algorithm of the JWTs (VC-JWT, VP-JWT, status lists) a key type signs. */
@@ -92,18 +90,6 @@ export function keySignerJwtSigner(signer: KeySigner, alg: SignatureAlgorithm): 
   return async (data) => {
     const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
     return Buffer.from(await signer.sign(alg, bytes)).toString('base64url')
-  }
-}
-
-/**
- * A did-jwt `Signer` of a port key under `alg` (`ES256K`, `ES256K-R`, `ES256`, `EdDSA`): give the
- * same `alg` to `createJWT` / did-jwt-vc. The signature is the port's JOSE form, base64url.
- */
-export function keyPortJwtSigner(keys: KeyManager, key: PortKey, alg: SignatureAlgorithm): Signer {
-  const signer = dataSignerOf(keys, key, alg)
-  return async (data) => {
-    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data
-    return Buffer.from(await signer.sign(bytes)).toString('base64url')
   }
 }
 

@@ -55,7 +55,7 @@ export async function createRole(
     network,
     role: true,
   })
-  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
+  const apply = walletConfigApplier(ctx, wallet, input.walletConfig, caller)
   const role: RoleRecord = {
     id: randomUUID(),
     tenantId: caller.tenantId,

@@ -87,7 +87,7 @@ function* randomTails(seed: number, count: number): Generator<string> {
 
 /**
  * Declares the DID-method conformance suite for one method as a vitest `describe` block:
- * - create, for each key type the method takes: a `did:<name>:` DID whose document resolution answers as created, its
+ * - create, for each key type the method takes: a `did:<name>:` DID that resolves to a document of that id, its
  *   `authentication` keys exactly the key (or, secp256k1, its address), a DID URL with a fragment resolving to the same
  *   document, and `controllingKeys` naming those methods and that key;
  * - create refuses (422 VALIDATION_ERROR) a key type it does not take, a JWK of no didvault key type, a key off its curve;
@@ -107,18 +107,18 @@ export function runDidMethodConformance(name: string, factory: () => Promise<Did
     const create = (publicJwk: PublicJwk) => current().method.create({ ...current().createInput?.(), publicJwk })
 
     for (const type of KEY_TYPES) {
-      it(`${type}: create, then resolve: the document as created, authenticated by the key; controllingKeys agree`, async (ctx) => {
+      it(`${type}: create, then resolve: the DID's document, authenticated by the key; controllingKeys agree`, async (ctx) => {
         const { method } = current()
         if (!method.keyTypes.includes(type)) return ctx.skip()
         const key = freshKey(type)
-        const { did, document } = await create(key.jwk)
+        const { did } = await create(key.jwk)
         expect(did.startsWith(`did:${method.name}:`), did).toBe(true)
-        expect(document.id).toBe(did)
         const result = await method.resolve(did)
         expect(result.didResolutionMetadata.error, result.didResolutionMetadata.message as string).toBeUndefined()
-        expect(result.didDocument).toEqual(document)
+        const document = result.didDocument!
+        expect(document.id).toBe(did)
 
-        const authentication = authenticationMethods(result.didDocument!)
+        const authentication = authenticationMethods(document)
         expect(authentication.length).toBeGreaterThan(0)
         for (const vm of authentication) expect(namesOf(type, key.bytes), vm.id).toContain(keyOfMethod(vm))
 

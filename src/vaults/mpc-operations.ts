@@ -192,7 +192,7 @@ export async function createMpcVaultWallet(
   } else {
     wallet = await uniqueOr(() => createHardenedWallet(ctx, vault, keyType, approvals, insert), aliasConflict)
   }
-  const apply = walletConfigApplier(ctx, wallet.did, walletConfig, caller)
+  const apply = walletConfigApplier(ctx, wallet, walletConfig, caller)
   return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
 }
 

@@ -84,7 +84,7 @@ export async function createVault(
   })
   vault.rootDid = wallet.did
   vault.rootKeyId = wallet.keyId
-  const apply = walletConfigApplier(ctx, wallet.did, input.walletConfig, caller)
+  const apply = walletConfigApplier(ctx, wallet, input.walletConfig, caller)
 
   await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
@@ -205,7 +205,7 @@ export async function createVaultWallet(
     aliasConflict,
   )
   // The DID is known only once the index is: the network's registry was checked above (networkForNewWallet).
-  const apply = walletConfigApplier(ctx, wallet.did, walletConfig, caller)
+  const apply = walletConfigApplier(ctx, wallet, walletConfig, caller)
   return { wallet: withReport(presentWallet(wallet), await apply(wallet)) }
 }
 

@@ -1,6 +1,6 @@
 /** Making wallet records from keys, and the wallet shapes the spec's responses show. */
 import { randomUUID } from 'node:crypto'
-import { ethereumKeyOf, type EthrNetwork } from '../did/methods/ethr/index.js'
+import { ethereumKeyOf, type EthereumKey, type EthrNetwork } from '../did/methods/ethr/index.js'
 import type { CreatedKey } from '../keys/port.js'
 import { keyIdOfJwk } from '../keys/key-ids.js'
 import { hexToBytes } from '../keys/secp256k1.js'
@@ -44,8 +44,16 @@ export async function buildWallet(ctx: Pick<WalletsContext, 'config' | 'now'>, i
   const method = didMethodOfConfig(input.walletConfig)
   if (method === 'ethr' && keyType !== 'secp256k1') throw new RangeError(`a did:ethr wallet needs a secp256k1 key, not ${keyType}`)
   const id = randomUUID()
-  const did = await walletDid(ctx.config, { method, publicJwk, walletId: id, network: input.network })
-  const record = recordOf(ctx, id, did, method, input, publicJwk)
+  // The Ethereum view of a secp256k1 key (one keccak for the address, one for its checksum): the record's and did:ethr's.
+  const ethereum = keyType === 'secp256k1' ? ethereumKeyOf(publicJwk) : undefined
+  const did = await walletDid(ctx.config, {
+    method,
+    publicJwk,
+    walletId: id,
+    network: input.network,
+    ethereumAddress: ethereum?.ethereumAddress,
+  })
+  const record = recordOf(ctx, id, did, method, input, publicJwk, ethereum)
   Object.assign(record, { keyRef, keyType })
   if (input.path !== undefined) record.path = input.path
   return record
@@ -58,15 +66,17 @@ function recordOf(
   didMethod: string,
   input: Omit<NewWallet, 'key'>,
   publicJwk: PublicJwk,
+  ethereum: EthereumKey | undefined,
 ): WalletRecord {
   const now = ctx.now()
   const record: WalletRecord = {
     id,
     tenantId: input.tenantId,
     isHDWallet: input.index !== undefined,
-    ...(publicJwk.crv === 'secp256k1' && ethereumKeyOf(publicJwk)),
+    ...ethereum,
     publicKeyJwk: publicJwk,
-    keyId: keyIdOfJwk(publicJwk),
+    // A secp256k1 key's id is its address (keys/key-ids.ts), computed once above.
+    keyId: ethereum?.ethereumAddress ?? keyIdOfJwk(publicJwk),
     did,
     didMethod,
     alias: input.alias ?? did,

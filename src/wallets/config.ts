@@ -141,24 +141,27 @@ export async function signingWallet(
 }
 
 /**
- * Checks (before anything is written) that `config` can apply to `did`, and returns what
- * applies it once the wallet exists: its `txsInput` through the registry of `did`'s network (did:ethr), or the
+ * Checks (before anything is written) that `config` can apply to the new wallet `made`, and returns what
+ * applies it once the wallet exists: its `txsInput` through the registry of its DID's network (did:ethr), or the
  * service's did:web documents (did-web-updates.ts). did:key and did:jwk DIDs never change: their `txsInput` is 422.
  * The applier resolves to undefined when there is nothing to apply. The caller's tokens count as member
  * approvals of the signatures when the wallet is an MPC wallet; each change is audited as its act.
+ * `made`'s network and `apiUrl` were checked when its DID was made (`networkForNewWallet`), so without `txsInput`
+ * nothing is looked up here.
  */
 export function walletConfigApplier(
   ctx: Pick<WalletsContext, 'audit' | 'keyManager' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'signers' | 'storage'>,
-  did: string,
+  made: Pick<WalletRecord, 'did' | 'didMethod'>,
   config: WalletConfig | undefined,
   caller: Caller,
 ): (wallet: WalletRecord) => Promise<RegistryReport | undefined> {
   const txs = config?.txsInput ?? []
-  if (did.startsWith('did:web:')) return didWebApplier(ctx, txs, caller)
-  if (parseEthrDid(did) === undefined) {
-    if (txs.length > 0) throw invalid(`walletConfig.txsInput: ${did.split(':', 2).join(':')} DIDs take no txsInput updates here`)
+  if (made.didMethod === 'web') return didWebApplier(ctx, txs, caller)
+  if (made.didMethod !== 'ethr') {
+    if (txs.length > 0) throw invalid(`walletConfig.txsInput: did:${made.didMethod} DIDs take no txsInput updates here`)
     return async () => undefined
   }
-  const registry = registryForDid(ctx, did, config)
-  return async (wallet) => (txs.length === 0 ? undefined : applyTxs(ctx, wallet, registry, txs, caller))
+  if (txs.length === 0) return async () => undefined
+  const registry = registryForDid(ctx, made.did, config)
+  return (wallet) => applyTxs(ctx, wallet, registry, txs, caller)
 }

@@ -50,7 +50,7 @@ export async function generateWallet(
     walletConfig: input.walletConfig,
     network,
   })
-  const apply = walletConfigApplier(ctx, record.did, input.walletConfig, caller)
+  const apply = walletConfigApplier(ctx, record, input.walletConfig, caller)
   await uniqueOr(
     () =>
       ctx.storage.transaction(async (tx) => {

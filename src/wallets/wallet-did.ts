@@ -1,10 +1,10 @@
 /**
- * The DID of a new wallet, by its method: did:ethr from the key's Ethereum address on the wallet's network (the
- * did:ethr code computes it), did:key and did:jwk from the key through their {@link DidMethod}, did:web under the
- * service's `publicUrl` with the wallet's id as its last segment.
+ * The DID of a new wallet, by its method: did:ethr from the key's Ethereum address on the wallet's network, did:key
+ * and did:jwk from the key through their {@link DidMethod}, did:web under the service's `publicUrl` with the wallet's
+ * id as its last segment.
  */
 import { invalid } from '../errors.js'
-import { ethrIdentityOf, type EthrNetwork } from '../did/methods/ethr/index.js'
+import { didOfChecksummed, type EthrNetwork } from '../did/methods/ethr/index.js'
 import { didMethodNamed, didWebOfWallet } from '../did/methods/index.js'
 import type { PublicJwk } from '../keys/key-types.js'
 import type { WalletsConfig } from './context.js'
@@ -23,6 +23,8 @@ export interface WalletDidInput {
   walletId: string
   /** The did:ethr network (default: the service's). */
   network?: EthrNetwork
+  /** A secp256k1 key's EIP-55 Ethereum address (`ethereumKeyOf`): what a did:ethr DID is made of. */
+  ethereumAddress?: string
 }
 
 /**
@@ -31,7 +33,11 @@ export interface WalletDidInput {
  */
 export async function walletDid(config: Pick<WalletsConfig, 'network' | 'publicUrl'>, input: WalletDidInput): Promise<string> {
   const { method, publicJwk, walletId } = input
-  if (method === 'ethr') return ethrIdentityOf(input.network ?? config.network, publicJwk).did
+  if (method === 'ethr') {
+    const network = input.network ?? config.network
+    if (input.ethereumAddress === undefined) throw new RangeError('a did:ethr DID is made from the Ethereum address of a secp256k1 key')
+    return didOfChecksummed(network, input.ethereumAddress)
+  }
   if (method === 'web') {
     if (config.publicUrl === undefined) throw noPublicUrl()
     return didWebOfWallet(config.publicUrl, walletId)

@@ -17,7 +17,8 @@ import { SEALED_KEYS, SealedKeyBackend } from '../../src/keys/backends/sealed/in
 import type { KeyType, SignatureAlgorithm } from '../../src/keys/key-types.js'
 import { Keyring, randomMasterKey } from '../../src/keys/keyring.js'
 import { BackendKeyManager } from '../../src/keys/port.js'
-import { keyPortJwtSigner } from '../../src/proofs/jwt-signer.js'
+import { portKeySigner } from '../../src/keys/port-signers.js'
+import { keySignerJwtSigner } from '../../src/proofs/jwt-signer.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 
@@ -53,11 +54,12 @@ describe('VC-JWT signed through the key port, verified by did-jwt-vc', () => {
     for (const method of ['key', 'jwk']) {
       it(`${type} (${alg}), did:${method}`, async () => {
         const { keyRef, publicJwk } = await keys.createKey({ tenantId: 't', type })
-        const { did, document } = await didMethodNamed(method)!.create({ publicJwk })
+        const { did } = await didMethodNamed(method)!.create({ publicJwk })
+        const document = (await didMethodNamed(method)!.resolve(did)).didDocument!
         const issuer = {
           did,
           alg,
-          signer: keyPortJwtSigner(keys, { tenantId: 't', keyRef }, alg),
+          signer: keySignerJwtSigner(portKeySigner(keys, { tenantId: 't', keyRef, publicJwk }), alg),
           kid: document.assertionMethod![0] as string,
         }
         const payload: JwtCredentialPayload = {
@@ -76,9 +78,11 @@ describe('VC-JWT signed through the key port, verified by did-jwt-vc', () => {
         expect(verified.verifiableCredential.credentialSubject).toMatchObject({ degree: 'BSc' })
         if (method === 'key') expect((await verifyCredential(jwt, theirs)).issuer).toBe(did)
         // the same key refuses another tenant (404) and an algorithm of another key type (422)
-        await expect(keyPortJwtSigner(keys, { tenantId: 'other', keyRef }, alg)('x')).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
+        const signerOf = (tenantId: string, under: SignatureAlgorithm) =>
+          keySignerJwtSigner(portKeySigner(keys, { tenantId, keyRef, publicJwk }), under)
+        await expect(signerOf('other', alg)('x')).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
         const wrong: SignatureAlgorithm = alg === 'EdDSA' ? 'ES256' : 'EdDSA'
-        await expect(keyPortJwtSigner(keys, { tenantId: 't', keyRef }, wrong)('x')).rejects.toMatchObject({ errorType: 'VALIDATION_ERROR' })
+        await expect(signerOf('t', wrong)('x')).rejects.toMatchObject({ errorType: 'VALIDATION_ERROR' })
       })
     }
   }

@@ -59,7 +59,8 @@ const theirs = new Resolver({ ...KeyDidResolver.getResolver(), ...getDidJwkResol
 /** A wallet of `method` over a new port key of `type` (what H1's Generate Identity Wallet records). */
 async function wallet(type: KeyType, method: string) {
   const { keyRef, publicJwk } = await keys.createKey({ tenantId: 't', type })
-  const { did, document } = await didMethodNamed(method)!.create({ publicJwk })
+  const { did } = await didMethodNamed(method)!.create({ publicJwk })
+  const document = (await didMethodNamed(method)!.resolve(did)).didDocument!
   const record = { tenantId: 't', id: did, did, keyRef, publicKeyJwk: publicJwk, publicKeyHex: '', ethereumAddress: '' }
   return { did, document, signer: signers.signerFor(record) }
 }

@@ -20,10 +20,12 @@ export interface DidCreateInput {
   network?: string
 }
 
-/** A DID the method made, and its document as resolution will answer it. */
+/**
+ * A DID the method made. Its document is what {@link DidMethod.resolve} answers for it: making a DID builds no
+ * document (a wallet needs only its DID; did:key's Ed25519 documents derive an X25519 key).
+ */
 export interface CreatedDid {
   did: string
-  document: DIDDocument
 }
 
 /** A `walletConfig.txsInput` update to apply to a DID the service holds. */
@@ -54,7 +56,7 @@ export interface DidMethod {
   /** Whether the method keeps its documents' history (resolution by `versionId` / `versionTime`). */
   readonly versioned: boolean
   /**
-   * A DID (and its document) for a public key.
+   * The DID of a public key (its document: {@link DidMethod.resolve}).
    * @throws {IdentityError} 422 for a key type the method cannot take, or a setting it needs and lacks
    */
   create(input: DidCreateInput): Promise<CreatedDid>

@@ -29,10 +29,7 @@ export function didEthrMethod(registries: Registries, network: EthrNetwork): Did
       if (publicJwk.crv !== 'secp256k1') throw invalid(`did:ethr takes a secp256k1 key, not ${String(publicJwk.crv)}`)
       const on = name === undefined ? network : registries.forNetwork(name)?.network
       if (on === undefined) throw invalid(`did:ethr: no DID registry is configured for network ${name}`)
-      const { did } = ethrIdentityOf(on, keyBytesToCreate('ethr', publicJwk))
-      const result = await resolve(did)
-      if (result.didDocument === null) throw new Error(`did:ethr: a new DID did not resolve (${result.didResolutionMetadata.error})`)
-      return { did, document: result.didDocument }
+      return { did: ethrIdentityOf(on, keyBytesToCreate('ethr', publicJwk)).did }
     },
     resolve,
     update() {

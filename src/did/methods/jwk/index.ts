@@ -59,8 +59,7 @@ export const didJwk: DidMethod = {
     keyBytesToCreate('jwk', publicJwk)
     const { crv, kty, x, y } = publicJwk
     const jwk = y === undefined ? { crv, kty, x } : { crv, kty, x, y }
-    const did = `${PREFIX}${base64url.encode(new TextEncoder().encode(JSON.stringify(jwk)))}`
-    return { did, document: didJwkDocument(did, jwk) }
+    return { did: `${PREFIX}${base64url.encode(new TextEncoder().encode(JSON.stringify(jwk)))}` }
   },
 
   async resolve(didUrl) {

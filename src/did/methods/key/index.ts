@@ -8,7 +8,7 @@ import { KEY_TYPES, keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../
 import { authenticationKeys, didOf, immutable, resolved, unresolved } from '../derived.js'
 import type { DidMethod } from '../port.js'
 import { didKeyDocument } from './document.js'
-import { decodeMultikey, MAX_MULTIBASE } from './multikey.js'
+import { decodeMultikey, encodeMultikey, MAX_MULTIBASE } from './multikey.js'
 import { keyBytesToCreate, publicJwkOf } from '../public-key-bytes.js'
 
 const PREFIX = 'did:key:'
@@ -37,8 +37,7 @@ export const didKey: DidMethod = {
   async create({ publicJwk }) {
     const type = keyTypeOfJwk(publicJwk)
     if (type === undefined) throw invalid('did:key takes a secp256k1, P-256 or Ed25519 key')
-    const document = didKeyDocument(type, keyBytesToCreate('key', publicJwk))
-    return { did: document.id, document }
+    return { did: `${PREFIX}${encodeMultikey(type, keyBytesToCreate('key', publicJwk))}` }
   },
 
   async resolve(didUrl) {

@@ -12,7 +12,6 @@ import { authenticationKeys, jwkOfMethod } from '../derived.js'
 import { publicKeyBytes } from '../public-key-bytes.js'
 import { controllingKeysOfDocument } from '../controllers.js'
 import type { ControllingKey, DidMethod } from '../port.js'
-import { didWebDocument } from './document.js'
 import { didOfDidUrl, didWebOfWallet } from './did-web-url.js'
 import type { OwnDidWebDocuments } from './own-documents.js'
 import type { DidWebResolver } from './resolve-foreign.js'
@@ -54,8 +53,7 @@ export function didWebMethod(options: DidWebMethodOptions): DidMethod {
       } catch {
         throw invalid('did:web: the JWK is not a valid public key of its curve')
       }
-      const did = didWebOfWallet(options.publicUrl, walletId)
-      return { did, document: didWebDocument(did, publicJwk, [], options.now()) }
+      return { did: didWebOfWallet(options.publicUrl, walletId) }
     },
 
     resolve(didUrl: string, resolution?: DIDResolutionOptions) {
