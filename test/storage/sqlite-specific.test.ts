@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
 import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -22,6 +24,7 @@ const DOCS: CollectionSpec = {
   indexes: [{ fields: ['tenantId', 'name'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
 }
 
+const require = createRequire(import.meta.url)
 let dir: string
 let file: string
 const opened: SqliteStorage[] = []
@@ -267,6 +270,32 @@ describe('sqlite storage', () => {
     await first
     await b.collection<Doc>('docs').insert({ id: 'x' })
   }, 20_000)
+
+  it('opening a new database while another process holds its write lock waits for it, then runs in WAL mode', async () => {
+    // SQLite answers the switch to WAL with SQLITE_BUSY at once here, without its busy handler: processes starting
+    // together on a new database met it ("database is locked").
+    const path = join(dir, 'new.db')
+    new Database(path).exec('CREATE TABLE t (x)')
+    const holder = spawn(process.execPath, [
+      '-e',
+      `const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(${JSON.stringify(path)});
+       db.exec('BEGIN IMMEDIATE'); process.stdout.write('held\\n');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300); db.exec('COMMIT'); db.close()`,
+    ])
+    const exited = new Promise((resolve) => holder.once('exit', resolve))
+    await new Promise<void>((resolve, reject) => {
+      holder.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('held') && resolve())
+      void exited.then((code) => reject(new Error(`the lock holder exited (${String(code)}) before holding the lock`)))
+    })
+    const storage = createSqliteStorage({ path })
+    opened.push(storage)
+    await storage.init([DOCS])
+    await storage.collection<Doc>('docs').insert({ id: 'after' })
+    const raw = new Database(path, { readonly: true })
+    expect(raw.pragma('journal_mode', { simple: true })).toBe('wal')
+    raw.close()
+    expect(await exited).toBe(0)
+  })
 
   it('a nested transaction that throws rolls back to its savepoint only', async () => {
     const storage = await open()

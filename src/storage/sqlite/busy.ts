@@ -38,3 +38,21 @@ export async function retryWhenBusy<R>(attempt: () => Promise<R>): Promise<R> {
     }
   }
 }
+
+/**
+ * {@link retryWhenBusy} for the synchronous setup of a connection (its journal mode), sleeping between attempts. SQLite
+ * answers some lock waits with SQLITE_BUSY at once, without its busy handler: switching a new database to WAL while
+ * another connection (a process starting beside this one) holds its write lock is one.
+ */
+export function retryWhenBusySync<R>(attempt: () => R): R {
+  for (let retry = 0; ; retry++) {
+    try {
+      return attempt()
+    } catch (err) {
+      if (!isBusy(err)) throw err
+      if (retry === RETRIES) throw new SqliteBusyError(retry + 1, err)
+      const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** retry) * (0.5 + Math.random())
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, delay)
+    }
+  }
+}

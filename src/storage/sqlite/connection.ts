@@ -1,6 +1,7 @@
 import { closeSync, existsSync, fchmodSync, openSync, readFileSync, statSync } from 'node:fs'
 import Database from 'better-sqlite3'
 import { isSqliteSynchronous, SQLITE_SYNCHRONOUS, type SqliteSynchronous } from './synchronous.js'
+import { retryWhenBusySync } from './busy.js'
 
 /** Options of {@link createSqliteStorage}. */
 export interface SqliteStorageOptions {
@@ -77,10 +78,9 @@ export class Connection {
       return
     }
     if (this.shared) createOwnerOnly(options.path)
-    this.db = new Database(options.path)
-    this.db.pragma('journal_mode = WAL')
+    this.db = new Database(options.path, { timeout: busyTimeoutMs })
+    retryWhenBusySync(() => this.db.pragma('journal_mode = WAL'))
     this.db.pragma(`synchronous = ${synchronous}`)
-    this.db.pragma(`busy_timeout = ${busyTimeoutMs}`)
     this.db.pragma('foreign_keys = ON')
     // Deleted rows (revoked API key hashes, deleted wallets' sealed keys) are overwritten, not left in free pages.
     this.db.pragma('secure_delete = ON')

@@ -16,7 +16,14 @@
  * before it), and `?versionTime=` — which it does not read — becomes the number of the last
  * block stamped at or before that time.
  */
-import type { DIDResolutionResult, DIDResolutionOptions, DIDResolver, ParsedDID, Resolvable } from 'did-resolver'
+import {
+  Resolver,
+  type DIDResolutionResult,
+  type DIDResolutionOptions,
+  type DIDResolver,
+  type ParsedDID,
+  type Resolvable,
+} from 'did-resolver'
 import {
   Contract,
   JsonRpcProvider,
@@ -31,7 +38,8 @@ import {
 } from 'ethers'
 import { EthereumDIDRegistry, getResolver } from 'ethr-did-resolver'
 import type { DigestSigner } from '../../../../keys/signer.js'
-import { parseEthrDid, type EthrNetwork } from '../ethr.js'
+import { didOfChecksummed, parseEthrDid, type EthrNetwork } from '../ethr.js'
+import { NULL_ADDRESS } from '../document.js'
 import { versionRequest } from '../../../version.js'
 import { blockAtTime } from './block-at-time.js'
 import { RegistryError, invalidEthrDid, resolutionFailure, type AppliedChange, type DidRegistry, type RegistryChange } from './port.js'
@@ -115,8 +123,18 @@ export class OnchainRegistry implements DidRegistry {
     return this.#ethr(did, { ...parsed, query: `versionId=${block}` }, resolver, options)
   }
 
+  /**
+   * The identity's owner as the embedded registry answers it: the null address once deactivated. The contract's own
+   * `identityOwner` reads a zero owner as the identity itself — both never handed over and deactivated — so a deactivated
+   * identity's key could send changes again; its history tells the two apart.
+   */
   async identityOwner(address: string): Promise<string> {
-    return getAddress((await this.#contract.identityOwner(address)) as string)
+    const owner = getAddress((await this.#contract.owners(address)) as string)
+    if (owner !== NULL_ADDRESS) return owner
+    if (((await this.#contract.changed(address)) as bigint) === 0n) return address
+    const did = didOfChecksummed(this.network, getAddress(address))
+    const { didDocumentMetadata } = await new Resolver({ ethr: this.#ethr }, { cache: false }).resolve(did)
+    return didDocumentMetadata.deactivated === true ? NULL_ADDRESS : address
   }
 
   apply(address: string, change: RegistryChange, owner: DigestSigner): Promise<AppliedChange> {
