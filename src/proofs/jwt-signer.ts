@@ -6,8 +6,8 @@
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex } from '@noble/hashes/utils.js'
 import type { Signer } from 'did-jwt'
-import type { Resolvable, VerificationMethod } from 'did-resolver'
-import { didMethodOf, OFFLINE_METHODS } from '../did/methods/index.js'
+import type { Resolvable } from 'did-resolver'
+import { didMethodOf, jwkOfMethod, OFFLINE_METHODS, relationshipKeys } from '../did/methods/index.js'
 import type { KeyType, PublicJwk, SignatureAlgorithm } from '../keys/key-types.js'
 import type { DigestSigner, KeySigner } from '../keys/signer.js'
 
@@ -74,11 +74,8 @@ const sameKey = (jwk: PublicJwk | undefined, publicJwk: PublicJwk) =>
 async function resolvedMethodOf(did: string, publicJwk: PublicJwk, resolver: Resolvable): Promise<string | undefined> {
   const { didDocument } = await resolver.resolve(did)
   if (!didDocument) return undefined
-  const byId = new Map((didDocument.verificationMethod ?? []).map((vm) => [vm.id, vm]))
-  const relations = [...(didDocument.authentication ?? []), ...(didDocument.assertionMethod ?? [])]
-  const listed = relations.map((entry) => (typeof entry === 'string' ? byId.get(entry) : entry))
-  const same = listed.find((vm): vm is VerificationMethod => sameKey(vm?.publicKeyJwk as PublicJwk | undefined, publicJwk))
-  return same?.id
+  return relationshipKeys(didDocument, ['authentication', 'assertionMethod'], jwkOfMethod).find((key) => sameKey(key.publicJwk, publicJwk))
+    ?.methodId
 }
 
 /** The verification methods of DIDs derived from their key, by DID and key: bounded, the oldest entry leaves first. */

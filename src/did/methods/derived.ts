@@ -30,12 +30,23 @@ export function immutable(method: string) {
 
 /** The keys a document lists under `authentication` (by reference or embedded), as JWKs. */
 export function authenticationKeys(document: DIDDocument, keyOf: (vm: VerificationMethod) => PublicJwk | undefined): ControllingKey[] {
+  return relationshipKeys(document, ['authentication'], keyOf)
+}
+
+/** The keys (by `keyOf`) of the verification methods that `relationships` of `document` name, in the order listed. */
+export function relationshipKeys(
+  document: DIDDocument,
+  relationships: ReadonlyArray<'authentication' | 'assertionMethod'>,
+  keyOf: (vm: VerificationMethod) => PublicJwk | undefined,
+): ControllingKey[] {
   const methods = document.verificationMethod ?? []
-  return (document.authentication ?? []).flatMap((entry) => {
-    const vm = typeof entry === 'string' ? methods.find((m) => m.id === entry) : entry
-    const publicJwk = vm === undefined ? undefined : keyOf(vm)
-    return vm !== undefined && publicJwk !== undefined ? [{ methodId: vm.id, publicJwk }] : []
-  })
+  return relationships
+    .flatMap((relationship) => document[relationship] ?? [])
+    .flatMap((entry) => {
+      const vm = typeof entry === 'string' ? methods.find((m) => m.id === entry) : entry
+      const publicJwk = vm === undefined ? undefined : keyOf(vm)
+      return vm !== undefined && publicJwk !== undefined ? [{ methodId: vm.id, publicJwk }] : []
+    })
 }
 
 /** A verification method's `publicKeyJwk` when it is a key type didvault uses. */
