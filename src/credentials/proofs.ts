@@ -80,7 +80,7 @@ async function target(
             (r) => carriedBy(r).format === JSON_LD,
           )
     const text = unsignedText(document)
-    records = sameId.filter((r) => unsignedText(r.jsonld as JsonLdDocument) === text)
+    records = sameId.filter((r) => unsignedText(carriedBy(r).encoded as JsonLdDocument) === text)
     if (records.length === 0) {
       // A caller who may change a stored copy learns why it is refused; anyone else only that it may not.
       for (const record of sameId) {
@@ -142,7 +142,7 @@ async function update(
     await ctx.storage.transaction(async (tx) => {
       const { credentials } = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS })
       for (const record of records) {
-        const document = change(record.jsonld as JsonLdDocument) as Record<string, unknown>
+        const document = change(carriedBy(record).encoded as JsonLdDocument) as Record<string, unknown>
         await credentials.update(record.id, { jsonld: document, hash: JSON_LD.contentHash(document) })
       }
       await ctx.audit.append(
@@ -233,7 +233,7 @@ export async function removeProofs(
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
       const removable = new Set<unknown>()
-      for (const proof of [document, ...records.map((r) => r.jsonld as JsonLdDocument)].flatMap(proofsOf)) {
+      for (const proof of [document, ...records.map((r) => carriedBy(r).encoded as JsonLdDocument)].flatMap(proofsOf)) {
         const did = proofDid(proof)
         if (did !== undefined && (await ownsDid(did))) removable.add(proof)
       }
