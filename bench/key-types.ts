@@ -25,7 +25,7 @@ import { IdentityService, randomMasterKey, staticTenants } from '../src/index.js
 import type { StorageAdapter } from '../src/index.js'
 import { openKeyring } from '../src/custody/keyring-store.js'
 import { didMethodNamed } from '../src/did/methods/index.js'
-import { issueJwtCredential } from '../src/credentials/issue-credential.js'
+import { issueJwtCredential } from '../src/credentials/formats/jwt/issue.js'
 import { KeyCustody } from '../src/custody/key-custody.js'
 import { SEALED_KEYS, SealedKeyBackend, sealedKeyId, type SealedKeyRecord } from '../src/keys/backends/sealed/index.js'
 import { BackendKeyManager } from '../src/keys/port.js'

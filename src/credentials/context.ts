@@ -7,7 +7,7 @@ import type { KnownKeys } from '../proofs/known-keys.js'
 import type { UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 import type { WalletsConfig, WalletsContext } from '../wallets/context.js'
 import type { StatusPurpose } from './schemas.js'
-import type { CredentialStatusChecks } from './verify-credential.js'
+import type { CredentialStatusChecks, FormatName } from './formats/index.js'
 
 export interface CredentialsConfig extends WalletsConfig {
   limits: {
@@ -24,7 +24,7 @@ export interface CredentialsConfig extends WalletsConfig {
 export interface StatusRequest {
   /** The issuer DID as the credential names it. */
   issuer: string
-  format: 'JSON-LD' | 'JWT'
+  format: FormatName
   purposes: readonly StatusPurpose[]
   /** The credential's `id`. */
   credentialId: string

@@ -22,14 +22,3 @@ export function assertJsonLdInput(ctx: Pick<CredentialsContext, 'config'>, value
   const refused = jsonLdBoundsError(value, ctx.config.limits.jsonld)
   if (refused !== undefined) throw invalid(`${field}: ${refused.message}`)
 }
-
-/**
- * Refuses (422) a JSON value that is not JSON-LD to the service (a VC-JWT's claims) when it
- * holds a forbidden key or nests deeper than `maxDepth`; its size is not bounded here.
- */
-export function assertJsonInput(ctx: Pick<CredentialsContext, 'config'>, value: unknown, field: string): void {
-  const any = Number.MAX_SAFE_INTEGER
-  const { maxDepth } = ctx.config.limits.jsonld
-  const refused = jsonLdBoundsError(value, { maxNodes: any, maxArrayLength: any, maxStringLength: any, maxDepth })
-  if (refused !== undefined) throw invalid(`${field}: ${refused.message}`)
-}

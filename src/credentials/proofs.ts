@@ -22,10 +22,10 @@ import type { AddProofInput, RemoveProofInput, proofsResponse } from './schemas.
 import type { CredentialRecord } from './records.js'
 import { UniqueConstraintError } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
-import { canonicalJson, jsonLdHash } from './content-hash.js'
-import { parseJsonLd } from './store.js'
+import { canonicalJson } from './content-hash.js'
+import { carriedBy, credentialFormatNamed } from './formats/index.js'
 import { issuerSigner } from './sign.js'
-import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+import { jsonLdHasher } from './jsonld-work.js'
 import { credentialFacts } from './facts.js'
 import { CREDENTIALS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
@@ -33,6 +33,9 @@ import type { CredentialsContext } from './context.js'
 
 type ProofsResponse = z.output<typeof proofsResponse>
 type Item = { _id: string } | { jsonld: Record<string, unknown> } | { jwt: string }
+
+/** The one format whose proof set takes more proofs. */
+const JSON_LD = credentialFormatNamed('JSON-LD')
 
 const JWT_REFUSED = 'a JWT credential cannot take a second proof (its signature is its only proof): give a JSON-LD credential'
 
@@ -51,32 +54,33 @@ const unsignedText = (document: JsonLdDocument): string => {
  * `id`, the item is refused (422), naming the difference as the reason.
  */
 async function target(
-  ctx: Pick<CredentialsContext, 'callers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'storage'>,
   caller: Caller,
   holding: HoldingFacts,
   item: Item,
 ): Promise<{ document: JsonLdDocument; records: CredentialRecord[] }> {
   const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
-  if ('jwt' in item) throw invalid(JWT_REFUSED)
   let document: JsonLdDocument
   let records: CredentialRecord[]
   if ('_id' in item) {
     const record = await credentials.get(item._id)
     if (!record) throw notFound(`no stored credential ${item._id}`)
-    if (record.jsonld === undefined) throw invalid(JWT_REFUSED)
-    document = record.jsonld
+    if (carriedBy(record).format !== JSON_LD) throw invalid(JWT_REFUSED)
+    document = carriedBy(record).encoded as JsonLdDocument
     records = [record]
   } else {
-    const parsed = parseJsonLd(item.jsonld)
-    document = item.jsonld
+    const given = carriedBy(item)
+    if (given.format !== JSON_LD) throw invalid(JWT_REFUSED)
+    document = given.encoded as JsonLdDocument
+    const parsed = JSON_LD.parse(document, ctx.config.limits)
     const sameId =
       parsed.vcId === undefined
         ? []
         : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter(
-            (r) => r.jsonld !== undefined,
+            (r) => carriedBy(r).format === JSON_LD,
           )
     const text = unsignedText(document)
-    records = sameId.filter((r) => unsignedText(r.jsonld as JsonLdDocument) === text)
+    records = sameId.filter((r) => unsignedText(carriedBy(r).encoded as JsonLdDocument) === text)
     if (records.length === 0) {
       // A caller who may change a stored copy learns why it is refused; anyone else only that it may not.
       for (const record of sameId) {
@@ -106,7 +110,11 @@ async function target(
 /** The request's items, each credential given as `jsonld` checked against the service's JSON-LD bounds first (422 for the request). */
 function checkedItems(ctx: Pick<CredentialsContext, 'config'>, input: { claims?: Item[]; vcs?: Item[] }): Item[] {
   const [field, items] = input.claims !== undefined ? ['claims', input.claims] : ['vcs', input.vcs ?? []]
-  for (const [i, item] of items.entries()) if ('jsonld' in item) assertJsonLdInput(ctx, item.jsonld, `${field}.${i}.jsonld`)
+  for (const [i, item] of items.entries()) {
+    if ('_id' in item) continue
+    const { format, encoded } = carriedBy(item)
+    format.checkInput(encoded, `${field}.${i}.${format.member}`, ctx.config.limits)
+  }
   return items
 }
 
@@ -134,8 +142,8 @@ async function update(
     await ctx.storage.transaction(async (tx) => {
       const { credentials } = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS })
       for (const record of records) {
-        const document = change(record.jsonld as JsonLdDocument) as Record<string, unknown>
-        await credentials.update(record.id, { jsonld: document, hash: jsonLdHash(document) })
+        const document = change(carriedBy(record).encoded as JsonLdDocument) as Record<string, unknown>
+        await credentials.update(record.id, { jsonld: document, hash: JSON_LD.contentHash(document) })
       }
       await ctx.audit.append(
         tx,
@@ -164,7 +172,7 @@ export async function addProofs(
   const iss = input.iss ?? [...holding.dids][0]
   if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
   // A key no JSON-LD suite signs with is refused before any item is read (422 naming the suites).
-  const keySigner = await issuerSigner(ctx, caller, iss, { jsonLd: true })
+  const keySigner = await issuerSigner(ctx, caller, iss, { format: JSON_LD })
   const signer = jsonLdSignerOf(keySigner)
   const creator =
     (await verificationMethodOf(normalizeDid(iss), keySigner.publicJwk, ctx.resolvers.get().resolver)) ?? `${normalizeDid(iss)}#controller`
@@ -225,7 +233,7 @@ export async function removeProofs(
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
       const removable = new Set<unknown>()
-      for (const proof of [document, ...records.map((r) => r.jsonld as JsonLdDocument)].flatMap(proofsOf)) {
+      for (const proof of [document, ...records.map((r) => carriedBy(r).encoded as JsonLdDocument)].flatMap(proofsOf)) {
         const did = proofDid(proof)
         if (did !== undefined && (await ownsDid(did))) removable.add(proof)
       }

@@ -4,6 +4,7 @@
  */
 import { declareCollection } from '../storage/declaration.js'
 import type { StoredRecord } from '../storage/port.js'
+import type { FormatName } from './formats/index.js'
 
 /**
  * A stored verifiable credential (DESIGN §4 *Store VCs*). `id` is the stored-VC identifier
@@ -15,7 +16,7 @@ export interface CredentialRecord extends StoredRecord {
   vcId?: string
   /** `vcId` when it is a DID: what role assignments and the owner rule name. */
   did?: string
-  format: 'JSON-LD' | 'JWT'
+  format: FormatName
   jsonld?: Record<string, unknown>
   jwt?: string
   /** The issuer DID as a principal (a did:ethr public-key DID in its address form): what Fetch's `issuer` and the read rule match. */

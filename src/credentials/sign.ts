@@ -16,15 +16,13 @@ import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import type { Caller } from '../auth/context.js'
-import { issueJsonLdCredential, issueJwtCredential, unsignedCredential, type CredentialContent } from './issue-credential.js'
-import { CREDENTIALS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
-import { assertJsonLdSigns } from '../proofs/jsonld/index.js'
+import { credentialFormatNamed, memberOf, type CredentialContent, type CredentialFormat } from './formats/index.js'
 import type { KeySigner } from '../keys/signer.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
 import type { WalletRecord } from '../wallets/records.js'
 import type { RegistryReport } from '../wallets/did-updates.js'
 import { expirationOf } from '../operations/expiration.js'
-import { assertJsonInput, assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+import { jsonLdHasher } from './jsonld-work.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, signingWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
@@ -70,11 +68,13 @@ export async function signClaims(
   input: SignClaimsInput,
 ): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver } = ctx.resolvers.get(input.resolver)
-  const signer = await issuerSigner(ctx, caller, input.iss, { jsonLd: input.format === 'JSON-LD' })
+  const format = credentialFormatNamed(input.format)
+  const signer = await issuerSigner(ctx, caller, input.iss, { format })
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
   const plans: PlannedClaim[] = []
-  for (const [i, claim] of input.claims.entries()) plans.push(await planClaim(ctx, caller, input, claim, `claims.${i}`, issuer, now))
+  for (const [i, claim] of input.claims.entries())
+    plans.push(await planClaim(ctx, caller, input, format, claim, `claims.${i}`, issuer, now))
 
   // Status entries are written first (a credential names them); given back if the request fails after all.
   const allocations: StatusAllocation[] = []
@@ -86,7 +86,7 @@ export async function signClaims(
       allocations.push(allocation)
       plan.content.status = allocation.entries
     }
-    return { resolver, vcs: await issueAll(ctx, caller, input, plans, signer) }
+    return { resolver, vcs: await issueAll(ctx, caller, input, format, plans, signer) }
   } catch (err) {
     for (const allocation of allocations) await allocation.release()
     throw err
@@ -101,6 +101,7 @@ async function issueAll(
   ctx: Pick<CredentialsContext, 'audit' | 'config' | 'jsonld' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: SignClaimsInput,
+  format: CredentialFormat,
   plans: PlannedClaim[],
   signer: KeySigner,
 ): Promise<SignedCredential[]> {
@@ -110,14 +111,8 @@ async function issueAll(
   const { resolver } = ctx.resolvers.get()
   const vcs: SignedCredential[] = []
   for (const { content } of plans) {
-    vcs.push(
-      input.format === 'JWT'
-        ? { id: content.id, jwt: await issueJwtCredential(content, signer, { resolver }) }
-        : {
-            id: content.id,
-            jsonld: await issueJsonLdCredential(content, signer, { proofType: input.proofType, hasher, undefinedTerms, resolver }),
-          },
-    )
+    const encoded = await format.issue(content, signer, { proofType: input.proofType, hasher, undefinedTerms, resolver })
+    vcs.push({ id: content.id, ...memberOf(encoded) })
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
@@ -144,14 +139,14 @@ async function issueAll(
 /**
  * The signer of the issuer: `iss` must be a wallet of the tenant (422 NOT_FOUND otherwise) that
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
- * DID's current owner key the service holds for the tenant (403). With `jsonLd`, a key no JSON-LD suite signs with
- * (P-256, Ed25519) is 422 naming the suites, whoever asks: a property of the request, checked before control.
+ * DID's current owner key the service holds for the tenant (403). With `format`, a key that format does not sign
+ * with (JSON-LD: P-256, Ed25519) is 422 naming what does, whoever asks: a property of the request, checked before control.
  */
 export async function issuerSigner(
   ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   iss: string,
-  options: { jsonLd?: boolean } = {},
+  options: { format?: CredentialFormat } = {},
 ): Promise<KeySigner> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
@@ -159,7 +154,7 @@ export async function issuerSigner(
   // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
   const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
   const owner = await signingWallet(ctx, wallet, proved)
-  if (options.jsonLd === true) assertJsonLdSigns(owner.keyType ?? 'secp256k1')
+  options.format?.assertSigns(owner.keyType ?? 'secp256k1')
   // A DID owned by an MPC key is governed by that vault's quorum: the signer asks for the members' approvals (403 when short).
   // Any other owner — an MPC wallet's DID handed to an ECS key included — is controlled like any wallet.
   if (owner.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
@@ -174,6 +169,7 @@ async function planClaim(
   >,
   caller: Caller,
   input: SignClaimsInput,
+  format: CredentialFormat,
   claim: ClaimInput,
   field: string,
   issuer: string,
@@ -183,24 +179,10 @@ async function planClaim(
   const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
   if (expiresAt !== undefined && expiresAt <= now) throw invalid(`${field}: the expiration must be in the future`)
   const claims = claim.payload ?? {}
-  if (input.format === 'JWT' && Object.keys(claims).length === 0)
-    throw invalid(`${field}.payload: a JWT credential needs at least one claim about its subject`)
   const subject = claim.sub ?? input.sub
   const purposes = (claim.status ?? input.status)?.purposes
   const named = [...(input.context ?? []), ...(claim.context ?? [])]
-  // A JSON-LD credential with status that names no context is data model 2.0, whose context defines the status terms.
-  const contexts = purposes !== undefined && input.format === 'JSON-LD' && named.length === 0 ? [CREDENTIALS_V2_URL] : named
-  if (contexts.includes(CREDENTIALS_V2_URL)) {
-    if (contexts.includes(CREDENTIALS_V1_URL))
-      throw invalid(`${field}: ${CREDENTIALS_V1_URL} and ${CREDENTIALS_V2_URL} cannot be mixed in one credential`)
-    if (input.format === 'JWT')
-      throw invalid(`${field}: ${CREDENTIALS_V2_URL} is for JSON-LD credentials (a VC-JWT is data model 1.1, with ${CREDENTIALS_V1_URL})`)
-  }
-  if (purposes !== undefined && input.format === 'JSON-LD' && !contexts.includes(CREDENTIALS_V2_URL))
-    throw invalid(
-      `${field}: a JSON-LD credential with status must be data model 2.0 (its context defines BitstringStatusListEntry): ` +
-        `add ${CREDENTIALS_V2_URL} to \`context\`, or name no context`,
-    )
+  const contexts = format.contextsOf({ claims, named, withStatus: purposes !== undefined }, field)
   const content: Omit<CredentialContent, 'id'> = {
     issuer,
     ...(subject !== undefined && { subject: normalizeDid(subject) }),
@@ -210,10 +192,8 @@ async function planClaim(
     issuedAt: now,
     ...(expiresAt !== undefined && { expiresAt }),
   }
-  // Checked before its claim DID is made (its id is a string either way): a JSON-LD credential
-  // against the bounds, a JWT's claims for forbidden keys.
-  if (input.format === 'JWT') assertJsonInput(ctx, claims, `${field}.payload`)
-  else assertJsonLdInput(ctx, unsignedCredential({ ...content, id: claim.id ?? '' }), field)
+  // Checked against the bounds before its claim DID is made (its id is a string either way).
+  format.checkContent({ ...content, id: claim.id ?? '' }, field, ctx.config.limits)
   if (claim.id !== undefined) return { content: { ...content, id: claim.id }, purposes }
 
   checkWalletConfig(claim.walletConfig, ctx.config)

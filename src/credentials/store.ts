@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto'
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canDeleteCredential, canGovernCredentialDid } from './policy.js'
-import { jsonLdHash, jwtHash, sha256 } from './content-hash.js'
-import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
+import { sha256 } from './content-hash.js'
+import { carriedBy } from './formats/index.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import { MAX_PAGE } from '../operations/schemas.js'
@@ -22,10 +22,8 @@ import type { CredentialRecord } from './records.js'
 import type { RoleAssignmentRecord } from '../roles/records.js'
 import { UniqueConstraintError, type Where } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
-import { checkRequestValue } from '../operations/parse.js'
 import { findRole } from '../roles/views.js'
-import { decodeJwt } from '../proofs/jwt-verifier.js'
-import { assertJsonLdInput, jsonLdHasher } from './jsonld-work.js'
+import { jsonLdHasher } from './jsonld-work.js'
 import { assertManagesRole } from '../roles/access.js'
 import { credentialFacts, credentialDidFacts } from './facts.js'
 import { readableWhere } from './read-rule.js'
@@ -37,98 +35,6 @@ import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { CredentialsContext } from './context.js'
 import type { AuditAct } from '../audit/trail.js'
 
-/** What a credential is indexed by, parsed from it (nothing verified). */
-type ParsedCredential = Pick<
-  CredentialRecord,
-  'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'
->
-
-const asString = (v: unknown): string | undefined => (typeof v === 'string' && v.length > 0 ? v : undefined)
-const typesOf = (v: unknown): string[] =>
-  typeof v === 'string' ? [v] : Array.isArray(v) ? v.filter((t): t is string => typeof t === 'string') : []
-const isoOfSeconds = (v: unknown): string | undefined =>
-  typeof v === 'number' && Number.isFinite(v) ? new Date(v * 1000).toISOString() : undefined
-const didOrUndefined = (v: string | undefined) => (v !== undefined && v.startsWith('did:') ? v : undefined)
-
-/**
- * The credential's id, issuer and subject as indexed: DIDs as principals (did:ethr in address
- * form, checksummed); and, where the credential spells one otherwise (a public-key did:ethr),
- * that spelling in `spelled`, which responses show.
- */
-function ids(vcId?: string, issuer?: string, subject?: string): Pick<ParsedCredential, 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled'> {
-  const given = { vcId, issuer, subject }
-  const indexed: Pick<ParsedCredential, 'vcId' | 'issuer' | 'subject'> = {}
-  const spelled: NonNullable<CredentialRecord['spelled']> = {}
-  for (const field of ['vcId', 'issuer', 'subject'] as const) {
-    const value = given[field]
-    if (value === undefined) continue
-    indexed[field] = principalOf(value)
-    const shown = normalizeDid(value)
-    if (shown !== indexed[field]) spelled[field] = shown
-  }
-  return {
-    ...indexed,
-    ...(didOrUndefined(indexed.vcId) !== undefined && { did: indexed.vcId }),
-    ...(Object.keys(spelled).length > 0 && { spelled }),
-  }
-}
-
-/** Parses a VC-JWT: it must decode, with a `vc` object. */
-function parseJwt(jwt: string, maxDepth: number): ParsedCredential {
-  let payload: Record<string, unknown>
-  try {
-    payload = decodeJwt(jwt).payload
-  } catch {
-    throw invalid('jwt: does not decode as a JWT')
-  }
-  // The request rule, inside the base64url the request check cannot see: every string the record is indexed by comes from here.
-  checkRequestValue(payload, maxDepth, 'jwt: payload')
-  const vc = payload.vc
-  if (vc === null || typeof vc !== 'object' || Array.isArray(vc)) throw invalid('jwt: not a VC-JWT (no `vc` claim)')
-  const body = vc as Record<string, unknown>
-  const issuer = asString(payload.iss)
-  if (issuer === undefined) throw invalid('jwt: no `iss`')
-  const subjectClaim = body.credentialSubject as Record<string, unknown> | undefined
-  const types = typesOf(body.type)
-  if (!types.includes('VerifiableCredential')) throw invalid('jwt: `vc.type` must include VerifiableCredential')
-  return {
-    format: 'JWT',
-    jwt,
-    ...ids(asString(payload.jti) ?? asString(body.id), issuer, asString(payload.sub) ?? asString(subjectClaim?.id)),
-    types,
-    ...(isoOfSeconds(payload.nbf ?? payload.iat) !== undefined && { issuanceDate: isoOfSeconds(payload.nbf ?? payload.iat) }),
-    ...(isoOfSeconds(payload.exp) !== undefined && { expirationDate: isoOfSeconds(payload.exp) }),
-    hash: jwtHash(jwt),
-  }
-}
-
-/** Parses a JSON-LD VC: `@context`, `type` with VerifiableCredential, `issuer`, `credentialSubject`. */
-export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
-  if (jsonld['@context'] === undefined) throw invalid('jsonld: `@context` is missing')
-  const types = typesOf(jsonld.type)
-  if (!types.includes('VerifiableCredential')) throw invalid('jsonld: `type` must include VerifiableCredential')
-  const issuerField = jsonld.issuer
-  const issuer =
-    asString(issuerField) ??
-    (issuerField !== null && typeof issuerField === 'object' ? asString((issuerField as Record<string, unknown>).id) : undefined)
-  if (issuer === undefined) throw invalid('jsonld: `issuer` is missing')
-  const subjectField: unknown = Array.isArray(jsonld.credentialSubject)
-    ? (jsonld.credentialSubject as unknown[])[0]
-    : jsonld.credentialSubject
-  if (subjectField === null || typeof subjectField !== 'object') throw invalid('jsonld: `credentialSubject` is missing')
-  const issuanceDate = asString(jsonld.issuanceDate) ?? asString(jsonld.validFrom)
-  const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)
-  return {
-    format: 'JSON-LD',
-    jsonld,
-    ...ids(asString(jsonld.id), issuer, asString((subjectField as Record<string, unknown>).id)),
-    types,
-    ...(issuanceDate !== undefined && { issuanceDate }),
-    ...(expirationDate !== undefined && { expirationDate }),
-    hash: jsonLdHash(jsonld),
-  }
-}
-
 /**
  * A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*): its id, issuer
  * and subject as the credential spells them; `storedBy` as principals.
@@ -139,12 +45,21 @@ export function presentCredential(r: CredentialRecord): StoredCredential {
   const id = r.spelled?.vcId ?? r.vcId ?? null
   const issuer = r.spelled?.issuer ?? r.issuer ?? null
   const subject = r.spelled?.subject ?? r.subject ?? null
-  if (r.jwt !== undefined) {
-    const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
-    return { _id: r.id, id, isPublicAccess: r.isPublicAccess, roles, issuer, subject, type, storedBy, createdAt, jwt: r.jwt }
-  }
   const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
-  return { _id: r.id, id, isPublicAccess: r.isPublicAccess, roles, issuer, subject, type, storedBy, createdAt, jsonld: r.jsonld ?? {} }
+  const { format, encoded } = carriedBy(r)
+  const shown = {
+    _id: r.id,
+    id,
+    isPublicAccess: r.isPublicAccess,
+    roles,
+    issuer,
+    subject,
+    type,
+    storedBy,
+    createdAt,
+    [format.member]: encoded,
+  }
+  return shown as StoredCredential
 }
 
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
@@ -172,7 +87,10 @@ export async function storeClaims(
 ): Promise<z.output<typeof schemas.storeClaimsResponse>> {
   const { name: resolverName, resolver } = ctx.resolvers.get(input.resolver)
   // Stored and returned as given, verified or not: within the bounds, no forbidden key.
-  for (const [i, claim] of input.claims.entries()) if ('jsonld' in claim) assertJsonLdInput(ctx, claim.jsonld, `claims.${i}.jsonld`)
+  for (const [i, claim] of input.claims.entries()) {
+    const { format, encoded } = carriedBy(claim)
+    format.checkInput(encoded, `claims.${i}.${format.member}`, ctx.config.limits)
+  }
   const c = tenantCollections(ctx.storage, caller.tenantId, { roles: ROLES })
   const roleDids = unique([...(input.roles ?? []), ...input.claims.flatMap((claim) => claim.roles ?? [])].map(principalOf))
   const roles = new Map<string, { did: string; creator: string }>()
@@ -193,12 +111,10 @@ export async function storeClaims(
     'store credential',
     input.claims.map((claim, index) => ({ claim, index })),
     async ({ claim, index }) => {
-      const parsed = 'jwt' in claim ? parseJwt(claim.jwt, ctx.config.limits.depth) : parseJsonLd(claim.jsonld)
+      const { format, encoded } = carriedBy(claim)
+      const parsed = format.parse(encoded, ctx.config.limits)
       if (input.verify === true) {
-        const outcome =
-          parsed.jwt !== undefined
-            ? await verifyJwtCredential(parsed.jwt, verifying)
-            : await verifyJsonLdCredential(parsed.jsonld!, verifying)
+        const outcome = await format.verify(encoded, verifying)
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
       const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(principalOf))

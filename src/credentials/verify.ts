@@ -7,11 +7,10 @@
  */
 import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
-import { verifyJsonLdCredential, verifyJwtCredential } from './verify-credential.js'
+import { carriedBy, memberOf, type CredentialStatusCheck } from './formats/index.js'
 import type { VerifiedCredential, VerifyClaimsInput, verifyClaimsResponse } from './schemas.js'
 import { jsonLdHasher } from './jsonld-work.js'
 import type { CredentialsContext } from './context.js'
-import type { CredentialStatusCheck } from './verify-credential.js'
 import type { NamedResolver } from '../did/named-resolvers.js'
 
 type VerifyResponse = z.output<typeof verifyClaimsResponse>
@@ -36,11 +35,8 @@ export async function verifyClaimsWith(
   const options = { resolver, now: ctx.now(), keys: ctx.keys, hasher: jsonLdHasher(ctx, caller), status }
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {
-    vcs.push(
-      'jwt' in item
-        ? { jwt: item.jwt, ...(await verifyJwtCredential(item.jwt, options)) }
-        : { jsonld: item.jsonld, ...(await verifyJsonLdCredential(item.jsonld, options)) },
-    )
+    const { format, encoded } = carriedBy(item)
+    vcs.push({ ...memberOf(encoded), ...(await format.verify(encoded, options)) })
   }
   return { resolver: name, vcs }
 }

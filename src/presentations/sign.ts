@@ -36,7 +36,7 @@ import {
 } from '../proofs/jsonld/index.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
-import { isV2Credential } from '../credentials/verify-credential.js'
+import { carriedBy, credentialFormatNamed, isV2Credential, memberOf } from '../credentials/formats/index.js'
 import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
@@ -72,7 +72,7 @@ async function signed(
 ): Promise<z.output<typeof signPresentationResponse>['presentation']> {
   ctx.resolvers.get(input.resolver)
   // A key no JSON-LD suite signs with is refused before any credential is read (422 naming the suites).
-  const signer = await issuerSigner(ctx, caller, input.holder, { jsonLd: input.format !== 'JWT' })
+  const signer = await issuerSigner(ctx, caller, input.holder, { format: credentialFormatNamed(input.format) })
   const jsonLdSigner = input.format === 'JWT' ? undefined : jsonLdSignerOf(signer)
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
@@ -179,17 +179,17 @@ async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredent
   let reader: ReaderFacts | undefined
   const out: Credential[] = []
   for (const [i, item] of vcs.entries()) {
-    if ('jwt' in item) out.push({ jwt: item.jwt })
-    else if ('jsonld' in item) {
-      assertJsonLdInput(ctx, item.jsonld, `vcs.${i}.jsonld`)
-      out.push({ jsonld: item.jsonld })
+    if (!('_id' in item)) {
+      const { format, encoded } = carriedBy(item)
+      format.checkInput(encoded, `vcs.${i}.${format.member}`, ctx.config.limits)
+      out.push(memberOf(encoded))
     } else {
       const record = await credentials.get(item._id)
       reader ??= await readerFacts(ctx, caller)
       // A credential the caller may not read is answered as one that does not exist.
       if (!record || !canPresentStoredCredential(reader, record))
         throw notFound(`vcs.${i}._id: no stored credential ${item._id} that the caller may read`)
-      out.push(record.jwt !== undefined ? { jwt: record.jwt } : { jsonld: record.jsonld ?? {} })
+      out.push(memberOf(carriedBy(record).encoded))
     }
   }
   return out

@@ -32,7 +32,7 @@ import { jsonLdHasher } from '../credentials/jsonld-work.js'
 import { verifyClaimsWith } from '../credentials/verify.js'
 import type { VerifiedCredential } from '../credentials/schemas.js'
 import type { CredentialsContext } from '../credentials/context.js'
-import type { CredentialStatusCheck } from '../credentials/verify-credential.js'
+import { carriedBy, type CredentialStatusCheck } from '../credentials/formats/index.js'
 import {
   MAX_PRESENTED_CREDENTIALS,
   type PresentationCheck,
@@ -261,28 +261,12 @@ const noHolderProof = (holder: string) => `no proof is by the holder ${shown(hol
 
 /** Each subject of the credential is the holder (compared as principals). */
 function holderBinding(index: number, item: Item, holder: string | null): PresentationCheck {
-  const subjects = subjectsOf(item)
+  const { format, encoded } = carriedBy(item)
+  const subjects = format.subjects(encoded)
   const bound = holder !== null && subjects.length > 0 && subjects.every((s) => principalOf(s) === principalOf(holder))
   return bound
     ? { check: 'holderBinding', credential: index, verified: true }
     : { check: 'holderBinding', credential: index, verified: false, error: 'the credential’s subject is not the holder' }
-}
-
-/** The subject DIDs a credential names (`credentialSubject.id`, a VC-JWT's `sub`). */
-function subjectsOf(item: Item): string[] {
-  if ('jwt' in item) {
-    try {
-      const { payload } = decodeJwt(item.jwt)
-      const vc = payload.vc as { credentialSubject?: { id?: unknown } } | undefined
-      return [payload.sub ?? vc?.credentialSubject?.id].filter((s): s is string => typeof s === 'string')
-    } catch {
-      return []
-    }
-  }
-  const subjects = [item.jsonld.credentialSubject].flat() as Array<{ id?: unknown } | null>
-  const ids = subjects.map((s) => (typeof s === 'object' && s !== null ? s.id : undefined))
-  // A subject without a DID is not the holder: the credential is then bound to no one.
-  return ids.every((id) => typeof id === 'string') ? ids : []
 }
 
 /** A key lookup that treats a resolver failure as "no keys": the proof is then not verified. */

@@ -8,13 +8,13 @@
  * its own error), and the lists' signatures scheduled. A list of an MPC issuer is signed with the
  * request's approvals before that transaction and stored in it, with the changes it reflects.
  */
-import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { randomUUID } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
 import { IdentityError, conflict, invalid, notFound } from '../errors.js'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { assertSomethingDone, itemError } from '../operations/batch.js'
-import { CREDENTIALS } from '../credentials/records.js'
+import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
+import { carriedBy } from '../credentials/formats/index.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
 import { CREDENTIAL_RULES } from '../credentials/policy.js'
@@ -222,9 +222,7 @@ async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batc
   batch.reader ??= readerFacts(ctx, caller)
   if (!record || !decide(CREDENTIAL_RULES.readCredential, await batch.reader, record).allowed)
     throw notFound(`_id: no stored credential ${item._id}`)
-  const named = statusEntriesOf(record.jwt !== undefined ? (decodeJwt(record.jwt).payload as { vc?: unknown }).vc : record.jsonld).filter(
-    (e) => e.statusPurpose === item.purpose,
-  )
+  const named = statusEntriesOf(documentOf(record)).filter((e) => e.statusPurpose === item.purpose)
   if (named.length === 0) throw invalid(`_id: credential ${item._id} has no credentialStatus entry of purpose ${item.purpose}`)
   return Promise.all(named.map((e) => entryAt(ctx, caller, String(e.statusListCredential), String(e.statusListIndex), item.purpose, batch)))
 }
@@ -287,8 +285,7 @@ async function namesOf(
   const names: string[] = []
   for (const record of stored.items) {
     if (!decide(CREDENTIAL_RULES.readCredential, reader, record).allowed) continue
-    const content = record.jwt !== undefined ? (decodeJwt(record.jwt).payload as { vc?: unknown }).vc : record.jsonld
-    const urls = statusEntriesOf(content)
+    const urls = statusEntriesOf(documentOf(record))
       .filter((e) => e.statusPurpose === item.purpose)
       .map((e) => `${String(e.statusListCredential)}#${String(e.statusListIndex)}`)
       .filter((url) => unnamed.has(url))
@@ -320,6 +317,12 @@ async function mayChange(ctx: Ctx, caller: Caller, list: StatusListRecord, batch
     if (err instanceof IdentityError && err.errorType === 'FORBIDDEN') return false
     throw err
   }
+}
+
+/** The W3C credential document a stored credential carries (a VC-JWT's `vc`). */
+function documentOf(record: CredentialRecord): Record<string, unknown> | undefined {
+  const { format, encoded } = carriedBy(record)
+  return format.document(encoded)
 }
 
 /** The `credentialStatus` entries of a credential (a JSON-LD document, or a VC-JWT's `vc`). */

@@ -4,15 +4,13 @@
  * by an earlier release), or changed and its interval is over.
  */
 import { IdentityError } from '../errors.js'
+import { credentialFormatNamed } from '../credentials/formats/index.js'
 import { collectionOf } from '../storage/declaration.js'
 import type { Caller } from '../auth/context.js'
 import type { StatusContext } from './context.js'
 import { STATUS_LISTS } from './records.js'
 import { hasRetiredProof, isDirty, signList, type SigningContext } from './sign-list.js'
 import type { GetStatusListInput, ServedStatusList } from './schemas.js'
-
-/** Media types of the served lists. */
-export const STATUS_LIST_MEDIA_TYPES = { 'JSON-LD': 'application/vc+ld+json', JWT: 'application/vc+jwt' } as const
 
 export async function getStatusList(
   ctx: SigningContext & Pick<StatusContext, 'config'>,
@@ -30,7 +28,7 @@ export async function getStatusList(
     throw new IdentityError('NOT_FOUND', `status list ${input.listId} is not published yet`, 404)
   return {
     document: list.credential,
-    contentType: STATUS_LIST_MEDIA_TYPES[list.format],
+    contentType: credentialFormatNamed(list.format).mediaType as ServedStatusList['contentType'],
     etag: list.etag,
     maxAge: Math.floor(interval / 1000),
   }

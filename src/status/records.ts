@@ -6,6 +6,7 @@ import { declareCollection } from '../storage/declaration.js'
 import type { StoredRecord } from '../storage/port.js'
 
 import type { StatusPurpose } from '../credentials/schemas.js'
+import type { FormatName } from '../credentials/formats/index.js'
 
 export type { StatusPurpose }
 
@@ -18,7 +19,7 @@ export interface StatusListRecord extends StoredRecord {
   /** The issuer DID (principal). */
   issuer: string
   purpose: StatusPurpose
-  format: 'JSON-LD' | 'JWT'
+  format: FormatName
   /** Entries in the list (131,072 unless the service was configured otherwise). */
   size: number
   /** The public base URL the list was issued under: its URL is signed into credentials and never changes. */

@@ -11,10 +11,9 @@
 import { createHash } from 'node:crypto'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { forbidden } from '../errors.js'
-import { issueJsonLdCredential, issueJwtCredential, type CredentialContent } from '../credentials/issue-credential.js'
+import { credentialFormatNamed, type CredentialContent } from '../credentials/formats/index.js'
 import type { KeySigner } from '../keys/signer.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
-import { CREDENTIALS_STATUS_V1_URL, CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import { RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
 import { signingWallet } from '../wallets/config.js'
@@ -144,22 +143,19 @@ function signListCredential(
   signer: KeySigner,
 ): Promise<string | Record<string, unknown>> {
   const url = listUrlOf(list.baseUrl, list.id)
+  const format = credentialFormatNamed(list.format)
   const content: CredentialContent = {
     id: url,
     issuer: list.issuer,
     subject: `${url}#list`,
     claims: { type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList },
-    // JSON-LD: data model 2.0 (its context defines the terms); a VC-JWT is data model 1.1 here, like every VC-JWT of the
-    // service, with the status context that defines them.
-    contexts: list.format === 'JWT' ? [CREDENTIALS_STATUS_V1_URL] : [CREDENTIALS_V2_URL],
+    contexts: format.statusListContexts,
     types: ['BitstringStatusListCredential'],
     issuedAt: ctx.now(),
   }
   // The issuer's key is named as the service's own resolver lists it (did:web documents).
   const { resolver } = ctx.resolvers.get()
-  return list.format === 'JWT'
-    ? issueJwtCredential(content, signer, { resolver })
-    : issueJsonLdCredential(content, signer, { proofType: LIST_PROOF_TYPE, undefinedTerms: 'reject', resolver })
+  return format.issue(content, signer, { proofType: LIST_PROOF_TYPE, undefinedTerms: 'reject', resolver })
 }
 
 /** A strong ETag of a signed list: the SHA-256 of its served form, base64url, quoted. */

@@ -7,14 +7,7 @@
  */
 import { gunzipSync } from 'node:zlib'
 import { Bitstring } from '@digitalbazaar/bitstring'
-import {
-  verifyJsonLdCredential,
-  verifyJwtCredential,
-  type CredentialVerification,
-  type CredentialVerifyOptions,
-} from '../credentials/verify-credential.js'
-import { issuerOf } from '../proofs/jsonld/index.js'
-import { decodeJwt } from '../proofs/jwt-verifier.js'
+import { credentialFormatOf, type CredentialVerification, type CredentialVerifyOptions } from '../credentials/formats/index.js'
 import { ENTRY_TYPES, type EntryType, type StatusProblem } from './status-list-entry.js'
 
 /** A verified list: who issued it, what for, its bits, and the entry type it serves. */
@@ -35,19 +28,17 @@ export async function readStatusList(
   maxBytes: number,
 ): Promise<ReadList | StatusProblem> {
   const listOptions = { ...options, status: undefined }
+  const format = credentialFormatOf(credential)
   let verification: CredentialVerification
   try {
-    verification =
-      typeof credential === 'string'
-        ? await verifyJwtCredential(credential, listOptions)
-        : await verifyJsonLdCredential(credential, listOptions)
+    verification = await format.verify(credential, listOptions)
   } catch (err) {
     return { reason: 'listNotVerified', error: `status list credential: ${err instanceof Error ? err.message : 'not verified'}` }
   }
   if (!verification.verified || verification.issuer === null)
     return { reason: 'listNotVerified', error: `status list credential: ${verification.error ?? 'no issuer'}` }
-  const body: unknown = typeof credential === 'string' ? (decodeJwt(credential).payload as Record<string, unknown>).vc : credential
-  if (!isRecord(body)) return malformed('no credential in the JWT')
+  const body = format.document(credential)
+  if (body === undefined) return malformed('no credential in the JWT')
   const types: unknown[] = Array.isArray(body.type) ? body.type : [body.type]
   const entryType = (Object.keys(ENTRY_TYPES) as EntryType[]).find((t) => types.includes(ENTRY_TYPES[t].list))
   if (entryType === undefined)
@@ -64,8 +55,7 @@ export async function readStatusList(
   if (purposes.length === 0) return malformed('credentialSubject.statusPurpose: missing')
   const bits = decodeList(subject.encodedList, ENTRY_TYPES[entryType].multibase, maxBytes)
   if (!(bits instanceof Bitstring)) return bits
-  const issuer = typeof credential === 'string' ? verification.issuer : (issuerOf(credential) ?? verification.issuer)
-  return { entryType, issuer, purposes, bits }
+  return { entryType, issuer: verification.issuer, purposes, bits }
 }
 
 function decodeList(encoded: unknown, multibase: boolean, maxBytes: number): Bitstring | StatusProblem {

@@ -19,12 +19,7 @@
  * either fails its check naming the option.
  */
 import type { VerificationCheck } from '../credentials/schemas.js'
-import type {
-  CredentialStatusCheck,
-  CredentialStatusChecks,
-  CredentialVerifyOptions,
-  StatusBearing,
-} from '../credentials/verify-credential.js'
+import type { CredentialStatusCheck, CredentialStatusChecks, CredentialVerifyOptions, StatusBearing } from '../credentials/formats/index.js'
 import { Exceeded, RequestFetches } from '../net/request-fetches.js'
 import { BoundedCache } from './status-list-cache.js'
 import { ENTRY_TYPES, entriesOf, entryFields, parseEntry, type StatusEntry, type StatusProblem } from './status-list-entry.js'

@@ -126,6 +126,21 @@ describe('layers of src/ (docs/architecture.md)', () => {
     expect(readFileSync(join(SRC, 'did/named-resolvers.ts'), 'utf8')).toContain("from './methods/index.js'")
   })
 
+  it('outside credentials/formats/, credential formats are reached through their registry only', () => {
+    const FORMATS = join(SRC, 'credentials/formats')
+    const reaching: string[] = []
+    for (const file of sourceFiles(SRC).filter((f) => !f.startsWith(`${FORMATS}/`))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+        const target = normalize(join(dirname(file), match[1] ?? match[2]))
+        if (target.startsWith(`${FORMATS}/`) && relative(FORMATS, target) !== 'index.js')
+          reaching.push(`${relative(SRC, file)} imports ${match[1] ?? match[2]}`)
+      }
+    }
+    expect(reaching).toEqual([])
+    // The rule sees the registry's importers.
+    expect(readFileSync(join(SRC, 'credentials/store.ts'), 'utf8')).toContain("from './formats/index.js'")
+  })
+
   it('sees the imports it judges (the parser is not blind)', () => {
     expect(all.some((e) => e.from === 'service' && e.to === 'wallets')).toBe(true)
     expect(all.length).toBeGreaterThan(100)

@@ -1,0 +1,58 @@
+/**
+ * The registry of credential formats (issue 31 §1), one line per format: what the rest of the service reaches
+ * formats through (test/architecture/layers.test.ts holds it to that). Adding a format is one folder implementing
+ * {@link CredentialFormat} and one line here.
+ */
+import { jsonLdFormat } from './jsonld/index.js'
+import { jwtFormat } from './jwt/index.js'
+import type { CredentialFormat, CredentialMember, EncodedCredential, FormatName } from './port.js'
+
+export type {
+  ClaimShape,
+  CredentialContent,
+  CredentialFormat,
+  CredentialMember,
+  CredentialStatusCheck,
+  CredentialStatusChecks,
+  CredentialVerification,
+  CredentialVerifyOptions,
+  EncodedCredential,
+  FormatLimits,
+  FormatName,
+  IssueOptions,
+  ParsedCredential,
+  StatusBearing,
+} from './port.js'
+export { isV2Credential } from './jsonld/index.js'
+
+const FORMATS: readonly CredentialFormat[] = [jsonLdFormat, jwtFormat]
+
+/** The format of that name (the spec's `format` value). */
+export function credentialFormatNamed(name: FormatName): CredentialFormat {
+  const format = FORMATS.find((f) => f.name === name)
+  if (format === undefined) throw new Error(`no credential format ${String(name)}`)
+  return format
+}
+
+/** The format of an encoded credential (a compact JWT, a JSON-LD document). */
+export function credentialFormatOf(encoded: EncodedCredential): CredentialFormat {
+  return FORMATS.find((f) => f.is(encoded))!
+}
+
+/**
+ * The format and encoded credential a member-carrying value holds: a request's or a response's item
+ * (`{ jwt }`, `{ jsonld }`) or a stored record.
+ */
+export function carriedBy(item: Partial<Record<CredentialFormat['member'], unknown>>): {
+  format: CredentialFormat
+  encoded: EncodedCredential
+} {
+  const format = FORMATS.find((f) => item[f.member] !== undefined)
+  if (format === undefined) throw new Error('no credential in the item')
+  return { format, encoded: item[format.member] as EncodedCredential }
+}
+
+/** The member that carries `encoded` in its format (`{ jwt }`, `{ jsonld }`). */
+export function memberOf(encoded: EncodedCredential): CredentialMember {
+  return { [credentialFormatOf(encoded).member]: encoded } as CredentialMember
+}

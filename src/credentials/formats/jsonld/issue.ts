@@ -1,0 +1,40 @@
+/**
+ * Issuing a JSON-LD credential with a proof of a didvault suite (secp256k1 keys), signed through the issuer
+ * wallet's {@link KeySigner}; the key signs as the verification method of the issuer's document that lists it
+ * (`creator`), for did:ethr its `#controller`.
+ */
+import type { KeySigner } from '../../../keys/signer.js'
+import { verificationMethodOf } from '../../../proofs/jwt-signer.js'
+import { jsonLdSignerOf, signJsonLd, type JsonLdDocument } from '../../../proofs/jsonld/index.js'
+import { isUndefinedTermError, withUndefinedTerms } from '../../../proofs/jsonld/undefined-terms.js'
+import type { CredentialContent, IssueOptions } from '../port.js'
+import { unsignedCredential } from '../w3c-document.js'
+
+/**
+ * `content` as JSON-LD, signed with one proof by the issuer's key (see {@link IssueOptions}): a secp256k1
+ * key (422 naming the suites otherwise), as the issuer's `#controller` for did:ethr. A credential whose terms are
+ * all defined is signed as it is; one with a term no context defines is signed again with the undefined-terms context last (the
+ * failed attempt costs its canonicalization, up to the undefined term), unless
+ * `undefinedTerms` is `reject`.
+ *
+ * @throws {JsonLdProcessingError} | {UnknownContextError} the credential is not safely canonicalizable
+ */
+export async function issueJsonLdCredential(
+  content: CredentialContent,
+  keySigner: KeySigner,
+  options: IssueOptions = {},
+): Promise<JsonLdDocument> {
+  const { proofType, hasher, undefinedTerms = 'vocab', resolver } = options
+  const signer = jsonLdSignerOf(keySigner)
+  const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk, resolver)) ?? `${content.issuer}#controller`
+  const proof = { creator, created: new Date(content.issuedAt), proofType, hasher }
+  const unsigned = unsignedCredential(content)
+  try {
+    return await signJsonLd(unsigned, signer, proof)
+  } catch (err) {
+    // Signed again only when the undefined-terms context is what it lacked (not there yet).
+    const underVocab = undefinedTerms === 'vocab' && isUndefinedTermError(err) ? withUndefinedTerms(unsigned) : unsigned
+    if (underVocab === unsigned) throw err
+    return signJsonLd(underVocab, signer, proof)
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The credential-format port (src/credentials/formats/): each registered format, reached only through the
+ * registry, issues with a wallet's `KeySigner` (secp256k1 did:key, sealed backend on a real SQLite file), is
+ * recognised from its encoded form and from the member that carries it, parses into the index fields of what it
+ * issued with the content hash it gives, carries its status entries and subject, and verifies — tampered, it does
+ * not. What Sign refuses per format: JSON-LD with a P-256 key, a VC-JWT without claims or with credentials/v2.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Resolver } from 'did-resolver'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import {
+  carriedBy,
+  credentialFormatNamed,
+  credentialFormatOf,
+  memberOf,
+  type CredentialContent,
+  type EncodedCredential,
+  type FormatName,
+} from '../../src/credentials/formats/index.js'
+import { KeyCustody } from '../../src/custody/key-custody.js'
+import { didMethodNamed, didMethodNames } from '../../src/did/methods/index.js'
+import { SEALED_KEYS, SealedKeyBackend } from '../../src/keys/backends/sealed/index.js'
+import { Keyring, randomMasterKey } from '../../src/keys/keyring.js'
+import { BackendKeyManager } from '../../src/keys/port.js'
+import type { KeySigner } from '../../src/keys/signer.js'
+import { IdentityError } from '../../src/errors.js'
+import { CREDENTIALS_V2_URL } from '../../src/proofs/jsonld/contexts.js'
+import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
+import type { StorageAdapter } from '../../src/storage/port.js'
+import { WalletSigners } from '../../src/wallets/signers.js'
+
+const NAMES: FormatName[] = ['JSON-LD', 'JWT']
+const LIMITS = { depth: 64, jsonld: { maxNodes: 10_000, maxArrayLength: 1_000, maxStringLength: 100_000, maxDepth: 32 } }
+const resolver = new Resolver(Object.fromEntries(didMethodNames().map((name) => [name, (did) => didMethodNamed(name)!.resolve(did)])), {
+  cache: false,
+})
+
+let dir: string
+let storage: StorageAdapter
+let issuer: string
+let signer: KeySigner
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'didvault-formats-'))
+  storage = createSqliteStorage({ path: join(dir, 'db.sqlite') })
+  await storage.init([SEALED_KEYS])
+  const keyring = new Keyring(randomMasterKey())
+  const keys = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring) }, 'sealed')
+  const noMpc = { signerFor: () => expect.unreachable(), authorize: () => expect.unreachable() }
+  const { keyRef, publicJwk } = await keys.createKey({ tenantId: 't', type: 'secp256k1' })
+  issuer = (await didMethodNamed('key')!.create({ publicJwk })).did
+  const record = { tenantId: 't', id: issuer, did: issuer, keyRef, publicKeyJwk: publicJwk, publicKeyHex: '', ethereumAddress: '' }
+  signer = new WalletSigners(new KeyCustody(keyring), keys, noMpc).signerFor(record)
+})
+afterAll(async () => {
+  await storage.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+const issuedAt = Date.UTC(2026, 0, 1)
+const status = { id: 'https://issuer.example/status/1#7', type: 'BitstringStatusListEntry', statusPurpose: 'revocation' }
+const content = (contexts: CredentialContent['contexts']): CredentialContent => ({
+  id: 'urn:uuid:5b7c9d1e-0000-4000-8000-000000000031',
+  issuer,
+  subject: 'did:example:holder',
+  claims: { degree: 'BSc' },
+  contexts,
+  types: ['UniversityDegreeCredential'],
+  issuedAt,
+  expiresAt: issuedAt + 86_400_000,
+  status: [status],
+})
+
+/** `encoded` with one character of its signed content changed. */
+function tampered(encoded: EncodedCredential): EncodedCredential {
+  if (typeof encoded === 'string') {
+    const [header, payload, signature] = encoded.split('.')
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { vc: { credentialSubject: Record<string, unknown> } }
+    body.vc.credentialSubject.degree = 'PhD'
+    return `${header}.${Buffer.from(JSON.stringify(body)).toString('base64url')}.${signature}`
+  }
+  return { ...encoded, credentialSubject: { id: 'did:example:holder', degree: 'PhD' } }
+}
+
+describe.each(NAMES)('the %s format through the registry', (name) => {
+  const format = credentialFormatNamed(name)
+
+  it('issues what it recognises, parses into the index fields and content hash, carries status and subject, and verifies', async () => {
+    expect(format.name).toBe(name)
+    const contexts = format.contextsOf({ claims: { degree: 'BSc' }, named: [], withStatus: true }, 'claims.0')
+    const encoded = await format.issue(content(contexts), signer, { resolver })
+    expect(credentialFormatOf(encoded)).toBe(format)
+    expect(carriedBy(memberOf(encoded))).toEqual({ format, encoded })
+    expect(Object.keys(memberOf(encoded))).toEqual([format.member])
+
+    const parsed = format.parse(encoded, LIMITS)
+    expect(parsed).toMatchObject({
+      format: name,
+      [format.member]: encoded,
+      vcId: 'urn:uuid:5b7c9d1e-0000-4000-8000-000000000031',
+      issuer,
+      subject: 'did:example:holder',
+      issuanceDate: new Date(issuedAt).toISOString(),
+      expirationDate: new Date(issuedAt + 86_400_000).toISOString(),
+      hash: format.contentHash(encoded),
+    })
+    expect(parsed.types).toEqual(['VerifiableCredential', 'UniversityDegreeCredential'])
+    expect(format.contentHash(tampered(encoded))).not.toBe(parsed.hash)
+    expect(format.document(encoded)?.credentialStatus).toEqual(status)
+    expect(format.subjects(encoded)).toEqual(['did:example:holder'])
+
+    const verified = await format.verify(encoded, { resolver, now: issuedAt + 1000 })
+    expect(verified).toMatchObject({ verified: true, issuer })
+    const forged = await format.verify(tampered(encoded), { resolver, now: issuedAt + 1000 })
+    expect(forged.verified).toBe(false)
+  })
+
+  it('refuses, with a 422 naming the field, what it cannot parse', () => {
+    const other = name === 'JWT' ? 'not.a.jwt' : { type: ['VerifiableCredential'] }
+    expect(() => format.parse(other as never, LIMITS)).toThrow(IdentityError)
+    expect(() => format.parse(other as never, LIMITS)).toThrow(new RegExp(`^${format.member}: `))
+  })
+})
+
+describe('what Sign refuses per format', () => {
+  it('JSON-LD: no suite signs with a P-256 key; credentials/v1 with status', () => {
+    const jsonLd = credentialFormatNamed('JSON-LD')
+    expect(() => jsonLd.assertSigns('P-256')).toThrow(/cannot sign a JSON-LD proof/)
+    expect(() => jsonLd.assertSigns('secp256k1')).not.toThrow()
+    expect(() => jsonLd.contextsOf({ claims: {}, named: ['https://www.w3.org/2018/credentials/v1'], withStatus: true }, 'c')).toThrow(
+      /^c: a JSON-LD credential with status must be data model 2\.0/,
+    )
+    expect(jsonLd.contextsOf({ claims: {}, named: [], withStatus: true }, 'c')).toEqual([CREDENTIALS_V2_URL])
+  })
+
+  it('JWT: every key type signs; no claims, or credentials/v2, is 422', () => {
+    const jwt = credentialFormatNamed('JWT')
+    expect(() => jwt.assertSigns('P-256')).not.toThrow()
+    expect(() => jwt.contextsOf({ claims: {}, named: [], withStatus: false }, 'c')).toThrow(/^c\.payload: a JWT credential needs/)
+    expect(() => jwt.contextsOf({ claims: { a: 1 }, named: [CREDENTIALS_V2_URL], withStatus: false }, 'c')).toThrow(
+      /is for JSON-LD credentials/,
+    )
+  })
+})
