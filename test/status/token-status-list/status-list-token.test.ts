@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { constants, deflateRawSync } from 'node:zlib'
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list'
 import { createJWS } from 'did-jwt'
-import { Resolver } from 'did-resolver'
+import { Resolver, type Resolvable } from 'did-resolver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { didMethodNamed, didMethodNames } from '../../../src/did/methods/index.js'
 import { SEALED_KEYS, SealedKeyBackend } from '../../../src/keys/backends/sealed/index.js'
@@ -58,9 +58,9 @@ const issuers = {} as Record<KeyType, Issuer>
 let other: Issuer
 
 /** A did:key issuer whose key the key port holds. */
-async function newIssuer(type: KeyType): Promise<Issuer> {
+async function newIssuer(type: KeyType, method = 'key'): Promise<Issuer> {
   const { keyRef, publicJwk } = await keys.createKey({ tenantId: 't', type })
-  const { did } = await didMethodNamed('key')!.create({ publicJwk })
+  const { did } = await didMethodNamed(method)!.create({ publicJwk })
   const document = (await resolver.resolve(did)).didDocument!
   return { did, kid: document.assertionMethod![0] as string, signer: portKeySigner(keys, { tenantId: 't', keyRef, publicJwk }) }
 }
@@ -120,6 +120,13 @@ describe('a Status List Token we sign', () => {
       const result = (await verify(jwt)) as VerifiedStatusListToken
       expect(result).toMatchObject({ verified: true, issuer: issuer.did, kid: issuer.kid, bits: 2, iat: IAT, exp: IAT + 86_400, ttl: 300 })
       expect([0, 3, 60, 63].map((i) => statusAt(result.list, 2, i))).toEqual([0, STATUS_INVALID, STATUS_SUSPENDED, 0])
+    })
+  }
+
+  for (const type of KEY_TYPES) {
+    it(`${type}, did:jwk (the key as publicKeyJwk): verifies`, async () => {
+      const issuer = await newIssuer(type, 'jwk')
+      expect(await verify(await token(issuer))).toMatchObject({ verified: true, issuer: issuer.did, kid: issuer.kid })
     })
   }
 
@@ -206,6 +213,19 @@ describe('a forged Status List Token is refused, the failed check named', () => 
       const jwt = await signed(issuer.signer, { alg: 'ES256', typ: 'statuslist+jwt', ...(kid !== undefined && { kid }) }, payload)
       expect(await verify(jwt)).toMatchObject({ verified: false, check: 'kid' })
     }
+  })
+
+  it('with a kid its document lists, but not under assertionMethod', async () => {
+    const issuer = issuers['P-256']
+    const jwt = await token(issuer)
+    const document = (await resolver.resolve(issuer.did)).didDocument!
+    const authenticationOnly: Resolvable = {
+      resolve: async () => ({ didDocument: { ...document, assertionMethod: [] }, didDocumentMetadata: {}, didResolutionMetadata: {} }),
+    }
+    expect(await verifyStatusListToken(jwt, { resolver: authenticationOnly, uri: URI, now: NOW })).toMatchObject({
+      verified: false,
+      check: 'kid',
+    })
   })
 
   it('fetched from another URI than its sub', async () => {
