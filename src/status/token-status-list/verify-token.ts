@@ -3,7 +3,8 @@
  * § Validation Rules), in this order, each failure named by its {@link TokenStatusListCheck}: the token's size and
  * form; `alg` one the key types sign under (`ES256K`, `ES256`, `EdDSA`: never `none` or a MAC); `typ`
  * `statuslist+jwt` (or `application/statuslist+jwt`); `kid` a DID URL whose DID's current document lists it under
- * `assertionMethod` with a key of the algorithm's type; the signature by that key (OpenSSL); `sub` the URI the token
+ * `assertionMethod` with a key of the algorithm's type; the signature by that key (OpenSSL; for a did:ethr-style method
+ * naming an address, the signer recovered from the ES256K signature); `sub` the URI the token
  * was fetched from; `iat` present and not in the future, `exp` (when present) not past, `ttl` (when present) positive,
  * each with the allowed clock skew; `status_list` decoded within its bound.
  *
@@ -11,9 +12,8 @@
  */
 import type { Resolvable } from 'did-resolver'
 import type { SignatureAlgorithm } from '../../keys/key-types.js'
-import { verifyJose } from '../../keys/verify-jose.js'
 import { decodeJwt } from '../../proofs/jwt-verifier.js'
-import { issuerKeyOf } from './issuer-key.js'
+import { isSignedBy, issuerKeyOf } from './issuer-key.js'
 import { TokenStatusListRejected, type TokenStatusListCheck } from './rejected.js'
 import { STATUS_LIST_JWT_TYPE } from './sign-token.js'
 import { decodeStatusList, MAX_STATUS_LIST_BYTES, maxLstLength } from './status-list.js'
@@ -96,7 +96,7 @@ async function checkToken(jwt: unknown, options: VerifyStatusListTokenOptions): 
   if (typeof header.typ !== 'string' || !TYPES.has(header.typ.toLowerCase()))
     throw new TokenStatusListRejected('typ', `typ must be ${STATUS_LIST_JWT_TYPE}`)
   const issuer = await issuerKeyOf(header.kid, alg as SignatureAlgorithm, options.resolver)
-  if (!signedBy(issuer.publicJwk, alg as SignatureAlgorithm, data, signature))
+  if (!isSignedBy(issuer, alg as SignatureAlgorithm, data, signature))
     throw new TokenStatusListRejected('signature', 'the signature is not by the key kid names')
   if (payload.sub !== options.uri) throw new TokenStatusListRejected('sub', 'sub is not the URI the token was fetched from')
   const times = checkTimes(payload, Math.floor(options.now / 1000), options.skewSeconds ?? 60)
@@ -105,15 +105,6 @@ async function checkToken(jwt: unknown, options: VerifyStatusListTokenOptions): 
   const { bits, lst } = statusList as { bits?: unknown; lst?: unknown }
   const list = decodeStatusList(lst, bits, { maxBytes })
   return { verified: true, issuer: issuer.did, kid: header.kid as string, bits: bits as StatusListBits, list, ...times }
-}
-
-/** Whether `signature` (base64url) signs `data` with `publicJwk` under `alg`; false for a key OpenSSL refuses. */
-function signedBy(publicJwk: Parameters<typeof verifyJose>[0], alg: SignatureAlgorithm, data: string, signature: string): boolean {
-  try {
-    return verifyJose(publicJwk, alg, Buffer.from(data, 'utf8'), Buffer.from(signature, 'base64url'))
-  } catch {
-    return false
-  }
 }
 
 /** `iat`, `exp` and `ttl` of a token checked against `now` (seconds) with `skew`. */

@@ -12,10 +12,12 @@ import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list'
 import { createJWS } from 'did-jwt'
 import { Resolver, type Resolvable } from 'did-resolver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildEthrDocument } from '../../../src/did/methods/ethr/index.js'
 import { didMethodNamed, didMethodNames } from '../../../src/did/methods/index.js'
 import { SEALED_KEYS, SealedKeyBackend } from '../../../src/keys/backends/sealed/index.js'
 import { KEY_TYPES, type KeyType, type SignatureAlgorithm } from '../../../src/keys/key-types.js'
 import { Keyring, randomMasterKey } from '../../../src/keys/keyring.js'
+import { addressOf } from '../../../src/keys/secp256k1.js'
 import { portKeySigner } from '../../../src/keys/port-signers.js'
 import { BackendKeyManager } from '../../../src/keys/port.js'
 import type { KeySigner } from '../../../src/keys/signer.js'
@@ -129,6 +131,25 @@ describe('a Status List Token we sign', () => {
       expect(await verify(await token(issuer))).toMatchObject({ verified: true, issuer: issuer.did, kid: issuer.kid })
     })
   }
+
+  it('secp256k1, did:ethr (its #controller names the address only): verifies, the signer recovered', async () => {
+    const { keyRef, publicJwk } = await keys.createKey({ tenantId: 't', type: 'secp256k1' })
+    const point = Buffer.concat([Buffer.from([4]), Buffer.from(publicJwk.x, 'base64url'), Buffer.from(publicJwk.y!, 'base64url')])
+    const address = addressOf(point)
+    const did = `did:ethr:${address}`
+    const { didDocument } = buildEthrDocument({ did, address }, 1, [], IAT)
+    const ethr: Resolvable = { resolve: async () => ({ didDocument, didDocumentMetadata: {}, didResolutionMetadata: {} }) }
+    const issuer = { did, kid: `${did}#controller`, signer: portKeySigner(keys, { tenantId: 't', keyRef, publicJwk }) }
+    expect(didDocument.verificationMethod?.find((vm) => vm.id === issuer.kid)).toMatchObject({ blockchainAccountId: expect.any(String) })
+    const jwt = await token(issuer)
+    expect(await verifyStatusListToken(jwt, { resolver: ethr, uri: URI, now: NOW })).toMatchObject({ verified: true, issuer: did })
+    // another secp256k1 key signing with that kid is not the address's signer
+    const forged = await token({ ...issuer, signer: issuers.secp256k1.signer })
+    expect(await verifyStatusListToken(forged, { resolver: ethr, uri: URI, now: NOW })).toMatchObject({
+      verified: false,
+      check: 'signature',
+    })
+  })
 
   it('without exp or ttl carries neither', async () => {
     const jwt = await token(issuers['P-256'], { exp: undefined, ttl: undefined })
