@@ -20,7 +20,8 @@
  * their floors (bench/key-types.ts), and the issue's targets as pass/fail.
  *
  * `npm run bench -- --only <section>` runs one section alone, with its targets ({@link SECTIONS}): `keyTypes` the
- * per-key-type rows, `service` the did:ethr rows of wallets, DID-auth tokens and the embedded registry.
+ * per-key-type rows, `service` the did:ethr rows of wallets, DID-auth tokens and the embedded registry,
+ * `tokenStatusList` publishing a changed IETF Status List Token (bench/token-status-list.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -50,6 +51,7 @@ import { benchSlip10 } from './slip10.js'
 import { benchStorage, type StorageResults } from './storage.js'
 import { benchStatusSqlite, statusTargets } from './status.js'
 import { benchStatusVerify, type StatusVerifyResults } from './status-verify.js'
+import { benchTokenStatusList, type TokenStatusListResults } from './token-status-list.js'
 import { benchWorkers } from './workers.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
@@ -199,6 +201,16 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     const status = await benchStatusSqlite(OPTIONS)
     return { results: { statusVerify, status }, targets: [...statusVerifyTargets(statusVerify), ...statusTargets(status)] }
   },
+  tokenStatusList: async () => {
+    const results = await benchTokenStatusList(OPTIONS)
+    return { results, targets: tokenStatusListTargets(results) }
+  },
+}
+
+/** Issue 31: publishing a changed 131,072-entry Status List Token (set one status, encode, sign with P-256) ≤ 50 ms p50. */
+function tokenStatusListTargets(results: TokenStatusListResults): Target[] {
+  const actual = results.publish.p50Ms
+  return [{ name: 'tokenStatusListPublishP50Ms', storage: 'sqlite', max: 50, actual, pass: actual <= 50 }]
 }
 
 /** Issue 20 and 29: a VC-JWT with one status entry ÷ without, its list cached (a foreign list) or the service's own (≥ 0.8 each). */
@@ -319,6 +331,7 @@ async function main(): Promise<void> {
   const presentations = { memory: await benchPresentations('memory', createMemoryStorage(), OPTIONS) }
   const statusVerify = { memory: await benchStatusVerify('memory', createMemoryStorage(), OPTIONS) }
   const status = { sqlite: await benchStatusSqlite(OPTIONS) }
+  const tokenStatusList = { sqlite: await benchTokenStatusList(OPTIONS) }
   const audit = { sqlite: await benchAudit(OPTIONS) }
   const secp256k1 = await benchRawSecp256k1(OPTIONS)
   const slip10 = await benchSlip10(STORAGE_OPTIONS)
@@ -393,6 +406,8 @@ async function main(): Promise<void> {
   targets.push(...statusVerifyTargets(statusVerify.memory))
   // Issue 20: status changes ≥ 1,000/s in batches of 100; publishing a changed 131,072-entry list ≤ 50 ms p50 (JWT and JSON-LD).
   targets.push(...statusTargets(status.sqlite))
+  // Issue 31: publishing a changed 131,072-entry Status List Token ≤ 50 ms p50 (the @sd-jwt/jwt-status-list floor is information).
+  targets.push(...tokenStatusListTargets(tokenStatusList.sqlite))
   // Issue 21: ECS wallet generation and credential store (batches of 1,000) with the audit trail ÷ without, interleaved.
   targets.push(...auditTargets(audit.sqlite))
   // Issue 20: a VP-JWT holding one VC-JWT, verified ÷ two raw OpenSSL verifies (interleaved) ≥ 0.6.
@@ -452,6 +467,7 @@ async function main(): Promise<void> {
     presentations,
     statusVerify,
     status,
+    tokenStatusList,
     audit,
     secp256k1,
     slip10,
