@@ -1,0 +1,97 @@
+/**
+ * The SD-JWT test vectors of test/fixtures/sd-jwt/ (see its SOURCE.md): the SD-JWT and SD-JWT VC drafts' examples and
+ * cases derived from them, each with what a verifier needs and what it must conclude. Any SD-JWT verifier runs over
+ * them through {@link sdJwtVectorSuite}: the @sd-jwt reference (test/vectors/sd-jwt-vectors.test.ts) and the service's.
+ */
+import { type JsonWebKey } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { expect, it } from 'vitest'
+
+/**
+ * Why a verifier must refuse a case (RFC 9901 §7): the Issuer's signature does not verify with `issuerJwk`; the SD-JWT
+ * is past its `exp` at `verifyAt`; Key Binding is required (`kb` given) but there is no KB-JWT; the KB-JWT's signature
+ * does not verify with the holder's key; its nonce or aud is not the verifier's; its sd_hash is not the presentation's;
+ * a Disclosure's digest is referenced nowhere in the payload; a Disclosure is given twice.
+ */
+export type SdJwtRefusal =
+  | 'issuer-signature'
+  | 'expired'
+  | 'kb-missing'
+  | 'kb-signature'
+  | 'kb-nonce'
+  | 'kb-aud'
+  | 'kb-sd-hash'
+  | 'unreferenced-disclosure'
+  | 'duplicate-disclosure'
+
+/** One vector: an SD-JWT (or SD-JWT+KB) in compact form, the keys to verify it with, and the verdict. */
+export interface SdJwtVector {
+  name: string
+  /** The document and section it comes from (and the alteration, for a derived case). */
+  source: string
+  sdJwt: string
+  /** The Issuer's public key. */
+  issuerJwk: JsonWebKey
+  /** The holder's public key (the SD-JWT's `cnf.jwk`), which verifies the KB-JWT. */
+  holderJwk?: JsonWebKey
+  /** When given, Key Binding is required, with this nonce and audience. */
+  kb?: { nonce: string; aud: string }
+  /** The time (seconds since the epoch) to verify at: the KB-JWT's `iat`, else the SD-JWT's; absent when it has neither. */
+  verifyAt?: number
+  /** The verified payload (disclosed claims and the plain ones, without `_sd`, `_sd_alg` or digests), or the refusal. */
+  expect: { disclosed: Record<string, unknown> } | { refused: SdJwtRefusal }
+  /** Set where @sd-jwt 0.19 is known to conclude otherwise than the specification: why. */
+  libraryGap?: string
+}
+
+/** What a verifier under test is given with each SD-JWT. */
+export interface SdJwtVectorOptions {
+  issuerJwk: JsonWebKey
+  holderJwk?: JsonWebKey
+  kb?: { nonce: string; aud: string }
+  verifyAt?: number
+}
+
+/** A verifier under test: resolves to the verified payload, rejects when it refuses the SD-JWT. */
+export type SdJwtVectorVerifier = (sdJwt: string, options: SdJwtVectorOptions) => Promise<Record<string, unknown>>
+
+const FILES = ['sd-jwt-draft-examples.json', 'sd-jwt-vc-draft-examples.json', 'derived-cases.json']
+
+/** Every vector of test/fixtures/sd-jwt/. */
+export function loadSdJwtVectors(): SdJwtVector[] {
+  return FILES.flatMap((file) => {
+    const { cases } = JSON.parse(readFileSync(new URL(`../fixtures/sd-jwt/${file}`, import.meta.url), 'utf8')) as { cases: SdJwtVector[] }
+    return cases
+  })
+}
+
+/**
+ * Declares one test per vector (call it inside a `describe`): `verify` must resolve to the expected payload, or reject
+ * with an error `refusalOf` classifies as the expected refusal. With `skipLibraryGaps`, the cases @sd-jwt 0.19 gets
+ * wrong are declared skipped, their reason in the title; a verifier of our own runs them all.
+ */
+export function sdJwtVectorSuite(
+  verify: SdJwtVectorVerifier,
+  refusalOf: (error: unknown) => SdJwtRefusal | undefined,
+  { skipLibraryGaps = false } = {},
+): void {
+  for (const vector of loadSdJwtVectors()) {
+    const { sdJwt, issuerJwk, holderJwk, kb, verifyAt } = vector
+    const options = { issuerJwk, holderJwk, kb, verifyAt }
+    if (skipLibraryGaps && vector.libraryGap) {
+      it.skip(`${vector.name} (library gap: ${vector.libraryGap})`, () => {})
+      continue
+    }
+    it(vector.name, async () => {
+      if ('disclosed' in vector.expect) {
+        expect(await verify(sdJwt, options)).toEqual(vector.expect.disclosed)
+        return
+      }
+      const error: unknown = await verify(sdJwt, options).then(
+        (payload) => new Error(`accepted, disclosing ${Object.keys(payload).join(', ')}`),
+        (refusal: unknown) => refusal,
+      )
+      expect({ refusal: refusalOf(error), error: String(error) }).toMatchObject({ refusal: vector.expect.refused })
+    })
+  }
+}
