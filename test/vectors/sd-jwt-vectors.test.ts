@@ -1,36 +1,42 @@
 /**
- * The SD-JWT vectors (test/fixtures/sd-jwt/) verified by the reference implementation, @sd-jwt/core 0.19 with
- * @sd-jwt/crypto-nodejs's ES256 verifier: proves each fixture's keys, disclosed claims and refusal right.
+ * The SD-JWT vectors (test/fixtures/sd-jwt/) verified by the reference implementation, @sd-jwt/core 0.19 (and the
+ * SD-JWT VCs by @sd-jwt/sd-jwt-vc 0.19) with @sd-jwt/crypto-nodejs's ES256 verifier: proves each fixture's keys,
+ * disclosed claims and refusal right.
  */
 import { ES256, digest } from '@sd-jwt/crypto-nodejs'
 import { SDJwtInstance } from '@sd-jwt/core'
+import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
 import { describe, expect, it } from 'vitest'
-import { loadSdJwtVectors, sdJwtVectorSuite, type SdJwtRefusal, type SdJwtVectorVerifier } from '../helpers/sd-jwt-vectors.js'
+import { isSdJwtVc, loadSdJwtVectors, sdJwtVectorSuite, type SdJwtRefusal, type SdJwtVectorVerifier } from '../helpers/sd-jwt-vectors.js'
 
 const KB_SIGNATURE_REFUSED = 'KB-JWT signature does not verify with the holder key'
 
 /**
- * @sd-jwt/core verification. The library refuses both signatures with one message: the KB-JWT's verifier throws its own
- * to tell them apart. The KB-JWT's aud, which the library leaves to its caller, is compared here.
+ * @sd-jwt/core (or, for SD-JWT VCs, @sd-jwt/sd-jwt-vc) verification. The library refuses both signatures with one
+ * message: the KB-JWT's verifier throws its own to tell them apart. The KB-JWT's aud, which the library leaves to its
+ * caller, is compared here.
  */
-const verifyWithLibrary: SdJwtVectorVerifier = async (sdJwt, { issuerJwk, holderJwk, kb, verifyAt }) => {
-  const holderVerifier = holderJwk ? await ES256.getVerifier(holderJwk) : undefined
-  const sdjwt = new SDJwtInstance({
-    hasher: digest,
-    verifier: await ES256.getVerifier(issuerJwk),
-    ...(holderVerifier
-      ? {
-          kbVerifier: async (data: string, signature: string) => {
-            if (!(await holderVerifier(data, signature))) throw new Error(KB_SIGNATURE_REFUSED)
-            return true
-          },
-        }
-      : {}),
-  })
-  const verified = await sdjwt.verify(sdJwt, { keyBindingNonce: kb?.nonce, currentDate: verifyAt })
-  if (kb && verified.kb?.payload.aud !== kb.aud) throw new Error(`KB-JWT aud ${String(verified.kb?.payload.aud)} is not ${kb.aud}`)
-  return verified.payload as Record<string, unknown>
-}
+const libraryVerifier =
+  (Instance: typeof SDJwtInstance | typeof SDJwtVcInstance): SdJwtVectorVerifier =>
+  async (sdJwt, { issuerJwk, holderJwk, kb, verifyAt }) => {
+    const holderVerifier = holderJwk ? await ES256.getVerifier(holderJwk) : undefined
+    const sdjwt = new Instance({
+      hasher: digest,
+      verifier: await ES256.getVerifier(issuerJwk),
+      ...(holderVerifier
+        ? {
+            kbVerifier: async (data: string, signature: string) => {
+              if (!(await holderVerifier(data, signature))) throw new Error(KB_SIGNATURE_REFUSED)
+              return true
+            },
+          }
+        : {}),
+    })
+    const verified = await sdjwt.verify(sdJwt, { keyBindingNonce: kb?.nonce, currentDate: verifyAt })
+    if (kb && verified.kb?.payload.aud !== kb.aud) throw new Error(`KB-JWT aud ${String(verified.kb?.payload.aud)} is not ${kb.aud}`)
+    return verified.payload as Record<string, unknown>
+  }
+const verifyWithLibrary = libraryVerifier(SDJwtInstance)
 
 /** The library's messages, by refusal. */
 const LIBRARY_REFUSALS: [SdJwtRefusal, RegExp][] = [
@@ -50,6 +56,11 @@ function refusalOf(error: unknown): SdJwtRefusal | undefined {
 
 describe('SD-JWT vectors, verified by @sd-jwt/core 0.19', () => {
   sdJwtVectorSuite(verifyWithLibrary, refusalOf, { skipLibraryGaps: true })
+})
+
+// The SD-JWT VCs again through @sd-jwt/sd-jwt-vc, whose verify adds the VC checks (status: none of them has one).
+describe('SD-JWT VC vectors, verified by @sd-jwt/sd-jwt-vc 0.19', () => {
+  sdJwtVectorSuite(libraryVerifier(SDJwtVcInstance), refusalOf, { skipLibraryGaps: true, only: isSdJwtVc })
 })
 
 describe('the SD-JWT vectors', () => {
