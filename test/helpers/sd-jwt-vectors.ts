@@ -8,14 +8,20 @@ import { readFileSync } from 'node:fs'
 import { expect, it } from 'vitest'
 
 /**
- * Why a verifier must refuse a case (RFC 9901 §7): the Issuer's signature does not verify with `issuerJwk`; the SD-JWT
- * is past its `exp` at `verifyAt`; Key Binding is required (`kb` given) but there is no KB-JWT; the KB-JWT's signature
- * does not verify with the holder's key; its nonce or aud is not the verifier's; its sd_hash is not the presentation's;
- * a Disclosure's digest is referenced nowhere in the payload; a Disclosure is given twice.
+ * Why a verifier must refuse a case (RFC 9901 §7, and issue 31 for a Disclosure given twice): the Issuer-signed JWT
+ * is unsecured (`alg: none`); its signature does not verify with `issuerJwk`; its `_sd_alg` is not understood; it is
+ * past its `exp` at `verifyAt`; Key Binding is required (`kb` given) but there is no KB-JWT; the KB-JWT's `typ` is not
+ * `kb+jwt`; its signature does not verify with the holder's key; its nonce or aud is not the verifier's; its sd_hash
+ * is not the presentation's; a Disclosure's digest is referenced nowhere in the payload; a Disclosure is given twice; a
+ * digest is found twice in the payload; a disclosed claim is named `_sd` or `...`, or as a claim already at its level;
+ * a Disclosure has three elements where an array element is disclosed, or two where an `_sd` digest points to it.
  */
 export type SdJwtRefusal =
+  | 'alg-none'
   | 'issuer-signature'
+  | 'sd-alg'
   | 'expired'
+  | 'kb-typ'
   | 'kb-missing'
   | 'kb-signature'
   | 'kb-nonce'
@@ -23,6 +29,10 @@ export type SdJwtRefusal =
   | 'kb-sd-hash'
   | 'unreferenced-disclosure'
   | 'duplicate-disclosure'
+  | 'duplicate-digest'
+  | 'reserved-claim-name'
+  | 'claim-name-collision'
+  | 'disclosure-shape'
 
 /** One vector: an SD-JWT (or SD-JWT+KB) in compact form, the keys to verify it with, and the verdict. */
 export interface SdJwtVector {
@@ -55,7 +65,7 @@ export interface SdJwtVectorOptions {
 /** A verifier under test: resolves to the verified payload, rejects when it refuses the SD-JWT. */
 export type SdJwtVectorVerifier = (sdJwt: string, options: SdJwtVectorOptions) => Promise<Record<string, unknown>>
 
-const FILES = ['sd-jwt-draft-examples.json', 'sd-jwt-vc-draft-examples.json', 'derived-cases.json']
+const FILES = ['sd-jwt-draft-examples.json', 'sd-jwt-vc-draft-examples.json', 'derived-cases.json', 'constructed-cases.json']
 
 /** Whether a vector is an SD-JWT VC: its Issuer-signed JWT's `typ` is `dc+sd-jwt` (the other examples' is `example+sd-jwt`). */
 export function isSdJwtVc({ sdJwt }: SdJwtVector): boolean {

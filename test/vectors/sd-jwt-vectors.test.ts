@@ -38,8 +38,11 @@ const libraryVerifier =
   }
 const verifyWithLibrary = libraryVerifier(SDJwtInstance)
 
-/** The library's messages, by refusal. */
+/** The library's messages, by refusal ('Invalid Key Binding Jwt' is its answer to any malformed KB-JWT header or payload). */
 const LIBRARY_REFUSALS: [SdJwtRefusal, RegExp][] = [
+  ['alg-none', /^Verify Error: no signature in JWT$/],
+  ['sd-alg', /^Digest method not supported$/],
+  ['kb-typ', /^Invalid Key Binding Jwt$/],
   ['expired', /^Verify Error: JWT is expired$/],
   ['kb-missing', /^Key Binding JWT not exist$/],
   ['kb-nonce', /^Verify Error: Invalid Nonce$/],
@@ -73,6 +76,10 @@ describe('the SD-JWT vectors', () => {
       withKb: true,
     })
     expect([...refusals].sort()).toEqual([
+      'alg-none',
+      'claim-name-collision',
+      'disclosure-shape',
+      'duplicate-digest',
       'duplicate-disclosure',
       'expired',
       'issuer-signature',
@@ -81,6 +88,9 @@ describe('the SD-JWT vectors', () => {
       'kb-nonce',
       'kb-sd-hash',
       'kb-signature',
+      'kb-typ',
+      'reserved-claim-name',
+      'sd-alg',
       'unreferenced-disclosure',
     ])
   })
