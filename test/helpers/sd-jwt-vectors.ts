@@ -14,7 +14,9 @@ import { expect, it } from 'vitest'
  * `kb+jwt`; its signature does not verify with the holder's key; its nonce or aud is not the verifier's; its sd_hash
  * is not the presentation's; a Disclosure's digest is referenced nowhere in the payload; a Disclosure is given twice; a
  * digest is found twice in the payload; a disclosed claim is named `_sd` or `...`, or as a claim already at its level;
- * a Disclosure has three elements where an array element is disclosed, or two where an `_sd` digest points to it.
+ * a Disclosure has three elements where an array element is disclosed, or two where an `_sd` digest points to it. An
+ * SD-JWT VC verifier also refuses (draft-ietf-oauth-sd-jwt-vc §2.2) a `typ` other than `dc+sd-jwt`, a missing `vct`, and
+ * a claim that must stay plain (`exp` …) made selectively disclosable.
  */
 export type SdJwtRefusal =
   | 'alg-none'
@@ -33,6 +35,9 @@ export type SdJwtRefusal =
   | 'reserved-claim-name'
   | 'claim-name-collision'
   | 'disclosure-shape'
+  | 'vc-typ'
+  | 'vc-vct'
+  | 'vc-reserved-disclosed'
 
 /** One vector: an SD-JWT (or SD-JWT+KB) in compact form, the keys to verify it with, and the verdict. */
 export interface SdJwtVector {
@@ -52,6 +57,8 @@ export interface SdJwtVector {
   expect: { disclosed: Record<string, unknown> } | { refused: SdJwtRefusal }
   /** Set where @sd-jwt 0.19 is known to conclude otherwise than the specification: why. */
   libraryGap?: string
+  /** `sd-jwt-vc`: the verdict is an SD-JWT VC verifier's (a plain SD-JWT verifier may accept the case). */
+  profile?: 'sd-jwt-vc'
 }
 
 /** What a verifier under test is given with each SD-JWT. */
@@ -67,10 +74,18 @@ export type SdJwtVectorVerifier = (sdJwt: string, options: SdJwtVectorOptions) =
 
 const FILES = ['sd-jwt-draft-examples.json', 'sd-jwt-vc-draft-examples.json', 'derived-cases.json', 'constructed-cases.json']
 
-/** Whether a vector is an SD-JWT VC: its Issuer-signed JWT's `typ` is `dc+sd-jwt` (the other examples' is `example+sd-jwt`). */
-export function isSdJwtVc({ sdJwt }: SdJwtVector): boolean {
+/**
+ * Whether an SD-JWT VC verifier runs a vector: its verdict is an SD-JWT VC verifier's, or its Issuer-signed JWT's `typ`
+ * is `dc+sd-jwt` (the SD-JWT draft's other examples' is `example+sd-jwt`).
+ */
+export function isSdJwtVc({ sdJwt, profile }: SdJwtVector): boolean {
   const header = JSON.parse(Buffer.from(sdJwt.split('.')[0], 'base64url').toString('utf8')) as { typ?: unknown }
-  return header.typ === 'dc+sd-jwt'
+  return profile === 'sd-jwt-vc' || header.typ === 'dc+sd-jwt'
+}
+
+/** Whether a plain SD-JWT verifier runs a vector: its verdict is not an SD-JWT VC verifier's only. */
+export function isForSdJwt({ profile }: SdJwtVector): boolean {
+  return profile === undefined
 }
 
 /** Every vector of test/fixtures/sd-jwt/. */
