@@ -1,6 +1,7 @@
 /**
- * The SD-JWT test vectors of test/fixtures/sd-jwt/ (see its SOURCE.md): the SD-JWT and SD-JWT VC drafts' examples and
- * cases derived from them, each with what a verifier needs and what it must conclude. Any SD-JWT verifier runs over
+ * The SD-JWT test vectors of test/fixtures/sd-jwt/ (see its SOURCE.md): the SD-JWT and SD-JWT VC drafts' examples,
+ * cases derived from them, and SD-JWTs signed with the examples' keys that break one rule each, each with what a
+ * verifier needs and what it must conclude. Any SD-JWT verifier runs over
  * them through {@link sdJwtVectorSuite}: the @sd-jwt reference (test/vectors/sd-jwt-vectors.test.ts) and the service's.
  */
 import { type JsonWebKey } from 'node:crypto'
@@ -10,8 +11,9 @@ import { expect, it } from 'vitest'
 /**
  * Why a verifier must refuse a case (RFC 9901 §7, and issue 31 for a Disclosure given twice): the Issuer-signed JWT
  * is unsecured (`alg: none`); its signature does not verify with `issuerJwk`; its `_sd_alg` is not understood; it is
- * past its `exp` at `verifyAt`; Key Binding is required (`kb` given) but there is no KB-JWT; the KB-JWT's `typ` is not
- * `kb+jwt`; its signature does not verify with the holder's key; its nonce or aud is not the verifier's; its sd_hash
+ * past its `exp` at `verifyAt`; Key Binding is required (`kb` given) but there is no KB-JWT; the KB-JWT is not a valid
+ * `kb+jwt` (another `typ`, `alg: none`, a required claim missing); its `iat` is not within a day before `verifyAt` (the
+ * cases stay a year or a day off, so any sane window decides them alike); its signature does not verify with the holder's key; its nonce or aud is not the verifier's; its sd_hash
  * is not the presentation's; a Disclosure's digest is referenced nowhere in the payload; a Disclosure is given twice; a
  * digest is found twice in the payload; a disclosed claim is named `_sd` or `...`, or as a claim already at its level;
  * a Disclosure has three elements where an array element is disclosed, or two where an `_sd` digest points to it. An
@@ -23,7 +25,8 @@ export type SdJwtRefusal =
   | 'issuer-signature'
   | 'sd-alg'
   | 'expired'
-  | 'kb-typ'
+  | 'kb-invalid'
+  | 'kb-iat'
   | 'kb-missing'
   | 'kb-signature'
   | 'kb-nonce'
