@@ -129,6 +129,23 @@ describe('verify: disclosures', () => {
     expect(await failed(`${jwt}~${disclosure}~`)).toEqual(['disclosures'])
   })
 
+  it('a disclosure that is not [salt, name, value] or [salt, value] is refused, even when a digest references it', async () => {
+    for (const value of [
+      'abc',
+      ['c2FsdA', 'given_name', 'Erika', 'extra'],
+      ['c2FsdA'],
+      [1, 'given_name', 'Erika'],
+      ['c2FsdA', 7, 'Erika'],
+    ]) {
+      const disclosure = b64(value)
+      const jwt = await signed(
+        { typ: 'dc+sd-jwt', kid: issuer.kid },
+        { iss: issuer.did, vct: 'urn:example:vct', _sd: [sha256(disclosure)] },
+      )
+      expect(await failed(`${jwt}~${disclosure}~`)).toEqual(expect.arrayContaining([expect.stringMatching(/^(disclosures|format)$/)]))
+    }
+  })
+
   it('an _sd_alg other than sha-256 is refused', async () => {
     expect(await failed(await resigned((payload) => (payload._sd_alg = 'sha-512')))).toEqual(['sd_alg'])
   })

@@ -44,13 +44,25 @@ export function placeDisclosures(payload: Record<string, unknown>, disclosures: 
   return { claims, placed: walk.placed }
 }
 
-/** A disclosure is `[salt, name, value]` (an object member) or `[salt, value]` (an array element), the salt a string. */
+/**
+ * A disclosure is the base64url of a JSON array `[salt, name, value]` (an object member) or `[salt, value]` (an array
+ * element), salt and name strings — read from its encoded form: the library takes any value of length 2 or 3 (the
+ * string "abc" included) and drops a fourth element.
+ */
 function checkShape(disclosure: Disclosure): void {
-  const decoded = disclosure.decode() as unknown[]
+  const encoded = disclosure.encode()
+  let decoded: unknown
+  try {
+    decoded = BASE64URL.test(encoded) ? JSON.parse(Buffer.from(encoded, 'base64url').toString('utf8')) : undefined
+  } catch {
+    decoded = undefined
+  }
   if (!Array.isArray(decoded) || (decoded.length !== 2 && decoded.length !== 3) || typeof decoded[0] !== 'string')
     throw new DisclosureMismatch('a disclosure is not [salt, name, value] or [salt, value]')
   if (decoded.length === 3 && typeof decoded[1] !== 'string') throw new DisclosureMismatch('a disclosure names its claim with no string')
 }
+
+const BASE64URL = /^[A-Za-z0-9_-]+$/
 
 class Walk {
   readonly placed: PlacedDisclosure[] = []
