@@ -36,14 +36,14 @@ it('default: every top-level payload claim is a disclosure, the issuer claims st
   expect(payload).toMatchObject({ iss: issuer.did, vct: 'urn:example:vct', _sd_alg: 'sha-256' })
   expect(payload).not.toHaveProperty('name')
   expect((payload._sd as string[]).length).toBe(3)
-  expect((await verifySdJwtVc(compact, { resolver, now: nowSeconds() })).disclosed).toMatchObject(PAYLOAD)
+  expect((await verifySdJwtVc(compact, { resolver, now: Date.now() })).disclosed).toMatchObject(PAYLOAD)
 })
 
 it('[]: no disclosure, every claim in the signed payload, still _sd_alg', async () => {
   const compact = await issue([])
   expect(partsOf(compact).disclosures).toEqual([])
   expect(payloadOf(compact)).toMatchObject({ ...PAYLOAD, _sd_alg: 'sha-256' })
-  expect((await verifySdJwtVc(compact, { resolver, now: nowSeconds() })).verified).toBe(true)
+  expect((await verifySdJwtVc(compact, { resolver, now: Date.now() })).verified).toBe(true)
 })
 
 it('nested members and array elements, with decoys', async () => {
@@ -53,6 +53,6 @@ it('nested members and array elements, with decoys', async () => {
   expect(payload.langs).toEqual([{ '...': expect.any(String) }, 'fr', { '...': expect.any(String) }])
   expect(payload._sd).toHaveLength(4)
   expect(partsOf(compact).disclosures.map((d) => decodeDisclosure(d).slice(1))).toEqual([['locality', 'Köln'], ['de'], ['en']])
-  const verified = await verifySdJwtVc(compact, { resolver, now: nowSeconds() })
+  const verified = await verifySdJwtVc(compact, { resolver, now: Date.now() })
   expect(verified.disclosed).toEqual({ ...PAYLOAD, iss: issuer.did, iat: expect.any(Number), vct: 'urn:example:vct' })
 })

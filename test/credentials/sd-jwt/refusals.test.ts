@@ -47,7 +47,7 @@ const issue = (input: Partial<SdJwtVcIssueInput> = {}) =>
   })
 
 const verify = (compact: unknown, kb?: { nonce: string; aud: string; maxAgeSeconds?: number }) =>
-  verifySdJwtVc(compact, { resolver, now: nowSeconds(), ...(kb && { kb }) })
+  verifySdJwtVc(compact, { resolver, now: Date.now(), ...(kb && { kb }) })
 
 /** The failed checks of a verification, by name. */
 async function failed(compact: unknown, kb?: { nonce: string; aud: string; maxAgeSeconds?: number }): Promise<string[]> {

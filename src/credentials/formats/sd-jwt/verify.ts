@@ -46,8 +46,8 @@ export interface SdJwtVcVerification {
 export interface SdJwtVcVerifyOptions {
   /** Resolves the issuer's DID document. */
   resolver: Resolvable
-  /** Current time, seconds. */
-  now: number
+  /** Current time, ms (default: the clock's). */
+  now?: number
   /** Verify a presentation: its KB-JWT must be signed by `cnf.jwk`, over this SD-JWT, for this nonce and audience. */
   kb?: { nonce: string; aud: string; maxAgeSeconds?: number }
 }
@@ -62,6 +62,7 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
     return outcome(null, [{ check: err.check, verified: false, error: err.message }])
   }
   const { header, payload } = decoded
+  const now = Math.floor((options.now ?? Date.now()) / 1000)
   const issuer = typeof payload.iss === 'string' ? payload.iss : null
   const checks: SdJwtCheck[] = []
   const check = (name: SdJwtCheck['check'], ok: boolean, error: string) =>
@@ -72,9 +73,8 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
   check('alg', keyType !== undefined, refusedAlgorithm(header.alg))
   let signer: string | undefined
   if (keyType !== undefined) {
-    const { iss, kid } = { iss: payload.iss, kid: header.kid }
     const signature = await verifyIssuerSignature(
-      { alg: header.alg as string, keyType, data: decoded.data, signature: decoded.signature, iss, kid },
+      { alg: header.alg as string, keyType, data: decoded.data, signature: decoded.signature, iss: payload.iss, kid: header.kid },
       options.resolver,
     )
     if (signature.verified) signer = signature.method
@@ -91,10 +91,10 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
   }
   const vct = payload.vct
   check('vct', typeof vct === 'string' && vct.length > 0, 'vct is missing')
-  checkDates(payload, options.now, check)
+  checkDates(payload, now, check)
   if (options.kb) {
     const expected = { nonce: options.kb.nonce, aud: options.kb.aud, maxAgeSeconds: options.kb.maxAgeSeconds ?? DEFAULT_KB_MAX_AGE_SECONDS }
-    checks.push(...checkKeyBinding(decoded.kbJwt, decoded.presented, payload.cnf, expected, options.now))
+    checks.push(...checkKeyBinding(decoded.kbJwt, decoded.presented, payload.cnf, expected, now))
   }
   const result = outcome(issuer, checks)
   if (signer !== undefined) result.signer = signer
