@@ -138,6 +138,10 @@ describe('SD-JWT VCs and presentations of @sd-jwt/sd-jwt-vc verify here', () => 
       expect(credential).toMatchObject({ verified: true, issuer: did, signer: kid })
       expect(credential.disclosed).toEqual({ ...PAYLOAD, iss: did, iat, vct: 'urn:eudi:pid:1' })
 
+      // without kid: the signature is checked against the issuer's assertion keys
+      const noKid = await theirs.issue({ iss: did, iat, vct: 'urn:eudi:pid:1', ...PAYLOAD }, { _sd: ['given_name'] })
+      expect(await verifySdJwtVc(noKid, { resolver, now: Date.now() })).toMatchObject({ verified: true, signer: kid })
+
       const presentation = await theirs.present(
         compact,
         { family_name: true, nationalities: { 0: true } },

@@ -281,7 +281,7 @@ describe('issue refuses with 422', () => {
 
   it('a holder key with its private part, or no key', async () => {
     await refused({ holderJwk: { ...holder.signer.publicJwk, d: 'AAAA' } as never }, /private part/)
-    await refused({ holderJwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } }, /not a valid public key/)
+    await refused({ holderJwk: { kty: 'EC', crv: 'P-256', x: 'AA', y: 'AA' } }, /a valid public JWK/)
   })
 })
 

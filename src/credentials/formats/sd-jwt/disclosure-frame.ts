@@ -18,15 +18,15 @@ type Frame = Record<string, unknown> & { _sd?: Array<string | number>; _sd_decoy
  */
 export function disclosureFrameOf(payload: Record<string, unknown>, paths: readonly string[] | undefined, decoys = 0): VcDisclosureFrame {
   if (!Number.isSafeInteger(decoys) || decoys < 0 || decoys > MAX_DECOYS) throw invalid(`decoys: an integer from 0 to ${MAX_DECOYS}`)
-  const chosen = paths ?? Object.keys(payload).map((claim) => formatPointer([claim]))
-  if (!Array.isArray(chosen)) throw invalid('disclose: an array of JSON pointers')
+  if (paths !== undefined && !Array.isArray(paths)) throw invalid('disclose: an array of JSON pointers')
+  const chosen: readonly string[] = paths ?? Object.keys(payload)
   if (chosen.length > MAX_DISCLOSE_PATHS) throw invalid(`disclose: at most ${MAX_DISCLOSE_PATHS} paths`)
   const frame: Frame = {}
   const seen = new Set<string>()
   for (const path of chosen) {
-    const segments = parsePointer(path)
-    const key = formatPointer(segments)
-    if (seen.has(key)) throw invalid(`disclose: ${key.slice(0, 80)} is given twice`)
+    const segments = paths === undefined ? [path] : parsePointer(path)
+    const key = segments.join('\u0000')
+    if (seen.has(key)) throw invalid(`disclose: ${formatPointer(segments).slice(0, 80)} is given twice`)
     seen.add(key)
     addPath(frame, payload, segments)
   }
@@ -36,18 +36,18 @@ export function disclosureFrameOf(payload: Record<string, unknown>, paths: reado
 
 /** Marks the claim at `segments` disclosable in `frame`, creating the frames of its parents. */
 function addPath(frame: Frame, payload: Record<string, unknown>, segments: string[]): void {
-  const shown = formatPointer(segments).slice(0, 80)
+  const shown = () => formatPointer(segments).slice(0, 80)
   if (ISSUER_CLAIMS.has(segments[0]))
-    throw invalid(`disclose: ${shown}: the issuer's claim ${segments[0]} is never selectively disclosable`)
+    throw invalid(`disclose: ${shown()}: the issuer's claim ${segments[0]} is never selectively disclosable`)
   let node: unknown = payload
   let at = frame
   segments.forEach((segment, depth) => {
-    if (SD_JWT_NAMES.has(segment)) throw invalid(`disclose: ${shown}: ${segment} is a name SD-JWT reserves`)
+    if (SD_JWT_NAMES.has(segment)) throw invalid(`disclose: ${shown()}: ${segment} is a name SD-JWT reserves`)
     const inArray = Array.isArray(node)
     const present = inArray
       ? isArrayIndex(segment, (node as unknown[]).length)
       : typeof node === 'object' && node !== null && Object.hasOwn(node, segment)
-    if (!present) throw invalid(`disclose: ${shown} is not a claim of the payload`)
+    if (!present) throw invalid(`disclose: ${shown()} is not a claim of the payload`)
     node = (node as Record<string, unknown>)[segment]
     if (depth === segments.length - 1) {
       at._sd = [...(at._sd ?? []), inArray ? Number(segment) : segment]

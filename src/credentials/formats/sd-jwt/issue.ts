@@ -4,16 +4,16 @@
  * with the chosen ones selectively disclosable (salts of 128 random bits), `iss`, `iat`, `nbf`/`exp`, `vct`, `cnf.jwk`,
  * `status`, `_sd_alg: sha-256`.
  */
-import { createPublicKey } from 'node:crypto'
 import { SDJwtVcInstance, type SdJwtVcPayload, type SDJWTVCStatusReference } from '@sd-jwt/sd-jwt-vc'
 import type { Resolvable } from 'did-resolver'
 import { invalid } from '../../../errors.js'
-import { keyTypeOfJwk, type PublicJwk } from '../../../keys/key-types.js'
+import type { PublicJwk } from '../../../keys/key-types.js'
 import type { KeySigner } from '../../../keys/signer.js'
 import { jwtIssuerOf } from '../../../proofs/jwt-signer.js'
 import { SD_JWT_ALGORITHM_OF } from './algorithms.js'
 import { checkPayloadNames, disclosureFrameOf } from './disclosure-frame.js'
 import { randomSalt, SD_ALG, sha256Hasher } from './hashing.js'
+import { keyOfJwk } from './jwk-keys.js'
 import { sdJwtSigner } from './jws-signer.js'
 import { MAX_VCT_CHARS } from './limits.js'
 import { ISSUER_CLAIMS } from './reserved.js'
@@ -99,15 +99,9 @@ function checkDates({ iat, nbf, exp }: SdJwtVcIssueInput): void {
 
 /** The public members of a holder JWK of a key type didvault uses. @throws {IdentityError} 422 otherwise, or for a private key */
 function holderKey(jwk: PublicJwk): PublicJwk {
-  if (typeof jwk !== 'object' || jwk === null || keyTypeOfJwk(jwk) === undefined)
-    throw invalid('holderJwk: a public JWK of a secp256k1, P-256 or Ed25519 key')
-  if (Object.hasOwn(jwk, 'd')) throw invalid('holderJwk: a public key, without its private part (d)')
-  const { kty, crv, x, y } = jwk
-  const key = y === undefined ? { kty, crv, x } : { kty, crv, x, y }
-  try {
-    createPublicKey({ key, format: 'jwk' })
-  } catch {
-    throw invalid('holderJwk: not a valid public key of its curve')
-  }
-  return key
+  if (typeof jwk === 'object' && jwk !== null && Object.hasOwn(jwk, 'd'))
+    throw invalid('holderJwk: a public key, without its private part (d)')
+  const key = keyOfJwk(jwk)
+  if (key === undefined) throw invalid('holderJwk: a valid public JWK of a secp256k1, P-256 or Ed25519 key')
+  return key.publicJwk
 }

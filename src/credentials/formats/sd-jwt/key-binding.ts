@@ -4,12 +4,11 @@
  * The library checks neither `aud` nor the age of `iat`: both are checked here.
  */
 import { KBJwt } from '@sd-jwt/core'
-import { keyTypeOfJwk, type PublicJwk } from '../../../keys/key-types.js'
 import type { KeySigner } from '../../../keys/signer.js'
-import { verifyJose } from '../../../keys/verify-jose.js'
 import { decodeJwt, JwtRejected } from '../../../proofs/jwt-verifier.js'
 import { keyTypeOfAlgorithm, refusedAlgorithm, SD_JWT_ALGORITHM_OF } from './algorithms.js'
 import { sha256Base64url } from './hashing.js'
+import { keyOfJwk, verifyWithKey } from './jwk-keys.js'
 import { sdJwtSigner } from './jws-signer.js'
 import { SKEW_SECONDS } from './limits.js'
 
@@ -70,15 +69,14 @@ export function checkKeyBinding(
   if (header.typ !== KB_JWT_TYP) return failed(`key binding JWT: typ is not ${KB_JWT_TYP}`)
   const keyType = keyTypeOfAlgorithm(header.alg)
   if (keyType === undefined) return failed(`key binding JWT: ${refusedAlgorithm(header.alg)}`)
-  const jwk = (cnf as { jwk?: PublicJwk } | undefined)?.jwk
-  if (typeof jwk !== 'object' || jwk === null || keyTypeOfJwk(jwk) === undefined)
-    return failed('the credential names no holder key (cnf.jwk) of a supported type')
+  const holder = keyOfJwk((cnf as { jwk?: unknown } | undefined)?.jwk)
+  if (holder === undefined) return failed('the credential names no holder key (cnf.jwk) of a supported type')
   const checks: KeyBindingCheck[] = [{ check: 'kb', verified: true }]
   const check = (name: KeyBindingCheck['check'], ok: boolean, error: string) =>
     checks.push(ok ? { check: name, verified: true } : { check: name, verified: false, error })
   check(
     'kbSignature',
-    keyTypeOfJwk(jwk) === keyType && signedBy(jwk, header.alg as string, jwt),
+    holder.keyType === keyType && verifyWithKey(keyType, holder.key, jwt.data, Buffer.from(jwt.signature, 'base64url')),
     'the key binding JWT is not signed by the holder key (cnf.jwk)',
   )
   check('sd_hash', payload.sd_hash === sha256Base64url(presented), 'sd_hash is not the hash of the presented SD-JWT')
@@ -91,15 +89,4 @@ export function checkKeyBinding(
     `iat is not within the last ${expected.maxAgeSeconds} seconds`,
   )
   return checks
-}
-
-function signedBy(jwk: PublicJwk, alg: string, jwt: { data: string; signature: string }): boolean {
-  try {
-    const { kty, crv, x, y } = jwk
-    const key = y === undefined ? { kty, crv, x } : { kty, crv, x, y }
-    const data = new TextEncoder().encode(jwt.data)
-    return verifyJose(key, alg as 'ES256' | 'ES256K' | 'EdDSA', data, Buffer.from(jwt.signature, 'base64url'))
-  } catch {
-    return false
-  }
 }
