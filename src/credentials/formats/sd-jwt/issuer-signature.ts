@@ -3,6 +3,7 @@
  * verification methods, and the signature verifies under a key the issuer's current document lists under
  * `assertionMethod`, of the type `alg` needs — checked in OpenSSL through the proof code's key readers.
  */
+import type { KeyObject } from 'node:crypto'
 import type { Resolvable, VerificationMethod } from 'did-resolver'
 import type { KeyType } from '../../../keys/key-types.js'
 import { publicKeyObject, verifyEs256k } from '../../../keys/es256k.js'
@@ -45,16 +46,30 @@ export async function verifyIssuerSignature(
     : { verified: false, error: 'the signature is by no assertion key of the issuer DID' + (kid === undefined ? '' : ' that kid names') }
 }
 
+const MAX_REMEMBERED = 10_000
+const secp256k1Keys = new Map<string, KeyObject | null>()
+
+/** The key object of a secp256k1 public key (hex), made once (bounded); undefined for a point off the curve. */
+function secp256k1Key(hex: string): KeyObject | undefined {
+  let key = secp256k1Keys.get(hex)
+  if (key === undefined) {
+    try {
+      key = publicKeyObject(hex)
+    } catch {
+      key = null
+    }
+    if (secp256k1Keys.size >= MAX_REMEMBERED) secp256k1Keys.delete(secp256k1Keys.keys().next().value!)
+    secp256k1Keys.set(hex, key)
+  }
+  return key ?? undefined
+}
+
 /** Whether `vm`'s key, of `jws.keyType`, made `jws.signature` over `jws.data`. */
 function signs(vm: VerificationMethod, jws: { alg: string; keyType: KeyType; data: string; signature: Uint8Array }): boolean {
   if (jws.keyType === 'secp256k1') {
     const hex = secp256k1KeyHex(vm)
-    if (hex === undefined || jws.signature.length !== 64) return false
-    try {
-      return verifyEs256k(jws.data, jws.signature, publicKeyObject(hex))
-    } catch {
-      return false
-    }
+    const key = hex === undefined || jws.signature.length !== 64 ? undefined : secp256k1Key(hex)
+    return key !== undefined && verifyEs256k(jws.data, jws.signature, key)
   }
   const alg = jws.keyType === 'P-256' ? 'ES256' : 'EdDSA'
   const key = joseKeyOf(vm, alg)
