@@ -190,6 +190,13 @@ describe('verify: the issuer-signed JWT', () => {
     expect(await failed(await issue({ iat: now + 3600 }))).toEqual(['iat'])
   })
 
+  it('dates within the skew pass; skewSeconds sets it', async () => {
+    const early = await issue({ iat: nowSeconds() + 30 })
+    expect((await verify(early)).verified).toBe(true)
+    const strict = await verifySdJwtVc(early, { resolver, now: Date.now(), skewSeconds: 0 })
+    expect(strict.checks.filter((c) => !c.verified).map((c) => c.check)).toEqual(['iat'])
+  })
+
   it('a missing vct is refused', async () => {
     expect(await failed(await resigned((payload) => delete payload.vct))).toEqual(['vct'])
   })

@@ -10,7 +10,6 @@ import { keyTypeOfAlgorithm, refusedAlgorithm, SD_JWT_ALGORITHM_OF } from './alg
 import { sha256Base64url } from './hashing.js'
 import { keyOfJwk, verifyWithKey } from './jwk-keys.js'
 import { sdJwtSigner } from './jws-signer.js'
-import { SKEW_SECONDS } from './limits.js'
 
 /** The `typ` of a KB-JWT. */
 export const KB_JWT_TYP = 'kb+jwt'
@@ -48,7 +47,7 @@ export async function signKeyBinding(
 
 /**
  * The checks of `kbJwt` against the holder key `cnf` and the presented SD-JWT `presented` (up to its last `~`), at
- * `now` (seconds). A KB-JWT that does not parse, names another `typ` or an algorithm not accepted fails `kb` alone.
+ * `now` (seconds), within `skew` seconds. A KB-JWT that does not parse, names another `typ` or an algorithm not accepted fails `kb` alone.
  */
 export function checkKeyBinding(
   kbJwt: string | undefined,
@@ -56,6 +55,7 @@ export function checkKeyBinding(
   cnf: unknown,
   expected: KeyBindingExpectation,
   now: number,
+  skew: number,
 ): KeyBindingCheck[] {
   const failed = (error: string): KeyBindingCheck[] => [{ check: 'kb', verified: false, error }]
   if (kbJwt === undefined || kbJwt === '') return failed('the presentation has no key binding JWT')
@@ -85,7 +85,7 @@ export function checkKeyBinding(
   const iat = payload.iat
   check(
     'kbIat',
-    typeof iat === 'number' && iat <= now + SKEW_SECONDS && iat >= now - expected.maxAgeSeconds - SKEW_SECONDS,
+    typeof iat === 'number' && iat <= now + skew && iat >= now - expected.maxAgeSeconds - skew,
     `iat is not within the last ${expected.maxAgeSeconds} seconds`,
   )
   return checks

@@ -48,6 +48,8 @@ export interface SdJwtVcVerifyOptions {
   resolver: Resolvable
   /** Current time, ms (default: the clock's). */
   now?: number
+  /** Clock skew allowed for the credential's and the KB-JWT's dates, seconds (default 60). */
+  skewSeconds?: number
   /** Verify a presentation: its KB-JWT must be signed by `cnf.jwk`, over this SD-JWT, for this nonce and audience. */
   kb?: { nonce: string; aud: string; maxAgeSeconds?: number }
 }
@@ -63,6 +65,7 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
   }
   const { header, payload } = decoded
   const now = Math.floor((options.now ?? Date.now()) / 1000)
+  const skew = options.skewSeconds ?? SKEW_SECONDS
   const issuer = typeof payload.iss === 'string' ? payload.iss : null
   const checks: SdJwtCheck[] = []
   const check = (name: SdJwtCheck['check'], ok: boolean, error: string) =>
@@ -91,10 +94,10 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
   }
   const vct = payload.vct
   check('vct', typeof vct === 'string' && vct.length > 0, 'vct is missing')
-  checkDates(payload, now, check)
+  checkDates(payload, now, skew, check)
   if (options.kb) {
     const expected = { nonce: options.kb.nonce, aud: options.kb.aud, maxAgeSeconds: options.kb.maxAgeSeconds ?? DEFAULT_KB_MAX_AGE_SECONDS }
-    checks.push(...checkKeyBinding(decoded.kbJwt, decoded.presented, payload.cnf, expected, now))
+    checks.push(...checkKeyBinding(decoded.kbJwt, decoded.presented, payload.cnf, expected, now, skew))
   }
   const result = outcome(issuer, checks)
   if (signer !== undefined) result.signer = signer
@@ -108,12 +111,13 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
 function checkDates(
   payload: Record<string, unknown>,
   now: number,
+  skew: number,
   check: (name: 'iat' | 'nbf' | 'exp', ok: boolean, error: string) => void,
 ): void {
   const { iat, nbf, exp } = payload
-  if (iat !== undefined) check('iat', typeof iat === 'number' && iat <= now + SKEW_SECONDS, 'iat is in the future')
-  if (nbf !== undefined) check('nbf', typeof nbf === 'number' && nbf <= now + SKEW_SECONDS, 'the credential is not valid yet (nbf)')
-  if (exp !== undefined) check('exp', typeof exp === 'number' && exp > now - SKEW_SECONDS, 'the credential has expired (exp)')
+  if (iat !== undefined) check('iat', typeof iat === 'number' && iat <= now + skew, 'iat is in the future')
+  if (nbf !== undefined) check('nbf', typeof nbf === 'number' && nbf <= now + skew, 'the credential is not valid yet (nbf)')
+  if (exp !== undefined) check('exp', typeof exp === 'number' && exp > now - skew, 'the credential has expired (exp)')
 }
 
 /** The claims a verifier sees: `_sd_alg` and `cnf` removed (`_sd` is gone already). */
