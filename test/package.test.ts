@@ -253,10 +253,11 @@ describe('the packed package in fresh projects', { timeout: 120_000 }, () => {
     projects.forEach((p, i) => (timings[p.dir.slice(work.length + 1)] = seconds[i]))
     console.log(`packed-package projects installed (seconds): ${JSON.stringify(timings)}`)
   }, 240_000)
+  // Stopping the projects' servers and removing their installs took over a minute on a loaded machine.
   afterAll(async () => {
     await killAll()
     if (work) rmSync(work, { recursive: true, force: true })
-  })
+  }, 180_000)
 
   it('ESM on SQLite: the README’s embedding snippet type-checks (node16 and bundler resolution, no @types/better-sqlite3) and runs; `didvault serve` answers the README’s client snippet', async () => {
     const dir = project('sqlite-esm')

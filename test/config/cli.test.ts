@@ -166,7 +166,8 @@ describe('didvault config print', () => {
     expect((await storageOf([], { DIDVAULT_CONFIG: path })).storage).toBe('postgres://didvault:***@db.example:5432/didvault')
     const other = file('other.json', '{ "storage": "memory" }')
     expect((await storageOf(['--config', other], { DIDVAULT_CONFIG: path })).storage).toBe('memory')
-  })
+    // Seven processes one after another: past 30 s on a loaded machine.
+  }, 90_000)
 })
 
 describe('didvault keys --config', () => {

@@ -5,7 +5,8 @@
  * set is another record). Nothing is verified here.
  */
 import { invalid } from '../../../errors.js'
-import { canonicalJwt, sha256 } from '../../content-hash.js'
+import { sha256 } from '../../content-hash.js'
+import { canonicalJwt } from '../jwt/content-hash.js'
 import { decodeSdJwt, UnreadableSdJwt } from './decode.js'
 import { DisclosureMismatch, placeDisclosures } from './place-disclosures.js'
 
