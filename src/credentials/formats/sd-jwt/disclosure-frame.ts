@@ -58,7 +58,10 @@ function addPath(frame: Frame, payload: Record<string, unknown>, segments: strin
   })
 }
 
-/** @throws {IdentityError} 422 for a payload claim RFC 9901 reserves (`_sd`, `...`, …) at any depth, or nested deeper than {@link MAX_DEPTH} */
+/**
+ * @throws {IdentityError} 422 for a payload claim RFC 9901 reserves (`_sd`, `...`, …) at any depth, or nested deeper
+ * than {@link MAX_DEPTH}
+ */
 export function checkPayloadNames(value: unknown, depth = 0): void {
   if (typeof value !== 'object' || value === null) return
   if (depth > MAX_DEPTH) throw invalid(`payload: nested deeper than ${MAX_DEPTH} levels`)

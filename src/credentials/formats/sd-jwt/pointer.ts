@@ -5,7 +5,10 @@
 import { invalid } from '../../../errors.js'
 import { MAX_DEPTH } from './limits.js'
 
-/** The segments of `pointer`. @throws {IdentityError} 422 for a pointer that is not `/`-rooted, is empty, or is deeper than {@link MAX_DEPTH} */
+/**
+ * The segments of `pointer`.
+ * @throws {IdentityError} 422 for a pointer that is not `/`-rooted, is empty, or is deeper than {@link MAX_DEPTH}
+ */
 export function parsePointer(pointer: unknown): string[] {
   if (typeof pointer !== 'string' || !pointer.startsWith('/'))
     throw invalid(`disclose: a path is a JSON pointer such as "/address/street", not ${JSON.stringify(pointer)?.slice(0, 60)}`)
