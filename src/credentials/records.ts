@@ -19,6 +19,8 @@ export interface CredentialRecord extends StoredRecord {
   format: FormatName
   jsonld?: Record<string, unknown>
   jwt?: string
+  /** A compact SD-JWT VC. */
+  sdjwt?: string
   /** The issuer DID as a principal (a did:ethr public-key DID in its address form): what Fetch's `issuer` and the read rule match. */
   issuer?: string
   /** The subject DID as a principal, like `issuer`. */

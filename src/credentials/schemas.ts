@@ -93,6 +93,56 @@ const statusRequest = z
     ].join(' '),
   })
 
+/**
+ * The SD-JWT codec's bounds (src/credentials/formats/sd-jwt/limits.ts, which the operation applies too): repeated here
+ * so that the browser-safe schemas bound a request before it is parsed further.
+ */
+const SD_JWT_BOUNDS = { vctChars: 2_048, disclosePaths: 256, pathChars: 2_000, decoys: 64, compactChars: 512 * 1024 }
+
+/** A holder's public JWK (`cnf.jwk` of an SD-JWT VC): a private part (`d`) or another member is 422. */
+const holderJwk = z
+  .strictObject({
+    kty: z.enum(['EC', 'OKP']),
+    crv: z.enum(['secp256k1', 'P-256', 'Ed25519']),
+    x: z.string().max(200),
+    y: z.string().max(200).optional(),
+    kid: z.string().max(2_000).optional(),
+    alg: z.string().max(20).optional(),
+    use: z.string().max(20).optional(),
+  })
+  .meta({ description: 'A public JWK of a secp256k1, P-256 or Ed25519 key (no `d`).' })
+
+/** The members of a claim that only SD-JWT VCs take. */
+const sdJwtClaimFields = {
+  vct: z
+    .string()
+    .min(1)
+    .max(SD_JWT_BOUNDS.vctChars)
+    .optional()
+    .meta({ description: 'SD-JWT only, and required there: the credential type (`vct`).' }),
+  disclose: z
+    .array(z.string().max(SD_JWT_BOUNDS.pathChars))
+    .max(SD_JWT_BOUNDS.disclosePaths)
+    .optional()
+    .meta({
+      description:
+        'SD-JWT only: JSON pointers (`/address/street`, `/nationalities/0`) of the payload claims made selectively disclosable; ' +
+        'default every top-level claim of `payload`; `[]` none. `sub` is always visible.',
+    }),
+  decoys: z
+    .number()
+    .int()
+    .min(0)
+    .max(SD_JWT_BOUNDS.decoys)
+    .optional()
+    .meta({ description: 'SD-JWT only: decoy digests added at the top level.' }),
+  holderJwk: holderJwk.optional().meta({
+    description:
+      'SD-JWT only: the holder key (`cnf.jwk`). Default: the first `authentication` key with key material of the subject DID’s ' +
+      'current document; with neither `sub` nor `holderJwk` the claim is 422.',
+  }),
+}
+
 const claimInput = z
   .strictObject({
     id: claimId
@@ -112,6 +162,7 @@ const claimInput = z
     walletConfig: walletConfig
       .optional()
       .meta({ description: 'Applied to the new claim DID’s document (e.g. `newOwner`). Only for claims without `id`.' }),
+    ...sdJwtClaimFields,
   })
   .superRefine(oneExpiration)
   .superRefine((c, ctx) => {
@@ -134,9 +185,36 @@ export const format = z
   .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT')
   .meta({ description: '`JSON-LD` (default) or `JWT`, any letter case.' })
 
+/** `format` of Sign Verifiable Credentials, case-insensitive: the presentation formats and `SD-JWT`. */
+const claimFormat = z
+  .string()
+  .regex(anyCase('json-ld', 'jwt', 'sd-jwt'), 'must be JSON-LD, JWT or SD-JWT')
+  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT')
+  .meta({ description: '`JSON-LD` (default), `JWT` or `SD-JWT` (SD-JWT VC, `dc+sd-jwt`), any letter case.' })
+
+/** What a claim may carry in each format: an SD-JWT claim needs `vct`, takes no claim-DID or status member; others no SD-JWT member. */
+function claimFitsFormat(v: { format: string; status?: unknown; claims: ClaimFields[] }, ctx: z.RefinementCtx): void {
+  const sdJwt = v.format === 'SD-JWT'
+  if (sdJwt && v.status !== undefined)
+    ctx.addIssue({ code: 'custom', path: ['status'], message: 'status entries of SD-JWT VCs (Token Status List) are not issued yet' })
+  for (const [i, claim] of v.claims.entries()) {
+    const refuse = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: ['claims', i, field], message })
+    if (!sdJwt) {
+      for (const field of Object.keys(sdJwtClaimFields) as Array<keyof typeof sdJwtClaimFields>)
+        if (claim[field] !== undefined) refuse(field, 'only for SD-JWT credentials')
+      continue
+    }
+    if (claim.vct === undefined) refuse('vct', 'required for an SD-JWT VC (its type)')
+    for (const field of ['alias', 'walletConfig'] as const)
+      if (claim[field] !== undefined) refuse(field, 'an SD-JWT claim gets no claim DID')
+    if (claim.status !== undefined) refuse('status', 'status entries of SD-JWT VCs (Token Status List) are not issued yet')
+  }
+}
+type ClaimFields = z.output<typeof claimInput>
+
 export const signClaims = z
   .strictObject({
-    format: format.default('JSON-LD'),
+    format: claimFormat.default('JSON-LD'),
     proofType: z
       .enum([KOBLITZ_2016, RECOVERY_2020])
       .optional()
@@ -176,21 +254,32 @@ export const signClaims = z
       ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
     }
   })
+  .superRefine(claimFitsFormat)
 
 export type SignClaimsInput = z.output<typeof signClaims>
 export type ClaimInput = SignClaimsInput['claims'][number]
 
-/** A credential as JSON-LD or as a JWT. */
+/** A compact SD-JWT VC (`<issuer-signed JWT>~<disclosure>~…~`). */
+const sdJwtCompact = z
+  .string()
+  .min(1)
+  .max(SD_JWT_BOUNDS.compactChars)
+  .meta({ description: 'An SD-JWT VC in compact form (`<issuer-signed JWT>~<disclosure>~…~`).' })
+
+/** A credential as JSON-LD or as a JWT (or, to verify, an SD-JWT VC). */
 const credentialItem = z.union([
   z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }) }),
   z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT.' }) }),
 ])
 
+/** A credential to verify: JSON-LD, a VC-JWT or an SD-JWT VC. */
+const verifyItem = z.union([...credentialItem.options, z.strictObject({ sdjwt: sdJwtCompact })])
+
 /** The credentials of a verify (or patch) request: in `claims` (the spec's examples) or `vcs` (its field table). */
 const credentialBatch = {
   resolver: resolverName.optional(),
-  claims: z.array(credentialItem).min(1).optional().meta({ description: 'The credentials (or give them as `vcs`).' }),
-  vcs: z.array(credentialItem).min(1).optional().meta({ description: 'The credentials (or give them as `claims`).' }),
+  claims: z.array(verifyItem).min(1).optional().meta({ description: 'The credentials (or give them as `vcs`).' }),
+  vcs: z.array(verifyItem).min(1).optional().meta({ description: 'The credentials (or give them as `claims`).' }),
 }
 
 /** Exactly one of `claims` and `vcs`. */
@@ -289,6 +378,19 @@ export const verificationCheck = z
       'exp',
       'nbf',
       'status',
+      // SD-JWT VC (docs/credentials.md, *SD-JWT VC*); the key-binding ones for its presentations.
+      'typ',
+      'alg',
+      'sd_alg',
+      'disclosures',
+      'vct',
+      'iat',
+      'kb',
+      'kbSignature',
+      'sd_hash',
+      'nonce',
+      'aud',
+      'kbIat',
     ]),
     verified: z.boolean(),
     proof: z.number().int().optional().meta({ description: 'Index of the proof in the proof set (`check: "proof"`).' }),
@@ -320,7 +422,17 @@ const verifiedFields = {
 }
 
 export const verifiedCredential = z
-  .union([z.strictObject({ jsonld: jsonObject, ...verifiedFields }), z.strictObject({ jwt: z.string(), ...verifiedFields })])
+  .union([
+    z.strictObject({ jsonld: jsonObject, ...verifiedFields }),
+    z.strictObject({ jwt: z.string(), ...verifiedFields }),
+    z.strictObject({
+      sdjwt: z.string(),
+      ...verifiedFields,
+      disclosed: jsonObject
+        .optional()
+        .meta({ description: 'When verified: the payload with the disclosures applied and `_sd`, `_sd_alg`, `cnf` removed.' }),
+    }),
+  ])
   .meta({ id: 'VerifiedCredential' })
 
 export const verifyClaimsResponse = z.strictObject({
@@ -334,7 +446,14 @@ const signedFields = {
 }
 
 export const signedCredential = z
-  .union([z.strictObject({ ...signedFields, jsonld: jsonObject }), z.strictObject({ ...signedFields, jwt: z.string() })])
+  .union([
+    z.strictObject({ ...signedFields, jsonld: jsonObject }),
+    z.strictObject({ ...signedFields, jwt: z.string() }),
+    z.strictObject({
+      id: z.string().optional().meta({ description: 'The claim’s `id`, echoed when given (an SD-JWT claim gets no claim DID).' }),
+      sdjwt: z.string().meta({ description: 'The SD-JWT VC, compact (`<issuer-signed JWT>~<disclosure>~…~`).' }),
+    }),
+  ])
   .meta({ id: 'SignedCredential' })
 
 export const signClaimsResponse = z.strictObject({

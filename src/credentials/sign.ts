@@ -16,7 +16,16 @@ import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import type { Caller } from '../auth/context.js'
-import { credentialFormatNamed, memberOf, type CredentialContent, type CredentialFormat } from './formats/index.js'
+import {
+  carriedBy,
+  credentialFormatNamed,
+  memberOf,
+  type CredentialContent,
+  type CredentialFormat,
+  type SdJwtContent,
+} from './formats/index.js'
+import type { Resolvable } from 'did-resolver'
+import { subjectHolderJwk } from './holder-key.js'
 import type { KeySigner } from '../keys/signer.js'
 import type { ClaimInput, SignClaimsInput, SignedCredential, signClaimsResponse } from './schemas.js'
 import type { WalletRecord } from '../wallets/records.js'
@@ -67,14 +76,14 @@ export async function signClaims(
   caller: Caller,
   input: SignClaimsInput,
 ): Promise<z.output<typeof signClaimsResponse>> {
-  const { name: resolver } = ctx.resolvers.get(input.resolver)
+  const { name: resolver, resolver: resolving } = ctx.resolvers.get(input.resolver)
   const format = credentialFormatNamed(input.format)
   const signer = await issuerSigner(ctx, caller, input.iss, { format })
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
   const plans: PlannedClaim[] = []
   for (const [i, claim] of input.claims.entries())
-    plans.push(await planClaim(ctx, caller, input, format, claim, `claims.${i}`, issuer, now))
+    plans.push(await planClaim(ctx, caller, input, format, claim, { field: `claims.${i}`, issuer, now, resolver: resolving }))
 
   // Status entries are written first (a credential names them); given back if the request fails after all.
   const allocations: StatusAllocation[] = []
@@ -112,13 +121,18 @@ async function issueAll(
   const vcs: SignedCredential[] = []
   for (const { content } of plans) {
     const encoded = await format.issue(content, signer, { proofType: input.proofType, hasher, undefinedTerms, resolver })
-    vcs.push({ id: content.id, ...memberOf(encoded) })
+    // A claim of a format without claim DIDs (SD-JWT) has an id only when given.
+    vcs.push((content.id === '' ? memberOf(encoded) : { id: content.id, ...memberOf(encoded) }) as SignedCredential)
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))
   const acts = [
     ...wallets.map((w) => ({ action: 'wallet.create' as const, target: { type: 'wallet', id: w.did } })),
-    ...vcs.map((vc) => ({ action: 'credential.sign' as const, target: { type: 'credential', id: vc.id } })),
+    // A credential without id is named by its content hash (never by its disclosures or salts).
+    ...vcs.map((vc) => ({
+      action: 'credential.sign' as const,
+      target: { type: 'credential', id: vc.id ?? format.contentHash(carriedBy(vc).encoded) },
+    })),
   ]
   await uniqueOr(
     () =>
@@ -171,9 +185,7 @@ async function planClaim(
   input: SignClaimsInput,
   format: CredentialFormat,
   claim: ClaimInput,
-  field: string,
-  issuer: string,
-  now: number,
+  { field, issuer, now, resolver }: { field: string; issuer: string; now: number; resolver: Resolvable },
 ): Promise<PlannedClaim> {
   // Claim-level expiration inputs win over global ones (DESIGN §4 *Expiration inputs*).
   const expiresAt = expirationOf(claim, now, `${field}: `) ?? expirationOf(input, now)
@@ -194,6 +206,8 @@ async function planClaim(
   }
   // Checked against the bounds before its claim DID is made (its id is a string either way).
   format.checkContent({ ...content, id: claim.id ?? '' }, field, ctx.config.limits)
+  if (!format.claimDids)
+    return { content: { ...content, id: claim.id ?? '', sdJwt: await sdJwtContentOf(claim, content, field, resolver) } }
   if (claim.id !== undefined) return { content: { ...content, id: claim.id }, purposes }
 
   checkWalletConfig(claim.walletConfig, ctx.config)
@@ -206,5 +220,28 @@ async function planClaim(
     key,
     apply: walletConfigApplier(ctx, wallet, claim.walletConfig, caller),
     purposes,
+  }
+}
+
+/**
+ * What an SD-JWT claim adds: its `vct`, `disclose`, `decoys` and holder key — `holderJwk`, or else the first
+ * `authentication` key of its subject DID's current document (neither: 422 asking for `holderJwk`).
+ */
+async function sdJwtContentOf(
+  claim: ClaimInput,
+  content: Pick<CredentialContent, 'subject'>,
+  field: string,
+  resolver: Resolvable,
+): Promise<SdJwtContent> {
+  let holderJwk = claim.holderJwk
+  if (holderJwk === undefined) {
+    if (content.subject === undefined) throw invalid(`${field}.holderJwk: required for an SD-JWT VC without a subject DID (sub)`)
+    holderJwk = await subjectHolderJwk(content.subject, resolver, field)
+  }
+  return {
+    vct: claim.vct!,
+    holderJwk,
+    ...(claim.disclose !== undefined && { disclose: claim.disclose }),
+    ...(claim.decoys !== undefined && { decoys: claim.decoys }),
   }
 }

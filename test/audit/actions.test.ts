@@ -176,11 +176,11 @@ describe('every act is recorded once, with actor, target and outcome (SQLite, em
         }),
       // A claim without `id` gets a DID of its own: a wallet of the tenant.
       (r) => [
-        { action: 'wallet.create', target: { type: 'wallet', id: r.vcs[0].id } },
-        { action: 'credential.sign', target: { type: 'credential', id: r.vcs[0].id } },
+        { action: 'wallet.create', target: { type: 'wallet', id: r.vcs[0].id! } },
+        { action: 'credential.sign', target: { type: 'credential', id: r.vcs[0].id! } },
       ],
     )
-    const claimDid = signed.vcs[0].id
+    const claimDid = signed.vcs[0].id!
     // Rule 5: the owner of the credential's DID changes its proofs and deletes it.
     const claimToken = await tokenOf(claimDid)
     const jsonld = (signed.vcs[0] as { jsonld: Record<string, unknown> }).jsonld

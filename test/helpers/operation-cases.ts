@@ -362,7 +362,7 @@ export const OPERATION_CASES: OperationCase[] = [
     input: (f) => ({ iss: f.rootDid, claims: [{ alias: 'membership' }] }),
     then: ({ vcs }, f) => {
       expect(vcs[0].id).toMatch(/^did:ethr:dev:0x/)
-      f.claimDid = vcs[0].id
+      f.claimDid = vcs[0].id!
       f.jsonldVc = 'jsonld' in vcs[0] ? vcs[0].jsonld : {}
       expect(f.jsonldVc.proof).toMatchObject({ type: 'EcdsaKoblitzSignature2016' })
     },

@@ -5,6 +5,7 @@
  */
 import { jsonLdFormat } from './jsonld/index.js'
 import { jwtFormat } from './jwt/index.js'
+import { sdJwtFormat } from './sd-jwt/index.js'
 import type { CredentialFormat, CredentialMember, EncodedCredential, FormatName } from './port.js'
 
 export type {
@@ -21,11 +22,13 @@ export type {
   FormatName,
   IssueOptions,
   ParsedCredential,
+  SdJwtContent,
   StatusBearing,
 } from './port.js'
 export { isV2Credential } from './jsonld/index.js'
 
-const FORMATS: readonly CredentialFormat[] = [jsonLdFormat, jwtFormat]
+// SD-JWT before JWT: a compact SD-JWT is a string too (with `~`, which no JWT has).
+const FORMATS: readonly CredentialFormat[] = [jsonLdFormat, sdJwtFormat, jwtFormat]
 
 /** The format of that name (the spec's `format` value). */
 export function credentialFormatNamed(name: FormatName): CredentialFormat {
@@ -34,14 +37,14 @@ export function credentialFormatNamed(name: FormatName): CredentialFormat {
   return format
 }
 
-/** The format of an encoded credential (a compact JWT, a JSON-LD document). */
+/** The format of an encoded credential (a compact SD-JWT, a compact JWT, a JSON-LD document). */
 export function credentialFormatOf(encoded: EncodedCredential): CredentialFormat {
   return FORMATS.find((f) => f.is(encoded))!
 }
 
 /**
  * The format and encoded credential a member-carrying value holds: a request's or a response's item
- * (`{ jwt }`, `{ jsonld }`) or a stored record.
+ * (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`) or a stored record.
  */
 export function carriedBy(item: Partial<Record<CredentialFormat['member'], unknown>>): {
   format: CredentialFormat
@@ -52,7 +55,7 @@ export function carriedBy(item: Partial<Record<CredentialFormat['member'], unkno
   return { format, encoded: item[format.member] as EncodedCredential }
 }
 
-/** The member that carries `encoded` in its format (`{ jwt }`, `{ jsonld }`). */
+/** The member that carries `encoded` in its format (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`). */
 export function memberOf(encoded: EncodedCredential): CredentialMember {
   return { [credentialFormatOf(encoded).member]: encoded } as CredentialMember
 }

@@ -7,7 +7,7 @@
  */
 import type { Resolvable } from 'did-resolver'
 import type { KeySigner } from '../../keys/signer.js'
-import type { KeyType } from '../../keys/key-types.js'
+import type { KeyType, PublicJwk } from '../../keys/key-types.js'
 import type { JsonLdLimits } from '../../proofs/jsonld/bounds.js'
 import type { CanonicalHasher } from '../../proofs/jsonld/canonical-hasher.js'
 import type { ContextEntry } from '../../proofs/jsonld/contexts.js'
@@ -19,18 +19,30 @@ import type { CredentialRecord } from '../records.js'
 import type { VerificationCheck } from '../schemas.js'
 
 /** A format's name: the spec's `format` value. */
-export type FormatName = 'JSON-LD' | 'JWT'
+export type FormatName = 'JSON-LD' | 'JWT' | 'SD-JWT'
 
-/** A credential in its encoded form: a compact JWT, or a JSON document. */
+/** A credential in its encoded form: a compact JWT or SD-JWT, or a JSON document. */
 export type EncodedCredential = string | Record<string, unknown>
 
 /** A credential as requests, responses and records carry it: one member, named by its format. */
-export type CredentialMember = { jwt: string } | { jsonld: Record<string, unknown> }
+export type CredentialMember = { jwt: string } | { jsonld: Record<string, unknown> } | { sdjwt: string }
 
 /** What a credential is indexed by, parsed from it (nothing verified), with its encoded form and content hash. */
 export type ParsedCredential = Pick<
   CredentialRecord,
-  'format' | 'jsonld' | 'jwt' | 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'
+  | 'format'
+  | 'jsonld'
+  | 'jwt'
+  | 'sdjwt'
+  | 'vcId'
+  | 'did'
+  | 'issuer'
+  | 'subject'
+  | 'spelled'
+  | 'types'
+  | 'issuanceDate'
+  | 'expirationDate'
+  | 'hash'
 >
 
 /** The service's bounds on what a format decodes or processes of a request. */
@@ -64,6 +76,20 @@ export interface CredentialContent {
   expiresAt?: number
   /** `credentialStatus` entries: one is the member itself, more an array. */
   status?: Array<Record<string, unknown>>
+  /** SD-JWT VC: what only that format issues (required by it, ignored by the others). */
+  sdJwt?: SdJwtContent
+}
+
+/** What an SD-JWT VC carries besides the content every format has. */
+export interface SdJwtContent {
+  /** The credential type (`vct`). */
+  vct: string
+  /** JSON pointers of the claims made selectively disclosable; default every top-level claim but `sub`, `[]` none. */
+  disclose?: string[]
+  /** Decoy digests added at the top level. */
+  decoys?: number
+  /** The holder's public key (`cnf.jwk`). */
+  holderJwk: PublicJwk
 }
 
 /** How a credential is issued (each format reads what applies to it). */
@@ -89,6 +115,8 @@ export interface CredentialVerification {
   checks: VerificationCheck[]
   /** The first failed check. */
   error?: string
+  /** SD-JWT VC, when verified: the payload with the disclosures applied and `_sd`, `_sd_alg`, `cnf` removed. */
+  disclosed?: Record<string, unknown>
 }
 
 export interface CredentialVerifyOptions {
@@ -144,8 +172,10 @@ export interface ClaimShape {
 export interface CredentialFormat<E extends EncodedCredential = EncodedCredential> {
   /** The spec's `format` value. */
   readonly name: FormatName
-  /** The member that carries it in requests, responses and records (`{ jwt }`, `{ jsonld }`). */
-  readonly member: 'jwt' | 'jsonld'
+  /** The member that carries it in requests, responses and records (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`). */
+  readonly member: 'jwt' | 'jsonld' | 'sdjwt'
+  /** Whether a claim signed without `id` gets a new claim DID (a wallet of the tenant) as its id. */
+  readonly claimDids: boolean
   /** The media type of a signed credential of this format served as it is (a status list). */
   readonly mediaType: string
   /** The contexts of a Bitstring status list credential in this format. */

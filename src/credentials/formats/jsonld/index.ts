@@ -23,6 +23,7 @@ function checkInput(value: unknown, field: string, limits: FormatLimits): void {
 export const jsonLdFormat: CredentialFormat<Record<string, unknown>> = {
   name: 'JSON-LD',
   member: 'jsonld',
+  claimDids: true,
   mediaType: 'application/vc+ld+json',
   // Data model 2.0: its context defines the terms of a Bitstring status list.
   statusListContexts: [CREDENTIALS_V2_URL],

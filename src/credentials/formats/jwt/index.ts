@@ -22,6 +22,7 @@ function payloadOf(jwt: string): Record<string, unknown> | undefined {
 export const jwtFormat: CredentialFormat<string> = {
   name: 'JWT',
   member: 'jwt',
+  claimDids: true,
   mediaType: 'application/vc+jwt',
   // Data model 1.1, like every VC-JWT of the service, with the status context that defines the list's terms.
   statusListContexts: [CREDENTIALS_STATUS_V1_URL],
