@@ -31,11 +31,13 @@ export const CREDENTIAL_CONTRACTS = {
     description:
       'Issues one credential per claim, signed by `iss` (a wallet DID of the tenant the caller controls; the key of its ' +
       'DID’s current owner signs, as `<iss>#controller`). `format` `JSON-LD` (default; proof ' +
-      '`EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`) or `JWT` (did-jwt-vc, ' +
-      'ES256K). A claim without `id` gets a new claim DID, a wallet of the tenant named by `alias`, whose document takes ' +
-      'the claim’s `walletConfig`. Claim-level `exp`/`expiresIn`/`expirationDate` win over global ones; two at one level ' +
-      'are 422; none: no expiration. Contexts must be bundled or registered (never fetched). Nothing is written when a ' +
-      'claim is refused.',
+      '`EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`), `JWT` (did-jwt-vc, ' +
+      'ES256K) or `SD-JWT` (SD-JWT VC, `typ: dc+sd-jwt`, any key type: per claim `vct` (required), `payload`, `disclose`, ' +
+      '`decoys`, and `holderJwk` or a subject DID whose first `authentication` key with key material becomes `cnf.jwk`; ' +
+      'no `alias`, `walletConfig` or `status`; answered as `{ id?, sdjwt }`). A JSON-LD or JWT claim without `id` gets a ' +
+      'new claim DID, a wallet of the tenant named by `alias`, whose document takes the claim’s `walletConfig`. ' +
+      'Claim-level `exp`/`expiresIn`/`expirationDate` win over global ones; two at one level are 422; none: no expiration. ' +
+      'Contexts must be bundled or registered (never fetched). Nothing is written when a claim is refused.',
     auth: 'tenant+did',
     tag: TAG,
     audit: { action: 'credential.sign', target: 'issuer', targetField: 'iss' },
@@ -112,9 +114,11 @@ export const CREDENTIAL_CONTRACTS = {
   verifyClaims: defineContract({
     summary: 'Verify Verifiable Credentials',
     description:
-      'Each credential of `claims` (or `vcs`), `{ jsonld }` or `{ jwt }`, is answered with `verified`, its `issuer` and ' +
-      'the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live ' +
-      'veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past). An invalid ' +
+      'Each credential of `claims` (or `vcs`), `{ jsonld }`, `{ jwt }` or `{ sdjwt }`, is answered with `verified`, its ' +
+      '`issuer` and the named `checks` (every proof by a key of the issuer’s current DID document — its owner or a live ' +
+      'veriKey/sigAuth delegate —, `issuanceDate`/`nbf` not in the future, `expirationDate`/`exp` not past; an SD-JWT ' +
+      'VC’s `typ`, `alg`, `signature`, `sd_alg`, `disclosures`, `vct` and dates, and `disclosed`: its claims with the ' +
+      'disclosures applied). An invalid ' +
       'credential is `verified: false` in the 200. `resolver` names the DID resolver used and is echoed. Through `PATCH ' +
       '/claims`, `operation: "verify"` is required; through `POST /claims/verify` it may be omitted.',
     auth: 'tenant+did',

@@ -122,7 +122,8 @@ async function issueAll(
   for (const { content } of plans) {
     const encoded = await format.issue(content, signer, { proofType: input.proofType, hasher, undefinedTerms, resolver })
     // A claim of a format without claim DIDs (SD-JWT) has an id only when given.
-    vcs.push((content.id === '' ? memberOf(encoded) : { id: content.id, ...memberOf(encoded) }) as SignedCredential)
+    const member = memberOf(encoded, format)
+    vcs.push((content.id === '' ? member : { id: content.id, ...member }) as SignedCredential)
   }
 
   const wallets = plans.flatMap((p) => (p.wallet ? [p.wallet] : []))

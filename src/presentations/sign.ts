@@ -36,7 +36,7 @@ import {
 } from '../proofs/jsonld/index.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
-import { carriedBy, credentialFormatNamed, isV2Credential, memberOf, type EncodedCredential } from '../credentials/formats/index.js'
+import { carriedBy, credentialFormatNamed, isV2Credential, memberOf, type CredentialMember } from '../credentials/formats/index.js'
 import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
@@ -182,22 +182,22 @@ async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredent
     if (!('_id' in item)) {
       const { format, encoded } = carriedBy(item)
       format.checkInput(encoded, `vcs.${i}.${format.member}`, ctx.config.limits)
-      out.push(w3cCredential(encoded, `vcs.${i}`))
+      out.push(w3cCredential(memberOf(encoded, format), `vcs.${i}`))
     } else {
       const record = await credentials.get(item._id)
       reader ??= await readerFacts(ctx, caller)
       // A credential the caller may not read is answered as one that does not exist.
       if (!record || !canPresentStoredCredential(reader, record))
         throw notFound(`vcs.${i}._id: no stored credential ${item._id} that the caller may read`)
-      out.push(w3cCredential(carriedBy(record).encoded, `vcs.${i}._id`))
+      const { format, encoded } = carriedBy(record)
+      out.push(w3cCredential(memberOf(encoded, format), `vcs.${i}._id`))
     }
   }
   return out
 }
 
 /** A credential a W3C presentation can carry (`{ jwt }`, `{ jsonld }`): an SD-JWT VC is 422 naming `field`. */
-function w3cCredential(encoded: EncodedCredential, field: string): Credential {
-  const member = memberOf(encoded)
+function w3cCredential(member: CredentialMember, field: string): Credential {
   if ('sdjwt' in member) throw invalid(`${field}: an SD-JWT VC is not carried in a W3C presentation`)
   return member
 }

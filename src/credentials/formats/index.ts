@@ -55,7 +55,10 @@ export function carriedBy(item: Partial<Record<CredentialFormat['member'], unkno
   return { format, encoded: item[format.member] as EncodedCredential }
 }
 
-/** The member that carries `encoded` in its format (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`). */
-export function memberOf(encoded: EncodedCredential): CredentialMember {
-  return { [credentialFormatOf(encoded).member]: encoded } as CredentialMember
+/**
+ * The member that carries `encoded` in its format (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`): `format` when known (the member
+ * a request gave it in), otherwise the one its shape names.
+ */
+export function memberOf(encoded: EncodedCredential, format: CredentialFormat = credentialFormatOf(encoded)): CredentialMember {
+  return { [format.member]: encoded } as CredentialMember
 }

@@ -239,6 +239,12 @@ describe('Verify Claims, item sdjwt: a bad credential is verified: false in a 20
     const [header, payload] = partsOf(a).jwt.split('.')
     await failed(`${header}.${payload}.${partsOf(b).jwt.split('.')[2]}~`, 'signature')
   })
+  it('an SD-JWT given as { jwt } is verified as a VC-JWT and answered in the member it came in', async () => {
+    const res = await h.request('POST', '/claims/verify', { json: { claims: [{ jwt: a }] }, didAuth: issuer.jwt })
+    expect(res.status).toBe(200)
+    expect(res.body.vcs[0]).toMatchObject({ jwt: a, verified: false })
+    expect(res.body.vcs[0].sdjwt).toBeUndefined()
+  })
   it('an item past the bounds is the error body', async () => {
     expectError(await verify(`${'a'.repeat(512 * 1024)}~`), 422, 'VALIDATION_ERROR')
   })
