@@ -108,6 +108,27 @@ describe('Sign Claims, format SD-JWT', () => {
     })
   }
 
+  it('a did:ethr issuer (the default wallet, named by address): kid #controller; the library and Verify Claims verify it', async () => {
+    const made = await h.request('POST', '/wallet', { json: {} })
+    expect(made.status).toBe(200)
+    const { did, publicKeyJwk } = made.body.wallet as { did: string; publicKeyJwk: PublicJwk }
+    const issuer = { did, jwt: (await h.request('POST', '/did-auth-jwt', { json: { iss: did } })).body.jwt as string }
+    const res = await sign(issuer, { claims: [{ vct: 'Identity', payload: PAYLOAD, holderJwk: outsideKey('Ed25519').publicJwk }] })
+    expect(res.status).toBe(200)
+    const compact: string = res.body.vcs[0].sdjwt
+    expect(decodePart(compact.split('.')[0])).toMatchObject({ alg: 'ES256K', kid: `${did}#controller` })
+    expect((await library(publicKeyJwk).verify(compact)).payload).toMatchObject({ ...PAYLOAD, iss: did })
+    const checked = await h.request('POST', '/claims/verify', { json: { vcs: [{ sdjwt: compact }] }, didAuth: issuer.jwt })
+    expect(checked.body.vcs[0]).toMatchObject({ verified: true, issuer: did, disclosed: { ...PAYLOAD, iss: did } })
+    // another did:ethr wallet's signature over the same credential: recovered to another address
+    const other = await walletOf('secp256k1', 'ethr')
+    const theirs = await sign(other, { claims: [{ vct: 'Identity', payload: PAYLOAD, holderJwk: outsideKey('Ed25519').publicJwk }] })
+    const [header, payload] = compact.split('~')[0].split('.')
+    const forged = `${header}.${payload}.${theirs.body.vcs[0].sdjwt.split('~')[0].split('.')[2]}~`
+    const refused = await h.request('POST', '/claims/verify', { json: { vcs: [{ sdjwt: forged }] }, didAuth: issuer.jwt })
+    expect(refused.body.vcs[0].checks).toContainEqual(expect.objectContaining({ check: 'signature', verified: false }))
+  })
+
   it('holderJwk without sub; by default every top-level payload claim is disclosable; the embedded API signs and verifies too', async () => {
     const issuer = await walletOf('Ed25519')
     const holderJwk = outsideKey('P-256').publicJwk

@@ -67,7 +67,7 @@ export async function issueSdJwtVc(input: SdJwtVcIssueInput): Promise<string> {
   const cnf = input.holderJwk === undefined ? undefined : { jwk: holderKey(input.holderJwk) }
 
   const alg = SD_JWT_ALGORITHM_OF[input.signer.keyType]
-  const kid = input.kid ?? (await jwtIssuerOf(input.issuer, input.signer, { resolver: input.resolver })).kid
+  const kid = input.kid ?? (await jwtIssuerOf(input.issuer, input.signer, { resolver: input.resolver })).kid ?? ethrOwnerKid(input)
   if (kid === undefined) throw invalid(`no verification method of ${input.issuer.slice(0, 100)} lists the issuer's key: give kid`)
   const sdjwt = new SDJwtVcInstance({
     signer: sdJwtSigner(input.signer, alg),
@@ -87,6 +87,14 @@ export async function issueSdJwtVc(input: SdJwtVcIssueInput): Promise<string> {
     ...(input.status !== undefined && { status: input.status }),
   }
   return sdjwt.issue(claims, frame, { header: { typ: SD_JWT_VC_TYP, kid } })
+}
+
+/**
+ * `<did>#controller` for a did:ethr issuer with a secp256k1 key: its document names the current owner by address there
+ * (the key that signs for the DID, as the service's signer for it is); undefined for any other issuer.
+ */
+function ethrOwnerKid({ issuer, signer }: SdJwtVcIssueInput): string | undefined {
+  return issuer.startsWith('did:ethr:') && signer.keyType === 'secp256k1' ? `${issuer}#controller` : undefined
 }
 
 function checkDates({ iat, nbf, exp }: SdJwtVcIssueInput): void {

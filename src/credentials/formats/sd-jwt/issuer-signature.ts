@@ -6,7 +6,8 @@
 import type { KeyObject } from 'node:crypto'
 import type { Resolvable, VerificationMethod } from 'did-resolver'
 import type { KeyType } from '../../../keys/key-types.js'
-import { publicKeyObject, verifyEs256k } from '../../../keys/es256k.js'
+import { eip55Address } from '../../../did/methods/ethr/index.js'
+import { publicKeyObject, recoverEs256kKeys, verifyEs256k } from '../../../keys/es256k.js'
 import { joseKeyOf, verifyJose } from '../../../proofs/jose-keys.js'
 import { methodsUnder, secp256k1KeyHex } from '../../../proofs/signing-keys.js'
 
@@ -64,12 +65,28 @@ function secp256k1Key(hex: string): KeyObject | undefined {
   return key ?? undefined
 }
 
-/** Whether `vm`'s key, of `jws.keyType`, made `jws.signature` over `jws.data`. */
+/** The secp256k1 method types that may name a key by its address alone (did:ethr's `#controller`). */
+const ADDRESS_METHODS: ReadonlySet<string> = new Set(['EcdsaSecp256k1RecoveryMethod2020', 'EcdsaSecp256k1VerificationKey2019'])
+
+/** The EIP-55 address a method names (`ethereumAddress`, or a CAIP-10 `blockchainAccountId`); undefined when none. */
+function addressOfMethod(vm: VerificationMethod): string | undefined {
+  if (!ADDRESS_METHODS.has(vm.type)) return undefined
+  const raw = vm.ethereumAddress ?? vm.blockchainAccountId?.split(':').pop()?.split('@')[0]
+  return raw === undefined ? undefined : eip55Address(raw)
+}
+
+/**
+ * Whether `vm`'s key, of `jws.keyType`, made `jws.signature` over `jws.data`. A secp256k1 method naming only an address
+ * (did:ethr's `#controller`) signed when a key recovered from the ES256K signature has that address.
+ */
 function signs(vm: VerificationMethod, jws: { alg: string; keyType: KeyType; data: string; signature: Uint8Array }): boolean {
   if (jws.keyType === 'secp256k1') {
-    const hex = secp256k1KeyHex(vm)
-    const key = hex === undefined || jws.signature.length !== 64 ? undefined : secp256k1Key(hex)
-    return key !== undefined && verifyEs256k(jws.data, jws.signature, key)
+    if (jws.signature.length !== 64) return false
+    const hex = vm.publicKeyHex || secp256k1KeyHex(vm)
+    const key = hex ? secp256k1Key(hex) : undefined
+    if (key !== undefined) return verifyEs256k(jws.data, jws.signature, key)
+    const address = addressOfMethod(vm)
+    return address !== undefined && recoverEs256kKeys(jws.data, jws.signature).some((k) => k.address === address)
   }
   const alg = jws.keyType === 'P-256' ? 'ES256' : 'EdDSA'
   const key = joseKeyOf(vm, alg)
