@@ -1,8 +1,8 @@
 /**
  * SD-JWT VC through Sign Claims and Verify Claims (issue 31 §2), through the router on loopback HTTP (SQLite file) and
- * the embedded API: issuers of each key type on did:jwk; `cnf.jwk` from the subject DID's first `authentication` key
- * or `holderJwk`; `@sd-jwt/sd-jwt-vc` verifies what Sign Claims returns; Verify Claims answers named checks and
- * `disclosed`, and a bad credential is `verified: false` in a 200; each refusal is the error body with nothing written;
+ * the embedded API: issuers of each key type on did:jwk, on did:web and did:ethr; `cnf.jwk` from the subject DID's
+ * first `authentication` key or `holderJwk`; `@sd-jwt/sd-jwt-vc` verifies what Sign Claims returns and what it issues
+ * verifies here; Verify Claims answers named checks and `disclosed`, and a bad credential is `verified: false` in a 200; each refusal is the error body with nothing written;
  * the audit record of a sign holds no disclosure or salt.
  */
 import { digest } from '@sd-jwt/crypto-nodejs'
@@ -12,11 +12,11 @@ import { AUDIT_RECORDS } from '../../../src/audit/records.js'
 import { collectionOf } from '../../../src/storage/declaration.js'
 import type { KeyType, PublicJwk } from '../../../src/keys/key-types.js'
 import { expectError, snapshot, startHarness, TENANT_A, type Harness } from '../../helpers/harness.js'
-import { decodeDisclosure, KEY_TYPES, nodeVerifier, outsideKey, partsOf } from './helpers.js'
+import { decodeDisclosure, didJwkOf, KEY_TYPES, nodeVerifier, nowSeconds, outsideKey, partsOf } from './helpers.js'
 
 let h: Harness
 beforeAll(async () => {
-  h = await startHarness({ storage: 'sqlite' })
+  h = await startHarness({ storage: 'sqlite', service: { publicUrl: 'https://vault.example.com/id' } })
 })
 afterAll(() => h?.close())
 
@@ -107,6 +107,21 @@ describe('Sign Claims, format SD-JWT', () => {
       })
     })
   }
+
+  it('a did:web issuer and subject (served by the service): kid from its document, cnf.jwk its authentication key', async () => {
+    const issuer = await walletOf('Ed25519', 'web')
+    const res = await sign(issuer, { sub: issuer.did, claims: [{ vct: 'Identity', payload: PAYLOAD }] })
+    expect(res.status).toBe(200)
+    const compact: string = res.body.vcs[0].sdjwt
+    const document = (await h.request('GET', `/1.0/identifiers/${encodeURIComponent(issuer.did)}`)).body
+    const didDocument = document.didDocument ?? document
+    const [method] = didDocument.verificationMethod as Array<{ id: string; publicKeyJwk?: PublicJwk; publicKeyMultibase?: string }>
+    const [header, payload] = compact.split('~')[0].split('.').slice(0, 2).map(decodePart)
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: method.id })
+    expect(payload.cnf.jwk).toEqual(method.publicKeyJwk)
+    const checked = await h.request('POST', '/claims/verify', { json: { vcs: [{ sdjwt: compact }] }, didAuth: issuer.jwt })
+    expect(checked.body.vcs[0]).toMatchObject({ verified: true, issuer: issuer.did, disclosed: { ...PAYLOAD, sub: issuer.did } })
+  })
 
   it('a did:ethr issuer (the default wallet, named by address): kid #controller; the library and Verify Claims verify it', async () => {
     const made = await h.request('POST', '/wallet', { json: {} })
@@ -260,6 +275,27 @@ describe('Verify Claims, item sdjwt: a bad credential is verified: false in a 20
     const [header, payload] = partsOf(a).jwt.split('.')
     await failed(`${header}.${payload}.${partsOf(b).jwt.split('.')[2]}~`, 'signature')
   })
+  it('an SD-JWT VC @sd-jwt/sd-jwt-vc issued (secp256k1 key on did:jwk, typ dc+sd-jwt) verifies, with its disclosed claims', async () => {
+    const key = outsideKey('secp256k1')
+    const { did, kid } = await didJwkOf(key.publicJwk)
+    const theirs = new SDJwtVcInstance({
+      signer: key.signer,
+      signAlg: key.alg,
+      hasher: digest,
+      saltGenerator: () => Buffer.from(crypto.getRandomValues(new Uint8Array(16))).toString('base64url'),
+    })
+    const iat = nowSeconds()
+    const compact = await theirs.issue(
+      { iss: did, iat, vct: 'urn:eudi:pid:1', ...PAYLOAD },
+      { _sd: ['given_name', 'address'], address: { _sd: ['locality'] } },
+      { header: { kid, typ: 'dc+sd-jwt' } },
+    )
+    const res = await verify(compact)
+    expect(res.status).toBe(200)
+    expect(res.body.vcs[0]).toMatchObject({ verified: true, issuer: did })
+    expect(res.body.vcs[0].disclosed).toEqual({ ...PAYLOAD, iss: did, iat, vct: 'urn:eudi:pid:1' })
+  })
+
   it('an SD-JWT given as { jwt } is verified as a VC-JWT and answered in the member it came in', async () => {
     const res = await h.request('POST', '/claims/verify', { json: { claims: [{ jwt: a }] }, didAuth: issuer.jwt })
     expect(res.status).toBe(200)
