@@ -3,7 +3,8 @@
  * registry, issues with a wallet's `KeySigner` (secp256k1 did:key, sealed backend on a real SQLite file), is
  * recognised from its encoded form and from the member that carries it, parses into the index fields of what it
  * issued with the content hash it gives, carries its status entries and subject, and verifies — tampered, it does
- * not. What Sign refuses per format: JSON-LD with a P-256 key, a VC-JWT without claims or with credentials/v2.
+ * not. What Sign refuses per format: JSON-LD with a P-256 key, a VC-JWT without claims or with credentials/v2, an
+ * SD-JWT VC with contexts, status or types. SD-JWT: recognised before JWT, indexed from its always-visible claims.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -142,5 +143,57 @@ describe('what Sign refuses per format', () => {
     expect(() => jwt.contextsOf({ claims: { a: 1 }, named: [CREDENTIALS_V2_URL], withStatus: false }, 'c')).toThrow(
       /is for JSON-LD credentials/,
     )
+  })
+})
+
+describe('the SD-JWT format through the registry', () => {
+  const format = credentialFormatNamed('SD-JWT')
+  const holderJwk = { kty: 'OKP', crv: 'Ed25519', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo' } as const
+  const sdContent = (): CredentialContent => ({
+    ...content([]),
+    id: '',
+    types: [],
+    status: undefined,
+    claims: { degree: 'BSc', school: 'TU' },
+    sdJwt: { vct: 'UniversityDegree', holderJwk },
+  })
+
+  it('issues what it recognises (before JWT), parses always-visible claims into the index fields, and verifies', async () => {
+    expect(format).toMatchObject({ name: 'SD-JWT', member: 'sdjwt', claimDids: false })
+    const encoded = (await format.issue(sdContent(), signer, { resolver })) as string
+    expect(credentialFormatOf(encoded)).toBe(format)
+    expect(carriedBy(memberOf(encoded))).toEqual({ format, encoded })
+    const parsed = format.parse(encoded, LIMITS)
+    expect(parsed).toEqual({
+      format: 'SD-JWT',
+      sdjwt: encoded,
+      issuer,
+      subject: 'did:example:holder',
+      types: ['UniversityDegree'],
+      issuanceDate: new Date(issuedAt).toISOString(),
+      expirationDate: new Date(issuedAt + 86_400_000).toISOString(),
+      hash: format.contentHash(encoded),
+    })
+    // another disclosure set is other content
+    const [jwt, first] = encoded.split('~')
+    expect(format.contentHash(`${jwt}~${first}~`)).not.toBe(parsed.hash)
+    expect(format.subjects(encoded)).toEqual(['did:example:holder'])
+    expect(format.document(encoded)).toBeUndefined()
+
+    const verified = await format.verify(encoded, { resolver, now: issuedAt + 1000 })
+    expect(verified).toMatchObject({ verified: true, issuer, disclosed: { degree: 'BSc', school: 'TU', sub: 'did:example:holder' } })
+    const forged = await format.verify(`${jwt}~${first}~${first}~`, { resolver, now: issuedAt + 1000 })
+    expect(forged).toMatchObject({ verified: false })
+    expect(forged.disclosed).toBeUndefined()
+  })
+
+  it('refuses, with a 422 naming sdjwt, what it cannot parse; refuses contexts, status and types at sign', () => {
+    for (const other of ['not.a.jwt~', 'a.b.c~d~e.f.g', 'x'.repeat(512 * 1024 + 1)]) {
+      expect(() => format.parse(other, LIMITS)).toThrow(IdentityError)
+      expect(() => format.parse(other, LIMITS)).toThrow(/^sdjwt: /)
+    }
+    expect(() => format.contextsOf({ claims: {}, named: ['https://example.com/c'], withStatus: false }, 'c')).toThrow(/^c\.context: /)
+    expect(() => format.contextsOf({ claims: {}, named: [], withStatus: true }, 'c')).toThrow(/^c\.status: /)
+    expect(() => format.checkContent({ ...sdContent(), types: ['T'] }, 'c', LIMITS)).toThrow(/^c\.type: /)
   })
 })
