@@ -97,7 +97,7 @@ const statusRequest = z
  * The SD-JWT codec's bounds (src/credentials/formats/sd-jwt/limits.ts, which the operation applies too): repeated here
  * so that the browser-safe schemas bound a request before it is parsed further.
  */
-const SD_JWT_BOUNDS = { vctChars: 2_048, disclosePaths: 256, pathChars: 2_000, decoys: 64, compactChars: 512 * 1024 }
+export const SD_JWT_BOUNDS = { vctChars: 2_048, disclosePaths: 256, pathChars: 2_000, decoys: 64, compactChars: 512 * 1024 }
 
 /** A holder's public JWK (`cnf.jwk` of an SD-JWT VC): a private part (`d`) or another member is 422. */
 const holderJwk = z
@@ -260,7 +260,7 @@ export type SignClaimsInput = z.output<typeof signClaims>
 export type ClaimInput = SignClaimsInput['claims'][number]
 
 /** A compact SD-JWT VC (`<issuer-signed JWT>~<disclosure>~…~`). */
-const sdJwtCompact = z
+export const sdJwtCompact = z
   .string()
   .min(1)
   .max(SD_JWT_BOUNDS.compactChars)

@@ -19,7 +19,12 @@ export const PRESENTATION_CONTRACTS = {
       '`challenge`) and `aud` (or `domain`; a list allowed). `JSON-LD`: an `EcdsaSecp256k1RecoverySignature2020` proof, ' +
       'purpose `authentication`, with the required `challenge` (or `nonce`) and an optional `domain` (or a single `aud`); ' +
       'it holds JSON-LD credentials only. Both names of one binding with different values, or an `aud` list for JSON-LD, ' +
-      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires`. At most 1,000 credentials.',
+      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires`. At most 1,000 credentials. ' +
+      '`SD-JWT`: exactly one SD-JWT VC `{ sdjwt }` (a stored one by `_id`: 422, not supported yet), `disclose` (JSON ' +
+      'pointers of the claims shown; default none), `nonce` and a single `aud` required; answers `{ presentation: { sdjwt } }`, ' +
+      'the SD-JWT with only those disclosures and a KB-JWT (`typ: kb+jwt`, `iat`, `aud`, `nonce`, `sd_hash`) signed by the ' +
+      'credential’s `cnf.jwk`: the key of a wallet of the tenant the caller controls (403 otherwise). `holder` is optional ' +
+      'there; when given, its current `authentication` must hold that key (422 otherwise).',
     auth: 'tenant+did',
     tag: TAG,
     audit: { action: 'presentation.sign', target: 'wallet', targetField: 'holder' },
@@ -44,7 +49,10 @@ export const PRESENTATION_CONTRACTS = {
       'holder’s current DID document (did:ethr: its owner or a live sigAuth delegate); the proof purpose; every binding ' +
       'the request asks for, by either name (JWT: `nonce` = `challenge`, `aud` = `domain`; JSON-LD: `challenge` = ' +
       '`nonce`, `domain` = `aud`; both names differing is 422); expiry; every embedded credential ' +
-      '(`credential`, one per credential); with `holderBinding: true`, each credential’s subject is the holder. An ' +
+      '(`credential`, one per credential); with `holderBinding: true`, each credential’s subject is the holder. ' +
+      '`{ sdjwt }` (an SD-JWT VC presentation; `nonce` and `aud` required): the KB-JWT’s checks `kb`, `kbSignature` (by ' +
+      '`cnf.jwk`), `sd_hash`, `nonce`, `aud`, `kbIat` (issued within the last 300 s, 60 s skew), then the credential as ' +
+      '`/claims/verify` checks it, its `disclosed` claims in `vcs[0]`; `holder` is null. An ' +
       'invalid presentation is `verified: false` in the 200.',
     auth: 'tenant+did',
     tag: TAG,

@@ -1,7 +1,7 @@
 /** Request and response schemas of the verifiable-presentation operations (`/presentations`). */
 import * as z from 'zod'
-import { did } from '../operations/schemas.js'
-import { format as credentialFormat, jsonObject, resolverName, verifiedCredential } from '../credentials/schemas.js'
+import { anyCase, did } from '../operations/schemas.js'
+import { jsonObject, resolverName, SD_JWT_BOUNDS, sdJwtCompact, verifiedCredential } from '../credentials/schemas.js'
 import { bindingOf, type Binding, type BindingFamily, type BindingNames } from './bindings.js'
 
 /** Most credentials one presentation holds (docs/credentials.md *Presentations*). */
@@ -17,9 +17,15 @@ const presentedCredential = z.union([
   z.strictObject({ _id: z.string().min(1).max(200).meta({ description: 'A stored credential’s `_id` the caller may read.' }) }),
   z.strictObject({ jwt: jwtText.meta({ description: 'A VC-JWT.' }) }),
   z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }) }),
+  z.strictObject({ sdjwt: sdJwtCompact.meta({ description: 'An SD-JWT VC (format `SD-JWT` only), without key binding JWT.' }) }),
 ])
 
-const format = credentialFormat.meta({ description: '`JSON-LD` or `JWT`, any letter case.' })
+/** `format` of a presentation, case-insensitive. */
+const format = z
+  .string()
+  .regex(anyCase('json-ld', 'jwt', 'sd-jwt'), 'must be JSON-LD, JWT or SD-JWT')
+  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT')
+  .meta({ description: '`JSON-LD`, `JWT` or `SD-JWT` (an SD-JWT VC with a key binding JWT), any letter case.' })
 
 /** Most audiences one VP-JWT names. */
 const MAX_AUDIENCES = 20
@@ -72,7 +78,11 @@ function bindingIssues(family: BindingFamily, names: BindingNames, ctx: z.Refine
 
 export const signPresentation = z
   .strictObject({
-    holder: did.meta({ description: 'The holder: a wallet DID of the caller’s tenant that the caller controls (as `iss` of Sign).' }),
+    holder: did.optional().meta({
+      description:
+        'The holder: a wallet DID of the caller’s tenant that the caller controls (as `iss` of Sign); required but for ' +
+        '`SD-JWT`, where it is optional and, when given, a DID whose current `authentication` holds the credential’s `cnf.jwk`.',
+    }),
     vcs: z
       .array(presentedCredential)
       .min(1)
@@ -84,14 +94,47 @@ export const signPresentation = z
     expiresIn: z.number().int().min(1).max(MAX_PRESENTATION_LIFETIME_MS).optional().meta({
       description: 'Milliseconds until the presentation expires (JWT `exp`, in whole seconds; JSON-LD proof `expires`). None: no expiry.',
     }),
+    disclose: z
+      .array(z.string().max(SD_JWT_BOUNDS.pathChars))
+      .max(SD_JWT_BOUNDS.disclosePaths)
+      .optional()
+      .meta({
+        description:
+          '`SD-JWT` only: JSON pointers (`/address/locality`) of the claims shown, each with everything beneath it; a pointer ' +
+          'the credential cannot disclose is 422. Default `[]`: only the always-visible claims.',
+      }),
   })
   .superRefine((v, ctx) => {
     // Refinements run on a body with other issues too: the binding is read only once the format is known.
+    if (v.format === 'SD-JWT') return sdJwtPresentationIssues(v, ctx)
     if (v.format !== 'JWT' && v.format !== 'JSON-LD') return
+    if (v.holder === undefined) ctx.addIssue({ code: 'custom', path: ['holder'], message: 'required' })
+    if (v.disclose !== undefined) ctx.addIssue({ code: 'custom', path: ['disclose'], message: 'for an SD-JWT presentation only' })
+    for (const [i, vc] of (Array.isArray(v.vcs) ? v.vcs : []).entries())
+      if (typeof vc === 'object' && vc !== null && 'sdjwt' in vc)
+        ctx.addIssue({ code: 'custom', path: ['vcs', i], message: 'an SD-JWT VC is presented with format SD-JWT only' })
     const bound = bindingIssues(v.format, v, ctx)
     if (v.format === 'JSON-LD' && bound.challenge === undefined)
       ctx.addIssue({ code: 'custom', path: ['challenge'], message: 'a JSON-LD presentation needs the verifier’s challenge (or nonce)' })
   })
+
+/**
+ * What an `SD-JWT` presentation needs: one credential (`{ sdjwt }` or `{ _id }`), the verifier's nonce and a single
+ * audience (either name), no `expiresIn` (the KB-JWT's age is judged by its verifier from `iat`).
+ */
+function sdJwtPresentationIssues(v: BindingNames & { vcs?: unknown; expiresIn?: unknown; disclose?: unknown }, ctx: z.RefinementCtx): void {
+  const issue = (path: PropertyKey[], message: string) => ctx.addIssue({ code: 'custom', path, message })
+  const vcs = Array.isArray(v.vcs) ? (v.vcs as object[]) : []
+  if (vcs.length !== 1) issue(['vcs'], 'an SD-JWT presentation holds exactly one credential')
+  for (const [i, vc] of vcs.entries())
+    if (typeof vc === 'object' && vc !== null && !('sdjwt' in vc) && !('_id' in vc))
+      issue(['vcs', i], 'an SD-JWT presentation holds an SD-JWT VC: `{ sdjwt }` or a stored one’s `{ _id }`')
+  if (v.expiresIn !== undefined) issue(['expiresIn'], 'an SD-JWT presentation has no expiry: its verifier judges the KB-JWT’s iat')
+  const bound = bindingIssues('JWT', v, ctx)
+  if (bound.challenge === undefined) issue(['nonce'], 'an SD-JWT presentation needs the verifier’s nonce (or challenge)')
+  if (bound.domain === undefined) issue(['aud'], 'an SD-JWT presentation needs the verifier’s audience (aud, or domain)')
+  else if (Array.isArray(bound.domain)) issue(['aud'], 'a KB-JWT names one audience: give a single aud')
+}
 
 export type SignPresentationInput = z.output<typeof signPresentation>
 export type PresentedCredential = SignPresentationInput['vcs'][number]
@@ -100,10 +143,17 @@ export type PresentedCredential = SignPresentationInput['vcs'][number]
 export const presentation = z.union([
   z.strictObject({ jwt: z.string().min(1).max(2_000_000).meta({ description: 'A VP-JWT.' }) }),
   z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable presentation.' }) }),
+  z.strictObject({
+    sdjwt: sdJwtCompact.meta({ description: 'An SD-JWT VC presentation: `<issuer-signed JWT>~<disclosure>~…~<KB-JWT>`.' }),
+  }),
 ])
 
 export const signPresentationResponse = z.strictObject({
-  presentation: z.union([z.strictObject({ jwt: z.string() }), z.strictObject({ jsonld: jsonObject })]),
+  presentation: z.union([
+    z.strictObject({ jwt: z.string() }),
+    z.strictObject({ jsonld: jsonObject }),
+    z.strictObject({ sdjwt: z.string() }),
+  ]),
 })
 
 export const verifyPresentation = z
@@ -115,8 +165,14 @@ export const verifyPresentation = z
   })
   .superRefine((v, ctx) => {
     // Refinements run on a body with other issues too: the binding is read only once the presentation's form is known.
-    const form = v.presentation as Partial<Record<'jwt' | 'jsonld', unknown>> | undefined
-    if (typeof form?.jwt === 'string') bindingIssues('JWT', v, ctx)
+    const form = v.presentation as Partial<Record<'jwt' | 'jsonld' | 'sdjwt', unknown>> | undefined
+    if (typeof form?.sdjwt === 'string') {
+      const bound = bindingIssues('JWT', v, ctx)
+      if (bound.challenge === undefined) ctx.addIssue({ code: 'custom', path: ['nonce'], message: 'the nonce the KB-JWT must carry' })
+      if (bound.domain === undefined) ctx.addIssue({ code: 'custom', path: ['aud'], message: 'the audience the KB-JWT must name' })
+      if (v.holderBinding !== undefined)
+        ctx.addIssue({ code: 'custom', path: ['holderBinding'], message: 'an SD-JWT presentation’s holder binding is its key binding' })
+    } else if (typeof form?.jwt === 'string') bindingIssues('JWT', v, ctx)
     else if (typeof form?.jsonld === 'object') bindingIssues('JSON-LD', v, ctx)
   })
 
@@ -144,6 +200,11 @@ export const presentationCheck = z
       'nbf',
       'credential',
       'holderBinding',
+      // SD-JWT: the key binding JWT (docs/credentials.md *SD-JWT VC*).
+      'kb',
+      'kbSignature',
+      'sd_hash',
+      'kbIat',
     ]),
     verified: z.boolean(),
     credential: z.number().int().optional().meta({ description: 'Index of the credential (`credential`, `holderBinding`).' }),

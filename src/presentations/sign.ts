@@ -16,6 +16,10 @@
  * - JSON-LD: an `EcdsaSecp256k1RecoverySignature2020` proof by `<holder>#controller`, purpose
  *   `authentication`, with `challenge` (or `nonce`), `domain` (or a single `aud`) and `expires`; canonicalized in the worker pool
  *   like credential signing. It holds JSON-LD credentials only (a VC-JWT has no JSON-LD form).
+ * - SD-JWT: one SD-JWT VC with only the disclosures `disclose` needs and a KB-JWT (`nonce`, `aud`, `iat` now, `sd_hash`)
+ *   by its holder key (`cnf.jwk`): the key of a wallet of the tenant the caller controls (`holder-key-signer.ts`, 403
+ *   otherwise); a `holder` given must list that key under its current `authentication` (422 otherwise). The audit
+ *   record names the holder (or that wallet's DID), never a disclosure.
  */
 import type { Resolvable } from 'did-resolver'
 import { createVerifiablePresentationJwt } from 'did-jwt-vc'
@@ -38,12 +42,14 @@ import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
 import { carriedBy, credentialFormatNamed, isV2Credential, memberOf, type CredentialMember } from '../credentials/formats/index.js'
 import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
+import { authenticationHoldsKey } from '../credentials/holder-key.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
 import { CREDENTIALS } from '../credentials/records.js'
 import type { CredentialsContext } from '../credentials/context.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { canPresentStoredCredential } from './policy.js'
+import { holderKeySigner } from './holder-key-signer.js'
 import { jsonLdBinding, jwtBinding } from './bindings.js'
 import type { PresentedCredential, SignPresentationInput, signPresentationResponse } from './schemas.js'
 
@@ -59,16 +65,47 @@ export async function signPresentation(
   caller: Caller,
   input: SignPresentationInput,
 ): Promise<z.output<typeof signPresentationResponse>> {
-  const presentation = await signed(ctx, caller, input)
-  await ctx.audit.record(caller, [{ action: 'presentation.sign', target: { type: 'wallet', id: normalizeDid(input.holder) } }])
+  if (input.format === 'SD-JWT') {
+    const { sdjwt, holder } = await signedSdJwt(ctx, caller, input)
+    await ctx.audit.record(caller, [{ action: 'presentation.sign', target: { type: 'wallet', id: holder } }])
+    return { presentation: { sdjwt } }
+  }
+  const presentation = await signed(ctx, caller, input as SignPresentationInput & { holder: string })
+  await ctx.audit.record(caller, [{ action: 'presentation.sign', target: { type: 'wallet', id: normalizeDid(input.holder!) } }])
   return { presentation }
+}
+
+/** The SD-JWT presentation and the holder it is recorded under (`holder`, or the DID of the wallet whose key signed). */
+async function signedSdJwt(ctx: Context, caller: Caller, input: SignPresentationInput): Promise<{ sdjwt: string; holder: string }> {
+  const { resolver } = ctx.resolvers.get(input.resolver)
+  const [item] = input.vcs
+  if (!('sdjwt' in item)) throw invalid('vcs.0._id: presenting a stored SD-JWT VC is not supported yet: give the credential as { sdjwt }')
+  const format = credentialFormatNamed('SD-JWT')
+  format.checkInput(item.sdjwt, 'vcs.0.sdjwt', ctx.config.limits)
+  const { nonce, aud } = jwtBinding(input)
+  let holder = input.holder === undefined ? undefined : normalizeDid(input.holder)
+  const sdjwt = (await format.present!(item.sdjwt, {
+    disclose: input.disclose ?? [],
+    nonce: nonce!,
+    aud: aud as string,
+    now: ctx.now(),
+    holderSigner: async (jwk) => {
+      if (input.holder !== undefined && !(await authenticationHoldsKey(input.holder, jwk, resolver)))
+        throw invalid('holder: its current DID document lists no authentication key that is the credential’s holder key (cnf.jwk)')
+      const found = await holderKeySigner(ctx, caller, jwk)
+      holder ??= found.wallet
+      return found.signer
+    },
+  })) as string
+  // Set by the holder signer, which every presentation is signed through.
+  return { sdjwt, holder: holder! }
 }
 
 /** The signed presentation. */
 async function signed(
   ctx: Context,
   caller: Caller,
-  input: SignPresentationInput,
+  input: SignPresentationInput & { holder: string },
 ): Promise<z.output<typeof signPresentationResponse>['presentation']> {
   ctx.resolvers.get(input.resolver)
   // A key no JSON-LD suite signs with is refused before any credential is read (422 naming the suites).

@@ -12,6 +12,11 @@
  *   of the holder, purpose `authentication` (`proofPurpose`), the request's `challenge` and
  *   `domain` (or `nonce`, `aud`: `bindings.ts`), and its `expires` not past.
  *
+ * - SD-JWT: the KB-JWT (the format's key-binding checks: `kb` — present, `typ: kb+jwt`, an accepted algorithm —,
+ *   `kbSignature` by the credential's `cnf.jwk`, `sd_hash` over the presented SD-JWT, `nonce`, `aud`, `kbIat` within
+ *   the last 300 seconds, 60 s skew); the credential it presents (with the chosen disclosures) is verified as below,
+ *   its `disclosed` claims in `vcs[0]`. It names no holder DID (`holder` is null): its holder is a key.
+ *
  * Every embedded credential is then verified by the very function `POST /claims/verify` runs,
  * one credential at a time, its result given in `vcs` and summed up as a `credential` check; a
  * credential naming a context that is not bundled (a 422 there) is a failed `format` result here.
@@ -32,7 +37,7 @@ import { jsonLdHasher } from '../credentials/jsonld-work.js'
 import { verifyClaimsWith } from '../credentials/verify.js'
 import type { VerifiedCredential } from '../credentials/schemas.js'
 import type { CredentialsContext } from '../credentials/context.js'
-import { carriedBy, type CredentialStatusCheck } from '../credentials/formats/index.js'
+import { carriedBy, credentialFormatNamed, type CredentialStatusCheck } from '../credentials/formats/index.js'
 import {
   MAX_PRESENTED_CREDENTIALS,
   type PresentationCheck,
@@ -42,7 +47,7 @@ import {
 import { jsonLdBinding, jwtBinding } from './bindings.js'
 
 type Context = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'>
-type Item = { jwt: string } | { jsonld: JsonLdDocument }
+type Item = { jwt: string } | { jsonld: JsonLdDocument } | { sdjwt: string }
 
 /** What the presentation's own checks found: its holder, checks, and the credentials it holds. */
 interface Findings {
@@ -62,9 +67,11 @@ export async function verifyPresentation(
   const named = ctx.resolvers.get(input.resolver)
   const { name, resolver } = named
   const found =
-    'jwt' in input.presentation
-      ? await checkJwt(ctx, resolver, input.presentation.jwt, input)
-      : await checkJsonLd(ctx, caller, resolver, input.presentation.jsonld, input)
+    'sdjwt' in input.presentation
+      ? await checkSdJwt(ctx, input.presentation.sdjwt, input)
+      : 'jwt' in input.presentation
+        ? await checkJwt(ctx, resolver, input.presentation.jwt, input)
+        : await checkJsonLd(ctx, caller, resolver, input.presentation.jsonld, input)
   // One status budget for every credential of the presentation.
   const status = ctx.status?.forRequest()
   const vcs: VerifiedCredential[] = []
@@ -119,6 +126,13 @@ function credentialsIn(value: unknown, jsonOnly: boolean): Item[] | string {
     else return `verifiableCredential ${i}: must be ${jsonOnly ? 'a JSON-LD credential' : 'a VC-JWT or a JSON-LD credential'}`
   }
   return items
+}
+
+/** An SD-JWT presentation's key binding; the credential it presents is verified with the others. */
+async function checkSdJwt(ctx: Context, sdjwt: string, input: VerifyPresentationInput): Promise<Findings> {
+  const { nonce, aud } = jwtBinding(input)
+  const checks = await credentialFormatNamed('SD-JWT').keyBindingChecks!(sdjwt, { nonce: nonce!, aud: aud as string }, ctx.now())
+  return { holder: null, checks: checks as PresentationCheck[], credentials: [{ sdjwt }] }
 }
 
 async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: VerifyPresentationInput): Promise<Findings> {

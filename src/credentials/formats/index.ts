@@ -21,7 +21,9 @@ export type {
   FormatLimits,
   FormatName,
   IssueOptions,
+  KeyBindingExpectation,
   ParsedCredential,
+  PresentInput,
   SdJwtContent,
   StatusBearing,
 } from './port.js'

@@ -3,7 +3,8 @@
  * credential format, one implementation per folder (`jsonld/`, `jwt/`), found through the registry of
  * `index.ts`. A format parses its encoded form into the fields a stored record is indexed by, issues with the
  * issuer wallet's {@link KeySigner}, verifies into named checks, and gives the content hash records are
- * deduplicated by.
+ * deduplicated by; where the format allows (SD-JWT), it presents one credential with a holder key binding and checks
+ * such a presentation's binding.
  */
 import type { Resolvable } from 'did-resolver'
 import type { KeySigner } from '../../keys/signer.js'
@@ -90,6 +91,26 @@ export interface SdJwtContent {
   decoys?: number
   /** The holder's public key (`cnf.jwk`). */
   holderJwk: PublicJwk
+}
+
+/** What presenting one credential with key binding needs (SD-JWT: a KB-JWT by the credential's holder key). */
+export interface PresentInput {
+  /** JSON pointers of the claims shown (each with everything beneath it); `[]`: only the always-visible claims. */
+  disclose: string[]
+  /** The verifier's nonce. */
+  nonce: string
+  /** The verifier (`aud`). */
+  aud: string
+  /** When the presentation is made, ms. */
+  now: number
+  /** The signer of the credential's holder key (`cnf.jwk`); throws 403 when the caller may not use that key. */
+  holderSigner: (holderJwk: PublicJwk) => Promise<KeySigner>
+}
+
+/** What a verifier expects a presentation's key binding to carry. */
+export interface KeyBindingExpectation {
+  nonce: string
+  aud: string
 }
 
 /** How a credential is issued (each format reads what applies to it). */
@@ -202,4 +223,15 @@ export interface CredentialFormat<E extends EncodedCredential = EncodedCredentia
   issue(content: CredentialContent, signer: KeySigner, options?: IssueOptions): Promise<E>
   /** Verifies it into named checks. */
   verify(encoded: E, options: CredentialVerifyOptions): Promise<CredentialVerification>
+  /**
+   * Where the format allows (SD-JWT): the presentation of `encoded` showing the claims `disclose` names, bound to the
+   * verifier's `nonce` and `aud` by the holder key. 422 for input that does not fit, 403 (from `holderSigner`) for a key
+   * the caller may not use.
+   */
+  present?(encoded: E, input: PresentInput): Promise<E>
+  /**
+   * Where the format allows (SD-JWT): the named checks of a presentation's key binding at `now` (ms) — the rest of it is
+   * checked by {@link verify}. Never throws for a bad presentation.
+   */
+  keyBindingChecks?(presented: E, expected: KeyBindingExpectation, now: number): Promise<VerificationCheck[]>
 }

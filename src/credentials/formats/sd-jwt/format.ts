@@ -9,7 +9,9 @@ import { decodeJwt } from '../../../proofs/jwt-verifier.js'
 import type { CredentialFormat, CredentialVerification, SdJwtContent } from '../port.js'
 import { checkSdJwtInput, parseSdJwt, sdJwtHash } from './index-fields.js'
 import { issueSdJwtVc } from './issue.js'
+import { keyBindingChecks } from './key-binding.js'
 import { formatPointer } from './pointer.js'
+import { presentSdJwtVc } from './present.js'
 import { verifySdJwtVc } from './verify.js'
 
 /** The always-visible payload of an SD-JWT's issuer-signed JWT, or undefined when it does not decode. */
@@ -77,4 +79,7 @@ export const sdJwtFormat: CredentialFormat<string> = {
       ...(outcome.disclosed !== undefined && { disclosed: outcome.disclosed }),
     }
   },
+  present: (compact, { disclose, nonce, aud, now, holderSigner }) =>
+    presentSdJwtVc(compact, { disclose, nonce, aud, iat: SECONDS(now), holderSigner }),
+  keyBindingChecks,
 }

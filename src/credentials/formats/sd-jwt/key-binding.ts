@@ -7,9 +7,11 @@ import { KBJwt } from '@sd-jwt/core'
 import type { KeySigner } from '../../../keys/signer.js'
 import { decodeJwt, JwtRejected } from '../../../proofs/jwt-verifier.js'
 import { keyTypeOfAlgorithm, refusedAlgorithm, SD_JWT_ALGORITHM_OF } from './algorithms.js'
+import { decodeSdJwt, UnreadableSdJwt } from './decode.js'
 import { sha256Base64url } from './hashing.js'
 import { keyOfJwk, verifyWithKey } from './jwk-keys.js'
 import { sdJwtSigner } from './jws-signer.js'
+import { DEFAULT_KB_MAX_AGE_SECONDS, SKEW_SECONDS } from './limits.js'
 
 /** The `typ` of a KB-JWT. */
 export const KB_JWT_TYP = 'kb+jwt'
@@ -89,4 +91,26 @@ export function checkKeyBinding(
     `iat is not within the last ${expected.maxAgeSeconds} seconds`,
   )
   return checks
+}
+
+/**
+ * The key-binding checks of the presentation `compact` (an SD-JWT ending with a KB-JWT) at `now` (ms): those of
+ * {@link checkKeyBinding} against its own `cnf.jwk`, with the default window (`iat` within the last
+ * `DEFAULT_KB_MAX_AGE_SECONDS`, 60 s skew either way) unless `maxAgeSeconds` says otherwise. A presentation that does not
+ * read fails `kb` alone. Never throws for a bad presentation; the credential itself is checked by `verify`.
+ */
+export async function keyBindingChecks(
+  compact: unknown,
+  expected: { nonce: string; aud: string; maxAgeSeconds?: number },
+  now: number,
+): Promise<KeyBindingCheck[]> {
+  let decoded
+  try {
+    decoded = await decodeSdJwt(compact)
+  } catch (err) {
+    if (!(err instanceof UnreadableSdJwt)) throw err
+    return [{ check: 'kb', verified: false, error: `the presentation does not read: ${err.message}` }]
+  }
+  const expectation = { nonce: expected.nonce, aud: expected.aud, maxAgeSeconds: expected.maxAgeSeconds ?? DEFAULT_KB_MAX_AGE_SECONDS }
+  return checkKeyBinding(decoded.kbJwt, decoded.presented, decoded.payload.cnf, expectation, Math.floor(now / 1000), SKEW_SECONDS)
 }

@@ -1,9 +1,11 @@
 /**
  * Presenting an SD-JWT VC: the issuer-signed JWT with only the disclosures the chosen claims need (each chosen claim
  * with everything beneath it, and the disclosures of the objects that hold it), followed by a KB-JWT signed by the
- * holder's key — which must be the credential's `cnf.jwk` (by RFC 7638 thumbprint).
+ * holder's key — which must be the credential's `cnf.jwk` (by RFC 7638 thumbprint). The holder's signer is given, or
+ * asked for once the credential's `cnf.jwk` is known and every input has been checked.
  */
 import { forbidden, invalid } from '../../../errors.js'
+import type { PublicJwk } from '../../../keys/key-types.js'
 import type { KeySigner } from '../../../keys/signer.js'
 import { jwkThumbprint } from '../../../keys/thumbprint.js'
 import { decodeSdJwt, UnreadableSdJwt } from './decode.js'
@@ -19,8 +21,11 @@ const MAX_KB_VALUE_CHARS = 2048
 export interface SdJwtVcPresentInput {
   /** JSON pointers of the claims shown (each with everything beneath it); `[]`: only the always-visible claims. */
   disclose: readonly string[]
-  /** The holder's key: the key of the credential's `cnf.jwk`, behind the key port. */
-  holderSigner: KeySigner
+  /**
+   * The holder's key behind the key port, which must be the credential's `cnf.jwk`; or how to find it from that JWK
+   * (asked only after every other input is checked; it throws the 403 of a key the caller may not use).
+   */
+  holderSigner: KeySigner | ((cnfJwk: PublicJwk) => Promise<KeySigner>)
   /** The verifier's nonce. */
   nonce: string
   /** The verifier (`aud`). */
@@ -59,29 +64,33 @@ export async function presentSdJwtVc(compact: string, input: SdJwtVcPresentInput
   } catch (err) {
     throw err instanceof DisclosureMismatch ? invalid(`sdjwt: ${err.message}`) : err
   }
-  checkHolder(decoded.payload.cnf, input.holderSigner)
+  const cnfJwk = holderJwkOf(decoded.payload.cnf)
   for (const path of wanted) {
     if (!hasClaim(placed.claims, path)) throw invalid(`disclose: ${formatPointer(path).slice(0, 80)} is not a claim of the credential`)
   }
+  const signer = typeof input.holderSigner === 'function' ? await input.holderSigner(cnfJwk.jwk) : input.holderSigner
+  if (cnfJwk.thumbprint !== jwkThumbprint(signer.publicJwk))
+    throw forbidden('the presenting key is not the credential’s holder key (cnf.jwk)')
   const chosen = placed.placed.filter((p) => wanted.some((path) => isPrefix(p.path, path) || isPrefix(path, p.path)))
   const presented = [compact.slice(0, compact.indexOf('~')), ...chosen.map(encoded), ''].join('~')
-  return presented + (await signKeyBinding(presented, input.holderSigner, input))
+  return presented + (await signKeyBinding(presented, signer, input))
 }
 
 const encoded = (p: PlacedDisclosure) => p.disclosure.encode()
 
-/** @throws {IdentityError} 422 without `cnf.jwk`, 403 when `signer`'s key is another */
-function checkHolder(cnf: unknown, signer: KeySigner): void {
+/**
+ * The credential's holder key (`cnf.jwk`) and its RFC 7638 thumbprint.
+ * @throws {IdentityError} 422 without `cnf.jwk`, or when it is no public JWK
+ */
+function holderJwkOf(cnf: unknown): { jwk: PublicJwk; thumbprint: string } {
   const jwk = (cnf as { jwk?: unknown } | undefined)?.jwk
-  if (typeof jwk !== 'object' || jwk === null)
+  if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk))
     throw invalid('sdjwt: the credential names no holder key (cnf.jwk) to bind a presentation to')
-  let thumbprint: string
   try {
-    thumbprint = jwkThumbprint(jwk as { kty: string })
+    return { jwk: jwk as PublicJwk, thumbprint: jwkThumbprint(jwk as { kty: string }) }
   } catch {
     throw invalid('sdjwt: the credential’s holder key (cnf.jwk) is not a public JWK')
   }
-  if (thumbprint !== jwkThumbprint(signer.publicJwk)) throw forbidden('the presenting key is not the credential’s holder key (cnf.jwk)')
 }
 
 /** Whether `prefix` is a prefix of (or equal to) `path`. */
