@@ -168,8 +168,10 @@ export const verifyPresentation = z
     const form = v.presentation as Partial<Record<'jwt' | 'jsonld' | 'sdjwt', unknown>> | undefined
     if (typeof form?.sdjwt === 'string') {
       const bound = bindingIssues('JWT', v, ctx)
-      if (bound.challenge === undefined) ctx.addIssue({ code: 'custom', path: ['nonce'], message: 'the nonce the KB-JWT must carry' })
-      if (bound.domain === undefined) ctx.addIssue({ code: 'custom', path: ['aud'], message: 'the audience the KB-JWT must name' })
+      if (bound.challenge === undefined)
+        ctx.addIssue({ code: 'custom', path: ['nonce'], message: 'required: the nonce the KB-JWT must carry' })
+      if (bound.domain === undefined)
+        ctx.addIssue({ code: 'custom', path: ['aud'], message: 'required: the audience the KB-JWT must name' })
       if (v.holderBinding !== undefined)
         ctx.addIssue({ code: 'custom', path: ['holderBinding'], message: 'an SD-JWT presentation’s holder binding is its key binding' })
     } else if (typeof form?.jwt === 'string') bindingIssues('JWT', v, ctx)
