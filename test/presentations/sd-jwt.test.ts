@@ -224,6 +224,12 @@ describe('Present an SD-JWT VC: refusals (the error body, nothing written)', () 
     expect(JSON.stringify(records)).not.toContain(partsOf(credential).disclosures[0])
   })
 
+  it('every input is checked before the holder key is looked for: a bad pointer from a caller without the key is 422', async () => {
+    const stranger = await walletOf('Ed25519', 'key')
+    const res = await present(stranger, { vcs: [{ sdjwt: credential }], disclose: ['/nickname'] })
+    expectError(res, 422, 'VALIDATION_ERROR')
+  })
+
   const CASES: Array<[string, Record<string, unknown>, RegExp]> = [
     ['a pointer the credential cannot disclose', { disclose: ['/nickname'] }, /disclose: \/nickname is not a claim/],
     ['no nonce', { nonce: undefined }, /nonce/],
