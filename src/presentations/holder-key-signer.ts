@@ -35,15 +35,23 @@ export async function holderKeySigner(
     throw refused()
   }
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
-  // Wallets made before key ids (secp256k1 keys) are found by their address, which is a secp256k1 key's id.
-  const where = {
-    or: [
-      { field: 'keyId', op: 'eq' as const, value: keyId },
-      { field: 'ethereumAddress', op: 'eq' as const, value: keyId },
-    ],
-  }
-  const { items } = await wallets.find(where, { limit: MAX_HOLDING_WALLETS })
-  for (const wallet of items) {
+  // The queries of vault control (src/testing/service-queries.ts), each served by its index. Wallets made before key
+  // ids hold secp256k1 keys: found by their address, which is a secp256k1 key's id.
+  const byKeyId = await wallets.find(
+    { field: 'keyId', op: 'in', value: [keyId] },
+    { orderBy: { field: 'keyId' }, limit: MAX_HOLDING_WALLETS },
+  )
+  const byAddress =
+    jwk.crv === 'secp256k1'
+      ? await wallets.find(
+          { field: 'ethereumAddress', op: 'in', value: [keyId] },
+          { orderBy: { field: 'ethereumAddress' }, limit: MAX_HOLDING_WALLETS },
+        )
+      : { items: [] }
+  const seen = new Set<string>()
+  for (const wallet of [...byKeyId.items, ...byAddress.items]) {
+    if (seen.has(wallet.did)) continue
+    seen.add(wallet.did)
     if (!ctx.signers.canSign(wallet)) continue
     try {
       if (wallet.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
