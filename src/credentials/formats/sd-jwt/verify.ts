@@ -5,9 +5,9 @@
  * key binding (`key-binding.ts`). `disclosed` is given only for a credential that verified.
  */
 import type { Resolvable } from 'did-resolver'
+import { verifyJwsByDid } from '../../../proofs/jws-by-did.js'
 import { keyTypeOfAlgorithm, refusedAlgorithm } from './algorithms.js'
 import { decodeSdJwt, UnreadableSdJwt, type DecodedSdJwt } from './decode.js'
-import { verifyIssuerSignature } from './issuer-signature.js'
 import { SD_JWT_VC_TYP } from './issue.js'
 import { checkKeyBinding, type KeyBindingCheck } from './key-binding.js'
 import { DEFAULT_KB_MAX_AGE_SECONDS, SKEW_SECONDS } from './limits.js'
@@ -76,10 +76,9 @@ export async function verifySdJwtVc(compact: unknown, options: SdJwtVcVerifyOpti
   check('alg', keyType !== undefined, refusedAlgorithm(header.alg))
   let signer: string | undefined
   if (keyType !== undefined) {
-    const signature = await verifyIssuerSignature(
-      { alg: header.alg as string, keyType, data: decoded.data, signature: decoded.signature, iss: payload.iss, kid: header.kid },
-      options.resolver,
-    )
+    // A missing `iss` is an issuer that is not a DID (null), not one to take from `kid`.
+    const jws = { alg: header.alg, kid: header.kid, data: decoded.data, signature: decoded.signature, issuer: payload.iss ?? null }
+    const signature = await verifyJwsByDid(jws, { resolver: options.resolver })
     if (signature.verified) signer = signature.method
     check('signature', signature.verified, signature.verified ? '' : signature.error)
   }
