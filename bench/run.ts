@@ -21,7 +21,8 @@
  *
  * `npm run bench -- --only <section>` runs one section alone, with its targets ({@link SECTIONS}): `keyTypes` the
  * per-key-type rows, `service` the did:ethr rows of wallets, DID-auth tokens and the embedded registry,
- * `tokenStatusList` publishing a changed IETF Status List Token (bench/token-status-list.ts).
+ * `tokenStatusList` publishing a changed IETF Status List Token (bench/token-status-list.ts), `sdJwt` SD-JWT VC issue
+ * and presentation verify against @sd-jwt/sd-jwt-vc, with Sign / Verify Claims' SD-JWT rates (bench/sd-jwt.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -52,6 +53,7 @@ import { benchStorage, type StorageResults } from './storage.js'
 import { benchStatusSqlite, statusTargets } from './status.js'
 import { benchStatusVerify, type StatusVerifyResults } from './status-verify.js'
 import { benchTokenStatusList, type TokenStatusListResults } from './token-status-list.js'
+import { benchSdJwt, type SdJwtResults } from './sd-jwt.js'
 import { benchWorkers } from './workers.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
@@ -205,6 +207,18 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     const results = await benchTokenStatusList(OPTIONS)
     return { results, targets: tokenStatusListTargets(results) }
   },
+  sdJwt: async () => {
+    const results = await benchSdJwt(OPTIONS)
+    return { results, targets: sdJwtTargets(results) }
+  },
+}
+
+/** Issue 31: SD-JWT VC issue (10 disclosable claims) and presentation verify (KB) ÷ @sd-jwt/sd-jwt-vc, ≥ 0.8 each. */
+function sdJwtTargets(results: SdJwtResults): Target[] {
+  return [
+    atLeast('sdJwtIssueVsLibrary', 'memory', 0.8, results.issue.ratio),
+    atLeast('sdJwtVerifyPresentationVsLibrary', 'memory', 0.8, results.verifyPresentation.ratio),
+  ]
 }
 
 /** Issue 31: publishing a changed 131,072-entry Status List Token (set one status, encode, sign with P-256) ≤ 50 ms p50. */

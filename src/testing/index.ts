@@ -1,6 +1,6 @@
 /**
  * `didvault/testing`: the conformance suites of didvault's ports — storage adapters (memory, SQLite,
- * MongoDB, yours), key backends and DID methods. Runs under vitest (an optional peer); ESM only.
+ * MongoDB, yours), key backends, DID methods and credential formats. Runs under vitest (an optional peer); ESM only.
  *
  * @example
  * import { runStorageConformance } from 'didvault/testing'
@@ -11,3 +11,4 @@ export { SERVICE_QUERIES, type ServiceQuery } from './service-queries.js'
 export { runStorageConformance, type StorageConformanceOptions } from './storage-conformance.js'
 export { runKeyBackendConformance, type KeyBackendFixture } from './key-backend-conformance.js'
 export { runDidMethodConformance, type DidMethodFixture } from './did-method-conformance.js'
+export { runCredentialFormatConformance, type CredentialFormatFixture } from './credential-format-conformance.js'

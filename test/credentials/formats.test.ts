@@ -4,7 +4,8 @@
  * recognised from its encoded form and from the member that carries it, parses into the index fields of what it
  * issued with the content hash it gives, carries its status entries and subject, and verifies — tampered, it does
  * not. What Sign refuses per format: JSON-LD with a P-256 key, a VC-JWT without claims or with credentials/v2, an
- * SD-JWT VC with contexts, status or types. SD-JWT: recognised before JWT, indexed from its always-visible claims.
+ * SD-JWT VC with contexts, status or types. SD-JWT: recognised before JWT, indexed from its always-visible claims. And
+ * every registered format runs the conformance suite of `didvault/testing` (src/testing/credential-format-conformance.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -14,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import {
   carriedBy,
   credentialFormatNamed,
+  credentialFormats,
   credentialFormatOf,
   memberOf,
   type CredentialContent,
@@ -31,6 +33,7 @@ import { CREDENTIALS_V2_URL } from '../../src/proofs/jsonld/contexts.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { WalletSigners } from '../../src/wallets/signers.js'
+import { runCredentialFormatConformance } from '../../src/testing/index.js'
 
 const NAMES: FormatName[] = ['JSON-LD', 'JWT']
 const LIMITS = { depth: 64, jsonld: { maxNodes: 10_000, maxArrayLength: 1_000, maxStringLength: 100_000, maxDepth: 32 } }
@@ -197,3 +200,9 @@ describe('the SD-JWT format through the registry', () => {
     expect(() => format.checkContent({ ...sdContent(), types: ['T'] }, 'c', LIMITS)).toThrow(/^c\.type: /)
   })
 })
+
+// Every registered format, through the shared suite: the issuer a secp256k1 did:key behind the key port (which every
+// format signs with), on a real SQLite file.
+for (const format of credentialFormats()) {
+  runCredentialFormatConformance(format, async () => ({ signer, issuer, resolver }))
+}

@@ -32,6 +32,11 @@ export { isV2Credential } from './jsonld/index.js'
 // SD-JWT before JWT: a compact SD-JWT is a string too (with `~`, which no JWT has).
 const FORMATS: readonly CredentialFormat[] = [jsonLdFormat, sdJwtFormat, jwtFormat]
 
+/** Every registered format, in the order encoded credentials are recognised. */
+export function credentialFormats(): readonly CredentialFormat[] {
+  return FORMATS
+}
+
 /** The format of that name (the spec's `format` value). */
 export function credentialFormatNamed(name: FormatName): CredentialFormat {
   const format = FORMATS.find((f) => f.name === name)

@@ -158,7 +158,11 @@ describe('verify: the issuer-signed JWT', () => {
     const none = b64({ ...decoded(h), alg: 'none' })
     expect(await failed([`${none}.${p}.${s}`, ...disclosures, ''].join('~'))).toEqual(['alg'])
     expect((await verify([`${none}.${p}.${s}`, ...disclosures, ''].join('~'))).error).toBe('alg none is refused')
-    expect(await failed([`${none}.${p}.`, ...disclosures, ''].join('~'))).toEqual(['format'])
+    // an unsecured JWT (empty signature, RFC 9901 §7.1) is refused for its alg too
+    expect(await failed([`${none}.${p}.`, ...disclosures, ''].join('~'))).toEqual(['alg'])
+    expect((await verify([`${none}.${p}.`, ...disclosures, ''].join('~'))).error).toBe('alg none is refused')
+    // another alg with no signature: the signature fails
+    expect(await failed([`${h}.${p}.`, ...disclosures, ''].join('~'))).toEqual(['signature'])
   })
 
   it('an algorithm not accepted (HS256, ES256K-R) is refused', async () => {

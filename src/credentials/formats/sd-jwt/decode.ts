@@ -40,9 +40,11 @@ export async function decodeSdJwt(compact: unknown): Promise<DecodedSdJwt> {
   if (parts.length < 2) throw new UnreadableSdJwt('format', 'an SD-JWT is <issuer-signed JWT>~<disclosures>~[<KB-JWT>]')
   if (parts.length - 2 > MAX_DISCLOSURES) throw new UnreadableSdJwt('bounds', `an SD-JWT carries at most ${MAX_DISCLOSURES} disclosures`)
   if (parts.slice(1, -1).some((part) => part === '')) throw new UnreadableSdJwt('format', 'an SD-JWT has an empty disclosure')
+  // An unsecured JWT (`alg: none`) has an empty signature: read with a placeholder one, so that its `alg` is what is refused.
+  const unsigned = parts[0].endsWith('.')
   let jwt
   try {
-    jwt = decodeJwt(parts[0])
+    jwt = decodeJwt(unsigned ? `${parts[0]}A` : parts[0])
   } catch (err) {
     throw new UnreadableSdJwt('format', err instanceof JwtRejected ? `issuer-signed JWT: ${err.reason}` : 'malformed issuer-signed JWT')
   }
@@ -61,7 +63,7 @@ export async function decodeSdJwt(compact: unknown): Promise<DecodedSdJwt> {
     header: jwt.header,
     payload: jwt.payload,
     data: jwt.data,
-    signature: Buffer.from(jwt.signature, 'base64url'),
+    signature: unsigned ? new Uint8Array(0) : Buffer.from(jwt.signature, 'base64url'),
     disclosures,
     ...(kbJwt !== '' && { kbJwt }),
     presented,

@@ -40,6 +40,7 @@ export function placeDisclosures(payload: Record<string, unknown>, disclosures: 
   }
   const walk = new Walk(byDigest)
   const claims = walk.node(payload, [], 0) as Record<string, unknown>
+  if (walk.misplaced !== undefined) throw new DisclosureMismatch(walk.misplaced)
   if (walk.placed.length !== byDigest.size) throw new DisclosureMismatch('a disclosure is referenced by no digest of the credential')
   return { claims, placed: walk.placed }
 }
@@ -66,6 +67,11 @@ const BASE64URL = /^[A-Za-z0-9_-]+$/
 
 class Walk {
   readonly placed: PlacedDisclosure[] = []
+  /**
+   * The first disclosure of the wrong shape for where its digest is (an object member's in an array, an element's in
+   * `_sd`): refused once the walk is done, so that a digest also found elsewhere is refused as repeated, the rule it breaks.
+   */
+  misplaced: string | undefined
   private readonly seen = new Set<string>()
 
   constructor(private readonly byDigest: ReadonlyMap<string, Disclosure>) {}
@@ -86,7 +92,10 @@ class Walk {
       }
       const disclosure = this.take(digest)
       if (disclosure === undefined) continue
-      if (disclosure.key !== undefined) throw new DisclosureMismatch('an object member disclosure is referenced from an array')
+      if (disclosure.key !== undefined) {
+        this.misplaced ??= 'an object member disclosure is referenced from an array'
+        continue
+      }
       const at = [...path, String(out.length)]
       this.placed.push({ path: at, disclosure })
       out.push(this.node(disclosure.value, at, depth + 1))
@@ -109,7 +118,10 @@ class Walk {
       const disclosure = this.take(digest)
       if (disclosure === undefined) continue
       const name = disclosure.key
-      if (name === undefined) throw new DisclosureMismatch('an array element disclosure is referenced from _sd')
+      if (name === undefined) {
+        this.misplaced ??= 'an array element disclosure is referenced from _sd'
+        continue
+      }
       if (SD_JWT_NAMES.has(name)) throw new DisclosureMismatch(`a disclosure names its claim ${name}, which SD-JWT reserves`)
       if (Object.hasOwn(out, name)) throw new DisclosureMismatch(`a disclosure names the claim ${name.slice(0, 40)}, already in its object`)
       const at = [...path, name]

@@ -77,6 +77,8 @@ export class OnchainRegistry implements DidRegistry {
   readonly #contract: Contract
   readonly #provider: Provider
   readonly #ethr: DIDResolver
+  /** ethr-did-resolver alone, uncached, made once: what {@link identityOwner} reads a deactivation through. */
+  readonly #ethrResolver: Resolver
   readonly #gasPayer?: Signer
   #queue: Promise<unknown> = Promise.resolve()
 
@@ -94,6 +96,7 @@ export class OnchainRegistry implements DidRegistry {
     this.#ethr = getResolver({
       networks: [{ name: network.name, chainId: network.chainId, registry: network.registry, provider: provider as never }],
     }).ethr
+    this.#ethrResolver = new Resolver({ ethr: this.#ethr }, { cache: false })
     this.resolver = (did, parsed, resolver, options) => this.#resolve(did, parsed, resolver, options)
   }
 
@@ -133,7 +136,7 @@ export class OnchainRegistry implements DidRegistry {
     if (owner !== NULL_ADDRESS) return owner
     if (((await this.#contract.changed(address)) as bigint) === 0n) return address
     const did = didOfChecksummed(this.network, getAddress(address))
-    const { didDocumentMetadata } = await new Resolver({ ethr: this.#ethr }, { cache: false }).resolve(did)
+    const { didDocumentMetadata } = await this.#ethrResolver.resolve(did)
     return didDocumentMetadata.deactivated === true ? NULL_ADDRESS : address
   }
 
