@@ -15,10 +15,12 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { IdentityService, staticTenants, type StorageAdapter } from '../../src/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { createMongoStorage } from '../../src/storage/mongo/index.js'
+import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import type { CollectionSpec } from '../../src/storage/port.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
 import { RELEASE_DB } from '../fixtures/release-db.js'
+import { startTestPostgres } from '../helpers/postgres.js'
 
 const FIXTURE = new URL('../fixtures/credentials-992c473.db', import.meta.url).pathname
 const made = JSON.parse(readFileSync(new URL('../fixtures/credentials-992c473.json', import.meta.url), 'utf8')) as {
@@ -68,6 +70,35 @@ async function expectUpgraded(service: IdentityService): Promise<void> {
   expect((await (await as(made.holder)).getClaims({ ids: [made.credential.id] })).vcs.map((v) => v._id)).toEqual([made.credential._id])
   const listed = await (await as(made.issuer)).getRoleAssignments({ role: made.role })
   expect(listed.assignments.find((a) => a.did === made.credential.id)).toMatchObject({ governsCredentials: false })
+  // The record of that release (one member per format) reads, verifies and deletes as it did (upgraded on read).
+  const issuer = await as(made.issuer)
+  const fetched = (await issuer.getClaims({ issuer: made.issuer })).vcs
+  // (the issuer reads the other user's copy too: it names the issuer)
+  expect(fetched).toContainEqual(expect.objectContaining({ _id: made.credential._id, id: made.credential.id, jsonld }))
+  expect((await issuer.verifyClaims({ claims: [{ jsonld }] })).vcs[0]).toMatchObject({ verified: true, issuer: made.issuer })
+  const accessToken = (await api.generateToken({ iss: made.issuer })).jwt
+  const deleted = await service.as({ authorization: `Bearer ${accessToken}` }).deleteClaims({ ids: [made.credential._id] })
+  expect(deleted).toMatchObject({ errors: [], vcs: [{ _id: made.credential._id, jsonld }] })
+  expect((await issuer.getClaims({ issuer: made.issuer })).vcs.map((v) => v._id)).not.toContain(made.credential._id)
+}
+
+/** The fixture's records copied into `release`, a storage with 992c473's collections. */
+async function copyFixture(release: StorageAdapter, copyName: string): Promise<void> {
+  await release.init(RELEASE_COLLECTIONS)
+  const copy = join(dir, copyName)
+  copyFileSync(FIXTURE, copy)
+  const fixture = new Database(copy, { readonly: true })
+  try {
+    for (const { name } of RELEASE_COLLECTIONS) {
+      const table = fixture.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name)
+      if (table === undefined) continue
+      const rows = fixture.prepare(`SELECT data FROM "${name}"`).all() as Array<{ data: string }>
+      if (rows.length > 0) await release.collection(name).insertMany(rows.map((r) => JSON.parse(r.data)))
+    }
+  } finally {
+    fixture.close()
+    await release.close()
+  }
 }
 
 describe('a SQLite database written before issue 16 (992c473)', () => {
@@ -98,19 +129,7 @@ describe('a MongoDB database written before issue 16 (stand-in server, not a rea
     const server = await new MongoWireServer().start()
     try {
       const url = `${server.url}/release`
-      const release = await createMongoStorage({ url })
-      await release.init(RELEASE_COLLECTIONS)
-      const copy = join(dir, 'release-for-mongo.db')
-      copyFileSync(FIXTURE, copy)
-      const fixture = new Database(copy, { readonly: true })
-      for (const { name } of RELEASE_COLLECTIONS) {
-        const table = fixture.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name)
-        if (table === undefined) continue
-        const rows = fixture.prepare(`SELECT data FROM "${name}"`).all() as Array<{ data: string }>
-        if (rows.length > 0) await release.collection(name).insertMany(rows.map((r) => JSON.parse(r.data)))
-      }
-      fixture.close()
-      await release.close()
+      await copyFixture(await createMongoStorage({ url }), 'release-for-mongo.db')
       const client = await MongoClient.connect(url)
       const names = async () => (await client.db('release').collection('credentials').listIndexes().toArray()).map((i) => i.name as string)
       try {
@@ -123,6 +142,21 @@ describe('a MongoDB database written before issue 16 (stand-in server, not a rea
       } finally {
         await client.close()
       }
+    } finally {
+      await server.stop()
+    }
+  })
+})
+
+describe('a PostgreSQL database written before issue 16 and before the { format, encoded } record', () => {
+  it('the same records under that code’s tables: its credential reads, verifies and deletes; storing works as on SQLite', async () => {
+    const server = await startTestPostgres('credentials upgrade')
+    try {
+      const storage = () => createPostgresStorage({ connectionString: server.url, schema: server.schema })
+      await copyFixture(await storage(), 'release-for-postgres.db')
+      const service = await open(await storage())
+      await expectUpgraded(service)
+      await service.close()
     } finally {
       await server.stop()
     }
