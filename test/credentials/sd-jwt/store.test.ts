@@ -246,6 +246,57 @@ describe('Store, Fetch, Delete of SD-JWT VCs (router on a SQLite file)', () => {
   })
 })
 
+describe('a stored SD-JWT VC elsewhere: the embedded API, W3C presentations, master-key rotation', () => {
+  let h: Harness
+  let issuer: { did: string; jwt: string }
+  let holder: { did: string; jwt: string }
+  beforeAll(async () => {
+    h = await startHarness({ storage: 'sqlite', service: { masterKey } })
+    issuer = await walletOf(h, 'P-256')
+    holder = await walletOf(h, 'Ed25519')
+  })
+  afterAll(() => h?.close())
+
+  it('stores and fetches through the embedded API as through the router', async () => {
+    const sdjwt = await issued(h, issuer, holder.did, secretName())
+    const api = h.service.as({ authorization: `Bearer ${TENANT_A}`, didAuth: holder.jwt })
+    const stored = await api.storeClaims({ claims: [{ sdjwt }], verify: true })
+    expect(stored).toMatchObject({ errors: [], vcs: [{ sdjwt, issuer: issuer.did, subject: holder.did, type: [VCT] }] })
+    expect((await api.getClaims({ type: VCT })).vcs).toEqual(stored.vcs)
+  })
+
+  it('its _id in a W3C presentation is refused by name (422, nothing written): the stored record loads as { sdjwt }', async () => {
+    const sdjwt = await issued(h, issuer, holder.did, secretName())
+    const stored = (await h.request('POST', '/claims', { json: { claims: [{ sdjwt }] }, didAuth: holder.jwt })).body.vcs[0]
+    const before = await snapshot(h)
+    const res = await h.request('POST', '/presentations/sign', {
+      json: { holder: holder.did, format: 'JWT', vcs: [{ _id: stored._id }] },
+      didAuth: holder.jwt,
+    })
+    expectError(res, 422, 'VALIDATION_ERROR')
+    expect(res.body.errorMessage).toMatch(/^vcs\.0\._id: an SD-JWT VC is not carried in a W3C presentation/)
+    expect(await snapshot(h)).toEqual(before)
+  })
+
+  it('master-key rotation reseals the disclosures; Fetch still gives them back', async () => {
+    const sdjwt = await issued(h, issuer, holder.did, secretName())
+    const stored = (await h.request('POST', '/claims', { json: { claims: [{ sdjwt }] }, didAuth: holder.jwt })).body.vcs[0]
+    const envelope = async () => (await h.storage.collection<CredentialRecord>('credentials').get(stored._id))!.disclosures!
+    const before = await envelope()
+    const next = randomMasterKey()
+    expect((await h.service.rotateMasterKey(next)).resealed).toBeGreaterThan(0)
+    const after = await envelope()
+    expect(after).not.toBe(before)
+    const keyring = await openKeyring(h.storage, next)
+    const record = (await h.storage.collection<CredentialRecord>('credentials').get(stored._id))!
+    expect(JSON.parse(new TextDecoder().decode(keyring.open(after, secretContext('credentials', record, 'disclosures'))))).toEqual(
+      partsOf(sdjwt).disclosures,
+    )
+    const page = await h.request('GET', `/claims?issuer=${issuer.did}`, { didAuth: holder.jwt })
+    expect(page.body.vcs.find((v: any) => v._id === stored._id)?.sdjwt).toBe(sdjwt)
+  })
+})
+
 describe('SD-JWT VC disclosures at rest on PostgreSQL', () => {
   let h: Harness
   beforeAll(async () => {
