@@ -18,6 +18,7 @@ import { createMongoStorage } from '../../src/storage/mongo/index.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import type { CollectionSpec } from '../../src/storage/port.js'
+import type { CredentialRecord } from '../../src/credentials/records.js'
 import { MongoWireServer } from '../helpers/mongo-wire-server.js'
 import { RELEASE_DB } from '../fixtures/release-db.js'
 import { startTestPostgres } from '../helpers/postgres.js'
@@ -55,7 +56,7 @@ const open = (storage: StorageAdapter) =>
   })
 const authorization = `Bearer ${RELEASE_DB.apiKey}`
 
-async function expectUpgraded(service: IdentityService): Promise<void> {
+async function expectUpgraded(service: IdentityService, storage: StorageAdapter): Promise<void> {
   const api = service.as({ authorization })
   const as = async (did: string) => service.as({ authorization, didAuth: (await api.generateToken({ iss: did })).jwt })
   const jsonld = made.credential.jsonld
@@ -76,9 +77,19 @@ async function expectUpgraded(service: IdentityService): Promise<void> {
   // (the issuer reads the other user's copy too: it names the issuer)
   expect(fetched).toContainEqual(expect.objectContaining({ _id: made.credential._id, id: made.credential.id, jsonld }))
   expect((await issuer.verifyClaims({ claims: [{ jsonld }] })).vcs[0]).toMatchObject({ verified: true, issuer: made.issuer })
+  const credentials = storage.collection<CredentialRecord>('credentials')
+  expect(await credentials.get(made.credential._id)).toMatchObject({ format: 'JSON-LD', jsonld })
+  // A write rewrites it in the current shape: after Add Proof it is { format, encoded } without its old member.
+  const proved = await (await as(made.credential.id)).addProofs({ claims: [{ _id: made.credential._id }] })
+  expect(proved.errors).toEqual([])
+  const proofed = proved.vcs[0].jsonld
+  expect(proofed.proof).toHaveLength(2)
+  const record = await credentials.get(made.credential._id)
+  expect(record).toMatchObject({ format: 'JSON-LD', encoded: proofed })
+  expect(record).not.toHaveProperty('jsonld')
   const accessToken = (await api.generateToken({ iss: made.issuer })).jwt
   const deleted = await service.as({ authorization: `Bearer ${accessToken}` }).deleteClaims({ ids: [made.credential._id] })
-  expect(deleted).toMatchObject({ errors: [], vcs: [{ _id: made.credential._id, jsonld }] })
+  expect(deleted).toMatchObject({ errors: [], vcs: [{ _id: made.credential._id, jsonld: proofed }] })
   expect((await issuer.getClaims({ issuer: made.issuer })).vcs.map((v) => v._id)).not.toContain(made.credential._id)
 }
 
@@ -116,8 +127,9 @@ describe('a SQLite database written before issue 16 (992c473)', () => {
       }
     }
     expect(indexes()).toContain('credentials/ux/tenantId,hash')
-    const service = await open(createSqliteStorage({ path }))
-    await expectUpgraded(service)
+    const storage = createSqliteStorage({ path })
+    const service = await open(storage)
+    await expectUpgraded(service, storage)
     await service.close()
     expect(indexes()).not.toContain('credentials/ux/tenantId,hash')
     expect(indexes()).toContain('credentials/ux/tenantId,hash,storerKey')
@@ -134,8 +146,9 @@ describe('a MongoDB database written before issue 16 (stand-in server, not a rea
       const names = async () => (await client.db('release').collection('credentials').listIndexes().toArray()).map((i) => i.name as string)
       try {
         expect(await names()).toContain('ux_tenantId_hash')
-        const service = await open(await createMongoStorage({ url }))
-        await expectUpgraded(service)
+        const storage = await createMongoStorage({ url })
+        const service = await open(storage)
+        await expectUpgraded(service, storage)
         await service.close()
         expect(await names()).not.toContain('ux_tenantId_hash')
         expect(await names()).toContain('ux_tenantId_hash_storerKey')
@@ -154,8 +167,9 @@ describe('a PostgreSQL database written before issue 16 and before the { format,
     try {
       const storage = () => createPostgresStorage({ connectionString: server.url, schema: server.schema })
       await copyFixture(await storage(), 'release-for-postgres.db')
-      const service = await open(await storage())
-      await expectUpgraded(service)
+      const opened = await storage()
+      const service = await open(opened)
+      await expectUpgraded(service, opened)
       await service.close()
     } finally {
       await server.stop()
