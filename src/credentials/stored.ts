@@ -40,3 +40,9 @@ export function storedMember(custody: KeyCustody, record: CredentialRecord): Cre
   const { format, encoded } = storedCredential(custody, record)
   return memberOf(encoded, format)
 }
+
+/** The W3C credential document a stored record carries (a VC-JWT's `vc`; none for an SD-JWT VC), its sealed parts left sealed. */
+export function storedDocument(record: CredentialRecord): Record<string, unknown> | undefined {
+  const { format, encoded } = encodedOfRecord(record)
+  return credentialFormatNamed(format).document(encoded)
+}
