@@ -168,6 +168,21 @@ describe('Store, Fetch, Delete of SD-JWT VCs (router on a SQLite file)', () => {
     expect((await fetchAs('', other.jwt, TENANT_B)).body.vcs).toEqual([])
   })
 
+  it('roles given at store admit their holders, and only them', async () => {
+    const sdjwt = await issued(h, issuer, holder.did, secretName())
+    const role = await h.request('POST', '/roles', { json: { description: 'Auditors', permissions: ['Read'] }, didAuth: issuer.jwt })
+    const auditor = await walletWithToken(h)
+    const assigned = await h.request('POST', '/roles/assignmnets', {
+      json: { assignments: [{ role: role.body.role.did, did: auditor.did }] },
+      didAuth: issuer.jwt,
+    })
+    expect(assigned.body.errors).toEqual([])
+    const stored = (await store({ claims: [{ sdjwt, roles: [role.body.role.did] }] })).body.vcs[0]
+    expect(stored).toMatchObject({ roles: [role.body.role.did], sdjwt })
+    expect((await fetchAs('', auditor.jwt)).body.vcs.filter((v: any) => v._id === stored._id)).toEqual([stored])
+    expect((await fetchAs('', stranger.jwt)).body.vcs.map((v: any) => v._id)).not.toContain(stored._id)
+  })
+
   it('deduplicates per disclosure set: the same set (in any order) is the same record, another set another record', async () => {
     const sdjwt = await issued(h, issuer, holder.did, secretName())
     const { jwt, disclosures } = partsOf(sdjwt)
