@@ -35,7 +35,7 @@ import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { CredentialsContext } from './context.js'
 import type { AuditAct } from '../audit/trail.js'
 import type { KeyCustody } from '../custody/key-custody.js'
-import { sealDisclosures, storedMember } from './stored.js'
+import { sealDisclosures, storedCredential } from './stored.js'
 
 /**
  * A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*): its id, issuer
@@ -49,7 +49,7 @@ export function presentCredential(custody: KeyCustody, r: CredentialRecord): Sto
   const issuer = r.spelled?.issuer ?? r.issuer ?? null
   const subject = r.spelled?.subject ?? r.subject ?? null
   const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
-  const member = storedMember(custody, r)
+  const { format, encoded } = storedCredential(custody, r)
   const shown = {
     _id: r.id,
     id,
@@ -60,7 +60,7 @@ export function presentCredential(custody: KeyCustody, r: CredentialRecord): Sto
     type,
     storedBy,
     createdAt,
-    ...member,
+    [format.member]: encoded,
   }
   return shown as StoredCredential
 }
