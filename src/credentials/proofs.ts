@@ -19,7 +19,6 @@ import { appendProof } from '../proofs/jsonld/proof-set.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import type { AddProofInput, RemoveProofInput, proofsResponse } from './schemas.js'
-import type { CredentialRecord } from './records.js'
 import { UniqueConstraintError } from '../storage/port.js'
 import { forEachItem } from '../operations/batch.js'
 import { canonicalJson } from './content-hash.js'
@@ -27,7 +26,7 @@ import { carriedBy, credentialFormatNamed } from './formats/index.js'
 import { issuerSigner } from './sign.js'
 import { jsonLdHasher } from './jsonld-work.js'
 import { credentialFacts } from './facts.js'
-import { CREDENTIALS } from './records.js'
+import { CREDENTIALS, encodedOfRecord, type CredentialRecord } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { CredentialsContext } from './context.js'
 
@@ -65,22 +64,23 @@ async function target(
   if ('_id' in item) {
     const record = await credentials.get(item._id)
     if (!record) throw notFound(`no stored credential ${item._id}`)
-    if (carriedBy(record).format !== JSON_LD) throw invalid(JWT_REFUSED)
-    document = carriedBy(record).encoded as JsonLdDocument
+    const stored = encodedOfRecord(record)
+    if (stored.format !== JSON_LD.name) throw invalid(JWT_REFUSED)
+    document = stored.encoded as JsonLdDocument
     records = [record]
   } else {
     const given = carriedBy(item)
     if (given.format !== JSON_LD) throw invalid(JWT_REFUSED)
     document = given.encoded as JsonLdDocument
-    const parsed = JSON_LD.parse(document, ctx.config.limits)
+    const parsed = await JSON_LD.parse(document, ctx.config.limits)
     const sameId =
       parsed.vcId === undefined
         ? []
         : (await credentials.find({ field: 'vcId', op: 'eq', value: parsed.vcId }, { limit: 100 })).items.filter(
-            (r) => carriedBy(r).format === JSON_LD,
+            (r) => encodedOfRecord(r).format === JSON_LD.name,
           )
     const text = unsignedText(document)
-    records = sameId.filter((r) => unsignedText(carriedBy(r).encoded as JsonLdDocument) === text)
+    records = sameId.filter((r) => unsignedText(encodedOfRecord(r).encoded as JsonLdDocument) === text)
     if (records.length === 0) {
       // A caller who may change a stored copy learns why it is refused; anyone else only that it may not.
       for (const record of sameId) {
@@ -142,8 +142,14 @@ async function update(
     await ctx.storage.transaction(async (tx) => {
       const { credentials } = tenantCollections(tx, caller.tenantId, { credentials: CREDENTIALS })
       for (const record of records) {
-        const document = change(carriedBy(record).encoded as JsonLdDocument) as Record<string, unknown>
-        await credentials.update(record.id, { jsonld: document, hash: JSON_LD.contentHash(document) })
+        const document = change(encodedOfRecord(record).encoded as JsonLdDocument) as Record<string, unknown>
+        // Written in the current shape (a record of an earlier release loses its `jsonld` member).
+        await credentials.update(record.id, {
+          format: JSON_LD.name,
+          encoded: document,
+          jsonld: undefined,
+          hash: JSON_LD.contentHash(document),
+        })
       }
       await ctx.audit.append(
         tx,
@@ -233,7 +239,7 @@ export async function removeProofs(
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
       const removable = new Set<unknown>()
-      for (const proof of [document, ...records.map((r) => carriedBy(r).encoded as JsonLdDocument)].flatMap(proofsOf)) {
+      for (const proof of [document, ...records.map((r) => encodedOfRecord(r).encoded as JsonLdDocument)].flatMap(proofsOf)) {
         const did = proofDid(proof)
         if (did !== undefined && (await ownsDid(did))) removable.add(proof)
       }

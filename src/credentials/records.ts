@@ -4,7 +4,7 @@
  */
 import { declareCollection } from '../storage/declaration.js'
 import type { StoredRecord } from '../storage/port.js'
-import type { FormatName } from './formats/index.js'
+import type { EncodedCredential, FormatName } from './formats/index.js'
 
 /**
  * A stored verifiable credential (DESIGN §4 *Store VCs*). `id` is the stored-VC identifier
@@ -16,11 +16,23 @@ export interface CredentialRecord extends StoredRecord {
   vcId?: string
   /** `vcId` when it is a DID: what role assignments and the owner rule name. */
   did?: string
-  format: FormatName
+  /** Its format. Absent on records of earlier releases (read them through {@link encodedOfRecord}). */
+  format?: FormatName
+  /**
+   * The credential in its encoded form: the JSON-LD document, the compact VC-JWT, or of an SD-JWT VC the issuer-signed
+   * JWT only (its disclosures are in {@link disclosures}). Absent on records of earlier releases.
+   */
+  encoded?: EncodedCredential
+  /**
+   * SD-JWT VC: its disclosures (a JSON array of the encoded disclosures, in the credential's order), sealed like other
+   * secrets under the record's tenant, collection, id and field (`custody.seal('credentials', record, 'disclosures')`).
+   * Absent when it has none.
+   */
+  disclosures?: string
+  /** Records of earlier releases (before 0.3.0): a JSON-LD credential. Read only by {@link encodedOfRecord}. */
   jsonld?: Record<string, unknown>
+  /** Records of earlier releases (before 0.3.0): a VC-JWT. Read only by {@link encodedOfRecord}. */
   jwt?: string
-  /** A compact SD-JWT VC. */
-  sdjwt?: string
   /** The issuer DID as a principal (a did:ethr public-key DID in its address form): what Fetch's `issuer` and the read rule match. */
   issuer?: string
   /** The subject DID as a principal, like `issuer`. */
@@ -36,7 +48,10 @@ export interface CredentialRecord extends StoredRecord {
   isPublicAccess: boolean
   /** The role DIDs given at store time: they reach this record only (see `RoleAssignmentRecord.governsCredentials` for its DID). */
   roles: string[]
-  /** SHA-256 of the JWT (canonical low-S signature), or of the JSON-LD document in canonical JSON (sorted keys). */
+  /**
+   * SHA-256 of the JWT (canonical low-S signature), of the JSON-LD document in canonical JSON (sorted keys), or of an
+   * SD-JWT VC's issuer-signed JWT (canonical) and its sorted disclosures.
+   */
   hash: string
   /**
    * SHA-256 of `storedBy` (JSON): with `hash`, one record per content and storer — a caller
@@ -51,6 +66,7 @@ export const CREDENTIALS = declareCollection<CredentialRecord>({
   name: 'credentials',
   fields: ['tenantId', 'createdAt', 'vcId', 'did', 'issuer', 'subject', 'isPublicAccess', 'hash', 'storerKey'],
   arrayFields: ['storedBy', 'roles', 'types'],
+  secretFields: ['disclosures'],
   indexes: [
     // Idempotent re-store: one record per content and storer; its prefix finds the copies of a content.
     { fields: ['tenantId', 'hash', 'storerKey'], unique: true },
@@ -63,3 +79,16 @@ export const CREDENTIALS = declareCollection<CredentialRecord>({
     { fields: ['tenantId', 'isPublicAccess', 'createdAt'] },
   ],
 })
+
+/**
+ * A record's format and encoded credential, whichever release wrote it: `{ format, encoded }` since 0.3.0, one member
+ * per format (`jsonld`, `jwt`) before. Records are upgraded on read, and rewritten in the current shape whenever they
+ * are written (docs/architecture.md *Stored credentials*). The SD-JWT disclosures stay sealed: see `credentials/stored.ts`.
+ */
+export function encodedOfRecord(record: CredentialRecord): { format: FormatName; encoded: EncodedCredential } {
+  if (record.encoded !== undefined)
+    return { format: record.format ?? (typeof record.encoded === 'string' ? 'JWT' : 'JSON-LD'), encoded: record.encoded }
+  if (record.jsonld !== undefined) return { format: 'JSON-LD', encoded: record.jsonld }
+  if (record.jwt !== undefined) return { format: 'JWT', encoded: record.jwt }
+  throw new Error(`credential record ${record.id} holds no credential`)
+}

@@ -479,6 +479,14 @@ const storeAccess = {
 const storeItem = z.union([
   z.strictObject({ jsonld: jsonObject.meta({ description: 'A JSON-LD verifiable credential.' }), ...storeAccess }),
   z.strictObject({ jwt: z.string().min(1).max(100_000).meta({ description: 'A VC-JWT.' }), ...storeAccess }),
+  z.strictObject({
+    sdjwt: sdJwtCompact.meta({
+      description:
+        'An SD-JWT VC with its disclosures (no key binding JWT: a presentation is refused). Its disclosures are stored ' +
+        'sealed and shown only to those who may read the record.',
+    }),
+    ...storeAccess,
+  }),
 ])
 
 export const storeClaims = z.strictObject({
@@ -510,7 +518,14 @@ const storedFields = {
 }
 
 export const storedCredential = z
-  .union([z.strictObject({ ...storedFields, jsonld: jsonObject }), z.strictObject({ ...storedFields, jwt: z.string() })])
+  .union([
+    z.strictObject({ ...storedFields, jsonld: jsonObject }),
+    z.strictObject({ ...storedFields, jwt: z.string() }),
+    z.strictObject({
+      ...storedFields,
+      sdjwt: z.string().meta({ description: 'The SD-JWT VC as stored, with all its disclosures (compact `~` form).' }),
+    }),
+  ])
   .meta({ id: 'StoredCredential' })
 export type StoredCredential = z.infer<typeof storedCredential>
 

@@ -34,19 +34,22 @@ import { tenantCollections } from '../storage/declaration.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import type { CredentialsContext } from './context.js'
 import type { AuditAct } from '../audit/trail.js'
+import type { KeyCustody } from '../custody/key-custody.js'
+import { sealDisclosures, storedCredential } from './stored.js'
 
 /**
  * A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*): its id, issuer
- * and subject as the credential spells them; `storedBy` as principals.
+ * and subject as the credential spells them; `storedBy` as principals; the credential in its member,
+ * an SD-JWT VC with its disclosures unsealed (only for a record the caller may read).
  */
-export function presentCredential(r: CredentialRecord): StoredCredential {
+export function presentCredential(custody: KeyCustody, r: CredentialRecord): StoredCredential {
   // One object literal per shape (no spreads): a page presents up to 1,000 of them.
   const createdAt = new Date(r.createdAt).toISOString()
   const id = r.spelled?.vcId ?? r.vcId ?? null
   const issuer = r.spelled?.issuer ?? r.issuer ?? null
   const subject = r.spelled?.subject ?? r.subject ?? null
   const [roles, type, storedBy] = [r.roles.slice(), r.types.slice(), r.storedBy.slice()]
-  const { format, encoded } = carriedBy(r)
+  const { format, encoded } = storedCredential(custody, r)
   const shown = {
     _id: r.id,
     id,
@@ -80,7 +83,18 @@ const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
 export async function storeClaims(
   ctx: Pick<
     CredentialsContext,
-    'audit' | 'callers' | 'config' | 'jsonld' | 'keys' | 'now' | 'onError' | 'onItemFailure' | 'registries' | 'resolvers' | 'storage'
+    | 'audit'
+    | 'callers'
+    | 'config'
+    | 'custody'
+    | 'jsonld'
+    | 'keys'
+    | 'now'
+    | 'onError'
+    | 'onItemFailure'
+    | 'registries'
+    | 'resolvers'
+    | 'storage'
   >,
   caller: Caller,
   input: StoreClaimsInput,
@@ -112,16 +126,18 @@ export async function storeClaims(
     input.claims.map((claim, index) => ({ claim, index })),
     async ({ claim, index }) => {
       const { format, encoded } = carriedBy(claim)
-      const parsed = format.parse(encoded, ctx.config.limits)
+      const { disclosures, ...parsed } = await format.parse(encoded, ctx.config.limits)
       if (input.verify === true) {
         const outcome = await format.verify(encoded, verifying)
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
       const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(principalOf))
+      const id = randomUUID()
       const record: CredentialRecord = {
-        id: randomUUID(),
+        id,
         tenantId: caller.tenantId,
         ...parsed,
+        ...sealDisclosures(ctx.custody, { tenantId: caller.tenantId, id }, disclosures),
         storedBy,
         storerKey,
         isPublicAccess: claim.isPublicAccess ?? input.isPublicAccess ?? false,
@@ -190,7 +206,7 @@ export async function storeClaims(
     if (!(err instanceof UniqueConstraintError)) throw err
     stored = await put(planned)
   }
-  const vcs = planned.map(({ record }) => presentCredential(stored.get(record.hash)!))
+  const vcs = planned.map(({ record }) => presentCredential(ctx.custody, stored.get(record.hash)!))
   errors.sort((a, b) => a.claim - b.claim)
   return { resolver: resolverName, vcs, errors }
 }
@@ -248,7 +264,7 @@ function naming(field: 'issuer' | 'subject', did: string): Where {
 
 /** Fetch Verifiable Credentials: the readable credentials matching the filters, oldest first, one page. */
 export async function getClaims(
-  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'registries' | 'resolvers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'callers' | 'config' | 'custody' | 'registries' | 'resolvers' | 'storage'>,
   caller: Caller,
   q: z.output<typeof schemas.getClaimsQuery>,
 ): Promise<z.output<typeof schemas.claimsPage>> {
@@ -271,7 +287,11 @@ export async function getClaims(
     { and: filters },
     { limit: q.limit ?? MAX_PAGE, cursor: q.cursor },
   )
-  return { resolver: name, vcs: page.items.map(presentCredential), ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }) }
+  return {
+    resolver: name,
+    vcs: page.items.map((r) => presentCredential(ctx.custody, r)),
+    ...(page.nextCursor !== undefined && { nextCursor: page.nextCursor }),
+  }
 }
 
 /**
@@ -279,7 +299,7 @@ export async function getClaims(
  * assignments of its DID (when no other stored copy has that DID), or reported in `errors`.
  */
 export async function deleteClaims(
-  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'onError' | 'onItemFailure' | 'resolvers' | 'storage'>,
+  ctx: Pick<CredentialsContext, 'audit' | 'callers' | 'custody' | 'onError' | 'onItemFailure' | 'resolvers' | 'storage'>,
   caller: Caller,
   input: z.output<typeof schemas.deleteClaims>,
 ): Promise<z.output<typeof schemas.deleteClaimsResponse>> {
@@ -310,7 +330,7 @@ export async function deleteClaims(
         return true
       })
       if (!deleted) throw notFound(`no stored credential ${id}`)
-      return presentCredential(record)
+      return presentCredential(ctx.custody, record)
     },
     (_id, error) => ({ _id, error }),
   )

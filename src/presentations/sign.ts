@@ -46,6 +46,7 @@ import { authenticationHoldsKey } from '../credentials/holder-key.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
 import { CREDENTIALS } from '../credentials/records.js'
+import { storedMember } from '../credentials/stored.js'
 import type { CredentialsContext } from '../credentials/context.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { canPresentStoredCredential } from './policy.js'
@@ -55,7 +56,7 @@ import type { PresentedCredential, SignPresentationInput, signPresentationRespon
 
 type Context = Pick<
   CredentialsContext,
-  'audit' | 'callers' | 'config' | 'jsonld' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'
+  'audit' | 'callers' | 'config' | 'custody' | 'jsonld' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'
 >
 /** A credential as it goes into the presentation. */
 type Credential = { jwt: string } | { jsonld: JsonLdDocument }
@@ -226,8 +227,7 @@ async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredent
       // A credential the caller may not read is answered as one that does not exist.
       if (!record || !canPresentStoredCredential(reader, record))
         throw notFound(`vcs.${i}._id: no stored credential ${item._id} that the caller may read`)
-      const { format, encoded } = carriedBy(record)
-      out.push(w3cCredential(memberOf(encoded, format), `vcs.${i}._id`))
+      out.push(w3cCredential(storedMember(ctx.custody, record), `vcs.${i}._id`))
     }
   }
   return out

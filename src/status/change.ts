@@ -14,7 +14,7 @@ import { IdentityError, conflict, invalid, notFound } from '../errors.js'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { assertSomethingDone, itemError } from '../operations/batch.js'
 import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
-import { carriedBy } from '../credentials/formats/index.js'
+import { storedDocument } from '../credentials/stored.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
 import { CREDENTIAL_RULES } from '../credentials/policy.js'
@@ -321,8 +321,7 @@ async function mayChange(ctx: Ctx, caller: Caller, list: StatusListRecord, batch
 
 /** The W3C credential document a stored credential carries (a VC-JWT's `vc`). */
 function documentOf(record: CredentialRecord): Record<string, unknown> | undefined {
-  const { format, encoded } = carriedBy(record)
-  return format.document(encoded)
+  return storedDocument(record)
 }
 
 /** The `credentialStatus` entries of a credential (a JSON-LD document, or a VC-JWT's `vc`). */

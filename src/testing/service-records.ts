@@ -221,7 +221,7 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       vcId: did(`${scope}/vc`, n),
       did: did(`${scope}/vc`, n),
       format: 'JSON-LD',
-      jsonld: {
+      encoded: {
         '@context': ['https://www.w3.org/2018/credentials/v1'],
         type: ['VerifiableCredential', `Sample${n}`],
         issuer: did(scope, 1),

@@ -99,10 +99,10 @@ describe.each(NAMES)('the %s format through the registry', (name) => {
     expect(carriedBy(memberOf(encoded))).toEqual({ format, encoded })
     expect(Object.keys(memberOf(encoded))).toEqual([format.member])
 
-    const parsed = format.parse(encoded, LIMITS)
+    const parsed = await format.parse(encoded, LIMITS)
     expect(parsed).toMatchObject({
       format: name,
-      [format.member]: encoded,
+      encoded,
       vcId: 'urn:uuid:5b7c9d1e-0000-4000-8000-000000000031',
       issuer,
       subject: 'did:example:holder',
@@ -111,6 +111,7 @@ describe.each(NAMES)('the %s format through the registry', (name) => {
       hash: format.contentHash(encoded),
     })
     expect(parsed.types).toEqual(['VerifiableCredential', 'UniversityDegreeCredential'])
+    expect(format.assemble(parsed.encoded, parsed.disclosures ?? [])).toEqual(encoded)
     expect(format.contentHash(tampered(encoded))).not.toBe(parsed.hash)
     expect(format.document(encoded)?.credentialStatus).toEqual(status)
     expect(format.subjects(encoded)).toEqual(['did:example:holder'])
@@ -121,10 +122,10 @@ describe.each(NAMES)('the %s format through the registry', (name) => {
     expect(forged.verified).toBe(false)
   })
 
-  it('refuses, with a 422 naming the field, what it cannot parse', () => {
+  it('refuses, with a 422 naming the field, what it cannot parse', async () => {
     const other = name === 'JWT' ? 'not.a.jwt' : { type: ['VerifiableCredential'] }
-    expect(() => format.parse(other as never, LIMITS)).toThrow(IdentityError)
-    expect(() => format.parse(other as never, LIMITS)).toThrow(new RegExp(`^${format.member}: `))
+    await expect(format.parse(other as never, LIMITS)).rejects.toThrow(IdentityError)
+    await expect(format.parse(other as never, LIMITS)).rejects.toThrow(new RegExp(`^${format.member}: `))
   })
 })
 
@@ -166,10 +167,13 @@ describe('the SD-JWT format through the registry', () => {
     const encoded = (await format.issue(sdContent(), signer, { resolver })) as string
     expect(credentialFormatOf(encoded)).toBe(format)
     expect(carriedBy(memberOf(encoded))).toEqual({ format, encoded })
-    const parsed = format.parse(encoded, LIMITS)
+    const parsed = await format.parse(encoded, LIMITS)
+    // The record keeps the issuer-signed JWT; the disclosures come apart (the store seals them).
+    const [issuerSigned, ...disclosures] = encoded.split('~').slice(0, -1)
     expect(parsed).toEqual({
       format: 'SD-JWT',
-      sdjwt: encoded,
+      encoded: issuerSigned,
+      disclosures,
       issuer,
       subject: 'did:example:holder',
       types: ['UniversityDegree'],
@@ -177,9 +181,13 @@ describe('the SD-JWT format through the registry', () => {
       expirationDate: new Date(issuedAt + 86_400_000).toISOString(),
       hash: format.contentHash(encoded),
     })
+    expect(format.assemble(parsed.encoded, disclosures)).toBe(encoded)
     // another disclosure set is other content
     const [jwt, first] = encoded.split('~')
     expect(format.contentHash(`${jwt}~${first}~`)).not.toBe(parsed.hash)
+    // a disclosure given twice, or a KB-JWT after the disclosures: no credential to store
+    await expect(format.parse(`${jwt}~${first}~${first}~`, LIMITS)).rejects.toThrow(/^sdjwt: a disclosure is given twice/)
+    await expect(format.parse(`${encoded}${jwt}`, LIMITS)).rejects.toThrow(/^sdjwt: a credential, not a presentation/)
     expect(format.subjects(encoded)).toEqual(['did:example:holder'])
     expect(format.document(encoded)).toBeUndefined()
 
@@ -190,10 +198,10 @@ describe('the SD-JWT format through the registry', () => {
     expect(forged.disclosed).toBeUndefined()
   })
 
-  it('refuses, with a 422 naming sdjwt, what it cannot parse; refuses contexts, status and types at sign', () => {
+  it('refuses, with a 422 naming sdjwt, what it cannot parse; refuses contexts, status and types at sign', async () => {
     for (const other of ['not.a.jwt~', 'a.b.c~d~e.f.g', 'x'.repeat(512 * 1024 + 1)]) {
-      expect(() => format.parse(other, LIMITS)).toThrow(IdentityError)
-      expect(() => format.parse(other, LIMITS)).toThrow(/^sdjwt: /)
+      await expect(format.parse(other, LIMITS)).rejects.toThrow(IdentityError)
+      await expect(format.parse(other, LIMITS)).rejects.toThrow(/^sdjwt: /)
     }
     expect(() => format.contextsOf({ claims: {}, named: ['https://example.com/c'], withStatus: false }, 'c')).toThrow(/^c\.context: /)
     expect(() => format.contextsOf({ claims: {}, named: [], withStatus: true }, 'c')).toThrow(/^c\.status: /)

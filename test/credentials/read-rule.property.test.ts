@@ -138,7 +138,7 @@ async function store(world: World, s: Scenario): Promise<{ caller: Caller; crede
     id: randomUUID(),
     tenantId,
     format: 'JWT',
-    jwt: `jwt-${i}`,
+    encoded: `jwt-${i}`,
     types: ['VerifiableCredential'],
     ...(c.did !== undefined && { vcId: didAt(c.did), did: didAt(c.did) }),
     ...(c.issuer !== undefined && { issuer: didAt(c.issuer) }),

@@ -257,9 +257,11 @@ describe('finding 3 (Medium): addProof must change nothing but the proof set', (
     expect(ok.body.errors).toEqual([])
     const after = (await record())!
     expect(after.issuer).toBe(alice.did)
-    expect(after.jsonld).toMatchObject({ issuer: alice.did, credentialSubject: { grade: 'B' } })
-    expect((after.jsonld!.proof as unknown[])[0]).toEqual(vc.jsonld.proof)
-    expect(JSON.stringify((after.jsonld!.proof as unknown[])[0])).toBe(JSON.stringify(vc.jsonld.proof))
+    const document = after.encoded as Record<string, unknown>
+    expect(after.format).toBe('JSON-LD')
+    expect(document).toMatchObject({ issuer: alice.did, credentialSubject: { grade: 'B' } })
+    expect((document.proof as unknown[])[0]).toEqual(vc.jsonld.proof)
+    expect(JSON.stringify((document.proof as unknown[])[0])).toBe(JSON.stringify(vc.jsonld.proof))
     // An outsider sending a changed document learns nothing more than FORBIDDEN.
     const probe = await h.request('PATCH', '/claims', {
       json: { operation: 'addProof', iss: eve.did, claims: [{ jsonld: rewritten }] },

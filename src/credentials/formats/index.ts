@@ -51,7 +51,7 @@ export function credentialFormatOf(encoded: EncodedCredential): CredentialFormat
 
 /**
  * The format and encoded credential a member-carrying value holds: a request's or a response's item
- * (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`) or a stored record.
+ * (`{ jwt }`, `{ jsonld }`, `{ sdjwt }`). A stored record is read by `storedMember` (credentials/stored.ts).
  */
 export function carriedBy(item: Partial<Record<CredentialFormat['member'], unknown>>): {
   format: CredentialFormat

@@ -28,23 +28,14 @@ export type EncodedCredential = string | Record<string, unknown>
 /** A credential as requests, responses and records carry it: one member, named by its format. */
 export type CredentialMember = { jwt: string } | { jsonld: Record<string, unknown> } | { sdjwt: string }
 
-/** What a credential is indexed by, parsed from it (nothing verified), with its encoded form and content hash. */
-export type ParsedCredential = Pick<
-  CredentialRecord,
-  | 'format'
-  | 'jsonld'
-  | 'jwt'
-  | 'sdjwt'
-  | 'vcId'
-  | 'did'
-  | 'issuer'
-  | 'subject'
-  | 'spelled'
-  | 'types'
-  | 'issuanceDate'
-  | 'expirationDate'
-  | 'hash'
->
+/**
+ * What a credential is indexed by, parsed from it (nothing verified), with its format, its encoded form as a record keeps
+ * it, and its content hash; `disclosures` are what the record keeps sealed (an SD-JWT VC's encoded disclosures).
+ */
+export type ParsedCredential = Required<Pick<CredentialRecord, 'format' | 'encoded'>> &
+  Pick<CredentialRecord, 'vcId' | 'did' | 'issuer' | 'subject' | 'spelled' | 'types' | 'issuanceDate' | 'expirationDate' | 'hash'> & {
+    disclosures?: string[]
+  }
 
 /** The service's bounds on what a format decodes or processes of a request. */
 export interface FormatLimits {
@@ -205,8 +196,13 @@ export interface CredentialFormat<E extends EncodedCredential = EncodedCredentia
   is(encoded: EncodedCredential): encoded is E
   /** Refuses (422 naming `field`) a given credential over the service's bounds, before anything else reads it. */
   checkInput(encoded: E, field: string, limits: FormatLimits): void
-  /** The fields a stored record is indexed by, its encoded form and content hash; 422 when it is not a credential of this format. */
-  parse(encoded: E, limits: FormatLimits): ParsedCredential
+  /**
+   * The fields a stored record is indexed by, its encoded form as a record keeps it (and what the record seals) and its
+   * content hash; 422 when it is not a credential of this format.
+   */
+  parse(encoded: E, limits: FormatLimits): Promise<ParsedCredential>
+  /** The credential again from what {@link parse} gave: a record's `encoded` and its unsealed `disclosures`. */
+  assemble(encoded: EncodedCredential, disclosures: readonly string[]): E
   /** Equal for two encodings of the same content (what records are deduplicated by). */
   contentHash(encoded: E): string
   /** The W3C credential document it carries (a VC-JWT's `vc`), or undefined when it carries none. */

@@ -29,7 +29,8 @@ export const jsonLdFormat: CredentialFormat<Record<string, unknown>> = {
   statusListContexts: [CREDENTIALS_V2_URL],
   is: (encoded): encoded is Record<string, unknown> => typeof encoded === 'object' && encoded !== null && !Array.isArray(encoded),
   checkInput,
-  parse: (jsonld) => parseJsonLd(jsonld),
+  parse: async (jsonld) => parseJsonLd(jsonld),
+  assemble: (jsonld) => jsonld as Record<string, unknown>,
   contentHash: jsonLdHash,
   document: (jsonld) => jsonld,
   subjects(jsonld) {

@@ -22,7 +22,7 @@ export function parseJsonLd(jsonld: Record<string, unknown>): ParsedCredential {
   const expirationDate = asString(jsonld.expirationDate) ?? asString(jsonld.validUntil)
   return {
     format: 'JSON-LD',
-    jsonld,
+    encoded: jsonld,
     ...ids(asString(jsonld.id), issuer, asString((subjectField as Record<string, unknown>).id)),
     types,
     ...(issuanceDate !== undefined && { issuanceDate }),

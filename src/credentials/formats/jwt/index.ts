@@ -29,7 +29,8 @@ export const jwtFormat: CredentialFormat<string> = {
   is: (encoded): encoded is string => typeof encoded === 'string',
   // Bounded when parsed: its payload is decoded against `limits.depth` there.
   checkInput: () => undefined,
-  parse: (jwt, limits) => parseJwt(jwt, limits.depth),
+  parse: async (jwt, limits) => parseJwt(jwt, limits.depth),
+  assemble: (jwt) => jwt as string,
   contentHash: jwtHash,
   document(jwt) {
     const vc = payloadOf(jwt)?.vc

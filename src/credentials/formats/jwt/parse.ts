@@ -29,7 +29,7 @@ export function parseJwt(jwt: string, maxDepth: number): ParsedCredential {
   if (!types.includes('VerifiableCredential')) throw invalid('jwt: `vc.type` must include VerifiableCredential')
   return {
     format: 'JWT',
-    jwt,
+    encoded: jwt,
     ...ids(asString(payload.jti) ?? asString(body.id), issuer, asString(payload.sub) ?? asString(subjectClaim?.id)),
     types,
     ...(isoOfSeconds(payload.nbf ?? payload.iat) !== undefined && { issuanceDate: isoOfSeconds(payload.nbf ?? payload.iat) }),

@@ -7,7 +7,8 @@ import { invalid } from '../../../errors.js'
 import { jsonLdBoundsError } from '../../../proofs/jsonld/bounds.js'
 import { decodeJwt } from '../../../proofs/jwt-verifier.js'
 import type { CredentialFormat, CredentialVerification, SdJwtContent } from '../port.js'
-import { checkSdJwtInput, parseSdJwt, sdJwtHash } from './index-fields.js'
+import { checkSdJwtInput, joinSdJwt, parseSdJwt, sdJwtHash } from './index-fields.js'
+import { parseSdJwtVc } from './parse.js'
 import { issueSdJwtVc } from './issue.js'
 import { keyBindingChecks } from './key-binding.js'
 import { formatPointer } from './pointer.js'
@@ -34,7 +35,13 @@ export const sdJwtFormat: CredentialFormat<string> = {
   statusListContexts: [],
   is: (encoded): encoded is string => typeof encoded === 'string' && encoded.includes('~'),
   checkInput: (compact, field) => checkSdJwtInput(compact, field),
-  parse: (compact, limits) => parseSdJwt(compact, limits.depth),
+  async parse(compact, limits) {
+    const parsed = parseSdJwt(compact, limits.depth)
+    // Every disclosure decodes and fits a digest of the credential, none twice.
+    await parseSdJwtVc(compact)
+    return parsed
+  },
+  assemble: (issuerSigned, disclosures) => joinSdJwt(issuerSigned as string, disclosures),
   contentHash: sdJwtHash,
   document: () => undefined,
   subjects: (compact) => [payloadOf(compact)?.sub].filter((s): s is string => typeof s === 'string'),

@@ -1,7 +1,7 @@
 /**
- * The index fields of an SD-JWT VC for the format port's synchronous `parse`: read from the always-visible claims of its
+ * The index fields of an SD-JWT VC for the format port's `parse`: read from the always-visible claims of its
  * issuer-signed JWT (never from a disclosure), with the content hash of its parts. Nothing is verified, and the
- * disclosures are not decoded: `parseSdJwtVc` (async) also checks that they fit the credential.
+ * disclosures are not decoded here: the format's `parse` also checks, through `parseSdJwtVc`, that they fit the credential.
  */
 import { invalid } from '../../../errors.js'
 import { checkRequestValue } from '../../../operations/parse.js'
@@ -34,7 +34,10 @@ function partsOf(compact: string): { issuerSigned: string; disclosures: string[]
 /** The content hash of a compact SD-JWT VC (its issuer-signed JWT in canonical form and its sorted disclosures). */
 export const sdJwtHash = (compact: string): string => sdJwtVcContentHash(partsOf(compact))
 
-/** The index fields of a compact SD-JWT VC: `iss`, `sub`, `vct` (its type), `iat`/`nbf`, `exp`. */
+/**
+ * The index fields of a compact SD-JWT VC (`iss`, `sub`, `vct` as its type, `iat`/`nbf`, `exp`), its issuer-signed JWT
+ * as `encoded` and its disclosures apart (a record seals them).
+ */
 export function parseSdJwt(compact: string, maxDepth: number): ParsedCredential {
   const parts = partsOf(compact)
   let payload: Record<string, unknown>
@@ -53,7 +56,8 @@ export function parseSdJwt(compact: string, maxDepth: number): ParsedCredential 
   const expires = isoOfSeconds(payload.exp)
   return {
     format: 'SD-JWT',
-    sdjwt: compact,
+    encoded: parts.issuerSigned,
+    disclosures: parts.disclosures,
     ...ids(undefined, issuer, text(payload.sub)),
     types: [vct],
     ...(issued !== undefined && { issuanceDate: issued }),
@@ -61,3 +65,6 @@ export function parseSdJwt(compact: string, maxDepth: number): ParsedCredential 
     hash: sdJwtVcContentHash(parts),
   }
 }
+
+/** The compact SD-JWT VC of an issuer-signed JWT and its disclosures (`<jwt>~<disclosure>~…~`). */
+export const joinSdJwt = (issuerSigned: string, disclosures: readonly string[]): string => [issuerSigned, ...disclosures, ''].join('~')
