@@ -79,13 +79,21 @@ export async function signPresentation(
 /** The SD-JWT presentation and the holder it is recorded under (`holder`, or the DID of the wallet whose key signed). */
 async function signedSdJwt(ctx: Context, caller: Caller, input: SignPresentationInput): Promise<{ sdjwt: string; holder: string }> {
   const { resolver } = ctx.resolvers.get(input.resolver)
-  const [item] = input.vcs
-  if (!('sdjwt' in item)) throw invalid('vcs.0._id: presenting a stored SD-JWT VC is not supported yet: give the credential as { sdjwt }')
   const format = credentialFormatNamed('SD-JWT')
-  format.checkInput(item.sdjwt, 'vcs.0.sdjwt', ctx.config.limits)
+  const sdjwtOf = async (item: PresentedCredential): Promise<string> => {
+    if (!('_id' in item)) {
+      const { encoded } = carriedBy(item)
+      format.checkInput(encoded, 'vcs.0.sdjwt', ctx.config.limits)
+      return encoded as string
+    }
+    const member = await storedCredentialMember(ctx, caller, item._id, 'vcs.0._id')
+    if (!('sdjwt' in member)) throw invalid('vcs.0._id: the stored credential is no SD-JWT VC (present it with format JSON-LD or JWT)')
+    return member.sdjwt
+  }
+  const credential = await sdjwtOf(input.vcs[0])
   const { nonce, aud } = jwtBinding(input)
   let holder = input.holder === undefined ? undefined : normalizeDid(input.holder)
-  const sdjwt = (await format.present!(item.sdjwt, {
+  const sdjwt = (await format.present!(credential, {
     disclose: input.disclose ?? [],
     nonce: nonce!,
     aud: aud as string,
@@ -213,7 +221,6 @@ async function signJwt(
  * rule (facts gathered once), given JSON-LD ones checked against the JSON-LD bounds.
  */
 async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredential[]): Promise<Credential[]> {
-  const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
   let reader: ReaderFacts | undefined
   const out: Credential[] = []
   for (const [i, item] of vcs.entries()) {
@@ -222,15 +229,27 @@ async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredent
       format.checkInput(encoded, `vcs.${i}.${format.member}`, ctx.config.limits)
       out.push(w3cCredential(memberOf(encoded, format), `vcs.${i}`))
     } else {
-      const record = await credentials.get(item._id)
       reader ??= await readerFacts(ctx, caller)
-      // A credential the caller may not read is answered as one that does not exist.
-      if (!record || !canPresentStoredCredential(reader, record))
-        throw notFound(`vcs.${i}._id: no stored credential ${item._id} that the caller may read`)
-      out.push(w3cCredential(storedMember(ctx.custody, record), `vcs.${i}._id`))
+      out.push(w3cCredential(await storedCredentialMember(ctx, caller, item._id, `vcs.${i}._id`, reader), `vcs.${i}._id`))
     }
   }
   return out
+}
+
+/** A stored credential in its wire member (SD-JWT disclosures unsealed), if the caller may read it; otherwise 404 as if none. */
+async function storedCredentialMember(
+  ctx: Context,
+  caller: Caller,
+  id: string,
+  field: string,
+  reader?: ReaderFacts,
+): Promise<CredentialMember> {
+  const { credentials } = tenantCollections(ctx.storage, caller.tenantId, { credentials: CREDENTIALS })
+  const record = await credentials.get(id)
+  // A credential the caller may not read is answered as one that does not exist.
+  if (!record || !canPresentStoredCredential(reader ?? (await readerFacts(ctx, caller)), record))
+    throw notFound(`${field}: no stored credential ${id} that the caller may read`)
+  return storedMember(ctx.custody, record)
 }
 
 /** A credential a W3C presentation can carry (`{ jwt }`, `{ jsonld }`): an SD-JWT VC is 422 naming `field`. */

@@ -238,7 +238,6 @@ describe('Present an SD-JWT VC: refusals (the error body, nothing written)', () 
     ['expiresIn', { expiresIn: 60_000 }, /expiresIn/],
     ['two credentials', { vcs: 'two' }, /vcs: an SD-JWT presentation holds exactly one credential/],
     ['a VC-JWT', { vcs: [{ jwt: 'eyJ.eyJ.c2ln' }] }, /vcs\.0/],
-    ['a stored one by _id (not supported yet)', { vcs: [{ _id: 'x' }] }, /vcs\.0\._id: presenting a stored SD-JWT VC is not supported yet/],
     ['a presentation instead of a credential', { vcs: 'presentation' }, /a credential, not a presentation/],
     ['a holder whose authentication lacks cnf.jwk', { holder: 'self' }, /holder: .*no authentication key/],
   ]
@@ -258,6 +257,43 @@ describe('Present an SD-JWT VC: refusals (the error body, nothing written)', () 
       expect(await snapshot(h)).toEqual(before)
     })
   }
+
+  it('a stored SD-JWT VC by _id: presented with its unsealed disclosures by the holder who may read it; a stranger’s _id is NOT_FOUND, a VC-JWT’s 422', async () => {
+    const stored = await h.request('POST', '/claims', { json: { claims: [{ sdjwt: credential }] }, didAuth: holder.jwt })
+    expect(stored.status).toBe(200)
+    const _id: string = stored.body.vcs[0]._id
+    const res = await present(holder, { vcs: [{ _id }], disclose: ['/address/locality'] })
+    expect(res.status).toBe(200)
+    const presentation: string = res.body.presentation.sdjwt
+    expect(partsOf(presentation).jwt).toBe(partsOf(credential).jwt)
+    expect(
+      partsOf(presentation)
+        .disclosures.map((d) => decodeDisclosure(d)[1])
+        .sort(),
+    ).toEqual(['address', 'locality'])
+    const checked = await verify(presentation)
+    expect(checked.body).toMatchObject({ verified: true, vcs: [{ disclosed: { address: { locality: 'Berlin' } } }] })
+    expect(checked.body.vcs[0].disclosed).not.toHaveProperty('given_name')
+
+    // Another wallet of the tenant may not read the record: answered as if there were none, nothing written.
+    const stranger = await walletOf('P-256', 'jwk')
+    const before = await snapshot(h)
+    const hidden = await present(stranger, { vcs: [{ _id }] })
+    expectError(hidden, 422, 'NOT_FOUND')
+    expect(hidden.body.errorMessage).toMatch(/vcs\.0\._id: no stored credential/)
+    expect(await snapshot(h)).toEqual(before)
+    // A stored VC-JWT is presented with format JWT.
+    const jwtVc = await h.request('POST', '/claims/sign', {
+      json: { iss: holder.did, format: 'JWT', claims: [{ payload: { role: 'x' } }] },
+      didAuth: holder.jwt,
+    })
+    const storedJwt = await h.request('POST', '/claims', { json: { claims: [{ jwt: jwtVc.body.vcs[0].jwt }] }, didAuth: holder.jwt })
+    const before2 = await snapshot(h)
+    const wrong = await present(holder, { vcs: [{ _id: storedJwt.body.vcs[0]._id }] })
+    expectError(wrong, 422, 'VALIDATION_ERROR')
+    expect(wrong.body.errorMessage).toMatch(/vcs\.0\._id: the stored credential is no SD-JWT VC/)
+    expect(await snapshot(h)).toEqual(before2)
+  })
 
   it('an sdjwt credential in a JWT presentation, or disclose there: 422', async () => {
     const res = await h.request('POST', '/presentations/sign', {
