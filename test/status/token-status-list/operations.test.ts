@@ -12,7 +12,7 @@ import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { StatusVerifier } from '../../../src/status/verify-status.js'
 import { encodeStatusList, signStatusListToken, verifyStatusListToken } from '../../../src/status/token-status-list/index.js'
-import { snapshot, startHarness, type Harness } from '../../helpers/harness.js'
+import { snapshot, startHarness, TENANT_A, type Harness } from '../../helpers/harness.js'
 import { openKeyPort, portIdentity, resolver } from '../../credentials/sd-jwt/helpers.js'
 import { startListServer, type ListServer } from '../list-server.js'
 
@@ -187,6 +187,35 @@ describe('Token Status List: sign, serve, change, verify (router on loopback, SQ
     expect(payload.iat).toBeGreaterThanOrEqual(iat + DAY / 2000)
     expect(payload.exp - payload.iat).toBe(86_400)
     expect(await verifyStatusListToken(renewed.body, { resolver, uri, now: clock })).toMatchObject({ verified: true })
+  })
+})
+
+describe('Token Status List through the embedded API', () => {
+  it('sign with status, suspend, the served document and Verify Claims agree', async () => {
+    const authorization = `Bearer ${TENANT_A}`
+    // A fresh DID-auth token: the clock was driven past the earlier one's lifetime.
+    const { jwt } = await h.service.as({ authorization }).generateToken({ iss: issuer.did })
+    const as = h.service.as({ authorization, didAuth: jwt })
+    const { vcs } = await as.signClaims({
+      iss: issuer.did,
+      format: 'SD-JWT',
+      sub: other.did,
+      status: { purposes: ['suspension'] },
+      claims: [{ vct: 'Identity', payload: { name: 'Erika' } }],
+    })
+    const sdjwt = (vcs[0] as { sdjwt: string }).sdjwt
+    const { idx, uri } = payloadOf(sdjwt).status.status_list as { idx: number; uri: string }
+    const changed = await as.changeStatus({
+      items: [{ statusListCredential: uri, statusListIndex: idx, purpose: 'suspension', value: true }],
+    })
+    expect(changed.items[0].entries[0]).toMatchObject({ statusPurpose: 'suspension', value: true, changed: true })
+    clock += 61_000
+    const served = await as.getStatusList({ listId: uri.split('/').pop()! })
+    expect(served).toMatchObject({ contentType: 'application/statuslist+jwt', maxAge: 60 })
+    expect(getListFromStatusListJWT(served.document as string).getStatus(idx)).toBe(2)
+    const [result] = (await as.verifyClaims({ vcs: [{ sdjwt }] })).vcs
+    expect(result).toMatchObject({ verified: false })
+    expect(statusCheck(result as never)).toMatchObject({ reason: 'suspended' })
   })
 })
 
