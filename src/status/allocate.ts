@@ -36,7 +36,8 @@ export class StatusAllocator implements CredentialStatuses {
     const made: Array<{ list: StatusListRecord; entry: StatusEntryRecord }> = []
     const release = () => this.#release(tenantId, made)
     // Per purpose (Bitstring: one bit in a list of that purpose), or one entry holding every purpose (Token Status List).
-    const purposes = [...new Set(request.purposes)]
+    // In canonical order: a Token Status List entry goes to the list of its first purpose (revocation before suspension).
+    const purposes = [...new Set(request.purposes)].sort()
     const wanted = mechanism.entries === 'perPurpose' ? purposes.map((p) => ({ purpose: p })) : [{ purpose: purposes[0], purposes }]
     try {
       for (const want of wanted) made.push(await this.#allocateOne(tenantId, baseUrl, request, want, quorum))

@@ -1,5 +1,5 @@
 /**
- * Status lists (W3C Bitstring Status List v1.0): the lists, the entries allocated in them, and
+ * Status lists (W3C Bitstring Status List v1.0; IETF Token Status List for SD-JWT VCs): the lists, the entries allocated in them, and
  * the log of every status change. Declarations are checked against the record types by the compiler.
  */
 import { declareCollection } from '../storage/declaration.js'

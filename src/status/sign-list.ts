@@ -1,8 +1,8 @@
 /**
- * Signing a status list: its bitstring is made from its set entries, signed by the issuer DID
- * (the key of its current owner) as a `BitstringStatusListCredential` in the list's format, and
- * stored with its ETag. The stored signed list is the truth every process serves; a signature of
- * an older version never replaces one of a newer.
+ * Signing a status list: its entries' statuses, signed by the issuer DID (the key of its current owner) by the list's
+ * mechanism (`mechanisms/`: a `BitstringStatusListCredential` in the list's format, or a Status List Token), and
+ * stored with its ETag (and a token's expiry: it is signed again from half its lifetime on). The stored signed list is
+ * the truth every process serves; a signature of an older version never replaces one of a newer.
  *
  * A list whose issuer DID is owned by an MPC wallet signs only with its vault's quorum, so it is signed by the
  * requests that bring approvals — the signature that creates it, the status change that changes
