@@ -10,6 +10,7 @@
  */
 import { getListFromStatusListJWT } from '@sd-jwt/jwt-status-list'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createClient } from '../../../src/client/create-client.js'
 import { StatusVerifier } from '../../../src/status/verify-status.js'
 import { encodeStatusList, signStatusListToken, verifyStatusListToken } from '../../../src/status/token-status-list/index.js'
 import { snapshot, startHarness, TENANT_A, type Harness } from '../../helpers/harness.js'
@@ -190,8 +191,8 @@ describe('Token Status List: sign, serve, change, verify (router on loopback, SQ
   })
 })
 
-describe('Token Status List through the embedded API', () => {
-  it('sign with status, suspend, the served document and Verify Claims agree', async () => {
+describe('Token Status List through the embedded API and the client', () => {
+  it('sign with status, suspend, the served document (embedded and through the client) and Verify Claims agree', async () => {
     const authorization = `Bearer ${TENANT_A}`
     // A fresh DID-auth token: the clock was driven past the earlier one's lifetime.
     const { jwt } = await h.service.as({ authorization }).generateToken({ iss: issuer.did })
@@ -213,6 +214,9 @@ describe('Token Status List through the embedded API', () => {
     const served = await as.getStatusList({ listId: uri.split('/').pop()! })
     expect(served).toMatchObject({ contentType: 'application/statuslist+jwt', maxAge: 60 })
     expect(getListFromStatusListJWT(served.document as string).getStatus(idx)).toBe(2)
+    // The client reads the token as served over loopback: the same document, media type and ETag.
+    const fetched = await createClient({ baseUrl: h.url }).getStatusList({ listId: uri.split('/').pop()! })
+    expect(fetched).toEqual(served)
     const [result] = (await as.verifyClaims({ vcs: [{ sdjwt }] })).vcs
     expect(result).toMatchObject({ verified: false })
     expect(statusCheck(result as never)).toMatchObject({ reason: 'suspended' })
