@@ -172,6 +172,30 @@ describe('Token Status List: sign, serve, change, verify (router on loopback, SQ
     expect(await snapshot(h)).toEqual(before)
   })
 
+  it('changes an entry by the credential `id` given at sign, for each purpose it was issued with', async () => {
+    const id = 'urn:uuid:6f7e1a52-tsl-by-id'
+    const res = await h.request('POST', '/claims/sign', {
+      json: {
+        iss: issuer.did,
+        format: 'SD-JWT',
+        sub: other.did,
+        status: { purposes: ['suspension', 'revocation'] },
+        claims: [{ id, vct: 'Identity', payload: { name: 'Erika' } }],
+      },
+      didAuth: issuer.jwt,
+    })
+    expect(res.status).toBe(200)
+    const sdjwt: string = res.body.vcs[0].sdjwt
+    const byId = (purpose: string, value: boolean) =>
+      h.request('POST', '/claims/status', { json: { items: [{ id, purpose, value }] }, didAuth: issuer.jwt })
+    const suspended = await byId('suspension', true)
+    expect(suspended.body.items[0].entries[0]).toMatchObject({ statusPurpose: 'suspension', changed: true })
+    expect(statusCheck(await verify(sdjwt))).toMatchObject({ verified: false, reason: 'suspended' })
+    const revoked = await byId('revocation', true)
+    expect(revoked.body.items[0].entries[0]).toMatchObject({ statusPurpose: 'revocation', changed: true })
+    expect(statusCheck(await verify(sdjwt))).toMatchObject({ verified: false, reason: 'revoked' })
+  })
+
   it('signs the token again at half its lifetime (the clock driven, no sleeping), not before', async () => {
     // A new issuer: a new list, first signed now.
     const { uri } = await issueWithStatus(['revocation'], await walletOf('secp256k1'))
