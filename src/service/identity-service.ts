@@ -349,7 +349,12 @@ export class IdentityService {
     const keyManager = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend }, 'sealed')
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
-      (listId) => signList(ctx, listId),
+      async (listId) => {
+        const list = await signList(ctx, listId)
+        // A Status List Token is signed again at half its lifetime.
+        if (list?.expiresAt !== undefined && list.signedAt !== undefined)
+          publisher.renewIn(listId, Math.max(0, (list.expiresAt - list.signedAt) / 2))
+      },
       config.statusPublishIntervalMs,
       onError,
       options.onStatusListPublished,
