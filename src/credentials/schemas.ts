@@ -192,11 +192,9 @@ const claimFormat = z
   .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT')
   .meta({ description: '`JSON-LD` (default), `JWT` or `SD-JWT` (SD-JWT VC, `dc+sd-jwt`), any letter case.' })
 
-/** What a claim may carry in each format: an SD-JWT claim needs `vct`, takes no claim-DID or status member; others no SD-JWT member. */
-function claimFitsFormat(v: { format: string; status?: unknown; claims: ClaimFields[] }, ctx: z.RefinementCtx): void {
+/** What a claim may carry in each format: an SD-JWT claim needs `vct`, takes no claim-DID member; others no SD-JWT member. */
+function claimFitsFormat(v: { format: string; claims: ClaimFields[] }, ctx: z.RefinementCtx): void {
   const sdJwt = v.format === 'SD-JWT'
-  if (sdJwt && v.status !== undefined)
-    ctx.addIssue({ code: 'custom', path: ['status'], message: 'status entries of SD-JWT VCs (Token Status List) are not issued yet' })
   for (const [i, claim] of v.claims.entries()) {
     const refuse = (field: string, message: string) => ctx.addIssue({ code: 'custom', path: ['claims', i, field], message })
     if (!sdJwt) {
@@ -207,7 +205,6 @@ function claimFitsFormat(v: { format: string; status?: unknown; claims: ClaimFie
     if (claim.vct === undefined) refuse('vct', 'required for an SD-JWT VC (its type)')
     for (const field of ['alias', 'walletConfig'] as const)
       if (claim[field] !== undefined) refuse(field, 'an SD-JWT claim gets no claim DID')
-    if (claim.status !== undefined) refuse('status', 'status entries of SD-JWT VCs (Token Status List) are not issued yet')
   }
 }
 type ClaimFields = z.output<typeof claimInput>

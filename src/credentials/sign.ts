@@ -208,7 +208,7 @@ async function planClaim(
   // Checked against the bounds before its claim DID is made (its id is a string either way).
   format.checkContent({ ...content, id: claim.id ?? '' }, field, ctx.config.limits)
   if (!format.claimDids)
-    return { content: { ...content, id: claim.id ?? '', sdJwt: await sdJwtContentOf(claim, content, field, resolver) } }
+    return { content: { ...content, id: claim.id ?? '', sdJwt: await sdJwtContentOf(claim, content, field, resolver) }, purposes }
   if (claim.id !== undefined) return { content: { ...content, id: claim.id }, purposes }
 
   checkWalletConfig(claim.walletConfig, ctx.config)

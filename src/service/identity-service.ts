@@ -153,12 +153,14 @@ export interface IdentityServiceOptions {
    * list), `cacheSize` (32 lists); per request `maxListsPerRequest` (16 distinct lists of other
    * origins) and `requestDeadlineMs` (10 s for all its status checks); `negativeCacheMs` (30 s: a
    * list that could not be fetched is not asked for again meanwhile). docs/credentials.md
-   * *Checking status when verifying*.
+   * *Checking status when verifying*. Token Status Lists (SD-JWT VCs) the service publishes: `tokenLifetimeMs`
+   * (`exp` − `iat`, default 24 h; signed again from half of it on) and `tokenTtlMs` (`ttl`, default 300 s);
+   * docs/credentials.md *Token Status List*.
    */
   statusLists?: Pick<
     StatusVerifierOptions,
     'timeoutMs' | 'maxBytes' | 'cacheSize' | 'maxListsPerRequest' | 'requestDeadlineMs' | 'negativeCacheMs'
-  >
+  > & { tokenLifetimeMs?: number; tokenTtlMs?: number }
   /** Clock, ms since the epoch (tests). */
   now?: () => number
   /**
@@ -323,6 +325,8 @@ export class IdentityService {
       ...(options.publicUrl !== undefined && { publicUrl: publicBaseUrl(options.publicUrl, 'IdentityService.create: options.publicUrl') }),
       statusPublishIntervalMs: options.statusPublishIntervalMs ?? 1_000,
       statusListSize: options.statusListSize ?? 131_072,
+      statusTokenLifetimeMs: positiveMs('statusLists.tokenLifetimeMs', options.statusLists?.tokenLifetimeMs ?? 86_400_000),
+      statusTokenTtlMs: positiveMs('statusLists.tokenTtlMs', options.statusLists?.tokenTtlMs ?? 300_000),
     }
     const resolver = createResolver(registries)
     const publicUrl = config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }
@@ -345,14 +349,20 @@ export class IdentityService {
     const keyManager = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend }, 'sealed')
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
-      (listId) => signList(ctx, listId),
+      async (listId) => {
+        const list = await signList(ctx, listId)
+        // A Status List Token is signed again at half its lifetime.
+        if (list?.expiresAt !== undefined && list.signedAt !== undefined)
+          publisher.renewIn(listId, Math.max(0, (list.expiresAt - list.signedAt) / 2))
+      },
       config.statusPublishIntervalMs,
       onError,
       options.onStatusListPublished,
     )
     // `own`: the lists this service publishes, their entries read from storage as they are now (published or not).
     const own = new StoredStatusLists({ storage })
-    const status = new StatusVerifier({ ...options.statusLists, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
+    const { tokenLifetimeMs: _lifetime, tokenTtlMs: _ttl, ...fetching } = options.statusLists ?? {}
+    const status = new StatusVerifier({ ...fetching, publicUrl: config.publicUrl, origins: options.statusListOrigins, own })
     const ctx: ServiceContext = {
       statusPublisher: publisher,
       statuses: new StatusAllocator({ storage, config, now, statusPublisher: publisher, registries, resolvers, signers, audit }),
@@ -513,4 +523,11 @@ export class IdentityService {
     await this.#ctx.jsonld.close()
     await this.#ctx.storage.close()
   }
+}
+
+/** `value` when it is a whole number of seconds of at least one, in ms. @throws {TypeError} naming the option otherwise */
+function positiveMs(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1000 || value % 1000 !== 0)
+    throw new TypeError(`IdentityService.create: options.${name} must be a whole number of seconds in ms (at least 1000)`)
+  return value
 }

@@ -12,6 +12,7 @@ import { tenantCollections } from '../storage/declaration.js'
 import { UniqueConstraintError } from '../storage/port.js'
 import type { CredentialStatuses, StatusAllocation, StatusRequest } from '../credentials/context.js'
 import { listUrlOf } from './list-url.js'
+import { mechanismOf } from './mechanisms/index.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord, type StatusPurpose } from './records.js'
 import type { StatusContext } from './context.js'
 import { isQuorumSigner, listSigners, signList, type SigningContext } from './sign-list.js'
@@ -31,24 +32,22 @@ export class StatusAllocator implements CredentialStatuses {
     if (baseUrl === undefined) throw invalid(`status: issuing with status needs ${PUBLIC_URL_SETTING}; it is not set`)
     // Whether the issuer's lists need its quorum: one registry read for all the purposes and collisions of this credential.
     const quorum = isQuorumSigner((await listSigners(this.ctx, { tenantId, issuer: request.issuer })).owner)
+    const mechanism = mechanismOf(request.format)
     const made: Array<{ list: StatusListRecord; entry: StatusEntryRecord }> = []
     const release = () => this.#release(tenantId, made)
+    // Per purpose (Bitstring: one bit in a list of that purpose), or one entry holding every purpose (Token Status List).
+    // In canonical order: a Token Status List entry goes to the list of its first purpose (revocation before suspension).
+    const purposes = [...new Set(request.purposes)].sort()
+    const wanted = mechanism.entries === 'perPurpose' ? purposes.map((p) => ({ purpose: p })) : [{ purpose: purposes[0], purposes }]
     try {
-      for (const purpose of request.purposes) made.push(await this.#allocateOne(tenantId, baseUrl, request, purpose, quorum))
+      for (const want of wanted) made.push(await this.#allocateOne(tenantId, baseUrl, request, want, quorum))
     } catch (err) {
       await release()
       throw err
     }
-    const entries = made.map(({ list, entry }) => {
-      const url = listUrlOf(list.baseUrl, list.id)
-      return {
-        id: `${url}#${entry.index}`,
-        type: 'BitstringStatusListEntry',
-        statusPurpose: entry.purpose,
-        statusListIndex: String(entry.index),
-        statusListCredential: url,
-      }
-    })
+    const entries = mechanism.claimOf(
+      made.map(({ list, entry }) => ({ url: listUrlOf(list.baseUrl, list.id), index: entry.index, purpose: entry.purpose })),
+    )
     return { entries, release }
   }
 
@@ -56,9 +55,10 @@ export class StatusAllocator implements CredentialStatuses {
     tenantId: string,
     baseUrl: string,
     request: StatusRequest,
-    purpose: StatusPurpose,
+    want: { purpose: StatusPurpose; purposes?: StatusPurpose[] },
     quorum: boolean,
   ): Promise<{ list: StatusListRecord; entry: StatusEntryRecord }> {
+    const { purpose, purposes } = want
     const { lists, entries } = tenantCollections(this.ctx.storage, tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES })
     let collisions = 0
     for (;;) {
@@ -77,6 +77,7 @@ export class StatusAllocator implements CredentialStatuses {
         purpose,
         credentialId: request.credentialId,
         value: false,
+        ...(purposes !== undefined && { purposes, status: 0 }),
         createdAt: this.ctx.now(),
       }
       try {

@@ -13,7 +13,7 @@ import type { Caller } from '../auth/context.js'
 import { IdentityError, conflict, invalid, notFound } from '../errors.js'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { assertSomethingDone, itemError } from '../operations/batch.js'
-import { CREDENTIALS, type CredentialRecord } from '../credentials/records.js'
+import { CREDENTIALS, encodedOfRecord, type CredentialRecord } from '../credentials/records.js'
 import { storedDocument } from '../credentials/stored.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
@@ -26,6 +26,8 @@ import { serially } from './serially.js'
 import type { WalletRecord } from '../wallets/records.js'
 import type { StatusContext } from './context.js'
 import { listIdOf, listUrlOf } from './list-url.js'
+import { mechanismOf } from './mechanisms/index.js'
+import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord } from './records.js'
 import type { ChangeStatusInput, StatusItem, changeStatusResponse } from './schemas.js'
 import type { z } from 'zod'
@@ -33,12 +35,12 @@ import type { z } from 'zod'
 type Ctx = SigningContext & Pick<StatusContext, 'audit' | 'callers' | 'config' | 'onError' | 'onItemFailure' | 'statusPublisher'>
 type Target = { list: StatusListRecord; entry: StatusEntryRecord }
 /** A change of an entry, with the wallet that signs its list (its issuer DID's owner). */
-type Write = Target & { value: boolean; owner: WalletRecord }
+type Write = Target & { value: boolean; status: number; owner: WalletRecord }
 /**
- * A request's state: the values its earlier items set (entry id → value), its access checks (per
+ * A request's state: the statuses its earlier items set (entry id → status), its access checks (per
  * list, each resolving to the list's signers), the caller's read facts.
  */
-type Batch = { values: Map<string, boolean>; allowed: Map<string, Promise<ListSigners>>; reader?: Promise<ReaderFacts> }
+type Batch = { values: Map<string, number>; allowed: Map<string, Promise<ListSigners>>; reader?: Promise<ReaderFacts> }
 
 /** What an item of the request is (its error message: `change status failed`). */
 const ITEM = 'change status'
@@ -93,24 +95,27 @@ async function planItem(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batch
   const targets = await targetsOf(ctx, caller, item, batch)
   const owners = new Map<string, WalletRecord>()
   for (const { list } of targets) owners.set(list.id, (await allowedFor(ctx, caller, list, batch)).owner)
-  const valueOf = (entry: StatusEntryRecord) => batch.values.get(entry.id) ?? entry.value
-  for (const { list, entry } of targets) {
-    if (item.purpose === 'revocation' && valueOf(entry) && !item.value)
-      throw invalid(`${listUrlOf(list.baseUrl, list.id)}#${entry.index}: revocation is final (a revoked entry is never unrevoked)`)
-  }
+  const statusOf = (entry: StatusEntryRecord) => batch.values.get(entry.id) ?? entry.status ?? (entry.value ? 1 : 0)
+  // Every entry's next status (or the refusal: revocation is final) before any is taken.
+  const nexts = targets.map(({ list, entry }) => {
+    const next = mechanismOf(list.format).next(statusOf(entry), item.purpose, item.value)
+    if (typeof next === 'string') throw invalid(`${listUrlOf(list.baseUrl, list.id)}#${entry.index}: ${next}`)
+    return next
+  })
   const entries = []
   const writes: Write[] = []
-  for (const { list, entry } of targets) {
-    const changed = valueOf(entry) !== item.value
+  for (const [i, { list, entry }] of targets.entries()) {
+    const status = nexts[i]
+    const changed = statusOf(entry) !== status
     if (changed) {
-      writes.push({ list, entry, value: item.value, owner: owners.get(list.id)! })
-      batch.values.set(entry.id, item.value)
+      writes.push({ list, entry, value: item.value, status, owner: owners.get(list.id)! })
+      batch.values.set(entry.id, status)
     }
     const url = listUrlOf(list.baseUrl, list.id)
     entries.push({
       statusListCredential: url,
       statusListIndex: String(entry.index),
-      statusPurpose: list.purpose,
+      statusPurpose: item.purpose,
       value: item.value,
       changed,
     })
@@ -161,7 +166,7 @@ async function quorumSignatures(ctx: Ctx, caller: Caller, quorumLists: Map<strin
   const { lists } = tenantCollections(ctx.storage, caller.tenantId, { lists: STATUS_LISTS })
   for (const [listId, wallet] of quorumLists) {
     const list = (await lists.get(listId))!
-    const changes = perList.get(listId)!.map(({ entry, value }) => ({ index: entry.index, value }))
+    const changes = perList.get(listId)!.map(({ entry, status }) => ({ index: entry.index, status }))
     signed.set(listId, { version: list.version, signed: await signedListOf(ctx, list, wallet, changes, caller) })
   }
   return signed
@@ -178,7 +183,8 @@ async function commit(
   await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { lists: STATUS_LISTS, entries: STATUS_ENTRIES, changes: STATUS_CHANGES })
     for (const [listId, quorum] of signed) if ((await c.lists.get(listId))?.version !== quorum.version) throw new ListMoved(listId)
-    for (const { entry, value } of writes) await c.entries.update(entry.id, { value, updatedAt: now })
+    for (const { entry, status } of writes)
+      await c.entries.update(entry.id, { value: status !== 0, ...(entry.purposes !== undefined && { status }), updatedAt: now })
     for (const [listId, listWrites] of perList) {
       await c.lists.increment(listId, 'version', listWrites.length)
       await c.lists.update(listId, { changedAt: now, ...signed.get(listId)?.signed })
@@ -196,10 +202,10 @@ async function commit(
         createdAt: now,
       })),
     )
-    // One record per entry changed; its target is the credential the entry is of.
-    const acts = writes.map(({ entry }) => ({
+    // One record per entry changed; its target is the credential the entry is of (by its entry, when it has no `id`).
+    const acts = writes.map(({ list, entry }) => ({
       action: 'credential.status' as const,
-      target: { type: 'credential', id: entry.credentialId },
+      target: { type: 'credential', id: entry.credentialId || `${listUrlOf(list.baseUrl, list.id)}#${entry.index}` },
     }))
     await ctx.audit.append(tx, caller, acts)
   })
@@ -222,9 +228,9 @@ async function targetsOf(ctx: Ctx, caller: Caller, item: StatusItem, batch: Batc
   batch.reader ??= readerFacts(ctx, caller)
   if (!record || !decide(CREDENTIAL_RULES.readCredential, await batch.reader, record).allowed)
     throw notFound(`_id: no stored credential ${item._id}`)
-  const named = statusEntriesOf(documentOf(record)).filter((e) => e.statusPurpose === item.purpose)
+  const named = statusReferencesOf(record).filter((e) => e.purpose === undefined || e.purpose === item.purpose)
   if (named.length === 0) throw invalid(`_id: credential ${item._id} has no credentialStatus entry of purpose ${item.purpose}`)
-  return Promise.all(named.map((e) => entryAt(ctx, caller, String(e.statusListCredential), String(e.statusListIndex), item.purpose, batch)))
+  return Promise.all(named.map((e) => entryAt(ctx, caller, e.url, e.index, item.purpose, batch)))
 }
 
 /** Most credentials an ambiguous `id`'s error names. */
@@ -239,12 +245,8 @@ const NAMED_AT_MOST = 10
  */
 async function entryById(ctx: Ctx, caller: Caller, item: Extract<StatusItem, { id: string }>, batch: Batch): Promise<Target> {
   const { entries, lists } = tenantCollections(ctx.storage, caller.tenantId, { entries: STATUS_ENTRIES, lists: STATUS_LISTS })
-  const found = await entries.all({
-    and: [
-      { field: 'credentialId', op: 'eq', value: item.id },
-      { field: 'purpose', op: 'eq', value: item.purpose },
-    ],
-  })
+  // A Token Status List entry holds several purposes (`purposes`): read by credential, kept when it has this one.
+  const found = (await entries.all({ field: 'credentialId', op: 'eq', value: item.id })).filter((e) => purposesOf(e).includes(item.purpose))
   const mine: Target[] = []
   for (const entry of found) {
     const list = (await lists.get(entry.listId))!
@@ -285,9 +287,9 @@ async function namesOf(
   const names: string[] = []
   for (const record of stored.items) {
     if (!decide(CREDENTIAL_RULES.readCredential, reader, record).allowed) continue
-    const urls = statusEntriesOf(documentOf(record))
-      .filter((e) => e.statusPurpose === item.purpose)
-      .map((e) => `${String(e.statusListCredential)}#${String(e.statusListIndex)}`)
+    const urls = statusReferencesOf(record)
+      .filter((e) => e.purpose === undefined || e.purpose === item.purpose)
+      .map((e) => `${e.url}#${e.index}`)
       .filter((url) => unnamed.has(url))
     if (urls.length === 0) continue
     names.push(`_id ${record.id}`)
@@ -319,16 +321,38 @@ async function mayChange(ctx: Ctx, caller: Caller, list: StatusListRecord, batch
   }
 }
 
-/** The W3C credential document a stored credential carries (a VC-JWT's `vc`). */
-function documentOf(record: CredentialRecord): Record<string, unknown> | undefined {
-  return storedDocument(record)
+/** The purposes an entry holds: its list's, or (Token Status List) those its credential was issued with. */
+const purposesOf = (entry: StatusEntryRecord): string[] => entry.purposes ?? [entry.purpose]
+
+/** A status entry a stored credential names: its list URL, index, and purpose (none: a Token Status List's, any). */
+type StatusReference = { url: string; index: string; purpose?: string }
+
+/**
+ * The status entries a stored credential names: the `credentialStatus` entries of its W3C document (a JSON-LD
+ * document, or a VC-JWT's `vc`), or an SD-JWT VC's `status.status_list { idx, uri }`.
+ */
+function statusReferencesOf(record: CredentialRecord): StatusReference[] {
+  const { encoded } = encodedOfRecord(record)
+  const document = storedDocument(record)
+  if (document === undefined) return typeof encoded === 'string' ? tokenStatusReferenceOf(encoded) : []
+  const status = document.credentialStatus
+  const all = Array.isArray(status) ? (status as unknown[]) : status === undefined ? [] : [status]
+  return all
+    .filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
+    .map((e) => ({ url: String(e.statusListCredential), index: String(e.statusListIndex), purpose: String(e.statusPurpose) }))
 }
 
-/** The `credentialStatus` entries of a credential (a JSON-LD document, or a VC-JWT's `vc`). */
-function statusEntriesOf(credential: unknown): Array<Record<string, unknown>> {
-  const status = (credential as { credentialStatus?: unknown } | undefined)?.credentialStatus
-  const all = Array.isArray(status) ? (status as unknown[]) : status === undefined ? [] : [status]
-  return all.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
+/** The `status.status_list` of an SD-JWT VC's issuer-signed JWT (as a record keeps it, or compact), if it has one. */
+function tokenStatusReferenceOf(issuerSigned: string): StatusReference[] {
+  let payload: Record<string, unknown>
+  try {
+    payload = decodeJwt(issuerSigned.split('~')[0]).payload
+  } catch {
+    return []
+  }
+  const ref = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)?.status_list
+  if (typeof ref?.uri !== 'string' || typeof ref.idx !== 'number') return []
+  return [{ url: ref.uri, index: String(ref.idx) }]
 }
 
 /**
@@ -343,7 +367,8 @@ async function entryAt(ctx: Ctx, caller: Caller, url: string, index: string | nu
   // Another tenant's list is not told apart from no list.
   if (!list || listUrlOf(list.baseUrl, list.id) !== url) throw notFound(`statusListCredential: no status list of this tenant at ${url}`)
   await allowedFor(ctx, caller, list, batch)
-  if (list.purpose !== purpose) throw invalid(`purpose: the list at ${url} is a ${list.purpose} list`)
+  const perPurpose = mechanismOf(list.format).entries === 'perPurpose'
+  if (perPurpose && list.purpose !== purpose) throw invalid(`purpose: the list at ${url} is a ${list.purpose} list`)
   const position = Number(index)
   if (!Number.isSafeInteger(position) || position < 0 || position >= list.size)
     throw invalid(`statusListIndex: ${index} is out of range (0 to ${list.size - 1})`)
@@ -354,5 +379,6 @@ async function entryAt(ctx: Ctx, caller: Caller, url: string, index: string | nu
     ],
   })
   if (!entry) throw invalid(`statusListIndex: entry ${position} of ${url} is not allocated to a credential`)
+  if (!purposesOf(entry).includes(purpose)) throw invalid(`purpose: entry ${position} of ${url} was issued without ${purpose} status`)
   return { list, entry }
 }

@@ -12,6 +12,10 @@ export interface StatusConfig {
   statusPublishIntervalMs: number
   /** Entries per new list (131,072, the W3C minimum; smaller only in tests). */
   statusListSize: number
+  /** A Status List Token's lifetime (`exp` − `iat`), ms: the publisher signs it again from half of it on. Default 24 h. */
+  statusTokenLifetimeMs: number
+  /** A Status List Token's `ttl`, ms (whole seconds). Default 300 s. */
+  statusTokenTtlMs: number
 }
 
 export interface StatusContext extends CredentialsContext {

@@ -25,12 +25,13 @@ export const STATUS_CONTRACTS = {
     response: changeStatusResponse,
     example: { items: [{ _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21', purpose: 'revocation', value: true }] },
   }),
-  /** Get a Status List (`GET /status/:listId`, public): the signed BitstringStatusListCredential. */
+  /** Get a Status List (`GET /status/:listId`, public): the signed BitstringStatusListCredential or Status List Token. */
   getStatusList: defineContract({
     summary: 'Get a Status List',
     description:
       'The signed `BitstringStatusListCredential` as stored — JSON-LD (`application/vc+ld+json`) or a VC-JWT ' +
-      '(`application/vc+jwt`) — with its `ETag` (304 on `If-None-Match`) and `Cache-Control: public, max-age` of at ' +
+      '(`application/vc+jwt`) — or, for SD-JWT VCs, the Status List Token (`application/statuslist+jwt`, signed again ' +
+      'from half its lifetime on) with its `ETag` (304 on `If-None-Match`) and `Cache-Control: public, max-age` of at ' +
       'most the publication interval. Over HTTP the document itself is the body; the embedded API answers ' +
       "`{ document, contentType, etag, maxAge }`. 404 for an unknown list (or an MPC issuer's list no request with its quorum signed yet).",
     auth: 'public',

@@ -1,5 +1,5 @@
 /**
- * Status lists (W3C Bitstring Status List v1.0): the lists, the entries allocated in them, and
+ * Status lists (W3C Bitstring Status List v1.0; IETF Token Status List for SD-JWT VCs): the lists, the entries allocated in them, and
  * the log of every status change. Declarations are checked against the record types by the compiler.
  */
 import { declareCollection } from '../storage/declaration.js'
@@ -32,13 +32,15 @@ export interface StatusListRecord extends StoredRecord {
   version: number
   /** The `version` the stored signed list reflects (at least). -1 before the first signature. */
   signedVersion: number
-  /** The signed `BitstringStatusListCredential`: a VC-JWT or a JSON-LD document. */
+  /** The signed list: a `BitstringStatusListCredential` (a VC-JWT or a JSON-LD document), or a Status List Token. */
   credential?: string | Record<string, unknown>
   /** `encodedList` of the stored signed list: multibase base64url of the GZIP of the bitstring. */
   encodedList?: string
   /** ETag of the stored signed list (quoted). */
   etag?: string
   signedAt?: number
+  /** When the stored signed list expires (ms; a Status List Token's `exp`): signed again from half its lifetime on. */
+  expiresAt?: number
   /** When a change last made the list differ from its signed copy. */
   changedAt?: number
   createdAt: number
@@ -51,7 +53,11 @@ export const STATUS_LISTS = declareCollection<StatusListRecord>({
   indexes: [{ fields: ['tenantId', 'issuer', 'purpose', 'format', 'full', 'createdAt'] }],
 })
 
-/** One allocated index of a list: the entry of one credential. `value` is its bit. */
+/**
+ * One allocated index of a list: the entry of one credential. `value` is whether its status is not 0 (its bit, in a
+ * Bitstring list). In a Token Status List (SD-JWT VCs, `purpose` the first of `purposes`) `status` is its value: 0 valid,
+ * 1 invalid (revoked), 2 suspended.
+ */
 export interface StatusEntryRecord extends StoredRecord {
   tenantId: string
   listId: string
@@ -60,6 +66,10 @@ export interface StatusEntryRecord extends StoredRecord {
   /** The credential's `id` (its DID or URI) as signed. */
   credentialId: string
   value: boolean
+  /** Token Status List: the purposes the credential was issued with (its one entry holds them all). */
+  purposes?: StatusPurpose[]
+  /** Token Status List: the entry's status (absent: 0). */
+  status?: number
   createdAt: number
   updatedAt?: number
 }

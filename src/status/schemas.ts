@@ -54,8 +54,8 @@ export type GetStatusListInput = z.output<typeof getStatusListParams>
 export const servedStatusList = z.strictObject({
   document: z
     .union([z.string(), z.record(z.string(), z.unknown())])
-    .meta({ description: 'The signed BitstringStatusListCredential: a VC-JWT, or a JSON-LD document.' }),
-  contentType: z.enum(['application/vc+ld+json', 'application/vc+jwt']),
+    .meta({ description: 'The signed list: a BitstringStatusListCredential (a VC-JWT, or a JSON-LD document), or a Status List Token.' }),
+  contentType: z.enum(['application/vc+ld+json', 'application/vc+jwt', 'application/statuslist+jwt']),
   etag: z.string(),
   maxAge: z.number().int().nonnegative().meta({ description: 'Seconds it may be cached (`Cache-Control: public, max-age`).' }),
 })

@@ -1,8 +1,8 @@
 /**
- * Signing a status list: its bitstring is made from its set entries, signed by the issuer DID
- * (the key of its current owner) as a `BitstringStatusListCredential` in the list's format, and
- * stored with its ETag. The stored signed list is the truth every process serves; a signature of
- * an older version never replaces one of a newer.
+ * Signing a status list: its entries' statuses, signed by the issuer DID (the key of its current owner) by the list's
+ * mechanism (`mechanisms/`: a `BitstringStatusListCredential` in the list's format, or a Status List Token), and
+ * stored with its ETag (and a token's expiry: it is signed again from half its lifetime on). The stored signed list is
+ * the truth every process serves; a signature of an older version never replaces one of a newer.
  *
  * A list whose issuer DID is owned by an MPC wallet signs only with its vault's quorum, so it is signed by the
  * requests that bring approvals — the signature that creates it, the status change that changes
@@ -11,32 +11,23 @@
 import { createHash } from 'node:crypto'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { forbidden } from '../errors.js'
-import { credentialFormatNamed, type CredentialContent } from '../credentials/formats/index.js'
-import type { KeySigner } from '../keys/signer.js'
 import type { ApprovalEvidence } from '../mpc/approvals.js'
-import { RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
 import { signingWallet } from '../wallets/config.js'
 import { WALLETS, type WalletRecord } from '../wallets/records.js'
-import { encodeList } from './bitstring.js'
-import { listUrlOf } from './list-url.js'
+import { LIST_PROOF_TYPE, mechanismOf } from './mechanisms/index.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusListRecord } from './records.js'
 import type { StatusContext } from './context.js'
 import { systemActor } from '../audit/trail.js'
 
 /** The parts of the context signing a list needs. */
-export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'>
+export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' | 'resolvers' | 'signers' | 'storage'> & {
+  config: Pick<StatusContext['config'], 'statusTokenLifetimeMs' | 'statusTokenTtlMs'>
+}
 
 /** The fields of a list record its signature sets. */
-export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>>
-
-/**
- * The proof suite of JSON-LD lists: EcdsaSecp256k1RecoverySignature2020, which verifiers outside
- * didvault implement (the transmute suite, Veramo, jsonld-signatures based verifiers). Lists of
- * secp256k1 issuers are never signed with EcdsaKoblitzSignature2016 again; a list an earlier
- * release stored with it is signed again at its next publication (its version unchanged).
- */
-const LIST_PROOF_TYPE = RECOVERY_2020
+export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>> &
+  Pick<StatusListRecord, 'expiresAt'>
 
 /** Whether the stored signed list is JSON-LD with a proof of another suite than {@link LIST_PROOF_TYPE}: signed again when next served. */
 export function hasRetiredProof(list: Pick<StatusListRecord, 'credential'>): boolean {
@@ -51,6 +42,13 @@ const isOlderThan = (list: StatusListRecord, version: number) =>
 
 /** Whether the stored signed list is older than the list's entries, or of a retired suite (or there is none): it needs a signature. */
 export const isDirty = (list: StatusListRecord) => isOlderThan(list, list.version)
+
+/** Whether the stored signed list expires and half its lifetime is over at `now` (ms): it is signed again. */
+export const pastHalfLife = (list: StatusListRecord, now: number) =>
+  list.expiresAt !== undefined && list.signedAt !== undefined && now - list.signedAt >= (list.expiresAt - list.signedAt) / 2
+
+/** Whether the stored signed list needs a signature at `now`: it is dirty ({@link isDirty}) or past half its lifetime. */
+export const needsSignature = (list: StatusListRecord, now: number) => isDirty(list) || pastHalfLife(list, now)
 
 /** The issuer wallet of a list, and the wallet of its DID's current owner, which signs the list (403 when the service holds neither). */
 export interface ListSigners {
@@ -88,14 +86,15 @@ export const isQuorumSigner = (owner: WalletRecord) => owner.keyManagement === '
 export async function signList(ctx: SigningContext, listId: string, approvals?: ApprovalEvidence): Promise<StatusListRecord | undefined> {
   const lists = collectionOf(ctx.storage, STATUS_LISTS)
   const list = await lists.get(listId)
-  if (!list || !isDirty(list)) return list
+  if (!list || !needsSignature(list, ctx.now())) return list
   const { owner } = await listSigners(ctx, list)
   if (isQuorumSigner(owner) && approvals === undefined) return list
   // Read after the version: every change up to it is in (a change writes its entry and the version together).
   const signed = await signedListOf(ctx, list, owner, [], approvals)
   await ctx.storage.transaction(async (tx) => {
     const current = await collectionOf(tx, STATUS_LISTS).get(listId)
-    if (current && isOlderThan(current, signed.signedVersion)) {
+    const renewed = current !== undefined && (current.signedAt ?? 0) < signed.signedAt && pastHalfLife(current, signed.signedAt)
+    if (current && (isOlderThan(current, signed.signedVersion) || renewed)) {
       await collectionOf(tx, STATUS_LISTS).update(listId, signed)
       if (approvals === undefined)
         await ctx.audit.append(tx, systemActor(list.tenantId, 'publisher'), [
@@ -115,7 +114,7 @@ export async function signedListOf(
   ctx: SigningContext,
   list: StatusListRecord,
   owner: WalletRecord,
-  changes: ReadonlyArray<{ index: number; value: boolean }>,
+  changes: ReadonlyArray<{ index: number; status: number }>,
   approvals?: ApprovalEvidence,
 ): Promise<SignedList> {
   const { entries } = tenantCollections(ctx.storage, list.tenantId, { entries: STATUS_ENTRIES })
@@ -125,37 +124,32 @@ export async function signedListOf(
       { field: 'value', op: 'eq', value: true },
     ],
   })
-  const set = new Set(stored.map((e) => e.index))
-  for (const { index, value } of changes) {
-    if (value) set.add(index)
-    else set.delete(index)
+  const statuses = new Map(stored.map((e) => [e.index, e.status ?? 1]))
+  for (const { index, status } of changes) {
+    if (status !== 0) statuses.set(index, status)
+    else statuses.delete(index)
   }
-  const encodedList = await encodeList(list.size, set)
-  const credential = await signListCredential(ctx, list, encodedList, ctx.signers.signerFor(owner, approvals))
-  return { credential, encodedList, etag: etagOf(credential), signedAt: ctx.now(), signedVersion: list.version + changes.length }
-}
-
-/** The `BitstringStatusListCredential` of `list` with `encodedList`, signed by `signer`, in the list's format. */
-function signListCredential(
-  ctx: Pick<SigningContext, 'now' | 'resolvers'>,
-  list: StatusListRecord,
-  encodedList: string,
-  signer: KeySigner,
-): Promise<string | Record<string, unknown>> {
-  const url = listUrlOf(list.baseUrl, list.id)
-  const format = credentialFormatNamed(list.format)
-  const content: CredentialContent = {
-    id: url,
-    issuer: list.issuer,
-    subject: `${url}#list`,
-    claims: { type: 'BitstringStatusList', statusPurpose: list.purpose, encodedList },
-    contexts: format.statusListContexts,
-    types: ['BitstringStatusListCredential'],
-    issuedAt: ctx.now(),
-  }
-  // The issuer's key is named as the service's own resolver lists it (did:web documents).
+  const now = ctx.now()
   const { resolver } = ctx.resolvers.get()
-  return format.issue(content, signer, { proofType: LIST_PROOF_TYPE, undefinedTerms: 'reject', resolver })
+  // The issuer's key is named as the service's own resolver lists it (did:web documents).
+  const { credential, encodedList, expiresAt } = await mechanismOf(list.format).sign({
+    list,
+    statuses,
+    signer: ctx.signers.signerFor(owner, approvals),
+    now,
+    quorum: isQuorumSigner(owner),
+    resolver,
+    lifetimeMs: ctx.config.statusTokenLifetimeMs,
+    ttlMs: ctx.config.statusTokenTtlMs,
+  })
+  return {
+    credential,
+    encodedList,
+    etag: etagOf(credential),
+    signedAt: now,
+    signedVersion: list.version + changes.length,
+    ...(expiresAt !== undefined && { expiresAt }),
+  }
 }
 
 /** A strong ETag of a signed list: the SHA-256 of its served form, base64url, quoted. */

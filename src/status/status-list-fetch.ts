@@ -20,7 +20,15 @@ export interface ListFetchOptions {
   etag?: string
 }
 
-const ACCEPT = 'application/vc+ld+json, application/vc+jwt, application/vc, application/ld+json, application/jwt, application/json'
+const ACCEPT = [
+  'application/vc+ld+json',
+  'application/vc+jwt',
+  'application/statuslist+jwt',
+  'application/vc',
+  'application/ld+json',
+  'application/jwt',
+  'application/json',
+].join(', ')
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/
 
 /** `url`'s status list credential (a JWT, or a JSON object), from an origin of `allowed`. */

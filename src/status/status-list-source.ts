@@ -25,6 +25,8 @@ export interface OwnListEntry {
   size: number
   /** The entry's bit: false for an index no credential holds (or beyond `size`). */
   value: boolean
+  /** A Token Status List entry's value (0 valid, 1 invalid, 2 suspended); absent: `value` as 0 or 1. */
+  status?: number
 }
 
 /** The lists this service publishes, read from its storage (the status domain's `StoredStatusLists` implements it). */

@@ -25,7 +25,7 @@ export class StoredStatusLists implements OwnStatusLists {
     const list = this.#lists.get(listId) ?? (await this.#readList(listId))
     if (list === undefined) return undefined
     const facts = { issuer: list.issuer, purpose: list.purpose, size: list.size }
-    if (index >= list.size) return { ...facts, value: false }
+    if (index >= list.size) return { ...facts, value: false, status: 0 }
     const { entries } = tenantCollections(this.ctx.storage, list.tenantId, { entries: STATUS_ENTRIES })
     const entry = await entries.findOne({
       and: [
@@ -33,7 +33,7 @@ export class StoredStatusLists implements OwnStatusLists {
         { field: 'index', op: 'eq', value: index },
       ],
     })
-    return { ...facts, value: entry?.value === true }
+    return { ...facts, value: entry?.value === true, status: entry === undefined ? 0 : (entry.status ?? (entry.value ? 1 : 0)) }
   }
 
   async #readList(listId: string): Promise<ListFacts | undefined> {

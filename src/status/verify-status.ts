@@ -25,6 +25,17 @@ import { BoundedCache } from './status-list-cache.js'
 import { ENTRY_TYPES, entriesOf, entryFields, parseEntry, type StatusEntry, type StatusProblem } from './status-list-entry.js'
 import { readStatusList, type ReadList } from './status-list-read.js'
 import { StatusListSource, type OwnStatusLists } from './status-list-source.js'
+import {
+  isTokenStatusReference,
+  judgeTokenStatus,
+  parseTokenReference,
+  readTokenList,
+  referenceFields,
+  verifiedTokenList,
+  type ReadTokenStatus,
+  type TokenStatusReference,
+  type VerifiedTokenList,
+} from './token-status-check.js'
 
 /** Options of {@link StatusVerifier}; see `IdentityServiceOptions.statusLists`. */
 export interface StatusVerifierOptions {
@@ -58,6 +69,8 @@ const FAILING_PURPOSES = new Map<string, 'revoked' | 'suspended'>([
 export class StatusVerifier implements CredentialStatusChecks {
   readonly #source: StatusListSource
   readonly #lists: BoundedCache<string, ReadList>
+  /** Verified Status List Tokens of other origins, by version (content digest). */
+  readonly #tokens: BoundedCache<string, VerifiedTokenList>
   readonly #maxBytes: number
   readonly #maxLists: number
   readonly #deadlineMs: number
@@ -81,6 +94,7 @@ export class StatusVerifier implements CredentialStatusChecks {
       negativeCacheMs,
     })
     this.#lists = new BoundedCache(cacheSize)
+    this.#tokens = new BoundedCache(cacheSize)
   }
 
   /**
@@ -96,6 +110,12 @@ export class StatusVerifier implements CredentialStatusChecks {
       }
       const checks: VerificationCheck[] = []
       for (const [index, entry] of entries.entries()) {
+        if (isTokenStatusReference(entry)) {
+          const parsed = parseTokenReference(entry)
+          const found = 'reason' in parsed ? parsed : await this.#checkReference(parsed, credential, options, fetches)
+          checks.push({ check: 'status', entry: index, ...referenceFields(entry), verified: false, ...found })
+          continue
+        }
         const fields: VerificationCheck = { check: 'status', entry: index, ...entryFields(entry), verified: false }
         const parsed = parseEntry(entry)
         const found = 'reason' in parsed ? parsed : await this.#checkEntry(parsed, credential, options, fetches)
@@ -130,6 +150,43 @@ export class StatusVerifier implements CredentialStatusChecks {
     const failure = value ? FAILING_PURPOSES.get(entry.purpose) : undefined
     if (failure === undefined) return { verified: true, value }
     return { verified: false, value, reason: failure, error: `${failure}: entry ${entry.index} of its status list is set` }
+  }
+
+  /** The status a Token Status List reference names: of an own list from storage, else of a verified token of an allowed origin. */
+  async #checkReference(
+    reference: TokenStatusReference,
+    credential: StatusBearing,
+    options: CredentialVerifyOptions,
+    fetches: RequestFetches,
+  ) {
+    const ownId = this.#source.ownListId(reference.url)
+    let read: ReadTokenStatus | StatusProblem | Exceeded
+    if (ownId !== undefined) {
+      const own = await fetches.get(`own ${ownId} ${reference.index}`, () => this.#source.ownEntry(ownId, reference.index), false)
+      read =
+        own instanceof Exceeded || 'reason' in own
+          ? own
+          : { issuer: own.issuer, length: own.size, status: own.status ?? (own.value ? 1 : 0) }
+    } else {
+      const href = reference.url.href.split('#')[0]
+      const list = await fetches.get(href, () => this.#readToken(reference, options), this.#source.isFetched(reference.url))
+      read = list instanceof Exceeded || 'reason' in list ? list : readTokenList(list, reference.index)
+    }
+    if (read instanceof Exceeded) return read.limit === 'deadline' ? this.#pastDeadline() : this.#tooManyLists()
+    if ('reason' in read) return read
+    return judgeTokenStatus(read, reference, credential.issuer)
+  }
+
+  /** The Status List Token at the reference's URI, fetched and verified (or held), or why not. */
+  async #readToken(reference: TokenStatusReference, options: CredentialVerifyOptions): Promise<VerifiedTokenList | StatusProblem> {
+    const held = await this.#source.get(reference.url, options.now)
+    if ('reason' in held) return held
+    const kept = this.#tokens.get(held.version)
+    if (kept !== undefined) return kept
+    const verifying = { resolver: options.resolver, now: options.now, maxBytes: this.#maxBytes }
+    const verified = await verifiedTokenList(held.credential, reference.uri, verifying)
+    if (!('reason' in verified)) this.#tokens.set(held.version, verified)
+    return verified
   }
 
   /** Entry `index` of the service's own list `listId`, from its storage as it is now (no signature read), or why not. */

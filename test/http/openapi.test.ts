@@ -59,7 +59,12 @@ describe('GET /openapi.json', () => {
         expect(entry.security).toEqual(SECURITY[op.auth])
         // A served document (a status list) is described in its own media types, with its 304.
         const document = 'document' in op
-        if (document) expect(Object.keys(entry.responses['200'].content).sort()).toEqual(['application/vc+jwt', 'application/vc+ld+json'])
+        if (document)
+          expect(Object.keys(entry.responses['200'].content).sort()).toEqual([
+            'application/statuslist+jwt',
+            'application/vc+jwt',
+            'application/vc+ld+json',
+          ])
         // An operation declaring its media types (DID resolution) is described in each; the others in JSON.
         else if ('media' in op && op.media) expect(Object.keys(entry.responses['200'].content)).toEqual(Object.keys(op.media))
         else expect(entry.responses['200'].content['application/json'].schema).toBeDefined()

@@ -200,8 +200,6 @@ describe('Sign Claims, format SD-JWT: refusals (the error body, nothing written)
     ['no vct', { claims: [{ payload: PAYLOAD, holderJwk }] }, /claims\.0\.vct.*required/],
     ['alias', { claims: [{ ...claim, alias: 'x' }] }, /claims\.0\.alias.*no claim DID/],
     ['walletConfig', { claims: [{ ...claim, walletConfig: { didMethod: 'key' } }] }, /claims\.0\.walletConfig.*no claim DID/],
-    ['status on the claim', { claims: [{ ...claim, status: { purposes: ['revocation'] } }] }, /claims\.0\.status.*not issued yet/],
-    ['global status', { status: { purposes: ['revocation'] }, claims: [claim] }, /status.*not issued yet/],
     ['a context', { claims: [{ ...claim, context: 'https://www.w3.org/2018/credentials/examples/v1' }] }, /claims\.0\.context/],
     ['a type', { claims: [{ ...claim, type: 'Identity' }] }, /claims\.0\.type.*vct/],
     ['a disclose path not in the payload', { claims: [{ ...claim, disclose: ['/nickname'] }] }, /disclose/],

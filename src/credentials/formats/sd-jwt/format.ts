@@ -1,7 +1,8 @@
 /**
  * The SD-JWT VC credential format (`SD-JWT`, draft-ietf-oauth-sd-jwt-vc): the codec of this folder behind the
  * credential-format port. Its claims get no claim DID; they take no contexts, types or Bitstring status entries (the
- * type is `vct`; status comes with the Token Status List); `cnf.jwk` and `vct` come from {@link SdJwtContent}.
+ * type is `vct`; status is a Token Status List reference, `status.status_list`, allocated by src/status); `cnf.jwk`
+ * and `vct` come from {@link SdJwtContent}.
  */
 import { invalid } from '../../../errors.js'
 import { jsonLdBoundsError } from '../../../proofs/jsonld/bounds.js'
@@ -11,9 +12,11 @@ import { checkSdJwtInput, joinSdJwt, parseSdJwt, sdJwtHash } from './index-field
 import { parseSdJwtVc } from './parse.js'
 import { issueSdJwtVc } from './issue.js'
 import { keyBindingChecks } from './key-binding.js'
+import type { SDJWTVCStatusReference } from '@sd-jwt/sd-jwt-vc'
 import { formatPointer } from './pointer.js'
 import { presentSdJwtVc } from './present.js'
 import { verifySdJwtVc } from './verify.js'
+import { withStatus } from '../checks.js'
 
 /** The always-visible payload of an SD-JWT's issuer-signed JWT, or undefined when it does not decode. */
 function payloadOf(compact: string): Record<string, unknown> | undefined {
@@ -31,7 +34,7 @@ export const sdJwtFormat: CredentialFormat<string> = {
   member: 'sdjwt',
   claimDids: false,
   mediaType: 'application/dc+sd-jwt',
-  // No Bitstring status list is issued in this format.
+  // No Bitstring status list is issued in this format (its lists are Token Status Lists: src/status/mechanisms).
   statusListContexts: [],
   is: (encoded): encoded is string => typeof encoded === 'string' && encoded.includes('~'),
   checkInput: (compact, field) => checkSdJwtInput(compact, field),
@@ -47,9 +50,9 @@ export const sdJwtFormat: CredentialFormat<string> = {
   subjects: (compact) => [payloadOf(compact)?.sub].filter((s): s is string => typeof s === 'string'),
   // Every key type of the service signs SD-JWT VCs (EdDSA, ES256, ES256K).
   assertSigns: () => undefined,
-  contextsOf({ named, withStatus }, field) {
+  contextsOf({ named }, field) {
     if (named.length > 0) throw invalid(`${field}.context: an SD-JWT VC has no JSON-LD contexts`)
-    if (withStatus) throw invalid(`${field}.status: status entries of SD-JWT VCs (Token Status List) are not issued yet`)
+    // Status is a Token Status List reference (`status.status_list`), allocated by src/status: no context.
     return []
   },
   checkContent(content, field, limits) {
@@ -72,18 +75,24 @@ export const sdJwtFormat: CredentialFormat<string> = {
       disclose: sd.disclose ?? Object.keys(content.claims).map((name) => formatPointer([name])),
       decoys: sd.decoys,
       holderJwk: sd.holderJwk,
+      // The Token Status List reference src/status allocated (`{ status_list: { idx, uri } }`).
+      ...(content.status?.[0] !== undefined && { status: content.status[0] as unknown as SDJWTVCStatusReference }),
       iat: SECONDS(content.issuedAt),
       ...(content.expiresAt !== undefined && { exp: SECONDS(content.expiresAt) }),
     })
   },
   async verify(compact, options): Promise<CredentialVerification> {
     const outcome = await verifySdJwtVc(compact, { resolver: options.resolver, now: options.now, skewSeconds: options.skewSeconds })
+    // Its Token Status List reference (`status.status_list`, never disclosable), once every other check passed.
+    const credentialStatus = typeof compact === 'string' ? payloadOf(compact)?.status : undefined
+    const checks = await withStatus(outcome.checks, { issuer: outcome.issuer ?? '', credentialStatus }, options)
+    const failed = checks.find((c) => !c.verified)
     return {
-      verified: outcome.verified,
+      verified: failed === undefined,
       issuer: outcome.issuer,
-      checks: outcome.checks,
-      ...(outcome.error !== undefined && { error: outcome.error }),
-      ...(outcome.disclosed !== undefined && { disclosed: outcome.disclosed }),
+      checks,
+      ...(failed !== undefined && { error: outcome.error ?? `${failed.check}: ${failed.error ?? 'failed'}` }),
+      ...(failed === undefined && outcome.disclosed !== undefined && { disclosed: outcome.disclosed }),
     }
   },
   present: (compact, { disclose, nonce, aud, now, holderSigner }) =>
