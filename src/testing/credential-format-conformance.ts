@@ -110,7 +110,7 @@ export function runCredentialFormatConformance(format: CredentialFormat, factory
       expect(() => format.checkInput(encoded, 'vcs.0', LIMITS)).not.toThrow()
     })
 
-    it('parses what it issued into the index fields and the parts a record keeps (which assemble it again), with its content hash; names its subject', async () => {
+    it('parses what it issued into its index fields and the parts a record keeps; hashes it; names its subject', async () => {
       const encoded = await issue()
       const parsed = await format.parse(encoded, LIMITS)
       expect(format.assemble(parsed.encoded, parsed.disclosures ?? [])).toEqual(encoded)

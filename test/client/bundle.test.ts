@@ -16,9 +16,10 @@ const ALLOWED_PACKAGES = ['zod']
 /**
  * Minified bundle size the client must stay within, bytes (it was about 134 kB, 40 kB gzipped; issue 29's contracts —
  * DID resolution results at every status, per-status error bodies, media types — brought it to 161.8 / 48.3 kB, and the
- * budget from 160 / 48 to 170 / 51 kB). The zod runtime is about two thirds of it.
+ * budget from 160 / 48 to 170 / 51 kB; issue 31's SD-JWT VC members, presentations and Token Status List media type
+ * brought it to 171.6 kB, and the budget to 180 / 54 kB). The zod runtime is about two thirds of it.
  */
-const BUDGET = { minified: 170_000, gzipped: 51_000 }
+const BUDGET = { minified: 180_000, gzipped: 54_000 }
 /** How far the measured sizes may be from the README's "about … kB" figures. */
 const QUOTE_TOLERANCE = 0.05
 
