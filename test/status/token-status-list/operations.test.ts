@@ -196,6 +196,30 @@ describe('Token Status List: sign, serve, change, verify (router on loopback, SQ
     expect(statusCheck(await verify(sdjwt))).toMatchObject({ verified: false, reason: 'revoked' })
   })
 
+  it('changes the entry of a stored SD-JWT VC by its `_id` (read from the issuer-signed JWT the record keeps)', async () => {
+    const { sdjwt } = await issueWithStatus(['revocation', 'suspension'])
+    const stored = await h.request('POST', '/claims', { json: { claims: [{ sdjwt }] }, didAuth: issuer.jwt })
+    expect(stored.status).toBe(200)
+    const _id: string = stored.body.vcs[0]._id
+    const byStoredId = (purpose: string, value: boolean) =>
+      h.request('POST', '/claims/status', { json: { items: [{ _id, purpose, value }] }, didAuth: issuer.jwt })
+    const suspended = await byStoredId('suspension', true)
+    expect(suspended.status, JSON.stringify(suspended.body)).toBe(200)
+    expect(suspended.body.items[0].entries[0]).toMatchObject({ statusPurpose: 'suspension', changed: true })
+    expect(statusCheck(await verify(sdjwt))).toMatchObject({ verified: false, reason: 'suspended' })
+    // Another wallet of the tenant, not the issuer's controller: refused, nothing written.
+    const before = await snapshot(h)
+    const stranger = await h.request('POST', '/claims/status', {
+      json: { items: [{ _id, purpose: 'revocation', value: true }] },
+      didAuth: other.jwt,
+    })
+    expect(refusal(stranger)).toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
+    expect(await snapshot(h)).toEqual(before)
+    const revoked = await byStoredId('revocation', true)
+    expect(revoked.body.items[0].entries[0]).toMatchObject({ statusPurpose: 'revocation', changed: true })
+    expect(statusCheck(await verify(sdjwt))).toMatchObject({ verified: false, reason: 'revoked' })
+  })
+
   it('signs the token again at half its lifetime (the clock driven, no sleeping), not before', async () => {
     // A new issuer: a new list, first signed now.
     const { uri } = await issueWithStatus(['revocation'], await walletOf('secp256k1'))
