@@ -112,6 +112,9 @@ const holderJwk = z
   })
   .meta({ description: 'A public JWK of a secp256k1, P-256 or Ed25519 key (no `d`).' })
 
+/** JSON pointers to claims of an SD-JWT VC (`/address/street`, `/nationalities/0`): made disclosable at Sign, shown when presenting. */
+export const disclosePointers = z.array(z.string().max(SD_JWT_BOUNDS.pathChars)).max(SD_JWT_BOUNDS.disclosePaths)
+
 /** The members of a claim that only SD-JWT VCs take. */
 const sdJwtClaimFields = {
   vct: z
@@ -120,15 +123,11 @@ const sdJwtClaimFields = {
     .max(SD_JWT_BOUNDS.vctChars)
     .optional()
     .meta({ description: 'SD-JWT only, and required there: the credential type (`vct`).' }),
-  disclose: z
-    .array(z.string().max(SD_JWT_BOUNDS.pathChars))
-    .max(SD_JWT_BOUNDS.disclosePaths)
-    .optional()
-    .meta({
-      description:
-        'SD-JWT only: JSON pointers (`/address/street`, `/nationalities/0`) of the payload claims made selectively disclosable; ' +
-        'default every top-level claim of `payload`; `[]` none. `sub` is always visible.',
-    }),
+  disclose: disclosePointers.optional().meta({
+    description:
+      'SD-JWT only: JSON pointers (`/address/street`, `/nationalities/0`) of the payload claims made selectively disclosable; ' +
+      'default every top-level claim of `payload`; `[]` none. `sub` is always visible.',
+  }),
   decoys: z
     .number()
     .int()

@@ -1,7 +1,7 @@
 /** Request and response schemas of the verifiable-presentation operations (`/presentations`). */
 import * as z from 'zod'
 import { anyCase, did } from '../operations/schemas.js'
-import { jsonObject, resolverName, SD_JWT_BOUNDS, sdJwtCompact, verifiedCredential } from '../credentials/schemas.js'
+import { disclosePointers, jsonObject, resolverName, sdJwtCompact, verifiedCredential } from '../credentials/schemas.js'
 import { bindingOf, type Binding, type BindingFamily, type BindingNames } from './bindings.js'
 
 /** Most credentials one presentation holds (docs/credentials.md *Presentations*). */
@@ -94,15 +94,11 @@ export const signPresentation = z
     expiresIn: z.number().int().min(1).max(MAX_PRESENTATION_LIFETIME_MS).optional().meta({
       description: 'Milliseconds until the presentation expires (JWT `exp`, in whole seconds; JSON-LD proof `expires`). None: no expiry.',
     }),
-    disclose: z
-      .array(z.string().max(SD_JWT_BOUNDS.pathChars))
-      .max(SD_JWT_BOUNDS.disclosePaths)
-      .optional()
-      .meta({
-        description:
-          '`SD-JWT` only: JSON pointers (`/address/locality`) of the claims shown, each with everything beneath it; a pointer ' +
-          'the credential cannot disclose is 422. Default `[]`: only the always-visible claims.',
-      }),
+    disclose: disclosePointers.optional().meta({
+      description:
+        '`SD-JWT` only: JSON pointers (`/address/locality`) of the claims shown, each with everything beneath it; a pointer ' +
+        'the credential cannot disclose is 422. Default `[]`: only the always-visible claims.',
+    }),
   })
   .superRefine((v, ctx) => {
     // Refinements run on a body with other issues too: the binding is read only once the format is known.
