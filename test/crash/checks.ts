@@ -144,7 +144,7 @@ export const CHECKS: Check[] = [
       const entries = new Set((await records(view.storage, 'status_entries')).map((e) => `${e.listId}/${e.index}`))
       const problems = view.ledger.signedEntries.filter((e) => !entries.has(e)).map((e) => `status entry ${e} is missing`)
       for (const c of await records(view.storage, 'credentials'))
-        if (!entries.has(statusEntryOf(c.jwt))) problems.push(`credential ${c.id}: its status entry ${statusEntryOf(c.jwt)} is missing`)
+        if (!entries.has(statusEntryOf(c.encoded))) problems.push(`credential ${c.id}: its status entry ${statusEntryOf(c.encoded)} is missing`)
       return problems
     },
   },
@@ -160,7 +160,7 @@ export const CHECKS: Check[] = [
         if ((changes.get(entry) ?? false) !== value)
           problems.push(`entry ${entry} is ${value}, its last logged change ${changes.get(entry)}`)
       for (const entry of changes.keys()) if (!entries.has(entry)) problems.push(`change of ${entry}, an entry that does not exist`)
-      const credentials = new Map((await records(view.storage, 'credentials')).map((c) => [c.id, c.jwt as string]))
+      const credentials = new Map((await records(view.storage, 'credentials')).map((c) => [c.id, c.encoded as string]))
       for (const id of view.ledger.revoked.keys()) {
         const jwt = credentials.get(id)
         if (jwt === undefined) problems.push(`revoked credential ${id} is missing`)
@@ -172,7 +172,7 @@ export const CHECKS: Check[] = [
   {
     name: 'every acknowledged revocation older than the publication interval shows in its published list',
     async problems(view) {
-      const credentials = new Map((await records(view.storage, 'credentials')).map((c) => [c.id, c.jwt as string]))
+      const credentials = new Map((await records(view.storage, 'credentials')).map((c) => [c.id, c.encoded as string]))
       const lists = new Map<string, Buffer>()
       const problems: string[] = []
       for (const [id, at] of view.ledger.revoked) {
