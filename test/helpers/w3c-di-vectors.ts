@@ -10,6 +10,7 @@
  * `https://vc.example/issuers/5678`, the others name another did:key): a verifier under test checks the proof under
  * the `assertionMethod` purpose of the key's did:key document, not that the issuer made it.
  */
+import { ECDH, type JsonWebKey } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { base58, base64urlnopad } from '@scure/base'
 import { expect, it } from 'vitest'
@@ -266,6 +267,43 @@ export function w3cVectorKeys(): W3cKeyPair[] {
 }
 
 /**
+ * The multicodec headers (unsigned varints) of the vectors' multikeys: `ed25519-pub` 0xed, `p256-pub` 0x1200,
+ * `p384-pub` 0x1201; `ed25519-priv` 0x1300, `p256-priv` 0x1306, `p384-priv` 0x1307.
+ */
+const MULTICODEC: Record<W3cKeyPair['curve'], { publicKey: number[]; secretKey: number[] }> = {
+  Ed25519: { publicKey: [0xed, 0x01], secretKey: [0x80, 0x26] },
+  'P-256': { publicKey: [0x80, 0x24], secretKey: [0x86, 0x26] },
+  'P-384': { publicKey: [0x81, 0x24], secretKey: [0x87, 0x26] },
+}
+
+function multikeyBytes(multibase: string, header: number[]): Uint8Array {
+  if (!multibase.startsWith('z')) throw new Error(`multikey ${multibase} is not base58btc`)
+  const bytes = base58.decode(multibase.slice(1))
+  if (header.some((byte, at) => bytes[at] !== byte)) throw new Error(`multikey ${multibase} has another multicodec header`)
+  return bytes.subarray(header.length)
+}
+
+/**
+ * A vector key's private JWK (`d` and the public coordinates), decoded from its multikeys: what a test imports into a
+ * key backend to sign with the vector's key.
+ */
+export function privateJwkOf({ curve, publicKeyMultibase, secretKeyMultibase }: W3cKeyPair): JsonWebKey {
+  const header = MULTICODEC[curve]
+  const publicKey = multikeyBytes(publicKeyMultibase, header.publicKey)
+  const d = base64urlnopad.encode(multikeyBytes(secretKeyMultibase, header.secretKey))
+  if (curve === 'Ed25519') return { kty: 'OKP', crv: 'Ed25519', x: base64urlnopad.encode(publicKey), d }
+  const point = ECDH.convertKey(publicKey, curve === 'P-256' ? 'prime256v1' : 'secp384r1', undefined, undefined, 'uncompressed') as Buffer
+  const size = (point.length - 1) / 2
+  return {
+    kty: 'EC',
+    crv: curve,
+    x: base64urlnopad.encode(point.subarray(1, 1 + size)),
+    y: base64urlnopad.encode(point.subarray(1 + size)),
+    d,
+  }
+}
+
+/**
  * A jsonld document loader that never touches the network: didvault's bundled contexts, {@link W3C_DI_CONTEXTS}, and
  * the did:key documents and Multikey verification methods of {@link w3cVectorKeys}. Any other URL is refused.
  */
@@ -352,15 +390,31 @@ export function w3cDiVerifierSuite(verify: W3cVerifier): void {
 }
 
 /**
- * Declares, per EdDSA vector (EdDSA is deterministic): `sign` over the vector's input document, key and proof options
- * (its `created` included) gives the vector's signed document, its `proofValue` byte-identical.
+ * Declares, per vector: `sign` over the vector's input document, key and proof options (its `created` included) gives
+ * the vector's signed document — for EdDSA (deterministic) with a byte-identical `proofValue`; for ECDSA (a random
+ * nonce per signature; declared only when `verify` is given) with the vector's proof options and a proof `verify`
+ * accepts.
  */
-export function w3cDiSignerSuite(sign: W3cSigner): void {
-  for (const vector of loadW3cProofVectors().filter(({ cryptosuite }) => cryptosuite.startsWith('eddsa-'))) {
-    it(`${vector.name}: re-signed byte-identical`, async () => {
-      const signed = await sign(structuredClone(vector.unsigned), { keyPair: vector.keyPair, proofOptions: { ...vector.proofOptions } })
-      expect(signed.proof.proofValue).toBe(vector.signed.proof.proofValue)
-      expect(signed).toEqual(vector.signed)
+export function w3cDiSignerSuite(sign: W3cSigner, verify?: W3cVerifier): void {
+  for (const vector of loadW3cProofVectors()) {
+    const signVector = () => sign(structuredClone(vector.unsigned), { keyPair: vector.keyPair, proofOptions: { ...vector.proofOptions } })
+    if (vector.cryptosuite.startsWith('eddsa-')) {
+      it(`${vector.name}: re-signed byte-identical`, async () => {
+        const signed = await signVector()
+        expect(signed.proof.proofValue).toBe(vector.signed.proof.proofValue)
+        expect(signed).toEqual(vector.signed)
+      })
+      continue
+    }
+    if (verify === undefined) continue
+    it(`${vector.name}: re-signed with the vector's options, verifies`, async () => {
+      const { proof, ...document } = await signVector()
+      const { proofValue: _signature, ...options } = proof
+      const { proof: expected, ...expectedDocument } = vector.signed
+      const { proofValue: _proofValue, ...expectedOptions } = expected
+      expect(document).toEqual(expectedDocument)
+      expect(options).toEqual(expectedOptions)
+      expect(await verify({ ...document, proof }, optionsOf(vector))).toBe(true)
     })
   }
 }

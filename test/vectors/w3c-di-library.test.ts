@@ -8,14 +8,15 @@
  * The packages are ESM-only: they are loaded with `import()` of a specifier held in a variable (no ambient module
  * declarations needed; their few calls are typed below).
  */
+import { type JsonWebKey } from 'node:crypto'
 import { beforeAll, describe } from 'vitest'
 import {
+  privateJwkOf,
   w3cDiDocumentLoader,
   w3cDiSignerSuite,
   w3cDiVerifierSuite,
   w3cSdSuite,
   type W3cDeriver,
-  type W3cKeyPair,
   type W3cSigner,
   type W3cVerifier,
 } from '../helpers/w3c-di-vectors.js'
@@ -25,6 +26,15 @@ type Cryptosuite = object
 type Suite = object
 interface KeyPair {
   signer(): object
+}
+
+interface Multikeys {
+  fromJwk(options: {
+    jwk: JsonWebKey
+    secretKey: boolean
+    id: string
+    controller: string
+  }): Promise<KeyPair & { publicKeyMultibase: string }>
 }
 
 interface Libraries {
@@ -41,11 +51,12 @@ interface Libraries {
       now: string
     }): Promise<{ verified: boolean; error?: unknown }>
   }
-  Ed25519Multikey: { from(key: object): Promise<KeyPair> }
+  Ed25519Multikey: Multikeys
+  EcdsaMultikey: Multikeys
   eddsaRdfc: Cryptosuite
   eddsaJcs: { createSignCryptosuite(): Cryptosuite; createVerifyCryptosuite(): Cryptosuite }
   ecdsaRdfc: Cryptosuite
-  ecdsaJcs: { createVerifyCryptosuite(): Cryptosuite }
+  ecdsaJcs: { createSignCryptosuite(): Cryptosuite; createVerifyCryptosuite(): Cryptosuite }
   ecdsaSd: { createVerifyCryptosuite(): Cryptosuite; createDiscloseCryptosuite(options: { selectivePointers: string[] }): Cryptosuite }
 }
 
@@ -55,11 +66,12 @@ let lib: Libraries
 const documentLoader = w3cDiDocumentLoader()
 
 beforeAll(async () => {
-  const [dataIntegrity, vc, ed25519Multikey, eddsaRdfc, eddsaJcs, ecdsaRdfc, ecdsaJcs, ecdsaSd] = await Promise.all(
+  const [dataIntegrity, vc, ed25519Multikey, ecdsaMultikey, eddsaRdfc, eddsaJcs, ecdsaRdfc, ecdsaJcs, ecdsaSd] = await Promise.all(
     [
       '@digitalbazaar/data-integrity',
       '@digitalbazaar/vc',
       '@digitalbazaar/ed25519-multikey',
+      '@digitalbazaar/ecdsa-multikey',
       '@digitalbazaar/eddsa-rdfc-2022-cryptosuite',
       '@digitalbazaar/eddsa-jcs-2022-cryptosuite',
       '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite',
@@ -71,6 +83,7 @@ beforeAll(async () => {
     DataIntegrityProof: dataIntegrity.DataIntegrityProof,
     vc,
     Ed25519Multikey: ed25519Multikey,
+    EcdsaMultikey: ecdsaMultikey,
     eddsaRdfc: eddsaRdfc.cryptosuite,
     eddsaJcs,
     ecdsaRdfc: ecdsaRdfc.cryptosuite,
@@ -102,15 +115,22 @@ const libraryVerifier: W3cVerifier = async (credential, { verifyAt }) => {
   return result.verified
 }
 
-function multikeyOf({ verificationMethod, controller, publicKeyMultibase, secretKeyMultibase }: W3cKeyPair): object {
-  return { type: 'Multikey', id: verificationMethod, controller, publicKeyMultibase, secretKeyMultibase }
-}
-
-/** @digitalbazaar/vc's issue with the vector's Ed25519 key and `created`. */
-const librarySigner: W3cSigner = async (credential, { keyPair, proofOptions }) => {
-  const key = await lib.Ed25519Multikey.from(multikeyOf(keyPair))
-  const cryptosuite = proofOptions.cryptosuite === 'eddsa-jcs-2022' ? lib.eddsaJcs.createSignCryptosuite() : lib.eddsaRdfc
-  const suite = new lib.DataIntegrityProof({ cryptosuite, signer: key.signer(), date: proofOptions.created })
+/**
+ * @digitalbazaar/vc's issue with the vector's key — imported from its private JWK ({@link privateJwkOf}), so the
+ * conversion is proved too — and proof options.
+ */
+const librarySigner: W3cSigner = async (credential, { keyPair, proofOptions: { cryptosuite, created } }) => {
+  const { verificationMethod: id, controller } = keyPair
+  const multikeys = keyPair.curve === 'Ed25519' ? lib.Ed25519Multikey : lib.EcdsaMultikey
+  const key = await multikeys.fromJwk({ jwk: privateJwkOf(keyPair), secretKey: true, id, controller })
+  if (key.publicKeyMultibase !== keyPair.publicKeyMultibase) throw new Error(`JWK of ${id} gives ${key.publicKeyMultibase}`)
+  const signing = {
+    'eddsa-rdfc-2022': () => lib.eddsaRdfc,
+    'eddsa-jcs-2022': () => lib.eddsaJcs.createSignCryptosuite(),
+    'ecdsa-rdfc-2019': () => lib.ecdsaRdfc,
+    'ecdsa-jcs-2019': () => lib.ecdsaJcs.createSignCryptosuite(),
+  }[cryptosuite as Exclude<typeof cryptosuite, 'ecdsa-sd-2023'>]
+  const suite = new lib.DataIntegrityProof({ cryptosuite: signing(), signer: key.signer(), date: created })
   return lib.vc.issue({ credential, suite, documentLoader })
 }
 
@@ -124,8 +144,8 @@ describe('W3C Data Integrity vectors, @digitalbazaar/vc verifyCredential', () =>
   w3cDiVerifierSuite(libraryVerifier)
 })
 
-describe('W3C EdDSA vectors, @digitalbazaar/vc issue with the vector key and created', () => {
-  w3cDiSignerSuite(librarySigner)
+describe('W3C Data Integrity vectors, @digitalbazaar/vc issue with the vector key (as JWK) and created', () => {
+  w3cDiSignerSuite(librarySigner, libraryVerifier)
 })
 
 describe('W3C ecdsa-sd-2023 vectors, @digitalbazaar/vc derive and verifyCredential', () => {
