@@ -454,3 +454,91 @@ export function w3cSdSuite(verify: W3cVerifier, derive?: W3cDeriver): void {
     })
   }
 }
+
+/**
+ * What an issuer must do with a VC Data Model 2.0 test-suite input: issue it; refuse it; or refuse it unless it
+ * injects the missing base context (`https://www.w3.org/ns/credentials/v2` first in `@context`).
+ */
+export type Vcdm2Expectation = 'accept' | 'reject' | 'reject-or-inject'
+
+/** One input credential of the W3C VC Data Model 2.0 test suite (test/fixtures/vcdm2-test-suite/, see its SOURCE.md). */
+export interface Vcdm2Input {
+  /** The input's file name under the suite's `tests/input/`, e.g. `credential-id-multi-fail.json`. */
+  name: string
+  /** `w3c/vc-data-model-2.0-test-suite/tests/input/<name>`. */
+  source: string
+  /** The suite's test files that use the input (their names are the data model's sections, e.g. `4.04-identifiers`). */
+  sections: string[]
+  expect: Vcdm2Expectation
+  /** Set where @digitalbazaar/vc 7.3 (with safe-mode JSON-LD expansion) concludes otherwise: why. */
+  libraryGap?: string
+  /** The input as published: without `issuer`, unless the case is about it ({@link vcdm2IssuanceRequest}). */
+  credential: Record<string, unknown>
+}
+
+const VCDM2 = new URL('../fixtures/vcdm2-test-suite/', import.meta.url)
+
+/** Every input of test/fixtures/vcdm2-test-suite/ (cases.json). */
+export function loadVcdm2Inputs(): Vcdm2Input[] {
+  const { cases } = JSON.parse(readFileSync(new URL('cases.json', VCDM2), 'utf8')) as {
+    cases: Array<{ file: string; sections: string[]; expect: Vcdm2Expectation; libraryGap?: string }>
+  }
+  return cases.map(({ file, ...entry }) => ({
+    name: file,
+    source: `w3c/vc-data-model-2.0-test-suite/tests/input/${file}`,
+    ...entry,
+    credential: JSON.parse(readFileSync(new URL(`input/${file}`, VCDM2), 'utf8')) as Record<string, unknown>,
+  }))
+}
+
+/**
+ * The credential the test suite sends an issuer for an input: the input with the issuer's `id` filled in where the
+ * input leaves it out — as `issuer`, or as `issuer.id` when `issuer` is an object — and left as it is where the input
+ * sets it, `null` included (the cases about a missing issuer).
+ */
+export function vcdm2IssuanceRequest({ credential }: Vcdm2Input, issuerId: string): Record<string, unknown> {
+  const request = structuredClone(credential)
+  const { issuer } = request
+  if (typeof issuer === 'object' && issuer !== null) {
+    const object = issuer as Record<string, unknown>
+    if (object.id === undefined) object.id = issuerId
+  } else if (issuer === undefined) {
+    request.issuer = issuerId
+  }
+  return request
+}
+
+/** An issuer under test: resolves to the issued credential, rejects when it refuses the request. */
+export type Vcdm2Issuer = (credential: Record<string, unknown>) => Promise<Record<string, unknown>>
+
+/**
+ * Declares one test per input (call it inside a `describe`): `issue`, given {@link vcdm2IssuanceRequest} with
+ * `issuerId`, resolves for `accept`, rejects for `reject`, and for `reject-or-inject` rejects or resolves to a
+ * credential whose `@context` starts with the VCDM 2.0 context. With `skipLibraryGaps`, the inputs @digitalbazaar/vc
+ * gets wrong are declared skipped, their reason in the title. `only` picks the inputs an issuer can express.
+ */
+export function vcdm2InputSuite(
+  issue: Vcdm2Issuer,
+  issuerId: string,
+  { skipLibraryGaps = false, only = () => true }: { skipLibraryGaps?: boolean; only?: (input: Vcdm2Input) => boolean } = {},
+): void {
+  for (const input of loadVcdm2Inputs().filter(only)) {
+    const title = `${input.sections.join(', ')}: ${input.name}`
+    if (skipLibraryGaps && input.libraryGap) {
+      it.skip(`${title} (library gap: ${input.libraryGap})`, () => {})
+      continue
+    }
+    it(title, async () => {
+      const outcome = await issue(vcdm2IssuanceRequest(input, issuerId)).then(
+        (issued) => ({ issued }),
+        (refusal: unknown) => ({ refusal }),
+      )
+      if (input.expect === 'accept') {
+        expect('refusal' in outcome ? outcome.refusal : undefined).toBeUndefined()
+      } else if ('issued' in outcome) {
+        expect(input.expect, `issued ${JSON.stringify(outcome.issued)}`).toBe('reject-or-inject')
+        expect((outcome.issued['@context'] as unknown[])[0]).toBe('https://www.w3.org/ns/credentials/v2')
+      }
+    })
+  }
+}
