@@ -4,7 +4,9 @@
  * over P-256 and P-384, ecdsa-sd-2023 base and derived proofs), each with its input document, key pair, proof options
  * and expected output. Any verifier (and, for the deterministic EdDSA suites, any signer; for ecdsa-sd-2023, any
  * deriver) runs over them through {@link w3cDiVerifierSuite}, {@link w3cDiSignerSuite} and {@link w3cSdSuite}:
- * digitalbazaar's libraries (test/vectors/w3c-di-library.test.ts) and the service's suites.
+ * digitalbazaar's libraries (test/vectors/w3c-di-library.test.ts) and the service's suites. Also the W3C VC Data
+ * Model 2.0 test suite's input credentials ({@link loadVcdm2Inputs}), which any issuer runs over through
+ * {@link vcdm2InputSuite} (test/vectors/w3c-di-vcdm2-library.test.ts).
  *
  * No vector's issuer is the controller of the key that signed it (the alumni credential's issuer is
  * `https://vc.example/issuers/5678`, the others name another did:key): a verifier under test checks the proof under
@@ -108,7 +110,7 @@ export interface W3cVerifyOptions {
 /** A verifier under test: `true` when the document's proof verifies; `false` or a rejection when it does not. */
 export type W3cVerifier = (document: JsonLdDocument, options: W3cVerifyOptions) => Promise<boolean>
 
-/** An EdDSA signer under test: signs `unsigned` with the key and exactly these proof options, resolves to the signed document. */
+/** A signer under test: signs `unsigned` with the key and exactly these proof options, resolves to the signed document. */
 export type W3cSigner = (
   unsigned: JsonLdDocument,
   options: { keyPair: W3cKeyPair; proofOptions: W3cProofOptions },
@@ -126,7 +128,7 @@ function fixture(path: string): unknown {
   return JSON.parse(readFileSync(new URL(path, FIXTURES), 'utf8'))
 }
 
-/** The multicodec prefixes of the vectors' public keys, once base58btc-decoded: they tell the curve. */
+/** The curve of a vector's public key, told by the base58btc prefix its multicodec header gives it. */
 function curveOf(publicKeyMultibase: string): W3cKeyPair['curve'] {
   if (publicKeyMultibase.startsWith('z6Mk')) return 'Ed25519'
   if (publicKeyMultibase.startsWith('zDna')) return 'P-256'
