@@ -144,7 +144,8 @@ export const CHECKS: Check[] = [
       const entries = new Set((await records(view.storage, 'status_entries')).map((e) => `${e.listId}/${e.index}`))
       const problems = view.ledger.signedEntries.filter((e) => !entries.has(e)).map((e) => `status entry ${e} is missing`)
       for (const c of await records(view.storage, 'credentials'))
-        if (!entries.has(statusEntryOf(c.encoded))) problems.push(`credential ${c.id}: its status entry ${statusEntryOf(c.encoded)} is missing`)
+        if (!entries.has(statusEntryOf(c.encoded)))
+          problems.push(`credential ${c.id}: its status entry ${statusEntryOf(c.encoded)} is missing`)
       return problems
     },
   },
