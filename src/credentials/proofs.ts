@@ -13,7 +13,7 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canWriteCredential } from './policy.js'
 import { holdsKey, type HoldingFacts } from '../auth/policy-engine.js'
-import { addProof, jsonLdSignerOf, proofsOf, type JsonLdDocument, type ProofObject } from '../proofs/jsonld/index.js'
+import { addProof, proofsOf, type JsonLdDocument, type ProofObject } from '../proofs/jsonld/index.js'
 import { verificationMethodOf } from '../proofs/jwt-signer.js'
 import { appendProof } from '../proofs/jsonld/proof-set.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
@@ -178,8 +178,8 @@ export async function addProofs(
   const iss = input.iss ?? [...holding.dids][0]
   if (iss === undefined) throw invalid('iss: give the DID that signs the proof (the DID-auth tokens name no DID the caller acts through)')
   // A key no JSON-LD suite signs with is refused before any item is read (422 naming the suites).
-  const keySigner = await issuerSigner(ctx, caller, iss, { format: JSON_LD })
-  const signer = jsonLdSignerOf(keySigner)
+  const proof = { proofType: input.proofType, cryptosuite: input.cryptosuite }
+  const keySigner = await issuerSigner(ctx, caller, iss, { format: JSON_LD, proof })
   const creator =
     (await verificationMethodOf(normalizeDid(iss), keySigner.publicJwk, ctx.resolvers.get().resolver)) ?? `${normalizeDid(iss)}#controller`
   const items = checkedItems(ctx, input)
@@ -191,8 +191,8 @@ export async function addProofs(
     items.map((item, index) => ({ item, index })),
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
-      const options = { creator, created: new Date(ctx.now()), proofType: input.proofType, hasher }
-      const signed = (await addProof(document, signer, options)) as JsonLdDocument
+      const options = { creator, created: new Date(ctx.now()), ...proof, hasher }
+      const signed = (await addProof(document, keySigner, options)) as JsonLdDocument
       const added = proofsOf(signed).at(-1) as ProofObject
       // Each record keeps its own proofs; the suite may have added its context (nothing else changed).
       const withAdded = (stored: JsonLdDocument) => appendProof({ ...stored, '@context': signed['@context'] }, added)

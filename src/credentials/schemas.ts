@@ -2,7 +2,7 @@
 import * as z from 'zod'
 import { MAX_JSON_DEPTH } from '../proofs/jsonld/bounds.js'
 import { MAX_INLINE_CONTEXT_CHARS, MAX_INLINE_CONTEXT_TERMS, inlineContextProblem } from '../proofs/jsonld/inline-contexts.js'
-import { KOBLITZ_2016, RECOVERY_2020 } from '../proofs/jsonld/suite-names.js'
+import { DATA_INTEGRITY_PROOF, KOBLITZ_2016, PROOF_TYPES } from '../proofs/jsonld/suite-names.js'
 import { anyCase, did, errorBody, expiration, label, nextCursor, page } from '../operations/schemas.js'
 import { registryReport, walletConfig } from '../wallets/config-schemas.js'
 
@@ -208,13 +208,40 @@ function claimFitsFormat(v: { format: string; claims: ClaimFields[] }, ctx: z.Re
 }
 type ClaimFields = z.output<typeof claimInput>
 
+/**
+ * The JSON-LD proof suite a request names (Sign, Add Proof, Sign Presentation): a `proofType`, a Data Integrity
+ * `cryptosuite` (with `proofType` `DataIntegrityProof` or alone), or neither — the suite registry's default for the
+ * signing key's type. Whether a suite is registered and fits the key is the registry's answer (422).
+ */
+export const proofSuiteFields = {
+  proofType: z
+    .enum(PROOF_TYPES)
+    .optional()
+    .meta({
+      description:
+        `JSON-LD proof suite; default by the signing key's type (secp256k1: ${KOBLITZ_2016} for a credential). ` +
+        `\`${DATA_INTEGRITY_PROOF}\` takes a \`cryptosuite\`.`,
+    }),
+  cryptosuite: z
+    .string()
+    .max(64)
+    .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'a cryptosuite name (lower-case letters, digits and dashes)')
+    .optional()
+    .meta({
+      description: `The Data Integrity cryptosuite (e.g. \`ecdsa-rdfc-2019\`): with \`proofType: "${DATA_INTEGRITY_PROOF}"\` or alone.`,
+    }),
+}
+
+/** A `cryptosuite` goes only with `proofType` `DataIntegrityProof` (or alone). */
+export function cryptosuiteFitsProofType(v: { proofType?: string; cryptosuite?: string }, ctx: z.RefinementCtx): void {
+  if (v.cryptosuite !== undefined && v.proofType !== undefined && v.proofType !== DATA_INTEGRITY_PROOF)
+    ctx.addIssue({ code: 'custom', path: ['cryptosuite'], message: `only with proofType "${DATA_INTEGRITY_PROOF}" (or alone)` })
+}
+
 export const signClaims = z
   .strictObject({
     format: claimFormat.default('JSON-LD'),
-    proofType: z
-      .enum([KOBLITZ_2016, RECOVERY_2020])
-      .optional()
-      .meta({ description: `JSON-LD proof suite (default ${KOBLITZ_2016}).` }),
+    ...proofSuiteFields,
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
     context: oneOrMany(contextEntry, 20)
@@ -244,8 +271,9 @@ export const signClaims = z
     claims: z.array(claimInput).min(1),
   })
   .superRefine(oneExpiration)
+  .superRefine(cryptosuiteFitsProofType)
   .superRefine((v, ctx) => {
-    for (const field of ['proofType', 'undefinedTerms'] as const) {
+    for (const field of ['proofType', 'cryptosuite', 'undefinedTerms'] as const) {
       if (v[field] === undefined || v.format === 'JSON-LD') continue
       ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
     }
@@ -307,10 +335,7 @@ const addProofFields = {
     description:
       'The DID that signs the new proof: a wallet of the tenant the caller controls (default: the first DID the caller acts through).',
   }),
-  proofType: z
-    .enum([KOBLITZ_2016, RECOVERY_2020])
-    .optional()
-    .meta({ description: `Suite of the new proof (default ${KOBLITZ_2016}).` }),
+  ...proofSuiteFields,
 }
 
 /**
@@ -318,7 +343,10 @@ const addProofFields = {
  * operations of `PATCH /claims` are three operations sharing that route (DESIGN §4 `PATCH /claims`):
  * each input names its `operation`, optional on its own route.
  */
-export const addProofs = z.strictObject({ operation: z.literal('addProof').optional(), ...addProofFields }).superRefine(oneBatch)
+export const addProofs = z
+  .strictObject({ operation: z.literal('addProof').optional(), ...addProofFields })
+  .superRefine(oneBatch)
+  .superRefine(cryptosuiteFitsProofType)
 /** Remove the caller's proofs (`PATCH /claims` with `operation: "removeProof"`, extension). */
 export const removeProofs = z.strictObject({ operation: z.literal('removeProof').optional(), ...proofBatch }).superRefine(oneBatch)
 

@@ -12,6 +12,7 @@
  * written: the claim DIDs' wallets are inserted together (all or none), then their
  * `walletConfig`s applied, each reported on its credential as `registry`.
  */
+import type { SuiteRequest } from '../proofs/suites/index.js'
 import type { z } from 'zod'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
@@ -78,7 +79,7 @@ export async function signClaims(
 ): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver, resolver: resolving } = ctx.resolvers.get(input.resolver)
   const format = credentialFormatNamed(input.format)
-  const signer = await issuerSigner(ctx, caller, input.iss, { format })
+  const signer = await issuerSigner(ctx, caller, input.iss, { format, proof: input })
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
   const plans: PlannedClaim[] = []
@@ -120,7 +121,13 @@ async function issueAll(
   const { resolver } = ctx.resolvers.get()
   const vcs: SignedCredential[] = []
   for (const { content } of plans) {
-    const encoded = await format.issue(content, signer, { proofType: input.proofType, hasher, undefinedTerms, resolver })
+    const encoded = await format.issue(content, signer, {
+      proofType: input.proofType,
+      cryptosuite: input.cryptosuite,
+      hasher,
+      undefinedTerms,
+      resolver,
+    })
     // A claim of a format without claim DIDs (SD-JWT) has an id only when given.
     const member = memberOf(encoded, format)
     vcs.push((content.id === '' ? member : { id: content.id, ...member }) as SignedCredential)
@@ -155,13 +162,13 @@ async function issueAll(
  * The signer of the issuer: `iss` must be a wallet of the tenant (422 NOT_FOUND otherwise) that
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
  * DID's current owner key the service holds for the tenant (403). With `format`, a key that format does not sign
- * with (JSON-LD: P-256, Ed25519) is 422 naming what does, whoever asks: a property of the request, checked before control.
+ * with (JSON-LD: with the suite `proof` names, or its key type's default, see the suite registry) is 422 naming what does, whoever asks: a property of the request, checked before control.
  */
 export async function issuerSigner(
   ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,
   caller: Caller,
   iss: string,
-  options: { format?: CredentialFormat } = {},
+  options: { format?: CredentialFormat; proof?: SuiteRequest } = {},
 ): Promise<KeySigner> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
@@ -169,7 +176,7 @@ export async function issuerSigner(
   // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
   const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
   const owner = await signingWallet(ctx, wallet, proved)
-  options.format?.assertSigns(owner.keyType ?? 'secp256k1')
+  options.format?.assertSigns(owner.keyType ?? 'secp256k1', options.proof)
   // A DID owned by an MPC key is governed by that vault's quorum: the signer asks for the members' approvals (403 when short).
   // Any other owner — an MPC wallet's DID handed to an ECS key included — is controlled like any wallet.
   if (owner.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)

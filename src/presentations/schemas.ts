@@ -1,7 +1,15 @@
 /** Request and response schemas of the verifiable-presentation operations (`/presentations`). */
 import * as z from 'zod'
 import { anyCase, did } from '../operations/schemas.js'
-import { disclosePointers, jsonObject, resolverName, sdJwtCompact, verifiedCredential } from '../credentials/schemas.js'
+import {
+  cryptosuiteFitsProofType,
+  disclosePointers,
+  jsonObject,
+  proofSuiteFields,
+  resolverName,
+  sdJwtCompact,
+  verifiedCredential,
+} from '../credentials/schemas.js'
 import { bindingOf, type Binding, type BindingFamily, type BindingNames } from './bindings.js'
 
 /** Most credentials one presentation holds (docs/credentials.md *Presentations*). */
@@ -89,6 +97,7 @@ export const signPresentation = z
       .max(MAX_PRESENTED_CREDENTIALS, `at most ${MAX_PRESENTED_CREDENTIALS} credentials per presentation`)
       .meta({ description: `The credentials, in order (at most ${MAX_PRESENTED_CREDENTIALS}).` }),
     format,
+    ...proofSuiteFields,
     resolver: resolverName.optional(),
     ...bindingFields('sign'),
     expiresIn: z.number().int().min(1).max(MAX_PRESENTATION_LIFETIME_MS).optional().meta({
@@ -102,6 +111,10 @@ export const signPresentation = z
   })
   .superRefine((v, ctx) => {
     // Refinements run on a body with other issues too: the binding is read only once the format is known.
+    cryptosuiteFitsProofType(v, ctx)
+    for (const field of ['proofType', 'cryptosuite'] as const)
+      if (v[field] !== undefined && v.format !== 'JSON-LD')
+        ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD presentations' })
     if (v.format === 'SD-JWT') return sdJwtPresentationIssues(v, ctx)
     if (v.format !== 'JWT' && v.format !== 'JSON-LD') return
     if (v.holder === undefined) ctx.addIssue({ code: 'custom', path: ['holder'], message: 'required' })

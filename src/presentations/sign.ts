@@ -30,14 +30,14 @@ import { normalizeDid } from '../did/methods/ethr/index.js'
 import type { KeySigner } from '../keys/signer.js'
 import { jwtIssuerOf, verificationMethodOf } from '../proofs/jwt-signer.js'
 import {
-  jsonLdSignerOf,
   CREDENTIALS_V1_URL,
   CREDENTIALS_V2_URL,
   JsonLdProcessingError,
-  RECOVERY_2020,
   signJsonLd,
   type JsonLdDocument,
+  type ProofType,
 } from '../proofs/jsonld/index.js'
+import { suiteToSign } from '../proofs/suites/index.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
 import { carriedBy, credentialFormatNamed, isV2Credential, memberOf, type CredentialMember } from '../credentials/formats/index.js'
@@ -118,8 +118,10 @@ async function signed(
 ): Promise<z.output<typeof signPresentationResponse>['presentation']> {
   ctx.resolvers.get(input.resolver)
   // A key no JSON-LD suite signs with is refused before any credential is read (422 naming the suites).
-  const signer = await issuerSigner(ctx, caller, input.holder, { format: credentialFormatNamed(input.format) })
-  const jsonLdSigner = input.format === 'JWT' ? undefined : jsonLdSignerOf(signer)
+  const proof = { proofType: input.proofType, cryptosuite: input.cryptosuite }
+  const signer = await issuerSigner(ctx, caller, input.holder, { format: credentialFormatNamed(input.format), proof })
+  // The registry's suite for the holder's key that takes a challenge (secp256k1: Recovery2020), before any credential is read.
+  const suite = input.format === 'JWT' ? undefined : suiteToSign(signer.keyType, proof, 'presentation')
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
   const now = ctx.now()
@@ -136,8 +138,9 @@ async function signed(
   }
   assertJsonLdInput(ctx, unsigned, 'vcs')
   const { challenge, domain } = jsonLdBinding(input)
-  const jsonld = await signJsonLd(unsigned, jsonLdSigner!, {
-    proofType: RECOVERY_2020,
+  const jsonld = await signJsonLd(unsigned, signer, {
+    proofType: suite!.type as ProofType,
+    cryptosuite: suite!.cryptosuite,
     creator: (await verificationMethodOf(holder, signer.publicJwk, ctx.resolvers.get().resolver)) ?? `${holder}#controller`,
     created: new Date(now),
     proofPurpose: 'authentication',

@@ -141,6 +141,29 @@ describe('layers of src/ (docs/architecture.md)', () => {
     expect(readFileSync(join(SRC, 'credentials/store.ts'), 'utf8')).toContain("from './formats/index.js'")
   })
 
+  it('outside proofs/suites/, proof suites are reached through their registry (or the port’s types) only', () => {
+    const SUITES = join(SRC, 'proofs/suites')
+    const reaching: string[] = []
+    for (const file of sourceFiles(SRC).filter((f) => !f.startsWith(`${SUITES}/`))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(SPECIFIER)) {
+        const target = normalize(join(dirname(file), match[1] ?? match[2]))
+        if (target.startsWith(`${SUITES}/`) && !['index.js', 'port.js'].includes(relative(SUITES, target)))
+          reaching.push(`${relative(SRC, file)} imports ${match[1] ?? match[2]}`)
+      }
+    }
+    expect(reaching).toEqual([])
+    // The rule sees the registry's importers.
+    expect(readFileSync(join(SRC, 'proofs/jsonld/index.ts'), 'utf8')).toContain("from '../suites/index.js'")
+  })
+
+  it('a proof suite (proofs/suites/<suite>/) imports no other suite', () => {
+    const stray = importsUnder('proofs/suites')
+      .filter(({ file, target }) => file.split('/').length > 3 && target.startsWith('proofs/suites/'))
+      .filter(({ file, target }) => target.split('/').length > 3 && target.split('/')[2] !== file.split('/')[2])
+      .map(({ file, target }) => `${file} imports ${target}`)
+    expect(stray).toEqual([])
+  })
+
   it('sees the imports it judges (the parser is not blind)', () => {
     expect(all.some((e) => e.from === 'service' && e.to === 'wallets')).toBe(true)
     expect(all.length).toBeGreaterThan(100)

@@ -13,6 +13,7 @@ import type { JsonLdLimits } from '../../proofs/jsonld/bounds.js'
 import type { CanonicalHasher } from '../../proofs/jsonld/canonical-hasher.js'
 import type { ContextEntry } from '../../proofs/jsonld/contexts.js'
 import type { ProofType } from '../../proofs/jsonld/index.js'
+import type { SuiteRequest } from '../../proofs/suites/index.js'
 import type { UndefinedTerms } from '../../proofs/jsonld/undefined-terms.js'
 import type { JwtVerifyOptions } from '../../proofs/jwt-verifier.js'
 import type { KnownKeys } from '../../proofs/known-keys.js'
@@ -106,8 +107,10 @@ export interface KeyBindingExpectation {
 
 /** How a credential is issued (each format reads what applies to it). */
 export interface IssueOptions {
-  /** JSON-LD: the proof suite; default EcdsaKoblitzSignature2016. */
+  /** JSON-LD: the proof suite; default the suite registry's for the signer's key type (secp256k1: EcdsaKoblitzSignature2016). */
   proofType?: ProofType
+  /** JSON-LD: the Data Integrity cryptosuite (with `proofType` `DataIntegrityProof`, or alone). */
+  cryptosuite?: string
   /** JSON-LD: canonicalizes; default in this thread. */
   hasher?: CanonicalHasher
   /**
@@ -209,8 +212,8 @@ export interface CredentialFormat<E extends EncodedCredential = EncodedCredentia
   document(encoded: E): Record<string, unknown> | undefined
   /** The subject DIDs it names (none when a subject has no DID). */
   subjects(encoded: E): string[]
-  /** Whether its keys sign in this format: 422 naming what does otherwise. */
-  assertSigns(keyType: KeyType): void
+  /** Whether its keys sign in this format (JSON-LD: with the proof suite `proof` names, or the key type's default): 422 naming what does otherwise. */
+  assertSigns(keyType: KeyType, proof?: SuiteRequest): void
   /** The contexts of a claim to issue, after checking its claims and contexts fit this format (422 naming `field`). */
   contextsOf(claim: ClaimShape, field: string): ContextEntry[]
   /** Refuses (422 naming `field`) content to issue over the service's bounds. */

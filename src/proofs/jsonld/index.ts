@@ -1,14 +1,13 @@
 /**
- * JSON-LD credential proofs, fully offline: EcdsaKoblitzSignature2016 (default) and
- * EcdsaSecp256k1RecoverySignature2020, proof sets, bundled contexts.
+ * JSON-LD credential proofs, fully offline: the suites of the registry (`proofs/suites/`; EcdsaKoblitzSignature2016
+ * the secp256k1 default, EcdsaSecp256k1RecoverySignature2020), proof sets, bundled contexts.
  */
-import { invalid } from '../../errors.js'
 import type { KeyType } from '../../keys/key-types.js'
-import type { DigestSigner, KeySigner } from '../../keys/signer.js'
-import { JsonLdProofError, shown } from './errors.js'
-import { KOBLITZ_2016, KOBLITZ_2016_SUITE, signKoblitz2016 } from './koblitz2016.js'
-import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult, type ProofSuite } from './proof-set.js'
-import { RECOVERY_2020, RECOVERY_2020_SUITE, signRecovery2020 } from './recovery2020.js'
+import type { DigestSigner } from '../../keys/signer.js'
+import { JsonLdProofError } from './errors.js'
+import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult } from './proof-set.js'
+import { suiteOfProof, suiteToSign, type ProofSigner, type SuiteRequest } from '../suites/index.js'
+import type { DATA_INTEGRITY_PROOF, KOBLITZ_2016, RECOVERY_2020 } from './suite-names.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
 
 export {
@@ -29,54 +28,40 @@ export {
 export { UnknownContextError, documentLoader, type LoadedContext } from './document-loader.js'
 export { JsonLdProcessingError, JsonLdProofError } from './errors.js'
 export { canonize } from './canonize.js'
-export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016.js'
-export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020.js'
+export {
+  KOBLITZ_2016,
+  RECOVERY_2020,
+  koblitz2016Digest,
+  signKoblitz2016,
+  signRecovery2020,
+  verifyKoblitz2016,
+  verifyRecovery2020,
+  type Koblitz2016Proof,
+  type Recovery2020Proof,
+} from '../suites/index.js'
 export { issuerOf, proofsOf, type ProofObject, type ProofResult, type ProofSetResult } from './proof-set.js'
 export type { JsonLdDocument, ProofOptions, SigningKey, VerifyOptions, VerifyResult } from './types.js'
 export type { UndefinedTerms } from './undefined-terms.js'
 
-/** The proof suites didvault signs and verifies. */
-export type ProofType = typeof KOBLITZ_2016 | typeof RECOVERY_2020
+/** The proof types a request may name (a Data Integrity suite by its `cryptosuite` too). */
+export type ProofType = typeof KOBLITZ_2016 | typeof RECOVERY_2020 | typeof DATA_INTEGRITY_PROOF
 
 /** Options of {@link signJsonLd} / {@link addProof}. */
 export interface SignJsonLdOptions extends ProofOptions {
-  /** Suite of the new proof; `EcdsaKoblitzSignature2016` when omitted. */
+  /** Suite of the new proof; the signing key type's default when omitted (secp256k1: `EcdsaKoblitzSignature2016`). */
   proofType?: ProofType
-}
-
-/** The suites didvault signs JSON-LD proofs with, by key type (Data Integrity suites for P-256 and Ed25519 come next). */
-export const JSON_LD_SUITES_OF: Readonly<Record<KeyType, readonly ProofType[]>> = {
-  secp256k1: [KOBLITZ_2016, RECOVERY_2020],
-  'P-256': [],
-  Ed25519: [],
+  /** The Data Integrity cryptosuite of the new proof (`proofType` `DataIntegrityProof`, or omitted). */
+  cryptosuite?: string
 }
 
 /**
- * Resolves for a key type a JSON-LD suite here signs with (secp256k1).
- * @throws {IdentityError} 422 naming the suites that can sign, and what comes next, for another key type
+ * Resolves when a registered suite signs JSON-LD proofs with a `keyType` key: the one `request` names, else the key
+ * type's default (see `suiteToSign` of the suite registry).
+ * @throws {IdentityError} 422 naming the suites that fit (check before writing)
  */
-export function assertJsonLdSigns(keyType: KeyType): void {
-  if (JSON_LD_SUITES_OF[keyType].length > 0) return
-  throw invalid(
-    `a ${keyType} key cannot sign a JSON-LD proof here: the JSON-LD suites (${JSON_LD_SUITES_OF.secp256k1.join(', ')}) ` +
-      'sign with secp256k1 keys; Data Integrity suites for P-256 and Ed25519 come next. Sign as a JWT (format: "JWT")',
-  )
+export function assertJsonLdSigns(keyType: KeyType, request: SuiteRequest = {}): void {
+  suiteToSign(keyType, request)
 }
-
-/**
- * The digest signer the JSON-LD suites sign with, of `signer`'s key.
- * @throws {IdentityError} 422 naming the suites that can sign, for a key type no suite here signs with (check before writing)
- */
-export function jsonLdSignerOf(signer: KeySigner): DigestSigner {
-  assertJsonLdSigns(signer.keyType)
-  if (!signer.digest) throw new Error(`a ${signer.keyType} signer without a digest signer`)
-  return signer.digest
-}
-
-const SUITES: ReadonlyMap<string, ProofSuite> = new Map([
-  [KOBLITZ_2016, KOBLITZ_2016_SUITE],
-  [RECOVERY_2020, RECOVERY_2020_SUITE],
-])
 
 /**
  * Signs an unsigned JSON-LD document with one proof of `options.proofType`.
@@ -86,7 +71,7 @@ const SUITES: ReadonlyMap<string, ProofSuite> = new Map([
  */
 export async function signJsonLd<T extends JsonLdDocument>(
   document: T,
-  signer: DigestSigner,
+  signer: ProofSigner | DigestSigner,
   options: SignJsonLdOptions,
 ): Promise<T & { proof: ProofObject | ProofObject[] }> {
   if (proofsOf(document).length > 0) throw new JsonLdProofError('document already has a proof: use addProof to add another')
@@ -94,26 +79,30 @@ export async function signJsonLd<T extends JsonLdDocument>(
 }
 
 /**
- * Adds a proof of `options.proofType` to the document's proof set (the document may be
- * unsigned) and returns the new copy. Every proof of a set signs the document without any
- * proof, so existing proofs stay valid.
+ * Adds a proof of the suite `options` name (`proofType`, `cryptosuite`; by default the one of the signer's key type) to
+ * the document's proof set (the document may be unsigned) and returns the new copy. Every proof of a set signs the
+ * document without any proof, so existing proofs stay valid. A bare {@link DigestSigner} signs as a secp256k1 key.
  *
- * @throws {JsonLdProofError} unknown proof type or bad options
+ * @throws {IdentityError} 422 a suite that is not registered or does not sign with the key's type
+ * @throws {JsonLdProofError} bad options
  * @throws {UnknownContextError} | {JsonLdProcessingError} the document is not safely canonicalizable
  */
 export async function addProof<T extends JsonLdDocument>(
   document: T,
-  signer: DigestSigner,
+  signer: ProofSigner | DigestSigner,
   options: SignJsonLdOptions,
 ): Promise<T & { proof: ProofObject | ProofObject[] }> {
-  const { proofType = KOBLITZ_2016, ...proofOptions } = options
-  switch (proofType) {
-    case KOBLITZ_2016:
-      return signKoblitz2016(document, signer, proofOptions)
-    case RECOVERY_2020:
-      return signRecovery2020(document, signer, proofOptions)
-    default:
-      throw new JsonLdProofError(`unsupported proof type ${JSON.stringify(shown(String(proofType)))}`)
+  const { proofType, cryptosuite, ...proofOptions } = options
+  const proofSigner = 'keyType' in signer ? signer : secp256k1Signer(signer)
+  return suiteToSign(proofSigner.keyType, { proofType, cryptosuite }).sign(document, proofSigner, proofOptions)
+}
+
+/** A secp256k1 key that signs digests only. */
+function secp256k1Signer(digest: DigestSigner): ProofSigner {
+  return {
+    keyType: 'secp256k1',
+    digest,
+    sign: () => Promise.reject(new JsonLdProofError('a digest signer signs the secp256k1 suites’ digests only')),
   }
 }
 
@@ -130,5 +119,5 @@ export async function addProof<T extends JsonLdDocument>(
  * @throws {UnknownContextError} the document references an unknown context (422)
  */
 export async function verifyJsonLd(document: JsonLdDocument, options: VerifyOptions): Promise<ProofSetResult> {
-  return verifyProofSet(document, options, (type) => SUITES.get(type))
+  return verifyProofSet(document, options, suiteOfProof)
 }

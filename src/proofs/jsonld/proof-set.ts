@@ -2,33 +2,12 @@
  * Proof sets: a document's `proof` is one proof or an array of them, each signing the
  * document without any proof. Shared by the suites and the dispatching API.
  */
-import { IN_THREAD_HASHER, type CanonicalHasher } from './canonical-hasher.js'
+import { IN_THREAD_HASHER } from './canonical-hasher.js'
 import { JsonLdProcessingError, JsonLdProofError, shown } from './errors.js'
+import type { ProofCheckContext, ProofObject, ProofSuite } from '../suites/port.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
 
-/** A proof as found in a document. */
-export type ProofObject = Record<string, unknown>
-
-/** What a proof is checked against: the document's part computed once, shared by all its proofs. */
-export interface ProofCheckContext {
-  /** The document's `@context`, which proof options are canonicalized with. */
-  documentContext: unknown
-  /** sha256 of the canonical document without `proof`. */
-  documentHash: Uint8Array
-  /** sha256 of the canonical {@link ProofSuite.optionsInput} of this proof (computed with the document's, in one unit of work). */
-  optionsHash: Promise<Uint8Array>
-  /** Computes any other hash the suite needs. */
-  hasher: CanonicalHasher
-  options: VerifyOptions
-}
-
-/** A proof suite, as the proof set verifies it. */
-export interface ProofSuite {
-  /** What the suite canonicalizes of a proof besides the document: its options, under `documentContext`. */
-  optionsInput(proof: ProofObject, documentContext: unknown): object
-  /** Verifies one proof. Resolves `verified: false` for a bad proof; never throws for one. */
-  verify(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult>
-}
+export type { ProofObject }
 
 /** The document a proof signs: `document` without its `proof`. */
 export function unsignedOf(document: JsonLdDocument): JsonLdDocument {
@@ -120,11 +99,12 @@ export function checkProofOptions(options: ProofOptions): { creator: string; cre
 export async function verifyProofSet(
   document: JsonLdDocument,
   options: VerifyOptions,
-  select: (type: string) => ProofSuite | null | undefined,
+  select: (type: string, cryptosuite?: string) => ProofSuite | null | undefined,
 ): Promise<ProofSetResult> {
   const checked = proofsOf(document).flatMap((proof) => {
     const type = isObject(proof) && typeof proof.type === 'string' ? proof.type : ''
-    const suite = select(type)
+    const cryptosuite = isObject(proof) && typeof proof.cryptosuite === 'string' ? proof.cryptosuite : undefined
+    const suite = select(type, cryptosuite)
     return suite === null ? [] : [{ proof, type, suite }]
   })
   if (checked.length === 0) return { verified: false, error: 'document has no proof to verify', proofs: [] }
@@ -134,7 +114,7 @@ export async function verifyProofSet(
   // One unit of work: the document, then the options of each proof a suite checks.
   const inputs: object[] = [unsignedOf(document)]
   const optionsAt = checked.map(({ proof, suite }) =>
-    isObject(proof) && suite !== undefined ? inputs.push(suite.optionsInput(proof, documentContext)) - 1 : -1,
+    isObject(proof) && suite?.optionsInput !== undefined ? inputs.push(suite.optionsInput(proof, documentContext)) - 1 : -1,
   )
   const hashes = hasher.hashEach(inputs)
   let documentHash: Uint8Array
@@ -148,7 +128,8 @@ export async function verifyProofSet(
 
   const proofs = await Promise.all(
     checked.map(async ({ proof, type, suite }, i): Promise<ProofResult> => {
-      const context = optionsAt[i] < 0 ? undefined : { documentContext, documentHash, optionsHash: hashes[optionsAt[i]], hasher, options }
+      const optionsHash = optionsAt[i] < 0 ? NO_OPTIONS_HASH : hashes[optionsAt[i]]
+      const context = { document, documentContext, documentHash, optionsHash, hasher, options }
       return { type, ...methodOf(proof), ...(await checkOne(proof, type, suite, context)) }
     }),
   )
@@ -159,19 +140,18 @@ export async function verifyProofSet(
   return { verified: true, proofs }
 }
 
+/** The options hash of a suite that takes none (it hashes otherwise): rejects when read. */
+const NO_OPTIONS_HASH: Promise<Uint8Array> = Promise.reject(new Error('this suite canonicalizes no proof options'))
+NO_OPTIONS_HASH.catch(() => undefined)
+
 /** The error of a proof set in which no proof is by `issuer`. */
 export function noIssuerProof(issuer: string): string {
   return `no proof is by the issuer ${shown(issuer)}`
 }
 
-async function checkOne(
-  proof: unknown,
-  type: string,
-  suite: ProofSuite | undefined,
-  context: ProofCheckContext | undefined,
-): Promise<VerifyResult> {
+async function checkOne(proof: unknown, type: string, suite: ProofSuite | undefined, context: ProofCheckContext): Promise<VerifyResult> {
   if (!isObject(proof)) return { verified: false, error: 'proof is not an object' }
-  if (suite === undefined || context === undefined) {
+  if (suite === undefined) {
     return { verified: false, error: `unsupported proof type ${JSON.stringify(shown(type))}` }
   }
   const { verificationMethod } = methodOf(proof)

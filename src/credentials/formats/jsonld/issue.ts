@@ -1,18 +1,18 @@
 /**
- * Issuing a JSON-LD credential with a proof of a didvault suite (secp256k1 keys), signed through the issuer
+ * Issuing a JSON-LD credential with a proof of a registered suite (`proofs/suites/`), signed through the issuer
  * wallet's {@link KeySigner}; the key signs as the verification method of the issuer's document that lists it
  * (`creator`), for did:ethr its `#controller`.
  */
 import type { KeySigner } from '../../../keys/signer.js'
 import { verificationMethodOf } from '../../../proofs/jwt-signer.js'
-import { jsonLdSignerOf, signJsonLd, type JsonLdDocument } from '../../../proofs/jsonld/index.js'
+import { signJsonLd, type JsonLdDocument } from '../../../proofs/jsonld/index.js'
 import { isUndefinedTermError, withUndefinedTerms } from '../../../proofs/jsonld/undefined-terms.js'
 import type { CredentialContent, IssueOptions } from '../port.js'
 import { unsignedCredential } from '../w3c-document.js'
 
 /**
- * `content` as JSON-LD, signed with one proof by the issuer's key (see {@link IssueOptions}): a secp256k1
- * key (422 naming the suites otherwise), as the issuer's `#controller` for did:ethr. A credential whose terms are
+ * `content` as JSON-LD, signed with one proof by the issuer's key (see {@link IssueOptions}), of the suite
+ * the options name or the key type's default (422 naming the suites that fit otherwise), as the issuer's `#controller` for did:ethr. A credential whose terms are
  * all defined is signed as it is; one with a term no context defines is signed again with the undefined-terms context last (the
  * failed attempt costs its canonicalization, up to the undefined term), unless
  * `undefinedTerms` is `reject`.
@@ -24,10 +24,10 @@ export async function issueJsonLdCredential(
   keySigner: KeySigner,
   options: IssueOptions = {},
 ): Promise<JsonLdDocument> {
-  const { proofType, hasher, undefinedTerms = 'vocab', resolver } = options
-  const signer = jsonLdSignerOf(keySigner)
+  const { proofType, cryptosuite, hasher, undefinedTerms = 'vocab', resolver } = options
+  const signer = keySigner
   const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk, resolver)) ?? `${content.issuer}#controller`
-  const proof = { creator, created: new Date(content.issuedAt), proofType, hasher }
+  const proof = { creator, created: new Date(content.issuedAt), proofType, cryptosuite, hasher }
   const unsigned = unsignedCredential(content)
   try {
     return await signJsonLd(unsigned, signer, proof)

@@ -21,23 +21,16 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, concatBytes, hexToBytes, randomBytes } from '@noble/hashes/utils.js'
-import type { DigestSigner } from '../../keys/signer.js'
-import { IN_THREAD_HASHER, type CanonicalHasher } from './canonical-hasher.js'
-import { SECURITY_V2_URL } from './contexts.js'
-import { JsonLdProofError, shown } from './errors.js'
-import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
-import {
-  appendProof,
-  checkProofOptions,
-  contextList,
-  unsignedOf,
-  verifyProofSet,
-  type ProofCheckContext,
-  type ProofObject,
-  type ProofSuite,
-} from './proof-set.js'
-import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
-import { KOBLITZ_2016 } from './suite-names.js'
+import type { DigestSigner } from '../../../keys/signer.js'
+import { IN_THREAD_HASHER, type CanonicalHasher } from '../../jsonld/canonical-hasher.js'
+import { SECURITY_V2_URL } from '../../jsonld/contexts.js'
+import { JsonLdProofError, shown } from '../../jsonld/errors.js'
+import { hasHighS, signedByAnyKey, toCompactLowS } from '../../jsonld/keys.js'
+import { appendProof, checkProofOptions, contextList, unsignedOf, verifyProofSet } from '../../jsonld/proof-set.js'
+import { digestSignerOf } from '../digest-signer.js'
+import type { ProofCheckContext, ProofObject, ProofSuite } from '../port.js'
+import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from '../../jsonld/types.js'
+import { KOBLITZ_2016 } from '../../jsonld/suite-names.js'
 
 /** The suite's proof type. */
 export { KOBLITZ_2016 }
@@ -145,5 +138,12 @@ async function verifyKoblitz2016Proof(proof: ProofObject, context: ProofCheckCon
     : { verified: false, error: `signature does not match any key of ${shown(creator)}` }
 }
 
-/** The suite, as proof sets verify it. */
-export const KOBLITZ_2016_SUITE: ProofSuite = { optionsInput, verify: verifyKoblitz2016Proof }
+/** The suite: signs with secp256k1 keys' digest signer. */
+export const KOBLITZ_2016_SUITE: ProofSuite = {
+  type: KOBLITZ_2016,
+  keyTypes: ['secp256k1'],
+  authenticates: false,
+  sign: (document, signer, options) => signKoblitz2016(document, digestSignerOf(signer, KOBLITZ_2016), options),
+  optionsInput,
+  verify: verifyKoblitz2016Proof,
+}

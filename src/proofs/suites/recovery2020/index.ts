@@ -26,24 +26,17 @@
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { concatBytes, utf8ToBytes } from '@noble/hashes/utils.js'
-import type { DigestSigner } from '../../keys/signer.js'
-import { IN_THREAD_HASHER } from './canonical-hasher.js'
-import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL, SECURITY_V2_URL } from './contexts.js'
-import { JsonLdProcessingError, shown } from './errors.js'
-import { hasHighS, signedByAnyKey, toCompactLowS } from './keys.js'
-import {
-  appendProof,
-  checkProofOptions,
-  contextList,
-  unsignedOf,
-  verifyProofSet,
-  type ProofCheckContext,
-  type ProofObject,
-  type ProofSuite,
-} from './proof-set.js'
-import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from './types.js'
-import { RECOVERY_2020 } from './suite-names.js'
-import { addContextBeforeUndefinedTerms } from './undefined-terms.js'
+import type { DigestSigner } from '../../../keys/signer.js'
+import { IN_THREAD_HASHER } from '../../jsonld/canonical-hasher.js'
+import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL, SECURITY_V2_URL } from '../../jsonld/contexts.js'
+import { JsonLdProcessingError, shown } from '../../jsonld/errors.js'
+import { hasHighS, signedByAnyKey, toCompactLowS } from '../../jsonld/keys.js'
+import { appendProof, checkProofOptions, contextList, unsignedOf, verifyProofSet } from '../../jsonld/proof-set.js'
+import { digestSignerOf } from '../digest-signer.js'
+import type { ProofCheckContext, ProofObject, ProofSuite } from '../port.js'
+import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from '../../jsonld/types.js'
+import { RECOVERY_2020 } from '../../jsonld/suite-names.js'
+import { addContextBeforeUndefinedTerms } from '../../jsonld/undefined-terms.js'
 
 /** The suite's proof type. */
 export { RECOVERY_2020 }
@@ -201,5 +194,12 @@ function checkHeader(encodedHeader: string): string | undefined {
   return undefined
 }
 
-/** The suite, as proof sets verify it. */
-export const RECOVERY_2020_SUITE: ProofSuite = { optionsInput, verify: verifyRecovery2020Proof }
+/** The suite: signs with secp256k1 keys' digest signer. */
+export const RECOVERY_2020_SUITE: ProofSuite = {
+  type: RECOVERY_2020,
+  keyTypes: ['secp256k1'],
+  authenticates: true,
+  sign: (document, signer, options) => signRecovery2020(document, digestSignerOf(signer, RECOVERY_2020), options),
+  optionsInput,
+  verify: verifyRecovery2020Proof,
+}
