@@ -31,7 +31,8 @@ export const CREDENTIAL_CONTRACTS = {
     description:
       'Issues one credential per claim, signed by `iss` (a wallet DID of the tenant the caller controls; the key of its ' +
       'DID’s current owner signs, as `<iss>#controller`). `format` `JSON-LD` (default; proof ' +
-      '`EcdsaKoblitzSignature2016`, or `proofType: "EcdsaSecp256k1RecoverySignature2020"`), `JWT` (did-jwt-vc, ' +
+      'the suite `proofType` / `cryptosuite` name, else the key type’s default: `EcdsaKoblitzSignature2016` for ' +
+      'secp256k1), `JWT` (did-jwt-vc, ' +
       'ES256K) or `SD-JWT` (SD-JWT VC, `typ: dc+sd-jwt`, any key type: per claim `vct` (required), `payload`, `disclose`, ' +
       '`decoys`, and `holderJwk` or a subject DID whose first `authentication` key with key material becomes `cnf.jwk`; ' +
       'no `alias`, `walletConfig` or `status`; answered as `{ id?, sdjwt }`). A JSON-LD or JWT claim without `id` gets a ' +

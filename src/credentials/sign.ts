@@ -162,7 +162,8 @@ async function issueAll(
  * The signer of the issuer: `iss` must be a wallet of the tenant (422 NOT_FOUND otherwise) that
  * the caller controls (403) — for an MPC wallet, whose quorum approves (403 when short) —, whose
  * DID's current owner key the service holds for the tenant (403). With `format`, a key that format does not sign
- * with (JSON-LD: with the suite `proof` names, or its key type's default, see the suite registry) is 422 naming what does, whoever asks: a property of the request, checked before control.
+ * with (JSON-LD: with the suite `proof` names, or its key type's default, see the suite registry) is 422 naming what
+ * does, whoever asks: a property of the request, checked before control.
  */
 export async function issuerSigner(
   ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,

@@ -212,7 +212,10 @@ export interface CredentialFormat<E extends EncodedCredential = EncodedCredentia
   document(encoded: E): Record<string, unknown> | undefined
   /** The subject DIDs it names (none when a subject has no DID). */
   subjects(encoded: E): string[]
-  /** Whether its keys sign in this format (JSON-LD: with the proof suite `proof` names, or the key type's default): 422 naming what does otherwise. */
+  /**
+   * Whether its keys sign in this format (JSON-LD: with the proof suite `proof` names, or the key type's default): 422
+   * naming what does otherwise.
+   */
   assertSigns(keyType: KeyType, proof?: SuiteRequest): void
   /** The contexts of a claim to issue, after checking its claims and contexts fit this format (422 naming `field`). */
   contextsOf(claim: ClaimShape, field: string): ContextEntry[]

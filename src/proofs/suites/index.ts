@@ -89,15 +89,13 @@ export function suiteToSign(keyType: KeyType, request: SuiteRequest = {}, use: S
         `${described(SUITES)}; Data Integrity suites for ${keyType} keys are not registered. Sign as a JWT (format: "JWT")`,
     )
   }
-  if (!suite.keyTypes.includes(keyType))
-    throw invalid(
-      `${named && wanted.cryptosuite !== undefined ? 'cryptosuite' : 'proofType'}: ${suiteName(suite)} signs with ${suite.keyTypes.join(', ')} keys, ` +
-        `not ${keyType}; for ${keyType} keys: ${listed(suitesFor(keyType, use))}`,
-    )
+  const fitting = `for ${keyType} keys: ${listed(suitesFor(keyType, use))}`
+  if (!suite.keyTypes.includes(keyType)) {
+    const field = wanted.cryptosuite !== undefined ? 'cryptosuite' : 'proofType'
+    throw invalid(`${field}: ${suiteName(suite)} signs with ${suite.keyTypes.join(', ')} keys, not ${keyType}; ${fitting}`)
+  }
   if (use === 'presentation' && !suite.authenticates)
-    throw invalid(
-      `proofType: ${suiteName(suite)} takes no challenge, so it cannot sign a presentation; for ${keyType} keys: ${listed(suitesFor(keyType, use))}`,
-    )
+    throw invalid(`proofType: ${suiteName(suite)} takes no challenge, so it cannot sign a presentation; ${fitting}`)
   return suite
 }
 

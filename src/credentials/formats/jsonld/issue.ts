@@ -11,10 +11,10 @@ import type { CredentialContent, IssueOptions } from '../port.js'
 import { unsignedCredential } from '../w3c-document.js'
 
 /**
- * `content` as JSON-LD, signed with one proof by the issuer's key (see {@link IssueOptions}), of the suite
- * the options name or the key type's default (422 naming the suites that fit otherwise), as the issuer's `#controller` for did:ethr. A credential whose terms are
- * all defined is signed as it is; one with a term no context defines is signed again with the undefined-terms context last (the
- * failed attempt costs its canonicalization, up to the undefined term), unless
+ * `content` as JSON-LD, signed with one proof by the issuer's key (see {@link IssueOptions}), of the suite the options
+ * name or the key type's default (422 naming the suites that fit otherwise), as the issuer's `#controller` for did:ethr.
+ * A credential whose terms are all defined is signed as it is; one with a term no context defines is signed again with
+ * the undefined-terms context last (the failed attempt costs its canonicalization, up to the undefined term), unless
  * `undefinedTerms` is `reject`.
  *
  * @throws {JsonLdProcessingError} | {UnknownContextError} the credential is not safely canonicalizable
