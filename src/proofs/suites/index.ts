@@ -84,9 +84,14 @@ export function suiteToSign(keyType: KeyType, request: SuiteRequest = {}, use: S
         ? `proof type ${JSON.stringify(shown(type))}`
         : `cryptosuite ${JSON.stringify(shown(wanted.cryptosuite))}`
     if (named) throw invalid(`${field}: unsupported ${what}; the registered suites: ${listed(SUITES)}`)
+    const others = suitesFor(keyType, use)
+    const instead =
+      others.length === 0
+        ? `Data Integrity suites for ${keyType} keys are not registered. Sign as a JWT (format: "JWT")`
+        : `name one that signs with ${keyType} keys: ${listed(others)}`
     throw invalid(
       `a ${keyType} key cannot sign a JSON-LD proof here: its suite ${suiteName(wanted)} is not registered; ` +
-        `${described(SUITES)}; Data Integrity suites for ${keyType} keys are not registered. Sign as a JWT (format: "JWT")`,
+        `${described(SUITES)}; ${instead}`,
     )
   }
   const fitting = `for ${keyType} keys: ${listed(suitesFor(keyType, use))}`
