@@ -8,7 +8,7 @@ import { shown } from '../jsonld/errors.js'
 
 interface Wrapped {
   message?: unknown
-  details?: { cause?: unknown }
+  details?: { cause?: unknown; event?: { code?: unknown; details?: { property?: unknown; type?: unknown } } }
   cause?: unknown
 }
 
@@ -24,7 +24,10 @@ export function identityErrorIn(error: unknown): IdentityError | undefined {
 /** The message of anything thrown, bounded for an error body. */
 export function messageOf(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error)
-  return shown(message)
+  const event = (error as Wrapped | undefined)?.details?.event
+  if (typeof event?.code !== 'string') return shown(message)
+  const subject = event.details?.property ?? event.details?.type
+  return shown(`JSON-LD safe mode rejected the document: ${event.code}${subject === undefined ? '' : ` (${JSON.stringify(subject)})`}`)
 }
 
 /**

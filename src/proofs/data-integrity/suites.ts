@@ -61,7 +61,7 @@ export const ecdsaSd2023: SelectiveDisclosureSuite = {
   type: 'DataIntegrityProof',
   cryptosuite: 'ecdsa-sd-2023',
   keyTypes: sd.keyTypes,
-  sign: (document, signer, { mandatoryPointers = [], ...options }) => {
+  sign: async (document, signer, { mandatoryPointers = [], ...options }) => {
     checkPointers('mandatoryPointers', mandatoryPointers, (options.limits ?? DEFAULT_JSONLD_LIMITS).maxArrayLength)
     return signWith(sd, (lib) => lib.ecdsaSd2023.createSignCryptosuite({ mandatoryPointers }), document, signer, options)
   },
