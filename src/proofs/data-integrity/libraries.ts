@@ -6,7 +6,12 @@
  */
 
 /** A cryptosuite object of one of the cryptosuite packages (opaque to didvault). */
-export type Cryptosuite = { readonly name: string; readonly requiredAlgorithm: string | string[] } & object
+export type Cryptosuite = {
+  readonly name: string
+  readonly requiredAlgorithm: string | string[]
+  /** The bytes to sign or verify, from the document and the proof (without `proofValue`). */
+  readonly createVerifyData?: (options: { document: Record<string, unknown>; proof: Record<string, unknown> }) => Promise<Uint8Array>
+} & object
 
 /** The signer object the libraries sign with: a verification method id, its algorithm and a raw signature function. */
 export interface LibrarySigner {

@@ -5,12 +5,14 @@
 import { invalid } from '../../errors.js'
 import type { KeySigner } from '../../keys/signer.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
+import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import { documentLoader } from '../jsonld/document-loader.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { onDocument } from './failures.js'
 import { checkCreated, checkDocument, proofsOf, withoutProof, type JsonLdDocument } from './inputs.js'
 import { librarySignerOf } from './key-signer.js'
 import { dataIntegrityLibraries, type Cryptosuite, type DataIntegrityLibraries, type DocumentLoader } from './libraries.js'
+import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
 import { libraryPurpose, type ProofPurpose, type PurposeOptions } from './purpose.js'
 
 /** How to sign. */
@@ -23,6 +25,8 @@ export interface DataIntegritySignOptions extends PurposeOptions {
   created?: string
   /** Bounds of the document (default: the JSON-LD defaults). */
   limits?: JsonLdLimits
+  /** Where the RDF cryptosuites canonicalize: the service's pool (`CanonicalizationPool.hasherFor`); default this thread. */
+  hasher?: CanonicalHasher
 }
 
 /** A signed document: the input with the new proof (appended to its proof set when it had proofs). */
@@ -59,7 +63,9 @@ export async function signWith(
   }
   const lib = await dataIntegrityLibraries()
   const created = options.created ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: cryptosuiteOf(lib), signer: trackedSigner, date: created })
+  const library = cryptosuiteOf(lib)
+  const cryptosuite = hashesThroughHasher(suite, signer.keyType) ? withHasher(library, options.hasher) : library
+  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite, signer: trackedSigner, date: created })
   const proofs = proofsOf(document)
   const unsigned = withoutProof(document)
   const proof = await onDocument(

@@ -17,6 +17,8 @@ export type MethodFailure = { check: 'verification-method' | 'purpose' | 'contro
 /** A verification method the controller's current document lists under the purpose, as a Multikey document. */
 export interface BoundMethod {
   id: string
+  /** Its key's curve: `P-256`, `P-384` or `Ed25519`. */
+  curve: string
   controller: string
   multikey: Record<string, unknown>
 }
@@ -58,7 +60,7 @@ export async function boundMethod(
   try {
     const key = await multikeyOf(lib, suite, method, verificationMethod, did)
     const exported = await key.export({ publicKey: true, includeContext: true })
-    return { id: verificationMethod, controller: did, multikey: { ...exported, id: verificationMethod, controller: did } }
+    return { id: verificationMethod, curve, controller: did, multikey: { ...exported, id: verificationMethod, controller: did } }
   } catch (error) {
     return { ...keyTypeFailure, message: `${verificationMethod}: ${messageOf(error)}` }
   }

@@ -6,12 +6,15 @@
  */
 import type { Resolvable } from 'did-resolver'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
+import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import { documentLoader } from '../jsonld/document-loader.js'
+import { JsonLdDeadlineError } from '../jsonld/errors.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { identityErrorIn, messageOf } from './failures.js'
 import { checkDocument, proofsOf, withoutProof } from './inputs.js'
 import { dataIntegrityLibraries, type DocumentLoader } from './libraries.js'
 import type { ProofPurpose } from './purpose.js'
+import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
 import { boundMethod } from './verification-methods.js'
 
 /** How to verify. */
@@ -27,6 +30,8 @@ export interface DataIntegrityVerifyOptions {
   /** The domain the proof must carry (presentations). */
   domain?: string
   limits?: JsonLdLimits
+  /** Where the RDF cryptosuites canonicalize: the service's pool (`CanonicalizationPool.hasherFor`); default this thread. */
+  hasher?: CanonicalHasher
 }
 
 /** What failed. */
@@ -41,6 +46,7 @@ export type DataIntegrityCheck =
   | 'controller'
   | 'key-type'
   | 'signature'
+  | 'deadline'
 
 /** The outcome of verifying one proof. */
 export type DataIntegrityVerification =
@@ -82,11 +88,14 @@ export async function verifyWith(
   if ('check' in method) return failed(method.check, method.message)
   const loader: DocumentLoader = async (url) =>
     url === method.id ? { contextUrl: null, documentUrl: url, document: structuredClone(method.multikey) } : documentLoader(url)
-  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: suite.verifying(lib) })
+  const library = suite.verifying(lib)
+  const cryptosuite = hashesThroughHasher(suite, method.curve) ? withHasher(library, options.hasher) : library
+  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite })
   const result = await dataIntegrity
     .verifyProof({ proof: p, proofSet: proofs, document: withoutProof(document), documentLoader: loader })
     .catch((error: unknown) => ({ verified: false, error }))
   if (result.verified) return { verified: true, verificationMethod: method.id, controller: method.controller }
   const identityError = identityErrorIn(result.error)
-  return failed(identityError === undefined ? 'signature' : 'document', messageOf(identityError ?? result.error))
+  if (identityError === undefined) return failed('signature', messageOf(result.error))
+  return failed(identityError instanceof JsonLdDeadlineError ? 'deadline' : 'document', identityError.message)
 }
