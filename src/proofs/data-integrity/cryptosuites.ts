@@ -21,6 +21,8 @@ export type WholeDocumentCryptosuite = Exclude<DataIntegrityCryptosuite, 'ecdsa-
 /** What one cryptosuite needs of keys and of the libraries. */
 export interface CryptosuiteDefinition {
   name: DataIntegrityCryptosuite
+  /** How it canonicalizes: RDF Dataset Canonicalization, or the JSON Canonicalization Scheme (RFC 8785). */
+  canonicalization: 'rdfc' | 'jcs'
   /** The wallet key types that sign with it. */
   keyTypes: readonly KeyType[]
   /** The curves (the libraries' `algorithm`) a verification method may have to verify it. */
@@ -36,12 +38,23 @@ const eddsa = { keyTypes: ['Ed25519'], curves: ['Ed25519'], multikeys: (lib: Dat
 
 /** Every cryptosuite, by name. */
 export const CRYPTOSUITES: Readonly<Record<DataIntegrityCryptosuite, CryptosuiteDefinition>> = {
-  'ecdsa-rdfc-2019': { name: 'ecdsa-rdfc-2019', ...ecdsa, verifying: (lib) => lib.ecdsaRdfc2019 },
-  'eddsa-rdfc-2022': { name: 'eddsa-rdfc-2022', ...eddsa, verifying: (lib) => lib.eddsaRdfc2022 },
-  'ecdsa-jcs-2019': { name: 'ecdsa-jcs-2019', ...ecdsa, verifying: (lib) => lib.ecdsaJcs2019.createVerifyCryptosuite() },
-  'eddsa-jcs-2022': { name: 'eddsa-jcs-2022', ...eddsa, verifying: (lib) => lib.eddsaJcs2022.createVerifyCryptosuite() },
+  'ecdsa-rdfc-2019': { name: 'ecdsa-rdfc-2019', canonicalization: 'rdfc', ...ecdsa, verifying: (lib) => lib.ecdsaRdfc2019 },
+  'eddsa-rdfc-2022': { name: 'eddsa-rdfc-2022', canonicalization: 'rdfc', ...eddsa, verifying: (lib) => lib.eddsaRdfc2022 },
+  'ecdsa-jcs-2019': {
+    name: 'ecdsa-jcs-2019',
+    canonicalization: 'jcs',
+    ...ecdsa,
+    verifying: (lib) => lib.ecdsaJcs2019.createVerifyCryptosuite(),
+  },
+  'eddsa-jcs-2022': {
+    name: 'eddsa-jcs-2022',
+    canonicalization: 'jcs',
+    ...eddsa,
+    verifying: (lib) => lib.eddsaJcs2022.createVerifyCryptosuite(),
+  },
   'ecdsa-sd-2023': {
     name: 'ecdsa-sd-2023',
+    canonicalization: 'rdfc',
     ...ecdsa,
     curves: ['P-256'],
     verifying: (lib) => lib.ecdsaSd2023.createVerifyCryptosuite(),

@@ -53,3 +53,24 @@ export function withoutProof(document: JsonLdDocument): JsonLdDocument {
   const { proof: _proof, ...rest } = document
   return rest
 }
+
+/** A UTF-16 surrogate that is not half of a pair (in `u` mode a pair reads as one code point, so only lone ones match). */
+const LONE_SURROGATE = /\p{Cs}/u
+
+/**
+ * @throws {IdentityError} `VALIDATION_ERROR` when a key or string of the document holds a lone surrogate: JCS
+ *   (RFC 8785) canonicalizes I-JSON, which has none, so such a document has no canonical form. The document is
+ *   within the bounds already: the walk is bounded.
+ */
+export function checkWellFormedStrings(document: JsonLdDocument): void {
+  const pending: unknown[] = [document]
+  while (pending.length > 0) {
+    const value = pending.pop()
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value))
+        throw invalid('the document holds a string with a lone UTF-16 surrogate, which JCS cannot canonicalize')
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, entry] of Object.entries(value)) pending.push(key, entry)
+    }
+  }
+}

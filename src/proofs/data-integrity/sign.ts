@@ -9,7 +9,7 @@ import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import { documentLoader } from '../jsonld/document-loader.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { onDocument } from './failures.js'
-import { checkCreated, checkDocument, proofsOf, withoutProof, type JsonLdDocument } from './inputs.js'
+import { checkCreated, checkDocument, checkWellFormedStrings, proofsOf, withoutProof, type JsonLdDocument } from './inputs.js'
 import { librarySignerOf } from './key-signer.js'
 import { dataIntegrityLibraries, type Cryptosuite, type DataIntegrityLibraries, type DocumentLoader } from './libraries.js'
 import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
@@ -47,6 +47,7 @@ export async function signWith(
   options: DataIntegritySignOptions,
 ): Promise<SignedDocument> {
   checkDocument(document, options.limits)
+  if (suite.canonicalization === 'jcs') checkWellFormedStrings(document)
   if (typeof options.verificationMethod !== 'string' || !options.verificationMethod.startsWith('did:')) {
     throw invalid('verificationMethod must be a DID URL')
   }

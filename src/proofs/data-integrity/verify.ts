@@ -11,7 +11,7 @@ import { documentLoader } from '../jsonld/document-loader.js'
 import { JsonLdDeadlineError } from '../jsonld/errors.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { identityErrorIn, messageOf } from './failures.js'
-import { checkDocument, proofsOf, withoutProof } from './inputs.js'
+import { checkDocument, checkWellFormedStrings, proofsOf, withoutProof } from './inputs.js'
 import { dataIntegrityLibraries, type DocumentLoader } from './libraries.js'
 import type { ProofPurpose } from './purpose.js'
 import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
@@ -64,6 +64,7 @@ export async function verifyWith(
   let proofs: Record<string, unknown>[]
   try {
     checkDocument(document, options.limits)
+    if (suite.canonicalization === 'jcs') checkWellFormedStrings(document)
     proofs = proofsOf(document)
   } catch (error) {
     return failed('document', messageOf(error))

@@ -190,6 +190,21 @@ describe('bad documents', () => {
   })
 })
 
+describe('JCS cryptosuites and lone surrogates', () => {
+  it('a document with a lone surrogate: 422 when signing, a document failure when verifying', async () => {
+    const { signer, did, verificationMethod } = await portIdentity(port.keys, 'Ed25519')
+    const lone = { ...credential(did), credentialSubject: { id: 'did:example:holder', name: 'A\uD800B' } }
+    const counted = counting(signer)
+    await expect(eddsaJcs2022.sign(lone, counted, { verificationMethod })).rejects.toMatchObject({ statusCode: 422 })
+    expect(counted.calls).toBe(0)
+    const paired = { ...credential(did), credentialSubject: { id: 'did:example:holder', name: 'A\uD83D\uDE00B' } }
+    const signed = await eddsaJcs2022.sign(paired, signer, { verificationMethod })
+    expect(await eddsaJcs2022.verify(signed, proofOf(signed), assertion(did))).toMatchObject({ verified: true })
+    const broken = { ...lone, proof: signed.proof }
+    expect(await eddsaJcs2022.verify(broken, proofOf(broken), assertion(did))).toMatchObject({ verified: false, check: 'document' })
+  })
+})
+
 describe('ecdsa-sd-2023 (P-256 issuer key in the sealed backend)', () => {
   it('base proof with mandatory pointers → derive by a holder → verify; the base proof itself does not verify', async () => {
     const { signer, did, verificationMethod } = await portIdentity(port.keys, 'P-256')
