@@ -8,6 +8,7 @@
  */
 import type { DIDDocument } from 'did-resolver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { UnavailableError } from '../../../src/errors.js'
 import type { KeyType } from '../../../src/keys/key-types.js'
 import type { KeySigner } from '../../../src/keys/signer.js'
 import {
@@ -187,6 +188,17 @@ describe('bad documents', () => {
     const signed = await ecdsaRdfc2019.sign(credential(did), signer, { verificationMethod })
     const grown = { ...big, proof: signed.proof }
     expect(await ecdsaRdfc2019.verify(grown, proofOf(grown), assertion(did))).toMatchObject({ verified: false, check: 'document' })
+  })
+})
+
+describe('a failing key port', () => {
+  it('its error reaches the caller unchanged (not a 422), for each cryptosuite', async () => {
+    const down = new UnavailableError('key backend down', 'key backend unavailable')
+    for (const [suite, keyType] of [...WHOLE, [ecdsaSd2023, 'P-256'] as const]) {
+      const { signer, did, verificationMethod } = await portIdentity(port.keys, keyType)
+      const failing: KeySigner = { ...signer, sign: () => Promise.reject(down) }
+      await expect(suite.sign(credential(did), failing, { verificationMethod })).rejects.toBe(down)
+    }
   })
 })
 
