@@ -4,6 +4,7 @@
  * the signature by the cryptosuite's library object, which loads only bundled contexts and that method. Every
  * failure is a named outcome, never a throw.
  */
+import { isDeepStrictEqual } from 'node:util'
 import type { Resolvable } from 'did-resolver'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
 import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
@@ -69,10 +70,8 @@ export async function verifyWith(
   } catch (error) {
     return failed('document', messageOf(error))
   }
-  if (typeof proof !== 'object' || proof === null || !proofs.includes(proof as Record<string, unknown>)) {
-    return failed('proof', 'the proof is not one of the document’s proofs')
-  }
-  const p = proof as Record<string, unknown>
+  const p = proofs.find((candidate) => candidate === proof) ?? proofs.find((candidate) => isDeepStrictEqual(candidate, proof))
+  if (p === undefined) return failed('proof', 'the proof is not one of the document’s proofs')
   if (p.type !== 'DataIntegrityProof') return failed('proof', 'the proof is not a DataIntegrityProof')
   if (p.cryptosuite !== suite.name) return failed('cryptosuite', `the proof is not an ${suite.name} proof`)
   if (typeof p.verificationMethod !== 'string') return failed('proof', 'the proof has no verificationMethod DID URL')

@@ -74,6 +74,14 @@ for (const [suite, keyType] of WHOLE) {
       })
     }
 
+    it('the proof to verify must be one of the document’s (a copy of it is): another is a proof failure', async () => {
+      const { signer, did, verificationMethod } = await portIdentity(port.keys, keyType)
+      const signed = await suite.sign(credential(did), signer, { verificationMethod })
+      expect(await suite.verify(signed, structuredClone(proofOf(signed)), assertion(did))).toMatchObject({ verified: true })
+      const elsewhere = { ...proofOf(signed), created: '2020-01-01T00:00:00Z' }
+      expect(await suite.verify(signed, elsewhere, assertion(did))).toMatchObject({ verified: false, check: 'proof' })
+    })
+
     it('a proof copied onto another document fails', async () => {
       const { signer, did, verificationMethod } = await portIdentity(port.keys, keyType)
       const signed = await suite.sign(credential(did), signer, { verificationMethod })
