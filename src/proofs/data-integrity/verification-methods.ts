@@ -1,0 +1,103 @@
+/**
+ * The verification method a Data Integrity proof names, found in its controller's **current** DID document through
+ * the caller's resolver, under the proof's purpose; and given to the library as a Multikey (a did:jwk document's
+ * `JsonWebKey2020` is converted), so the library never loads anything but what was resolved here.
+ */
+import { base58 } from '@scure/base'
+import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
+import { methodsUnder } from '../signing-keys.js'
+import type { CryptosuiteDefinition } from './cryptosuites.js'
+import { messageOf } from './failures.js'
+import type { DataIntegrityLibraries } from './libraries.js'
+import type { ProofPurpose } from './purpose.js'
+
+/** Why a proof's verification method does not stand for its controller. */
+export type MethodFailure = { check: 'verification-method' | 'purpose' | 'controller' | 'key-type'; message: string }
+
+/** A verification method the controller's current document lists under the purpose, as a Multikey document. */
+export interface BoundMethod {
+  id: string
+  /** Its key's curve: `P-256`, `P-384` or `Ed25519`. */
+  curve: string
+  controller: string
+  multikey: Record<string, unknown>
+}
+
+/**
+ * Resolves `verificationMethod` (a DID URL) through `resolver`: it must be listed under `purpose` in the current
+ * document of its DID, that DID must be `controller` when one is expected, and its key must have a curve `suite`
+ * verifies.
+ */
+export async function boundMethod(
+  lib: DataIntegrityLibraries,
+  suite: CryptosuiteDefinition,
+  verificationMethod: string,
+  { resolver, purpose, controller }: { resolver: Resolvable; purpose: ProofPurpose; controller?: string },
+): Promise<BoundMethod | MethodFailure> {
+  const did = verificationMethod.split('#')[0]
+  if (!verificationMethod.includes('#') || !/^did:[a-z0-9]+:[^/?#]+$/.test(did)) {
+    return { check: 'verification-method', message: 'verificationMethod must be a DID URL with a fragment' }
+  }
+  if (controller !== undefined && did !== controller) {
+    return { check: 'controller', message: `the proof is made with a key of ${did}, not of ${controller}` }
+  }
+  const document = await resolve(resolver, did)
+  if (document === undefined) return { check: 'verification-method', message: `${did} does not resolve` }
+  const absolute = (id: string) => (id.startsWith('#') ? `${document.id}${id}` : id)
+  const method = methodsUnder(document, purpose).find((m) => absolute(m.id) === verificationMethod)
+  if (method === undefined) {
+    const listed = (document.verificationMethod ?? []).some((m) => absolute(m.id) === verificationMethod)
+    return listed
+      ? { check: 'purpose', message: `${verificationMethod} is not listed under ${purpose} in its DID document` }
+      : { check: 'verification-method', message: `${verificationMethod} is not in the current DID document of ${did}` }
+  }
+  const curve = curveOf(method)
+  const keyTypeFailure: MethodFailure = {
+    check: 'key-type',
+    message: `${verificationMethod} is a ${curve ?? 'unknown'} key; ${suite.name} verifies ${suite.curves.join(', ')} keys`,
+  }
+  if (curve === undefined || !suite.curves.includes(curve)) return keyTypeFailure
+  try {
+    const key = await multikeyOf(lib, suite, method, verificationMethod, did)
+    const exported = await key.export({ publicKey: true, includeContext: true })
+    return { id: verificationMethod, curve, controller: did, multikey: { ...exported, id: verificationMethod, controller: did } }
+  } catch (error) {
+    return { ...keyTypeFailure, message: `${verificationMethod}: ${messageOf(error)}` }
+  }
+}
+
+/** The multicodec headers (unsigned varints) of the Multikey public keys the cryptosuites verify. */
+const MULTIKEY_HEADERS: ReadonlyArray<[string, readonly number[], number]> = [
+  ['Ed25519', [0xed, 0x01], 32],
+  ['P-256', [0x80, 0x24], 33],
+  ['P-384', [0x81, 0x24], 49],
+]
+
+/** The curve of a method's key (`publicKeyJwk`'s `crv`, or the multicodec header of `publicKeyMultibase`); undefined for anything else. */
+function curveOf(method: VerificationMethod): string | undefined {
+  if (method.publicKeyJwk !== undefined) return typeof method.publicKeyJwk.crv === 'string' ? method.publicKeyJwk.crv : undefined
+  const multibase = method.type === 'Multikey' ? method.publicKeyMultibase : undefined
+  if (typeof multibase !== 'string' || !multibase.startsWith('z') || multibase.length > 100) return undefined
+  let bytes: Uint8Array
+  try {
+    bytes = base58.decode(multibase.slice(1))
+  } catch {
+    return undefined
+  }
+  const found = MULTIKEY_HEADERS.find(([, header, size]) => bytes.length === header.length + size && header.every((b, i) => bytes[i] === b))
+  return found?.[0]
+}
+
+async function resolve(resolver: Resolvable, did: string): Promise<DIDDocument | undefined> {
+  try {
+    return (await resolver.resolve(did)).didDocument ?? undefined
+  } catch {
+    return undefined
+  }
+}
+
+function multikeyOf(lib: DataIntegrityLibraries, suite: CryptosuiteDefinition, method: VerificationMethod, id: string, controller: string) {
+  const multikeys = suite.multikeys(lib)
+  if (method.publicKeyJwk !== undefined) return multikeys.fromJwk({ jwk: method.publicKeyJwk, id, controller })
+  return multikeys.from({ ...method, id, controller })
+}
