@@ -19,7 +19,7 @@ export function parseVcJose(jws: string, maxDepth: number): ParsedCredential {
   // The request rule, inside the base64url the request check cannot see: every string the record is indexed by comes from here.
   checkRequestValue(decoded.payload, maxDepth, 'jwt: payload')
   const refused = shapeError(decoded)
-  if (refused !== undefined) throw invalid(`jwt: not a VC-JOSE credential: ${refused}`)
+  if (refused !== undefined) throw invalid(`jwt: not a VC-JOSE credential: ${refused.error}`)
   const { payload } = decoded
   const subject = (payload.credentialSubject as { id?: unknown } | undefined)?.id
   const issuanceDate = isoOf(payload.validFrom)

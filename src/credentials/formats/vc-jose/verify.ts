@@ -18,7 +18,7 @@ export async function verifyVcJose(jws: string, options: CredentialVerifyOptions
   const { header, payload, data } = decoded
   const issuer = issuerOf(payload) ?? null
   const refused = shapeError(decoded)
-  if (refused !== undefined) return outcome(issuer, [{ check: 'format', verified: false, error: refused }])
+  if (refused !== undefined) return outcome(issuer, [{ ...refused, verified: false }])
   if (payload.iss !== undefined && payload.iss !== issuer)
     return outcome(issuer, [{ check: 'format', verified: false, error: 'iss is not the credential’s issuer' }])
   const signed = await verifyJwsByDid(
