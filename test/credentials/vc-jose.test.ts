@@ -265,3 +265,111 @@ describe('status', () => {
     expect(after.checks.find((c: { check: string }) => c.check === 'status')).toMatchObject({ verified: false, reason: 'revoked' })
   })
 })
+
+describe('presentations, format VC-JOSE', () => {
+  const present = (holder: Party, body: Record<string, unknown>) =>
+    h.request('POST', '/presentations/sign', { json: { holder: holder.did, format: 'VC-JOSE', ...body }, didAuth: holder.jwt })
+  const verifyPresentation = (didAuth: string, jwt: string, body: Record<string, unknown> = {}) =>
+    h.request('POST', '/presentations/verify', { json: { presentation: { jwt }, ...body }, didAuth })
+
+  for (const keyType of KEY_TYPES) {
+    it(`a ${keyType} holder: a vp+jwt enveloping the credentials, bound to nonce and aud; verified with each credential`, async () => {
+      const issuer = await walletOf('P-256')
+      const holder = await walletOf(keyType)
+      const signed = await sign(issuer, { sub: holder.did, claims: [{ payload: { a: 1 } }, { payload: { b: 2 } }] })
+      const [first, second] = signed.body.vcs.map((vc: { jwt: string }) => vc.jwt)
+      const stored = await h.request('POST', '/claims', { json: { claims: [{ jwt: second }] }, didAuth: holder.jwt })
+      const res = await present(holder, {
+        vcs: [{ jwt: first }, { _id: stored.body.vcs[0]._id }],
+        nonce: 'n-0S6_WzA2Mj',
+        aud: 'https://verifier.example',
+        expiresIn: 600_000,
+      })
+      expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const vp: string = res.body.presentation.jwt
+      const [header, payload] = vp.split('.').slice(0, 2).map(decodePart)
+      expect(header).toEqual({ alg: ALG_OF[keyType], typ: 'vp+jwt', cty: 'vp', kid: `${holder.did}#0` })
+      expect(payload).toEqual({
+        '@context': [CREDENTIALS_V2_URL],
+        type: ['VerifiablePresentation'],
+        holder: holder.did,
+        verifiableCredential: [first, second].map((jws) => ({
+          '@context': CREDENTIALS_V2_URL,
+          type: 'EnvelopedVerifiableCredential',
+          id: `data:application/vc+jwt,${jws}`,
+        })),
+        nonce: 'n-0S6_WzA2Mj',
+        aud: 'https://verifier.example',
+        iat: expect.any(Number),
+        nbf: payload.iat,
+        exp: payload.iat + 600,
+      })
+      const [h64, p64, s64] = vp.split('.')
+      expect(nodeVerifier(jwkOfDidJwk(holder.did))(`${h64}.${p64}`, s64)).toBe(true)
+
+      const binding = { nonce: 'n-0S6_WzA2Mj', aud: 'https://verifier.example', holderBinding: true }
+      const verified = await verifyPresentation(holder.jwt, vp, binding)
+      expect(verified.status, JSON.stringify(verified.body)).toBe(200)
+      expect(verified.body).toMatchObject({ verified: true, holder: holder.did })
+      expect(checksOf(verified.body)).toEqual([
+        'signature',
+        'nonce',
+        'aud',
+        'nbf',
+        'exp',
+        'credential',
+        'credential',
+        'holderBinding',
+        'holderBinding',
+      ])
+      expect(verified.body.vcs).toMatchObject([
+        { jwt: first, verified: true, issuer: issuer.did },
+        { jwt: second, verified: true, issuer: issuer.did },
+      ])
+
+      // another nonce or audience, a changed payload: not verified, naming the check
+      const otherNonce = await verifyPresentation(holder.jwt, vp, { ...binding, nonce: 'other' })
+      expect(otherNonce.body).toMatchObject({ verified: false, error: expect.stringMatching(/^nonce: /) })
+      const otherAud = await verifyPresentation(holder.jwt, vp, { ...binding, aud: 'https://other.example' })
+      expect(otherAud.body).toMatchObject({ verified: false, error: expect.stringMatching(/^aud: /) })
+      const forged = await verifyPresentation(holder.jwt, `${h64}.${b64({ ...payload, verifiableCredential: [] })}.${s64}`, binding)
+      expect(forged.body).toMatchObject({ verified: false, error: expect.stringMatching(/^signature: /) })
+    })
+  }
+
+  it('a VC-JWT or JSON-LD credential in a VC-JOSE presentation is 422; a presentation by another holder does not verify', async () => {
+    const issuer = await walletOf('Ed25519')
+    const holder = await walletOf('Ed25519')
+    const vcJwt = (await sign(issuer, { format: 'JWT', claims: [{ payload: { a: 1 } }] })).body.vcs[0].jwt
+    const before = await snapshot(h)
+    const refused = await present(holder, { vcs: [{ jwt: vcJwt }], nonce: 'n' })
+    expectError(refused, 422, 'VALIDATION_ERROR')
+    expect(refused.body.errorMessage).toMatch(/^vcs\.0: a VC-JOSE presentation holds VC-JOSE credentials only/)
+    expect(await snapshot(h)).toEqual(before)
+
+    // the holder it names is not who signed: the signature is by no authentication key of that holder
+    const vc = (await sign(issuer, { claims: [{ payload: { a: 1 } }] })).body.vcs[0].jwt
+    const vp: string = (await present(holder, { vcs: [{ jwt: vc }], nonce: 'n' })).body.presentation.jwt
+    const [h64, p64, s64] = vp.split('.')
+    const payload = decodePart(p64)
+    const claimed = await verifyPresentation(holder.jwt, `${h64}.${b64({ ...payload, holder: issuer.did })}.${s64}`, { nonce: 'n' })
+    expect(claimed.body).toMatchObject({ verified: false, holder: issuer.did, error: expect.stringMatching(/^signature: /) })
+    // a vp+jwt whose credentials are not enveloped VC-JOSE ones: format
+    const bare = await verifyPresentation(holder.jwt, `${h64}.${b64({ ...payload, verifiableCredential: [vc] })}.${s64}`, { nonce: 'n' })
+    expect(bare.body).toMatchObject({ verified: false, checks: [{ check: 'format', verified: false }] })
+  })
+
+  it('a revoked credential fails inside a verified presentation', async () => {
+    const issuer = await walletOf('P-256')
+    const holder = await walletOf('P-256')
+    const id = 'urn:uuid:32000000-0000-4000-8000-00000000d001'
+    const vc = (await sign(issuer, { sub: holder.did, status: { purposes: ['revocation'] }, claims: [{ id, payload: { n: 1 } }] })).body
+      .vcs[0].jwt
+    const vp: string = (await present(holder, { vcs: [{ jwt: vc }], nonce: 'n' })).body.presentation.jwt
+    expect((await verifyPresentation(holder.jwt, vp, { nonce: 'n' })).body).toMatchObject({ verified: true })
+    await h.request('POST', '/claims/status', { json: { items: [{ id, purpose: 'revocation', value: true }] }, didAuth: issuer.jwt })
+    await h.service.publishStatusLists()
+    const after = (await verifyPresentation(holder.jwt, vp, { nonce: 'n' })).body
+    expect(after).toMatchObject({ verified: false, error: expect.stringMatching(/^credential 0: status/) })
+  })
+})

@@ -29,6 +29,13 @@ export type {
   StatusBearing,
 } from './port.js'
 export { isV2Credential } from './jsonld/index.js'
+export {
+  envelopedPresentationSignature,
+  isEnvelopedPresentation,
+  readEnvelopedPresentation,
+  signEnvelopedPresentation,
+  type EnvelopedPresentationClaims,
+} from './vc-jose/presentation.js'
 
 // SD-JWT before JWT: a compact SD-JWT is a string too (with `~`, which no JWT has); VC-JOSE before JWT: both are `{ jwt }`,
 // a VC-JOSE credential told apart by `typ: vc+jwt` (or a credential as its payload, without `vc`).
