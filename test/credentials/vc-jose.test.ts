@@ -250,6 +250,17 @@ describe('status', () => {
       statusPurpose: 'revocation',
       statusListCredential: expect.stringMatching(new RegExp(`^${PUBLIC_URL}/status/`)),
     })
+    // the list is a VC-JOSE credential of the issuer too, served as application/vc+jwt
+    const listUrl: string = decodePart(jws.split('.')[1]).credentialStatus.statusListCredential
+    const list = await fetch(h.url + listUrl.slice(PUBLIC_URL.length))
+    expect(list.headers.get('content-type')).toMatch(/^application\/vc\+jwt/)
+    const listJws = await list.text()
+    expect(decodePart(listJws.split('.')[0])).toMatchObject({ typ: 'vc+jwt', cty: 'vc', kid: `${issuer.did}#0` })
+    expect(decodePart(listJws.split('.')[1])).toMatchObject({
+      '@context': [CREDENTIALS_V2_URL],
+      type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      credentialSubject: { type: 'BitstringStatusList', statusPurpose: 'revocation' },
+    })
     const fresh = await verifyHere(jws, issuer.jwt)
     expect(fresh).toMatchObject({ verified: true })
     expect(fresh.checks.find((c: { check: string }) => c.check === 'status')).toMatchObject({ verified: true, value: false })
