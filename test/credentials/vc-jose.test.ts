@@ -2,12 +2,14 @@
  * VC-JOSE (issue 32 §3: W3C "Securing Verifiable Credentials using JOSE and COSE", a VCDM 2.0 credential as the payload of
  * a compact JWS) through the router on loopback HTTP (SQLite file) and the embedded API: Sign Claims with `format:
  * "VC-JOSE"` for issuers of each key type (did:jwk), the header `{ alg, typ: vc+jwt, cty: vc, kid }` and the payload the
- * credential itself; node:crypto verifies our signature with the issuer's JWK; a VC-JOSE credential made outside didvault
- * (node:crypto, a did:jwk key) verifies and stores here; Store / Fetch / Delete keep `format: 'VC-JOSE'` and its index
+ * credential itself; node:crypto and did-jwt's `verifyJWS` verify our signature with the issuer's JWK; VC-JOSE credentials
+ * made outside didvault (node:crypto, and did-jwt's `createJWS`, with did:jwk keys) verify and store here; `vp+jwt`
+ * presentations enveloping them sign and verify (nonce, aud, holder binding, revocation); Store / Fetch / Delete keep `format: 'VC-JOSE'` and its index
  * fields; a Bitstring status entry is checked and, once revoked, fails; refusals (a `vc` claim, `typ` wrong, `alg: none`,
  * credentials/v1) are the error body with nothing written, or `verified: false` naming the check.
  */
 import { generateKeyPairSync, sign as nodeSign } from 'node:crypto'
+import { createJWS, EdDSASigner, ES256KSigner, ES256Signer, verifyJWS, type JWTHeader } from 'did-jwt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { CredentialRecord } from '../../src/credentials/records.js'
 import type { KeyType, PublicJwk } from '../../src/keys/key-types.js'
@@ -65,6 +67,18 @@ function outsideIssuer(type: KeyType) {
     return `${data}.${signature.toString('base64url')}`
   }
   return { publicJwk, jws }
+}
+
+/** did-jwt's signer of a key held outside didvault (the private key's JWK `d`). */
+function didJwtSignerOf(type: KeyType) {
+  const { privateKey, publicKey } =
+    type === 'Ed25519'
+      ? generateKeyPairSync('ed25519')
+      : generateKeyPairSync('ec', { namedCurve: type === 'P-256' ? 'prime256v1' : 'secp256k1' })
+  const d = new Uint8Array(Buffer.from((privateKey.export({ format: 'jwk' }) as { d: string }).d, 'base64url'))
+  const signer = type === 'Ed25519' ? EdDSASigner(d) : type === 'P-256' ? ES256Signer(d) : ES256KSigner(d)
+  const { kty, crv, x, y } = publicKey.export({ format: 'jwk' }) as PublicJwk
+  return { signer, publicJwk: (y === undefined ? { kty, crv, x } : { kty, crv, x, y }) as PublicJwk }
 }
 
 /** A VCDM 2.0 credential of `issuer`, valid from an hour ago for a day. */
@@ -164,6 +178,28 @@ describe('a VC-JOSE credential made outside didvault (node:crypto, a did:jwk key
       const other = await didJwkOf(outsideIssuer(keyType).publicJwk)
       const wrongIssuer = outside.jws({ alg: ALG_OF[keyType], typ: 'vc+jwt', kid: `${other.did}#0` }, credentialOf(other.did))
       expect(await verifyHere(wrongIssuer, reader.jwt)).toMatchObject({ verified: false, checks: [{ check: 'signature' }] })
+    })
+  }
+})
+
+describe('interop with did-jwt (an independent JOSE implementation)', () => {
+  for (const keyType of KEY_TYPES) {
+    it(`${keyType}: did-jwt's verifyJWS verifies ours with the issuer's JWK; a credential made by did-jwt's createJWS verifies here`, async () => {
+      const issuer = await walletOf(keyType)
+      const ours: string = (await sign(issuer, { claims: [{ payload: { degree: 'BSc' } }] })).body.vcs[0].jwt
+      const method = { id: `${issuer.did}#0`, type: 'JsonWebKey2020', controller: issuer.did, publicKeyJwk: jwkOfDidJwk(issuer.did) }
+      expect(verifyJWS(ours, method)).toMatchObject({ id: method.id })
+      const [h64, p64, s64] = ours.split('.')
+      expect(() => verifyJWS(`${h64}.${b64({ ...decodePart(p64), id: 'urn:other' })}.${s64}`, method)).toThrow()
+
+      const outside = didJwtSignerOf(keyType)
+      const { did, kid } = await didJwkOf(outside.publicJwk)
+      // did-jwt types `typ` as 'JWT' only; it writes the header it is given.
+      const header = { alg: ALG_OF[keyType], typ: 'vc+jwt', cty: 'vc', kid } as unknown as Partial<JWTHeader>
+      const theirs = await createJWS(credentialOf(did), outside.signer, header)
+      expect(decodePart(theirs.split('.')[0])).toMatchObject({ alg: ALG_OF[keyType], typ: 'vc+jwt', cty: 'vc', kid })
+      const reader = await walletOf('P-256')
+      expect(await verifyHere(theirs, reader.jwt)).toMatchObject({ verified: true, issuer: did })
     })
   }
 })
