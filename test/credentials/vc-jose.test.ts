@@ -245,6 +245,20 @@ describe('Store, Fetch, Delete', () => {
     expect(await h.storage.collection('credentials').get(stored._id)).toBeUndefined()
   })
 
+  it('the high-S twin of an ES256 credential is the same record (its content hash is of the low-S form)', async () => {
+    const issuer = await walletOf('P-256')
+    const jws: string = (await sign(issuer, { claims: [{ payload: { n: 2 } }] })).body.vcs[0].jwt
+    const [h64, p64, s64] = jws.split('.')
+    const signature = Buffer.from(s64, 'base64url')
+    const n = 0xffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551n
+    const twinS = (n - BigInt(`0x${signature.subarray(32).toString('hex')}`)).toString(16).padStart(64, '0')
+    const twin = `${h64}.${p64}.${Buffer.concat([signature.subarray(0, 32), Buffer.from(twinS, 'hex')]).toString('base64url')}`
+    expect(twin).not.toBe(jws)
+    const first = await h.request('POST', '/claims', { json: { claims: [{ jwt: jws }] }, didAuth: issuer.jwt })
+    const second = await h.request('POST', '/claims', { json: { claims: [{ jwt: twin }] }, didAuth: issuer.jwt })
+    expect(second.body.vcs[0]._id).toBe(first.body.vcs[0]._id)
+  })
+
   it('refuses a `vc` claim, a wrong typ, alg none and credentials/v1: each item an exact 422, nothing written', async () => {
     const outside = outsideIssuer('P-256')
     const { did, kid } = await didJwkOf(outside.publicJwk)
