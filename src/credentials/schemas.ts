@@ -187,9 +187,13 @@ export const format = z
 /** `format` of Sign Verifiable Credentials, case-insensitive: the presentation formats and `SD-JWT`. */
 const claimFormat = z
   .string()
-  .regex(anyCase('json-ld', 'jwt', 'sd-jwt'), 'must be JSON-LD, JWT or SD-JWT')
-  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT')
-  .meta({ description: '`JSON-LD` (default), `JWT` or `SD-JWT` (SD-JWT VC, `dc+sd-jwt`), any letter case.' })
+  .regex(anyCase('json-ld', 'jwt', 'sd-jwt', 'vc-jose'), 'must be JSON-LD, JWT, SD-JWT or VC-JOSE')
+  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT' | 'VC-JOSE')
+  .meta({
+    description:
+      '`JSON-LD` (default), `JWT` (VC-JWT, data model 1.1), `SD-JWT` (SD-JWT VC, `dc+sd-jwt`) or `VC-JOSE` (a data model 2.0 ' +
+      'credential as the payload of a JWS, `vc+jwt`), any letter case.',
+  })
 
 /** What a claim may carry in each format: an SD-JWT claim needs `vct`, takes no claim-DID member; others no SD-JWT member. */
 function claimFitsFormat(v: { format: string; claims: ClaimFields[] }, ctx: z.RefinementCtx): void {

@@ -31,9 +31,13 @@ const presentedCredential = z.union([
 /** `format` of a presentation, case-insensitive. */
 const format = z
   .string()
-  .regex(anyCase('json-ld', 'jwt', 'sd-jwt'), 'must be JSON-LD, JWT or SD-JWT')
-  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT')
-  .meta({ description: '`JSON-LD`, `JWT` or `SD-JWT` (an SD-JWT VC with a key binding JWT), any letter case.' })
+  .regex(anyCase('json-ld', 'jwt', 'sd-jwt', 'vc-jose'), 'must be JSON-LD, JWT, SD-JWT or VC-JOSE')
+  .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT' | 'VC-JOSE')
+  .meta({
+    description:
+      '`JSON-LD`, `JWT`, `SD-JWT` (an SD-JWT VC with a key binding JWT) or `VC-JOSE` (a `vp+jwt` holding VC-JOSE credentials ' +
+      'as `EnvelopedVerifiableCredential`s), any letter case.',
+  })
 
 /** Most audiences one VP-JWT names. */
 const MAX_AUDIENCES = 20
@@ -116,13 +120,14 @@ export const signPresentation = z
       if (v[field] !== undefined && v.format !== 'JSON-LD')
         ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD presentations' })
     if (v.format === 'SD-JWT') return sdJwtPresentationIssues(v, ctx)
-    if (v.format !== 'JWT' && v.format !== 'JSON-LD') return
+    if (v.format !== 'JWT' && v.format !== 'JSON-LD' && v.format !== 'VC-JOSE') return
     if (v.holder === undefined) ctx.addIssue({ code: 'custom', path: ['holder'], message: 'required' })
     if (v.disclose !== undefined) ctx.addIssue({ code: 'custom', path: ['disclose'], message: 'for an SD-JWT presentation only' })
     for (const [i, vc] of (Array.isArray(v.vcs) ? v.vcs : []).entries())
       if (typeof vc === 'object' && vc !== null && 'sdjwt' in vc)
         ctx.addIssue({ code: 'custom', path: ['vcs', i], message: 'an SD-JWT VC is presented with format SD-JWT only' })
-    const bound = bindingIssues(v.format, v, ctx)
+    // A VC-JOSE presentation is a JWT: its binding is the JWT claims `nonce` and `aud`.
+    const bound = bindingIssues(v.format === 'VC-JOSE' ? 'JWT' : v.format, v, ctx)
     if (v.format === 'JSON-LD' && bound.challenge === undefined)
       ctx.addIssue({ code: 'custom', path: ['challenge'], message: 'a JSON-LD presentation needs the verifier’s challenge (or nonce)' })
   })

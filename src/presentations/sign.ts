@@ -13,6 +13,9 @@
  * - JWT: a VP-JWT made by did-jwt-vc's `createVerifiablePresentationJwt` (ES256K), `nbf` now,
  *   `nonce` (or `challenge`), `aud` (or `domain`) and `exp` (now + `expiresIn`, in whole seconds, rounded
  *   down) as asked; it holds VC-JWTs as strings and JSON-LD credentials as objects.
+ * - VC-JOSE: a `vp+jwt` JWS (`cty: vp`, `kid` the holder's key) whose payload is a VCDM 2.0 presentation holding each
+ *   VC-JOSE credential as an `EnvelopedVerifiableCredential`, with the JWT claims `nonce`, `aud`, `iat`, `nbf` and `exp`
+ *   as for a VP-JWT; it holds VC-JOSE credentials only.
  * - JSON-LD: an `EcdsaSecp256k1RecoverySignature2020` proof by `<holder>#controller`, purpose
  *   `authentication`, with `challenge` (or `nonce`), `domain` (or a single `aud`) and `expires`; canonicalized in the worker pool
  *   like credential signing. It holds JSON-LD credentials only (a VC-JWT has no JSON-LD form).
@@ -40,7 +43,14 @@ import {
 import { suiteToSign } from '../proofs/suites/index.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
-import { carriedBy, credentialFormatNamed, isV2Credential, memberOf, type CredentialMember } from '../credentials/formats/index.js'
+import {
+  carriedBy,
+  credentialFormatNamed,
+  isV2Credential,
+  memberOf,
+  signEnvelopedPresentation,
+  type CredentialMember,
+} from '../credentials/formats/index.js'
 import { assertJsonLdInput, jsonLdHasher } from '../credentials/jsonld-work.js'
 import { authenticationHoldsKey } from '../credentials/holder-key.js'
 import { readerFacts } from '../credentials/reader-facts.js'
@@ -121,11 +131,12 @@ async function signed(
   const proof = { proofType: input.proofType, cryptosuite: input.cryptosuite }
   const signer = await issuerSigner(ctx, caller, input.holder, { format: credentialFormatNamed(input.format), proof })
   // The registry's suite for the holder's key that takes a challenge (secp256k1: Recovery2020), before any credential is read.
-  const suite = input.format === 'JWT' ? undefined : suiteToSign(signer.keyType, proof, 'presentation')
+  const suite = input.format === 'JSON-LD' ? suiteToSign(signer.keyType, proof, 'presentation') : undefined
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
   const now = ctx.now()
   if (input.format === 'JWT') return { jwt: await signJwt(input, holder, credentials, signer, now, ctx.resolvers.get().resolver) }
+  if (input.format === 'VC-JOSE') return { jwt: await signVcJose(input, holder, credentials, signer, now, ctx.resolvers.get().resolver) }
   const embedded = credentials.map((c, i) => {
     if ('jwt' in c) throw invalid(`vcs.${i}: a JSON-LD presentation holds JSON-LD credentials only (present a VC-JWT in a JWT one)`)
     return c.jsonld
@@ -217,6 +228,31 @@ async function signJwt(
     if (/^(schema_error|format_error|invalid_argument)/.test(message)) throw invalid(`vcs: ${shown(message)}`)
     throw err
   }
+}
+
+/** The VC-JOSE presentation (`vp+jwt`) of VC-JOSE credentials only (422 naming any other), bound as a VP-JWT is. */
+async function signVcJose(
+  input: SignPresentationInput,
+  holder: string,
+  credentials: Credential[],
+  signer: KeySigner,
+  now: number,
+  resolver: Resolvable,
+): Promise<string> {
+  const VC_JOSE = credentialFormatNamed('VC-JOSE')
+  const enveloped = credentials.map((c, i) => {
+    if (!('jwt' in c) || !VC_JOSE.is(c.jwt))
+      throw invalid(`vcs.${i}: a VC-JOSE presentation holds VC-JOSE credentials only (present others with format JSON-LD or JWT)`)
+    return c.jwt
+  })
+  const seconds = Math.floor(now / 1000)
+  const claims = {
+    ...jwtBinding(input),
+    iat: seconds,
+    nbf: seconds,
+    ...(input.expiresIn !== undefined && { exp: Math.floor((now + input.expiresIn) / 1000) }),
+  }
+  return signEnvelopedPresentation(holder, enveloped, claims, signer, { resolver })
 }
 
 /**

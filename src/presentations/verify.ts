@@ -7,6 +7,9 @@
  *   it does not accept decided by did-jwt-vc's `verifyPresentation` —; `nonce` and `aud` as the
  *   request expects, by either name (`challenge`, `domain`: `bindings.ts`; a presentation naming an
  *   audience needs the request's); `nbf`/`exp`.
+ * - VC-JOSE: a `vp+jwt` whose payload is a VCDM 2.0 presentation (`format`) with its credentials as
+ *   `EnvelopedVerifiableCredential`s (`data:application/vc+jwt,<jws>`), signed (`signature`) by an `authentication` key
+ *   of its `holder` that `kid` names; `nonce`, `aud`, `nbf`, `exp` as for a VP-JWT.
  * - JSON-LD: within the JSON-LD bounds (`bounds`, `keys`), a `VerifiablePresentation` with a
  *   `holder` (`format`), proofs verified (`proof`) with at least one by an `authentication` key
  *   of the holder, purpose `authentication` (`proofPurpose`), the request's `challenge` and
@@ -37,7 +40,14 @@ import { jsonLdHasher } from '../credentials/jsonld-work.js'
 import { verifyClaimsWith } from '../credentials/verify.js'
 import type { VerifiedCredential } from '../credentials/schemas.js'
 import type { CredentialsContext } from '../credentials/context.js'
-import { carriedBy, credentialFormatNamed, type CredentialStatusCheck } from '../credentials/formats/index.js'
+import {
+  carriedBy,
+  credentialFormatNamed,
+  envelopedPresentationSignature,
+  isEnvelopedPresentation,
+  readEnvelopedPresentation,
+  type CredentialStatusCheck,
+} from '../credentials/formats/index.js'
 import {
   MAX_PRESENTED_CREDENTIALS,
   type PresentationCheck,
@@ -136,6 +146,7 @@ async function checkSdJwt(ctx: Context, sdjwt: string, input: VerifyPresentation
 }
 
 async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: VerifyPresentationInput): Promise<Findings> {
+  if (isEnvelopedPresentation(jwt)) return checkVcJose(ctx, resolver, jwt, input)
   let payload: Record<string, unknown>
   try {
     payload = decodeJwt(jwt).payload
@@ -152,6 +163,27 @@ async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: 
   const checks: PresentationCheck[] = [await signatureCheck(ctx, resolver, jwt)]
   const named = holderNamed(payload, vp ?? {})
   if (named !== undefined) checks.push(holderCheck(named, holder))
+  return { holder, checks: [...checks, ...jwtClaimChecks(ctx, payload, input)], credentials }
+}
+
+/**
+ * A VC-JOSE presentation (`vp+jwt`, `format`): a VCDM 2.0 presentation whose credentials are enveloped VC-JOSE ones,
+ * signed (`signature`) by an `authentication` key of its `holder` that `kid` names; then its JWT claims as a VP-JWT's.
+ */
+async function checkVcJose(ctx: Context, resolver: Resolvable, jwt: string, input: VerifyPresentationInput): Promise<Findings> {
+  const read = readEnvelopedPresentation(jwt, MAX_PRESENTED_CREDENTIALS)
+  if (!read.ok) return { holder: read.holder, checks: [failedCheck('format', read.error)], credentials: [] }
+  const signed = await envelopedPresentationSignature(jwt, read.holder, resolver)
+  const signature: PresentationCheck = signed.verified
+    ? { check: 'signature', verified: true, verificationMethod: signed.method }
+    : failedCheck('signature', signed.error)
+  const credentials = read.credentials.map((vc) => ({ jwt: vc }))
+  return { holder: read.holder, checks: [signature, ...jwtClaimChecks(ctx, read.payload, input)], credentials }
+}
+
+/** The checks of a presentation JWT's claims: `nonce` and `aud` as the request expects (by either name), `nbf`, `exp`. */
+function jwtClaimChecks(ctx: Context, payload: Record<string, unknown>, input: VerifyPresentationInput): PresentationCheck[] {
+  const checks: PresentationCheck[] = []
   const expected = jwtBinding(input)
   if (expected.nonce !== undefined) checks.push(checkOf('nonce', payload.nonce === expected.nonce, 'does not match the expected nonce'))
   if (payload.aud !== undefined || expected.aud !== undefined) {
@@ -164,7 +196,7 @@ async function checkJwt(ctx: Context, resolver: Resolvable, jwt: string, input: 
     checks.push(checkOf('nbf', typeof payload.nbf === 'number' && payload.nbf <= now + SKEW_SECONDS, 'nbf is malformed or in the future'))
   if (payload.exp !== undefined)
     checks.push(checkOf('exp', typeof payload.exp === 'number' && payload.exp > now - SKEW_SECONDS, 'exp is malformed or has passed'))
-  return { holder, checks, credentials }
+  return checks
 }
 
 /** The holders a VP-JWT names besides its `iss` (`vp.holder`, a top-level `holder`), or undefined when it names none. */

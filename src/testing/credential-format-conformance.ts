@@ -47,6 +47,8 @@ const NOT_CREDENTIALS: EncodedCredential[] = [
   'a.b.c',
   'not.a.jwt~',
   'a.b.c~d~e.f.g',
+  // A compact JWS that says it is a VC-JOSE credential (`typ: vc+jwt`) with an empty payload.
+  `${Buffer.from('{"alg":"ES256","typ":"vc+jwt"}').toString('base64url')}.${Buffer.from('{}').toString('base64url')}.c2ln`,
   {},
   { type: ['VerifiableCredential'] },
 ]

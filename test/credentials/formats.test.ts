@@ -35,7 +35,7 @@ import type { StorageAdapter } from '../../src/storage/port.js'
 import { WalletSigners } from '../../src/wallets/signers.js'
 import { runCredentialFormatConformance } from '../../src/testing/index.js'
 
-const NAMES: FormatName[] = ['JSON-LD', 'JWT']
+const NAMES: FormatName[] = ['JSON-LD', 'JWT', 'VC-JOSE']
 const LIMITS = { depth: 64, jsonld: { maxNodes: 10_000, maxArrayLength: 1_000, maxStringLength: 100_000, maxDepth: 32 } }
 const resolver = new Resolver(Object.fromEntries(didMethodNames().map((name) => [name, (did) => didMethodNamed(name)!.resolve(did)])), {
   cache: false,
@@ -81,8 +81,12 @@ const content = (contexts: CredentialContent['contexts']): CredentialContent => 
 function tampered(encoded: EncodedCredential): EncodedCredential {
   if (typeof encoded === 'string') {
     const [header, payload, signature] = encoded.split('.')
-    const body = JSON.parse(Buffer.from(payload, 'base64url').toString()) as { vc: { credentialSubject: Record<string, unknown> } }
-    body.vc.credentialSubject.degree = 'PhD'
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString()) as {
+      vc?: { credentialSubject: Record<string, unknown> }
+      credentialSubject: Record<string, unknown>
+    }
+    // A VC-JWT carries the credential in `vc`, a VC-JOSE credential is the payload itself.
+    ;(body.vc ?? body).credentialSubject.degree = 'PhD'
     return `${header}.${Buffer.from(JSON.stringify(body)).toString('base64url')}.${signature}`
   }
   return { ...encoded, credentialSubject: { id: 'did:example:holder', degree: 'PhD' } }
@@ -123,7 +127,7 @@ describe.each(NAMES)('the %s format through the registry', (name) => {
   })
 
   it('refuses, with a 422 naming the field, what it cannot parse', async () => {
-    const other = name === 'JWT' ? 'not.a.jwt' : { type: ['VerifiableCredential'] }
+    const other = name === 'JWT' || name === 'VC-JOSE' ? 'not.a.jwt' : { type: ['VerifiableCredential'] }
     await expect(format.parse(other as never, LIMITS)).rejects.toThrow(IdentityError)
     await expect(format.parse(other as never, LIMITS)).rejects.toThrow(new RegExp(`^${format.member}: `))
   })

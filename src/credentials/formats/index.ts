@@ -6,6 +6,7 @@
 import { jsonLdFormat } from './jsonld/index.js'
 import { jwtFormat } from './jwt/index.js'
 import { sdJwtFormat } from './sd-jwt/index.js'
+import { vcJoseFormat } from './vc-jose/index.js'
 import type { CredentialFormat, CredentialMember, EncodedCredential, FormatName } from './port.js'
 
 export type {
@@ -28,9 +29,17 @@ export type {
   StatusBearing,
 } from './port.js'
 export { isV2Credential } from './jsonld/index.js'
+export {
+  envelopedPresentationSignature,
+  isEnvelopedPresentation,
+  readEnvelopedPresentation,
+  signEnvelopedPresentation,
+  type EnvelopedPresentationClaims,
+} from './vc-jose/presentation.js'
 
-// SD-JWT before JWT: a compact SD-JWT is a string too (with `~`, which no JWT has).
-const FORMATS: readonly CredentialFormat[] = [jsonLdFormat, sdJwtFormat, jwtFormat]
+// SD-JWT before JWT: a compact SD-JWT is a string too (with `~`, which no JWT has); VC-JOSE before JWT: both are `{ jwt }`,
+// a VC-JOSE credential told apart by `typ: vc+jwt` (or a credential as its payload, without `vc`).
+const FORMATS: readonly CredentialFormat[] = [jsonLdFormat, sdJwtFormat, vcJoseFormat, jwtFormat]
 
 /** Every registered format, in the order encoded credentials are recognised. */
 export function credentialFormats(): readonly CredentialFormat[] {
@@ -57,7 +66,9 @@ export function carriedBy(item: Partial<Record<CredentialFormat['member'], unkno
   format: CredentialFormat
   encoded: EncodedCredential
 } {
-  const format = FORMATS.find((f) => item[f.member] !== undefined)
+  // Formats sharing a member (`jwt`: VC-JOSE, JWT) are told apart by the encoded credential's shape.
+  const carrying = FORMATS.filter((f) => item[f.member] !== undefined)
+  const format = carrying.find((f) => f.is(item[f.member] as EncodedCredential)) ?? carrying[0]
   if (format === undefined) throw new Error('no credential in the item')
   return { format, encoded: item[format.member] as EncodedCredential }
 }

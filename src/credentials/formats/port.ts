@@ -21,7 +21,7 @@ import type { CredentialRecord } from '../records.js'
 import type { VerificationCheck } from '../schemas.js'
 
 /** A format's name: the spec's `format` value. */
-export type FormatName = 'JSON-LD' | 'JWT' | 'SD-JWT'
+export type FormatName = 'JSON-LD' | 'JWT' | 'SD-JWT' | 'VC-JOSE'
 
 /** A credential in its encoded form: a compact JWT or SD-JWT, or a JSON document. */
 export type EncodedCredential = string | Record<string, unknown>
