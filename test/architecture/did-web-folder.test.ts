@@ -2,7 +2,7 @@
  * The did:web folder (`src/did/methods/web/`) held to its place: it reaches only the layers below
  * `did/` (the fetch helper and budget of `net/`; the error body, storage and key types its own documents
  * need), and of `did/` only what every DID method shares (the port, the derived methods' results, the `controller` rule, the key
- * bytes of a JWK, the version parameters of DID URLs) — never another method's internals nor a domain; and
+ * bytes of a JWK, their Multikey encoding, the version parameters of DID URLs) — never another method's internals nor a domain; and
  * outside it only its entry (`index.ts`) is imported, never its internals.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
@@ -36,6 +36,7 @@ describe('src/did/methods/web', () => {
       'did/methods/derived.js',
       'did/methods/controllers.js',
       'did/methods/public-key-bytes.js',
+      'did/methods/multikey.js',
       'did/version.js',
     ]
     const allowed = (target: string) =>

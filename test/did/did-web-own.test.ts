@@ -7,7 +7,9 @@
  */
 import { p256 } from '@noble/curves/nist.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { PublicJwk } from '../../src/keys/key-types.js'
 import { expectError, snapshot, startHarness, tokenFor, type Harness } from '../helpers/harness.js'
+import { multikeyMethod } from '../helpers/multikey-of-jwk.js'
 
 const PUBLIC_URL = 'https://issuer.example:8443/identity'
 /** A response's JSON body, untyped (tests read what they assert). */
@@ -29,7 +31,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
     afterAll(() => h.close())
 
     /** A did:web wallet of a BIP44 vault; `jwt` proves control of its vault (a token of the vault's did:ethr root wallet). */
-    async function didWebWallet(keyType = 'P-256'): Promise<{ id: string; did: string; jwt: string; publicKeyJwk: unknown }> {
+    async function didWebWallet(keyType = 'P-256'): Promise<{ id: string; did: string; jwt: string; publicKeyJwk: PublicJwk }> {
       const vault = (await h.request('POST', '/vaults', { json: { name: `web-${Math.random()}`, hierarchy: 'BIP44' } })).body.vault
       const jwt = await tokenFor(h, vault.wallets[0].did)
       const walletConfig = { didMethod: 'web', keyType }
@@ -56,9 +58,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
       expect(bytes).toBe(await resolved.text())
       const document = JSON.parse(bytes)
       expect(document).toEqual({
-        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1'],
+        '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
         id: w.did,
-        verificationMethod: [{ id: `${w.did}#key-0`, type: 'JsonWebKey2020', controller: w.did, publicKeyJwk: w.publicKeyJwk }],
+        verificationMethod: [await multikeyMethod(`${w.did}#key-0`, w.did, w.publicKeyJwk)],
         authentication: [`${w.did}#key-0`],
         assertionMethod: [`${w.did}#key-0`],
       })
@@ -95,7 +97,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const document = await body(didJson(w.id))
       expect(document.service).toEqual([{ id: `${w.did}#service-1`, type: 'LinkedDomains', serviceEndpoint: 'https://issuer.example/' }])
       expect(document.verificationMethod.map((m: any) => m.id)).toEqual([`${w.did}#key-0`, `${w.did}#key-2`, `${w.did}#key-3`])
-      expect(document.verificationMethod[1].publicKeyJwk).toEqual(given)
+      expect(document.verificationMethod[0]).toEqual(await multikeyMethod(`${w.did}#key-0`, w.did, w.publicKeyJwk))
+      expect(document.verificationMethod[1]).toEqual(await multikeyMethod(`${w.did}#key-2`, w.did, given))
+      expect(document.verificationMethod[2]).toEqual(await multikeyMethod(`${w.did}#key-3`, w.did, generated.publicKeyJwk))
       expect(document.authentication).toEqual([`${w.did}#key-0`])
       expect(document.assertionMethod).toEqual([`${w.did}#key-0`, `${w.did}#key-2`, `${w.did}#key-3`])
 

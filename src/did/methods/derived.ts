@@ -4,8 +4,12 @@
  */
 import type { DIDDocument, DIDResolutionResult, VerificationMethod } from 'did-resolver'
 import { invalid } from '../../errors.js'
-import { keyTypeOfJwk, type PublicJwk } from '../../keys/key-types.js'
+import { KEY_TYPES, keyTypeOfJwk, type KeyType, type PublicJwk } from '../../keys/key-types.js'
+import { decodeMultikey } from './multikey.js'
 import type { ControllingKey } from './port.js'
+import { publicJwkOf } from './public-key-bytes.js'
+
+const SIGNING = new Set<string>(KEY_TYPES)
 
 /** A document found. */
 export function resolved(didDocument: DIDDocument): DIDResolutionResult {
@@ -49,10 +53,25 @@ export function relationshipKeys(
     })
 }
 
-/** A verification method's `publicKeyJwk` when it is a key type didvault uses. */
+/**
+ * A verification method's key as a JWK when it is a key type didvault uses: its `publicKeyJwk`, or the
+ * `publicKeyMultibase` of a `Multikey` (did:key's, and did:web's P-256 and Ed25519 keys).
+ */
 export function jwkOfMethod(vm: VerificationMethod): PublicJwk | undefined {
+  if (vm.type === 'Multikey' && vm.publicKeyMultibase !== undefined) return jwkOfMultikey(vm.publicKeyMultibase)
   const jwk = vm.publicKeyJwk as Record<string, unknown> | undefined
   if (jwk === undefined || keyTypeOfJwk(jwk) === undefined) return undefined
   const { kty, crv, x, y } = jwk as unknown as PublicJwk
   return y === undefined ? { kty, crv, x } : { kty, crv, x, y }
+}
+
+/** The JWK of a Multikey value of a key type didvault signs with; undefined for another codec or a malformed key. */
+export function jwkOfMultikey(value: string): PublicJwk | undefined {
+  const decoded = decodeMultikey(value)
+  if (decoded === undefined || !SIGNING.has(decoded.type)) return undefined
+  try {
+    return publicJwkOf(decoded.type as KeyType, decoded.bytes)
+  } catch {
+    return undefined
+  }
 }

@@ -7,7 +7,7 @@
  */
 import type { DIDDocument, VerificationMethod } from 'did-resolver'
 import type { KeyType } from '../../../keys/key-types.js'
-import { encodeMultikey } from './multikey.js'
+import { encodeMultikey } from '../multikey.js'
 import { x25519OfEd25519 } from '../public-key-bytes.js'
 
 export const DID_KEY_CONTEXT = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1']

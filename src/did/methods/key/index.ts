@@ -2,13 +2,12 @@
  * did:key behind the DID-method port: the DID is the key (Multikey: multicodec + base58btc;
  * Ed25519, P-256 and secp256k1, compressed points), resolved offline, never updated.
  */
-import type { VerificationMethod } from 'did-resolver'
 import { invalid } from '../../../errors.js'
 import { KEY_TYPES, keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../keys/key-types.js'
-import { authenticationKeys, didOf, immutable, resolved, unresolved } from '../derived.js'
+import { authenticationKeys, didOf, immutable, jwkOfMethod, resolved, unresolved } from '../derived.js'
 import type { DidMethod } from '../port.js'
 import { didKeyDocument } from './document.js'
-import { decodeMultikey, encodeMultikey, MAX_MULTIBASE } from './multikey.js'
+import { decodeMultikey, encodeMultikey, MAX_MULTIBASE } from '../multikey.js'
 import { keyBytesToCreate, publicJwkOf } from '../public-key-bytes.js'
 
 const PREFIX = 'did:key:'
@@ -25,9 +24,6 @@ function keyOfIdentifier(identifier: string): { type: KeyType; bytes: Uint8Array
     return undefined
   }
 }
-
-const keyOfMethod = (vm: VerificationMethod) =>
-  vm.type === 'Multikey' && vm.publicKeyMultibase !== undefined ? keyOfIdentifier(vm.publicKeyMultibase)?.jwk : undefined
 
 export const didKey: DidMethod = {
   name: 'key',
@@ -56,6 +52,6 @@ export const didKey: DidMethod = {
 
   async controllingKeys(did) {
     const { didDocument } = await this.resolve(did)
-    return didDocument ? authenticationKeys(didDocument, keyOfMethod) : []
+    return didDocument ? authenticationKeys(didDocument, jwkOfMethod) : []
   },
 }

@@ -1,15 +1,22 @@
 /**
  * The document of a did:web DID the service serves, as of a version and a time: the wallet's key
- * `#key-0` (`JsonWebKey2020` with `publicKeyJwk`, as our did:jwk documents) under `authentication` and
- * `assertionMethod`, then its changes in order — a service entry `#service-<version>`, a delegate
- * `#key-<version>` under `assertionMethod` only (each while valid), a `controller` (which removes
- * `#key-0` from the document: the key no longer speaks for the DID).
+ * `#key-0` under `authentication` and `assertionMethod`, then its changes in order — a service entry
+ * `#service-<version>`, a delegate `#key-<version>` under `assertionMethod` only (each while valid), a
+ * `controller` (which removes `#key-0` from the document: the key no longer speaks for the DID).
+ *
+ * Keys are verification methods of type `Multikey` (`publicKeyMultibase`, as did:key's) for the key types
+ * the Multikey format defines (W3C Controlled Identifiers v1.0 §2.2.2: P-256 and Ed25519 among ours);
+ * a secp256k1 key, which it does not define, stays `JsonWebKey2020` with `publicKeyJwk`.
  */
-import type { DIDDocument, JsonWebKey, Service, VerificationMethod } from 'did-resolver'
-import type { PublicJwk } from '../../../keys/key-types.js'
+import type { DIDDocument, Service, VerificationMethod } from 'did-resolver'
+import { keyTypeOfJwk, type PublicJwk } from '../../../keys/key-types.js'
+import { encodeMultikey } from '../multikey.js'
+import { publicKeyBytes } from '../public-key-bytes.js'
 import type { DidWebChange } from './records.js'
 
-export const DID_WEB_CONTEXT = ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/suites/jws-2020/v1']
+const DID_CONTEXT = 'https://www.w3.org/ns/did/v1'
+const MULTIKEY_CONTEXT = 'https://w3id.org/security/multikey/v1'
+const JWS_2020_CONTEXT = 'https://w3id.org/security/suites/jws-2020/v1'
 
 /** A change and the version it made. */
 export interface VersionedChange {
@@ -17,30 +24,36 @@ export interface VersionedChange {
   change: DidWebChange
 }
 
-const jwkOf = ({ kty, crv, x, y }: PublicJwk): JsonWebKey => (y === undefined ? { kty, crv, x } : { kty, crv, x, y })
+/** The verification method `id` of `did` for `jwk`: `Multikey` for P-256 and Ed25519, `JsonWebKey2020` for secp256k1. */
+function verificationMethod(did: string, id: string, jwk: PublicJwk): VerificationMethod {
+  const type = keyTypeOfJwk(jwk)
+  if (type === 'P-256' || type === 'Ed25519')
+    return { id, type: 'Multikey', controller: did, publicKeyMultibase: encodeMultikey(type, publicKeyBytes(jwk)) }
+  const { kty, crv, x, y } = jwk
+  return { id, type: 'JsonWebKey2020', controller: did, publicKeyJwk: y === undefined ? { kty, crv, x } : { kty, crv, x, y } }
+}
+
+/** The contexts of a document with `methods`: DID core and Multikey, and JWS 2020 while a `JsonWebKey2020` is listed. */
+const contextOf = (methods: readonly VerificationMethod[]) =>
+  methods.some((m) => m.type === 'JsonWebKey2020') ? [DID_CONTEXT, MULTIKEY_CONTEXT, JWS_2020_CONTEXT] : [DID_CONTEXT, MULTIKEY_CONTEXT]
 
 /** The document of `did` whose wallet key is `publicJwk`, after `changes` (in version order), with validity judged at `atMs`. */
 export function didWebDocument(did: string, publicJwk: PublicJwk, changes: readonly VersionedChange[], atMs: number): DIDDocument {
   const live = (validTo: number) => validTo * 1000 > atMs
-  const method = (id: string, jwk: PublicJwk): VerificationMethod => ({
-    id,
-    type: 'JsonWebKey2020',
-    controller: did,
-    publicKeyJwk: jwkOf(jwk),
-  })
   let controller: string | undefined
   const delegates: VerificationMethod[] = []
   const services: Service[] = []
   for (const { version, change } of changes) {
     if (change.kind === 'controller') controller = change.controller
-    else if (change.kind === 'delegate' && live(change.validTo)) delegates.push(method(`${did}#key-${version}`, change.publicKeyJwk))
+    else if (change.kind === 'delegate' && live(change.validTo))
+      delegates.push(verificationMethod(did, `${did}#key-${version}`, change.publicKeyJwk))
     else if (change.kind === 'service' && live(change.validTo))
       services.push({ id: `${did}#service-${version}`, type: change.type, serviceEndpoint: change.serviceEndpoint })
   }
-  const own = controller === undefined ? [method(`${did}#key-0`, publicJwk)] : []
-  const document: DIDDocument = { '@context': DID_WEB_CONTEXT, id: did }
-  if (controller !== undefined) document.controller = controller
+  const own = controller === undefined ? [verificationMethod(did, `${did}#key-0`, publicJwk)] : []
   const methods = [...own, ...delegates]
+  const document: DIDDocument = { '@context': contextOf(methods), id: did }
+  if (controller !== undefined) document.controller = controller
   if (methods.length > 0) document.verificationMethod = methods
   if (own.length > 0) document.authentication = [own[0].id]
   if (methods.length > 0) document.assertionMethod = methods.map((m) => m.id)
@@ -49,4 +62,4 @@ export function didWebDocument(did: string, publicJwk: PublicJwk, changes: reado
 }
 
 /** The document of a deactivated DID: its id only. */
-export const deactivatedDocument = (did: string): DIDDocument => ({ '@context': DID_WEB_CONTEXT, id: did })
+export const deactivatedDocument = (did: string): DIDDocument => ({ '@context': contextOf([]), id: did })
