@@ -66,6 +66,22 @@ for (const storage of ['memory', 'sqlite'] as const) {
       })
     })
 
+    it('a secp256k1 key, which the Multikey format does not define, stays JsonWebKey2020 (publicKeyJwk) under the JWS 2020 context', async () => {
+      const w = await didWebWallet('secp256k1')
+      expect(w.publicKeyJwk).toMatchObject({ kty: 'EC', crv: 'secp256k1' })
+      expect(await body(didJson(w.id))).toEqual({
+        '@context': [
+          'https://www.w3.org/ns/did/v1',
+          'https://w3id.org/security/multikey/v1',
+          'https://w3id.org/security/suites/jws-2020/v1',
+        ],
+        id: w.did,
+        verificationMethod: [{ id: `${w.did}#key-0`, type: 'JsonWebKey2020', controller: w.did, publicKeyJwk: w.publicKeyJwk }],
+        authentication: [`${w.did}#key-0`],
+        assertionMethod: [`${w.did}#key-0`],
+      })
+    })
+
     it('txsInput: a service, a given delegate and a generated one, then newOwner: each a version, resolvable later', async () => {
       const w = await didWebWallet('Ed25519')
       const given = p256Jwk()

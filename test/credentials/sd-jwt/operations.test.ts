@@ -12,6 +12,7 @@ import { AUDIT_RECORDS } from '../../../src/audit/records.js'
 import { collectionOf } from '../../../src/storage/declaration.js'
 import type { KeyType, PublicJwk } from '../../../src/keys/key-types.js'
 import { expectError, snapshot, startHarness, TENANT_A, type Harness } from '../../helpers/harness.js'
+import { multikeyMethod } from '../../helpers/multikey-of-jwk.js'
 import { decodeDisclosure, didJwkOf, KEY_TYPES, nodeVerifier, nowSeconds, outsideKey, partsOf } from './helpers.js'
 
 let h: Harness
@@ -115,10 +116,11 @@ describe('Sign Claims, format SD-JWT', () => {
     const compact: string = res.body.vcs[0].sdjwt
     const document = (await h.request('GET', `/1.0/identifiers/${encodeURIComponent(issuer.did)}`)).body
     const didDocument = document.didDocument ?? document
-    const [method] = didDocument.verificationMethod as Array<{ id: string; publicKeyJwk?: PublicJwk; publicKeyMultibase?: string }>
+    const [method] = didDocument.verificationMethod as Array<{ id: string; publicKeyMultibase?: string }>
     const [header, payload] = compact.split('~')[0].split('.').slice(0, 2).map(decodePart)
-    expect(header).toMatchObject({ alg: 'EdDSA', kid: method.id })
-    expect(payload.cnf.jwk).toEqual(method.publicKeyJwk)
+    expect(header).toMatchObject({ alg: 'EdDSA', kid: `${issuer.did}#key-0` })
+    expect(payload.cnf.jwk).toMatchObject({ kty: 'OKP', crv: 'Ed25519' })
+    expect(method).toEqual(await multikeyMethod(`${issuer.did}#key-0`, issuer.did, payload.cnf.jwk))
     const checked = await h.request('POST', '/claims/verify', { json: { vcs: [{ sdjwt: compact }] }, didAuth: issuer.jwt })
     expect(checked.body.vcs[0]).toMatchObject({ verified: true, issuer: issuer.did, disclosed: { ...PAYLOAD, sub: issuer.did } })
   })
