@@ -267,7 +267,7 @@ async function checkJsonLd(
   const keys = signingKeysResolver(resolver, ctx.keys, 'authentication')
   let proofs: Awaited<ReturnType<typeof verifyJsonLd>>
   try {
-    proofs = await verifyJsonLd(vp, { resolveSigningKeys: orNone(keys), issuer: holder, hasher })
+    proofs = await verifyJsonLd(vp, { resolveSigningKeys: orNone(keys), resolver, proofPurpose: 'authentication', issuer: holder, hasher })
   } catch (err) {
     if (err instanceof JsonLdDeadlineError) return { holder, checks: [failedCheck('deadline', err.message)], credentials }
     if (err instanceof JsonLdBoundsError) return { holder, checks: [failedCheck(err.check, err.message)], credentials }

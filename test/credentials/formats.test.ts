@@ -134,10 +134,12 @@ describe.each(NAMES)('the %s format through the registry', (name) => {
 })
 
 describe('what Sign refuses per format', () => {
-  it('JSON-LD: no suite signs with a P-256 key; credentials/v1 with status', () => {
+  it('JSON-LD: a suite that does not sign with the key’s type; credentials/v1 with status', () => {
     const jsonLd = credentialFormatNamed('JSON-LD')
-    expect(() => jsonLd.assertSigns('P-256')).toThrow(/cannot sign a JSON-LD proof/)
-    expect(() => jsonLd.assertSigns('secp256k1')).not.toThrow()
+    expect(() => jsonLd.assertSigns('P-256', { cryptosuite: 'eddsa-rdfc-2022' })).toThrow(
+      /^cryptosuite: DataIntegrityProof \(eddsa-rdfc-2022\) signs with Ed25519 keys, not P-256/,
+    )
+    for (const keyType of ['secp256k1', 'P-256', 'Ed25519'] as const) expect(() => jsonLd.assertSigns(keyType)).not.toThrow()
     expect(() => jsonLd.contextsOf({ claims: {}, named: ['https://www.w3.org/2018/credentials/v1'], withStatus: true }, 'c')).toThrow(
       /^c: a JSON-LD credential with status must be data model 2\.0/,
     )

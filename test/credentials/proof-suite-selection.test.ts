@@ -2,7 +2,7 @@
  * Choosing a JSON-LD proof's suite (docs/credentials.md *Formats and proofs*), through the router on loopback HTTP
  * (SQLite file) and the embedded API: Sign, Add Proof and Sign Presentation take `proofType` / `cryptosuite`, or the
  * suite registry's default for the signing key's type (secp256k1: EcdsaKoblitzSignature2016 for credentials,
- * EcdsaSecp256k1RecoverySignature2020 for presentations). An unknown cryptosuite, a suite of another key type, a
+ * EcdsaSecp256k1RecoverySignature2020 for presentations; P-256: DataIntegrityProof ecdsa-rdfc-2019). An unknown cryptosuite, a suite of another key type, a
  * `cryptosuite` with another `proofType` and a suite that takes no challenge for a presentation are 422 with the
  * spec's error body, and nothing is written.
  */
@@ -12,7 +12,8 @@ import { snapshot, startHarness, TENANT_A, tokenFor, walletWithToken, type Harne
 
 const KOBLITZ = 'EcdsaKoblitzSignature2016'
 const RECOVERY = 'EcdsaSecp256k1RecoverySignature2020'
-const REGISTERED = `the registered suites: ${KOBLITZ}, ${RECOVERY}`
+const DATA_INTEGRITY = ['ecdsa-rdfc-2019', 'eddsa-rdfc-2022', 'ecdsa-jcs-2019', 'eddsa-jcs-2022', 'ecdsa-sd-2023']
+const REGISTERED = `the registered suites: ${[KOBLITZ, RECOVERY, ...DATA_INTEGRITY.map((c) => `DataIntegrityProof (${c})`)].join(', ')}`
 
 let h: Harness
 let issuer: { did: string; jwt: string }
@@ -98,18 +99,24 @@ describe('choosing the proof suite', () => {
     expect(res.body.errorMessage).toContain('cryptosuite: only with proofType "DataIntegrityProof" (or alone)')
   })
 
-  it('a suite that does not sign with the key’s type is 422; a P-256 key’s default suite is named until registered', async () => {
+  it('a suite that does not sign with the key’s type is 422; a P-256 key signs with its default, ecdsa-rdfc-2019', async () => {
     const p256 = await keyWallet('P-256')
     await refused(
       () => h.request('POST', '/claims/sign', { json: { iss: p256.did, claims, proofType: RECOVERY }, didAuth: p256.jwt }),
-      `proofType: ${RECOVERY} signs with secp256k1 keys, not P-256; for P-256 keys: none registered`,
+      `proofType: ${RECOVERY} signs with secp256k1 keys, not P-256; for P-256 keys: ` +
+        'DataIntegrityProof (ecdsa-rdfc-2019), DataIntegrityProof (ecdsa-jcs-2019), DataIntegrityProof (ecdsa-sd-2023)',
     )
-    await refused(
-      () => h.request('POST', '/claims/sign', { json: { iss: p256.did, claims }, didAuth: p256.jwt }),
-      'a P-256 key cannot sign a JSON-LD proof here: its suite DataIntegrityProof (ecdsa-rdfc-2019) is not registered; ' +
-        `the registered suites (${KOBLITZ}, ${RECOVERY}) sign with secp256k1 keys; Data Integrity suites for P-256 keys are ` +
-        'not registered. Sign as a JWT (format: "JWT")',
-    )
+    const res = await h.request('POST', '/claims/sign', {
+      json: { iss: p256.did, claims, context: ['https://www.w3.org/ns/credentials/v2'] },
+      didAuth: p256.jwt,
+    })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const { proof } = res.body.vcs[0].jsonld
+    expect(Object.keys(proof).sort()).toEqual(['created', 'cryptosuite', 'proofPurpose', 'proofValue', 'type', 'verificationMethod'])
+    expect(proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'ecdsa-rdfc-2019', proofPurpose: 'assertionMethod' })
+    expect(proof.verificationMethod).toMatch(new RegExp(`^${p256.did}#`))
+    const verified = await h.request('POST', '/claims/verify', { json: { vcs: [{ jsonld: res.body.vcs[0].jsonld }] }, didAuth: p256.jwt })
+    expect(verified.body.vcs[0]).toMatchObject({ verified: true, issuer: p256.did })
   })
 
   it('a presentation takes the registry’s suite that takes a challenge; Koblitz2016 is 422', async () => {

@@ -5,8 +5,9 @@
  * `jsonld` only for secp256k1, authenticates its requests, and verifies in our Verify Claim and in
  * did-jwt / did-jwt-vc through key-did-resolver and Veramo's did:jwk resolver. A forged token
  * (another wallet's key), an expired one and another tenant's are refused with the error body;
- * JSON-LD issuance, add-proof and presentation with a P-256/Ed25519 key are 422 naming the suites,
- * with nothing written. (VC-JWTs signed by such wallets' signers: test/proofs/wallet-key-signing.test.ts.)
+ * JSON-LD (credentials v2) issuance, add-proof and presentation with a P-256/Ed25519 key take the key type's Data
+ * Integrity suite (ecdsa-rdfc-2019 / eddsa-rdfc-2022) and verify; a secp256k1 suite named for such a key is 422 naming
+ * the suites that fit, with nothing written. (VC-JWTs signed by such wallets' signers: test/proofs/wallet-key-signing.test.ts.)
  */
 import { getDidJwkResolver } from '@veramo/did-provider-jwk'
 import { createJWT, decodeJWT, verifyJWT } from 'did-jwt'
@@ -27,7 +28,8 @@ const CASES = [
   ['web', 'P-256', 'ES256'],
   ['web', 'Ed25519', 'EdDSA'],
 ] as const
-const SUITES = /EcdsaKoblitzSignature2016, EcdsaSecp256k1RecoverySignature2020\) sign with secp256k1 keys; Data Integrity suites/
+const DEFAULT_CRYPTOSUITE: Record<string, string> = { 'P-256': 'ecdsa-rdfc-2019', Ed25519: 'eddsa-rdfc-2022' }
+const V2 = 'https://www.w3.org/ns/credentials/v2'
 
 let h: Harness
 beforeAll(async () => {
@@ -107,34 +109,75 @@ describe('a did:key / did:jwk wallet signs with its own key', () => {
   })
 
   it.each(CASES.filter(([, keyType]) => keyType !== 'secp256k1'))(
-    'did:%s, %s: JSON-LD issuance, add-proof and presentation are 422 naming the suites; nothing is written',
+    'did:%s, %s: JSON-LD issuance, add-proof and presentation take the Data Integrity default and verify',
+    async (method, keyType) => {
+      const { did, token } = await walletOf(method, keyType)
+      const cryptosuite = DEFAULT_CRYPTOSUITE[keyType]
+      const claims = [{ payload: { name: 'x' } }]
+      // Its `id` is the wallet's DID, whose owner adds the proof.
+      const unsigned = {
+        '@context': [V2],
+        id: did,
+        type: ['VerifiableCredential'],
+        issuer: did,
+        validFrom: '2026-01-01T00:00:00Z',
+        credentialSubject: { id: did },
+      }
+      const signed = await h.request('POST', '/claims/sign', {
+        json: { iss: did, format: 'JSON-LD', claims, context: [V2] },
+        didAuth: token.jwt,
+      })
+      const added = await h.request('POST', '/claims/proofs', { json: { iss: did, vcs: [{ jsonld: unsigned }] }, didAuth: token.jwt })
+      expect(added.body.errors, JSON.stringify(added.body)).toEqual([])
+      const presented = await h.request('POST', '/presentations/sign', {
+        json: { holder: did, format: 'JSON-LD', challenge: 'c', vcs: [{ jsonld: added.body.vcs?.[0]?.jsonld }] },
+        didAuth: token.jwt,
+      })
+      for (const res of [signed, added, presented]) expect(res.status, JSON.stringify(res.body)).toBe(200)
+      const proofs = [signed.body.vcs[0].jsonld.proof, added.body.vcs[0].jsonld.proof, presented.body.presentation.jsonld.proof]
+      for (const [i, proof] of proofs.entries()) {
+        expect(Object.keys(proof).sort()).toEqual(
+          ['created', 'cryptosuite', 'proofPurpose', 'proofValue', 'type', 'verificationMethod', ...(i === 2 ? ['challenge'] : [])].sort(),
+        )
+        expect(proof).toMatchObject({
+          type: 'DataIntegrityProof',
+          cryptosuite,
+          proofPurpose: i === 2 ? 'authentication' : 'assertionMethod',
+          ...(i === 2 && { challenge: 'c' }),
+        })
+        expect(proof.verificationMethod.startsWith(`${did}#`)).toBe(true)
+      }
+      const verified = await h.request('POST', '/claims/verify', {
+        json: { vcs: [{ jsonld: signed.body.vcs[0].jsonld }, { jsonld: added.body.vcs[0].jsonld }] },
+        didAuth: token.jwt,
+      })
+      expect(verified.body.vcs.map((v: { verified: boolean }) => v.verified)).toEqual([true, true])
+      const presentation = await h.request('POST', '/presentations/verify', {
+        json: { presentation: { jsonld: presented.body.presentation.jsonld }, challenge: 'c' },
+        didAuth: token.jwt,
+      })
+      expect(presentation.body).toMatchObject({ verified: true, holder: did })
+    },
+  )
+
+  it.each(CASES.filter(([, keyType]) => keyType !== 'secp256k1'))(
+    'did:%s, %s: a secp256k1 suite named for the key is 422 naming the suites that fit; nothing is written',
     async (method, keyType) => {
       const { did, token } = await walletOf(method, keyType)
       const before = await snapshot(h)
       const claims = [{ payload: { name: 'x' } }]
-      const unsigned = {
-        '@context': ['https://www.w3.org/2018/credentials/v1'],
-        type: ['VerifiableCredential'],
-        issuer: did,
-        issuanceDate: '2026-01-01T00:00:00Z',
-        credentialSubject: { id: did },
-      }
+      const proofType = 'EcdsaSecp256k1RecoverySignature2020'
       const refusals = [
-        await h.request('POST', '/claims/sign', { json: { iss: did, format: 'JSON-LD', claims }, didAuth: token.jwt }),
-        await h.request('POST', '/claims/sign', {
-          json: { iss: did, format: 'JSON-LD', claims, status: { purposes: ['revocation'] } },
-          didAuth: token.jwt,
-        }),
-        await h.request('POST', '/claims/proofs', { json: { iss: did, vcs: [{ jsonld: unsigned }] }, didAuth: token.jwt }),
+        await h.request('POST', '/claims/sign', { json: { iss: did, format: 'JSON-LD', claims, proofType }, didAuth: token.jwt }),
         await h.request('POST', '/presentations/sign', {
-          json: { holder: did, format: 'JSON-LD', challenge: 'c', vcs: [{ jsonld: unsigned }] },
+          json: { holder: did, format: 'JSON-LD', challenge: 'c', vcs: [{ jsonld: { '@context': [V2] } }], proofType },
           didAuth: token.jwt,
         }),
       ]
       for (const res of refusals) {
         expectError(res, 422, 'VALIDATION_ERROR')
-        expect(res.body.errorMessage).toMatch(SUITES)
-        expect(res.body.errorMessage).toContain(keyType)
+        expect(res.body.errorMessage).toContain(`proofType: ${proofType} signs with secp256k1 keys, not ${keyType}; for ${keyType} keys: `)
+        expect(res.body.errorMessage).toContain(`DataIntegrityProof (${DEFAULT_CRYPTOSUITE[keyType]})`)
       }
       expect(await snapshot(h)).toEqual(before)
     },

@@ -5,8 +5,8 @@
  * (ES256K, ES256, EdDSA) and the `kid` of the verification method the DID's document lists, and
  * verify in independent verifiers (did-jwt's `verifyJWT`, did-jwt-vc's `verifyCredential`)
  * through key-did-resolver and Veramo's did:jwk resolver; a P-256/Ed25519 DID-auth token has no
- * JSON-LD form, and JSON-LD issuance with those keys is 422 naming the suites. Forged (another
- * key) and expired JWTs are refused by the same verifiers.
+ * JSON-LD form, and JSON-LD issuance with those keys takes their Data Integrity suite (credentials v2; a
+ * credentials/v1 one is 422). Forged (another key) and expired JWTs are refused by the same verifiers.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,6 +18,7 @@ import { Resolver } from 'did-resolver'
 import KeyDidResolver from 'key-did-resolver'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { issueJsonLdCredential } from '../../src/credentials/formats/jsonld/issue.js'
+import { verifyJsonLd } from '../../src/proofs/jsonld/index.js'
 import { issueJwtCredential } from '../../src/credentials/formats/jwt/issue.js'
 import type { CredentialContent } from '../../src/credentials/formats/index.js'
 import { KeyCustody } from '../../src/custody/key-custody.js'
@@ -121,11 +122,24 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
     }
 
     if (type !== 'secp256k1')
-      it(`${type}: JSON-LD issuance is 422 naming the suites that can sign (secp256k1) and what comes next`, async () => {
+      it(`${type}: JSON-LD issuance (credentials v2) takes the Data Integrity default and verifies; credentials v1 is 422`, async () => {
         const { did, signer } = await wallet(type, 'key')
-        const refused = issueJsonLdCredential(content(did, Date.now()), signer)
+        const v2 = { ...content(did, Date.parse('2026-01-01T00:00:00Z')), contexts: ['https://www.w3.org/ns/credentials/v2'] }
+        const signed = await issueJsonLdCredential(v2, signer, { resolver: ours })
+        const cryptosuite = type === 'P-256' ? 'ecdsa-rdfc-2019' : 'eddsa-rdfc-2022'
+        const method = (await ours.resolve(did)).didDocument!.assertionMethod![0]
+        expect(signed.proof).toEqual({
+          type: 'DataIntegrityProof',
+          cryptosuite,
+          created: '2026-01-01T00:00:00Z',
+          verificationMethod: method,
+          proofPurpose: 'assertionMethod',
+          proofValue: expect.stringMatching(/^z[1-9A-HJ-NP-Za-km-z]+$/),
+        })
+        const verified = await verifyJsonLd(signed, { resolveSigningKeys: async () => [], resolver: ours })
+        expect(verified).toMatchObject({ verified: true, proofs: [{ did, verified: true }] })
+        const refused = issueJsonLdCredential(content(did, Date.now()), signer, { resolver: ours })
         await expect(refused).rejects.toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR' })
-        await expect(refused).rejects.toThrow(/EcdsaKoblitzSignature2016, EcdsaSecp256k1RecoverySignature2020.*secp256k1.*Data Integrity/)
       })
   }
 })

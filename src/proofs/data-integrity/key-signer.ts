@@ -9,6 +9,9 @@ import type { KeySigner } from '../../keys/signer.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import type { LibrarySigner } from './libraries.js'
 
+/** What the suites sign with: a key port signer's type and its JOSE signatures of bytes (a {@link KeySigner} is one). */
+export type JoseSigner = Pick<KeySigner, 'keyType' | 'sign'>
+
 const JOSE_ALGORITHM: Partial<Record<KeySigner['keyType'], SignatureAlgorithm>> = { 'P-256': 'ES256', Ed25519: 'EdDSA' }
 
 /**
@@ -16,7 +19,7 @@ const JOSE_ALGORITHM: Partial<Record<KeySigner['keyType'], SignatureAlgorithm>> 
  *
  * @throws {IdentityError} `VALIDATION_ERROR` (422) when the cryptosuite does not sign with keys of the signer's type
  */
-export function librarySignerOf(signer: KeySigner, verificationMethod: string, suite: CryptosuiteDefinition): LibrarySigner {
+export function librarySignerOf(signer: JoseSigner, verificationMethod: string, suite: CryptosuiteDefinition): LibrarySigner {
   const alg = JOSE_ALGORITHM[signer.keyType]
   if (alg === undefined || !suite.keyTypes.includes(signer.keyType)) {
     throw invalid(`cryptosuite ${suite.name} does not sign with ${signer.keyType} keys (it takes ${suite.keyTypes.join(', ')})`)

@@ -1,16 +1,15 @@
 /**
  * Adds a `DataIntegrityProof` to a document, signed through the key port: the cryptosuite's library object makes the
- * proof, over didvault's bundled contexts only ({@link documentLoader}), with the wallet's {@link KeySigner}.
+ * proof, over didvault's bundled contexts only ({@link documentLoader}), with the wallet's key port signer.
  */
 import { invalid } from '../../errors.js'
-import type { KeySigner } from '../../keys/signer.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
 import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import { documentLoader } from '../jsonld/document-loader.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { onDocument } from './failures.js'
 import { checkCreated, checkDocument, checkWellFormedStrings, proofsOf, withoutProof, type JsonLdDocument } from './inputs.js'
-import { librarySignerOf } from './key-signer.js'
+import { librarySignerOf, type JoseSigner } from './key-signer.js'
 import { dataIntegrityLibraries, type Cryptosuite, type DataIntegrityLibraries, type DocumentLoader } from './libraries.js'
 import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
 import { libraryPurpose, type ProofPurpose, type PurposeOptions } from './purpose.js'
@@ -43,7 +42,7 @@ export async function signWith(
   suite: CryptosuiteDefinition,
   cryptosuiteOf: (lib: DataIntegrityLibraries) => Cryptosuite,
   document: unknown,
-  signer: KeySigner,
+  signer: JoseSigner,
   options: DataIntegritySignOptions,
 ): Promise<SignedDocument> {
   checkDocument(document, options.limits)

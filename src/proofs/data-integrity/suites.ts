@@ -2,7 +2,7 @@
  * The Data Integrity suite objects: one per cryptosuite, each signing through the key port and verifying against the
  * controller's current DID document. The proof-suite registry lists them by `(DataIntegrityProof, cryptosuite)`.
  */
-import type { KeySigner } from '../../keys/signer.js'
+import type { JoseSigner } from './key-signer.js'
 import { CRYPTOSUITES, signingCryptosuite, type CryptosuiteDefinition, type WholeDocumentCryptosuite } from './cryptosuites.js'
 import { deriveSelective } from './derive.js'
 import { checkPointers } from './inputs.js'
@@ -18,7 +18,7 @@ export interface DataIntegritySuite {
   /** The wallet key types it signs with (anything else is a 422 before signing). */
   readonly keyTypes: CryptosuiteDefinition['keyTypes']
   /** `document` with a new proof by `signer`. */
-  sign(document: JsonLdDocument, signer: KeySigner, options: DataIntegritySignOptions): Promise<SignedDocument>
+  sign(document: JsonLdDocument, signer: JoseSigner, options: DataIntegritySignOptions): Promise<SignedDocument>
   /** Whether `proof` (one of `document`'s proofs) verifies: a named outcome, never a throw. */
   verify(document: JsonLdDocument, proof: Record<string, unknown>, options: DataIntegrityVerifyOptions): Promise<DataIntegrityVerification>
 }
@@ -27,7 +27,7 @@ export interface DataIntegritySuite {
 export interface SelectiveDisclosureSuite extends Omit<DataIntegritySuite, 'sign'> {
   sign(
     document: JsonLdDocument,
-    signer: KeySigner,
+    signer: JoseSigner,
     options: DataIntegritySignOptions & { mandatoryPointers?: string[] },
   ): Promise<SignedDocument>
   /** The document revealing the mandatory claims and those `selectivePointers` select, with a derived proof. */

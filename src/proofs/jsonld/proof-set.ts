@@ -111,28 +111,33 @@ export async function verifyProofSet(
 
   const hasher = options.hasher ?? IN_THREAD_HASHER
   const documentContext = document['@context']
-  // One unit of work: the document, then the options of each proof a suite checks.
-  const inputs: object[] = [unsignedOf(document)]
+  // One unit of work: the document (unless only suites that canonicalize it themselves check it), then the options of
+  // each proof a suite checks.
+  const hashedHere = (suite: ProofSuite | undefined) => suite?.canonicalizesItself !== true
+  const hashesDocument = checked.some(({ suite }) => hashedHere(suite))
+  const inputs: object[] = hashesDocument ? [unsignedOf(document)] : []
   const optionsAt = checked.map(({ proof, suite }) =>
     isObject(proof) && suite?.optionsInput !== undefined ? inputs.push(suite.optionsInput(proof, documentContext)) - 1 : -1,
   )
   const hashes = hasher.hashEach(inputs)
-  let documentHash: Uint8Array
+  let documentHash: Uint8Array = new Uint8Array()
+  let refused: JsonLdProcessingError | undefined
   try {
-    documentHash = await hashes[0]
+    if (hashesDocument) documentHash = await hashes[0]
   } catch (err) {
     if (!(err instanceof JsonLdProcessingError)) throw err
-    const proofs = checked.map(({ proof, type }) => ({ type, ...methodOf(proof), verified: false, error: err.message }))
-    return { verified: false, error: err.message, proofs }
+    refused = err
   }
 
   const proofs = await Promise.all(
     checked.map(async ({ proof, type, suite }, i): Promise<ProofResult> => {
+      if (refused !== undefined && hashedHere(suite)) return { type, ...methodOf(proof), verified: false, error: refused.message }
       const optionsHash = optionsAt[i] < 0 ? NO_OPTIONS_HASH : hashes[optionsAt[i]]
       const context = { document, documentContext, documentHash, optionsHash, hasher, options }
       return { type, ...methodOf(proof), ...(await checkOne(proof, type, suite, context)) }
     }),
   )
+  if (refused !== undefined && proofs.every((p) => !p.verified)) return { verified: false, error: refused.message, proofs }
   const failed = proofs.find((p) => !p.verified)
   if (failed) return { verified: false, error: `proof ${proofs.indexOf(failed)}: ${failed.error}`, proofs }
   const issuer = options.issuer ?? issuerOf(document)

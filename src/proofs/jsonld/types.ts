@@ -1,4 +1,5 @@
 /** Shapes shared by the JSON-LD proof suites. */
+import type { Resolvable } from 'did-resolver'
 import type { CanonicalHasher } from './canonical-hasher.js'
 
 /** A JSON-LD document (e.g. a W3C Verifiable Credential), signed or not. */
@@ -16,6 +17,17 @@ export interface SigningKey {
 
 /** How a verifier finds the keys a proof's `creator` / `verificationMethod` stands for. */
 export interface VerifyOptions {
+  /**
+   * Resolves the current DID document of a proof's method, for the suites that read the verification method itself
+   * (Data Integrity); without it their proofs are not verified.
+   */
+  resolver?: Resolvable
+  /**
+   * The relationship the proofs' methods must be listed under in their DID documents (Data Integrity suites; the
+   * others are told by `resolveSigningKeys`): `assertionMethod` (default, a credential) or `authentication` (a
+   * presentation).
+   */
+  proofPurpose?: 'assertionMethod' | 'authentication'
   /**
    * Resolves a DID URL (a proof's `creator` or `verificationMethod`) to the keys that may
    * have signed with it. Resolve to `[]` for an unknown DID (the proof is then not
@@ -51,11 +63,11 @@ export interface ProofOptions {
   /** Domain the proof is restricted to. */
   domain?: string
   /**
-   * Why the proof was made (EcdsaSecp256k1RecoverySignature2020 only): `assertionMethod`
+   * Why the proof was made (EcdsaSecp256k1RecoverySignature2020 and Data Integrity): `assertionMethod`
    * (default, a credential) or `authentication` (a presentation, with its `challenge`).
    */
   proofPurpose?: 'assertionMethod' | 'authentication'
-  /** The verifier's challenge the proof answers (EcdsaSecp256k1RecoverySignature2020 only). */
+  /** The verifier's challenge the proof answers (EcdsaSecp256k1RecoverySignature2020 and Data Integrity). */
   challenge?: string
   /** When the proof stops being valid (EcdsaSecp256k1RecoverySignature2020 only). */
   expires?: Date

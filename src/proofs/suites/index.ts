@@ -8,6 +8,13 @@ import { invalid } from '../../errors.js'
 import type { KeyType } from '../../keys/key-types.js'
 import { DATA_INTEGRITY_PROOF, KOBLITZ_2016, RECOVERY_2020 } from '../jsonld/suite-names.js'
 import { shown } from '../jsonld/errors.js'
+import {
+  ECDSA_JCS_2019_SUITE,
+  ECDSA_RDFC_2019_SUITE,
+  ECDSA_SD_2023_SUITE,
+  EDDSA_JCS_2022_SUITE,
+  EDDSA_RDFC_2022_SUITE,
+} from './data-integrity/index.js'
 import { KOBLITZ_2016_SUITE } from './koblitz2016/index.js'
 import type { ProofSuite, SuiteRequest } from './port.js'
 import { RECOVERY_2020_SUITE } from './recovery2020/index.js'
@@ -17,7 +24,15 @@ export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, ty
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020/index.js'
 
 /** The registered suites, one line each. */
-const SUITES: readonly ProofSuite[] = [KOBLITZ_2016_SUITE, RECOVERY_2020_SUITE]
+const SUITES: readonly ProofSuite[] = [
+  KOBLITZ_2016_SUITE,
+  RECOVERY_2020_SUITE,
+  ECDSA_RDFC_2019_SUITE,
+  EDDSA_RDFC_2022_SUITE,
+  ECDSA_JCS_2019_SUITE,
+  EDDSA_JCS_2022_SUITE,
+  ECDSA_SD_2023_SUITE,
+]
 
 /** The suite a credential's proof takes by default, by the signing key's type. */
 export const DEFAULT_SUITE_OF: Readonly<Record<KeyType, SuiteRequest>> = {

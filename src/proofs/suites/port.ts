@@ -24,7 +24,10 @@ export interface ProofCheckContext {
   document: JsonLdDocument
   /** The document's `@context`, which proof options are canonicalized with. */
   documentContext: unknown
-  /** sha256 of the RDFC-1.0 canonical document without `proof`. */
+  /**
+   * sha256 of the RDFC-1.0 canonical document without `proof`; empty for a suite that
+   * {@link ProofSuite.canonicalizesItself} (not computed when only such suites check the document).
+   */
   documentHash: Uint8Array
   /**
    * sha256 of the canonical {@link ProofSuite.optionsInput} of this proof (computed with the document's, in one unit
@@ -64,6 +67,12 @@ export interface ProofSuite {
    * otherwise (JCS) leaves it out and computes from {@link ProofCheckContext.document}.
    */
   optionsInput?(proof: ProofObject, documentContext: unknown): object
+  /**
+   * Whether it canonicalizes the document itself (the Data Integrity suites, through their libraries): the proof set
+   * then computes no {@link ProofCheckContext.documentHash} for it, and a document RDFC refuses (a JCS proof's) is
+   * still checked by it.
+   */
+  readonly canonicalizesItself?: boolean
   /** Verifies one proof. Resolves `verified: false` for a bad proof; never throws for one. */
   verify(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult>
 }

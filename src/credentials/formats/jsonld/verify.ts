@@ -51,8 +51,9 @@ export async function verifyJsonLdCredential(vc: JsonLdDocument, options: Creden
   // Why a proof's DID did not resolve (a did:web origin not allowed, …): its failed proof check says so.
   const unresolved = new Map<string, string>()
   try {
-    const keysOf = signingKeysResolver(noting(options.resolver, unresolved), options.keys)
-    proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(keysOf), issuer, hasher })
+    const resolver = noting(options.resolver, unresolved)
+    const keysOf = signingKeysResolver(resolver, options.keys)
+    proofs = await verifyJsonLd(vc, { resolveSigningKeys: orNone(keysOf), resolver, proofPurpose: 'assertionMethod', issuer, hasher })
   } catch (err) {
     if (err instanceof JsonLdDeadlineError) return outcome(issuer, [{ check: 'deadline', verified: false, error: err.message }])
     if (err instanceof JsonLdBoundsError) return outcome(issuer, [{ check: err.check, verified: false, error: err.message }])

@@ -1,0 +1,85 @@
+/**
+ * The W3C Data Integrity suites (`proofs/data-integrity/`: ecdsa-rdfc-2019, eddsa-rdfc-2022, ecdsa-jcs-2019,
+ * eddsa-jcs-2022, ecdsa-sd-2023) behind the proof-suite port: one {@link ProofSuite} per cryptosuite.
+ *
+ * - Signing: the port's options become the suite's — `creator` is the proof's `verificationMethod`, `created` its
+ *   XSD dateTimeStamp (to the second), `proofPurpose`/`challenge`/`domain` as given, the hasher (and its bounds) as the
+ *   canonicalizer. ecdsa-sd-2023 signs a base proof without mandatory pointers (derivation is not done here). Options a
+ *   Data Integrity proof does not carry here (`nonce`, `expires`) are a 422, never dropped silently.
+ * - Verification: against the **current** DID document of the proof's method, through the request's resolver
+ *   ({@link VerifyOptions.resolver}), under the request's purpose ({@link VerifyOptions.proofPurpose}); the proof set
+ *   binds one proof to the issuer (holder) as for every suite (`verifyProofSet`), so co-signers' proofs stay valid.
+ */
+import { invalid } from '../../../errors.js'
+import { DATA_INTEGRITY_SUITES } from '../../data-integrity/index.js'
+import { IN_THREAD_HASHER } from '../../jsonld/canonical-hasher.js'
+import { checkProofOptions } from '../../jsonld/proof-set.js'
+import type { JsonLdDocument, ProofOptions, VerifyResult } from '../../jsonld/types.js'
+import { DATA_INTEGRITY_PROOF } from '../../jsonld/suite-names.js'
+import type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite } from '../port.js'
+
+type Cryptosuite = keyof typeof DATA_INTEGRITY_SUITES
+
+/** The registry's suite of the Data Integrity `cryptosuite`. */
+function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
+  const suite = DATA_INTEGRITY_SUITES[cryptosuite]
+  return {
+    type: DATA_INTEGRITY_PROOF,
+    cryptosuite,
+    keyTypes: suite.keyTypes,
+    authenticates: true,
+    canonicalizesItself: true,
+    sign: async <T extends JsonLdDocument>(document: T, signer: ProofSigner, options: ProofOptions) => {
+      const signed = await suite.sign(document, signer, signOptionsOf(options, cryptosuite))
+      return signed as T & { proof: ProofObject | ProofObject[] }
+    },
+    verify: (proof, context) => verifyOne(cryptosuite, proof, context),
+  }
+}
+
+/**
+ * The Data Integrity options of the port's `options`.
+ * @throws {JsonLdProofError} a `creator` that is not a DID URL naming a key, a bad `created`
+ * @throws {IdentityError} 422 for `nonce` or `expires`, which these proofs do not carry here
+ */
+function signOptionsOf(options: ProofOptions, cryptosuite: Cryptosuite) {
+  const { creator, created } = checkProofOptions(options)
+  for (const key of ['nonce', 'expires'] as const) {
+    if (options[key] !== undefined) throw invalid(`${key}: not supported with ${DATA_INTEGRITY_PROOF} (${cryptosuite}) proofs`)
+  }
+  const hasher = options.hasher ?? IN_THREAD_HASHER
+  return {
+    verificationMethod: creator,
+    created: created.replace(/\.\d+Z$/, 'Z'),
+    proofPurpose: options.proofPurpose ?? 'assertionMethod',
+    ...(options.challenge !== undefined && { challenge: options.challenge }),
+    ...(options.domain !== undefined && { domain: options.domain }),
+    limits: hasher.limits,
+    hasher,
+  }
+}
+
+/** Verifies one proof of the context's document: a failure is `verified: false` naming the failed check. */
+async function verifyOne(cryptosuite: Cryptosuite, proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
+  const { resolver, proofPurpose = 'assertionMethod' } = context.options
+  if (resolver === undefined) return { verified: false, error: `a ${cryptosuite} proof is verified through a DID resolver; none was given` }
+  const outcome = await DATA_INTEGRITY_SUITES[cryptosuite].verify(context.document, proof, {
+    resolver,
+    proofPurpose,
+    limits: context.hasher.limits,
+    hasher: context.hasher,
+  })
+  if (outcome.verified) return { verified: true }
+  return { verified: false, error: `${outcome.check}: ${outcome.message}` }
+}
+
+/** ecdsa-rdfc-2019 (P-256; P-384 verified). */
+export const ECDSA_RDFC_2019_SUITE = dataIntegritySuite('ecdsa-rdfc-2019')
+/** eddsa-rdfc-2022 (Ed25519). */
+export const EDDSA_RDFC_2022_SUITE = dataIntegritySuite('eddsa-rdfc-2022')
+/** ecdsa-jcs-2019 (P-256; P-384 verified). */
+export const ECDSA_JCS_2019_SUITE = dataIntegritySuite('ecdsa-jcs-2019')
+/** eddsa-jcs-2022 (Ed25519). */
+export const EDDSA_JCS_2022_SUITE = dataIntegritySuite('eddsa-jcs-2022')
+/** ecdsa-sd-2023 (P-256): base proofs (no mandatory pointers) on signing; base and derived proofs verified. */
+export const ECDSA_SD_2023_SUITE = dataIntegritySuite('ecdsa-sd-2023')
