@@ -29,6 +29,7 @@ import { noIssuerProof } from '../../../proofs/jsonld/proof-set.js'
 import { JsonLdDeadlineError, shown } from '../../../proofs/jsonld/errors.js'
 import { signingKeysResolver } from '../../../proofs/signing-keys.js'
 import { DEFAULT_SKEW, dateCheck, outcome, withStatus } from '../checks.js'
+import { dataModel2Error } from './data-model.js'
 import type { CredentialVerification, CredentialVerifyOptions } from '../port.js'
 
 /**
@@ -106,8 +107,7 @@ export function isV2Credential(vc: JsonLdDocument): boolean {
 
 /**
  * Why `vc` is not a W3C verifiable credential in JSON-LD, or undefined. Data model 1.1 needs
- * `issuanceDate`; 2.0 (credentials/v2 first) has optional `validFrom`/`validUntil`, strings
- * when present.
+ * `issuanceDate`; 2.0 (credentials/v2 first) keeps the rules of {@link dataModel2Error}.
  */
 function shapeError(vc: JsonLdDocument): string | undefined {
   const context = vc['@context']
@@ -117,10 +117,7 @@ function shapeError(vc: JsonLdDocument): string | undefined {
   const subject = vc.credentialSubject
   if (typeof subject !== 'object' || subject === null) return 'credentialSubject: missing'
   if (!isV2Credential(vc)) return typeof vc.issuanceDate !== 'string' ? 'issuanceDate: missing' : undefined
-  for (const field of ['validFrom', 'validUntil'] as const) {
-    if (vc[field] !== undefined && typeof vc[field] !== 'string') return `${field}: must be a date string`
-  }
-  return undefined
+  return dataModel2Error(vc)
 }
 
 /** A key lookup that treats a resolver failure (a thrown error) as "no keys": the proof is then not verified. */
