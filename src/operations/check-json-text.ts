@@ -10,10 +10,13 @@
  * The scan keeps, per level, the current array index or the offsets of the current key, so a
  * refused string is named by its path without a second walk; keys are decoded only then.
  *
+ * An object naming a member twice is refused too (`JSON.parse` would keep the last one silently): each key is decoded
+ * and kept in its object's set of keys while the object is open, so memory is linear in the body's length.
+ *
  * Exact for valid JSON. What it says of malformed text does not matter: `JSON.parse` refuses it.
  */
 import { invalid, type IdentityError } from '../errors.js'
-import { tooDeep, unstorableString } from './request-bounds.js'
+import { duplicateMember, tooDeep, unstorableString } from './request-bounds.js'
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -25,14 +28,17 @@ const COMMA = 0x2c
 const COLON = 0x3a
 const LETTER_U = 0x75
 
+const UTF8 = new TextDecoder()
+
 /** The 422 of a body that is not JSON (the HTTP layer answers the parser's failures with it too). */
 export const malformedJson = (): IdentityError => invalid('malformed JSON body')
 
 /**
  * Checks the UTF-8 JSON text `bytes` of a request body: it nests at most `maxDepth` levels of
- * objects and arrays, and none of its strings (values or keys) holds U+0000 or a lone
- * surrogate. Time is linear in its length; memory is a few arrays of `maxDepth` entries.
- * @throws {IdentityError} 422 `VALIDATION_ERROR` naming `limits.depth`, or the refused string's path
+ * objects and arrays, none of its strings (values or keys) holds U+0000 or a lone
+ * surrogate, and no object has two members of one name. Time is linear in its length; memory is a few arrays of
+ * `maxDepth` entries and the keys of the open objects.
+ * @throws {IdentityError} 422 `VALIDATION_ERROR` naming `limits.depth`, the refused string's path, or the repeated member's
  */
 export function checkJsonText(bytes: Uint8Array, maxDepth: number): void {
   new TextScan(bytes, maxDepth).run()
@@ -45,6 +51,8 @@ class TextScan {
   readonly #index: Int32Array
   readonly #keyStart: Int32Array
   readonly #keyEnd: Int32Array
+  /** Per open object level, the keys it has so far. */
+  readonly #keys: Array<Set<string> | undefined>
   /** The next quote and backslash at or after the last position asked for (-1: none left; -2: not looked for yet). */
   #quote = -2
   #backslash = -2
@@ -59,6 +67,7 @@ class TextScan {
     this.#index = new Int32Array(levels)
     this.#keyStart = new Int32Array(levels)
     this.#keyEnd = new Int32Array(levels)
+    this.#keys = new Array<Set<string> | undefined>(levels)
   }
 
   run(): void {
@@ -72,6 +81,10 @@ class TextScan {
         if (depth > 0 && this.#isObject[depth] === 1 && this.#expectsKey[depth] === 1) {
           this.#keyStart[depth] = i
           this.#keyEnd[depth] = end
+          const key = this.#decode(i, end)
+          const keys = this.#keys[depth]!
+          if (keys.has(key)) throw duplicateMember(this.#pathTo(depth))
+          keys.add(key)
         }
         i = end
       } else if (byte === OPEN_BRACKET || byte === OPEN_BRACE) {
@@ -80,8 +93,9 @@ class TextScan {
         this.#expectsKey[depth] = 1
         this.#index[depth] = 0
         this.#keyStart[depth] = -1
+        this.#keys[depth] = byte === OPEN_BRACE ? new Set() : undefined
       } else if (byte === CLOSE_BRACKET || byte === CLOSE_BRACE) {
-        if (depth > 0) depth--
+        if (depth > 0) this.#keys[depth--] = undefined
       } else if (byte === COMMA) {
         if (depth > 0 && this.#isObject[depth] === 1) this.#expectsKey[depth] = 1
         else if (depth > 0) this.#index[depth]++
@@ -135,21 +149,25 @@ class TextScan {
   #refused(open: number, depth: number): IdentityError {
     const text = this.#decode(open, plainStringEnd(this.bytes, open))
     const isKey = depth > 0 && this.#isObject[depth] === 1 && this.#expectsKey[depth] === 1
+    return unstorableString(isKey ? [...this.#pathTo(depth - 1), text] : this.#pathTo(depth), text)
+  }
+
+  /** The path of the current value at `depth`: per level, its array index or its key. */
+  #pathTo(depth: number): Array<string | number> {
     const path: Array<string | number> = []
     for (let level = 1; level <= depth; level++) {
-      if (level === depth && isKey) path.push(text)
-      else if (this.#isObject[level] === 0) path.push(this.#index[level])
+      if (this.#isObject[level] === 0) path.push(this.#index[level])
       else if (this.#keyStart[level] === -1) throw malformedJson()
       else path.push(this.#decode(this.#keyStart[level], this.#keyEnd[level]))
     }
-    return unstorableString(path, text)
+    return path
   }
 
   /** The string whose quotes are at `open` and `close`, decoded as `JSON.parse` does. */
   #decode(open: number, close: number): string {
     if (close === -1) throw malformedJson()
     try {
-      return JSON.parse(new TextDecoder().decode(this.bytes.subarray(open, close + 1))) as string
+      return JSON.parse(UTF8.decode(this.bytes.subarray(open, close + 1))) as string
     } catch {
       throw malformedJson()
     }

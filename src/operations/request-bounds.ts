@@ -66,6 +66,14 @@ export function unstorableString(path: ReadonlyArray<string | number>, text: str
   return invalid(`${at}: ${problem} is not accepted in strings`)
 }
 
+/**
+ * The 422 of an object of the body with a member named twice: `JSON.parse` keeps the last one, another reader the
+ * first, so a signed document could be checked over one reading and used over another.
+ */
+export function duplicateMember(path: ReadonlyArray<string | number>): IdentityError {
+  return invalid(`invalid request: ${shown(path)}: a member appears twice in one object`)
+}
+
 /** The path, U+0000 and lone surrogates escaped (`\u0000`, `\udc00`) so the message itself is well-formed. */
 const shown = (path: ReadonlyArray<string | number>) =>
   path
