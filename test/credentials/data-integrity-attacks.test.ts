@@ -4,11 +4,12 @@
  * (secp256k1 with eddsa-rdfc-2022), a proof of an unknown cryptosuite, a proof by another DID's key (did:key) or
  * naming a method the issuer's document does not list, a proof copied onto another credential of the same issuer, a
  * JCS-signed credential sent as JSON text with a member named twice (refused before `JSON.parse` picks a reading) or
- * with a lone surrogate. (The library-level cases — wrong purpose, a method not under `assertionMethod`, another
+ * with a lone surrogate; a credential over the JSON-LD bounds (alone: another tenant's concurrent request is answered).
+ * (The library-level cases — wrong purpose, a method not under `assertionMethod`, another
  * controller — are in test/proofs/data-integrity/suites.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError, snapshot, startHarness, type Harness } from '../helpers/harness.js'
+import { expectError, snapshot, startHarness, TENANT_B, tokenFor, type Harness } from '../helpers/harness.js'
 
 const V2 = 'https://www.w3.org/ns/credentials/v2'
 
@@ -20,19 +21,25 @@ afterAll(() => h.close())
 
 type Wallet = { did: string; jwt: string; method: string }
 
-async function keyWallet(keyType: string): Promise<Wallet> {
-  const made = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: 'key', keyType } } })
+async function keyWallet(keyType: string, token?: string): Promise<Wallet> {
+  const made = await h.request('POST', '/wallet', { json: { walletConfig: { didMethod: 'key', keyType } }, token })
   expect(made.status).toBe(200)
   const did: string = made.body.wallet.did
-  const jwt = (await h.request('POST', '/did-auth-jwt', { json: { iss: did } })).body.jwt as string
+  const jwt = await tokenFor(h, did, token)
   const resolved = await h.request('GET', `/1.0/identifiers/${encodeURIComponent(did)}`)
   return { did, jwt, method: (resolved.body.didDocument ?? resolved.body).assertionMethod[0] as string }
 }
 
-async function signed(w: Wallet, fields: Record<string, unknown> = {}, sub = 'did:example:alice'): Promise<Record<string, any>> {
+async function signed(
+  w: Wallet,
+  fields: Record<string, unknown> = {},
+  sub = 'did:example:alice',
+  token?: string,
+): Promise<Record<string, any>> {
   const res = await h.request('POST', '/claims/sign', {
     json: { iss: w.did, sub, context: [V2], claims: [{ payload: { name: 'Alice' } }], ...fields },
     didAuth: w.jwt,
+    token,
   })
   expect(res.status, JSON.stringify(res.body)).toBe(200)
   return res.body.vcs[0].jsonld
@@ -109,6 +116,25 @@ describe('Data Integrity attacks through the router', () => {
     const { verified, failed } = await refusedEverywhere(w, { ...bob, proof: alice.proof })
     expect(verified).toBe(false)
     expect(failed.map((c) => c.check)).toEqual(['proof'])
+  })
+
+  it('a credential over the JSON-LD bounds fails alone (bounds), not stored; another tenant’s request at the same time is verified', async () => {
+    const a = await keyWallet('Ed25519')
+    const b = await keyWallet('P-256', TENANT_B)
+    const big = await signed(a)
+    big.credentialSubject.nums = Array.from({ length: 20_000 }, (_, i) => i)
+    const small = await signed(b, {}, 'did:example:bob', TENANT_B)
+    const before = await snapshot(h)
+    const [heavy, light, stored] = await Promise.all([
+      h.request('POST', '/claims/verify', { json: { vcs: [{ jsonld: big }] }, didAuth: a.jwt }),
+      h.request('POST', '/claims/verify', { json: { vcs: [{ jsonld: small }] }, didAuth: b.jwt, token: TENANT_B }),
+      h.request('POST', '/claims', { json: { claims: [{ jsonld: big }], verify: true }, didAuth: a.jwt }),
+    ])
+    const over = 'an array of 20000 elements (at credentialSubject.nums) is over the limit maxArrayLength = 1000'
+    expect(heavy.body.vcs[0]).toMatchObject({ verified: false, checks: [{ check: 'bounds', verified: false, error: over }] })
+    expect(light.body.vcs[0], JSON.stringify(light.body)).toMatchObject({ verified: true, issuer: b.did })
+    expectError(stored, 422, 'VALIDATION_ERROR')
+    expect(await snapshot(h)).toEqual(before)
   })
 
   describe('JCS (eddsa-jcs-2022) over JSON text', () => {
