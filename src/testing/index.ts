@@ -12,3 +12,4 @@ export { runStorageConformance, type StorageConformanceOptions } from './storage
 export { runKeyBackendConformance, type KeyBackendFixture } from './key-backend-conformance.js'
 export { runDidMethodConformance, type DidMethodFixture } from './did-method-conformance.js'
 export { runCredentialFormatConformance, type CredentialFormatFixture } from './credential-format-conformance.js'
+export { runProofSuiteConformance, type ProofSuiteFixture, type ProofSuiteIdentity } from './proof-suite-conformance.js'

@@ -2,6 +2,7 @@
  * What the suites that sign a digest they compute (Koblitz2016, Recovery2020) share: the secp256k1 digest signer they
  * take and the check of the proof options they are given.
  */
+import { invalid } from '../../errors.js'
 import type { DigestSigner } from '../../keys/signer.js'
 import { JsonLdProofError } from '../jsonld/errors.js'
 import { checkProofOptions } from '../jsonld/proof-set.js'
@@ -10,10 +11,10 @@ import type { ProofSigner } from './port.js'
 
 /**
  * The digest signer of `signer`'s key.
- * @throws {Error} a signer without one (the registry gives these suites secp256k1 signers only)
+ * @throws {IdentityError} 422 for a signer without one (the registry gives these suites secp256k1 signers only)
  */
 export function digestSignerOf(signer: ProofSigner, suite: string): DigestSigner {
-  if (!signer.digest) throw new Error(`${suite} signs with a secp256k1 digest signer; a ${signer.keyType} signer has none`)
+  if (!signer.digest) throw invalid(`${suite} signs with a secp256k1 digest signer; a ${signer.keyType} signer has none`)
   return signer.digest
 }
 

@@ -140,7 +140,7 @@ export const KOBLITZ_2016_SUITE: ProofSuite = {
   type: KOBLITZ_2016,
   keyTypes: ['secp256k1'],
   authenticates: false,
-  sign: (document, signer, options) => signKoblitz2016(document, digestSignerOf(signer, KOBLITZ_2016), options),
+  sign: async (document, signer, options) => signKoblitz2016(document, digestSignerOf(signer, KOBLITZ_2016), options),
   optionsInput,
   verify: verifyKoblitz2016Proof,
 }

@@ -199,7 +199,7 @@ export const RECOVERY_2020_SUITE: ProofSuite = {
   type: RECOVERY_2020,
   keyTypes: ['secp256k1'],
   authenticates: true,
-  sign: (document, signer, options) => signRecovery2020(document, digestSignerOf(signer, RECOVERY_2020), options),
+  sign: async (document, signer, options) => signRecovery2020(document, digestSignerOf(signer, RECOVERY_2020), options),
   optionsInput,
   verify: verifyRecovery2020Proof,
 }
