@@ -1,6 +1,7 @@
 /**
  * `didvault/testing`: the conformance suites of didvault's ports — storage adapters (memory, SQLite,
- * MongoDB, yours), key backends, DID methods, credential formats, JSON-LD proof suites and status mechanisms. Runs under vitest (an optional peer); ESM only.
+ * MongoDB, yours), key backends, DID methods, credential formats, JSON-LD proof suites and status mechanisms. Runs
+ * under vitest (an optional peer); ESM only.
  *
  * @example
  * import { runStorageConformance } from 'didvault/testing'
