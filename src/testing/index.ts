@@ -1,6 +1,7 @@
 /**
  * `didvault/testing`: the conformance suites of didvault's ports — storage adapters (memory, SQLite,
- * MongoDB, yours), key backends, DID methods and credential formats. Runs under vitest (an optional peer); ESM only.
+ * MongoDB, yours), key backends, DID methods, credential formats, JSON-LD proof suites and status mechanisms. Runs
+ * under vitest (an optional peer); ESM only.
  *
  * @example
  * import { runStorageConformance } from 'didvault/testing'
@@ -12,3 +13,5 @@ export { runStorageConformance, type StorageConformanceOptions } from './storage
 export { runKeyBackendConformance, type KeyBackendFixture } from './key-backend-conformance.js'
 export { runDidMethodConformance, type DidMethodFixture } from './did-method-conformance.js'
 export { runCredentialFormatConformance, type CredentialFormatFixture } from './credential-format-conformance.js'
+export { runProofSuiteConformance, type ProofSuiteFixture, type ProofSuiteIdentity } from './proof-suite-conformance.js'
+export { runStatusMechanismConformance, type StatusMechanismFixture } from './status-mechanism-conformance.js'

@@ -544,3 +544,91 @@ export function vcdm2InputSuite(
     })
   }
 }
+
+/** A jsonld document loader as digitalbazaar's libraries take it. */
+export type LibraryDocumentLoader = (url: string) => Promise<{ contextUrl: null; documentUrl: string; document: unknown }>
+
+/** A Multikey key pair of digitalbazaar's ed25519-multikey / ecdsa-multikey. */
+export interface LibraryKeyPair {
+  id: string
+  controller: string
+  publicKeyMultibase: string
+  signer(): object
+}
+
+/** The Multikey module of one key type (its few calls the tests make). */
+interface LibraryMultikeys {
+  generate(options?: { curve: 'P-256' }): Promise<LibraryKeyPair>
+  fromJwk(options: { jwk: JsonWebKey; secretKey: boolean; id: string; controller: string }): Promise<LibraryKeyPair>
+}
+
+/**
+ * digitalbazaar's Data Integrity libraries, their few calls the tests make typed: @digitalbazaar/data-integrity's
+ * `DataIntegrityProof`, @digitalbazaar/vc, the Ed25519 and ECDSA Multikeys, and the five cryptosuites by name — to
+ * sign (ecdsa-sd-2023 with its mandatory pointers), to verify, and ecdsa-sd-2023's disclose cryptosuite.
+ */
+export interface DigitalbazaarLibraries {
+  DataIntegrityProof: new (options: { cryptosuite: object; signer?: object; date?: string }) => object
+  vc: {
+    CredentialIssuancePurpose: new () => object
+    issue(options: { credential: object; suite: object; documentLoader: LibraryDocumentLoader }): Promise<any>
+    derive(options: { verifiableCredential: object; suite: object; documentLoader: LibraryDocumentLoader }): Promise<any>
+    verifyCredential(options: {
+      credential: object
+      suite: object[]
+      documentLoader: LibraryDocumentLoader
+      purpose?: object
+      now?: string
+    }): Promise<{ verified: boolean; error?: unknown }>
+  }
+  Ed25519Multikey: LibraryMultikeys
+  EcdsaMultikey: LibraryMultikeys
+  signing(cryptosuite: W3cCryptosuite, mandatoryPointers?: string[]): object
+  verifying(cryptosuite: W3cCryptosuite): object
+  disclose(selectivePointers: string[]): object
+}
+
+const importEsm = (specifier: string): Promise<any> => import(specifier)
+
+/**
+ * Loads {@link DigitalbazaarLibraries}. The packages are ESM-only: each is loaded with `import()` of a specifier held in
+ * a variable (no ambient module declarations needed).
+ */
+export async function loadDigitalbazaarLibraries(): Promise<DigitalbazaarLibraries> {
+  const [dataIntegrity, vc, ed25519Multikey, ecdsaMultikey, eddsaRdfc, eddsaJcs, ecdsaRdfc, ecdsaJcs, ecdsaSd] = await Promise.all(
+    [
+      '@digitalbazaar/data-integrity',
+      '@digitalbazaar/vc',
+      '@digitalbazaar/ed25519-multikey',
+      '@digitalbazaar/ecdsa-multikey',
+      '@digitalbazaar/eddsa-rdfc-2022-cryptosuite',
+      '@digitalbazaar/eddsa-jcs-2022-cryptosuite',
+      '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite',
+      '@digitalbazaar/ecdsa-jcs-2019-cryptosuite',
+      '@digitalbazaar/ecdsa-sd-2023-cryptosuite',
+    ].map(importEsm),
+  )
+  const signing: Record<W3cCryptosuite, (mandatoryPointers: string[]) => object> = {
+    'eddsa-rdfc-2022': () => eddsaRdfc.cryptosuite,
+    'eddsa-jcs-2022': () => eddsaJcs.createSignCryptosuite(),
+    'ecdsa-rdfc-2019': () => ecdsaRdfc.cryptosuite,
+    'ecdsa-jcs-2019': () => ecdsaJcs.createSignCryptosuite(),
+    'ecdsa-sd-2023': (mandatoryPointers) => ecdsaSd.createSignCryptosuite({ mandatoryPointers }),
+  }
+  const verifying: Record<W3cCryptosuite, () => object> = {
+    'eddsa-rdfc-2022': () => eddsaRdfc.cryptosuite,
+    'eddsa-jcs-2022': () => eddsaJcs.createVerifyCryptosuite(),
+    'ecdsa-rdfc-2019': () => ecdsaRdfc.cryptosuite,
+    'ecdsa-jcs-2019': () => ecdsaJcs.createVerifyCryptosuite(),
+    'ecdsa-sd-2023': () => ecdsaSd.createVerifyCryptosuite(),
+  }
+  return {
+    DataIntegrityProof: dataIntegrity.DataIntegrityProof,
+    vc,
+    Ed25519Multikey: ed25519Multikey,
+    EcdsaMultikey: ecdsaMultikey,
+    signing: (cryptosuite, mandatoryPointers = []) => signing[cryptosuite](mandatoryPointers),
+    verifying: (cryptosuite) => verifying[cryptosuite](),
+    disclose: (selectivePointers) => ecdsaSd.createDiscloseCryptosuite({ selectivePointers }),
+  }
+}

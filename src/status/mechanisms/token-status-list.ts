@@ -36,7 +36,11 @@ export const tokenStatusListMechanism: StatusMechanism = {
   valueFor: (status, purpose) => status === (purpose === 'revocation' ? STATUS_INVALID : STATUS_SUSPENDED),
   async sign({ list, statuses, signer, now, quorum, resolver, lifetimeMs, ttlMs }) {
     const values = new Uint8Array(list.size)
-    for (const [index, status] of statuses) values[index] = status
+    for (const [index, status] of statuses) {
+      if (!Number.isSafeInteger(index) || index < 0 || index >= list.size)
+        throw new RangeError(`status list ${list.id}: index ${index} is not one of its ${list.size} entries`)
+      values[index] = status
+    }
     const lst = encodeStatusList(values, TOKEN_STATUS_BITS)
     const kid =
       (await jwtIssuerOf(list.issuer, signer, { resolver })).kid ??

@@ -14,84 +14,32 @@ import {
   type JsonLdDocument,
 } from '../../../src/proofs/data-integrity/index.js'
 import { documentLoader as contexts } from '../../../src/proofs/jsonld/document-loader.js'
+import {
+  loadDigitalbazaarLibraries,
+  type DigitalbazaarLibraries,
+  type LibraryDocumentLoader,
+  type LibraryKeyPair,
+} from '../../helpers/w3c-di-vectors.js'
 import { openSealedKeys, portIdentity, resolver } from './helpers.js'
 
-type Cryptosuite = object
-interface LibraryKey {
-  id: string
-  controller: string
-  publicKeyMultibase: string
-  signer(): object
+/** A did:key key pair of the library, of `keyType`: its verification method id and controller set to the did:key's. */
+async function generate(keyType: 'P-256' | 'Ed25519'): Promise<LibraryKeyPair> {
+  const key = await (keyType === 'P-256' ? lib.EcdsaMultikey.generate({ curve: 'P-256' }) : lib.Ed25519Multikey.generate())
+  const did = `did:key:${key.publicKeyMultibase}`
+  return Object.assign(key, { id: `${did}#${key.publicKeyMultibase}`, controller: did })
 }
-interface Libraries {
-  DataIntegrityProof: new (options: { cryptosuite: Cryptosuite; signer?: object }) => object
-  vc: {
-    issue(options: { credential: object; suite: object; documentLoader: Loader }): Promise<JsonLdDocument>
-    derive(options: { verifiableCredential: object; suite: object; documentLoader: Loader }): Promise<JsonLdDocument>
-    verifyCredential(options: {
-      credential: object
-      suite: object[]
-      documentLoader: Loader
-    }): Promise<{ verified: boolean; error?: unknown }>
-  }
-  generate: Record<'P-256' | 'Ed25519', () => Promise<LibraryKey>>
-  signing: Record<string, (mandatoryPointers?: string[]) => Cryptosuite>
-  verifying: Record<string, Cryptosuite>
-  disclose(selectivePointers: string[]): Cryptosuite
-}
-type Loader = (url: string) => Promise<{ contextUrl: null; documentUrl: string; document: unknown }>
 
-const importEsm = (specifier: string): Promise<any> => import(specifier)
-let lib: Libraries
+let lib: DigitalbazaarLibraries
 let port: Awaited<ReturnType<typeof openSealedKeys>>
 
 beforeAll(async () => {
-  const [di, vc, ecdsaMultikey, ed25519Multikey, eddsaRdfc, eddsaJcs, ecdsaRdfc, ecdsaJcs, ecdsaSd] = await Promise.all(
-    [
-      '@digitalbazaar/data-integrity',
-      '@digitalbazaar/vc',
-      '@digitalbazaar/ecdsa-multikey',
-      '@digitalbazaar/ed25519-multikey',
-      '@digitalbazaar/eddsa-rdfc-2022-cryptosuite',
-      '@digitalbazaar/eddsa-jcs-2022-cryptosuite',
-      '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite',
-      '@digitalbazaar/ecdsa-jcs-2019-cryptosuite',
-      '@digitalbazaar/ecdsa-sd-2023-cryptosuite',
-    ].map(importEsm),
-  )
-  const didKey = async (key: LibraryKey) => {
-    const did = `did:key:${key.publicKeyMultibase}`
-    return Object.assign(key, { id: `${did}#${key.publicKeyMultibase}`, controller: did })
-  }
-  lib = {
-    DataIntegrityProof: di.DataIntegrityProof,
-    vc,
-    generate: {
-      'P-256': async () => didKey(await ecdsaMultikey.generate({ curve: 'P-256' })),
-      Ed25519: async () => didKey(await ed25519Multikey.generate()),
-    },
-    signing: {
-      'ecdsa-rdfc-2019': () => ecdsaRdfc.cryptosuite,
-      'eddsa-rdfc-2022': () => eddsaRdfc.cryptosuite,
-      'ecdsa-jcs-2019': () => ecdsaJcs.createSignCryptosuite(),
-      'eddsa-jcs-2022': () => eddsaJcs.createSignCryptosuite(),
-      'ecdsa-sd-2023': (mandatoryPointers = []) => ecdsaSd.createSignCryptosuite({ mandatoryPointers }),
-    },
-    verifying: {
-      'ecdsa-rdfc-2019': ecdsaRdfc.cryptosuite,
-      'eddsa-rdfc-2022': eddsaRdfc.cryptosuite,
-      'ecdsa-jcs-2019': ecdsaJcs.createVerifyCryptosuite(),
-      'eddsa-jcs-2022': eddsaJcs.createVerifyCryptosuite(),
-      'ecdsa-sd-2023': ecdsaSd.createVerifyCryptosuite(),
-    },
-    disclose: (selectivePointers) => ecdsaSd.createDiscloseCryptosuite({ selectivePointers }),
-  }
+  lib = await loadDigitalbazaarLibraries()
   port = await openSealedKeys()
 })
 afterAll(() => port.close())
 
 /** Bundled contexts, then DID documents (and their methods, by DID URL) from didvault's resolver. */
-const libraryLoader: Loader = async (url) => {
+const libraryLoader: LibraryDocumentLoader = async (url) => {
   if (!url.startsWith('did:')) return contexts(url)
   const { didDocument } = await resolver.resolve(url.split('#')[0])
   if (!didDocument) throw new Error(`no DID document for ${url}`)
@@ -112,8 +60,8 @@ function credential(issuer: string): JsonLdDocument {
 }
 
 const proofOf = (document: JsonLdDocument) => document.proof as Record<string, unknown>
-const libraryVerifies = async (credential: JsonLdDocument, cryptosuite: string) => {
-  const suite = [new lib.DataIntegrityProof({ cryptosuite: lib.verifying[cryptosuite] })]
+const libraryVerifies = async (credential: JsonLdDocument, cryptosuite: DataIntegritySuite['cryptosuite']) => {
+  const suite = [new lib.DataIntegrityProof({ cryptosuite: lib.verifying(cryptosuite) })]
   const result = await lib.vc.verifyCredential({ credential, suite, documentLoader: libraryLoader })
   return result.verified
 }
@@ -128,8 +76,8 @@ const WHOLE: Array<[DataIntegritySuite, 'P-256' | 'Ed25519']> = [
 for (const [suite, keyType] of WHOLE) {
   describe(`${suite.cryptosuite} with @digitalbazaar/vc`, () => {
     it('theirs (issue) verifies with ours, bound to the issuer; tampered, it does not', async () => {
-      const key = await lib.generate[keyType]()
-      const cryptosuite = lib.signing[suite.cryptosuite]()
+      const key = await generate(keyType)
+      const cryptosuite = lib.signing(suite.cryptosuite)
       const issued = await lib.vc.issue({
         credential: credential(key.controller),
         suite: new lib.DataIntegrityProof({ cryptosuite, signer: key.signer() }),
@@ -157,10 +105,10 @@ for (const [suite, keyType] of WHOLE) {
 describe('ecdsa-sd-2023 with @digitalbazaar/vc', () => {
   const mandatoryPointers = ['/issuer', '/validFrom']
   it('their base proof: derived and verified by ours, and by theirs', async () => {
-    const key = await lib.generate['P-256']()
+    const key = await generate('P-256')
     const base = await lib.vc.issue({
       credential: credential(key.controller),
-      suite: new lib.DataIntegrityProof({ cryptosuite: lib.signing['ecdsa-sd-2023'](mandatoryPointers), signer: key.signer() }),
+      suite: new lib.DataIntegrityProof({ cryptosuite: lib.signing('ecdsa-sd-2023', mandatoryPointers), signer: key.signer() }),
       documentLoader: libraryLoader,
     })
     const derived = await ecdsaSd2023.derive(base, ['/credentialSubject/name'])

@@ -24,10 +24,10 @@ import { bytesToHex, concatBytes, hexToBytes, randomBytes } from '@noble/hashes/
 import type { DigestSigner } from '../../../keys/signer.js'
 import { IN_THREAD_HASHER, type CanonicalHasher } from '../../jsonld/canonical-hasher.js'
 import { SECURITY_V2_URL } from '../../jsonld/contexts.js'
-import { JsonLdProofError, shown } from '../../jsonld/errors.js'
+import { shown } from '../../jsonld/errors.js'
 import { hasHighS, signedByAnyKey, toCompactLowS } from '../../jsonld/keys.js'
-import { appendProof, checkProofOptions, contextList, unsignedOf, verifyProofSet } from '../../jsonld/proof-set.js'
-import { digestSignerOf } from '../digest-signer.js'
+import { appendProof, contextList, unsignedOf, verifyProofSet } from '../../jsonld/proof-set.js'
+import { digestProofOptions, digestSignerOf } from '../digest-signer.js'
 import type { ProofCheckContext, ProofObject, ProofSuite } from '../port.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from '../../jsonld/types.js'
 import { KOBLITZ_2016 } from '../../jsonld/suite-names.js'
@@ -90,10 +90,7 @@ export async function signKoblitz2016<T extends JsonLdDocument>(
   signer: DigestSigner,
   options: ProofOptions,
 ): Promise<T & { proof: Koblitz2016Proof | ProofObject[] }> {
-  const { creator, created } = checkProofOptions(options)
-  for (const key of ['proofPurpose', 'challenge', 'expires'] as const) {
-    if (options[key] !== undefined) throw new JsonLdProofError(`${KOBLITZ_2016} has no ${key}`)
-  }
+  const { creator, created } = digestProofOptions(options, KOBLITZ_2016, ['proofPurpose', 'challenge', 'expires'])
   const proof: Omit<Koblitz2016Proof, 'signatureValue'> = {
     type: KOBLITZ_2016,
     creator,
@@ -143,7 +140,7 @@ export const KOBLITZ_2016_SUITE: ProofSuite = {
   type: KOBLITZ_2016,
   keyTypes: ['secp256k1'],
   authenticates: false,
-  sign: (document, signer, options) => signKoblitz2016(document, digestSignerOf(signer, KOBLITZ_2016), options),
+  sign: async (document, signer, options) => signKoblitz2016(document, digestSignerOf(signer, KOBLITZ_2016), options),
   optionsInput,
   verify: verifyKoblitz2016Proof,
 }

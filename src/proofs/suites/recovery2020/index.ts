@@ -31,8 +31,8 @@ import { IN_THREAD_HASHER } from '../../jsonld/canonical-hasher.js'
 import { SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V2_URL, SECURITY_V2_URL } from '../../jsonld/contexts.js'
 import { JsonLdProcessingError, shown } from '../../jsonld/errors.js'
 import { hasHighS, signedByAnyKey, toCompactLowS } from '../../jsonld/keys.js'
-import { appendProof, checkProofOptions, contextList, unsignedOf, verifyProofSet } from '../../jsonld/proof-set.js'
-import { digestSignerOf } from '../digest-signer.js'
+import { appendProof, contextList, unsignedOf, verifyProofSet } from '../../jsonld/proof-set.js'
+import { digestProofOptions, digestSignerOf } from '../digest-signer.js'
 import type { ProofCheckContext, ProofObject, ProofSuite } from '../port.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from '../../jsonld/types.js'
 import { RECOVERY_2020 } from '../../jsonld/suite-names.js'
@@ -105,7 +105,7 @@ export async function signRecovery2020<T extends JsonLdDocument>(
   signer: DigestSigner,
   options: ProofOptions,
 ): Promise<T & { proof: Recovery2020Proof | ProofObject[] }> {
-  const { creator, created } = checkProofOptions(options)
+  const { creator, created } = digestProofOptions(options, RECOVERY_2020)
   const signed = withSuiteContext(document)
   const proof: Omit<Recovery2020Proof, 'jws'> = {
     type: RECOVERY_2020,
@@ -199,7 +199,7 @@ export const RECOVERY_2020_SUITE: ProofSuite = {
   type: RECOVERY_2020,
   keyTypes: ['secp256k1'],
   authenticates: true,
-  sign: (document, signer, options) => signRecovery2020(document, digestSignerOf(signer, RECOVERY_2020), options),
+  sign: async (document, signer, options) => signRecovery2020(document, digestSignerOf(signer, RECOVERY_2020), options),
   optionsInput,
   verify: verifyRecovery2020Proof,
 }
