@@ -216,7 +216,7 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     return { results, targets: sdJwtTargets(results) }
   },
   dataIntegrity: async () => {
-    const durationMs = Number(process.env.DIDVAULT_BENCH_DI_MS ?? 1_500)
+    const durationMs = Number(process.env.DIDVAULT_BENCH_DI_MS) || 1_500
     const results = await benchDataIntegrity({ warmupMs: Math.min(500, durationMs / 3), durationMs })
     return { results, targets: dataIntegrityTargets(results) }
   },
