@@ -90,13 +90,19 @@ export async function measurePair(
   options: MeasureOptions,
   sliceMs = SLICE_MS,
 ): Promise<[Measurement, Measurement]> {
-  await slice(a, options.warmupMs)
-  await slice(b, options.warmupMs)
-  const da: number[] = []
-  const db: number[] = []
+  const [ma, mb] = await measureInterleaved([a, b], options, sliceMs)
+  return [ma, mb]
+}
+
+/**
+ * Measures operations in alternating short slices (`sliceMs` each, in turn), each for `durationMs` in total, after a
+ * warm-up of each: the basis for ratios between any two of them.
+ */
+export async function measureInterleaved(ops: Operation[], options: MeasureOptions, sliceMs = SLICE_MS): Promise<Measurement[]> {
+  for (const op of ops) await slice(op, options.warmupMs)
+  const durations = ops.map((): number[] => [])
   for (let spent = 0; spent < options.durationMs; spent += sliceMs) {
-    await slice(a, sliceMs, da)
-    await slice(b, sliceMs, db)
+    for (const [i, op] of ops.entries()) await slice(op, sliceMs, durations[i])
   }
-  return [summarize(a.label, da), summarize(b.label, db)]
+  return ops.map((op, i) => summarize(op.label, durations[i]))
 }

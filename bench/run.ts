@@ -22,7 +22,10 @@
  * `npm run bench -- --only <section>` runs one section alone, with its targets ({@link SECTIONS}): `keyTypes` the
  * per-key-type rows, `service` the did:ethr rows of wallets, DID-auth tokens and the embedded registry,
  * `tokenStatusList` publishing a changed IETF Status List Token (bench/token-status-list.ts), `sdJwt` SD-JWT VC issue
- * and presentation verify against @sd-jwt/sd-jwt-vc, with Sign / Verify Claims' SD-JWT rates (bench/sd-jwt.ts).
+ * and presentation verify against @sd-jwt/sd-jwt-vc, with Sign / Verify Claims' SD-JWT rates (bench/sd-jwt.ts),
+ * `dataIntegrity` per Data Integrity cryptosuite sign / verify against its floor and @digitalbazaar/vc, the embedded
+ * API's rates and ecdsa-sd-2023 derive / verify at 10 and 50 claims (bench/data-integrity.ts; each figure
+ * `DIDVAULT_BENCH_DI_MS` long, default 1,500 ms).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -54,6 +57,7 @@ import { benchStatusSqlite, statusTargets } from './status.js'
 import { benchStatusVerify, type StatusVerifyResults } from './status-verify.js'
 import { benchTokenStatusList, type TokenStatusListResults } from './token-status-list.js'
 import { benchSdJwt, type SdJwtResults } from './sd-jwt.js'
+import { benchDataIntegrity, type DataIntegrityResults } from './data-integrity.js'
 import { benchWorkers } from './workers.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
@@ -211,6 +215,29 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     const results = await benchSdJwt(OPTIONS)
     return { results, targets: sdJwtTargets(results) }
   },
+  dataIntegrity: async () => {
+    const durationMs = Number(process.env.DIDVAULT_BENCH_DI_MS) || 1_500
+    const results = await benchDataIntegrity({ warmupMs: Math.min(500, durationMs / 3), durationMs })
+    return { results, targets: dataIntegrityTargets(results) }
+  },
+}
+
+/**
+ * Issue 32: per Data Integrity suite, our sign / verify (pool) ÷ its floor ≥ 0.6 and ÷ @digitalbazaar/vc ≥ 1.0
+ * (`diSign.<cryptosuite>VsFloor`, …; ecdsa-sd-2023: the base proof's sign only).
+ */
+function dataIntegrityTargets(results: DataIntegrityResults): Target[] {
+  return Object.entries(results.suites).flatMap(([cryptosuite, r]) =>
+    (['sign', 'verify'] as const).flatMap((op) => {
+      const pair = r[op]
+      if (pair === undefined) return []
+      const name = `di${op === 'sign' ? 'Sign' : 'Verify'}.${cryptosuite}`
+      return [
+        ...(pair.vsFloor === undefined ? [] : [atLeast(`${name}VsFloor`, 'memory', 0.6, pair.vsFloor)]),
+        atLeast(`${name}VsLibrary`, 'memory', 1.0, pair.vsLibrary),
+      ]
+    }),
+  )
 }
 
 /** Issue 31: SD-JWT VC issue (10 disclosable claims) and presentation verify (KB) ÷ @sd-jwt/sd-jwt-vc, ≥ 0.8 each. */

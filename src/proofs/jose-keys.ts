@@ -1,9 +1,10 @@
 /**
- * ES256 (P-256) and EdDSA (Ed25519) signature checks for JWTs, against the key of a DID
+ * The ES256 (P-256) and EdDSA (Ed25519) keys of a DID
  * document's verification method (`publicKeyJwk`, `publicKeyMultibase` or `publicKeyBase58`, as
- * did-jwt reads them), in OpenSSL (node:crypto). A key's `KeyObject` is made once and remembered.
+ * did-jwt reads them), as node:crypto key objects, each made once and remembered. The algorithm → verifier
+ * table (`jose-algorithms.ts`) reads them.
  */
-import { createPublicKey, verify, type KeyObject } from 'node:crypto'
+import { createPublicKey, type KeyObject } from 'node:crypto'
 import { extractPublicKeyBytes } from 'did-jwt'
 import type { VerificationMethod } from 'did-resolver'
 
@@ -56,11 +57,4 @@ export function joseKeyOf(vm: VerificationMethod, alg: JoseAlgorithm): KeyObject
     remembered.set(der, key)
   }
   return key ?? undefined
-}
-
-/** Whether `signature` (r‖s for ES256, 64 bytes for EdDSA) signs `data` under `key` with `alg`. */
-export function verifyJose(alg: JoseAlgorithm, data: string, signature: Uint8Array, key: KeyObject): boolean {
-  if (signature.length !== 64) return false
-  const input = Buffer.from(data, 'utf8')
-  return alg === 'EdDSA' ? verify(null, input, key, signature) : verify('sha256', input, { key, dsaEncoding: 'ieee-p1363' }, signature)
 }

@@ -1,20 +1,18 @@
 /**
  * One check of a compact JWS signed by a DID: the signer's DID (the issuer, else the DID of `kid`) is resolved, the
  * verification methods its **current** document lists under the proof purpose (default `assertionMethod`) and that
- * `kid` names are tried, each with the key type `alg` needs, in OpenSSL (`keys/verify-jose.ts`). A secp256k1 method
+ * `kid` names are tried, each with the key type `alg` needs, by the algorithm's verifier (`jose-algorithms.ts`). A secp256k1 method
  * that names only an address (did:ethr's `#controller`) signed when a key recovered from the ES256K signature has that
  * address. `none`, MACs and algorithms outside the allow-list are refused. The outcome is named; nothing throws.
  *
  * The SD-JWT VC codec (issuer signature) and the Token Status List verifier (`kid`) check their JWS here.
  */
-import type { KeyObject } from 'node:crypto'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { eip55Address } from '../did/methods/ethr/index.js'
-import { publicKeyObject, recoverEs256kKeys } from '../keys/es256k.js'
+import { recoverEs256kKeys } from '../keys/es256k.js'
 import type { SignatureAlgorithm } from '../keys/key-types.js'
-import { verifyJose } from '../keys/verify-jose.js'
-import { joseKeyOf } from './jose-keys.js'
-import { methodsUnder, secp256k1KeyHex } from './signing-keys.js'
+import { JOSE_VERIFIERS } from './jose-algorithms.js'
+import { methodsUnder } from './signing-keys.js'
 
 /** The algorithms a JWS may be signed under (ES256K-R, `none`, MACs are not). */
 export const JWS_BY_DID_ALGORITHMS: readonly SignatureAlgorithm[] = ['ES256', 'ES256K', 'EdDSA']
@@ -128,21 +126,16 @@ export async function jwsSigners(jws: Omit<JwsByDid, 'data' | 'signature'>, opti
  * address, by a key recovered from the signature with that address. False for a key OpenSSL refuses.
  */
 export function signedByMethod(vm: VerificationMethod, alg: SignatureAlgorithm, data: string, signature: Uint8Array): boolean {
-  const key = publicKeyOf(vm, alg)
-  if (key !== undefined) {
-    try {
-      return verifyJose(key, alg, Buffer.from(data, 'utf8'), signature)
-    } catch {
-      return false
-    }
-  }
+  const verifier = JOSE_VERIFIERS[alg]
+  const key = verifier.keyOf(vm)
+  if (key !== undefined) return verifier.verify(data, signature, key)
   const address = alg === 'ES256K' ? addressOfMethod(vm) : undefined
   return address !== undefined && signature.length === 64 && recoverEs256kKeys(data, signature).some((k) => k.address === address)
 }
 
 /** Whether `vm` has a key `alg` signs with, or (ES256K) names the address of one. */
 function canSign(vm: VerificationMethod, alg: SignatureAlgorithm): boolean {
-  return publicKeyOf(vm, alg) !== undefined || (alg === 'ES256K' && addressOfMethod(vm) !== undefined)
+  return JOSE_VERIFIERS[alg].keyOf(vm) !== undefined || (alg === 'ES256K' && addressOfMethod(vm) !== undefined)
 }
 
 const refused = (reason: JwsByDidReason, error: string): JwsSigners => ({ found: false, verified: false, reason, error })
@@ -163,28 +156,4 @@ function addressOfMethod(vm: VerificationMethod): string | undefined {
   } catch {
     return undefined
   }
-}
-
-const MAX_REMEMBERED = 10_000
-const secp256k1Keys = new Map<string, KeyObject | null>()
-
-/**
- * The public key of `vm` when it is one `alg` signs with (`publicKeyJwk`, `publicKeyMultibase`, `publicKeyBase58`,
- * `publicKeyHex`, as the JWT verifier reads them), made once per key (bounded); undefined otherwise.
- */
-function publicKeyOf(vm: VerificationMethod, alg: SignatureAlgorithm): KeyObject | undefined {
-  if (alg === 'ES256' || alg === 'EdDSA') return joseKeyOf(vm, alg)
-  const hex = alg === 'ES256K' ? vm.publicKeyHex || secp256k1KeyHex(vm) : undefined
-  if (!hex) return undefined
-  let key = secp256k1Keys.get(hex)
-  if (key === undefined) {
-    try {
-      key = publicKeyObject(hex)
-    } catch {
-      key = null
-    }
-    if (secp256k1Keys.size >= MAX_REMEMBERED) secp256k1Keys.delete(secp256k1Keys.keys().next().value!)
-    secp256k1Keys.set(hex, key)
-  }
-  return key ?? undefined
 }

@@ -6,8 +6,8 @@
  * ES256: P-256; EdDSA: Ed25519, as did:key and did:jwk documents list them); `exp` in the future; `nbf`/`iat` not in
  * the future, within the allowed skew; `aud`, when present, must name this audience.
  *
- * It differs from did-jwt in speed only: ES256 and EdDSA signatures are checked in OpenSSL, and ES256K
- * signatures by keys the service knows are checked
+ * It differs from did-jwt in speed only: ES256 and EdDSA signatures are checked in OpenSSL (each algorithm's row
+ * of `jose-algorithms.ts`), and ES256K signatures by keys the service knows are checked
  * against the key in OpenSSL, instead of recovering the signer in pure JavaScript (which runs
  * at about half the raw verify rate); a signer recovered once is remembered by the directory,
  * and the method of the issuer that signed last is tried first.
@@ -18,13 +18,14 @@
  */
 import type { JWTPayload } from 'did-jwt'
 import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
-import { publicKeyObject, recoverEs256kKeys, verifyEs256k } from '../keys/es256k.js'
+import { publicKeyObject, recoverEs256kKeys } from '../keys/es256k.js'
+import type { SignatureAlgorithm } from '../keys/key-types.js'
 import { addressOf } from '../keys/secp256k1.js'
 import type { KnownKeys } from './known-keys.js'
 import { eip55Address } from '../did/methods/ethr/index.js'
 import type { SignatureMemo } from './signature-memo.js'
 import { secp256k1KeyHex } from './signing-keys.js'
-import { joseKeyOf, verifyJose, type JoseAlgorithm } from './jose-keys.js'
+import { JOSE_VERIFIERS, joseVerifierOf } from './jose-algorithms.js'
 
 /** Why a JWT was not accepted. `reason` is short and carries no secret. */
 export class JwtRejected extends Error {
@@ -97,13 +98,10 @@ const GENERIC_METHODS = new Set(['Multikey', 'JsonWebKey2020'])
 const isSecp256k1Method = (vm: VerificationMethod): boolean =>
   SECP256K1_METHODS.has(vm.type) || (GENERIC_METHODS.has(vm.type) && secp256k1KeyHex(vm) !== undefined)
 
-const JOSE_ALGORITHMS = new Set<string>(['ES256', 'EdDSA'])
-
 export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Promise<VerifiedJwt> {
   const { header, payload, signature, data } = decodeJwt(jwt)
-  const alg = header.alg
-  if (alg !== 'ES256K' && alg !== 'ES256K-R' && !JOSE_ALGORITHMS.has(alg as string))
-    throw new JwtRejected(`unsupported algorithm ${String(alg).slice(0, 20)}`)
+  if (joseVerifierOf(header.alg) === undefined) throw new JwtRejected(`unsupported algorithm ${String(header.alg).slice(0, 20)}`)
+  const alg = header.alg as SignatureAlgorithm
   if (typeof payload.iss !== 'string' || payload.iss.length === 0) throw new JwtRejected('token has no issuer (iss)')
   // A DID URL (`?versionId=`, a path, a fragment) would be checked against some other document
   // than the DID's current one, e.g. a past version listing a revoked delegate.
@@ -138,7 +136,7 @@ export async function verifyDidJwt(jwt: string, options: JwtVerifyOptions): Prom
   }
   // The hint is per purpose: a DID's tokens and its credentials may be signed by different keys.
   const hint = `${options.proofPurpose ?? 'any'} ${payload.iss}`
-  const found = await findSigner(data, sig, preferred(methods, options.keys?.lastSigner?.(hint)), options.keys)
+  const found = await findSigner(alg, data, sig, preferred(methods, options.keys?.lastSigner?.(hint)), options.keys)
   if (!found) throw new JwtRejected('signature does not match the issuer DID')
   options.keys?.noteSigner?.(hint, found.vm.id)
   const key = keyIdOf(found.vm)
@@ -218,6 +216,7 @@ function preferred(methods: VerificationMethod[], first: string | undefined): Ve
 
 /** The verification method whose key made the signature, if any. */
 async function findSigner(
+  alg: 'ES256K' | 'ES256K-R',
   data: string,
   sig: Uint8Array,
   methods: VerificationMethod[],
@@ -229,14 +228,15 @@ async function findSigner(
     const publicKeyHex = vm.publicKeyHex || secp256k1KeyHex(vm)
     if (publicKeyHex) {
       const key = keyObjectOf(publicKeyHex, keys)
-      if (key && verifyEs256k(data, sig, key)) return { vm, address: addressOf(Buffer.from(publicKeyHex.replace(/^0x/, ''), 'hex')) }
+      if (key && JOSE_VERIFIERS[alg].verify(data, sig, key))
+        return { vm, address: addressOf(Buffer.from(publicKeyHex.replace(/^0x/, ''), 'hex')) }
       continue
     }
     const address = accountAddress(vm)
     if (!address) continue
     const known = await keys?.keyFor(address)
     if (known) {
-      if (verifyEs256k(data, sig, known)) return { vm, address }
+      if (JOSE_VERIFIERS[alg].verify(data, sig, known)) return { vm, address }
       continue
     }
     recovered ??= recoverEs256kKeys(data, sig)
@@ -250,10 +250,11 @@ async function findSigner(
 }
 
 /** The method among `methods` whose P-256 (ES256) or Ed25519 (EdDSA) key made the signature, if any. */
-function joseSigner(alg: JoseAlgorithm, data: string, sig: Uint8Array, methods: VerificationMethod[]): VerificationMethod | undefined {
+function joseSigner(alg: 'ES256' | 'EdDSA', data: string, sig: Uint8Array, methods: VerificationMethod[]): VerificationMethod | undefined {
+  const verifier = JOSE_VERIFIERS[alg]
   return methods.find((vm) => {
-    const key = joseKeyOf(vm, alg)
-    return key !== undefined && verifyJose(alg, data, sig, key)
+    const key = verifier.keyOf(vm)
+    return key !== undefined && verifier.verify(data, sig, key)
   })
 }
 
