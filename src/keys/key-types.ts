@@ -35,6 +35,13 @@ export interface PublicJwk {
   y?: string
 }
 
+/** A BLS12-381 G2 public key as a JWK (the 96-byte compressed point in `x`, base64url), as @digitalbazaar/bls12-381-multikey writes it. */
+export interface BbsPublicJwk {
+  kty: 'OKP'
+  crv: BbsKeyType
+  x: string
+}
+
 /** The key type of a public JWK; undefined for a curve or shape didvault does not use. */
 export function keyTypeOfJwk(jwk: { kty?: unknown; crv?: unknown; y?: unknown }): KeyType | undefined {
   if (jwk.kty === 'EC' && typeof jwk.y === 'string' && (jwk.crv === 'secp256k1' || jwk.crv === 'P-256')) return jwk.crv
