@@ -119,7 +119,10 @@ export interface KeyManager {
   publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk>
   /** Creates a Bls12381G2 key (BBS signatures); 422 in a backend that holds none (`mpc`). */
   createBbsKey(request: { tenantId: string; backend?: string }): Promise<CreatedBbsKey>
-  /** The BBS signature (80 bytes) of a request; 404 as {@link KeyManager.sign}, 422 for a key that is not Bls12381G2 or inputs over the bounds. */
+  /**
+   * The BBS signature (80 bytes) of a request; `NOT_FOUND` as {@link KeyManager.sign}, 422 for a key that is not
+   * Bls12381G2 or inputs over the bounds.
+   */
   signBbs(request: BbsSignRequest): Promise<Uint8Array>
   /**
    * Destroys keys of the tenant inside the caller's transaction `tx`, with the records that own them (a deleted

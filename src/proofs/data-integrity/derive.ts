@@ -1,6 +1,7 @@
 /**
- * Selective-disclosure derivation (ecdsa-sd-2023, bbs-2023): from a document with the issuer's base proof, the document revealing only the mandatory
- * claims and those the holder's `selectivePointers` select, with a derived proof. Needs no key: any holder derives.
+ * Selective-disclosure derivation (ecdsa-sd-2023, bbs-2023): from a document with the issuer's base proof, the
+ * document revealing only the mandatory claims and those the holder's `selectivePointers` select, with a derived
+ * proof. Needs no key: any holder derives.
  */
 import { invalid } from '../../errors.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
