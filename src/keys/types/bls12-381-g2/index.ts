@@ -1,7 +1,8 @@
 /**
  * BLS12-381 keys for BBS signatures (`BBS-BLS12-381-SHA-256`, what bbs-2023 signs with), on
- * @digitalbazaar/bls12-381-multikey. The package is ESM-only: it is loaded with a dynamic `import()` of a specifier held
- * in a variable (the CommonJS build keeps it a real `import()`) and cached. The secret key is the 32-byte scalar; the
+ * @digitalbazaar/bls12-381-multikey. The package is ESM-only: it is loaded with a dynamic `import()` of a specifier
+ * passed as a parameter (as `proofs/data-integrity/libraries.ts` does: the CommonJS build keeps it a real `import()`,
+ * which Node runs from CommonJS too) and cached. The secret key is the 32-byte scalar; the
  * public key the 96-byte compressed G2 point; its JWK `{kty: 'OKP', crv: 'Bls12381G2', x}` as the package writes it.
  */
 import type { BbsPublicJwk } from '../../key-types.js'
@@ -23,9 +24,13 @@ interface BlsMultikey {
   fromRaw(options: { algorithm: string; secretKey: Uint8Array; publicKey: Uint8Array }): Promise<BlsKeyPair>
 }
 
-const specifier = '@digitalbazaar/bls12-381-multikey'
+const importEsm = (specifier: string): Promise<unknown> => import(specifier)
 let loading: Promise<BlsMultikey> | undefined
-const library = (): Promise<BlsMultikey> => (loading ??= import(specifier) as Promise<BlsMultikey>)
+const library = (): Promise<BlsMultikey> =>
+  (loading ??= (importEsm('@digitalbazaar/bls12-381-multikey') as Promise<BlsMultikey>).catch((error: unknown) => {
+    loading = undefined
+    throw error
+  }))
 
 /** A fresh key pair (the caller seals and wipes `secretKey`). */
 export async function generateBbsKey(): Promise<{ secretKey: Uint8Array; publicKey: Uint8Array }> {
