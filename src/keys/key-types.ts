@@ -9,6 +9,12 @@ export const KEY_TYPES = ['secp256k1', 'P-256', 'Ed25519'] as const
 export type KeyType = (typeof KEY_TYPES)[number]
 
 /**
+ * The BLS12-381 key type (public key a G2 point, 96 bytes compressed) that signs BBS multi-message signatures
+ * (bbs-2023, `BBS-BLS12-381-SHA-256`); it signs under no JOSE algorithm.
+ */
+export type BbsKeyType = 'Bls12381G2'
+
+/**
  * JOSE signature algorithms: `ES256K` (RFC 8812), `ES256K-R` (its form with the recovery byte,
  * r‖s‖v, which DID-auth tokens of did:ethr use), `ES256` (P-256) and `EdDSA` (Ed25519).
  */
@@ -27,6 +33,13 @@ export interface PublicJwk {
   crv: 'secp256k1' | 'P-256' | 'Ed25519'
   x: string
   y?: string
+}
+
+/** A BLS12-381 G2 public key as a JWK (the 96-byte compressed point in `x`, base64url), as @digitalbazaar/bls12-381-multikey writes it. */
+export interface BbsPublicJwk {
+  kty: 'OKP'
+  crv: BbsKeyType
+  x: string
 }
 
 /** The key type of a public JWK; undefined for a curve or shape didvault does not use. */

@@ -1,13 +1,14 @@
 /**
  * Signers over the key port and over digest signers: the {@link KeySigner} of a port key, and the {@link KeySigner} of a
- * secp256k1 key that signs digests only (a 0.1.0 wallet's sealed key, an MPC wallet's signer).
+ * secp256k1 key that signs digests only (a 0.1.0 wallet's sealed key, an MPC wallet's signer); the {@link BbsSigner} of a
+ * port Bls12381G2 key.
  */
 import { sha256 } from '@noble/hashes/sha2.js'
 import { IdentityError } from '../errors.js'
-import { ALGORITHMS_OF, keyTypeOfJwk, type PublicJwk } from './key-types.js'
+import { ALGORITHMS_OF, keyTypeOfJwk, type BbsPublicJwk, type PublicJwk } from './key-types.js'
 import type { KeyManager, KeyRef } from './port.js'
 import { addressOf, bytesToHex, hexToBytes } from './secp256k1.js'
-import type { DigestSigner, KeySigner, RecoverableSignature } from './signer.js'
+import type { BbsSigner, DigestSigner, KeySigner, RecoverableSignature } from './signer.js'
 import { CURVES } from './types/index.js'
 import { ecPoint } from './types/curve.js'
 
@@ -63,4 +64,14 @@ export function digestKeySigner(digest: DigestSigner): KeySigner {
 function digestSignerOver(publicJwk: PublicJwk, sign: (digest: Uint8Array) => Promise<RecoverableSignature>): DigestSigner {
   const point = ecPoint(publicJwk)
   return { publicKeyHex: bytesToHex(point), address: addressOf(point), sign }
+}
+
+/** The {@link BbsSigner} of a port Bls12381G2 key whose public JWK the caller holds: the port signs each BBS signature. */
+export function portBbsSigner(keys: KeyManager, key: PortKey & { publicJwk: BbsPublicJwk }): BbsSigner {
+  const { tenantId, keyRef, approvals } = key
+  return {
+    keyType: 'Bls12381G2',
+    publicKey: Buffer.from(key.publicJwk.x, 'base64url'),
+    multisign: (header, messages) => keys.signBbs({ tenantId, keyRef, approvals, header, messages }),
+  }
 }

@@ -7,7 +7,7 @@
  */
 import { IdentityError } from '../errors.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { ALGORITHMS_OF, keyTypeOfJwk, type KeyType, type PublicJwk, type SignatureAlgorithm } from './key-types.js'
+import { ALGORITHMS_OF, keyTypeOfJwk, type BbsPublicJwk, type KeyType, type PublicJwk, type SignatureAlgorithm } from './key-types.js'
 
 /** A key's reference: `<backend>:<id within the backend>` (for the sealed backend, the id is the thumbprint). */
 export type KeyRef = string
@@ -82,6 +82,26 @@ export type SignRequest =
   | (SignRequestBase & { alg: 'ES256K-R'; digest: Uint8Array; data?: undefined })
 
 /**
+ * A BBS signature request (`BBS-BLS12-381-SHA-256`, what bbs-2023 signs): the `messages` under the `header`, by a
+ * Bls12381G2 key.
+ */
+export interface BbsSignRequest extends SignRequestBase {
+  header: Uint8Array
+  messages: readonly Uint8Array[]
+}
+
+/** Most messages one BBS signature covers (a bbs-2023 base proof signs one per non-mandatory N-Quad). */
+export const MAX_BBS_MESSAGES = 100_000
+/** Most bytes of a BBS header (bbs-2023's is 64: the proof and mandatory hashes). */
+export const MAX_BBS_HEADER_BYTES = 1024
+
+/** A Bls12381G2 key the port created: its reference and public JWK. */
+export interface CreatedBbsKey {
+  keyRef: KeyRef
+  publicJwk: BbsPublicJwk
+}
+
+/**
  * Creates keys and signs with them. Signatures are in JOSE form: r‖s (64 bytes) for ES256K and
  * ES256, r‖s‖v (65 bytes, v ∈ {0, 1}, low-S) for ES256K-R, 64 bytes for EdDSA.
  */
@@ -95,8 +115,15 @@ export interface KeyManager {
   stageKey(request: CreateKeyRequest): Promise<StagedKey>
   /** The signature of a request; 404 for a reference the tenant does not hold, 422 for an algorithm the key cannot sign under. */
   sign(request: SignRequest): Promise<Uint8Array>
-  /** The public JWK of a key of the tenant; 404 when it holds none under `keyRef`. */
+  /** The public JWK of a key of the tenant; 404 when it holds none under `keyRef`, 422 for a Bls12381G2 key. */
   publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk>
+  /** Creates a Bls12381G2 key (BBS signatures); 422 in a backend that holds none (`mpc`). */
+  createBbsKey(request: { tenantId: string; backend?: string }): Promise<CreatedBbsKey>
+  /**
+   * The BBS signature (80 bytes) of a request; `NOT_FOUND` as {@link KeyManager.sign}, 422 for a key that is not
+   * Bls12381G2 or inputs over the bounds.
+   */
+  signBbs(request: BbsSignRequest): Promise<Uint8Array>
   /**
    * Destroys keys of the tenant inside the caller's transaction `tx`, with the records that own them (a deleted
    * wallet's key, its delegates' keys). References of backends whose keys belong to something else (`mpc`: the vault,
@@ -109,10 +136,20 @@ export interface KeyManager {
  * A key a backend found for a tenant: its public JWK, and its signer, which signs with what finding the key read (one
  * read of the key per signature: the manager's algorithm check and the signature share it).
  */
-export interface BackendKey {
+export type BackendKey = JoseBackendKey | BbsBackendKey
+
+/** A key signing JOSE algorithms (secp256k1, P-256, Ed25519). */
+export interface JoseBackendKey {
   readonly publicJwk: PublicJwk
-  /** Signs a request whose algorithm and input {@link BackendKeyManager} has checked against {@link BackendKey.publicJwk}. */
+  /** Signs a request whose algorithm and input {@link BackendKeyManager} has checked against {@link JoseBackendKey.publicJwk}. */
   sign(request: SignRequest): Promise<Uint8Array>
+}
+
+/** A Bls12381G2 key: BBS signatures only. */
+export interface BbsBackendKey {
+  readonly bbsPublicJwk: BbsPublicJwk
+  /** The BBS signature of `messages` under `header` ({@link BackendKeyManager} has bounded both). */
+  signBbs(header: Uint8Array, messages: readonly Uint8Array[]): Promise<Uint8Array>
 }
 
 /** A backend behind the port: the same calls, with the reference's id part (after `<backend>:`). */
@@ -125,6 +162,8 @@ export interface KeyBackend {
     type: KeyType,
     derive?: HdDerivation,
   ): Promise<{ id: string; publicJwk: PublicJwk; store: (tx: StorageAdapter) => Promise<void> }>
+  /** Optional: creates a Bls12381G2 key; without it a BBS key request is 422. */
+  createBbsKey?(tenantId: string): Promise<{ id: string; publicJwk: BbsPublicJwk }>
   /** Whether the backend derives keys from {@link HdDerivation}s; without it a `derive` request is 422. */
   readonly derivesKeys?: boolean
   /** The tenant's key `id` (its public JWK and signer), or undefined when the tenant holds none. */
@@ -172,9 +211,7 @@ export class BackendKeyManager implements KeyManager {
   }
 
   async sign(request: SignRequest): Promise<Uint8Array> {
-    const { backend, id } = this.#locate(request.keyRef)
-    const key = await backend.find(request.tenantId, id)
-    if (!key) throw unknownKey(request.keyRef)
+    const key = await this.#joseKey(request.tenantId, request.keyRef)
     const type = keyTypeOfJwk(key.publicJwk)!
     if (!ALGORITHMS_OF[type].includes(request.alg))
       throw new IdentityError('VALIDATION_ERROR', `a ${type} key signs under ${ALGORITHMS_OF[type].join(' or ')}, not ${request.alg}`)
@@ -184,10 +221,40 @@ export class BackendKeyManager implements KeyManager {
   }
 
   async publicKey(tenantId: string, keyRef: KeyRef): Promise<PublicJwk> {
+    return (await this.#joseKey(tenantId, keyRef)).publicJwk
+  }
+
+  async createBbsKey(request: { tenantId: string; backend?: string }): Promise<CreatedBbsKey> {
+    const name = request.backend ?? this.defaultBackend
+    const backend = Object.hasOwn(this.backends, name) ? this.backends[name] : undefined
+    if (!backend) throw new IdentityError('VALIDATION_ERROR', `unknown key backend ${name}`)
+    if (!backend.createBbsKey) throw new IdentityError('VALIDATION_ERROR', `the ${name} key backend holds no Bls12381G2 keys`)
+    const { id, publicJwk } = await backend.createBbsKey(request.tenantId)
+    return { keyRef: `${name}:${id}`, publicJwk }
+  }
+
+  async signBbs(request: BbsSignRequest): Promise<Uint8Array> {
+    const { header, messages } = request
+    if (!(header instanceof Uint8Array) || header.length > MAX_BBS_HEADER_BYTES)
+      throw new IdentityError('VALIDATION_ERROR', `a BBS header is at most ${MAX_BBS_HEADER_BYTES} bytes`)
+    if (!Array.isArray(messages) || messages.length > MAX_BBS_MESSAGES || !messages.every((m) => m instanceof Uint8Array))
+      throw new IdentityError('VALIDATION_ERROR', `BBS messages are at most ${MAX_BBS_MESSAGES} byte strings`)
+    const key = await this.#find(request.tenantId, request.keyRef)
+    if (!('signBbs' in key)) throw new IdentityError('VALIDATION_ERROR', `a ${key.publicJwk.crv} key signs no BBS signatures`)
+    return key.signBbs(header, messages)
+  }
+
+  async #find(tenantId: string, keyRef: KeyRef): Promise<BackendKey> {
     const { backend, id } = this.#locate(keyRef)
     const key = await backend.find(tenantId, id)
     if (!key) throw unknownKey(keyRef)
-    return key.publicJwk
+    return key
+  }
+
+  async #joseKey(tenantId: string, keyRef: KeyRef): Promise<JoseBackendKey> {
+    const key = await this.#find(tenantId, keyRef)
+    if ('signBbs' in key) throw new IdentityError('VALIDATION_ERROR', 'a Bls12381G2 key signs BBS signatures only, under no JOSE algorithm')
+    return key
   }
 
   async destroyKeys(tx: StorageAdapter, tenantId: string, keyRefs: readonly KeyRef[]): Promise<void> {

@@ -6,7 +6,7 @@
  * secp256k1 form that signs a digest: what the did:ethr registries and the secp256k1 JSON-LD
  * suites sign with.
  */
-import type { KeyType, PublicJwk, SignatureAlgorithm } from './key-types.js'
+import type { BbsKeyType, KeyType, PublicJwk, SignatureAlgorithm } from './key-types.js'
 
 /** A secp256k1 signature with low-S and the recovery bit. `r` and `s` are 32-byte big-endian. */
 export interface RecoverableSignature {
@@ -39,4 +39,16 @@ export interface KeySigner {
   sign(alg: SignatureAlgorithm, data: Uint8Array): Promise<Uint8Array>
   /** The digest signer of a secp256k1 key; undefined for other key types. */
   readonly digest?: DigestSigner
+}
+
+/**
+ * A BLS12-381 key as bbs-2023 signs with it: a BBS signature (`BBS-BLS12-381-SHA-256`) over a header and a list of
+ * messages, made wherever the private key is held; the public key (the 96-byte compressed G2 point) goes into the base
+ * proof.
+ */
+export interface BbsSigner {
+  readonly keyType: BbsKeyType
+  readonly publicKey: Uint8Array
+  /** The BBS signature (80 bytes) of `messages` under `header`. */
+  multisign(header: Uint8Array, messages: readonly Uint8Array[]): Promise<Uint8Array>
 }

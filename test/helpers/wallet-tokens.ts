@@ -21,7 +21,8 @@ export async function ownKeyTokens(storage: StorageAdapter, masterKey: Parameter
     const now = Math.floor(Date.now() / 1000)
     const data = `${b64({ alg, typ: 'JWT' })}.${b64({ iss: did, iat: now, exp: now + 600, aud: 'didvault' })}`
     const keyRef = record.keyRef!
-    const key = (await sealed.find('tenant-a', keyRef.slice('sealed:'.length)))!
+    const key = await sealed.find('tenant-a', keyRef.slice('sealed:'.length))
+    if (!key || !('sign' in key)) throw new Error(`no JOSE-signing key ${keyRef}`)
     const signature = await key.sign({ tenantId: 'tenant-a', keyRef, alg, data: new TextEncoder().encode(data) })
     return `${data}.${Buffer.from(signature).toString('base64url')}`
   }

@@ -7,6 +7,7 @@ import { SECP256K1 } from './secp256k1/index.js'
 
 export type { KeyCurve } from './curve.js'
 export { signRecoverableDigest } from './secp256k1/index.js'
+export { bbsPublicJwk, bbsSign, generateBbsKey } from './bls12-381-g2/index.js'
 
 export const CURVES: Readonly<Record<KeyType, KeyCurve>> = {
   secp256k1: SECP256K1,

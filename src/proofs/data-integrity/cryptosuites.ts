@@ -2,7 +2,7 @@
  * The W3C Data Integrity cryptosuites didvault signs and verifies with, each with the key types a wallet may sign it
  * with and the curves a verification method may have, and the @digitalbazaar cryptosuite objects behind it.
  */
-import type { KeyType } from '../../keys/key-types.js'
+import type { BbsKeyType, KeyType } from '../../keys/key-types.js'
 import type { Cryptosuite, DataIntegrityLibraries, Multikeys } from './libraries.js'
 
 /** The cryptosuite names, as a `DataIntegrityProof`'s `cryptosuite` spells them. */
@@ -12,11 +12,15 @@ export const DATA_INTEGRITY_CRYPTOSUITES = [
   'ecdsa-jcs-2019',
   'eddsa-jcs-2022',
   'ecdsa-sd-2023',
+  'bbs-2023',
 ] as const
 export type DataIntegrityCryptosuite = (typeof DATA_INTEGRITY_CRYPTOSUITES)[number]
 
-/** The cryptosuites that sign a whole document (all but the selective-disclosure one). */
-export type WholeDocumentCryptosuite = Exclude<DataIntegrityCryptosuite, 'ecdsa-sd-2023'>
+/** The selective-disclosure cryptosuites: a base proof the issuer signs, derived proofs any holder makes. */
+export type SelectiveDisclosureCryptosuite = 'ecdsa-sd-2023' | 'bbs-2023'
+
+/** The cryptosuites that sign a whole document (all but the selective-disclosure ones). */
+export type WholeDocumentCryptosuite = Exclude<DataIntegrityCryptosuite, SelectiveDisclosureCryptosuite>
 
 /** What one cryptosuite needs of keys and of the libraries. */
 export interface CryptosuiteDefinition {
@@ -24,7 +28,7 @@ export interface CryptosuiteDefinition {
   /** How it canonicalizes: RDF Dataset Canonicalization, or the JSON Canonicalization Scheme (RFC 8785). */
   canonicalization: 'rdfc' | 'jcs'
   /** The wallet key types that sign with it. */
-  keyTypes: readonly KeyType[]
+  keyTypes: readonly (KeyType | BbsKeyType)[]
   /** The curves (the libraries' `algorithm`) a verification method may have to verify it. */
   curves: readonly string[]
   /** The multikey package that reads its verification methods. */
@@ -59,6 +63,19 @@ export const CRYPTOSUITES: Readonly<Record<DataIntegrityCryptosuite, Cryptosuite
     curves: ['P-256'],
     verifying: (lib) => lib.ecdsaSd2023.createVerifyCryptosuite(),
   },
+  'bbs-2023': {
+    name: 'bbs-2023',
+    canonicalization: 'rdfc',
+    keyTypes: ['Bls12381G2'],
+    curves: ['Bls12381G2'],
+    multikeys: (lib) => lib.Bls12381Multikey,
+    verifying: (lib) => lib.bbs2023.createVerifyCryptosuite(),
+  },
+}
+
+/** The library cryptosuites of a selective-disclosure cryptosuite. */
+export function selectiveDisclosureCryptosuites(lib: DataIntegrityLibraries, name: SelectiveDisclosureCryptosuite) {
+  return name === 'bbs-2023' ? lib.bbs2023 : lib.ecdsaSd2023
 }
 
 /** The library cryptosuite that signs with a whole-document cryptosuite. */

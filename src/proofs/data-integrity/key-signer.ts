@@ -5,9 +5,9 @@
  */
 import { invalid } from '../../errors.js'
 import type { SignatureAlgorithm } from '../../keys/key-types.js'
-import type { KeySigner } from '../../keys/signer.js'
+import type { BbsSigner, KeySigner } from '../../keys/signer.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
-import type { LibrarySigner } from './libraries.js'
+import type { LibraryBbsSigner, LibrarySigner } from './libraries.js'
 
 /** What the suites sign with: a key port signer's type and its JOSE signatures of bytes (a {@link KeySigner} is one). */
 export type JoseSigner = Pick<KeySigner, 'keyType' | 'sign'>
@@ -19,10 +19,32 @@ const JOSE_ALGORITHM: Partial<Record<KeySigner['keyType'], SignatureAlgorithm>> 
  *
  * @throws {IdentityError} `VALIDATION_ERROR` (422) when the cryptosuite does not sign with keys of the signer's type
  */
-export function librarySignerOf(signer: JoseSigner, verificationMethod: string, suite: CryptosuiteDefinition): LibrarySigner {
+export function librarySignerOf(
+  signer: JoseSigner | BbsSigner,
+  verificationMethod: string,
+  suite: CryptosuiteDefinition,
+): LibrarySigner | LibraryBbsSigner {
+  if (isBbsSigner(signer)) {
+    if (!suite.keyTypes.includes(signer.keyType)) throw invalid(`cryptosuite ${suite.name} does not sign with ${signer.keyType} keys`)
+    return bbsLibrarySigner(signer, verificationMethod)
+  }
   const alg = JOSE_ALGORITHM[signer.keyType]
   if (alg === undefined || !suite.keyTypes.includes(signer.keyType)) {
     throw invalid(`cryptosuite ${suite.name} does not sign with ${signer.keyType} keys (it takes ${suite.keyTypes.join(', ')})`)
   }
   return { id: verificationMethod, algorithm: signer.keyType, sign: ({ data }) => signer.sign(alg, data) }
+}
+
+/** Whether `signer` is a BBS signer (it signs messages under a header, not bytes under a JOSE algorithm). */
+export const isBbsSigner = (signer: JoseSigner | BbsSigner): signer is BbsSigner => 'multisign' in signer
+
+/** The library signer of a BBS key: bbs-2023 calls `multisign`; `sign` (its CBOR fallback) is never reached. */
+function bbsLibrarySigner(signer: BbsSigner, verificationMethod: string): LibraryBbsSigner {
+  return {
+    id: verificationMethod,
+    algorithm: 'BBS-BLS12-381-SHA-256',
+    publicKey: signer.publicKey,
+    multisign: ({ header, messages }) => signer.multisign(header, messages),
+    sign: () => Promise.reject(new Error('bbs-2023 signs through multisign')),
+  }
 }

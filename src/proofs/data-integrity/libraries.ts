@@ -20,6 +20,18 @@ export interface LibrarySigner {
   sign(options: { data: Uint8Array }): Promise<Uint8Array>
 }
 
+/**
+ * The signer object bbs-2023 signs with: BBS signs a header and a list of messages (`multisign`), and the base proof
+ * carries the signer's public key (96-byte BLS12-381 G2 point).
+ */
+export interface LibraryBbsSigner {
+  id: string
+  algorithm: string
+  publicKey: Uint8Array
+  multisign(options: { header: Uint8Array; messages: Uint8Array[] }): Promise<Uint8Array>
+  sign(options: { data: Uint8Array }): Promise<Uint8Array>
+}
+
 /** A jsonld document loader. */
 export type DocumentLoader = (url: string) => Promise<{ contextUrl: null; documentUrl: string; document: unknown }>
 
@@ -65,18 +77,27 @@ export interface Multikeys {
 
 /** The loaded libraries. */
 export interface DataIntegrityLibraries {
-  DataIntegrityProof: new (options: { cryptosuite: Cryptosuite; signer?: LibrarySigner; date?: string }) => DataIntegritySuite
+  DataIntegrityProof: new (options: {
+    cryptosuite: Cryptosuite
+    signer?: LibrarySigner | LibraryBbsSigner
+    date?: string
+  }) => DataIntegritySuite
   EcdsaMultikey: Multikeys
   Ed25519Multikey: Multikeys
+  Bls12381Multikey: Multikeys
   eddsaRdfc2022: Cryptosuite
   ecdsaRdfc2019: Cryptosuite
   eddsaJcs2022: { createSignCryptosuite(): Cryptosuite; createVerifyCryptosuite(): Cryptosuite }
   ecdsaJcs2019: { createSignCryptosuite(): Cryptosuite; createVerifyCryptosuite(): Cryptosuite }
-  ecdsaSd2023: {
-    createSignCryptosuite(options: { mandatoryPointers: string[] }): Cryptosuite
-    createVerifyCryptosuite(): Cryptosuite
-    createDiscloseCryptosuite(options: { selectivePointers: string[] }): Cryptosuite
-  }
+  ecdsaSd2023: SelectiveDisclosureCryptosuites
+  bbs2023: SelectiveDisclosureCryptosuites
+}
+
+/** The cryptosuite factories of a selective-disclosure package (ecdsa-sd-2023, bbs-2023). */
+export interface SelectiveDisclosureCryptosuites {
+  createSignCryptosuite(options: { mandatoryPointers: string[] }): Cryptosuite
+  createVerifyCryptosuite(): Cryptosuite
+  createDiscloseCryptosuite(options: { selectivePointers: string[] }): Cryptosuite
 }
 
 /** An ES module namespace, its exports read through the types above. */
@@ -96,26 +117,31 @@ export function dataIntegrityLibraries(): Promise<DataIntegrityLibraries> {
 }
 
 async function load(): Promise<DataIntegrityLibraries> {
-  const [dataIntegrity, ecdsaMultikey, ed25519Multikey, eddsaRdfc, ecdsaRdfc, eddsaJcs, ecdsaJcs, ecdsaSd] = await Promise.all(
-    [
-      '@digitalbazaar/data-integrity',
-      '@digitalbazaar/ecdsa-multikey',
-      '@digitalbazaar/ed25519-multikey',
-      '@digitalbazaar/eddsa-rdfc-2022-cryptosuite',
-      '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite',
-      '@digitalbazaar/eddsa-jcs-2022-cryptosuite',
-      '@digitalbazaar/ecdsa-jcs-2019-cryptosuite',
-      '@digitalbazaar/ecdsa-sd-2023-cryptosuite',
-    ].map(importEsm),
-  )
+  const [dataIntegrity, ecdsaMultikey, ed25519Multikey, blsMultikey, eddsaRdfc, ecdsaRdfc, eddsaJcs, ecdsaJcs, ecdsaSd, bbs] =
+    await Promise.all(
+      [
+        '@digitalbazaar/data-integrity',
+        '@digitalbazaar/ecdsa-multikey',
+        '@digitalbazaar/ed25519-multikey',
+        '@digitalbazaar/bls12-381-multikey',
+        '@digitalbazaar/eddsa-rdfc-2022-cryptosuite',
+        '@digitalbazaar/ecdsa-rdfc-2019-cryptosuite',
+        '@digitalbazaar/eddsa-jcs-2022-cryptosuite',
+        '@digitalbazaar/ecdsa-jcs-2019-cryptosuite',
+        '@digitalbazaar/ecdsa-sd-2023-cryptosuite',
+        '@digitalbazaar/bbs-2023-cryptosuite',
+      ].map(importEsm),
+    )
   return {
     DataIntegrityProof: dataIntegrity.DataIntegrityProof as DataIntegrityLibraries['DataIntegrityProof'],
     EcdsaMultikey: ecdsaMultikey as unknown as Multikeys,
     Ed25519Multikey: ed25519Multikey as unknown as Multikeys,
+    Bls12381Multikey: blsMultikey as unknown as Multikeys,
     eddsaRdfc2022: eddsaRdfc.cryptosuite as Cryptosuite,
     ecdsaRdfc2019: ecdsaRdfc.cryptosuite as Cryptosuite,
     eddsaJcs2022: eddsaJcs as unknown as DataIntegrityLibraries['eddsaJcs2022'],
     ecdsaJcs2019: ecdsaJcs as unknown as DataIntegrityLibraries['ecdsaJcs2019'],
-    ecdsaSd2023: ecdsaSd as unknown as DataIntegrityLibraries['ecdsaSd2023'],
+    ecdsaSd2023: ecdsaSd as unknown as SelectiveDisclosureCryptosuites,
+    bbs2023: bbs as unknown as SelectiveDisclosureCryptosuites,
   }
 }

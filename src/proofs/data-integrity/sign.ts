@@ -10,9 +10,18 @@ import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { onDocument } from './failures.js'
 import { checkCreated, checkDocument, checkWellFormedStrings, proofsOf, withoutProof, type JsonLdDocument } from './inputs.js'
 import { librarySignerOf, type JoseSigner } from './key-signer.js'
-import { dataIntegrityLibraries, type Cryptosuite, type DataIntegrityLibraries, type DocumentLoader } from './libraries.js'
+import type { BbsSigner } from '../../keys/signer.js'
+import {
+  dataIntegrityLibraries,
+  type Cryptosuite,
+  type DataIntegrityLibraries,
+  type DocumentLoader,
+  type LibraryBbsSigner,
+} from './libraries.js'
 import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
 import { libraryPurpose, type ProofPurpose, type PurposeOptions } from './purpose.js'
+
+type BbsInput = Parameters<LibraryBbsSigner['multisign']>[0]
 
 /** How to sign. */
 export interface DataIntegritySignOptions extends PurposeOptions {
@@ -42,7 +51,7 @@ export async function signWith(
   suite: CryptosuiteDefinition,
   cryptosuiteOf: (lib: DataIntegrityLibraries) => Cryptosuite,
   document: unknown,
-  signer: JoseSigner,
+  signer: JoseSigner | BbsSigner,
   options: DataIntegritySignOptions,
 ): Promise<SignedDocument> {
   checkDocument(document, options.limits)
@@ -53,14 +62,17 @@ export async function signWith(
   checkCreated(options.created)
   const librarySigner = librarySignerOf(signer, options.verificationMethod, suite)
   let keyPortError: unknown
-  const trackedSigner = {
-    ...librarySigner,
-    sign: (input: { data: Uint8Array }) =>
-      librarySigner.sign(input).catch((error: unknown) => {
+  const tracked =
+    <A, R>(call: (input: A) => Promise<R>) =>
+    (input: A) =>
+      call(input).catch((error: unknown) => {
         keyPortError = error
         throw error
-      }),
-  }
+      })
+  const trackedSigner =
+    'multisign' in librarySigner
+      ? { ...librarySigner, multisign: tracked((input: BbsInput) => librarySigner.multisign(input)) }
+      : { ...librarySigner, sign: tracked((input: { data: Uint8Array }) => librarySigner.sign(input)) }
   const lib = await dataIntegrityLibraries()
   const created = options.created ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z')
   const library = cryptosuiteOf(lib)

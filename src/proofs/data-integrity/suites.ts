@@ -2,6 +2,8 @@
  * The Data Integrity suite objects: one per cryptosuite, each signing through the key port and verifying against the
  * controller's current DID document. The proof-suite registry lists them by `(DataIntegrityProof, cryptosuite)`.
  */
+import { KEY_TYPES, type BbsKeyType, type KeyType } from '../../keys/key-types.js'
+import type { BbsSigner } from '../../keys/signer.js'
 import type { JoseSigner } from './key-signer.js'
 import { CRYPTOSUITES, signingCryptosuite, type CryptosuiteDefinition, type WholeDocumentCryptosuite } from './cryptosuites.js'
 import { deriveSelective } from './derive.js'
@@ -16,7 +18,7 @@ export interface DataIntegritySuite {
   readonly type: 'DataIntegrityProof'
   readonly cryptosuite: CryptosuiteDefinition['name']
   /** The wallet key types it signs with (anything else is a 422 before signing). */
-  readonly keyTypes: CryptosuiteDefinition['keyTypes']
+  readonly keyTypes: readonly KeyType[]
   /** `document` with a new proof by `signer`. */
   sign(document: JsonLdDocument, signer: JoseSigner, options: DataIntegritySignOptions): Promise<SignedDocument>
   /** Whether `proof` (one of `document`'s proofs) verifies: a named outcome, never a throw. */
@@ -34,12 +36,16 @@ export interface SelectiveDisclosureSuite extends Omit<DataIntegritySuite, 'sign
   derive(document: JsonLdDocument, selectivePointers: string[], options?: Pick<DataIntegritySignOptions, 'limits'>): Promise<SignedDocument>
 }
 
+/** The JOSE-signing key types of a cryptosuite. */
+const joseKeyTypes = (definition: CryptosuiteDefinition): readonly KeyType[] =>
+  KEY_TYPES.filter((type) => definition.keyTypes.includes(type))
+
 function wholeDocumentSuite(name: WholeDocumentCryptosuite): DataIntegritySuite {
   const definition = CRYPTOSUITES[name]
   return {
     type: 'DataIntegrityProof',
     cryptosuite: name,
-    keyTypes: definition.keyTypes,
+    keyTypes: joseKeyTypes(definition),
     sign: (document, signer, options) => signWith(definition, (lib) => signingCryptosuite(lib, name), document, signer, options),
     verify: (document, proof, options) => verifyWith(definition, document, proof, options),
   }
@@ -60,7 +66,7 @@ const sd = CRYPTOSUITES['ecdsa-sd-2023']
 export const ecdsaSd2023: SelectiveDisclosureSuite = {
   type: 'DataIntegrityProof',
   cryptosuite: 'ecdsa-sd-2023',
-  keyTypes: sd.keyTypes,
+  keyTypes: joseKeyTypes(sd),
   sign: async (document, signer, { mandatoryPointers = [], ...options }) => {
     checkPointers('mandatoryPointers', mandatoryPointers, (options.limits ?? DEFAULT_JSONLD_LIMITS).maxArrayLength)
     return signWith(sd, (lib) => lib.ecdsaSd2023.createSignCryptosuite({ mandatoryPointers }), document, signer, options)
@@ -69,8 +75,39 @@ export const ecdsaSd2023: SelectiveDisclosureSuite = {
   verify: (document, proof, options) => verifyWith(sd, document, proof, options),
 }
 
-/** Every Data Integrity suite, by cryptosuite name. */
-export const DATA_INTEGRITY_SUITES: Readonly<Record<CryptosuiteDefinition['name'], DataIntegritySuite | SelectiveDisclosureSuite>> = {
+/** bbs-2023: {@link SelectiveDisclosureSuite}'s calls, the issuer's base proof signed by a BLS12-381 key's {@link BbsSigner}. */
+export interface BbsSuite extends Omit<SelectiveDisclosureSuite, 'sign' | 'keyTypes'> {
+  readonly keyTypes: readonly BbsKeyType[]
+  sign(
+    document: JsonLdDocument,
+    signer: BbsSigner,
+    options: DataIntegritySignOptions & { mandatoryPointers?: string[] },
+  ): Promise<SignedDocument>
+}
+
+const bbs = CRYPTOSUITES['bbs-2023']
+
+/**
+ * `DataIntegrityProof` / `bbs-2023` (baseline: no holder binding, pseudonyms or anonymous holder binding): BBS
+ * signatures over BLS12-381 (`BBS-BLS12-381-SHA-256`). The base proof is for the holder only (it is not verifiable by
+ * design); any holder derives an unlinkable proof of the mandatory claims and those it selects.
+ */
+export const bbs2023: BbsSuite = {
+  type: 'DataIntegrityProof',
+  cryptosuite: 'bbs-2023',
+  keyTypes: ['Bls12381G2'],
+  sign: async (document, signer, { mandatoryPointers = [], ...options }) => {
+    checkPointers('mandatoryPointers', mandatoryPointers, (options.limits ?? DEFAULT_JSONLD_LIMITS).maxArrayLength)
+    return signWith(bbs, (lib) => lib.bbs2023.createSignCryptosuite({ mandatoryPointers }), document, signer, options)
+  },
+  derive: (document, selectivePointers, options) => deriveSelective(document, selectivePointers, options, 'bbs-2023'),
+  verify: (document, proof, options) => verifyWith(bbs, document, proof, options),
+}
+
+/** Every Data Integrity suite signing through a JOSE signer, by cryptosuite name (bbs-2023 is {@link bbs2023}). */
+export const DATA_INTEGRITY_SUITES: Readonly<
+  Record<Exclude<CryptosuiteDefinition['name'], 'bbs-2023'>, DataIntegritySuite | SelectiveDisclosureSuite>
+> = {
   'ecdsa-rdfc-2019': ecdsaRdfc2019,
   'eddsa-rdfc-2022': eddsaRdfc2022,
   'ecdsa-jcs-2019': ecdsaJcs2019,

@@ -17,7 +17,7 @@ export type MethodFailure = { check: 'verification-method' | 'purpose' | 'contro
 /** A verification method the controller's current document lists under the purpose, as a Multikey document. */
 export interface BoundMethod {
   id: string
-  /** Its key's curve: `P-256`, `P-384` or `Ed25519`. */
+  /** Its key's curve: `P-256`, `P-384`, `Ed25519` or `Bls12381G2`. */
   curve: string
   controller: string
   multikey: Record<string, unknown>
@@ -71,13 +71,14 @@ const MULTIKEY_HEADERS: ReadonlyArray<[string, readonly number[], number]> = [
   ['Ed25519', [0xed, 0x01], 32],
   ['P-256', [0x80, 0x24], 33],
   ['P-384', [0x81, 0x24], 49],
+  ['Bls12381G2', [0xeb, 0x01], 96],
 ]
 
 /** The curve of a method's key (`publicKeyJwk`'s `crv`, or the multicodec header of `publicKeyMultibase`); undefined for anything else. */
 function curveOf(method: VerificationMethod): string | undefined {
   if (method.publicKeyJwk !== undefined) return typeof method.publicKeyJwk.crv === 'string' ? method.publicKeyJwk.crv : undefined
   const multibase = method.type === 'Multikey' ? method.publicKeyMultibase : undefined
-  if (typeof multibase !== 'string' || !multibase.startsWith('z') || multibase.length > 100) return undefined
+  if (typeof multibase !== 'string' || !multibase.startsWith('z') || multibase.length > 140) return undefined
   let bytes: Uint8Array
   try {
     bytes = base58.decode(multibase.slice(1))

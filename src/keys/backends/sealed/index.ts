@@ -1,16 +1,17 @@
 /**
  * The `sealed` key backend (keyManagement `ECS`): keys generated in this process, their private
  * halves kept only as keyring envelopes in the `keys` collection, bound to their tenant and
- * thumbprint. A signature opens the envelope, signs and wipes the plaintext.
+ * thumbprint. A signature opens the envelope, signs and wipes the plaintext. Bls12381G2 keys (BBS signatures, for
+ * bbs-2023) are generated and sealed the same way and sign BBS signatures only.
  */
 import { tenantCollectionOf } from '../../../storage/declaration.js'
 import { UniqueConstraintError, type StorageAdapter } from '../../../storage/port.js'
 import type { Keyring } from '../../keyring.js'
-import type { KeyType, PublicJwk } from '../../key-types.js'
+import type { BbsPublicJwk, KeyType, PublicJwk } from '../../key-types.js'
 import type { BackendKey, HdDerivation, KeyBackend, SignRequest } from '../../port.js'
 import { secretContext } from '../../secret-context.js'
 import { jwkThumbprint } from '../../thumbprint.js'
-import { CURVES, signRecoverableDigest } from '../../types/index.js'
+import { bbsPublicJwk, bbsSign, CURVES, generateBbsKey, signRecoverableDigest } from '../../types/index.js'
 import { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from './records.js'
 import { derivedKey } from './derive.js'
 
@@ -38,18 +39,32 @@ export class SealedKeyBackend implements KeyBackend {
   async stageKey(tenantId: string, type: KeyType, derive?: HdDerivation) {
     const { privateKey, path } = derive ? derivedKey(this.keyring, type, derive) : { privateKey: CURVES[type].generate(), path: undefined }
     let record: SealedKeyRecord
+    let publicJwk: PublicJwk
     try {
-      record = this.#recordOf(tenantId, type, privateKey)
+      publicJwk = CURVES[type].publicJwk(privateKey)
+      record = this.#recordOf(tenantId, type, privateKey, publicJwk)
       if (path !== undefined) record.path = path
     } finally {
       privateKey.fill(0)
     }
     const store = async (tx: StorageAdapter) => tenantCollectionOf(tx, SEALED_KEYS, tenantId).insert(record)
-    return { id: record.thumbprint, publicJwk: record.publicJwk, store }
+    return { id: record.thumbprint, publicJwk, store }
   }
 
-  #recordOf(tenantId: string, type: KeyType, privateKey: Uint8Array): SealedKeyRecord {
-    const publicJwk = CURVES[type].publicJwk(privateKey)
+  /** A fresh Bls12381G2 key, sealed at once and stored. */
+  async createBbsKey(tenantId: string): Promise<{ id: string; publicJwk: BbsPublicJwk }> {
+    const { secretKey, publicKey } = await generateBbsKey()
+    let record: SealedKeyRecord
+    try {
+      record = this.#recordOf(tenantId, 'Bls12381G2', secretKey, bbsPublicJwk(publicKey))
+    } finally {
+      secretKey.fill(0)
+    }
+    await tenantCollectionOf(this.storage, SEALED_KEYS, tenantId).insert(record)
+    return { id: record.thumbprint, publicJwk: bbsPublicJwk(publicKey) }
+  }
+
+  #recordOf(tenantId: string, type: SealedKeyRecord['type'], privateKey: Uint8Array, publicJwk: PublicJwk | BbsPublicJwk): SealedKeyRecord {
     const thumbprint = jwkThumbprint(publicJwk)
     const id = sealedKeyId(tenantId, thumbprint)
     const privateKeyEnvelope = this.keyring.seal(privateKey, secretContext(SEALED_KEYS.name, { tenantId, id }, 'privateKey'))
@@ -61,8 +76,9 @@ export class SealedKeyBackend implements KeyBackend {
    * key the tenant already holds keeps its record. The caller wipes `privateKey`.
    */
   async importKey(tenantId: string, type: KeyType, privateKey: Uint8Array): Promise<{ id: string; publicJwk: PublicJwk }> {
-    const record = this.#recordOf(tenantId, type, privateKey)
-    const { thumbprint, publicJwk } = record
+    const publicJwk = CURVES[type].publicJwk(privateKey)
+    const record = this.#recordOf(tenantId, type, privateKey, publicJwk)
+    const { thumbprint } = record
     const keys = tenantCollectionOf(this.storage, SEALED_KEYS, tenantId)
     if (await keys.get(record.id)) return { id: thumbprint, publicJwk }
     try {
@@ -76,14 +92,28 @@ export class SealedKeyBackend implements KeyBackend {
   /** The tenant's key: its record, read once, gives the public JWK and the envelope its signer opens. */
   async find(tenantId: string, thumbprint: string): Promise<BackendKey | undefined> {
     const record = await tenantCollectionOf(this.storage, SEALED_KEYS, tenantId).get(sealedKeyId(tenantId, thumbprint))
-    return record && { publicJwk: record.publicJwk, sign: async (request) => this.#sign(record, request) }
+    if (!record) return undefined
+    if (record.publicJwk.crv === 'Bls12381G2') {
+      const bbsPublicJwk = record.publicJwk
+      return { bbsPublicJwk, signBbs: (header, messages) => this.#signBbs(record, bbsPublicJwk, header, messages) }
+    }
+    return { publicJwk: record.publicJwk, sign: async (request) => this.#sign(record, request) }
+  }
+
+  async #signBbs(record: SealedKeyRecord, publicJwk: BbsPublicJwk, header: Uint8Array, messages: readonly Uint8Array[]) {
+    const secretKey = this.keyring.open(record.privateKey, secretContext(SEALED_KEYS.name, record, 'privateKey'))
+    try {
+      return await bbsSign(secretKey, Buffer.from(publicJwk.x, 'base64url'), header, messages)
+    } finally {
+      secretKey.fill(0)
+    }
   }
 
   #sign(record: SealedKeyRecord, request: SignRequest): Uint8Array {
     const privateKey = this.keyring.open(record.privateKey, secretContext(SEALED_KEYS.name, record, 'privateKey'))
     try {
       if (request.digest !== undefined) return signRecoverableDigest(privateKey, request.digest)
-      return CURVES[record.type].sign(privateKey, request.alg, request.data, record.publicJwk)
+      return CURVES[record.type as KeyType].sign(privateKey, request.alg, request.data, record.publicJwk as PublicJwk)
     } finally {
       privateKey.fill(0)
     }

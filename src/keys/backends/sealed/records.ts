@@ -1,7 +1,7 @@
 /** The sealed backend's records: one per key, its private key an envelope under the keyring. */
 import { declareCollection, tenantCollectionOf } from '../../../storage/declaration.js'
 import type { StorageAdapter, StoredRecord } from '../../../storage/port.js'
-import type { KeyType, PublicJwk } from '../../key-types.js'
+import type { BbsKeyType, BbsPublicJwk, KeyType, PublicJwk } from '../../key-types.js'
 
 export interface SealedKeyRecord extends StoredRecord {
   /** {@link sealedKeyId} of the tenant and thumbprint: the same key held by two tenants is two records. */
@@ -9,9 +9,9 @@ export interface SealedKeyRecord extends StoredRecord {
   tenantId: string
   /** The key's JWK thumbprint (RFC 7638): the id part of its reference `sealed:<thumbprint>`. */
   thumbprint: string
-  type: KeyType
-  publicJwk: PublicJwk
-  /** The private key, sealed by the keyring and bound to this record (never plaintext). */
+  type: KeyType | BbsKeyType
+  publicJwk: PublicJwk | BbsPublicJwk
+  /** The private key (for Bls12381G2, the 32-byte BBS secret key), sealed by the keyring and bound to this record (never plaintext). */
   privateKey: string
   /** The derivation path of a key derived from a BIP44 vault's secrets (`m/44'/60'/0'/0/3`); absent for generated keys. */
   path?: string
