@@ -19,6 +19,7 @@ import {
   type DigitalbazaarLibraries,
   type LibraryDocumentLoader,
   type LibraryKeyPair,
+  type W3cCryptosuite,
 } from '../../helpers/w3c-di-vectors.js'
 import { openSealedKeys, portIdentity, resolver } from './helpers.js'
 
@@ -60,7 +61,7 @@ function credential(issuer: string): JsonLdDocument {
 }
 
 const proofOf = (document: JsonLdDocument) => document.proof as Record<string, unknown>
-const libraryVerifies = async (credential: JsonLdDocument, cryptosuite: DataIntegritySuite['cryptosuite']) => {
+const libraryVerifies = async (credential: JsonLdDocument, cryptosuite: W3cCryptosuite) => {
   const suite = [new lib.DataIntegrityProof({ cryptosuite: lib.verifying(cryptosuite) })]
   const result = await lib.vc.verifyCredential({ credential, suite, documentLoader: libraryLoader })
   return result.verified
@@ -77,7 +78,7 @@ for (const [suite, keyType] of WHOLE) {
   describe(`${suite.cryptosuite} with @digitalbazaar/vc`, () => {
     it('theirs (issue) verifies with ours, bound to the issuer; tampered, it does not', async () => {
       const key = await generate(keyType)
-      const cryptosuite = lib.signing(suite.cryptosuite)
+      const cryptosuite = lib.signing(suite.cryptosuite as W3cCryptosuite)
       const issued = await lib.vc.issue({
         credential: credential(key.controller),
         suite: new lib.DataIntegrityProof({ cryptosuite, signer: key.signer() }),
@@ -96,8 +97,8 @@ for (const [suite, keyType] of WHOLE) {
     it('ours (through the key port) verifies with theirs; tampered, it does not', async () => {
       const { signer, did, verificationMethod } = await portIdentity(port.keys, keyType)
       const signed = await suite.sign(credential(did), signer, { verificationMethod })
-      expect(await libraryVerifies(signed, suite.cryptosuite)).toBe(true)
-      expect(await libraryVerifies({ ...signed, validFrom: '2025-01-01T00:00:00Z' }, suite.cryptosuite)).toBe(false)
+      expect(await libraryVerifies(signed, suite.cryptosuite as W3cCryptosuite)).toBe(true)
+      expect(await libraryVerifies({ ...signed, validFrom: '2025-01-01T00:00:00Z' }, suite.cryptosuite as W3cCryptosuite)).toBe(false)
     })
   })
 }
