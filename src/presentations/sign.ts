@@ -276,8 +276,8 @@ async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredent
 }
 
 /** A stored credential in its wire member (SD-JWT disclosures unsealed), if the caller may read it; otherwise 404 as if none. */
-async function storedCredentialMember(
-  ctx: Context,
+export async function storedCredentialMember(
+  ctx: Pick<Context, 'callers' | 'config' | 'custody' | 'registries' | 'storage'>,
   caller: Caller,
   id: string,
   field: string,

@@ -4,6 +4,7 @@
  */
 import { invalid } from '../../errors.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
+import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import { DEFAULT_JSONLD_LIMITS } from '../jsonld/bounds.js'
 import { onDocument } from './failures.js'
 import { checkDocument, checkPointers, proofsOf, withoutProof } from './inputs.js'
@@ -21,7 +22,7 @@ import { contextsOnly } from './sign.js'
 export async function deriveSelective(
   document: unknown,
   selectivePointers: unknown,
-  { limits = DEFAULT_JSONLD_LIMITS }: { limits?: JsonLdLimits } = {},
+  { limits = DEFAULT_JSONLD_LIMITS }: { limits?: JsonLdLimits; hasher?: CanonicalHasher } = {},
 ): Promise<SignedDocument> {
   checkDocument(document, limits)
   checkPointers('selectivePointers', selectivePointers, limits.maxArrayLength)
