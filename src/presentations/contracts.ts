@@ -26,7 +26,8 @@ export const PRESENTATION_CONTRACTS = {
       '`challenge`) and `aud` (or `domain`; a list allowed). `JSON-LD`: an `EcdsaSecp256k1RecoverySignature2020` proof, ' +
       'purpose `authentication`, with the required `challenge` (or `nonce`) and an optional `domain` (or a single `aud`); ' +
       'it holds JSON-LD credentials only. Both names of one binding with different values, or an `aud` list for JSON-LD, ' +
-      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires`. At most 1,000 credentials. ' +
+      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires` (a `DataIntegrityProof`: ' +
+      '422, its library writes no `expires`). At most 1,000 credentials. ' +
       '`SD-JWT`: exactly one SD-JWT VC `{ sdjwt }` (a stored one by `_id`: 422, not supported yet), `disclose` (JSON ' +
       'pointers of the claims shown; default none), `nonce` and a single `aud` required; answers `{ presentation: { sdjwt } }`, ' +
       'the SD-JWT with only those disclosures and a KB-JWT (`typ: kb+jwt`, `iat`, `aud`, `nonce`, `sd_hash`) signed by the ' +

@@ -164,6 +164,21 @@ describe('presenting a derived credential', () => {
     expect(res.body.checks).toContainEqual({ check: 'credential', credential: 0, verified: true })
     expect(res.body.vcs[0]).toMatchObject({ verified: true, issuer: issuer.did })
   })
+
+  it('expiresIn with a Data Integrity presentation: 422 saying why (the library writes no proof expires), nothing written', async () => {
+    const derived = (await derive({ jsonld: base, selectivePointers: [] })).body.jsonld
+    const before = await snapshot(h)
+    const res = await h.request('POST', '/presentations/sign', {
+      json: { holder: holder.did, format: 'JSON-LD', challenge: 'c-1', expiresIn: 60_000, vcs: [{ jsonld: derived }] },
+      token: TENANT_B,
+      didAuth: holder.jwt,
+    })
+    expectError(res, 422, 'VALIDATION_ERROR')
+    expect(res.body.errorMessage).toMatch(
+      /^expiresIn: a DataIntegrityProof proof cannot expire here: @digitalbazaar\/data-integrity 2\.5\.0 writes no/,
+    )
+    expect(await snapshot(h)).toEqual(before)
+  })
 })
 
 describe('interop with @digitalbazaar/vc', () => {

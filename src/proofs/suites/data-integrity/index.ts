@@ -21,6 +21,14 @@ import type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite } from '..
 
 type Cryptosuite = keyof typeof DATA_INTEGRITY_SUITES
 
+/**
+ * Why a Data Integrity proof takes no `expires` here (VC Data Integrity §2.1 allows one): the library writes none and its
+ * verifier checks only the format of one, so an expiry would be neither signed nor enforced.
+ */
+export const DATA_INTEGRITY_NO_EXPIRES =
+  `a ${DATA_INTEGRITY_PROOF} proof cannot expire here: @digitalbazaar/data-integrity 2.5.0 writes no proof \`expires\` ` +
+  'and does not check one when verifying; leave it out (a verifier bounds a presentation by its challenge) or sign a JWT'
+
 /** The registry's suite of the Data Integrity `cryptosuite`. */
 function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
   const suite = DATA_INTEGRITY_SUITES[cryptosuite]
@@ -49,9 +57,8 @@ function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
  */
 function signOptionsOf(options: ProofOptions, cryptosuite: Cryptosuite) {
   const { creator, created } = checkProofOptions(options)
-  for (const key of ['nonce', 'expires'] as const) {
-    if (options[key] !== undefined) throw invalid(`${key}: not supported with ${DATA_INTEGRITY_PROOF} (${cryptosuite}) proofs`)
-  }
+  if (options.nonce !== undefined) throw invalid(`nonce: not supported with ${DATA_INTEGRITY_PROOF} (${cryptosuite}) proofs`)
+  if (options.expires !== undefined) throw invalid(`expires: ${DATA_INTEGRITY_NO_EXPIRES}`)
   if (options.mandatoryPointers !== undefined && !('derive' in DATA_INTEGRITY_SUITES[cryptosuite]))
     throw invalid(`mandatoryPointers: only with a selective-disclosure cryptosuite, not ${cryptosuite}`)
   const hasher = options.hasher ?? IN_THREAD_HASHER
