@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createClient } from '../../src/client/index.js'
 import { IdentityError } from '../../src/errors.js'
 import { documentLoader as contexts } from '../../src/proofs/jsonld/document-loader.js'
-import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, type Harness } from '../helpers/harness.js'
+import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, tokenFor, type Harness } from '../helpers/harness.js'
 
 const V2 = 'https://www.w3.org/ns/credentials/v2'
 /** The claims' terms are defined by no context: the credential is signed under the undefined-terms context (the default). */
@@ -138,6 +138,29 @@ describe('Sign with mandatoryPointers, derive in another tenant', () => {
     expectError(absent, 422, 'NOT_FOUND')
     expect(absent.body.errorMessage.replace('no-such-credential', _id)).toBe(other.body.errorMessage)
     expect(await snapshot(h)).toEqual(before)
+  })
+})
+
+describe('Add Proof with mandatoryPointers', () => {
+  it('an ecdsa-sd-2023 base proof added to an ecdsa-rdfc-2019 credential derives and verifies', async () => {
+    const signed = await h.request('POST', '/claims/sign', { json: { iss: issuer.did, claims, context: [V2] }, didAuth: issuer.jwt })
+    const vc = signed.body.vcs[0]
+    const added = await h.request('POST', '/claims/proofs', {
+      json: { iss: issuer.did, vcs: [{ jsonld: vc.jsonld }], cryptosuite: 'ecdsa-sd-2023', mandatoryPointers: ['/issuer'] },
+      didAuth: `${await tokenFor(h, vc.id)},${issuer.jwt}`,
+    })
+    expect(added.status, JSON.stringify(added.body)).toBe(200)
+    expect(added.body.errors).toEqual([])
+    const withBase = added.body.vcs[0].jsonld
+    expect(withBase.proof.map((p: { cryptosuite: string }) => p.cryptosuite)).toEqual(['ecdsa-rdfc-2019', 'ecdsa-sd-2023'])
+    const res = await derive({ jsonld: withBase, selectivePointers: ['/credentialSubject/degree'] })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    const derived = res.body.jsonld
+    // Only the derived proof: the other proofs sign claims the holder does not reveal.
+    expect(derived.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'ecdsa-sd-2023' })
+    expect(derived.issuer).toBe(issuer.did)
+    expect(derived.credentialSubject).toEqual({ id: vc.jsonld.credentialSubject.id, degree: 'BSc' })
+    expect((await verify(derived)).verified).toBe(true)
   })
 })
 
