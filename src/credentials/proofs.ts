@@ -191,7 +191,7 @@ export async function addProofs(
     items.map((item, index) => ({ item, index })),
     async ({ item }) => {
       const { document, records } = await target(ctx, caller, holding, item)
-      const options = { creator, created: new Date(ctx.now()), ...proof, hasher }
+      const options = { creator, created: new Date(ctx.now()), ...proof, hasher, mandatoryPointers: input.mandatoryPointers }
       const signed = (await addProof(document, keySigner, options)) as JsonLdDocument
       const added = proofsOf(signed).at(-1) as ProofObject
       // Each record keeps its own proofs; the suite may have added its context (nothing else changed).

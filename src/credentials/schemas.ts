@@ -236,6 +236,45 @@ export const proofSuiteFields = {
     }),
 }
 
+/** The Data Integrity cryptosuites of selective disclosure: their base proofs take `mandatoryPointers`. */
+export const SELECTIVE_DISCLOSURE_CRYPTOSUITES: readonly string[] = ['ecdsa-sd-2023', 'bbs-2023']
+
+/** Most JSON pointers one `mandatoryPointers` / `selectivePointers` list holds. */
+export const MAX_SELECTION_POINTERS = 256
+
+/** JSON pointers (RFC 6901) into a JSON-LD credential, for selective disclosure: bounded count and length. */
+export const selectionPointers = z
+  .array(
+    z
+      .string()
+      .max(1024)
+      .regex(/^(\/([^~]|~[01])*)+$/, 'a JSON pointer such as /credentialSubject/name'),
+  )
+  .max(MAX_SELECTION_POINTERS)
+
+/**
+ * `mandatoryPointers`: what every derived credential reveals, fixed by the issuer's base proof; only with a
+ * selective-disclosure cryptosuite ({@link SELECTIVE_DISCLOSURE_CRYPTOSUITES}).
+ */
+export const mandatoryPointersField = {
+  mandatoryPointers: selectionPointers.optional().meta({
+    description:
+      `With \`cryptosuite: "ecdsa-sd-2023"\` only: JSON pointers (\`/issuer\`, \`/credentialSubject/birthDate\`; at most ` +
+      `${MAX_SELECTION_POINTERS}) of the claims every credential derived from the base proof reveals (\`POST /presentations/derive\`). ` +
+      'A pointer that selects nothing in the credential is 422. Default `[]`.',
+  }),
+}
+
+/** `mandatoryPointers` goes only with a selective-disclosure `cryptosuite`. */
+export function mandatoryPointersFitCryptosuite(v: { cryptosuite?: string; mandatoryPointers?: unknown }, ctx: z.RefinementCtx): void {
+  if (v.mandatoryPointers !== undefined && !SELECTIVE_DISCLOSURE_CRYPTOSUITES.includes(v.cryptosuite ?? ''))
+    ctx.addIssue({
+      code: 'custom',
+      path: ['mandatoryPointers'],
+      message: `only with a selective-disclosure cryptosuite (${SELECTIVE_DISCLOSURE_CRYPTOSUITES.join(', ')})`,
+    })
+}
+
 /** A `cryptosuite` goes only with `proofType` `DataIntegrityProof` (or alone). */
 export function cryptosuiteFitsProofType(v: { proofType?: string; cryptosuite?: string }, ctx: z.RefinementCtx): void {
   if (v.cryptosuite !== undefined && v.proofType !== undefined && v.proofType !== DATA_INTEGRITY_PROOF)
@@ -246,6 +285,7 @@ export const signClaims = z
   .strictObject({
     format: claimFormat.default('JSON-LD'),
     ...proofSuiteFields,
+    ...mandatoryPointersField,
     iss: did.meta({ description: 'The issuer: a wallet DID of the caller’s tenant that the caller controls.' }),
     resolver: resolverName.optional(),
     context: oneOrMany(contextEntry, 20)
@@ -276,8 +316,9 @@ export const signClaims = z
   })
   .superRefine(oneExpiration)
   .superRefine(cryptosuiteFitsProofType)
+  .superRefine(mandatoryPointersFitCryptosuite)
   .superRefine((v, ctx) => {
-    for (const field of ['proofType', 'cryptosuite', 'undefinedTerms'] as const) {
+    for (const field of ['proofType', 'cryptosuite', 'mandatoryPointers', 'undefinedTerms'] as const) {
       if (v[field] === undefined || v.format === 'JSON-LD') continue
       ctx.addIssue({ code: 'custom', path: [field], message: 'only for JSON-LD credentials' })
     }
@@ -340,6 +381,7 @@ const addProofFields = {
       'The DID that signs the new proof: a wallet of the tenant the caller controls (default: the first DID the caller acts through).',
   }),
   ...proofSuiteFields,
+  ...mandatoryPointersField,
 }
 
 /**
@@ -351,6 +393,7 @@ export const addProofs = z
   .strictObject({ operation: z.literal('addProof').optional(), ...addProofFields })
   .superRefine(oneBatch)
   .superRefine(cryptosuiteFitsProofType)
+  .superRefine(mandatoryPointersFitCryptosuite)
 /** Remove the caller's proofs (`PATCH /claims` with `operation: "removeProof"`, extension). */
 export const removeProofs = z.strictObject({ operation: z.literal('removeProof').optional(), ...proofBatch }).superRefine(oneBatch)
 

@@ -124,6 +124,7 @@ async function issueAll(
     const encoded = await format.issue(content, signer, {
       proofType: input.proofType,
       cryptosuite: input.cryptosuite,
+      ...(input.mandatoryPointers !== undefined && { mandatoryPointers: input.mandatoryPointers }),
       hasher,
       undefinedTerms,
       resolver,

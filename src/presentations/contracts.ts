@@ -3,7 +3,14 @@
  * summary, auth, tag, errors, routes, schemas, example. Browser-safe: schemas and types only.
  */
 import { BODY_ERRORS, defineContract } from '../operations/contract.js'
-import { signPresentation, signPresentationResponse, verifyPresentation, verifyPresentationResponse } from './schemas.js'
+import {
+  deriveCredential,
+  deriveCredentialResponse,
+  signPresentation,
+  signPresentationResponse,
+  verifyPresentation,
+  verifyPresentationResponse,
+} from './schemas.js'
 
 const TAG = 'Verifiable presentations'
 
@@ -19,7 +26,8 @@ export const PRESENTATION_CONTRACTS = {
       '`challenge`) and `aud` (or `domain`; a list allowed). `JSON-LD`: an `EcdsaSecp256k1RecoverySignature2020` proof, ' +
       'purpose `authentication`, with the required `challenge` (or `nonce`) and an optional `domain` (or a single `aud`); ' +
       'it holds JSON-LD credentials only. Both names of one binding with different values, or an `aud` list for JSON-LD, ' +
-      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires`. At most 1,000 credentials. ' +
+      'are 422. `expiresIn` (milliseconds) sets `exp` (whole seconds) / the proof’s `expires` (a `DataIntegrityProof`: ' +
+      '422, its library writes no `expires`). At most 1,000 credentials. ' +
       '`SD-JWT`: exactly one SD-JWT VC `{ sdjwt }` (a stored one by `_id`: 422, not supported yet), `disclose` (JSON ' +
       'pointers of the claims shown; default none), `nonce` and a single `aud` required; answers `{ presentation: { sdjwt } }`, ' +
       'the SD-JWT with only those disclosures and a KB-JWT (`typ: kb+jwt`, `iat`, `aud`, `nonce`, `sd_hash`) signed by the ' +
@@ -38,6 +46,27 @@ export const PRESENTATION_CONTRACTS = {
       nonce: 'n-0S6_WzA2Mj',
       aud: 'https://verifier.example',
       vcs: [{ _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21' }],
+    },
+  }),
+  /** Derive a credential (`POST /presentations/derive`): a holder's selective disclosure of an ecdsa-sd-2023 credential. */
+  deriveCredential: defineContract({
+    summary: 'Derive a Verifiable Credential',
+    description:
+      'From a JSON-LD credential with an `ecdsa-sd-2023` base proof — given (`jsonld`; any tenant may derive, the holder ' +
+      'need not be the issuer’s tenant) or stored (`_id`, one the caller may read, else 422 NOT_FOUND whether it exists or ' +
+      'not) — the credential revealing only the claims the issuer made mandatory (`mandatoryPointers` of Sign) and those ' +
+      '`selectivePointers` select, with a derived proof any verifier checks (`POST /claims/verify`); present it with ' +
+      '`POST /presentations/sign` like any other. Uses no key and writes nothing. No single ecdsa-sd-2023 base proof, a ' +
+      'malformed pointer or one that selects nothing: 422.',
+    auth: 'tenant+did',
+    tag: TAG,
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/presentations/derive' }],
+    input: deriveCredential,
+    response: deriveCredentialResponse,
+    example: {
+      _id: '4f1c2b1e-8f4e-4c2a-9a57-0d7b8c3e5f21',
+      selectivePointers: ['/credentialSubject/degree/name'],
     },
   }),
   /** Verify a Verifiable Presentation (`POST /presentations/verify`). */

@@ -8,6 +8,7 @@ import {
   proofSuiteFields,
   resolverName,
   sdJwtCompact,
+  selectionPointers,
   verifiedCredential,
 } from '../credentials/schemas.js'
 import { bindingOf, type Binding, type BindingFamily, type BindingNames } from './bindings.js'
@@ -151,6 +152,28 @@ function sdJwtPresentationIssues(v: BindingNames & { vcs?: unknown; expiresIn?: 
 }
 
 export type SignPresentationInput = z.output<typeof signPresentation>
+
+/** Derive a credential (`POST /presentations/derive`): a given or stored credential with a selective-disclosure base proof. */
+export const deriveCredential = z
+  .strictObject({
+    jsonld: jsonObject.optional().meta({ description: 'A JSON-LD credential with an ecdsa-sd-2023 base proof (or `_id`).' }),
+    _id: z.string().min(1).max(200).optional().meta({ description: 'A stored credential’s `_id` the caller may read (or `jsonld`).' }),
+    selectivePointers: selectionPointers.meta({
+      description:
+        'JSON pointers (`/credentialSubject/degree/name`) of the claims revealed besides the mandatory ones; a pointer that ' +
+        'selects nothing is 422. `[]`: the mandatory claims only.',
+    }),
+  })
+  .superRefine((v, ctx) => {
+    if ((v.jsonld === undefined) === (v._id === undefined))
+      ctx.addIssue({ code: 'custom', path: ['jsonld'], message: 'give exactly one of jsonld and _id' })
+  })
+
+export type DeriveCredentialInput = z.output<typeof deriveCredential>
+
+export const deriveCredentialResponse = z.strictObject({
+  jsonld: jsonObject.meta({ description: 'The derived credential: the mandatory and selected claims, with a derived proof.' }),
+})
 export type PresentedCredential = SignPresentationInput['vcs'][number]
 
 /** A presentation in either form; a VP-JWT within the body-size bound (it holds up to 1,000 credentials). */

@@ -40,7 +40,8 @@ import {
   type JsonLdDocument,
   type ProofType,
 } from '../proofs/jsonld/index.js'
-import { suiteToSign } from '../proofs/suites/index.js'
+import { DATA_INTEGRITY_NO_EXPIRES, suiteToSign } from '../proofs/suites/index.js'
+import { DATA_INTEGRITY_PROOF } from '../proofs/jsonld/suite-names.js'
 import { shown } from '../proofs/jsonld/errors.js'
 import { issuerSigner } from '../credentials/sign.js'
 import {
@@ -132,6 +133,7 @@ async function signed(
   const signer = await issuerSigner(ctx, caller, input.holder, { format: credentialFormatNamed(input.format), proof })
   // The registry's suite for the holder's key that takes a challenge (secp256k1: Recovery2020), before any credential is read.
   const suite = input.format === 'JSON-LD' ? suiteToSign(signer.keyType, proof, 'presentation') : undefined
+  if (suite?.type === DATA_INTEGRITY_PROOF && input.expiresIn !== undefined) throw invalid(`expiresIn: ${DATA_INTEGRITY_NO_EXPIRES}`)
   const holder = normalizeDid(input.holder)
   const credentials = await credentialsOf(ctx, caller, input.vcs)
   const now = ctx.now()
@@ -276,8 +278,8 @@ async function credentialsOf(ctx: Context, caller: Caller, vcs: PresentedCredent
 }
 
 /** A stored credential in its wire member (SD-JWT disclosures unsealed), if the caller may read it; otherwise 404 as if none. */
-async function storedCredentialMember(
-  ctx: Context,
+export async function storedCredentialMember(
+  ctx: Pick<Context, 'callers' | 'config' | 'custody' | 'registries' | 'storage'>,
   caller: Caller,
   id: string,
   field: string,

@@ -16,6 +16,7 @@ import * as claimsSign from '../credentials/sign.js'
 import * as claimsProofs from '../credentials/proofs.js'
 import * as claimsStore from '../credentials/store.js'
 import * as claimsVerify from '../credentials/verify.js'
+import * as presentationsDerive from '../presentations/derive.js'
 import * as presentationsSign from '../presentations/sign.js'
 import * as presentationsVerify from '../presentations/verify.js'
 import * as tokens from '../tokens/operations.js'
@@ -67,6 +68,7 @@ export const OPERATIONS = {
   changeStatus: defineOperation(C.changeStatus, { handler: changeStatus, signs: 'caller' }),
   getStatusList: defineOperation(C.getStatusList, { handler: getStatusList, signs: 'publisher' }),
   signPresentation: defineOperation(C.signPresentation, { handler: presentationsSign.signPresentation, signs: 'caller' }),
+  deriveCredential: defineOperation(C.deriveCredential, { handler: presentationsDerive.deriveCredential }),
   verifyPresentation: defineOperation(C.verifyPresentation, { handler: presentationsVerify.verifyPresentation }),
   getAuditRecords: defineOperation(C.getAuditRecords, { handler: getAuditRecords }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

@@ -31,6 +31,8 @@ const READS_ONLY: OperationName[] = [
   'getClaims',
   'verifyClaims',
   'verifyPresentation',
+  // Derives with no key (a selective disclosure by any holder) and writes nothing; a stored `_id` is read under the read rule.
+  'deriveCredential',
   'getAuditRecords',
 ]
 

@@ -489,6 +489,20 @@ export const OPERATION_CASES: OperationCase[] = [
     },
   }),
   call({
+    operation: 'deriveCredential',
+    name: 'a credential without an ecdsa-sd-2023 base proof (a Koblitz one): 422',
+    auth: (f) => acting(f.soloJwt),
+    input: (f) => ({ jsonld: f.jsonldVc, selectivePointers: ['/credentialSubject/name'] }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /selective-disclosure cryptosuite \(ecdsa-sd-2023\)/ },
+  }),
+  call({
+    operation: 'deriveCredential',
+    name: 'a stored credential the tenant does not hold: 422 NOT_FOUND',
+    auth: (f) => acting(f.soloJwt),
+    input: () => ({ _id: 'no-such-credential', selectivePointers: [] }),
+    rejects: { statusCode: 422, errorType: 'NOT_FOUND' },
+  }),
+  call({
     operation: 'removeProofs',
     name: 'removeProof, an operation reached only through PATCH /claims: nothing of the caller’s to remove is an item error',
     auth: (f) => acting(f.rootJwt),

@@ -113,6 +113,8 @@ export interface IssueOptions {
   cryptosuite?: string
   /** JSON-LD: canonicalizes; default in this thread. */
   hasher?: CanonicalHasher
+  /** JSON-LD with a selective-disclosure cryptosuite (ecdsa-sd-2023): what every derived credential reveals. */
+  mandatoryPointers?: string[]
   /**
    * JSON-LD: terms no context defines: `vocab` (default) signs them under the undefined-terms context,
    * appended last only when safe mode refuses the credential for such a term; `reject` lets the refusal stand.

@@ -5,6 +5,7 @@
  */
 import { invalid } from '../../errors.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
+import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import { DEFAULT_JSONLD_LIMITS } from '../jsonld/bounds.js'
 import { selectiveDisclosureCryptosuites, type SelectiveDisclosureCryptosuite } from './cryptosuites.js'
 import { onDocument } from './failures.js'
@@ -23,7 +24,7 @@ import { contextsOnly } from './sign.js'
 export async function deriveSelective(
   document: unknown,
   selectivePointers: unknown,
-  { limits = DEFAULT_JSONLD_LIMITS }: { limits?: JsonLdLimits } = {},
+  { limits = DEFAULT_JSONLD_LIMITS }: { limits?: JsonLdLimits; hasher?: CanonicalHasher } = {},
   cryptosuite: SelectiveDisclosureCryptosuite = 'ecdsa-sd-2023',
 ): Promise<SignedDocument> {
   checkDocument(document, limits)

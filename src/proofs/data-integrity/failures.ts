@@ -4,7 +4,7 @@
  */
 import { IdentityError, invalid } from '../../errors.js'
 import { UnknownContextError } from '../jsonld/document-loader.js'
-import { shown } from '../jsonld/errors.js'
+import { JsonLdProcessingError, shown } from '../jsonld/errors.js'
 
 interface Wrapped {
   message?: unknown
@@ -42,6 +42,10 @@ export async function onDocument<T>(what: string, step: () => Promise<T>, fromKe
     // The key port's own failure (unavailable, refused), exactly as it was thrown.
     // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (keyPortError !== undefined) throw keyPortError
+    const code = (error as Wrapped | undefined)?.details?.event?.code
+    // JSON-LD safe mode's refusal keeps its event code: an undefined term is told apart (and signed under the
+    // undefined-terms context by the JSON-LD format) as when the service's hasher canonicalizes.
+    if (typeof code === 'string') throw identityErrorIn(error) ?? new JsonLdProcessingError(code, `${what}: ${messageOf(error)}`)
     throw identityErrorIn(error) ?? invalid(`${what}: ${messageOf(error)}`)
   }
 }

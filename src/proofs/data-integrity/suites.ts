@@ -33,7 +33,11 @@ export interface SelectiveDisclosureSuite extends Omit<DataIntegritySuite, 'sign
     options: DataIntegritySignOptions & { mandatoryPointers?: string[] },
   ): Promise<SignedDocument>
   /** The document revealing the mandatory claims and those `selectivePointers` select, with a derived proof. */
-  derive(document: JsonLdDocument, selectivePointers: string[], options?: Pick<DataIntegritySignOptions, 'limits'>): Promise<SignedDocument>
+  derive(
+    document: JsonLdDocument,
+    selectivePointers: string[],
+    options?: Pick<DataIntegritySignOptions, 'limits' | 'hasher'>,
+  ): Promise<SignedDocument>
 }
 
 /** The JOSE-signing key types of a cryptosuite. */

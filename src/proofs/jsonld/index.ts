@@ -4,10 +4,12 @@
  */
 import type { KeyType } from '../../keys/key-types.js'
 import type { DigestSigner } from '../../keys/signer.js'
+import { invalid } from '../../errors.js'
 import { JsonLdProofError } from './errors.js'
 import { proofsOf, verifyProofSet, type ProofObject, type ProofSetResult } from './proof-set.js'
-import { suiteOfProof, suiteToSign, type ProofSigner, type SuiteRequest } from '../suites/index.js'
+import { suiteName, suiteOfProof, suiteToSign, type ProofSigner, type SuiteRequest } from '../suites/index.js'
 import type { DATA_INTEGRITY_PROOF, KOBLITZ_2016, RECOVERY_2020 } from './suite-names.js'
+import type { CanonicalHasher } from './canonical-hasher.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions } from './types.js'
 
 export {
@@ -94,7 +96,37 @@ export async function addProof<T extends JsonLdDocument>(
 ): Promise<T & { proof: ProofObject | ProofObject[] }> {
   const { proofType, cryptosuite, ...proofOptions } = options
   const proofSigner = 'keyType' in signer ? signer : secp256k1Signer(signer)
-  return suiteToSign(proofSigner.keyType, { proofType, cryptosuite }).sign(document, proofSigner, proofOptions)
+  const suite = suiteToSign(proofSigner.keyType, { proofType, cryptosuite })
+  // Only a selective-disclosure suite (one that derives) has mandatory pointers.
+  if (proofOptions.mandatoryPointers !== undefined && suite.derive === undefined)
+    throw invalid(`mandatoryPointers: only with a selective-disclosure cryptosuite (ecdsa-sd-2023), not ${suiteName(suite)}`)
+  return suite.sign(document, proofSigner, proofOptions)
+}
+
+/**
+ * Derives from `document` — a credential with one base proof of a selective-disclosure suite (ecdsa-sd-2023) — the
+ * credential revealing its mandatory claims and those `selectivePointers` select, with the derived proof: the suite
+ * of the base proof derives (the registry's `ProofSuite.derive`). Needs no key.
+ *
+ * @throws {IdentityError} 422: no single base proof of a suite that derives, a malformed pointer, a pointer that
+ *   selects nothing, a document over the hasher's bounds or not safely canonicalizable
+ */
+export async function deriveJsonLd(
+  document: JsonLdDocument,
+  selectivePointers: string[],
+  options: { hasher: CanonicalHasher },
+): Promise<JsonLdDocument> {
+  const deriving = proofsOf(document).flatMap((found) => {
+    const proof = (typeof found === 'object' && found !== null ? found : {}) as ProofObject
+    const suite = suiteOfProof(String(proof.type), typeof proof.cryptosuite === 'string' ? proof.cryptosuite : undefined)
+    return suite?.derive === undefined ? [] : [suite]
+  })
+  if (deriving.length !== 1)
+    throw invalid(
+      'the credential must carry exactly one proof of a selective-disclosure cryptosuite (ecdsa-sd-2023) to derive from, ' +
+        `found ${deriving.length}`,
+    )
+  return deriving[0].derive!(document, selectivePointers, options)
 }
 
 /** A secp256k1 key that signs digests only. */

@@ -73,4 +73,9 @@ export interface ProofOptions {
   expires?: Date
   /** Canonicalizes (within its bounds); default: in this thread, default bounds. */
   hasher?: CanonicalHasher
+  /**
+   * JSON pointers of the claims every derived credential reveals (a selective-disclosure Data Integrity suite's base
+   * proof, ecdsa-sd-2023); any other suite refuses them (422).
+   */
+  mandatoryPointers?: string[]
 }

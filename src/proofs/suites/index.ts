@@ -21,6 +21,7 @@ import { RECOVERY_2020_SUITE } from './recovery2020/index.js'
 
 export type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite, SuiteRequest } from './port.js'
 export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016/index.js'
+export { DATA_INTEGRITY_NO_EXPIRES } from './data-integrity/index.js'
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020/index.js'
 
 /** The registered suites, one line each. */

@@ -75,6 +75,14 @@ export interface ProofSuite {
   readonly canonicalizesItself?: boolean
   /** Verifies one proof. Resolves `verified: false` for a bad proof; never throws for one. */
   verify(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult>
+  /**
+   * A selective-disclosure suite's derivation (ecdsa-sd-2023): from `document` with this suite's base proof, the
+   * document revealing its mandatory claims and those `selectivePointers` select, with a derived proof. Needs no key.
+   * Only such suites have it, and only they take {@link ProofOptions.mandatoryPointers} when signing.
+   *
+   * @throws {IdentityError} 422: no single base proof of the suite, a malformed pointer or one that selects nothing
+   */
+  derive?(document: JsonLdDocument, selectivePointers: string[], options: { hasher: CanonicalHasher }): Promise<JsonLdDocument>
 }
 
 /** Which suite a request names: a proof type, a Data Integrity cryptosuite, or both (`DataIntegrityProof`). */

@@ -24,10 +24,17 @@ export async function issueJsonLdCredential(
   keySigner: KeySigner,
   options: IssueOptions = {},
 ): Promise<JsonLdDocument> {
-  const { proofType, cryptosuite, hasher, undefinedTerms = 'vocab', resolver } = options
+  const { proofType, cryptosuite, hasher, undefinedTerms = 'vocab', resolver, mandatoryPointers } = options
   const signer = keySigner
   const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk, resolver)) ?? `${content.issuer}#controller`
-  const proof = { creator, created: new Date(content.issuedAt), proofType, cryptosuite, hasher }
+  const proof = {
+    creator,
+    created: new Date(content.issuedAt),
+    proofType,
+    cryptosuite,
+    hasher,
+    ...(mandatoryPointers !== undefined && { mandatoryPointers }),
+  }
   const unsigned = unsignedCredential(content)
   try {
     return await signJsonLd(unsigned, signer, proof)

@@ -4,7 +4,8 @@
  *
  * - Signing: the port's options become the suite's — `creator` is the proof's `verificationMethod`, `created` its
  *   XSD dateTimeStamp (to the second), `proofPurpose`/`challenge`/`domain` as given, the hasher (and its bounds) as the
- *   canonicalizer. ecdsa-sd-2023 signs a base proof without mandatory pointers (derivation is not done here). Options a
+ *   canonicalizer. ecdsa-sd-2023 signs a base proof with the options' `mandatoryPointers` (default none) and derives
+ *   (`derive`, any holder, no key). Options a
  *   Data Integrity proof does not carry here (`nonce`, `expires`) are a 422, never dropped silently.
  * - Verification: against the **current** DID document of the proof's method, through the request's resolver
  *   ({@link VerifyOptions.resolver}), under the request's purpose ({@link VerifyOptions.proofPurpose}); the proof set
@@ -12,13 +13,21 @@
  */
 import { invalid } from '../../../errors.js'
 import { DATA_INTEGRITY_SUITES } from '../../data-integrity/index.js'
-import { IN_THREAD_HASHER } from '../../jsonld/canonical-hasher.js'
+import { IN_THREAD_HASHER, type CanonicalHasher } from '../../jsonld/canonical-hasher.js'
 import { checkProofOptions } from '../../jsonld/proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyResult } from '../../jsonld/types.js'
 import { DATA_INTEGRITY_PROOF } from '../../jsonld/suite-names.js'
 import type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite } from '../port.js'
 
 type Cryptosuite = keyof typeof DATA_INTEGRITY_SUITES
+
+/**
+ * Why a Data Integrity proof takes no `expires` here (VC Data Integrity §2.1 allows one): the library writes none and its
+ * verifier checks only the format of one, so an expiry would be neither signed nor enforced.
+ */
+export const DATA_INTEGRITY_NO_EXPIRES =
+  `a ${DATA_INTEGRITY_PROOF} proof cannot expire here: @digitalbazaar/data-integrity 2.5.0 writes no proof \`expires\` ` +
+  'and does not check one when verifying; leave it out (a verifier bounds a presentation by its challenge) or sign a JWT'
 
 /** The registry's suite of the Data Integrity `cryptosuite`. */
 function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
@@ -34,6 +43,10 @@ function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
       return signed as T & { proof: ProofObject | ProofObject[] }
     },
     verify: (proof, context) => verifyOne(cryptosuite, proof, context),
+    ...('derive' in suite && {
+      derive: (document: JsonLdDocument, selectivePointers: string[], { hasher }: { hasher: CanonicalHasher }) =>
+        suite.derive(document, selectivePointers, { limits: hasher.limits, hasher }),
+    }),
   }
 }
 
@@ -44,11 +57,13 @@ function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
  */
 function signOptionsOf(options: ProofOptions, cryptosuite: Cryptosuite) {
   const { creator, created } = checkProofOptions(options)
-  for (const key of ['nonce', 'expires'] as const) {
-    if (options[key] !== undefined) throw invalid(`${key}: not supported with ${DATA_INTEGRITY_PROOF} (${cryptosuite}) proofs`)
-  }
+  if (options.nonce !== undefined) throw invalid(`nonce: not supported with ${DATA_INTEGRITY_PROOF} (${cryptosuite}) proofs`)
+  if (options.expires !== undefined) throw invalid(`expires: ${DATA_INTEGRITY_NO_EXPIRES}`)
+  if (options.mandatoryPointers !== undefined && !('derive' in DATA_INTEGRITY_SUITES[cryptosuite]))
+    throw invalid(`mandatoryPointers: only with a selective-disclosure cryptosuite, not ${cryptosuite}`)
   const hasher = options.hasher ?? IN_THREAD_HASHER
   return {
+    ...(options.mandatoryPointers !== undefined && { mandatoryPointers: options.mandatoryPointers }),
     verificationMethod: creator,
     created: created.replace(/\.\d+Z$/, 'Z'),
     proofPurpose: options.proofPurpose ?? 'assertionMethod',
@@ -81,5 +96,5 @@ export const EDDSA_RDFC_2022_SUITE = dataIntegritySuite('eddsa-rdfc-2022')
 export const ECDSA_JCS_2019_SUITE = dataIntegritySuite('ecdsa-jcs-2019')
 /** eddsa-jcs-2022 (Ed25519). */
 export const EDDSA_JCS_2022_SUITE = dataIntegritySuite('eddsa-jcs-2022')
-/** ecdsa-sd-2023 (P-256): base proofs (no mandatory pointers) on signing; base and derived proofs verified. */
+/** ecdsa-sd-2023 (P-256): base proofs (with mandatory pointers) on signing, derivation; derived proofs verified. */
 export const ECDSA_SD_2023_SUITE = dataIntegritySuite('ecdsa-sd-2023')
