@@ -1,40 +1,46 @@
 /**
  * ecdsa-sd-2023 derivation: from a document with the issuer's base proof, the document revealing only the mandatory
- * claims and those the holder's `selectivePointers` select, with a derived proof. Needs no key: any holder derives.
+ * claims and those the holder's `selectivePointers` select, with a derived proof. Needs no key: any holder derives. The
+ * library step runs where the hasher runs Data Integrity steps (the service's pool, under its deadline), else here.
  */
 import { invalid } from '../../errors.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
 import { DEFAULT_JSONLD_LIMITS } from '../jsonld/bounds.js'
 import { onDocument } from './failures.js'
 import { checkDocument, checkPointers, proofsOf, withoutProof } from './inputs.js'
-import { dataIntegrityLibraries } from './libraries.js'
-import { libraryPurpose, type ProofPurpose } from './purpose.js'
-import type { SignedDocument } from './sign.js'
-import { contextsOnly } from './sign.js'
+import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
+import { CRYPTOSUITES } from './cryptosuites.js'
+import type { ProofPurpose } from './purpose.js'
+import { runnerOf, type SignedDocument } from './sign.js'
+import type { DeriveStep } from './steps.js'
 
 /**
  * The derived document.
  *
+ * @throws {JsonLdDeadlineError} (422) the step ran past the pool's deadline
  * @throws {IdentityError} `VALIDATION_ERROR` (422): the document is over the bounds or has no single ecdsa-sd-2023
  *   base proof, a pointer is malformed or selects nothing, or the library refuses the base proof
  */
 export async function deriveSelective(
   document: unknown,
   selectivePointers: unknown,
-  { limits = DEFAULT_JSONLD_LIMITS }: { limits?: JsonLdLimits } = {},
+  { limits = DEFAULT_JSONLD_LIMITS, hasher }: { limits?: JsonLdLimits; hasher?: CanonicalHasher } = {},
 ): Promise<SignedDocument> {
   checkDocument(document, limits)
   checkPointers('selectivePointers', selectivePointers, limits.maxArrayLength)
   const proofs = proofsOf(document)
   const base = proofs.filter((p) => p.type === 'DataIntegrityProof' && p.cryptosuite === 'ecdsa-sd-2023')
   if (base.length !== 1) throw invalid('the document must carry exactly one ecdsa-sd-2023 base proof to derive from')
-  const lib = await dataIntegrityLibraries()
-  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: lib.ecdsaSd2023.createDiscloseCryptosuite({ selectivePointers }) })
-  const purpose = libraryPurpose(base[0].proofPurpose as ProofPurpose)
-  const derived = await onDocument(
-    'cannot derive an ecdsa-sd-2023 proof',
-    () => dataIntegrity.derive({ document: withoutProof(document), purpose, proofSet: base, documentLoader: contextsOnly }),
-    () => undefined,
-  )
+  const step: DeriveStep = {
+    kind: 'derive',
+    cryptosuite: 'ecdsa-sd-2023',
+    document: withoutProof(document),
+    proofSet: base,
+    inlineable: false,
+    selectivePointers,
+    proofPurpose: base[0].proofPurpose as ProofPurpose,
+  }
+  const run = runnerOf(CRYPTOSUITES['ecdsa-sd-2023'], 'P-256', hasher)
+  const derived = await onDocument('cannot derive an ecdsa-sd-2023 proof', () => run(step), () => undefined)
   return derived as SignedDocument
 }

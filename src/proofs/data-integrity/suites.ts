@@ -3,7 +3,7 @@
  * controller's current DID document. The proof-suite registry lists them by `(DataIntegrityProof, cryptosuite)`.
  */
 import type { JoseSigner } from './key-signer.js'
-import { CRYPTOSUITES, signingCryptosuite, type CryptosuiteDefinition, type WholeDocumentCryptosuite } from './cryptosuites.js'
+import { CRYPTOSUITES, type CryptosuiteDefinition, type WholeDocumentCryptosuite } from './cryptosuites.js'
 import { deriveSelective } from './derive.js'
 import { checkPointers } from './inputs.js'
 import type { JsonLdDocument } from './inputs.js'
@@ -31,7 +31,11 @@ export interface SelectiveDisclosureSuite extends Omit<DataIntegritySuite, 'sign
     options: DataIntegritySignOptions & { mandatoryPointers?: string[] },
   ): Promise<SignedDocument>
   /** The document revealing the mandatory claims and those `selectivePointers` select, with a derived proof. */
-  derive(document: JsonLdDocument, selectivePointers: string[], options?: Pick<DataIntegritySignOptions, 'limits'>): Promise<SignedDocument>
+  derive(
+    document: JsonLdDocument,
+    selectivePointers: string[],
+    options?: Pick<DataIntegritySignOptions, 'limits' | 'hasher'>,
+  ): Promise<SignedDocument>
 }
 
 function wholeDocumentSuite(name: WholeDocumentCryptosuite): DataIntegritySuite {
@@ -40,7 +44,7 @@ function wholeDocumentSuite(name: WholeDocumentCryptosuite): DataIntegritySuite 
     type: 'DataIntegrityProof',
     cryptosuite: name,
     keyTypes: definition.keyTypes,
-    sign: (document, signer, options) => signWith(definition, (lib) => signingCryptosuite(lib, name), document, signer, options),
+    sign: (document, signer, options) => signWith(definition, document, signer, options),
     verify: (document, proof, options) => verifyWith(definition, document, proof, options),
   }
 }
@@ -63,7 +67,7 @@ export const ecdsaSd2023: SelectiveDisclosureSuite = {
   keyTypes: sd.keyTypes,
   sign: async (document, signer, { mandatoryPointers = [], ...options }) => {
     checkPointers('mandatoryPointers', mandatoryPointers, (options.limits ?? DEFAULT_JSONLD_LIMITS).maxArrayLength)
-    return signWith(sd, (lib) => lib.ecdsaSd2023.createSignCryptosuite({ mandatoryPointers }), document, signer, options)
+    return signWith(sd, document, signer, { ...options, mandatoryPointers })
   },
   derive: (document, selectivePointers, options) => deriveSelective(document, selectivePointers, options),
   verify: (document, proof, options) => verifyWith(sd, document, proof, options),
