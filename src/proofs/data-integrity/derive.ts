@@ -41,6 +41,10 @@ export async function deriveSelective(
     proofPurpose: base[0].proofPurpose as ProofPurpose,
   }
   const run = runnerOf(CRYPTOSUITES['ecdsa-sd-2023'], 'P-256', hasher)
-  const derived = await onDocument('cannot derive an ecdsa-sd-2023 proof', () => run(step), () => undefined)
+  const derived = await onDocument(
+    'cannot derive an ecdsa-sd-2023 proof',
+    () => run(step),
+    () => undefined,
+  )
   return derived as SignedDocument
 }

@@ -73,59 +73,59 @@ export async function runDataIntegrityStep<S extends DataIntegrityStep>(
   requestSignature?: RequestSignature,
   hasher?: CanonicalHasher,
 ): Promise<StepOutput<S>> {
+  return (await run(step, requestSignature, hasher)) as StepOutput<S>
+}
+
+async function run(step: DataIntegrityStep, requestSignature?: RequestSignature, hasher?: CanonicalHasher): Promise<unknown> {
   const lib = await dataIntegrityLibraries()
   const suite = CRYPTOSUITES[step.cryptosuite]
   const through = (library: Cryptosuite, curve: string) => (hashesThroughHasher(suite, curve) ? withHasher(library, hasher) : library)
   switch (step.kind) {
     case 'sign': {
-      const s = step as SignStep
       const sign: RequestSignature = requestSignature ?? (() => Promise.reject(new Error('this step was handed no signer')))
-      const signer = { id: s.verificationMethod, algorithm: s.algorithm, sign: ({ data }: { data: Uint8Array }) => sign(data) }
-      const cryptosuite = through(signingOf(lib, s), s.algorithm)
-      const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite, signer, date: s.created })
-      dataIntegrity.ensureSuiteContext({ document: s.document, addSuiteContext: false })
-      const purpose = libraryPurpose(s.proofPurpose, s)
-      const proof = await dataIntegrity.createProof({ document: s.document, purpose, proofSet: s.proofSet, documentLoader })
-      return proof as StepOutput<S>
+      const signer = { id: step.verificationMethod, algorithm: step.algorithm, sign: ({ data }: { data: Uint8Array }) => sign(data) }
+      const cryptosuite = through(signingOf(lib, step), step.algorithm)
+      const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite, signer, date: step.created })
+      dataIntegrity.ensureSuiteContext({ document: step.document, addSuiteContext: false })
+      const purpose = libraryPurpose(step.proofPurpose, step)
+      return dataIntegrity.createProof({ document: step.document, purpose, proofSet: step.proofSet, documentLoader })
     }
     case 'derive': {
-      const d = step as DeriveStep
-      const cryptosuite = lib.ecdsaSd2023.createDiscloseCryptosuite({ selectivePointers: d.selectivePointers })
+      const cryptosuite = lib.ecdsaSd2023.createDiscloseCryptosuite({ selectivePointers: step.selectivePointers })
       const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite })
-      const purpose = libraryPurpose(d.proofPurpose)
-      const derived = await dataIntegrity.derive({ document: d.document, purpose, proofSet: d.proofSet, documentLoader })
-      return derived as StepOutput<S>
+      const purpose = libraryPurpose(step.proofPurpose)
+      return dataIntegrity.derive({ document: step.document, purpose, proofSet: step.proofSet, documentLoader })
     }
     case 'verify': {
-      const v = step as VerifyStep
-      const { id, multikey } = v.method
+      const { id, multikey, curve } = step.method
       const loader: DocumentLoader = async (url) =>
         url === id ? { contextUrl: null, documentUrl: url, document: structuredClone(multikey) } : documentLoader(url)
-      const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: through(suite.verifying(lib), v.method.curve) })
+      const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: through(suite.verifying(lib), curve) })
       const result = await dataIntegrity
-        .verifyProof({ proof: v.proof, proofSet: v.proofSet, document: v.document, documentLoader: loader })
+        .verifyProof({ proof: step.proof, proofSet: step.proofSet, document: step.document, documentLoader: loader })
         .catch((error: unknown) => ({ verified: false, error }))
-      return (result.verified ? { verified: true } : { verified: false, error: result.error }) as StepOutput<S>
+      return result.verified ? { verified: true } : { verified: false, error: result.error }
     }
   }
 }
 
 function signingOf(lib: DataIntegrityLibraries, step: SignStep): Cryptosuite {
-  if (step.cryptosuite === 'ecdsa-sd-2023') return lib.ecdsaSd2023.createSignCryptosuite({ mandatoryPointers: step.mandatoryPointers ?? [] })
+  if (step.cryptosuite === 'ecdsa-sd-2023')
+    return lib.ecdsaSd2023.createSignCryptosuite({ mandatoryPointers: step.mandatoryPointers ?? [] })
   return signingCryptosuite(lib, step.cryptosuite)
 }
 
 /** A step's failure as it crosses from a worker: the didvault error it stands for, else the library's message. */
-export type StepFailure =
-  | { identity: { errorType: ErrorType; message: string; unknownContext?: string } }
-  | { message: string }
+export type StepFailure = { identity: { errorType: ErrorType; message: string; unknownContext?: string } } | { message: string }
 
 /** `error` (thrown or reported by a step) as data a worker can post. */
 export function stepFailureOf(error: unknown): StepFailure {
   const identity = identityErrorIn(error)
   if (identity === undefined) return { message: messageOf(error) }
   const unknownContext = identity instanceof UnknownContextError ? identity.url : undefined
-  return { identity: { errorType: identity.errorType, message: identity.errorMessage, ...(unknownContext !== undefined && { unknownContext }) } }
+  return {
+    identity: { errorType: identity.errorType, message: identity.errorMessage, ...(unknownContext !== undefined && { unknownContext }) },
+  }
 }
 
 /** The error a posted failure stands for (an {@link IdentityError} when it was one). */

@@ -163,7 +163,12 @@ export class CanonicalizationPool {
 
   stats(): JsonLdPoolStats {
     const { running, waiting, peakRunningPerKey } = this.#scheduler.stats()
-    const work = { completed: this.#completed, timedOut: this.#timedOut, inline: this.#inline, dataIntegritySteps: this.#dataIntegritySteps }
+    const work = {
+      completed: this.#completed,
+      timedOut: this.#timedOut,
+      inline: this.#inline,
+      dataIntegritySteps: this.#dataIntegritySteps,
+    }
     return { ...this.#options, running, waiting, peakRunningPerTenant: peakRunningPerKey, closed: this.#closed, ...work }
   }
 

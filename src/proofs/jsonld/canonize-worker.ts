@@ -14,6 +14,7 @@ import {
   type RequestSignature,
   type StepFailure,
 } from '../data-integrity/steps.js'
+import { dataIntegrityLibraries } from '../data-integrity/libraries.js'
 import { IN_THREAD_HASHER } from './canonical-hasher.js'
 import { canonicalOutcome, type CanonicalOutcome } from './canonize.js'
 import { registerContext, type ContextDocument } from './contexts.js'
@@ -51,15 +52,15 @@ export interface DataIntegrityTask {
 }
 
 /** What a worker answers for a {@link DataIntegrityTask}: the step's output, or its failure as data. */
-export type DataIntegrityAnswer =
-  | { ok: true; output: unknown; failure?: StepFailure }
-  | { ok: false; failure: StepFailure }
+export type DataIntegrityAnswer = { ok: true; output: unknown; failure?: StepFailure } | { ok: false; failure: StepFailure }
 
 /**
  * Runs one Data Integrity library step (piscina calls this export by name): the worker's hasher canonicalizes in this
  * thread; a signature is asked of the main thread over the task's port. The worker holds no key and resolves nothing.
  */
 export async function dataIntegrityStep(task: DataIntegrityTask): Promise<DataIntegrityAnswer> {
+  // Loading the libraries (once per worker) is the worker's start, not the step's cost: the deadline counts after it.
+  await dataIntegrityLibraries().catch(() => undefined)
   parentPort?.postMessage({ started: task.id } satisfies TaskStarted)
   for (const [url, document] of task.contexts) registerContext(url, document)
   try {
