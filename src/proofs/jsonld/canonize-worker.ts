@@ -15,7 +15,6 @@ import {
   type StepFailure,
 } from '../data-integrity/steps.js'
 import { dataIntegrityLibraries } from '../data-integrity/libraries.js'
-import { IN_THREAD_HASHER } from './canonical-hasher.js'
 import { canonicalOutcome, type CanonicalOutcome } from './canonize.js'
 import { registerContext, type ContextDocument } from './contexts.js'
 
@@ -55,8 +54,8 @@ export interface DataIntegrityTask {
 export type DataIntegrityAnswer = { ok: true; output: unknown; failure?: StepFailure } | { ok: false; failure: StepFailure }
 
 /**
- * Runs one Data Integrity library step (piscina calls this export by name): the worker's hasher canonicalizes in this
- * thread; a signature is asked of the main thread over the task's port. The worker holds no key and resolves nothing.
+ * Runs one Data Integrity library step (piscina calls this export by name), canonicalizing in this thread; a signature
+ * is asked of the main thread over the task's port. The worker holds no key and resolves nothing.
  */
 export async function dataIntegrityStep(task: DataIntegrityTask): Promise<DataIntegrityAnswer> {
   // Loading the libraries (once per worker) is the worker's start, not the step's cost: the deadline counts after it.
@@ -64,7 +63,7 @@ export async function dataIntegrityStep(task: DataIntegrityTask): Promise<DataIn
   parentPort?.postMessage({ started: task.id } satisfies TaskStarted)
   for (const [url, document] of task.contexts) registerContext(url, document)
   try {
-    const output = await runDataIntegrityStep(task.step, task.port && signatureOver(task.port), IN_THREAD_HASHER)
+    const output = await runDataIntegrityStep(task.step, task.port && signatureOver(task.port))
     if (task.step.kind === 'verify') {
       const { verified, error } = output as { verified: boolean; error?: unknown }
       return verified ? { ok: true, output: { verified } } : { ok: true, output: { verified }, failure: stepFailureOf(error) }
