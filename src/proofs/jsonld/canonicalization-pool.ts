@@ -54,9 +54,9 @@ export interface JsonLdWorkerOptions {
   /** Most tasks of one tenant running at once; its others wait in its own queue. Default: half the threads, at least 1. */
   perTenant?: number
   /**
-   * Longest one task (a document and its proofs' options) may run in its worker, ms. Then the
-   * worker is stopped and the request's JSON-LD work fails alone: 422 when signing, `verified:
-   * false` (check `deadline`) when verifying. Default 5,000.
+   * Longest one task (a document and its proofs' options, or one Data Integrity library step) may
+   * run in its worker, ms. Then the worker is stopped and the request's JSON-LD work fails alone:
+   * 422 when signing or deriving, `verified: false` (check `deadline`) when verifying. Default 5,000.
    */
   deadlineMs?: number
   /**
