@@ -132,7 +132,10 @@ console.log(JSON.stringify([
 })
 
 describe('JSON-LD worker pool of the built package', () => {
-  /** Signs and verifies a JSON-LD credential with every canonicalization in the pool, then closes the service. */
+  /**
+   * Signs and verifies a JSON-LD credential with every canonicalization in the pool, and an ecdsa-jcs-2019 one with its
+   * library steps there (the worker module's `dataIntegrityStep`), then closes the service.
+   */
   const script = (load: string) => `
 const { IdentityService, createMemoryStorage, staticTenants, randomMasterKey } = ${load}
 const main = async () => {
@@ -144,15 +147,24 @@ const main = async () => {
   const vc = (await as.signClaims({ iss: wallet.did, claims: [{ id: 'urn:example:1' }] })).vcs[0].jsonld
   const other = { ...vc, proof: { ...vc.proof, nonce: 'other' } }
   const verified = (await as.verifyClaims({ claims: [{ jsonld: vc }, { jsonld: other }] })).vcs.map((v) => v.verified)
-  console.log(JSON.stringify({ verified, completed: service.jsonldStats().completed }))
+  // A P-256 wallet's ecdsa-jcs-2019 credential: its sign and verify steps run whole in the workers.
+  const p256 = (await api.generateWallet({ walletConfig: { didMethod: 'key', keyType: 'P-256' } })).wallet
+  const asP256 = service.as({ authorization: 'key', didAuth: (await api.generateToken({ iss: p256.did })).jwt })
+  const jcs = { iss: p256.did, claims: [{ payload: { degree: 'BSc' } }], context: ['https://www.w3.org/ns/credentials/v2'] }
+  const di = (await asP256.signClaims({ ...jcs, cryptosuite: 'ecdsa-jcs-2019' })).vcs[0].jsonld
+  const diVerified = (await asP256.verifyClaims({ claims: [{ jsonld: di }] })).vcs[0].verified
+  const { completed, dataIntegritySteps } = service.jsonldStats()
+  console.log(JSON.stringify({ verified, completed, diVerified, dataIntegritySteps }))
   await service.close()
 }
 main()`
 
-  it('ESM and CommonJS: sign and verify in the workers, and the process exits once the service is closed', () => {
+  it('ESM and CommonJS: sign and verify in the workers (Data Integrity steps too), and the process exits once the service is closed', () => {
     const esm = node(['--input-type=module', '-e', script("await import('didvault')")])
     const cjs = node(['-e', script("require('didvault')")])
-    for (const out of [esm, cjs]) expect(JSON.parse(out)).toEqual({ verified: [true, false], completed: 2 })
+    for (const out of [esm, cjs]) {
+      expect(JSON.parse(out)).toEqual({ verified: [true, false], completed: 4, diVerified: true, dataIntegritySteps: 2 })
+    }
   })
 })
 

@@ -19,6 +19,10 @@ export type DataIntegrityCryptosuite = (typeof DATA_INTEGRITY_CRYPTOSUITES)[numb
 /** The selective-disclosure cryptosuites: a base proof the issuer signs, derived proofs any holder makes. */
 export type SelectiveDisclosureCryptosuite = 'ecdsa-sd-2023' | 'bbs-2023'
 
+/** Whether `name` is a {@link SelectiveDisclosureCryptosuite}. */
+export const isSelectiveDisclosure = (name: DataIntegrityCryptosuite): name is SelectiveDisclosureCryptosuite =>
+  name === 'ecdsa-sd-2023' || name === 'bbs-2023'
+
 /** The cryptosuites that sign a whole document (all but the selective-disclosure ones). */
 export type WholeDocumentCryptosuite = Exclude<DataIntegrityCryptosuite, SelectiveDisclosureCryptosuite>
 

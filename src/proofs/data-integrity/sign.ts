@@ -1,27 +1,19 @@
 /**
  * Adds a `DataIntegrityProof` to a document, signed through the key port: the cryptosuite's library object makes the
- * proof, over didvault's bundled contexts only ({@link documentLoader}), with the wallet's key port signer.
+ * proof, over didvault's bundled and registered contexts only, as one step ({@link SignStep}) run in this
+ * thread or in the service's pool; its one signature is asked of the wallet's key port signer, in this thread.
  */
 import { invalid } from '../../errors.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
 import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
-import { documentLoader } from '../jsonld/document-loader.js'
-import type { CryptosuiteDefinition } from './cryptosuites.js'
+import { isSelectiveDisclosure, type CryptosuiteDefinition } from './cryptosuites.js'
 import { onDocument } from './failures.js'
 import { checkCreated, checkDocument, checkWellFormedStrings, proofsOf, withoutProof, type JsonLdDocument } from './inputs.js'
-import { librarySignerOf, type JoseSigner } from './key-signer.js'
 import type { BbsSigner } from '../../keys/signer.js'
-import {
-  dataIntegrityLibraries,
-  type Cryptosuite,
-  type DataIntegrityLibraries,
-  type DocumentLoader,
-  type LibraryBbsSigner,
-} from './libraries.js'
-import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
-import { libraryPurpose, type ProofPurpose, type PurposeOptions } from './purpose.js'
-
-type BbsInput = Parameters<LibraryBbsSigner['multisign']>[0]
+import { librarySignerOf, type JoseSigner } from './key-signer.js'
+import type { ProofPurpose, PurposeOptions } from './purpose.js'
+import { hashesThroughHasher } from './rdfc-hashing.js'
+import { runDataIntegrityStep, type DataIntegrityRunner, type SignatureRequest, type SignStep } from './steps.js'
 
 /** How to sign. */
 export interface DataIntegritySignOptions extends PurposeOptions {
@@ -41,7 +33,19 @@ export interface DataIntegritySignOptions extends PurposeOptions {
 export type SignedDocument = JsonLdDocument & { proof: Record<string, unknown> | Record<string, unknown>[] }
 
 /**
- * Signs `document` with the library cryptosuite `cryptosuiteOf` builds.
+ * Where a step of `suite` over a key of `curve` runs: the RDF cryptosuites whose hashes the hasher computes run in this
+ * thread, hashing through it (its pool canonicalizes); the others run where the hasher runs Data Integrity steps (the
+ * service's pool), else in this thread.
+ */
+export function runnerOf(suite: CryptosuiteDefinition, curve: string, hasher?: CanonicalHasher): DataIntegrityRunner {
+  if (hashesThroughHasher(suite, curve) || hasher?.runDataIntegrity === undefined) {
+    return (step, requestSignature) => runDataIntegrityStep(step, requestSignature, hasher)
+  }
+  return hasher.runDataIntegrity
+}
+
+/**
+ * Signs `document` with `suite`'s library cryptosuite (where {@link runnerOf} says).
  *
  * @throws {IdentityError} `VALIDATION_ERROR` (422): the key type does not fit the cryptosuite, the document is over the
  *   bounds, lacks the credentials v2 context, uses an unknown context or is refused by JSON-LD safe mode / JCS, or
@@ -49,10 +53,9 @@ export type SignedDocument = JsonLdDocument & { proof: Record<string, unknown> |
  */
 export async function signWith(
   suite: CryptosuiteDefinition,
-  cryptosuiteOf: (lib: DataIntegrityLibraries) => Cryptosuite,
   document: unknown,
   signer: JoseSigner | BbsSigner,
-  options: DataIntegritySignOptions,
+  options: DataIntegritySignOptions & { mandatoryPointers?: string[] },
 ): Promise<SignedDocument> {
   checkDocument(document, options.limits)
   if (suite.canonicalization === 'jcs') checkWellFormedStrings(document)
@@ -62,35 +65,34 @@ export async function signWith(
   checkCreated(options.created)
   const librarySigner = librarySignerOf(signer, options.verificationMethod, suite)
   let keyPortError: unknown
-  const tracked =
-    <A, R>(call: (input: A) => Promise<R>) =>
-    (input: A) =>
-      call(input).catch((error: unknown) => {
-        keyPortError = error
-        throw error
-      })
-  const trackedSigner =
-    'multisign' in librarySigner
-      ? { ...librarySigner, multisign: tracked((input: BbsInput) => librarySigner.multisign(input)) }
-      : { ...librarySigner, sign: tracked((input: { data: Uint8Array }) => librarySigner.sign(input)) }
-  const lib = await dataIntegrityLibraries()
-  const created = options.created ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z')
-  const library = cryptosuiteOf(lib)
-  const cryptosuite = hashesThroughHasher(suite, signer.keyType) ? withHasher(library, options.hasher) : library
-  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite, signer: trackedSigner, date: created })
+  const requestSignature = (request: SignatureRequest) =>
+    ('multisign' in librarySigner && 'messages' in request
+      ? librarySigner.multisign(request)
+      : librarySigner.sign(request as { data: Uint8Array })
+    ).catch((error: unknown) => {
+      keyPortError = error
+      throw error
+    })
   const proofs = proofsOf(document)
-  const unsigned = withoutProof(document)
+  const step: SignStep = {
+    kind: 'sign',
+    cryptosuite: suite.name,
+    document: withoutProof(document),
+    proofSet: proofs,
+    inlineable: !isSelectiveDisclosure(suite.name),
+    verificationMethod: options.verificationMethod,
+    algorithm: librarySigner.algorithm,
+    ...('publicKey' in librarySigner && { publicKey: librarySigner.publicKey }),
+    created: options.created ?? new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+    proofPurpose: options.proofPurpose ?? 'assertionMethod',
+    ...(options.challenge !== undefined && { challenge: options.challenge }),
+    ...(options.domain !== undefined && { domain: options.domain }),
+    ...(options.mandatoryPointers !== undefined && { mandatoryPointers: options.mandatoryPointers }),
+  }
   const proof = await onDocument(
     `cannot sign with ${suite.name}`,
-    async () => {
-      dataIntegrity.ensureSuiteContext({ document: unsigned, addSuiteContext: false })
-      const purpose = libraryPurpose(options.proofPurpose ?? 'assertionMethod', options)
-      return dataIntegrity.createProof({ document: unsigned, purpose, proofSet: proofs, documentLoader: contextsOnly })
-    },
+    () => runnerOf(suite, signer.keyType, options.hasher)(step, requestSignature),
     () => keyPortError,
   )
   return { ...document, proof: proofs.length === 0 ? proof : [...proofs, proof] }
 }
-
-/** The bundled and registered contexts, nothing else: what signing and deriving may load. */
-export const contextsOnly: DocumentLoader = documentLoader

@@ -5,7 +5,7 @@
 import { KEY_TYPES, type BbsKeyType, type KeyType } from '../../keys/key-types.js'
 import type { BbsSigner } from '../../keys/signer.js'
 import type { JoseSigner } from './key-signer.js'
-import { CRYPTOSUITES, signingCryptosuite, type CryptosuiteDefinition, type WholeDocumentCryptosuite } from './cryptosuites.js'
+import { CRYPTOSUITES, type CryptosuiteDefinition, type WholeDocumentCryptosuite } from './cryptosuites.js'
 import { deriveSelective } from './derive.js'
 import { checkPointers } from './inputs.js'
 import type { JsonLdDocument } from './inputs.js'
@@ -50,7 +50,7 @@ function wholeDocumentSuite(name: WholeDocumentCryptosuite): DataIntegritySuite 
     type: 'DataIntegrityProof',
     cryptosuite: name,
     keyTypes: joseKeyTypes(definition),
-    sign: (document, signer, options) => signWith(definition, (lib) => signingCryptosuite(lib, name), document, signer, options),
+    sign: (document, signer, options) => signWith(definition, document, signer, options),
     verify: (document, proof, options) => verifyWith(definition, document, proof, options),
   }
 }
@@ -73,7 +73,7 @@ export const ecdsaSd2023: SelectiveDisclosureSuite = {
   keyTypes: joseKeyTypes(sd),
   sign: async (document, signer, { mandatoryPointers = [], ...options }) => {
     checkPointers('mandatoryPointers', mandatoryPointers, (options.limits ?? DEFAULT_JSONLD_LIMITS).maxArrayLength)
-    return signWith(sd, (lib) => lib.ecdsaSd2023.createSignCryptosuite({ mandatoryPointers }), document, signer, options)
+    return signWith(sd, document, signer, { ...options, mandatoryPointers })
   },
   derive: (document, selectivePointers, options) => deriveSelective(document, selectivePointers, options),
   verify: (document, proof, options) => verifyWith(sd, document, proof, options),
@@ -102,7 +102,7 @@ export const bbs2023: BbsSuite = {
   keyTypes: ['Bls12381G2'],
   sign: async (document, signer, { mandatoryPointers = [], ...options }) => {
     checkPointers('mandatoryPointers', mandatoryPointers, (options.limits ?? DEFAULT_JSONLD_LIMITS).maxArrayLength)
-    return signWith(bbs, (lib) => lib.bbs2023.createSignCryptosuite({ mandatoryPointers }), document, signer, options)
+    return signWith(bbs, document, signer, { ...options, mandatoryPointers })
   },
   derive: (document, selectivePointers, options) => deriveSelective(document, selectivePointers, options, 'bbs-2023'),
   verify: (document, proof, options) => verifyWith(bbs, document, proof, options),

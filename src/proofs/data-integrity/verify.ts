@@ -1,21 +1,23 @@
 /**
  * Verifies one `DataIntegrityProof` of a document: the proof's own terms (type, cryptosuite, purpose, challenge,
  * domain), then its verification method bound to the controller's current DID document ({@link boundMethod}), then
- * the signature by the cryptosuite's library object, which loads only bundled contexts and that method. Every
- * failure is a named outcome, never a throw.
+ * the signature by the cryptosuite's library object, which loads only bundled contexts and that method — one step
+ * handed the method's public key, run where the hasher runs Data Integrity steps (the service's pool, under its
+ * deadline: check `deadline`) or here. Every failure is a named outcome, never a throw.
  */
 import { isDeepStrictEqual } from 'node:util'
 import type { Resolvable } from 'did-resolver'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
 import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
-import { documentLoader } from '../jsonld/document-loader.js'
+import type { IdentityError } from '../../errors.js'
 import { JsonLdDeadlineError } from '../jsonld/errors.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { identityErrorIn, messageOf } from './failures.js'
 import { checkDocument, checkWellFormedStrings, proofsOf, withoutProof } from './inputs.js'
-import { dataIntegrityLibraries, type DocumentLoader } from './libraries.js'
+import { dataIntegrityLibraries } from './libraries.js'
 import type { ProofPurpose } from './purpose.js'
-import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
+import { runnerOf } from './sign.js'
+import type { VerifyStep } from './steps.js'
 import { boundMethod } from './verification-methods.js'
 
 /** How to verify. */
@@ -51,7 +53,14 @@ export type DataIntegrityCheck =
 
 /** The outcome of verifying one proof. */
 export type DataIntegrityVerification =
-  { verified: true; verificationMethod: string; controller: string } | { verified: false; check: DataIntegrityCheck; message: string }
+  | { verified: true; verificationMethod: string; controller: string }
+  | {
+      verified: false
+      check: DataIntegrityCheck
+      message: string
+      /** The didvault error behind a `document` or `deadline` failure (e.g. the {@link JsonLdDeadlineError}). */
+      error?: IdentityError
+    }
 
 const failed = (check: DataIntegrityCheck, message: string): DataIntegrityVerification => ({ verified: false, check, message })
 
@@ -86,16 +95,19 @@ export async function verifyWith(
     controller: options.controller,
   })
   if ('check' in method) return failed(method.check, method.message)
-  const loader: DocumentLoader = async (url) =>
-    url === method.id ? { contextUrl: null, documentUrl: url, document: structuredClone(method.multikey) } : documentLoader(url)
-  const library = suite.verifying(lib)
-  const cryptosuite = hashesThroughHasher(suite, method.curve) ? withHasher(library, options.hasher) : library
-  const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite })
-  const result = await dataIntegrity
-    .verifyProof({ proof: p, proofSet: proofs, document: withoutProof(document), documentLoader: loader })
-    .catch((error: unknown) => ({ verified: false, error }))
+  const step: VerifyStep = {
+    kind: 'verify',
+    cryptosuite: suite.name,
+    document: withoutProof(document),
+    proofSet: proofs,
+    inlineable: suite.name !== 'ecdsa-sd-2023',
+    proof: p,
+    method: { id: method.id, curve: method.curve, multikey: method.multikey },
+  }
+  const result = await runnerOf(suite, method.curve, options.hasher)(step).catch((error: unknown) => ({ verified: false, error }))
   if (result.verified) return { verified: true, verificationMethod: method.id, controller: method.controller }
   const identityError = identityErrorIn(result.error)
   if (identityError === undefined) return failed('signature', messageOf(result.error))
-  return failed(identityError instanceof JsonLdDeadlineError ? 'deadline' : 'document', identityError.message)
+  const check = identityError instanceof JsonLdDeadlineError ? 'deadline' : 'document'
+  return { verified: false, check, message: identityError.message, error: identityError }
 }

@@ -8,6 +8,7 @@
  */
 import { createHash } from 'node:crypto'
 import type { IdentityError } from '../../errors.js'
+import type { DataIntegrityRunner } from '../data-integrity/steps.js'
 import { DEFAULT_JSONLD_LIMITS, measureJsonLd, type JsonLdLimits } from './bounds.js'
 import { canonicalOutcome, type CanonicalFailure, type CanonicalOutcome } from './canonize.js'
 import { UnknownContextError } from './document-loader.js'
@@ -37,6 +38,12 @@ export interface CanonicalHasher {
    * marked handled, so those a caller never awaits raise no unhandled rejection.
    */
   hashEach(inputs: readonly object[]): Array<Promise<Uint8Array>>
+  /**
+   * Runs a Data Integrity library step (`data-integrity/steps.ts`) where this hasher's work runs: the service's pool
+   * hands it to a worker under its deadline and the tenant's cap (a step stopped there rejects with
+   * {@link JsonLdDeadlineError}); without it the step runs in the calling thread.
+   */
+  readonly runDataIntegrity?: DataIntegrityRunner
 }
 
 /** Process-wide: contexts never change once known, so equal JSON means equal N-Quads whichever thread computed them. */
@@ -68,10 +75,11 @@ function handled<T>(promise: Promise<T>): Promise<T> {
   return promise
 }
 
-/** A hasher checking inputs against `limits` and computing misses with `compute`. */
-export function canonicalHasher(limits: JsonLdLimits, compute: CanonicalCompute): CanonicalHasher {
+/** A hasher checking inputs against `limits` and computing misses with `compute` (and Data Integrity steps with `runDataIntegrity`). */
+export function canonicalHasher(limits: JsonLdLimits, compute: CanonicalCompute, runDataIntegrity?: DataIntegrityRunner): CanonicalHasher {
   return {
     limits,
+    ...(runDataIntegrity !== undefined && { runDataIntegrity }),
     hashEach(inputs) {
       const results = new Array<Promise<Uint8Array>>(inputs.length)
       const misses = new Map<string, CanonicalInput & { at: number[] }>()

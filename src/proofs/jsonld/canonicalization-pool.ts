@@ -14,6 +14,13 @@
  * does not know: the task's inputs that failed so are run once more, with every registered
  * context. Nothing is ever fetched.
  *
+ * Data Integrity library steps (`data-integrity/steps.ts`: a proof's creation, an ecdsa-sd-2023 derivation, a proof's
+ * verification) run here too, each step one task of the same workers, tenants' caps and deadline
+ * ({@link CanonicalizationPool.hasherFor}'s `runDataIntegrity`): ecdsa-sd-2023 steps always (their cost grows with every
+ * claim: a signature per statement), the others (JCS, P-384) under the `inlineMaxNodes` rule above. A signing step asks
+ * this thread for its one signature over a `MessagePort` handed with the task; the key port signs here, so no private
+ * key ever enters a worker, and the wait for the key port counts against the step's deadline.
+ *
  * The workers start with the first task (a service that never processes JSON-LD starts none),
  * stay while the pool is open (unreferenced while idle: they never keep a process alive) and
  * stop at {@link CanonicalizationPool.close}.
@@ -24,10 +31,19 @@ import { availableParallelism } from 'node:os'
 import { setImmediate as turnOfTheEventLoop } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { Piscina } from 'piscina'
-import type { JsonLdLimits } from './bounds.js'
+import { MessageChannel, type Transferable } from 'node:worker_threads'
+import {
+  errorOfStepFailure,
+  runDataIntegrityStep,
+  signatureRequestOf,
+  type DataIntegrityStep,
+  type RequestSignature,
+  type StepOutput,
+} from '../data-integrity/steps.js'
+import { measureJsonLd, type JsonLdLimits } from './bounds.js'
 import { canonicalHasher, computeInThread, type CanonicalHasher, type CanonicalInput } from './canonical-hasher.js'
 import type { CanonicalOutcome } from './canonize.js'
-import type { CanonicalizeTask, TaskStarted } from './canonize-worker.js'
+import type { CanonicalizeTask, DataIntegrityAnswer, DataIntegrityTask, TaskStarted } from './canonize-worker.js'
 import { getContext, registeredContexts } from './contexts.js'
 import { JsonLdDeadlineError } from './errors.js'
 import { FairScheduler } from './fair-scheduler.js'
@@ -39,9 +55,9 @@ export interface JsonLdWorkerOptions {
   /** Most tasks of one tenant running at once; its others wait in its own queue. Default: half the threads, at least 1. */
   perTenant?: number
   /**
-   * Longest one task (a document and its proofs' options) may run in its worker, ms. Then the
-   * worker is stopped and the request's JSON-LD work fails alone: 422 when signing, `verified:
-   * false` (check `deadline`) when verifying. Default 5,000.
+   * Longest one task (a document and its proofs' options, or one Data Integrity library step) may
+   * run in its worker, ms. Then the worker is stopped and the request's JSON-LD work fails alone:
+   * 422 when signing or deriving, `verified: false` (check `deadline`) when verifying. Default 5,000.
    */
   deadlineMs?: number
   /**
@@ -66,8 +82,10 @@ export interface JsonLdPoolStats extends Required<JsonLdWorkerOptions> {
   completed: number
   /** Tasks stopped at the deadline. */
   timedOut: number
-  /** Units of work small enough to be canonicalized in the calling thread. */
+  /** Units of work small enough to be canonicalized (or Data Integrity steps small enough to run) in the calling thread. */
   inline: number
+  /** Data Integrity library steps the workers ran (each also counts in `completed`). */
+  dataIntegritySteps: number
 }
 
 const DEFAULT_DEADLINE_MS = 5_000
@@ -111,11 +129,12 @@ export class CanonicalizationPool {
   readonly #options: Required<JsonLdWorkerOptions>
   readonly #onError: (error: unknown) => void
   readonly #scheduler: FairScheduler
-  #piscina?: Piscina<CanonicalizeTask, CanonicalOutcome[]>
+  #piscina?: Piscina<CanonicalizeTask | DataIntegrityTask, unknown>
   #closed = false
   #completed = 0
   #timedOut = 0
   #inline = 0
+  #dataIntegritySteps = 0
   #lastTaskId = 0
   /** Arms the deadline of each task handed to a worker, once the worker says it has started it. */
   readonly #arming = new Map<number, () => void>()
@@ -136,12 +155,21 @@ export class CanonicalizationPool {
    */
   hasherFor(tenantId: string, limits: JsonLdLimits): CanonicalHasher {
     const small = (inputs: readonly CanonicalInput[]) => inputs.every((input) => input.nodes <= this.#options.inlineMaxNodes)
-    return canonicalHasher(limits, (inputs) => (small(inputs) ? this.#inThread(inputs) : this.#compute(tenantId, inputs)))
+    return canonicalHasher(
+      limits,
+      (inputs) => (small(inputs) ? this.#inThread(inputs) : this.#compute(tenantId, inputs)),
+      (step, requestSignature) => this.#runStep(tenantId, limits, step, requestSignature),
+    )
   }
 
   stats(): JsonLdPoolStats {
     const { running, waiting, peakRunningPerKey } = this.#scheduler.stats()
-    const work = { completed: this.#completed, timedOut: this.#timedOut, inline: this.#inline }
+    const work = {
+      completed: this.#completed,
+      timedOut: this.#timedOut,
+      inline: this.#inline,
+      dataIntegritySteps: this.#dataIntegritySteps,
+    }
     return { ...this.#options, running, waiting, peakRunningPerTenant: peakRunningPerKey, closed: this.#closed, ...work }
   }
 
@@ -163,13 +191,13 @@ export class CanonicalizationPool {
   async #compute(tenantId: string, inputs: readonly CanonicalInput[]): Promise<CanonicalOutcome[]> {
     const jsons = inputs.map((input) => input.json)
     try {
-      const outcomes = await this.#scheduler.run(tenantId, () => this.#task(jsons, []))
+      const outcomes = await this.#scheduler.run(tenantId, () => this.#canonicalize(jsons, []))
       // Inputs that met a context this thread knows but the worker did not: once more, with the registered contexts.
       const knownHere = (o: CanonicalOutcome) => !(o instanceof Uint8Array) && 'unknownContext' in o && getContext(o.unknownContext)
       const again = outcomes.flatMap((outcome, i) => (knownHere(outcome) ? [i] : []))
       if (again.length === 0) return outcomes
       const retried = await this.#scheduler.run(tenantId, () =>
-        this.#task(
+        this.#canonicalize(
           again.map((i) => jsons[i]),
           registeredContexts(),
         ),
@@ -182,11 +210,79 @@ export class CanonicalizationPool {
   }
 
   /**
-   * One task in a worker, given up at the deadline. The deadline counts from the moment the
+   * One Data Integrity step: in this thread when the step allows it and its document is small, else in a worker under
+   * the tenant's cap (once more with the registered contexts when it met one the worker did not know).
+   */
+  async #runStep<S extends DataIntegrityStep>(
+    tenantId: string,
+    limits: JsonLdLimits,
+    step: S,
+    requestSignature?: RequestSignature,
+  ): Promise<StepOutput<S>> {
+    const nodes = measureJsonLd(step.document, limits)
+    if (step.inlineable && typeof nodes === 'number' && nodes <= this.#options.inlineMaxNodes) {
+      this.#inline++
+      const output = await runDataIntegrityStep(step, requestSignature)
+      await turnOfTheEventLoop()
+      return output
+    }
+    try {
+      let answer = await this.#scheduler.run(tenantId, () => this.#stepTask(step, [], requestSignature))
+      const failure = answer.failure
+      const unknown = failure !== undefined && 'identity' in failure ? failure.identity.unknownContext : undefined
+      if (unknown !== undefined && getContext(unknown) !== undefined) {
+        answer = await this.#scheduler.run(tenantId, () => this.#stepTask(step, registeredContexts(), requestSignature))
+      }
+      if (!answer.ok) throw errorOfStepFailure(answer.failure)
+      if (step.kind !== 'verify' || answer.failure === undefined) return answer.output as StepOutput<S>
+      return { verified: false, error: errorOfStepFailure(answer.failure) } as StepOutput<S>
+    } finally {
+      this.#completed++
+      this.#dataIntegritySteps++
+    }
+  }
+
+  /** A step in a worker; a signing step's signature request is answered here, by `requestSignature`, once. */
+  async #stepTask(
+    step: DataIntegrityStep,
+    contexts: DataIntegrityTask['contexts'],
+    requestSignature?: RequestSignature,
+  ): Promise<DataIntegrityAnswer> {
+    if (step.kind !== 'sign' || requestSignature === undefined) {
+      return (await this.#task('dataIntegrityStep', (id) => ({ id, step, contexts }))) as DataIntegrityAnswer
+    }
+    const { port1: here, port2: there } = new MessageChannel()
+    let asked = false
+    here.on('message', (message: unknown) => {
+      const request = signatureRequestOf(message, step)
+      if (asked || request === undefined) return here.postMessage({ refused: true })
+      asked = true
+      requestSignature(request).then(
+        (signature) => here.postMessage({ signature }),
+        () => here.postMessage({ refused: true }),
+      )
+    })
+    try {
+      return (await this.#task('dataIntegrityStep', (id) => ({ id, step, contexts, port: there }), [there])) as DataIntegrityAnswer
+    } finally {
+      here.close()
+    }
+  }
+
+  async #canonicalize(jsons: string[], contexts: CanonicalizeTask['contexts']): Promise<CanonicalOutcome[]> {
+    return (await this.#task('default', (id) => ({ id, jsons, contexts }))) as CanonicalOutcome[]
+  }
+
+  /**
+   * One task in a worker (its module's export `name`), given up at the deadline. The deadline counts from the moment the
    * worker starts the task: waiting for a worker (one starting up, or replacing one stopped at
    * a deadline) is not the task's cost. The scheduler hands over no more tasks than threads.
    */
-  async #task(jsons: string[], contexts: CanonicalizeTask['contexts']): Promise<CanonicalOutcome[]> {
+  async #task(
+    name: 'default' | 'dataIntegrityStep',
+    taskOf: (id: number) => CanonicalizeTask | DataIntegrityTask,
+    transferList?: Transferable[],
+  ): Promise<unknown> {
     const id = ++this.#lastTaskId
     const deadline = new AbortController()
     let timer: NodeJS.Timeout | undefined
@@ -194,7 +290,7 @@ export class CanonicalizationPool {
       timer = setTimeout(() => deadline.abort(), this.#options.deadlineMs).unref()
     })
     try {
-      return await this.#pool().run({ id, jsons, contexts }, { signal: deadline.signal })
+      return await this.#pool().run(taskOf(id), { name, signal: deadline.signal, ...(transferList && { transferList }) })
     } catch (err) {
       if (!deadline.signal.aborted) throw err
       this.#timedOut++
@@ -205,12 +301,12 @@ export class CanonicalizationPool {
     }
   }
 
-  #pool(): Piscina<CanonicalizeTask, CanonicalOutcome[]> {
+  #pool(): Piscina<CanonicalizeTask | DataIntegrityTask, unknown> {
     if (this.#closed) throw new Error('didvault: the service is closed (its JSON-LD workers are stopped)')
     if (this.#piscina === undefined) {
       const { filename, execArgv } = workerModule()
       const { threads } = this.#options
-      const pool = new Piscina<CanonicalizeTask, CanonicalOutcome[]>({
+      const pool = new Piscina<CanonicalizeTask | DataIntegrityTask, unknown>({
         filename,
         execArgv,
         minThreads: threads,

@@ -74,7 +74,10 @@ function signOptionsOf(options: ProofOptions, cryptosuite: Cryptosuite) {
   }
 }
 
-/** Verifies one proof of the context's document: a failure is `verified: false` naming the failed check. */
+/**
+ * Verifies one proof of the context's document: a failure is `verified: false` naming the failed check.
+ * @throws {JsonLdDeadlineError} the proof's step ran past the pool's deadline
+ */
 async function verifyOne(cryptosuite: Cryptosuite, proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
   const { resolver, proofPurpose = 'assertionMethod' } = context.options
   if (resolver === undefined) return { verified: false, error: `a ${cryptosuite} proof is verified through a DID resolver; none was given` }
@@ -85,6 +88,8 @@ async function verifyOne(cryptosuite: Cryptosuite, proof: ProofObject, context: 
     hasher: context.hasher,
   })
   if (outcome.verified) return { verified: true }
+  // Past the pool's deadline: the request's check `deadline`, as for every suite (not a failed proof).
+  if (outcome.check === 'deadline' && outcome.error !== undefined) throw outcome.error
   return { verified: false, error: `${outcome.check}: ${outcome.message}` }
 }
 
