@@ -6,7 +6,7 @@
  * verify in independent verifiers (did-jwt's `verifyJWT`, did-jwt-vc's `verifyCredential`)
  * through key-did-resolver and Veramo's did:jwk resolver; a P-256/Ed25519 DID-auth token has no
  * JSON-LD form, and JSON-LD issuance with those keys takes their Data Integrity suite (credentials v2; a
- * credentials/v1 one is 422). Forged (another key) and expired JWTs are refused by the same verifiers.
+ * credentials/v1 one with the Data Integrity v2 context appended). Forged (another key) and expired JWTs are refused by the same verifiers.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -122,7 +122,7 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
     }
 
     if (type !== 'secp256k1')
-      it(`${type}: JSON-LD issuance (credentials v2) takes the Data Integrity default and verifies; credentials v1 is 422`, async () => {
+      it(`${type}: JSON-LD issuance (credentials v2) takes the Data Integrity default and verifies; credentials v1 too, with the Data Integrity context`, async () => {
         const { did, signer } = await wallet(type, 'key')
         const v2 = { ...content(did, Date.parse('2026-01-01T00:00:00Z')), contexts: ['https://www.w3.org/ns/credentials/v2'] }
         const signed = await issueJsonLdCredential(v2, signer, { resolver: ours })
@@ -138,8 +138,11 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
         })
         const verified = await verifyJsonLd(signed, { resolveSigningKeys: async () => [], resolver: ours })
         expect(verified).toMatchObject({ verified: true, proofs: [{ did, verified: true }] })
-        const refused = issueJsonLdCredential(content(did, Date.now()), signer, { resolver: ours })
-        await expect(refused).rejects.toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR' })
+        // Credentials v1 takes the Data Integrity v2 context, appended (before issue 32's v1 support: 422).
+        const v1 = await issueJsonLdCredential(content(did, Date.now()), signer, { resolver: ours })
+        expect([v1['@context']].flat().at(-1)).toBe('https://w3id.org/security/data-integrity/v2')
+        expect(v1.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite })
+        expect(await verifyJsonLd(v1, { resolveSigningKeys: async () => [], resolver: ours })).toMatchObject({ verified: true })
       })
   }
 })
