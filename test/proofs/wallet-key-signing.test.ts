@@ -4,9 +4,10 @@
  * backend, real SQLite file), the DID-auth token and the VC-JWT carry the key type's algorithm
  * (ES256K, ES256, EdDSA) and the `kid` of the verification method the DID's document lists, and
  * verify in independent verifiers (did-jwt's `verifyJWT`, did-jwt-vc's `verifyCredential`)
- * through key-did-resolver and Veramo's did:jwk resolver; a P-256/Ed25519 DID-auth token has no
- * JSON-LD form, and JSON-LD issuance with those keys takes their Data Integrity suite (credentials v2; a
- * credentials/v1 one with the Data Integrity v2 context appended). Forged (another key) and expired JWTs are refused by the same verifiers.
+ * through key-did-resolver and Veramo's did:jwk resolver; a P-256/Ed25519 DID-auth token's
+ * JSON-LD form has a Data Integrity proof, and JSON-LD issuance with those keys takes their Data Integrity suite
+ * (credentials v2; a credentials/v1 one with the Data Integrity v2 context appended). Forged (another key) and expired
+ * JWTs are refused by the same verifiers.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -97,8 +98,8 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
         })
         expect(decodeJWT(token.jwt).header).toMatchObject({ alg: ALG[type], kid })
         expect(token.verifications.issuer).toBe(did)
-        if (type === 'secp256k1') expect(token.jsonld).toBeDefined()
-        else expect(token.jsonld).toBeUndefined()
+        // JSON-LD too, with the key type's default suite (before issue 32: none for P-256/Ed25519).
+        expect(token.jsonld).toMatchObject({ proof: { type: type === 'secp256k1' ? 'EcdsaKoblitzSignature2016' : 'DataIntegrityProof' } })
         expect((await verifyJWT(token.jwt, { resolver: theirs, audience: 'aud' })).issuer).toBe(did)
 
         const jwt = await issueJwtCredential(content(did, now), signer)
