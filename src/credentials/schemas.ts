@@ -195,6 +195,13 @@ const claimFormat = z
       'credential as the payload of a JWS, `vc+jwt`), any letter case.',
   })
 
+/** The format of a stored, fetched or verified credential: the credential-format port's name (`FormatName`). */
+const elementFormat = z.enum(['JSON-LD', 'JWT', 'SD-JWT', 'VC-JOSE']).meta({
+  description:
+    'The credential’s format: `JSON-LD` (in `jsonld`), `JWT` (a VC-JWT, in `jwt`), `SD-JWT` (in `sdjwt`) or `VC-JOSE` ' +
+    '(a `vc+jwt` JWS, in `jwt`).',
+})
+
 /** What a claim may carry in each format: an SD-JWT claim needs `vct`, takes no claim-DID member; others no SD-JWT member. */
 function claimFitsFormat(v: { format: string; claims: ClaimFields[] }, ctx: z.RefinementCtx): void {
   const sdJwt = v.format === 'SD-JWT'
@@ -486,6 +493,7 @@ export const verificationCheck = z
   .meta({ id: 'VerificationCheck' })
 
 const verifiedFields = {
+  format: elementFormat,
   verified: z.boolean(),
   issuer: z.string().nullable().meta({ description: 'The issuer DID the credential names (null when it names none).' }),
   checks: z.array(verificationCheck),
@@ -579,6 +587,7 @@ export type StoreClaimsInput = z.output<typeof storeClaims>
 const storedFields = {
   _id: z.string().meta({ description: 'The stored-VC identifier (used to delete it).' }),
   id: z.string().nullable().meta({ description: 'The credential’s own `id` (a DID or URI), null when it has none.' }),
+  format: elementFormat,
   isPublicAccess: z.boolean(),
   roles: z.array(z.string()),
   issuer: z.string().nullable(),

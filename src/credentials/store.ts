@@ -39,7 +39,7 @@ import { sealDisclosures, storedCredential } from './stored.js'
 
 /**
  * A stored credential as responses show it (DESIGN §4 *`vcs` elements elsewhere*): its id, issuer
- * and subject as the credential spells them; `storedBy` as principals; the credential in its member,
+ * and subject as the credential spells them; its `format`; `storedBy` as principals; the credential in its member,
  * an SD-JWT VC with its disclosures unsealed (only for a record the caller may read).
  */
 export function presentCredential(custody: KeyCustody, r: CredentialRecord): StoredCredential {
@@ -53,6 +53,7 @@ export function presentCredential(custody: KeyCustody, r: CredentialRecord): Sto
   const shown = {
     _id: r.id,
     id,
+    format: format.name,
     isPublicAccess: r.isPublicAccess,
     roles,
     issuer,

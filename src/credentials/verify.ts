@@ -36,7 +36,7 @@ export async function verifyClaimsWith(
   const vcs: VerifiedCredential[] = []
   for (const item of input.claims ?? input.vcs ?? []) {
     const { format, encoded } = carriedBy(item)
-    vcs.push({ ...memberOf(encoded, format), ...(await format.verify(encoded, options)) })
+    vcs.push({ ...memberOf(encoded, format), format: format.name, ...(await format.verify(encoded, options)) })
   }
   return { resolver: name, vcs }
 }

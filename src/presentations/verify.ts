@@ -113,6 +113,7 @@ async function verifyOne(
     if (!(err instanceof UnknownContextError)) throw err
     return {
       ...item,
+      format: carriedBy(item).format.name,
       verified: false,
       issuer: null,
       checks: [{ check: 'format', verified: false, error: err.message }],

@@ -15,7 +15,7 @@ import type { ApprovalEvidence } from '../mpc/approvals.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
 import { signingWallet } from '../wallets/config.js'
 import { WALLETS, type WalletRecord } from '../wallets/records.js'
-import { LIST_PROOF_TYPE, mechanismOf } from './mechanisms/index.js'
+import { isListProof, mechanismOf } from './mechanisms/index.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusListRecord } from './records.js'
 import type { StatusContext } from './context.js'
 import { systemActor } from '../audit/trail.js'
@@ -29,11 +29,14 @@ export type SigningContext = Pick<StatusContext, 'audit' | 'now' | 'registries' 
 export type SignedList = Required<Pick<StatusListRecord, 'credential' | 'encodedList' | 'etag' | 'signedAt' | 'signedVersion'>> &
   Pick<StatusListRecord, 'expiresAt'>
 
-/** Whether the stored signed list is JSON-LD with a proof of another suite than {@link LIST_PROOF_TYPE}: signed again when next served. */
+/**
+ * Whether the stored signed list is JSON-LD with a proof of a suite no list is signed with now (see `LIST_SUITE_OF`:
+ * Recovery2020 for secp256k1 issuers, the registry's default for the others): signed again when next served.
+ */
 export function hasRetiredProof(list: Pick<StatusListRecord, 'credential'>): boolean {
   if (list.credential === undefined || typeof list.credential === 'string') return false
   const proofs: unknown[] = [list.credential.proof].flat()
-  return proofs.some((p) => typeof p !== 'object' || p === null || (p as { type?: unknown }).type !== LIST_PROOF_TYPE)
+  return proofs.some((p) => !isListProof(p))
 }
 
 /** Whether the stored signed list is older than version `version` of the list's entries, or of a retired suite (or there is none). */

@@ -2,9 +2,10 @@
  * The DID-auth token: a verifiable credential of type `DIDAuthCredential` whose subject is
  * its issuer, signed by the issuer wallet's key: a VC-JWT (ES256K-R for did:ethr, ES256K for
  * other secp256k1 DIDs, ES256 for P-256, EdDSA for Ed25519; DESIGN §4 as amended in
- * docs/architecture.md), the decoded verification of the JWT, and — for secp256k1 keys, which
- * the JSON-LD suites sign with — the same credential as JSON-LD with an
- * `EcdsaKoblitzSignature2016` proof.
+ * docs/architecture.md), the decoded verification of the JWT, and the same credential as JSON-LD
+ * (credentials v1) with a proof of the key type's default suite: `EcdsaKoblitzSignature2016` for
+ * secp256k1, a `DataIntegrityProof` (ecdsa-rdfc-2019 for P-256, eddsa-rdfc-2022 for Ed25519, the
+ * Data Integrity v2 context appended) for the others, its `domain` the token's audience.
  */
 import { randomBytes } from 'node:crypto'
 import { createJWT } from 'did-jwt'
@@ -56,8 +57,6 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
     tbs: verified.data,
     issuer: verified.issuer,
   }
-  // JSON-LD only where a suite signs with the key (secp256k1), until a Data Integrity suite does for the others.
-  if (!input.signer.digest) return { jwt, verifications }
   const unsigned = {
     '@context': [CREDENTIALS_V1_URL, DID_AUTH_TERMS],
     type: ['VerifiableCredential', 'DIDAuthCredential'],
@@ -66,11 +65,13 @@ export async function issueDidAuthToken(input: DidAuthTokenInput): Promise<DidAu
     expirationDate: new Date(exp * 1000).toISOString(),
     credentialSubject: { id: input.issuer },
   }
-  const jsonld = await signJsonLd(unsigned, input.signer.digest, {
-    creator: kid ?? `${input.issuer}#controller`,
-    created: new Date(input.issuedAt),
-    nonce: randomBytes(16).toString('hex'),
-    domain: input.audience,
-  })
+  const proof = { creator: kid ?? `${input.issuer}#controller`, created: new Date(input.issuedAt), domain: input.audience }
+  if (input.signer.keyType !== 'secp256k1') {
+    // The key type's default suite (a Data Integrity one), signed through the key port; it carries no nonce.
+    return { jsonld: await signJsonLd(unsigned, input.signer, proof), jwt, verifications }
+  }
+  // secp256k1: EcdsaKoblitzSignature2016 over the digest signer, with a nonce (none without one: no JSON-LD).
+  if (!input.signer.digest) return { jwt, verifications }
+  const jsonld = await signJsonLd(unsigned, input.signer.digest, { ...proof, nonce: randomBytes(16).toString('hex') })
   return { jsonld, jwt, verifications }
 }

@@ -14,8 +14,9 @@ export const didAuthToken = z
   .strictObject({
     jsonld: object.optional().meta({
       description:
-        'The DIDAuthCredential as JSON-LD with an EcdsaKoblitzSignature2016 proof: secp256k1 wallets only ' +
-        '(P-256 and Ed25519 wallets get `jwt` alone until a Data Integrity suite signs with their keys).',
+        'The DIDAuthCredential as JSON-LD (credentials v1) with a proof of the wallet key type’s default suite: ' +
+        'EcdsaKoblitzSignature2016 (secp256k1; absent when the key signs no digests), DataIntegrityProof ecdsa-rdfc-2019 ' +
+        '(P-256) or eddsa-rdfc-2022 (Ed25519, with the Data Integrity v2 context); its `domain` is the audience.',
     }),
     jwt: z.string().meta({
       description:

@@ -86,6 +86,7 @@ describe('POST /claims/sign', () => {
       vcs: [
         {
           jsonld: vc.jsonld,
+          format: 'JSON-LD',
           verified: true,
           issuer: issuer.did,
           checks: [
@@ -155,6 +156,7 @@ describe('POST /claims/sign', () => {
     expect(checked.body.vcs).toEqual([
       {
         jwt,
+        format: 'JWT',
         verified: true,
         issuer: issuer.did,
         checks: [
@@ -384,6 +386,7 @@ describe('Verify (PATCH /claims operation verify, POST /claims/verify)', () => {
     expect(a).toMatchObject({ verified: false, issuer: issuer.did, error: expect.stringMatching(/^proof 0: signature does not match/) })
     expect(b).toEqual({
       jsonld: byStranger,
+      format: 'JSON-LD',
       verified: false,
       issuer: issuer.did,
       checks: [

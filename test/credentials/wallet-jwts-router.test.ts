@@ -155,7 +155,8 @@ describe('an MPC vault wallet of P-256 (BIP44) signs through the router with its
     const token = await h.request('POST', '/did-auth-jwt', { json: { iss: did }, didAuth: await approvals(members[0], members[2]) })
     expect(token.status, JSON.stringify(token.body)).toBe(200)
     expect(decodeJWT(token.body.jwt).header).toMatchObject({ alg: 'ES256', kid })
-    expect(token.body.jsonld).toBeUndefined()
+    // Its JSON-LD form too, signed by the quorum with P-256's default suite (before issue 32: none).
+    expect(token.body.jsonld.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite: 'ecdsa-rdfc-2019', verificationMethod: kid })
 
     const signed = await h.request('POST', '/claims/sign', {
       json: { iss: did, ...claims },

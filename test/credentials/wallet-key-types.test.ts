@@ -1,9 +1,9 @@
 /**
  * What a did:key / did:jwk (and, for the refusals, did:web) wallet of each key type made by Generate Identity Wallet
  * signs, through the router on loopback HTTP (SQLite file): its DID-auth token carries the key type's algorithm
- * (ES256K / ES256 / EdDSA) and the `kid` of the verification method its DID's document lists, has
- * `jsonld` only for secp256k1, authenticates its requests, and verifies in our Verify Claim and in
- * did-jwt / did-jwt-vc through key-did-resolver and Veramo's did:jwk resolver. A forged token
+ * (ES256K / ES256 / EdDSA) and the `kid` of the verification method its DID's document lists, has `jsonld`
+ * (Koblitz 2016 for secp256k1, Data Integrity for P-256/Ed25519), authenticates its requests, and verifies in our
+ * Verify Claim and in did-jwt / did-jwt-vc through key-did-resolver and Veramo's did:jwk resolver. A forged token
  * (another wallet's key), an expired one and another tenant's are refused with the error body;
  * JSON-LD (credentials v2) issuance, add-proof and presentation with a P-256/Ed25519 key take the key type's Data
  * Integrity suite (ecdsa-rdfc-2019 / eddsa-rdfc-2022) and verify; a secp256k1 suite named for such a key is 422 naming
@@ -67,8 +67,8 @@ describe('a did:key / did:jwk wallet signs with its own key', () => {
 
       expect(decodeJWT(token.jwt).header).toMatchObject({ alg, kid, typ: 'JWT' })
       expect(token.verifications.issuer).toBe(did)
-      if (keyType === 'secp256k1') expect(token.jsonld).toBeDefined()
-      else expect(token.jsonld).toBeUndefined()
+      // JSON-LD too, with the key type's default suite (before issue 32: none for P-256/Ed25519).
+      expect(token.jsonld).toMatchObject({ proof: { type: keyType === 'secp256k1' ? 'EcdsaKoblitzSignature2016' : 'DataIntegrityProof' } })
 
       expect((await verifyJWT(token.jwt, { resolver: theirs, audience: decodeJWT(token.jwt).payload.aud as string })).issuer).toBe(did)
       expect((await verifyCredential(token.jwt, theirs, { audience: decodeJWT(token.jwt).payload.aud as string })).issuer).toBe(did)

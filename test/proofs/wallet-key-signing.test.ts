@@ -4,9 +4,10 @@
  * backend, real SQLite file), the DID-auth token and the VC-JWT carry the key type's algorithm
  * (ES256K, ES256, EdDSA) and the `kid` of the verification method the DID's document lists, and
  * verify in independent verifiers (did-jwt's `verifyJWT`, did-jwt-vc's `verifyCredential`)
- * through key-did-resolver and Veramo's did:jwk resolver; a P-256/Ed25519 DID-auth token has no
- * JSON-LD form, and JSON-LD issuance with those keys takes their Data Integrity suite (credentials v2; a
- * credentials/v1 one is 422). Forged (another key) and expired JWTs are refused by the same verifiers.
+ * through key-did-resolver and Veramo's did:jwk resolver; a P-256/Ed25519 DID-auth token's
+ * JSON-LD form has a Data Integrity proof, and JSON-LD issuance with those keys takes their Data Integrity suite
+ * (credentials v2; a credentials/v1 one with the Data Integrity v2 context appended). Forged (another key) and expired
+ * JWTs are refused by the same verifiers.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -97,8 +98,8 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
         })
         expect(decodeJWT(token.jwt).header).toMatchObject({ alg: ALG[type], kid })
         expect(token.verifications.issuer).toBe(did)
-        if (type === 'secp256k1') expect(token.jsonld).toBeDefined()
-        else expect(token.jsonld).toBeUndefined()
+        // JSON-LD too, with the key type's default suite (before issue 32: none for P-256/Ed25519).
+        expect(token.jsonld).toMatchObject({ proof: { type: type === 'secp256k1' ? 'EcdsaKoblitzSignature2016' : 'DataIntegrityProof' } })
         expect((await verifyJWT(token.jwt, { resolver: theirs, audience: 'aud' })).issuer).toBe(did)
 
         const jwt = await issueJwtCredential(content(did, now), signer)
@@ -122,7 +123,7 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
     }
 
     if (type !== 'secp256k1')
-      it(`${type}: JSON-LD issuance (credentials v2) takes the Data Integrity default and verifies; credentials v1 is 422`, async () => {
+      it(`${type}: JSON-LD issuance (credentials v2) takes the Data Integrity default and verifies; credentials v1 too, with the Data Integrity context`, async () => {
         const { did, signer } = await wallet(type, 'key')
         const v2 = { ...content(did, Date.parse('2026-01-01T00:00:00Z')), contexts: ['https://www.w3.org/ns/credentials/v2'] }
         const signed = await issueJsonLdCredential(v2, signer, { resolver: ours })
@@ -138,8 +139,11 @@ describe('a wallet signs with its own key, under its key type’s algorithm', ()
         })
         const verified = await verifyJsonLd(signed, { resolveSigningKeys: async () => [], resolver: ours })
         expect(verified).toMatchObject({ verified: true, proofs: [{ did, verified: true }] })
-        const refused = issueJsonLdCredential(content(did, Date.now()), signer, { resolver: ours })
-        await expect(refused).rejects.toMatchObject({ statusCode: 422, errorType: 'VALIDATION_ERROR' })
+        // Credentials v1 takes the Data Integrity v2 context, appended (before issue 32's v1 support: 422).
+        const v1 = await issueJsonLdCredential(content(did, Date.now()), signer, { resolver: ours })
+        expect([v1['@context']].flat().at(-1)).toBe('https://w3id.org/security/data-integrity/v2')
+        expect(v1.proof).toMatchObject({ type: 'DataIntegrityProof', cryptosuite })
+        expect(await verifyJsonLd(v1, { resolveSigningKeys: async () => [], resolver: ours })).toMatchObject({ verified: true })
       })
   }
 })

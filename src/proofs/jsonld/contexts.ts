@@ -5,6 +5,7 @@
  */
 import credentialsContext from 'credentials-context'
 import { contexts as credentialsV2Contexts } from '@digitalbazaar/credentials-context'
+import { contexts as dataIntegrityContexts } from '@digitalbazaar/data-integrity-context'
 import { contexts as statusListContexts } from '@digitalbazaar/vc-bitstring-status-list-context'
 import didContext from 'did-context'
 import securityContext from 'security-context'
@@ -28,6 +29,13 @@ export const UNDEFINED_TERMS_V2_URL = 'https://www.w3.org/ns/credentials/undefin
 export const SECURITY_V1_URL = 'https://w3id.org/security/v1'
 /** Security vocabulary v2 (v1 plus later suites). */
 export const SECURITY_V2_URL = 'https://w3id.org/security/v2'
+/**
+ * W3C Data Integrity context v2: the `DataIntegrityProof` terms, which a credentials v1 document names to take such a
+ * proof (credentials/v2 defines them itself).
+ */
+export const DATA_INTEGRITY_V2_URL = 'https://w3id.org/security/data-integrity/v2'
+/** Data Integrity context v1 (earlier documents name it). */
+export const DATA_INTEGRITY_V1_URL = 'https://w3id.org/security/data-integrity/v1'
 /** W3C DID Core 1.0 context. */
 export const DID_V1_URL = 'https://www.w3.org/ns/did/v1'
 /** EcdsaSecp256k1RecoverySignature2020 suite context (what did:ethr documents use). */
@@ -55,6 +63,8 @@ const contexts = new Map<string, ContextDocument>([
   [CREDENTIALS_STATUS_V1_URL, packaged({ contexts: statusListContexts }, CREDENTIALS_STATUS_V1_URL)],
   [SECURITY_V1_URL, packaged(securityContext, SECURITY_V1_URL)],
   [SECURITY_V2_URL, packaged(securityContext, SECURITY_V2_URL)],
+  [DATA_INTEGRITY_V1_URL, packaged({ contexts: dataIntegrityContexts }, DATA_INTEGRITY_V1_URL)],
+  [DATA_INTEGRITY_V2_URL, packaged({ contexts: dataIntegrityContexts }, DATA_INTEGRITY_V2_URL)],
   [DID_V1_URL, packaged(didContext, DID_V1_URL)],
   [SECP256K1_RECOVERY_2020_V2_URL, SECP256K1_RECOVERY_2020_V2],
   [SECP256K1_RECOVERY_2020_V0_URL, SECP256K1_RECOVERY_2020_V0],

@@ -52,6 +52,11 @@ declare module '@digitalbazaar/credentials-context' {
   export const contexts: Map<string, object>
 }
 
+declare module '@digitalbazaar/data-integrity-context' {
+  /** Context URL → context document (data-integrity v1 and v2). */
+  export const contexts: Map<string, object>
+}
+
 declare module '@digitalbazaar/vc-bitstring-status-list-context' {
   /** Context URL → context document (Bitstring Status List v1). */
   export const contexts: Map<string, object>

@@ -5,7 +5,7 @@ import type { StatusMechanism } from './port.js'
 import { tokenStatusListMechanism } from './token-status-list.js'
 
 export type { AllocatedEntry, ListToSign, SignedListDocument, StatusMechanism } from './port.js'
-export { LIST_PROOF_TYPE } from './bitstring.js'
+export { isListProof, LIST_SUITE_OF } from './bitstring.js'
 
 /** The mechanism of each credential format's status entries; formats not named use Bitstring Status Lists. */
 const MECHANISM_OF_FORMAT: Partial<Record<FormatName, StatusMechanism>> = {

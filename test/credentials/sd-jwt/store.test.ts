@@ -101,6 +101,7 @@ describe('Store, Fetch, Delete of SD-JWT VCs (router on a SQLite file)', () => {
     expect(stored).toEqual({
       _id: expect.any(String),
       id: null,
+      format: 'SD-JWT',
       isPublicAccess: false,
       roles: [],
       issuer: issuer.did,

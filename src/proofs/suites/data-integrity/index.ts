@@ -2,11 +2,12 @@
  * The W3C Data Integrity suites (`proofs/data-integrity/`: ecdsa-rdfc-2019, eddsa-rdfc-2022, ecdsa-jcs-2019,
  * eddsa-jcs-2022, ecdsa-sd-2023) behind the proof-suite port: one {@link ProofSuite} per cryptosuite.
  *
- * - Signing: the port's options become the suite's — `creator` is the proof's `verificationMethod`, `created` its
- *   XSD dateTimeStamp (to the second), `proofPurpose`/`challenge`/`domain` as given, the hasher (and its bounds) as the
- *   canonicalizer. ecdsa-sd-2023 signs a base proof with the options' `mandatoryPointers` (default none) and derives
- *   (`derive`, any holder, no key). Options a
- *   Data Integrity proof does not carry here (`nonce`, `expires`) are a 422, never dropped silently.
+ * - Signing: a document that names neither credentials/v2 nor the Data Integrity v2 context (credentials v1) gets
+ *   the latter appended to its `@context` ({@link withSuiteContext}); the port's options become the suite's —
+ *   `creator` is the proof's `verificationMethod`, `created` its XSD dateTimeStamp (to the second),
+ *   `proofPurpose`/`challenge`/`domain` as given, the hasher (and its bounds) as the canonicalizer. ecdsa-sd-2023
+ *   signs a base proof with the options' `mandatoryPointers` (default none) and derives (`derive`, any holder, no
+ *   key). Options a Data Integrity proof does not carry here (`nonce`, `expires`) are a 422, never dropped silently.
  * - Verification: against the **current** DID document of the proof's method, through the request's resolver
  *   ({@link VerifyOptions.resolver}), under the request's purpose ({@link VerifyOptions.proofPurpose}); the proof set
  *   binds one proof to the issuer (holder) as for every suite (`verifyProofSet`), so co-signers' proofs stay valid.
@@ -14,7 +15,8 @@
 import { invalid } from '../../../errors.js'
 import { DATA_INTEGRITY_SUITES } from '../../data-integrity/index.js'
 import { IN_THREAD_HASHER, type CanonicalHasher } from '../../jsonld/canonical-hasher.js'
-import { checkProofOptions } from '../../jsonld/proof-set.js'
+import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL } from '../../jsonld/contexts.js'
+import { checkProofOptions, proofsOf } from '../../jsonld/proof-set.js'
 import type { JsonLdDocument, ProofOptions, VerifyResult } from '../../jsonld/types.js'
 import { DATA_INTEGRITY_PROOF } from '../../jsonld/suite-names.js'
 import type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite } from '../port.js'
@@ -39,7 +41,7 @@ function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
     authenticates: true,
     canonicalizesItself: true,
     sign: async <T extends JsonLdDocument>(document: T, signer: ProofSigner, options: ProofOptions) => {
-      const signed = await suite.sign(document, signer, signOptionsOf(options, cryptosuite))
+      const signed = await suite.sign(withSuiteContext(document, cryptosuite), signer, signOptionsOf(options, cryptosuite))
       return signed as T & { proof: ProofObject | ProofObject[] }
     },
     verify: (proof, context) => verifyOne(cryptosuite, proof, context),
@@ -48,6 +50,23 @@ function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
         suite.derive(document, selectivePointers, { limits: hasher.limits, hasher }),
     }),
   }
+}
+
+/**
+ * `document` as a Data Integrity proof signs it: one that names neither credentials/v2 nor the Data Integrity v2
+ * context (a credentials v1 document) gets the latter last in its `@context` (the libraries' `addSuiteContext`; Data
+ * Integrity 1.0 §2.1: a document that does not define the proof's terms includes that context).
+ * @throws {IdentityError} 422 for such a document that already has proofs: adding the context would break them
+ */
+function withSuiteContext<T extends JsonLdDocument>(document: T, cryptosuite: Cryptosuite): T {
+  const context: unknown[] = [document['@context'] ?? []].flat()
+  if (context.includes(CREDENTIALS_V2_URL) || context.includes(DATA_INTEGRITY_V2_URL)) return document
+  if (proofsOf(document).length > 0)
+    throw invalid(
+      `@context: a ${DATA_INTEGRITY_PROOF} (${cryptosuite}) signs a credentials v1 document only with ` +
+        `"${DATA_INTEGRITY_V2_URL}" in its @context, and adding it would break the document's other proofs`,
+    )
+  return { ...document, '@context': [...context, DATA_INTEGRITY_V2_URL] }
 }
 
 /**
