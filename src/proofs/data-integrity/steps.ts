@@ -151,12 +151,24 @@ function signingOf(lib: DataIntegrityLibraries, step: SignStep): Cryptosuite {
 }
 
 /** A step's failure as it crosses from a worker: the didvault error it stands for, else the library's message. */
-export type StepFailure = { identity: { errorType: ErrorType; message: string; unknownContext?: string } } | { message: string }
+export type StepFailure =
+  { identity: { errorType: ErrorType; message: string; unknownContext?: string } } | { message: string; event?: SafeModeEvent }
+
+/** JSON-LD safe mode's refusal as the libraries report it (`details.event`): kept so an undefined term is told apart. */
+interface SafeModeEvent {
+  code: string
+  details?: { property?: unknown; type?: unknown }
+}
 
 /** `error` (thrown or reported by a step) as data a worker can post. */
 export function stepFailureOf(error: unknown): StepFailure {
   const identity = identityErrorIn(error)
-  if (identity === undefined) return { message: messageOf(error) }
+  if (identity === undefined) {
+    const event = (error as { details?: { event?: { code?: unknown; details?: SafeModeEvent['details'] } } } | undefined)?.details?.event
+    if (typeof event?.code !== 'string') return { message: messageOf(error) }
+    const { property, type } = event.details ?? {}
+    return { message: error instanceof Error ? error.message : String(error), event: { code: event.code, details: { property, type } } }
+  }
   const unknownContext = identity instanceof UnknownContextError ? identity.url : undefined
   return {
     identity: { errorType: identity.errorType, message: identity.errorMessage, ...(unknownContext !== undefined && { unknownContext }) },
@@ -165,7 +177,10 @@ export function stepFailureOf(error: unknown): StepFailure {
 
 /** The error a posted failure stands for (an {@link IdentityError} when it was one). */
 export function errorOfStepFailure(failure: StepFailure): Error {
-  if (!('identity' in failure)) return new Error(failure.message)
+  if (!('identity' in failure)) {
+    const error = new Error(failure.message)
+    return failure.event === undefined ? error : Object.assign(error, { details: { event: failure.event } })
+  }
   const { errorType, message, unknownContext } = failure.identity
   return unknownContext !== undefined ? new UnknownContextError(unknownContext) : new IdentityError(errorType, message)
 }
