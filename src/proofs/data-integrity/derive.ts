@@ -1,7 +1,8 @@
 /**
  * Selective-disclosure derivation (ecdsa-sd-2023, bbs-2023): from a document with the issuer's base proof, the
  * document revealing only the mandatory claims and those the holder's `selectivePointers` select, with a derived
- * proof. Needs no key: any holder derives. The library step runs where the hasher runs Data Integrity steps (the service's pool, under its deadline), else here.
+ * proof. Needs no key: any holder derives. The library step runs where the hasher runs Data Integrity steps (the
+ * service's pool, under its deadline), else here.
  */
 import { invalid } from '../../errors.js'
 import type { JsonLdLimits } from '../jsonld/bounds.js'
