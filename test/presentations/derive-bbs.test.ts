@@ -3,13 +3,14 @@
  * `createBbsKey`, its DID a did:key `zUC7…`) signs a base proof with `mandatoryPointers` through the suite registry; a
  * holder of another tenant derives (`POST /presentations/derive`); `/claims/verify` verifies the derived credential
  * against the did:key document the service resolves itself, and fails a tampered one; @digitalbazaar/vc verifies the
- * derived credential too. Wrong combinations of key and suite are 422 before anything is signed.
+ * derived credential too. Wrong combinations of key and suite are 422 before anything is signed; a wallet of a BBS key
+ * (any DID method, vault kind or route that makes wallets) is 422 saying why, with nothing written.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addProof } from '../../src/proofs/jsonld/index.js'
 import { documentLoader as contexts } from '../../src/proofs/jsonld/document-loader.js'
 import { bbsPortIdentity, openSealedKeys, portIdentity } from '../proofs/data-integrity/helpers.js'
-import { startHarness, TENANT_B, type Harness } from '../helpers/harness.js'
+import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, type Harness } from '../helpers/harness.js'
 
 const V2 = 'https://www.w3.org/ns/credentials/v2'
 const MANDATORY = ['/issuer', '/credentialSubject/degree']
@@ -126,5 +127,38 @@ describe('wrong combinations of key and suite: 422 before signing', () => {
     await expect(
       addProof(credential(issuer.did), issuer.signer, { ...options, proofPurpose: 'authentication', challenge: 'c-1' }),
     ).rejects.toMatchObject({ statusCode: 422, message: expect.stringContaining('a bbs-2023 base proof is an assertion') })
+  })
+})
+
+describe('a BBS key is no wallet key: 422 naming why, nothing written', () => {
+  it('Generate Wallet (did:key, did:ethr, did:jwk), Create Vault (NONE, BIP44, MPC), Sign Claims making claim wallets', async () => {
+    const bbs = { keyType: 'Bls12381G2' }
+    const member = { id: holder.did }
+    const attempts: Array<[string, unknown]> = [
+      ['/wallet', { walletConfig: { ...bbs, didMethod: 'key' } }],
+      ['/wallet', { walletConfig: { ...bbs, didMethod: 'ethr' } }],
+      ['/wallet', { walletConfig: { ...bbs, didMethod: 'jwk' } }],
+      ['/vaults', { name: 'bbs', hierarchy: 'NONE', walletConfig: { ...bbs, didMethod: 'key' } }],
+      ['/vaults', { name: 'bbs', hierarchy: 'BIP44', walletConfig: { ...bbs, didMethod: 'key' } }],
+      [
+        '/vaults',
+        {
+          name: 'bbs',
+          keyManagement: 'MPC',
+          hierarchy: 'NONE',
+          mpcAccountID: 'acct-1',
+          mpcGroups: [{ name: 'signers', requiredApprovals: 1, members: [member] }],
+          walletConfig: { ...bbs, didMethod: 'key' },
+        },
+      ],
+      ['/claims/sign', { iss: holder.did, claims: [{ payload: { degree: 'BSc' }, walletConfig: { ...bbs, didMethod: 'key' } }] }],
+    ]
+    const before = await snapshot(h)
+    for (const [path, json] of attempts) {
+      const res = await h.request('POST', path, { json, token: TENANT_A, didAuth: holder.jwt })
+      expectError(res, 422, 'VALIDATION_ERROR')
+      expect(res.body.errorMessage, path).toContain('a Bls12381G2 (BBS) key cannot be a wallet’s key: it signs no JWT')
+    }
+    expect(await snapshot(h)).toEqual(before)
   })
 })
