@@ -26,7 +26,10 @@ function keyOfIdentifier(identifier: string): { type: KeyType; bytes: Uint8Array
   }
 }
 
-/** The 96 bytes of a did:key identifier of a BLS12-381 G2 key (compressed point; not checked on the curve here: the suite's library does); else undefined. */
+/**
+ * The 96 bytes of a did:key identifier of a BLS12-381 G2 key (a compressed point, not checked on the curve here: the
+ * suite's library does); else undefined.
+ */
 function bbsKeyOfIdentifier(identifier: string): Uint8Array | undefined {
   const decoded = decodeMultikey(identifier)
   return decoded?.type === 'Bls12381G2' && decoded.bytes.length === 96 ? decoded.bytes : undefined
