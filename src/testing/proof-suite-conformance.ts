@@ -8,11 +8,11 @@
  */
 import { describe, expect, it } from 'vitest'
 import { IdentityError } from '../errors.js'
-import { KEY_TYPES, type KeyType } from '../keys/key-types.js'
+import { KEY_TYPES } from '../keys/key-types.js'
 import { CREDENTIALS_V2_URL } from '../proofs/jsonld/contexts.js'
 import { verifyProofSet } from '../proofs/jsonld/proof-set.js'
 import type { JsonLdDocument, VerifyOptions } from '../proofs/jsonld/types.js'
-import type { ProofObject, ProofSigner, ProofSuite } from '../proofs/suites/port.js'
+import type { ProofObject, ProofSigner, ProofSuite, SuiteKeyType } from '../proofs/suites/port.js'
 import { fixturePerTest } from './fixture-per-test.js'
 
 /** A key of one type and the DID it is a verification method of. */
@@ -26,13 +26,16 @@ export interface ProofSuiteIdentity {
 
 /** What the factory given to {@link runProofSuiteConformance} returns. */
 export interface ProofSuiteFixture {
-  /** A new identity with a key of `keyType` (every type of `KEY_TYPES`: those the suite does not declare are refused). */
-  identityFor(keyType: KeyType): Promise<ProofSuiteIdentity>
+  /**
+   * A new identity with a key of `keyType`: every type of `KEY_TYPES` (those the suite does not declare are refused),
+   * and `Bls12381G2` for a suite that declares it (bbs-2023).
+   */
+  identityFor(keyType: SuiteKeyType): Promise<ProofSuiteIdentity>
   /** What verifies the identities' proofs: `resolveSigningKeys` and/or a `resolver` of their DIDs. */
   verifyOptions: Pick<VerifyOptions, 'resolveSigningKeys' | 'resolver'>
   /**
-   * What a verifier is given of a document the suite signed; default the document itself (ecdsa-sd-2023: a proof
-   * derived from the base proof, disclosing every member).
+   * What a verifier is given of a document the suite signed; default the document itself (ecdsa-sd-2023, bbs-2023: a
+   * proof derived from the base proof, disclosing every member).
    */
   verifiable?(signed: JsonLdDocument): Promise<JsonLdDocument>
   /** Called after each test. */
@@ -93,14 +96,14 @@ export function runProofSuiteConformance(suite: ProofSuite, factory: () => Promi
     const verify = (document: JsonLdDocument, proofPurpose: VerifyOptions['proofPurpose'] = 'assertionMethod') =>
       verifyProofSet(document, { ...fixture().verifyOptions, proofPurpose }, select)
     const verifiable = (signed: JsonLdDocument) => fixture().verifiable?.(signed) ?? Promise.resolve(signed)
-    const signCredential = async (keyType: KeyType, name?: string) => {
+    const signCredential = async (keyType: SuiteKeyType, name?: string) => {
       const { signer, did, verificationMethod } = await fixture().identityFor(keyType)
       return suite.sign(credential(did, name), signer, { creator: verificationMethod, created: CREATED })
     }
 
     it('declares the key types it signs with', () => {
       expect(suite.keyTypes.length).toBeGreaterThan(0)
-      for (const keyType of suite.keyTypes) expect(KEY_TYPES).toContain(keyType)
+      for (const keyType of suite.keyTypes) expect([...KEY_TYPES, 'Bls12381G2']).toContain(keyType)
     })
 
     for (const keyType of suite.keyTypes) {

@@ -39,13 +39,22 @@ export const txInput = z
   })
   .meta({ id: 'TxInput', description: 'One DID-document change: exactly one of `service`, `delegate`, `newOwner`.' })
 
+/**
+ * Why a wallet's key is never a BLS12-381 G2 (BBS) key: a wallet is governed by DID-auth tokens signed by its own key
+ * (or by another wallet of its vault), and a BBS key signs no JWT — a wallet of one could never be controlled, so never
+ * sign; BBS keys are the key port's (`createBbsKey`), signing bbs-2023 proofs under their did:key (docs/keys.md).
+ */
+export const NO_BBS_WALLETS =
+  'a Bls12381G2 (BBS) key cannot be a wallet’s key: it signs no JWT, so no DID-auth token could prove control of the ' +
+  'wallet (wallets take secp256k1, P-256 or Ed25519 keys); bbs-2023 proofs are signed by BLS12-381 keys of the key port'
+
 export const walletConfig = z
   .strictObject({
     didMethod: label(50)
       .optional()
       .meta({ description: 'DID method: `ethr` (default), `key`, `jwk` or `web` (did:web needs the service’s `publicUrl`).' }),
     keyType: z
-      .enum(KEY_TYPES)
+      .enum(KEY_TYPES, { error: (issue) => (issue.input === 'Bls12381G2' ? NO_BBS_WALLETS : undefined) })
       .optional()
       .meta({ description: 'The wallet’s key type: `secp256k1` (default), `P-256` or `Ed25519`; did:ethr takes secp256k1 only.' }),
     apiUrl: z

@@ -12,7 +12,7 @@ import { snapshot, startHarness, TENANT_A, tokenFor, walletWithToken, type Harne
 
 const KOBLITZ = 'EcdsaKoblitzSignature2016'
 const RECOVERY = 'EcdsaSecp256k1RecoverySignature2020'
-const DATA_INTEGRITY = ['ecdsa-rdfc-2019', 'eddsa-rdfc-2022', 'ecdsa-jcs-2019', 'eddsa-jcs-2022', 'ecdsa-sd-2023']
+const DATA_INTEGRITY = ['ecdsa-rdfc-2019', 'eddsa-rdfc-2022', 'ecdsa-jcs-2019', 'eddsa-jcs-2022', 'ecdsa-sd-2023', 'bbs-2023']
 const REGISTERED = `the registered suites: ${[KOBLITZ, RECOVERY, ...DATA_INTEGRITY.map((c) => `DataIntegrityProof (${c})`)].join(', ')}`
 
 let h: Harness

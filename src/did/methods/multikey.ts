@@ -4,8 +4,9 @@
  */
 import { base58 } from '@scure/base'
 
-/** Multicodec prefixes (unsigned varints) of the public keys didvault signs with, and of X25519. */
+/** Multicodec prefixes (unsigned varints) of the public keys didvault signs with (BBS: `bls12_381-g2-pub`), and of X25519. */
 const PREFIXES = {
+  Bls12381G2: [0xeb, 0x01],
   Ed25519: [0xed, 0x01],
   'P-256': [0x80, 0x24],
   secp256k1: [0xe7, 0x01],
@@ -14,8 +15,11 @@ const PREFIXES = {
 
 export type MultikeyType = keyof typeof PREFIXES
 
-/** Longest multibase value read (a P-256 / secp256k1 key is 50 characters): longer input is refused before decoding. */
-export const MAX_MULTIBASE = 64
+/**
+ * Longest multibase value read (a P-256 / secp256k1 key is 50 characters, a 96-byte BLS12-381 G2 key 135): longer
+ * input is refused before decoding.
+ */
+export const MAX_MULTIBASE = 140
 
 /** The multibase value of a key. */
 export function encodeMultikey(type: MultikeyType, bytes: Uint8Array): string {

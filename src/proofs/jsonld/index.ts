@@ -101,12 +101,12 @@ export async function addProof<T extends JsonLdDocument>(
   const suite = suiteToSign(proofSigner.keyType, { proofType, cryptosuite })
   // Only a selective-disclosure suite (one that derives) has mandatory pointers.
   if (proofOptions.mandatoryPointers !== undefined && suite.derive === undefined)
-    throw invalid(`mandatoryPointers: only with a selective-disclosure cryptosuite (ecdsa-sd-2023), not ${suiteName(suite)}`)
+    throw invalid(`mandatoryPointers: only with a selective-disclosure cryptosuite (ecdsa-sd-2023, bbs-2023), not ${suiteName(suite)}`)
   return suite.sign(document, proofSigner, proofOptions)
 }
 
 /**
- * Derives from `document` — a credential with one base proof of a selective-disclosure suite (ecdsa-sd-2023) — the
+ * Derives from `document` — a credential with one base proof of a selective-disclosure suite (ecdsa-sd-2023, bbs-2023) — the
  * credential revealing its mandatory claims and those `selectivePointers` select, with the derived proof: the suite
  * of the base proof derives (the registry's `ProofSuite.derive`). Needs no key.
  *
@@ -125,7 +125,7 @@ export async function deriveJsonLd(
   })
   if (deriving.length !== 1)
     throw invalid(
-      'the credential must carry exactly one proof of a selective-disclosure cryptosuite (ecdsa-sd-2023) to derive from, ' +
+      'the credential must carry exactly one proof of a selective-disclosure cryptosuite (ecdsa-sd-2023, bbs-2023) to derive from, ' +
         `found ${deriving.length}`,
     )
   return deriving[0].derive!(document, selectivePointers, options)

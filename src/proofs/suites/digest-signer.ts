@@ -14,7 +14,8 @@ import type { ProofSigner } from './port.js'
  * @throws {IdentityError} 422 for a signer without one (the registry gives these suites secp256k1 signers only)
  */
 export function digestSignerOf(signer: ProofSigner, suite: string): DigestSigner {
-  if (!signer.digest) throw invalid(`${suite} signs with a secp256k1 digest signer; a ${signer.keyType} signer has none`)
+  if (!('digest' in signer) || !signer.digest)
+    throw invalid(`${suite} signs with a secp256k1 digest signer; a ${signer.keyType} signer has none`)
   return signer.digest
 }
 

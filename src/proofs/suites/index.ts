@@ -5,10 +5,10 @@
  * `proofs/suites/` (test/architecture/layers.test.ts).
  */
 import { invalid } from '../../errors.js'
-import type { KeyType } from '../../keys/key-types.js'
 import { DATA_INTEGRITY_PROOF, KOBLITZ_2016, RECOVERY_2020 } from '../jsonld/suite-names.js'
 import { shown } from '../jsonld/errors.js'
 import {
+  BBS_2023_SUITE,
   ECDSA_JCS_2019_SUITE,
   ECDSA_RDFC_2019_SUITE,
   ECDSA_SD_2023_SUITE,
@@ -16,10 +16,10 @@ import {
   EDDSA_RDFC_2022_SUITE,
 } from './data-integrity/index.js'
 import { KOBLITZ_2016_SUITE } from './koblitz2016/index.js'
-import type { ProofSuite, SuiteRequest } from './port.js'
+import type { ProofSuite, SuiteKeyType, SuiteRequest } from './port.js'
 import { RECOVERY_2020_SUITE } from './recovery2020/index.js'
 
-export type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite, SuiteRequest } from './port.js'
+export type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite, SuiteKeyType, SuiteRequest } from './port.js'
 export { KOBLITZ_2016, koblitz2016Digest, signKoblitz2016, verifyKoblitz2016, type Koblitz2016Proof } from './koblitz2016/index.js'
 export { DATA_INTEGRITY_NO_EXPIRES } from './data-integrity/index.js'
 export { RECOVERY_2020, signRecovery2020, verifyRecovery2020, type Recovery2020Proof } from './recovery2020/index.js'
@@ -33,17 +33,19 @@ const SUITES: readonly ProofSuite[] = [
   ECDSA_JCS_2019_SUITE,
   EDDSA_JCS_2022_SUITE,
   ECDSA_SD_2023_SUITE,
+  BBS_2023_SUITE,
 ]
 
 /** The suite a credential's proof takes by default, by the signing key's type. */
-export const DEFAULT_SUITE_OF: Readonly<Record<KeyType, SuiteRequest>> = {
+export const DEFAULT_SUITE_OF: Readonly<Record<SuiteKeyType, SuiteRequest>> = {
   secp256k1: { proofType: KOBLITZ_2016 },
   'P-256': { proofType: DATA_INTEGRITY_PROOF, cryptosuite: 'ecdsa-rdfc-2019' },
   Ed25519: { proofType: DATA_INTEGRITY_PROOF, cryptosuite: 'eddsa-rdfc-2022' },
+  Bls12381G2: { proofType: DATA_INTEGRITY_PROOF, cryptosuite: 'bbs-2023' },
 }
 
 /** The suite a presentation's proof takes by default (one that {@link ProofSuite.authenticates}), by key type. */
-export const DEFAULT_PRESENTATION_SUITE_OF: Readonly<Record<KeyType, SuiteRequest>> = {
+export const DEFAULT_PRESENTATION_SUITE_OF: Readonly<Record<SuiteKeyType, SuiteRequest>> = {
   ...DEFAULT_SUITE_OF,
   secp256k1: { proofType: RECOVERY_2020 },
 }
@@ -65,7 +67,7 @@ export function suiteName(suite: SuiteRequest & { type?: string }): string {
 }
 
 /** The registered suites that sign with `keyType` (those that authenticate, for a presentation). */
-export function suitesFor(keyType: KeyType, use: SuiteUse = 'credential'): ProofSuite[] {
+export function suitesFor(keyType: SuiteKeyType, use: SuiteUse = 'credential'): ProofSuite[] {
   return SUITES.filter((s) => s.keyTypes.includes(keyType) && (use === 'credential' || s.authenticates))
 }
 
@@ -81,7 +83,7 @@ export type SuiteUse = 'credential' | 'presentation'
  * (or, for a presentation, takes no challenge), or a key type whose default suite is not registered; each names the
  * suites that fit
  */
-export function suiteToSign(keyType: KeyType, request: SuiteRequest = {}, use: SuiteUse = 'credential'): ProofSuite {
+export function suiteToSign(keyType: SuiteKeyType, request: SuiteRequest = {}, use: SuiteUse = 'credential'): ProofSuite {
   const { proofType, cryptosuite } = request
   if (cryptosuite !== undefined && proofType !== undefined && proofType !== DATA_INTEGRITY_PROOF)
     throw invalid(`cryptosuite: only with proofType "${DATA_INTEGRITY_PROOF}" (or alone), not with ${JSON.stringify(shown(proofType))}`)

@@ -4,8 +4,8 @@
  * types it signs with; it is named by its proof `type` and, for a Data Integrity suite (`DataIntegrityProof`), its
  * `cryptosuite`.
  */
-import type { KeyType } from '../../keys/key-types.js'
-import type { KeySigner } from '../../keys/signer.js'
+import type { BbsKeyType, KeyType } from '../../keys/key-types.js'
+import type { BbsSigner, KeySigner } from '../../keys/signer.js'
 import type { CanonicalHasher } from '../jsonld/canonical-hasher.js'
 import type { JsonLdDocument, ProofOptions, VerifyOptions, VerifyResult } from '../jsonld/types.js'
 
@@ -14,9 +14,12 @@ export type ProofObject = Record<string, unknown>
 
 /**
  * What a suite signs with: a wallet's {@link KeySigner} (JOSE signatures of bytes, `sign(alg, data)`, and for
- * secp256k1 keys the digest signer). Only the parts a suite may use.
+ * secp256k1 keys the digest signer; only the parts a suite may use), or a BLS12-381 key's {@link BbsSigner} (bbs-2023).
  */
-export type ProofSigner = Pick<KeySigner, 'keyType' | 'sign' | 'digest'>
+export type ProofSigner = Pick<KeySigner, 'keyType' | 'sign' | 'digest'> | BbsSigner
+
+/** The key types suites sign with: the wallets' JOSE key types and the BLS12-381 G2 key of bbs-2023. */
+export type SuiteKeyType = KeyType | BbsKeyType
 
 /** What a proof is checked against: the document's part computed once, shared by all its proofs. */
 export interface ProofCheckContext {
@@ -46,7 +49,7 @@ export interface ProofSuite {
   /** The proof's `cryptosuite`, for a Data Integrity suite (`type` `DataIntegrityProof`). */
   readonly cryptosuite?: string
   /** The key types it signs with. */
-  readonly keyTypes: readonly KeyType[]
+  readonly keyTypes: readonly SuiteKeyType[]
   /** Whether its proofs take `proofPurpose: "authentication"` and a `challenge` (what a presentation's proof needs). */
   readonly authenticates: boolean
   /**
@@ -76,7 +79,7 @@ export interface ProofSuite {
   /** Verifies one proof. Resolves `verified: false` for a bad proof; never throws for one. */
   verify(proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult>
   /**
-   * A selective-disclosure suite's derivation (ecdsa-sd-2023): from `document` with this suite's base proof, the
+   * A selective-disclosure suite's derivation (ecdsa-sd-2023, bbs-2023): from `document` with this suite's base proof, the
    * document revealing its mandatory claims and those `selectivePointers` select, with a derived proof. Needs no key.
    * Only such suites have it, and only they take {@link ProofOptions.mandatoryPointers} when signing.
    *

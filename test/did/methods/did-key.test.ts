@@ -14,6 +14,8 @@ import { relationshipKeys } from './relationships.js'
 import secp256k1Vectors from '../../fixtures/vectors/did-method-key/secp256k1.json' with { type: 'json' }
 import nistVectors from '../../fixtures/vectors/did-method-key/nist-curves.json' with { type: 'json' }
 import ed25519Vectors from '../../fixtures/vectors/did-method-key/ed25519-x25519.json' with { type: 'json' }
+import bbsKeyMaterial from '../../fixtures/w3c-di/vc-di-bbs/TestVectors/BBSKeyMaterial.json' with { type: 'json' }
+import { base58, hex } from '@scure/base'
 
 const didKey = didMethodNamed('key')!
 const theirs = new Resolver(KeyDidResolver.getResolver(), { cache: false })
@@ -94,6 +96,31 @@ describe('did:key (DID-method port)', () => {
       const result = await didKey.resolve(did)
       expect(result.didResolutionMetadata.error, did.slice(0, 80)).toBe('invalidDid')
       expect(result.didDocument).toBeNull()
+    }
+  })
+
+  it("a BLS12-381 G2 key (bbs-2023; the W3C vc-di-bbs vectors' issuer) resolves with its key under assertionMethod only, controlling nothing", async () => {
+    // The DID of the vectors' key, as their proofs name it: z + base58btc(0xeb 0x01 ‖ the 96-byte compressed G2 point).
+    const fingerprint = `z${base58.encode(new Uint8Array([0xeb, 0x01, ...hex.decode(bbsKeyMaterial.publicKeyHex)]))}`
+    expect(fingerprint).toMatch(
+      /^zUC7DerdEmfZ8f4pFajXgGwJoMkV1ofMTmEG5UoNvnWiPiLuGKNeqgRpLH2TV4Xe5mJ2cXV76gRN7LFQwapF1VFu6x2yrr5ci1mXqC1WNUrnHnLgvfZfMH7h6xP6qsf9EKRQrPQ$/,
+    )
+    const did = `did:key:${fingerprint}`
+    const { didDocument } = await didKey.resolve(`${did}#${fingerprint}`)
+    expect(didDocument).toEqual({
+      '@context': ['https://www.w3.org/ns/did/v1', 'https://w3id.org/security/multikey/v1'],
+      id: did,
+      verificationMethod: [{ id: `${did}#${fingerprint}`, type: 'Multikey', controller: did, publicKeyMultibase: fingerprint }],
+      assertionMethod: [`${did}#${fingerprint}`],
+    })
+    expect(await didKey.controllingKeys(did)).toEqual([])
+    // 95 bytes, and 97: no G2 point.
+    for (const bytes of [
+      hex.decode(bbsKeyMaterial.publicKeyHex).subarray(1),
+      new Uint8Array([...hex.decode(bbsKeyMaterial.publicKeyHex), 0]),
+    ]) {
+      const result = await didKey.resolve(`did:key:z${base58.encode(new Uint8Array([0xeb, 0x01, ...bytes]))}`)
+      expect(result.didResolutionMetadata.error).toBe('invalidDid')
     }
   })
 })

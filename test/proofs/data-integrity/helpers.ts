@@ -13,8 +13,9 @@ import { SEALED_KEYS, SealedKeyBackend } from '../../../src/keys/backends/sealed
 import type { KeyType } from '../../../src/keys/key-types.js'
 import { Keyring, randomMasterKey } from '../../../src/keys/keyring.js'
 import { BackendKeyManager } from '../../../src/keys/port.js'
-import { portKeySigner } from '../../../src/keys/port-signers.js'
-import type { KeySigner } from '../../../src/keys/signer.js'
+import { portBbsSigner, portKeySigner } from '../../../src/keys/port-signers.js'
+import type { BbsSigner, KeySigner } from '../../../src/keys/signer.js'
+import { encodeMultikey } from '../../../src/did/methods/multikey.js'
 import { createSqliteStorage } from '../../../src/storage/sqlite/index.js'
 import { didMethodNamed } from '../../../src/did/methods/index.js'
 
@@ -75,4 +76,12 @@ export function fixedResolver(documents: Iterable<DIDDocument>): Resolvable {
       }
     },
   }
+}
+
+/** A BLS12-381 G2 key made in the port (`createBbsKey`), its did:key (`zUC7…`) and its one verification method. */
+export async function bbsPortIdentity(keys: BackendKeyManager): Promise<{ signer: BbsSigner; did: string; verificationMethod: string }> {
+  const { keyRef, publicJwk } = await keys.createBbsKey({ tenantId: 't' })
+  const fingerprint = encodeMultikey('Bls12381G2', base64urlnopad.decode(publicJwk.x))
+  const did = `did:key:${fingerprint}`
+  return { signer: portBbsSigner(keys, { tenantId: 't', keyRef, publicJwk }), did, verificationMethod: `${did}#${fingerprint}` }
 }

@@ -35,3 +35,20 @@ export function didKeyDocument(type: KeyType, bytes: Uint8Array): DIDDocument {
     keyAgreement: [agreement.id],
   }
 }
+
+/**
+ * The document of the did:key of a BLS12-381 G2 key (96 bytes, compressed): its one `Multikey` method listed under
+ * `assertionMethod` only — a BBS key signs bbs-2023 credentials and nothing else (no JWT, DID-auth token or
+ * authentication proof), so it neither authenticates nor controls the DID.
+ */
+export function bbsDidKeyDocument(bytes: Uint8Array): DIDDocument {
+  const fingerprint = encodeMultikey('Bls12381G2', bytes)
+  const did = `did:key:${fingerprint}`
+  const id = `${did}#${fingerprint}`
+  return {
+    '@context': DID_KEY_CONTEXT,
+    id: did,
+    verificationMethod: [{ id, type: 'Multikey', controller: did, publicKeyMultibase: fingerprint }],
+    assertionMethod: [id],
+  }
+}

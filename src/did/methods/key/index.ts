@@ -1,12 +1,13 @@
 /**
  * did:key behind the DID-method port: the DID is the key (Multikey: multicodec + base58btc;
- * Ed25519, P-256 and secp256k1, compressed points), resolved offline, never updated.
+ * Ed25519, P-256 and secp256k1, compressed points), resolved offline, never updated. A BLS12-381 G2 key (`zUC7…`,
+ * bbs-2023's) resolves too, as an assertion key only ({@link didKeyDocument}): it controls nothing.
  */
 import { invalid } from '../../../errors.js'
 import { KEY_TYPES, keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../keys/key-types.js'
 import { authenticationKeys, didOf, immutable, jwkOfMethod, resolved, unresolved } from '../derived.js'
 import type { DidMethod } from '../port.js'
-import { didKeyDocument } from './document.js'
+import { bbsDidKeyDocument, didKeyDocument } from './document.js'
 import { decodeMultikey, encodeMultikey, MAX_MULTIBASE } from '../multikey.js'
 import { keyBytesToCreate, publicJwkOf } from '../public-key-bytes.js'
 
@@ -25,6 +26,15 @@ function keyOfIdentifier(identifier: string): { type: KeyType; bytes: Uint8Array
   }
 }
 
+/**
+ * The 96 bytes of a did:key identifier of a BLS12-381 G2 key (a compressed point, not checked on the curve here: the
+ * suite's library does); else undefined.
+ */
+function bbsKeyOfIdentifier(identifier: string): Uint8Array | undefined {
+  const decoded = decodeMultikey(identifier)
+  return decoded?.type === 'Bls12381G2' && decoded.bytes.length === 96 ? decoded.bytes : undefined
+}
+
 export const didKey: DidMethod = {
   name: 'key',
   keyTypes: KEY_TYPES,
@@ -40,9 +50,15 @@ export const didKey: DidMethod = {
     const did = didOf(didUrl)
     if (!did.startsWith(PREFIX) || did.length > PREFIX.length + MAX_MULTIBASE)
       return unresolved('invalidDid', 'not a did:key DID of a supported length')
-    const key = keyOfIdentifier(did.slice(PREFIX.length))
+    const identifier = did.slice(PREFIX.length)
+    const bbs = bbsKeyOfIdentifier(identifier)
+    if (bbs !== undefined) return resolved(bbsDidKeyDocument(bbs))
+    const key = keyOfIdentifier(identifier)
     if (key === undefined)
-      return unresolved('invalidDid', 'did:key: not a base58btc Ed25519, P-256 (compressed) or secp256k1 (compressed) public key')
+      return unresolved(
+        'invalidDid',
+        'did:key: not a base58btc Ed25519, P-256 (compressed), secp256k1 (compressed) or BLS12-381 G2 (compressed) public key',
+      )
     return resolved(didKeyDocument(key.type, key.bytes))
   },
 

@@ -1,19 +1,21 @@
 /**
  * The W3C Data Integrity suites (`proofs/data-integrity/`: ecdsa-rdfc-2019, eddsa-rdfc-2022, ecdsa-jcs-2019,
- * eddsa-jcs-2022, ecdsa-sd-2023) behind the proof-suite port: one {@link ProofSuite} per cryptosuite.
+ * eddsa-jcs-2022, ecdsa-sd-2023, bbs-2023) behind the proof-suite port: one {@link ProofSuite} per cryptosuite.
  *
  * - Signing: a document that names neither credentials/v2 nor the Data Integrity v2 context (credentials v1) gets
  *   the latter appended to its `@context` ({@link withSuiteContext}); the port's options become the suite's —
  *   `creator` is the proof's `verificationMethod`, `created` its XSD dateTimeStamp (to the second),
  *   `proofPurpose`/`challenge`/`domain` as given, the hasher (and its bounds) as the canonicalizer. ecdsa-sd-2023
  *   signs a base proof with the options' `mandatoryPointers` (default none) and derives (`derive`, any holder, no
- *   key). Options a Data Integrity proof does not carry here (`nonce`, `expires`) are a 422, never dropped silently.
+ *   key); bbs-2023 likewise, signing through a BLS12-381 key's `BbsSigner` (its base proof takes no challenge: it
+ *   does not authenticate). Options a Data Integrity proof does not carry here (`nonce`, `expires`) are a 422, never dropped silently.
  * - Verification: against the **current** DID document of the proof's method, through the request's resolver
  *   ({@link VerifyOptions.resolver}), under the request's purpose ({@link VerifyOptions.proofPurpose}); the proof set
  *   binds one proof to the issuer (holder) as for every suite (`verifyProofSet`), so co-signers' proofs stay valid.
  */
 import { invalid } from '../../../errors.js'
-import { DATA_INTEGRITY_SUITES } from '../../data-integrity/index.js'
+import { bbs2023, DATA_INTEGRITY_SUITES, type DataIntegritySuite, type SelectiveDisclosureSuite } from '../../data-integrity/index.js'
+import type { BbsSuite } from '../../data-integrity/index.js'
 import { IN_THREAD_HASHER, type CanonicalHasher } from '../../jsonld/canonical-hasher.js'
 import { CREDENTIALS_V2_URL, DATA_INTEGRITY_V2_URL } from '../../jsonld/contexts.js'
 import { checkProofOptions, proofsOf } from '../../jsonld/proof-set.js'
@@ -21,7 +23,11 @@ import type { JsonLdDocument, ProofOptions, VerifyResult } from '../../jsonld/ty
 import { DATA_INTEGRITY_PROOF } from '../../jsonld/suite-names.js'
 import type { ProofCheckContext, ProofObject, ProofSigner, ProofSuite } from '../port.js'
 
-type Cryptosuite = keyof typeof DATA_INTEGRITY_SUITES
+type Cryptosuite = keyof typeof DATA_INTEGRITY_SUITES | 'bbs-2023'
+
+/** The suite object of `cryptosuite`. */
+const suiteObject = (cryptosuite: Cryptosuite): DataIntegritySuite | SelectiveDisclosureSuite | BbsSuite =>
+  cryptosuite === 'bbs-2023' ? bbs2023 : DATA_INTEGRITY_SUITES[cryptosuite]
 
 /**
  * Why a Data Integrity proof takes no `expires` here (VC Data Integrity §2.1 allows one): the library writes none and its
@@ -33,15 +39,16 @@ export const DATA_INTEGRITY_NO_EXPIRES =
 
 /** The registry's suite of the Data Integrity `cryptosuite`. */
 function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
-  const suite = DATA_INTEGRITY_SUITES[cryptosuite]
+  const suite = suiteObject(cryptosuite)
   return {
     type: DATA_INTEGRITY_PROOF,
     cryptosuite,
     keyTypes: suite.keyTypes,
-    authenticates: true,
+    // A bbs-2023 base proof is for its holder only (not verifiable), so it cannot prove a presentation.
+    authenticates: cryptosuite !== 'bbs-2023',
     canonicalizesItself: true,
     sign: async <T extends JsonLdDocument>(document: T, signer: ProofSigner, options: ProofOptions) => {
-      const signed = await suite.sign(withSuiteContext(document, cryptosuite), signer, signOptionsOf(options, cryptosuite))
+      const signed = await signWithSuite(cryptosuite, withSuiteContext(document, cryptosuite), signer, signOptionsOf(options, cryptosuite))
       return signed as T & { proof: ProofObject | ProofObject[] }
     },
     verify: (proof, context) => verifyOne(cryptosuite, proof, context),
@@ -50,6 +57,19 @@ function dataIntegritySuite(cryptosuite: Cryptosuite): ProofSuite {
         suite.derive(document, selectivePointers, { limits: hasher.limits, hasher }),
     }),
   }
+}
+
+/**
+ * Signs with the suite object of `cryptosuite`: bbs-2023 with a {@link BbsSigner}, the others with a JOSE signer.
+ * @throws {IdentityError} 422 for a signer of the other kind (the registry checked key types before)
+ */
+function signWithSuite(cryptosuite: Cryptosuite, document: JsonLdDocument, signer: ProofSigner, options: ReturnType<typeof signOptionsOf>) {
+  if (cryptosuite === 'bbs-2023') {
+    if (!('multisign' in signer)) throw invalid(`cryptosuite: bbs-2023 signs with Bls12381G2 keys, not ${signer.keyType}`)
+    return bbs2023.sign(document, signer, options)
+  }
+  if ('multisign' in signer) throw invalid(`cryptosuite: ${cryptosuite} does not sign with ${signer.keyType} keys`)
+  return DATA_INTEGRITY_SUITES[cryptosuite].sign(document, signer, options)
 }
 
 /**
@@ -78,7 +98,11 @@ function signOptionsOf(options: ProofOptions, cryptosuite: Cryptosuite) {
   const { creator, created } = checkProofOptions(options)
   if (options.nonce !== undefined) throw invalid(`nonce: not supported with ${DATA_INTEGRITY_PROOF} (${cryptosuite}) proofs`)
   if (options.expires !== undefined) throw invalid(`expires: ${DATA_INTEGRITY_NO_EXPIRES}`)
-  if (options.mandatoryPointers !== undefined && !('derive' in DATA_INTEGRITY_SUITES[cryptosuite]))
+  if (cryptosuite === 'bbs-2023' && (options.challenge !== undefined || (options.proofPurpose ?? 'assertionMethod') !== 'assertionMethod'))
+    throw invalid(
+      'proofPurpose: a bbs-2023 base proof is an assertion for its holder to derive from; it takes no challenge and proves no presentation',
+    )
+  if (options.mandatoryPointers !== undefined && !('derive' in suiteObject(cryptosuite)))
     throw invalid(`mandatoryPointers: only with a selective-disclosure cryptosuite, not ${cryptosuite}`)
   const hasher = options.hasher ?? IN_THREAD_HASHER
   return {
@@ -100,7 +124,7 @@ function signOptionsOf(options: ProofOptions, cryptosuite: Cryptosuite) {
 async function verifyOne(cryptosuite: Cryptosuite, proof: ProofObject, context: ProofCheckContext): Promise<VerifyResult> {
   const { resolver, proofPurpose = 'assertionMethod' } = context.options
   if (resolver === undefined) return { verified: false, error: `a ${cryptosuite} proof is verified through a DID resolver; none was given` }
-  const outcome = await DATA_INTEGRITY_SUITES[cryptosuite].verify(context.document, proof, {
+  const outcome = await suiteObject(cryptosuite).verify(context.document, proof, {
     resolver,
     proofPurpose,
     limits: context.hasher.limits,
@@ -122,3 +146,5 @@ export const ECDSA_JCS_2019_SUITE = dataIntegritySuite('ecdsa-jcs-2019')
 export const EDDSA_JCS_2022_SUITE = dataIntegritySuite('eddsa-jcs-2022')
 /** ecdsa-sd-2023 (P-256): base proofs (with mandatory pointers) on signing, derivation; derived proofs verified. */
 export const ECDSA_SD_2023_SUITE = dataIntegritySuite('ecdsa-sd-2023')
+/** bbs-2023 (BLS12-381 G2): base proofs (with mandatory pointers) signed by a `BbsSigner`, derivation; derived proofs verified. */
+export const BBS_2023_SUITE = dataIntegritySuite('bbs-2023')
