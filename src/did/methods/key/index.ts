@@ -2,6 +2,7 @@
  * did:key behind the DID-method port: the DID is the key (Multikey: multicodec + base58btc;
  * Ed25519, P-256 and secp256k1, compressed points), resolved offline, never updated.
  */
+import type { DIDDocument } from 'did-resolver'
 import { invalid } from '../../../errors.js'
 import { KEY_TYPES, keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../keys/key-types.js'
 import { authenticationKeys, didOf, immutable, jwkOfMethod, resolved, unresolved } from '../derived.js'
@@ -25,6 +26,26 @@ function keyOfIdentifier(identifier: string): { type: KeyType; bytes: Uint8Array
   }
 }
 
+/** Documents of did:key DIDs resolved lately: a did:key document is a pure function of its DID (decoding costs more than a copy). */
+const DOCUMENTS = new Map<string, DIDDocument>()
+const MAX_DOCUMENTS = 1_000
+
+/** The document of a well-formed did:key DID (a copy is handed out); undefined for a malformed one. */
+function documentOf(did: string): DIDDocument | undefined {
+  const known = DOCUMENTS.get(did)
+  if (known !== undefined) {
+    DOCUMENTS.delete(did)
+    DOCUMENTS.set(did, known)
+    return known
+  }
+  const key = keyOfIdentifier(did.slice(PREFIX.length))
+  if (key === undefined) return undefined
+  const document = didKeyDocument(key.type, key.bytes)
+  DOCUMENTS.set(did, document)
+  if (DOCUMENTS.size > MAX_DOCUMENTS) DOCUMENTS.delete(DOCUMENTS.keys().next().value as string)
+  return document
+}
+
 export const didKey: DidMethod = {
   name: 'key',
   keyTypes: KEY_TYPES,
@@ -40,10 +61,10 @@ export const didKey: DidMethod = {
     const did = didOf(didUrl)
     if (!did.startsWith(PREFIX) || did.length > PREFIX.length + MAX_MULTIBASE)
       return unresolved('invalidDid', 'not a did:key DID of a supported length')
-    const key = keyOfIdentifier(did.slice(PREFIX.length))
-    if (key === undefined)
+    const document = documentOf(did)
+    if (document === undefined)
       return unresolved('invalidDid', 'did:key: not a base58btc Ed25519, P-256 (compressed) or secp256k1 (compressed) public key')
-    return resolved(didKeyDocument(key.type, key.bytes))
+    return resolved(structuredClone(document))
   },
 
   async update() {
