@@ -10,8 +10,23 @@ export type Cryptosuite = {
   readonly name: string
   readonly requiredAlgorithm: string | string[]
   /** The bytes to sign or verify, from the document and the proof (without `proofValue`). */
-  readonly createVerifyData?: (options: { document: Record<string, unknown>; proof: Record<string, unknown> }) => Promise<Uint8Array>
+  readonly createVerifyData?: (options: {
+    document: Record<string, unknown>
+    proof: Record<string, unknown>
+    /** The library's `DataIntegrityProof` asking (verifying: with the `verificationMethod` it loaded). */
+    dataIntegrityProof?: object
+    verificationMethod?: Record<string, unknown>
+  }) => Promise<Uint8Array>
+  /** The verifier of a verification method (its public key imported). */
+  readonly createVerifier: (options: { verificationMethod: Record<string, unknown> }) => Promise<LibraryVerifier>
 } & object
+
+/** What a cryptosuite checks signatures with: the verification method's id, its algorithm and a verify function. */
+export interface LibraryVerifier {
+  id: string
+  algorithm: string
+  verify(options: { data: Uint8Array; signature?: Uint8Array }): Promise<boolean>
+}
 
 /** The signer object the libraries sign with: a verification method id, its algorithm and a raw signature function. */
 export interface LibrarySigner {

@@ -20,6 +20,7 @@ import type { JsonLdDocument } from './inputs.js'
 import { dataIntegrityLibraries, type Cryptosuite, type DataIntegrityLibraries, type DocumentLoader } from './libraries.js'
 import { libraryPurpose, type ProofPurpose } from './purpose.js'
 import { hashesThroughHasher, withHasher } from './rdfc-hashing.js'
+import { withCachedVerifiers } from './verifiers.js'
 
 /** What every step carries: the cryptosuite, the document without `proof`, and the proofs it is made or checked among. */
 interface StepOf<K extends string> {
@@ -133,7 +134,7 @@ async function run(step: DataIntegrityStep, requestSignature?: RequestSignature,
       const { id, multikey, curve } = step.method
       const loader: DocumentLoader = async (url) =>
         url === id ? { contextUrl: null, documentUrl: url, document: structuredClone(multikey) } : documentLoader(url)
-      const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: through(suite.verifying(lib), curve) })
+      const dataIntegrity = new lib.DataIntegrityProof({ cryptosuite: withCachedVerifiers(through(suite.verifying(lib), curve), curve) })
       const result = await dataIntegrity
         .verifyProof({ proof: step.proof, proofSet: step.proofSet, document: step.document, documentLoader: loader })
         .catch((error: unknown) => ({ verified: false, error }))

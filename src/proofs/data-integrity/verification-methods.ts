@@ -8,6 +8,7 @@ import type { DIDDocument, Resolvable, VerificationMethod } from 'did-resolver'
 import { methodsUnder } from '../signing-keys.js'
 import type { CryptosuiteDefinition } from './cryptosuites.js'
 import { messageOf } from './failures.js'
+import { PromiseLru } from './key-cache.js'
 import type { DataIntegrityLibraries } from './libraries.js'
 import type { ProofPurpose } from './purpose.js'
 
@@ -58,9 +59,8 @@ export async function boundMethod(
   }
   if (curve === undefined || !suite.curves.includes(curve)) return keyTypeFailure
   try {
-    const key = await multikeyOf(lib, suite, method, verificationMethod, did)
-    const exported = await key.export({ publicKey: true, includeContext: true })
-    return { id: verificationMethod, curve, controller: did, multikey: { ...exported, id: verificationMethod, controller: did } }
+    const multikey = await publicMultikeyOf(lib, suite, curve, method, verificationMethod, did)
+    return { id: verificationMethod, curve, controller: did, multikey: { ...multikey } }
   } catch (error) {
     return { ...keyTypeFailure, message: `${verificationMethod}: ${messageOf(error)}` }
   }
@@ -97,8 +97,25 @@ async function resolve(resolver: Resolvable, did: string): Promise<DIDDocument |
   }
 }
 
-function multikeyOf(lib: DataIntegrityLibraries, suite: CryptosuiteDefinition, method: VerificationMethod, id: string, controller: string) {
-  const multikeys = suite.multikeys(lib)
-  if (method.publicKeyJwk !== undefined) return multikeys.fromJwk({ jwk: method.publicKeyJwk, id, controller })
-  return multikeys.from({ ...method, id, controller })
+/** The public Multikey documents of imported verification methods, by curve and whole method (its key material too). */
+const publicMultikeys = new PromiseLru<Readonly<Record<string, unknown>>>(256)
+
+/** The public Multikey document of `method` as `id` of `controller`: imported by the suite's multikey package once (cached). */
+function publicMultikeyOf(
+  lib: DataIntegrityLibraries,
+  suite: CryptosuiteDefinition,
+  curve: string,
+  method: VerificationMethod,
+  id: string,
+  controller: string,
+): Promise<Readonly<Record<string, unknown>>> {
+  return publicMultikeys.get(`${curve}\n${JSON.stringify({ ...method, id, controller })}`, async () => {
+    const multikeys = suite.multikeys(lib)
+    const key =
+      method.publicKeyJwk !== undefined
+        ? await multikeys.fromJwk({ jwk: method.publicKeyJwk, id, controller })
+        : await multikeys.from({ ...method, id, controller })
+    const exported = await key.export({ publicKey: true, includeContext: true })
+    return Object.freeze({ ...exported, id, controller })
+  })
 }
