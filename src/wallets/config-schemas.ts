@@ -57,6 +57,15 @@ export const walletConfig = z
       .enum(KEY_TYPES, { error: (issue) => (issue.input === 'Bls12381G2' ? NO_BBS_WALLETS : undefined) })
       .optional()
       .meta({ description: 'The wallet’s key type: `secp256k1` (default), `P-256` or `Ed25519`; did:ethr takes secp256k1 only.' }),
+    bbsKey: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'Generate Identity Wallet, did:web with a P-256 or Ed25519 key only: `true` makes the wallet a BBS assertion key ' +
+          '(Bls12381G2, sealed) listed as `#bbs-0` under `assertionMethod` of its did:web document, which signs its ' +
+          '`bbs-2023` credentials; the wallet’s own key keeps signing everything else (docs/keys.md).',
+      }),
     apiUrl: z
       .string()
       .trim()
