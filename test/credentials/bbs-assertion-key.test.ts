@@ -194,6 +194,20 @@ describe('wrong combinations: 422, nothing written', () => {
   })
 })
 
+describe('a newOwner', () => {
+  it('removes #bbs-0 with #key-0 from the document: the service’s keys no longer speak for the DID', async () => {
+    const handed = await makeWallet({ didMethod: 'web', keyType: 'Ed25519', bbsKey: true })
+    const json = { wallet: { did: handed.did }, walletConfig: { txsInput: [{ newOwner: holder.did }] } }
+    const res = await h.request('POST', '/wallet/configure', { json, didAuth: handed.jwt })
+    expect(res.status, JSON.stringify(res.body)).toBe(200)
+    expect(res.body.wallet.registry.errors).toEqual([])
+    const document = await served(handed.did)
+    expect(document.controller).toBe(holder.did)
+    expect(JSON.stringify(document)).not.toContain('#bbs-0')
+    expect(JSON.stringify(document)).not.toContain('#key-0')
+  })
+})
+
 describe('deleting the wallet', () => {
   it('destroys its BBS key; the DID is deactivated and its first version still lists #bbs-0', async () => {
     const doomed = await makeWallet({ didMethod: 'web', keyType: 'P-256', bbsKey: true })
