@@ -185,6 +185,15 @@ describe('wrong combinations: 422, nothing written', () => {
     expect(await snapshot(h)).toEqual(before)
   })
 
+  it('Add Proof never signs bbs-2023, even by a wallet with a BBS assertion key (its own key is no BLS key)', async () => {
+    const before = await snapshot(h)
+    const json = { iss: issuer.did, cryptosuite: 'bbs-2023', vcs: [{ jsonld: base }] }
+    const res = await h.request('POST', '/claims/proofs', { json, didAuth: issuer.jwt })
+    expectError(res, 422, 'VALIDATION_ERROR')
+    expect(res.body.errorMessage).toContain('Bls12381G2')
+    expect(await snapshot(h)).toEqual(before)
+  })
+
   it('a wallet that is not stored (its alias taken) leaves no BBS key behind', async () => {
     const before = await snapshot(h)
     const json = { wallet: { alias: issuer.did }, walletConfig: { didMethod: 'web', keyType: 'P-256', bbsKey: true } }
