@@ -24,6 +24,7 @@ import {
   type CredentialContent,
   type CredentialFormat,
   type SdJwtContent,
+  type BbsAssertionKey,
 } from './formats/index.js'
 import type { Resolvable } from 'did-resolver'
 import { subjectHolderJwk } from './holder-key.js'
@@ -36,7 +37,8 @@ import { jsonLdHasher } from './jsonld-work.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, signingWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
-import type { StagedKey } from '../keys/port.js'
+import type { KeyManager, StagedKey } from '../keys/port.js'
+import { portBbsSigner } from '../keys/port-signers.js'
 import { assertControlsWallet } from '../wallets/access.js'
 import { WALLETS } from '../wallets/records.js'
 import { tenantCollections } from '../storage/declaration.js'
@@ -79,7 +81,7 @@ export async function signClaims(
 ): Promise<z.output<typeof signClaimsResponse>> {
   const { name: resolver, resolver: resolving } = ctx.resolvers.get(input.resolver)
   const format = credentialFormatNamed(input.format)
-  const signer = await issuerSigner(ctx, caller, input.iss, { format, proof: input })
+  const { signer, bbs } = await issuerSigning(ctx, caller, input.iss, { format, proof: input })
   const issuer = normalizeDid(input.iss)
   const now = ctx.now()
   const plans: PlannedClaim[] = []
@@ -96,7 +98,7 @@ export async function signClaims(
       allocations.push(allocation)
       plan.content.status = allocation.entries
     }
-    return { resolver, vcs: await issueAll(ctx, caller, input, format, plans, signer) }
+    return { resolver, vcs: await issueAll(ctx, caller, input, format, plans, signer, bbs) }
   } catch (err) {
     for (const allocation of allocations) await allocation.release()
     throw err
@@ -114,6 +116,7 @@ async function issueAll(
   format: CredentialFormat,
   plans: PlannedClaim[],
   signer: KeySigner,
+  bbs: BbsAssertionKey | undefined,
 ): Promise<SignedCredential[]> {
   const hasher = jsonLdHasher(ctx, caller)
   const undefinedTerms = input.undefinedTerms ?? ctx.config.undefinedTerms
@@ -128,6 +131,7 @@ async function issueAll(
       hasher,
       undefinedTerms,
       resolver,
+      ...(bbs !== undefined && { bbs }),
     })
     // A claim of a format without claim DIDs (SD-JWT) has an id only when given.
     const member = memberOf(encoded, format)
@@ -172,17 +176,51 @@ export async function issuerSigner(
   iss: string,
   options: { format?: CredentialFormat; proof?: SuiteRequest } = {},
 ): Promise<KeySigner> {
+  return (await signingOf(ctx, caller, iss, options)).signer
+}
+
+/**
+ * {@link issuerSigner}, and for a JSON-LD `bbs-2023` request the BBS assertion key of the issuer wallet, which signs its
+ * base proofs (as `<iss>#bbs-0`; docs/keys.md): 422 when the wallet has none, whatever its key — checked, like the
+ * suite, before control. The wallet's own key is still the one whose control the caller must prove.
+ */
+export async function issuerSigning(
+  ctx: Pick<CredentialsContext, 'callers' | 'keyManager' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  iss: string,
+  options: { format?: CredentialFormat; proof?: SuiteRequest } = {},
+): Promise<{ signer: KeySigner; bbs?: BbsAssertionKey }> {
+  return signingOf(ctx, caller, iss, options, ctx.keyManager)
+}
+
+async function signingOf(
+  ctx: Pick<CredentialsContext, 'callers' | 'registries' | 'signers' | 'storage'>,
+  caller: Caller,
+  iss: string,
+  options: { format?: CredentialFormat; proof?: SuiteRequest },
+  bbsKeys?: KeyManager,
+): Promise<{ signer: KeySigner; bbs?: BbsAssertionKey }> {
   const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(iss) })
   if (!wallet) throw notFound(`iss: no wallet of this tenant has DID ${iss}`)
   // The owner the caller's token proved in this request (its DID's `#controller` signed it) needs no second registry read.
   const proved = caller.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
   const owner = await signingWallet(ctx, wallet, proved)
-  options.format?.assertSigns(owner.keyType ?? 'secp256k1', options.proof)
+  const signsBbs = bbsKeys !== undefined && options.format?.name === 'JSON-LD' && options.proof?.cryptosuite === 'bbs-2023'
+  if (signsBbs && wallet.bbsKey === undefined)
+    throw invalid(
+      `cryptosuite: ${wallet.did} has no BBS assertion key, which signs bbs-2023 proofs (a did:web wallet made with ` +
+        'walletConfig.bbsKey: true by Generate Identity Wallet)',
+    )
+  if (!signsBbs) options.format?.assertSigns(owner.keyType ?? 'secp256k1', options.proof)
   // A DID owned by an MPC key is governed by that vault's quorum: the signer asks for the members' approvals (403 when short).
   // Any other owner — an MPC wallet's DID handed to an ECS key included — is controlled like any wallet.
   if (owner.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
-  return ctx.signers.signerFor(owner, caller)
+  const signer = ctx.signers.signerFor(owner, caller)
+  if (!signsBbs) return { signer }
+  const { keyRef, publicKeyJwk } = wallet.bbsKey!
+  const bbsSigner = portBbsSigner(bbsKeys, { tenantId: caller.tenantId, keyRef, publicJwk: publicKeyJwk })
+  return { signer, bbs: { signer: bbsSigner, verificationMethod: `${wallet.did}#bbs-0` } }
 }
 
 /** Checks a claim and makes what it needs (its claim DID's wallet, its key staged in the key port); nothing is stored. */

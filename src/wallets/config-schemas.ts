@@ -42,11 +42,12 @@ export const txInput = z
 /**
  * Why a wallet's key is never a BLS12-381 G2 (BBS) key: a wallet is governed by DID-auth tokens signed by its own key
  * (or by another wallet of its vault), and a BBS key signs no JWT — a wallet of one could never be controlled, so never
- * sign; BBS keys are the key port's (`createBbsKey`), signing bbs-2023 proofs under their did:key (docs/keys.md).
+ * sign; a did:web wallet signs bbs-2023 proofs with an additional BBS assertion key instead (`bbsKey`, docs/keys.md).
  */
 export const NO_BBS_WALLETS =
   'a Bls12381G2 (BBS) key cannot be a wallet’s key: it signs no JWT, so no DID-auth token could prove control of the ' +
-  'wallet (wallets take secp256k1, P-256 or Ed25519 keys); bbs-2023 proofs are signed by BLS12-381 keys of the key port'
+  'wallet (wallets take secp256k1, P-256 or Ed25519 keys); a did:web wallet of a P-256 or Ed25519 key signs bbs-2023 ' +
+  'proofs with an additional BBS assertion key (walletConfig.bbsKey: true)'
 
 export const walletConfig = z
   .strictObject({
@@ -57,6 +58,15 @@ export const walletConfig = z
       .enum(KEY_TYPES, { error: (issue) => (issue.input === 'Bls12381G2' ? NO_BBS_WALLETS : undefined) })
       .optional()
       .meta({ description: 'The wallet’s key type: `secp256k1` (default), `P-256` or `Ed25519`; did:ethr takes secp256k1 only.' }),
+    bbsKey: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'Generate Identity Wallet, did:web with a P-256 or Ed25519 key only: `true` makes the wallet a BBS assertion key ' +
+          '(Bls12381G2, sealed) listed as `#bbs-0` under `assertionMethod` of its did:web document, which signs its ' +
+          '`bbs-2023` credentials; the wallet’s own key keeps signing everything else (docs/keys.md).',
+      }),
     apiUrl: z
       .string()
       .trim()

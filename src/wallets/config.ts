@@ -45,7 +45,7 @@ export function keyTypesOfMethod(method: string): readonly KeyType[] {
  * the service's `publicUrl`, `txsInput` on a method whose DIDs cannot change (did:key, did:jwk), or a did:ethr
  * newOwner that is not a did:ethr DID (address or public key) of a configured network.
  */
-export function checkWalletConfig(config: WalletConfig | undefined, service: WalletsConfig): void {
+export function checkWalletConfig(config: WalletConfig | undefined, service: WalletsConfig, options: { makesBbsKey?: boolean } = {}): void {
   if (!config) return
   const method = didMethodOfConfig(config)
   if (!service.didMethods.includes(method)) {
@@ -61,6 +61,7 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
     throw invalid(`walletConfig.apiUrl: did:${method} has no registry (apiUrl chooses a did:ethr registry endpoint)`)
   }
   if (method === 'web' && service.publicUrl === undefined) throw noPublicUrl()
+  if (config.bbsKey === true) checkBbsKey(method, keyType, options.makesBbsKey === true)
   if ((config.txsInput?.length ?? 0) > 0 && (method === 'key' || method === 'jwk')) throw immutableMethodError(method)
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
@@ -79,6 +80,22 @@ export function checkWalletConfig(config: WalletConfig | undefined, service: Wal
       }
     }
   })
+}
+
+/**
+ * 422 unless a BBS assertion key can be made here: by Generate Identity Wallet (`makesBbsKey`), for a did:web wallet
+ * of a P-256 or Ed25519 key — the one method whose documents list a key beside the wallet's, under a key that signs
+ * the DID-auth tokens governing the wallet (a secp256k1 did:web wallet signs Koblitz proofs with its own key).
+ */
+function checkBbsKey(method: string, keyType: KeyType, makesBbsKey: boolean): void {
+  const why = 'a BBS assertion key is made with a did:web wallet of a P-256 or Ed25519 key by Generate Identity Wallet'
+  if (!makesBbsKey)
+    throw invalid(`walletConfig.bbsKey: ${why}; vaults, their wallets, claim DIDs, roles and a wallet’s later changes take none`)
+  if (method !== 'web')
+    throw invalid(
+      `walletConfig.bbsKey: ${why}; a did:${method} DID ${method === 'key' || method === 'jwk' ? 'is its one key' : 'lists no such key'}`,
+    )
+  if (keyType !== 'P-256' && keyType !== 'Ed25519') throw invalid(`walletConfig.bbsKey: ${why}, not ${keyType}`)
 }
 
 /**

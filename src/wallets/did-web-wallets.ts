@@ -7,8 +7,8 @@ import { WALLETS, type WalletRecord } from './records.js'
 /** `wallet` as its did:web document needs it, when it is a did:web wallet whose key the key port holds. */
 export function didWebWalletOf(wallet: WalletRecord): OwnDidWebWallet | undefined {
   if (wallet.didMethod !== 'web' || wallet.publicKeyJwk === undefined || wallet.keyType === undefined) return undefined
-  const { id, tenantId, did, keyType, publicKeyJwk, createdAt } = wallet
-  return { id, tenantId, did, keyType, publicKeyJwk, createdAt }
+  const { id, tenantId, did, keyType, publicKeyJwk, createdAt, bbsKey } = wallet
+  return { id, tenantId, did, keyType, publicKeyJwk, createdAt, ...(bbsKey !== undefined && { bbsPublicKeyJwk: bbsKey.publicKeyJwk }) }
 }
 
 /** The did:web wallets in `storage` (one read by the unique `did` index). */

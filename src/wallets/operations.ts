@@ -40,7 +40,7 @@ export async function generateWallet(
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
-  checkWalletConfig(input.walletConfig, ctx.config)
+  checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true })
   const network = networkForNewWallet(ctx, input.walletConfig)
   const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig) })
   const record = await buildWallet(ctx, {
@@ -51,15 +51,26 @@ export async function generateWallet(
     network,
   })
   const apply = walletConfigApplier(ctx, record, input.walletConfig, caller)
-  await uniqueOr(
-    () =>
-      ctx.storage.transaction(async (tx) => {
-        await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insert(record)
-        await key.store(tx)
-        await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
-      }),
-    aliasConflict,
-  )
+  // Made last, once everything else is checked; the key port stores it at once, so a wallet that is not stored destroys it.
+  if (input.walletConfig?.bbsKey === true) {
+    const bbs = await ctx.keyManager.createBbsKey({ tenantId: caller.tenantId })
+    record.bbsKey = { keyRef: bbs.keyRef, publicKeyJwk: bbs.publicJwk }
+  }
+  try {
+    await uniqueOr(
+      () =>
+        ctx.storage.transaction(async (tx) => {
+          await tenantCollections(tx, caller.tenantId, { wallets: WALLETS }).wallets.insert(record)
+          await key.store(tx)
+          await ctx.audit.append(tx, caller, [{ action: 'wallet.create', target: { type: 'wallet', id: record.did } }])
+        }),
+      aliasConflict,
+    )
+  } catch (err) {
+    const bbsKeyRef = record.bbsKey?.keyRef
+    if (bbsKeyRef !== undefined) await ctx.storage.transaction((tx) => ctx.keyManager.destroyKeys(tx, caller.tenantId, [bbsKeyRef]))
+    throw err
+  }
   const { vaultId: _v, index: _i, isHDWallet: _h, ...view } = presentWallet(record)
   return { wallet: withReport(view, await apply(record)) }
 }
@@ -247,7 +258,9 @@ export async function deleteVaultWalletRecords(
   await keys.destroyKeys(tx, tenantId, [...keyRefsOf([...wallets, ...delegates]), ...webKeys])
 }
 
-const keyRefsOf = (records: ReadonlyArray<{ keyRef?: string }>): string[] => records.flatMap((r) => (r.keyRef ? [r.keyRef] : []))
+/** The key-port references of `records`' keys: a wallet's own key and its BBS assertion key, a delegate's key. */
+const keyRefsOf = (records: ReadonlyArray<{ keyRef?: string; bbsKey?: { keyRef: string } }>): string[] =>
+  records.flatMap((r) => [r.keyRef, r.bbsKey?.keyRef].filter((ref): ref is string => ref !== undefined && ref !== ''))
 
 async function findByDid(wallets: Wallets, did: string): Promise<WalletRecord> {
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(did) })

@@ -4,7 +4,7 @@
  */
 import { collectionOf, declareCollection } from '../storage/declaration.js'
 import type { StorageAdapter, StoredRecord } from '../storage/port.js'
-import type { KeyType, PublicJwk } from '../keys/key-types.js'
+import type { BbsPublicJwk, KeyType, PublicJwk } from '../keys/key-types.js'
 import type { WalletConfig } from './config-schemas.js'
 
 export interface WalletRecord extends StoredRecord {
@@ -33,6 +33,11 @@ export interface WalletRecord extends StoredRecord {
    * none: theirs are secp256k1 keys, found by {@link ethereumAddress}.
    */
   keyId?: string
+  /**
+   * The wallet's BBS assertion key (`walletConfig.bbsKey`, did:web only): a Bls12381G2 key of the key port, listed as
+   * `#bbs-0` under `assertionMethod` of the wallet's document; it signs the wallet's bbs-2023 proofs and nothing else.
+   */
+  bbsKey?: { keyRef: string; publicKeyJwk: BbsPublicJwk }
   /** The HD path the key was derived at (BIP44 vault wallets made since the key port; older ones: `index` only). */
   path?: string
   did: string

@@ -10,6 +10,7 @@ import { vcJoseFormat } from './vc-jose/index.js'
 import type { CredentialFormat, CredentialMember, EncodedCredential, FormatName } from './port.js'
 
 export type {
+  BbsAssertionKey,
   ClaimShape,
   CredentialContent,
   CredentialFormat,

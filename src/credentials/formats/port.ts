@@ -7,7 +7,7 @@
  * such a presentation's binding.
  */
 import type { Resolvable } from 'did-resolver'
-import type { KeySigner } from '../../keys/signer.js'
+import type { BbsSigner, KeySigner } from '../../keys/signer.js'
 import type { KeyType, PublicJwk } from '../../keys/key-types.js'
 import type { JsonLdLimits } from '../../proofs/jsonld/bounds.js'
 import type { CanonicalHasher } from '../../proofs/jsonld/canonical-hasher.js'
@@ -122,6 +122,14 @@ export interface IssueOptions {
   undefinedTerms?: UndefinedTerms
   /** Resolves the issuer's document when its method is not in the registry (did:web): names its key's verification method. */
   resolver?: Resolvable
+  /** JSON-LD `bbs-2023`: the issuer wallet's BBS assertion key, which signs the base proof instead of its own key. */
+  bbs?: BbsAssertionKey
+}
+
+/** A wallet's BBS assertion key as a proof signs with it: its signer and its verification method (`<did>#bbs-0`). */
+export interface BbsAssertionKey {
+  signer: BbsSigner
+  verificationMethod: string
 }
 
 /** The outcome of verifying one credential. */

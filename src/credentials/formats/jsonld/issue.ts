@@ -24,9 +24,13 @@ export async function issueJsonLdCredential(
   keySigner: KeySigner,
   options: IssueOptions = {},
 ): Promise<JsonLdDocument> {
-  const { proofType, cryptosuite, hasher, undefinedTerms = 'vocab', resolver, mandatoryPointers } = options
-  const signer = keySigner
-  const creator = (await verificationMethodOf(content.issuer, keySigner.publicJwk, resolver)) ?? `${content.issuer}#controller`
+  const { proofType, cryptosuite, hasher, undefinedTerms = 'vocab', resolver, mandatoryPointers, bbs } = options
+  // A bbs-2023 proof is signed by the wallet's BBS assertion key, which issuerSigner gave for it.
+  const signer = cryptosuite === 'bbs-2023' && bbs !== undefined ? bbs.signer : keySigner
+  const creator =
+    signer === keySigner
+      ? ((await verificationMethodOf(content.issuer, keySigner.publicJwk, resolver)) ?? `${content.issuer}#controller`)
+      : bbs!.verificationMethod
   const proof = {
     creator,
     created: new Date(content.issuedAt),

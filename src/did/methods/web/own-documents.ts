@@ -5,7 +5,7 @@
  * change the next; `versionTime`: the version in force then); a deleted wallet's DID is deactivated (HTTP 410).
  */
 import { parse, type DIDResolutionResult, type Resolvable } from 'did-resolver'
-import type { KeyType, PublicJwk } from '../../../keys/key-types.js'
+import type { BbsPublicJwk, KeyType, PublicJwk } from '../../../keys/key-types.js'
 import { collectionOf } from '../../../storage/declaration.js'
 import type { StorageAdapter } from '../../../storage/port.js'
 import { versionRequest } from '../../version.js'
@@ -24,6 +24,8 @@ export interface OwnDidWebWallet {
   did: string
   keyType: KeyType
   publicKeyJwk: PublicJwk
+  /** The wallet's BBS assertion key, listed as `#bbs-0` under `assertionMethod` only. */
+  bbsPublicKeyJwk?: BbsPublicJwk
   createdAt: number
 }
 
@@ -35,6 +37,7 @@ export interface OwnDidWebWallets {
 /** A document's history: its creation, its key, and its changes by version. */
 export interface DidWebHistory {
   publicKeyJwk: PublicJwk
+  bbsPublicKeyJwk?: BbsPublicJwk
   createdAt: number
   changes: DidWebChangeRecord[]
 }
@@ -83,9 +86,14 @@ export class OwnDidWebDocuments implements Resolvable {
   /** The history of `did`: from its wallet, or from its deactivation once the wallet is gone; undefined for a DID not held. */
   async history(did: string): Promise<DidWebHistory | undefined> {
     const [wallet, changes] = await Promise.all([this.options.wallets.walletOfDid(did), changesOf(this.options.storage, did)])
-    if (wallet !== undefined) return { publicKeyJwk: wallet.publicKeyJwk, createdAt: wallet.createdAt, changes }
+    if (wallet !== undefined) {
+      const { publicKeyJwk, bbsPublicKeyJwk, createdAt } = wallet
+      return { publicKeyJwk, ...(bbsPublicKeyJwk !== undefined && { bbsPublicKeyJwk }), createdAt, changes }
+    }
     const last = changes.at(-1)?.change
-    return last?.kind === 'deactivate' ? { publicKeyJwk: last.publicKeyJwk, createdAt: last.walletCreatedAt, changes } : undefined
+    if (last?.kind !== 'deactivate') return undefined
+    const { publicKeyJwk, bbsPublicKeyJwk, walletCreatedAt } = last
+    return { publicKeyJwk, ...(bbsPublicKeyJwk !== undefined && { bbsPublicKeyJwk }), createdAt: walletCreatedAt, changes }
   }
 
   /** Resolves a DID URL of the service's did:web DIDs (its DID's document), current or at the version its query names. */
@@ -125,7 +133,7 @@ export class OwnDidWebDocuments implements Resolvable {
     if (deactivated) metadata.deactivated = true
     return {
       didResolutionMetadata: { contentType: 'application/did+ld+json' },
-      didDocument: deactivated ? deactivatedDocument(did) : didWebDocument(did, history.publicKeyJwk, changes, at),
+      didDocument: deactivated ? deactivatedDocument(did) : didWebDocument(did, history, changes, at),
       didDocumentMetadata: metadata,
     }
   }

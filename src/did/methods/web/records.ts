@@ -5,7 +5,7 @@
  */
 import { declareCollection } from '../../../storage/declaration.js'
 import type { StoredRecord } from '../../../storage/port.js'
-import type { PublicJwk } from '../../../keys/key-types.js'
+import type { BbsPublicJwk, PublicJwk } from '../../../keys/key-types.js'
 
 /** One change of a did:web document. Validity ends are UNIX seconds, as the did:ethr registries keep them. */
 export type DidWebChange =
@@ -16,7 +16,7 @@ export type DidWebChange =
   /** `controller` set to `controller`: the document's own key leaves it. */
   | { kind: 'controller'; controller: string }
   /** The wallet was deleted: the DID is deactivated. Keeps the wallet's key and creation so past versions still resolve. */
-  | { kind: 'deactivate'; publicKeyJwk: PublicJwk; walletCreatedAt: number }
+  | { kind: 'deactivate'; publicKeyJwk: PublicJwk; bbsPublicKeyJwk?: BbsPublicJwk; walletCreatedAt: number }
 
 /**
  * A version of a did:web document the service serves. `id` is `<did>/<version>`; the unique index on

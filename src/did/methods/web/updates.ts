@@ -115,7 +115,7 @@ export async function applyDidWebTxs(
  */
 export async function deactivateDidWeb(
   tx: StorageAdapter,
-  wallet: Pick<OwnDidWebWallet, 'id' | 'tenantId' | 'did' | 'publicKeyJwk' | 'createdAt'>,
+  wallet: Pick<OwnDidWebWallet, 'id' | 'tenantId' | 'did' | 'publicKeyJwk' | 'bbsPublicKeyJwk' | 'createdAt'>,
   now: number,
 ): Promise<string[]> {
   const changes = collectionOf(tx, DID_WEB_CHANGES)
@@ -124,7 +124,13 @@ export async function deactivateDidWeb(
     { orderBy: { field: 'version' }, limit: MAX_DID_WEB_VERSIONS + 1 },
   )
   const head = page.items.at(-1)?.version ?? 0
-  const change: DidWebChange = { kind: 'deactivate', publicKeyJwk: wallet.publicKeyJwk, walletCreatedAt: wallet.createdAt }
+  const { publicKeyJwk, bbsPublicKeyJwk, createdAt } = wallet
+  const change: DidWebChange = {
+    kind: 'deactivate',
+    publicKeyJwk,
+    ...(bbsPublicKeyJwk !== undefined && { bbsPublicKeyJwk }),
+    walletCreatedAt: createdAt,
+  }
   await changes.insert(recordOf(wallet, { version: head + 1, change }, now))
   return page.items.flatMap((r) => (r.change.kind === 'delegate' && r.change.keyRef !== undefined ? [r.change.keyRef] : []))
 }
