@@ -217,8 +217,8 @@ async function signingOf(
   // Any other owner — an MPC wallet's DID handed to an ECS key included — is controlled like any wallet.
   if (owner.keyManagement !== 'MPC') await assertControlsWallet(ctx, caller, wallet)
   const signer = ctx.signers.signerFor(owner, caller)
-  if (!signsBbs) return { signer }
-  const { keyRef, publicKeyJwk } = wallet.bbsKey!
+  if (!signsBbs || wallet.bbsKey === undefined) return { signer }
+  const { keyRef, publicKeyJwk } = wallet.bbsKey
   const bbsSigner = portBbsSigner(bbsKeys, { tenantId: caller.tenantId, keyRef, publicJwk: publicKeyJwk })
   return { signer, bbs: { signer: bbsSigner, verificationMethod: `${wallet.did}#bbs-0` } }
 }
