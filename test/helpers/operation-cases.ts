@@ -493,7 +493,7 @@ export const OPERATION_CASES: OperationCase[] = [
     name: 'a credential without an ecdsa-sd-2023 base proof (a Koblitz one): 422',
     auth: (f) => acting(f.soloJwt),
     input: (f) => ({ jsonld: f.jsonldVc, selectivePointers: ['/credentialSubject/name'] }),
-    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /selective-disclosure cryptosuite \(ecdsa-sd-2023\)/ },
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /selective-disclosure cryptosuite \(ecdsa-sd-2023, bbs-2023\)/ },
   }),
   call({
     operation: 'deriveCredential',

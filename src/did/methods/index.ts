@@ -17,7 +17,7 @@ export * from './web/index.js'
 /** Who controls a DID whose document names a `controller`: one rule for the methods and the access policy. */
 export { controllerDidsOf, controllingKeysOfDocument, MAX_CONTROLLERS } from './controllers.js'
 /** The 422 for a `txsInput` on a DID of a method derived from its key (did:key, did:jwk). */
-export { immutable as immutableMethodError, jwkOfMethod, relationshipKeys } from './derived.js'
+export { immutable as immutableMethodError, jwkOfMethod, jwkOfMultikey, relationshipKeys } from './derived.js'
 
 const METHODS: readonly DidMethod[] = [didKey, didJwk]
 

@@ -9,9 +9,8 @@
  * (which checks the key); the verify data stays the library's.
  */
 import { createPublicKey, type KeyObject } from 'node:crypto'
-import { decodeMultikey } from '../../did/methods/multikey.js'
-import { publicJwkOf } from '../../did/methods/public-key-bytes.js'
-import type { SignatureAlgorithm } from '../../keys/key-types.js'
+import { jwkOfMultikey } from '../../did/methods/index.js'
+import { keyTypeOfJwk, type SignatureAlgorithm } from '../../keys/key-types.js'
 import { verifyJose } from '../../keys/verify-jose.js'
 import { PromiseLru } from './key-cache.js'
 import type { Cryptosuite, LibraryVerifier } from './libraries.js'
@@ -29,9 +28,9 @@ const JOSE_OF_WHOLE_DOCUMENT: Readonly<Record<string, SignatureAlgorithm>> = {
 
 /** The node:crypto key of a P-256 or Ed25519 Multikey of `curve`; undefined for any other key. */
 function keyObjectOf(publicKeyMultibase: unknown, curve: string): KeyObject | undefined {
-  const decoded = typeof publicKeyMultibase === 'string' ? decodeMultikey(publicKeyMultibase) : undefined
-  if (decoded === undefined || decoded.type !== curve || (curve !== 'P-256' && curve !== 'Ed25519')) return undefined
-  return createPublicKey({ key: { ...publicJwkOf(curve, decoded.bytes) }, format: 'jwk' })
+  const jwk = typeof publicKeyMultibase === 'string' ? jwkOfMultikey(publicKeyMultibase) : undefined
+  if (jwk === undefined || keyTypeOfJwk(jwk) !== curve || (curve !== 'P-256' && curve !== 'Ed25519')) return undefined
+  return createPublicKey({ key: { ...jwk }, format: 'jwk' })
 }
 
 /** The cryptosuites whose verify data reads the key's curve by importing the verification method. */
