@@ -1,6 +1,6 @@
 /** Turns request headers into a {@link Caller}, as each operation's {@link AuthRequirement} says. */
-import { unauthenticated } from '../errors.js'
-import type { AuthContext, AuthRequirement, Caller } from './context.js'
+import { IdentityError, unauthenticated } from '../errors.js'
+import type { AuthContext, AuthenticateFunction, AuthRequirement, Caller, RegisteredAuthRequirement } from './context.js'
 import { validDidAuthProofs, verifyDidAuthHeader, verifyDidAuthProof, type DidAuthOptions, type DidAuthProof } from './did-auth.js'
 import { SYSTEM_TENANT, bearerToken, type TenantResolver } from './tenants.js'
 
@@ -11,16 +11,43 @@ import { SYSTEM_TENANT, bearerToken, type TenantResolver } from './tenants.js'
 export type WalletTenantLookup = (did: string) => Promise<string | undefined>
 
 export class Authenticator {
+  /** The authentication functions protocol modules registered, by requirement. */
+  readonly #registered: Map<RegisteredAuthRequirement, AuthenticateFunction>
+
   constructor(
     private readonly tenants: TenantResolver,
     private readonly didAuth: DidAuthOptions,
     private readonly walletTenant: WalletTenantLookup,
-  ) {}
+    registered: Iterable<[RegisteredAuthRequirement, AuthenticateFunction]> = [],
+  ) {
+    this.#registered = new Map(registered)
+  }
+
+  /**
+   * Makes `authenticate` check `requirement` (a protocol module's: its access tokens) with `fn`. Once per
+   * requirement: a second registration throws a `TypeError`.
+   */
+  register(requirement: RegisteredAuthRequirement, fn: AuthenticateFunction): void {
+    if (this.#registered.has(requirement)) throw new TypeError(`an authenticator of ${requirement} is registered already`)
+    this.#registered.set(requirement, fn)
+  }
+
+  /** @internal A copy with these authentication functions too (tests of the router over their own operations). */
+  with(registered: Partial<Record<RegisteredAuthRequirement, AuthenticateFunction>>): Authenticator {
+    const entries = Object.entries(registered) as Array<[RegisteredAuthRequirement, AuthenticateFunction]>
+    return new Authenticator(this.tenants, this.didAuth, this.walletTenant, [...this.#registered, ...entries])
+  }
 
   async authenticate(auth: AuthContext, need: AuthRequirement): Promise<Caller> {
     // A public operation reads no header: its caller is nobody, of no tenant.
     if (need === 'public') return { tenantId: '', dids: [], addresses: [] }
     if (need === 'access') return this.#accessToken(auth.authorization)
+    if (need !== 'tenant' && need !== 'tenant+did') {
+      const registered = this.#registered.get(need)
+      // The module that would serve the operation is not enabled: for the caller, there is no such endpoint.
+      if (!registered) throw new IdentityError('NOT_FOUND', `not served here: no module authenticates ${need}`, 404)
+      return registered(auth)
+    }
     const { tenantId, keyId } = await this.#tenant(auth.authorization)
     // Where no DID-auth token is required, the valid ones sent still count (as MPC member approvals).
     const proofs =

@@ -8,6 +8,18 @@ export interface AuthContext {
   didAuth?: string
   /** The request's id (`x-request-id`, or one the router made): for logs and audit records, never for access decisions. */
   requestId?: string
+  /** `DPoP`: a DPoP proof JWT (RFC 9449), for the authenticators of protocol modules. */
+  dpop?: string
+  /** The request's HTTP method, upper case (`POST`), set by the router. */
+  method?: string
+  /**
+   * The request's URL as the public sees it, without query or fragment (a DPoP proof's `htu`), set by the router:
+   * the service's `publicUrl` followed by the path under the router's mount (a root route's path after the
+   * `publicUrl` origin), or without `publicUrl` the URL the request itself names.
+   */
+  url?: string
+  /** The request's path parameters, decoded (set by the router), for authenticators that need them (an issuer's slug). */
+  params?: Record<string, string>
 }
 
 /**
@@ -53,10 +65,23 @@ export interface Caller {
 }
 
 /**
- * What an operation asks of the headers (the spec's Authentication table):
+ * What an operation asks of the headers (the spec's Authentication table), checked by the authenticator itself:
  * - `tenant`: a Base Auth Token;
  * - `tenant+did`: a Base Auth Token and an `x-did-auth` header;
  * - `access`: an Access Token JWT in `Authorization`;
  * - `public`: nothing (DID resolution: DID documents are public).
  */
-export type AuthRequirement = 'tenant' | 'tenant+did' | 'access' | 'public'
+export type BuiltInAuthRequirement = 'tenant' | 'tenant+did' | 'access' | 'public'
+
+/**
+ * What an operation of a protocol module asks of the headers, checked by the authentication function the module
+ * registers (`Authenticator.register`); an operation whose requirement nobody registered answers 404:
+ * - `oid4vci-access`: an access token of the OID4VCI issuer, DPoP-bound (`Authorization: DPoP`, `DPoP`) or Bearer.
+ */
+export type RegisteredAuthRequirement = 'oid4vci-access'
+
+/** What an operation asks of the headers. */
+export type AuthRequirement = BuiltInAuthRequirement | RegisteredAuthRequirement
+
+/** Authenticates a request's headers for a {@link RegisteredAuthRequirement}; rejects with an `IdentityError` (an `OAuthError`). */
+export type AuthenticateFunction = (auth: AuthContext) => Promise<Caller>

@@ -18,7 +18,22 @@ export interface Route {
    * value there (`{ field: 'operation', value: 'verify' }`). Routed through it, the field is required.
    */
   discriminator?: { field: string; value: string }
+  /**
+   * Served from the host root, not under the router's mount: `createWellKnownRouter` mounts exactly these routes
+   * (`app.use(createWellKnownRouter(service))`), `createRouter` none of them. The path is absolute; {@link MOUNT}
+   * in it stands for the path of the service's `publicUrl` (RFC 8414 §3.1's inserted well-known locations).
+   */
+  root?: true
 }
+
+/**
+ * In the path of a {@link Route.root} route: the path of the service's `publicUrl` (`/identity` for
+ * `https://issuer.example/identity`, empty for a host root), where the router is mounted.
+ */
+export const MOUNT = '{mount}'
+
+/** A media type an operation's request body may be sent in. */
+export type BodyType = 'application/json' | 'application/x-www-form-urlencoded'
 
 /** The error statuses an operation may answer with. */
 export type ErrorStatus = 400 | 401 | 403 | 404 | 406 | 409 | 410 | 413 | 422 | 500 | 501 | 503
@@ -135,9 +150,38 @@ export interface OperationContract<
    * with `target` the type of what it was on and `targetField` the input field naming it.
    */
   audit?: { action: string; target: string; targetField?: string }
+  /**
+   * The media types the body may be sent in (default JSON only). A form body
+   * (`application/x-www-form-urlencoded`) becomes an object of strings: no nesting, a repeated parameter refused,
+   * bounded like JSON bodies.
+   */
+  bodyTypes?: [BodyType, ...BodyType[]]
+  /**
+   * The answers of every error of the operation, over HTTP and from the service method: `'oauth'` — the OAuth 2.0
+   * error body `{ error, error_description, ... }` (RFC 6749 §5.2, RFC 6750 §3) with `Cache-Control: no-store`,
+   * the statuses 400, 401 (with `WWW-Authenticate`), 403, 404, 406, 413, 500 and 503, and its errors are
+   * `OAuthError`s. Default: the spec's error body.
+   */
+  errorFormat?: 'oauth'
+  /** `false`: not a method of `didvault/client` (an endpoint of a protocol whose clients are others: wallets). */
+  client?: false
+  /** Headers of the 200 answer, from the result (`Cache-Control`, `ETag`, `DPoP-Nonce`). */
+  responseHeaders?(result: z.output<R>): Record<string, string>
 }
 
-/** Declares an operation's contract, keeping its schemas' types. */
+/** Declares an operation's contract, keeping its schemas' types (and `client: false`, which the client's type reads). */
+export function defineContract<
+  I extends z.ZodType,
+  R extends z.ZodType,
+  P extends z.ZodObject = NoParams,
+  A extends AuthRequirement = AuthRequirement,
+>(contract: OperationContract<P, I, R, A> & { client: false }): OperationContract<P, I, R, A> & { client: false }
+export function defineContract<
+  I extends z.ZodType,
+  R extends z.ZodType,
+  P extends z.ZodObject = NoParams,
+  A extends AuthRequirement = AuthRequirement,
+>(contract: OperationContract<P, I, R, A>): OperationContract<P, I, R, A>
 export function defineContract<
   I extends z.ZodType,
   R extends z.ZodType,
@@ -165,6 +209,9 @@ export type OperationOutput<C> = C extends OperationContract<z.ZodObject, z.ZodT
 
 /** Contracts by operation name. */
 export type Contracts = Record<string, OperationContract<z.ZodObject, z.ZodType, z.ZodType>>
+
+/** The contracts of a table that are methods of `didvault/client`: all but those declaring `client: false`. */
+export type ClientContracts<C extends Contracts> = { [K in keyof C as C[K] extends { client: false } ? never : K]: C[K] }
 
 /** One method per operation taking its input and the request's headers: `service.<name>(input, auth)` (a public operation needs none). */
 export type OperationMethods<C extends Contracts> = {

@@ -20,6 +20,8 @@ export interface RoutedOperation<N extends string = string> {
 export interface SharedRoute<N extends string = string> {
   method: Route['method']
   path: string
+  /** Served from the host root (`createWellKnownRouter`), not under the router's mount ({@link Route.root}). */
+  root?: true
   /** What every operation of the route asks of the headers (the same for all: they are checked before the body names one). */
   auth: AuthRequirement
   /** The body field naming the operation, when several share the route. */
@@ -36,12 +38,13 @@ export function routesOf<C extends Contracts>(contracts: C): Array<SharedRoute<k
   const byKey = new Map<string, SharedRoute<keyof C & string>>()
   for (const [name, contract] of Object.entries(contracts) as Array<[keyof C & string, C[keyof C]]>) {
     contract.routes.forEach((route, i) => {
-      const key = `${route.method} ${route.path}`
+      const key = `${route.root === true ? 'root ' : ''}${route.method} ${route.path}`
       const shared = byKey.get(key)
       const operation = { name, value: route.discriminator?.value, alias: i }
       if (!shared) {
         const discriminator = route.discriminator?.field
-        byKey.set(key, { method: route.method, path: route.path, auth: contract.auth, discriminator, operations: [operation] })
+        const root = route.root === true ? { root: true as const } : {}
+        byKey.set(key, { method: route.method, path: route.path, ...root, auth: contract.auth, discriminator, operations: [operation] })
         return
       }
       const field = route.discriminator?.field

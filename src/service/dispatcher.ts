@@ -7,7 +7,8 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { Authenticator } from '../auth/authenticator.js'
-import type { AuthContext, Caller } from '../auth/context.js'
+import type { AuthContext, AuthenticateFunction, Caller, RegisteredAuthRequirement } from '../auth/context.js'
+import { toOAuthError } from '../oid4vci/oauth-error.js'
 import { IdentityError, invalid, toIdentityError } from '../errors.js'
 import { parse, parseChecked } from '../operations/parse.js'
 import { InvalidCursorError } from '../storage/port.js'
@@ -22,18 +23,24 @@ import { itemRefusals, requestRefusal } from './refusals.js'
 
 type Definition = OperationDefinition<OperationContract<z.ZodObject, z.ZodType, z.ZodType>, ServiceContext>
 
+/** Operation definitions by name: the table, or (tests of transports) the table and more. */
+export type OperationTable = Readonly<Record<string, Definition>>
+
 /** A request whose headers were authenticated; its input has not been looked at yet. */
 export class AuthenticatedCall {
   readonly #dispatcher: OperationDispatcher
   readonly #name: OperationName
   readonly #caller: Caller
+  /** The request's headers, for the challenge of an OAuth error (`WWW-Authenticate`); never for access decisions. */
+  readonly #auth: AuthContext
 
   /** @internal Made by {@link OperationDispatcher.authenticate} only. */
-  constructor(dispatcher: OperationDispatcher, name: OperationName, caller: Caller, key: symbol) {
+  constructor(dispatcher: OperationDispatcher, name: OperationName, caller: Caller, auth: AuthContext, key: symbol) {
     if (key !== CALL_KEY) throw new TypeError('AuthenticatedCall is made by OperationDispatcher.authenticate')
     this.#dispatcher = dispatcher
     this.#name = name
     this.#caller = caller
+    this.#auth = auth
   }
 
   /** The tenant the headers authenticated ('' for a public operation). */
@@ -49,7 +56,7 @@ export class AuthenticatedCall {
    *   `checkJsonText` (as the router does for bodies), so `input` is not walked again
    */
   run(input: unknown, params?: Record<string, unknown>, options: { inputChecked?: boolean } = {}): Promise<unknown> {
-    return this.#dispatcher.execute(this.#name, this.#caller, input, params, options.inputChecked === true)
+    return this.#dispatcher.execute(this.#name, this.#caller, input, params, options.inputChecked === true, this.#auth)
   }
 
   /**
@@ -58,26 +65,42 @@ export class AuthenticatedCall {
    */
   for(name: OperationName): AuthenticatedCall {
     if (name === this.#name) return this
-    if (OPERATIONS[name].auth !== OPERATIONS[this.#name].auth)
+    if (this.#dispatcher.definition(name).auth !== this.#dispatcher.definition(this.#name).auth)
       throw new TypeError(`${name} does not ask what ${this.#name} asks of the headers`)
-    return new AuthenticatedCall(this.#dispatcher, name, this.#caller, CALL_KEY)
+    return new AuthenticatedCall(this.#dispatcher, name, this.#caller, this.#auth, CALL_KEY)
   }
 }
 
 const CALL_KEY = Symbol('AuthenticatedCall')
 
 export class OperationDispatcher {
+  readonly #operations: OperationTable
+
   constructor(
     private readonly ctx: ServiceContext,
     private readonly authenticator: Authenticator,
-  ) {}
+    operations: OperationTable = OPERATIONS,
+  ) {
+    this.#operations = operations
+  }
+
+  /**
+   * @internal A dispatcher of the same service running these operations too, with these authentication functions
+   * too: tests of the transports (router, OpenAPI, client) over operations of their own.
+   */
+  withOperations(
+    operations: OperationTable,
+    authenticators: Partial<Record<RegisteredAuthRequirement, AuthenticateFunction>> = {},
+  ): OperationDispatcher {
+    return new OperationDispatcher(this.ctx, this.authenticator.with(authenticators), { ...this.#operations, ...operations })
+  }
 
   /** Authenticates the headers for operation `name`; nothing else of the request is read. */
   async authenticate(name: OperationName, auth: AuthContext): Promise<AuthenticatedCall> {
-    const definition = this.#definition(name)
-    const caller = await this.#guard(name, definition, () => this.authenticator.authenticate(auth, definition.auth), auth.requestId)
+    const definition = this.definition(name)
+    const caller = await this.#guard(name, definition, () => this.authenticator.authenticate(auth, definition.auth), auth)
     // Audit records of one call share its id: an embedded call without one gets one here.
-    return new AuthenticatedCall(this, name, { ...caller, requestId: auth.requestId ?? randomUUID() }, CALL_KEY)
+    return new AuthenticatedCall(this, name, { ...caller, requestId: auth.requestId ?? randomUUID() }, auth, CALL_KEY)
   }
 
   /**
@@ -85,7 +108,7 @@ export class OperationDispatcher {
    * resolves to the result its errors become, never rejects.
    */
   async call(name: OperationName, input: unknown, auth: AuthContext): Promise<unknown> {
-    const definition = this.#definition(name)
+    const definition = this.definition(name)
     try {
       const call = await this.authenticate(name, auth ?? {})
       const { params, rest } = splitParams(definition, input)
@@ -103,8 +126,9 @@ export class OperationDispatcher {
     input: unknown,
     params: Record<string, unknown> | undefined,
     inputChecked: boolean,
+    auth: AuthContext = {},
   ): Promise<unknown> {
-    const definition = this.#definition(name)
+    const definition = this.definition(name)
     // The handler's failed items are logged and counted under the operation's name and the request's id.
     const caller: Caller = { ...authenticated, operation: name }
     return this.#guard(
@@ -133,7 +157,7 @@ export class OperationDispatcher {
           },
         )
       },
-      caller.requestId,
+      { ...auth, requestId: caller.requestId },
     )
   }
 
@@ -143,25 +167,27 @@ export class OperationDispatcher {
       await this.ctx.audit.record(caller, acts).catch((failure: unknown) => this.ctx.onError(name, failure, infoOf(caller.requestId)))
   }
 
-  #definition(name: OperationName): Definition {
-    const definition = OPERATIONS[name] as unknown as Definition | undefined
-    if (!definition || !Object.hasOwn(OPERATIONS, name)) throw new TypeError(`unknown operation ${String(name)}`)
+  /** @internal The definition of operation `name` (a `TypeError` for a name the table does not have). */
+  definition(name: OperationName): Definition {
+    const definition = this.#operations[name]
+    if (!definition || !Object.hasOwn(this.#operations, name)) throw new TypeError(`unknown operation ${String(name)}`)
     return definition
   }
 
   /**
    * Runs `fn`, turning whatever it throws into an IdentityError; unexpected failures go to
-   * `onError` under the operation's name (the response's message names its summary).
+   * `onError` under the operation's name (the response's message names its summary). An operation answering OAuth
+   * errors (`errorFormat: 'oauth'`) rejects with an `OAuthError`, its challenge in the scheme of `auth`.
    */
-  async #guard<R>(name: OperationName, definition: Definition, fn: () => Promise<R>, requestId: string | undefined): Promise<R> {
+  async #guard<R>(name: OperationName, definition: Definition, fn: () => Promise<R>, auth: AuthContext): Promise<R> {
     try {
       return await fn()
     } catch (err) {
       // A cursor the caller edited or took from another listing is the caller's mistake.
       const error = err instanceof InvalidCursorError ? invalid(`cursor: ${err.message}`) : toIdentityError(err, definition.summary)
       // Unexpected failures and an unavailable storage (its cause, for the operator) go to onError.
-      if (error.statusCode >= 500) this.ctx.onError(name, err, infoOf(requestId))
-      throw error
+      if (error.statusCode >= 500) this.ctx.onError(name, err, infoOf(auth.requestId))
+      throw definition.errorFormat === 'oauth' ? toOAuthError(error, auth) : error
     }
   }
 }
