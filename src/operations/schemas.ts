@@ -115,3 +115,14 @@ export const expiration = {
   expiresIn: durationMs.optional().meta({ description: 'Lifetime in milliseconds from now.' }),
   expirationDate: isoDate.optional().meta({ description: 'Expiration, ISO 8601.' }),
 }
+
+/**
+ * The OAuth 2.0 error body (RFC 6749 §5.2, RFC 6750 §3.1): the errors of operations declaring `errorFormat: 'oauth'`;
+ * members beyond `error` and `error_description` (`c_nonce`) as the protocol defines them.
+ */
+export const oauthErrorBody = z
+  .looseObject({
+    error: z.string().meta({ description: 'The error code: `invalid_request`, `invalid_grant`, `invalid_token`, `invalid_proof`, …' }),
+    error_description: z.string().optional().meta({ description: 'Human-readable (printable ASCII), for the developer' }),
+  })
+  .meta({ id: 'OAuthErrorBody' })
