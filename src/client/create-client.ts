@@ -5,8 +5,8 @@
  */
 import type { AuthContext } from '../auth/context.js'
 import type { z } from 'zod'
-import type { BoundOperations, OperationContract } from '../operations/contract.js'
-import { CONTRACTS, type OperationName } from '../service/contracts.js'
+import type { BoundOperations, ClientContracts, Contracts, OperationContract } from '../operations/contract.js'
+import { CONTRACTS } from '../service/contracts.js'
 import { IdentityError } from '../errors.js'
 import { httpRequestOf, type HttpRequest } from './http-request.js'
 import { documentOutcomeOf, outcomeOf, resultOutcomeOf } from './http-response.js'
@@ -30,8 +30,11 @@ export interface ClientOptions {
   fetch?: typeof fetch
 }
 
-/** The operations with the headers bound: the same methods, inputs and results as `IdentityService.as(auth)`. */
-export type ClientOperations = BoundOperations<typeof CONTRACTS>
+/**
+ * The operations with the headers bound: the same methods, inputs and results as `IdentityService.as(auth)`, except
+ * those whose clients are others (`client: false`: the OID4VCI endpoints wallets call).
+ */
+export type ClientOperations = BoundOperations<ClientContracts<typeof CONTRACTS>>
 
 /** The OpenAPI 3.1 document the service publishes at `GET /openapi.json`. */
 export interface OpenApiDocument {
@@ -57,6 +60,18 @@ export type DidvaultClient = ClientOperations & {
  * {@link TransportError} when no answer of the service came back.
  */
 export function createClient(options: ClientOptions): DidvaultClient {
+  return clientOver(CONTRACTS, options)
+}
+
+/** @internal The client of the operations of `contracts` (the table, or in tests the table and operations of their own). */
+export function clientOver<C extends Contracts>(
+  contracts: C,
+  options: ClientOptions,
+): BoundOperations<ClientContracts<C>> & {
+  as(auth: AuthSource): BoundOperations<ClientContracts<C>>
+  openApiDocument(): Promise<OpenApiDocument>
+} {
+  type Operations = BoundOperations<ClientContracts<C>>
   const base = options.baseUrl.replace(/\/+$/, '')
   const fetchFn: typeof fetch = options.fetch ?? ((input, init) => fetch(input, init))
 
@@ -83,10 +98,12 @@ export function createClient(options: ClientOptions): DidvaultClient {
   }
 
   /** The operations, each sending the headers of `source` over `defaults`. */
-  const bind = (source: AuthSource, defaults: AuthContext = {}): ClientOperations => {
+  const bind = (source: AuthSource, defaults: AuthContext = {}): Operations => {
     const operations: Record<string, (input?: unknown) => Promise<unknown>> = {}
-    for (const name of Object.keys(CONTRACTS) as OperationName[]) {
-      const contract = CONTRACTS[name]
+    for (const name of Object.keys(contracts)) {
+      const contract: Contract = contracts[name]
+      // Endpoints of a protocol whose clients are others (wallets) are no methods.
+      if (contract.client === false) continue
       operations[name] = async (input) => {
         // A public operation (DID resolution) is sent without the caller's headers.
         const auth = contract.auth === 'public' ? {} : { ...defaults, ...definedFields(await authOf(source)) }
@@ -101,7 +118,7 @@ export function createClient(options: ClientOptions): DidvaultClient {
         return send(request, auth, contract)
       }
     }
-    return operations as ClientOperations
+    return operations as Operations
   }
 
   const defaults: AuthContext = {

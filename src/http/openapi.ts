@@ -6,10 +6,10 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31, type RouteConfig } from '@asteasolutions/zod-to-openapi'
 import { z } from 'zod'
 import type { AuthRequirement } from '../auth/context.js'
-import type { ErrorResponse, OperationContract } from '../operations/contract.js'
+import { MOUNT, type Contracts, type ErrorResponse, type OperationContract } from '../operations/contract.js'
 import { routesOf, type SharedRoute } from '../operations/routes.js'
-import { CONTRACTS, type OperationName } from '../service/contracts.js'
-import { errorBody } from '../operations/schemas.js'
+import { CONTRACTS } from '../service/contracts.js'
+import { errorBody, oauthErrorBody } from '../operations/schemas.js'
 import packageJson from '../../package.json' with { type: 'json' }
 
 type Contract = OperationContract<z.ZodObject, z.ZodType, z.ZodType>
@@ -19,22 +19,39 @@ const SECURITY: Record<AuthRequirement, RouteConfig['security']> = {
   'tenant+did': [{ baseAuth: [], didAuth: [] }],
   access: [{ accessToken: [] }],
   public: undefined,
+  'oid4vci-access': [{ oid4vciAccessToken: [] }],
 }
 
-/** An error status of a contract: the spec's error body, or the body and media types it declares. */
-const errorResponse = (declared: string | ErrorResponse) =>
+/**
+ * An error status of a contract: the spec's error body (the OAuth one under `errorFormat: 'oauth'`), or the body and
+ * media types it declares.
+ */
+const errorResponse = (declared: string | ErrorResponse, contract: Contract) =>
   typeof declared === 'string'
-    ? { description: declared, content: { 'application/json': { schema: errorBody } } }
+    ? { description: declared, content: { 'application/json': { schema: contract.errorFormat === 'oauth' ? oauthErrorBody : errorBody } } }
     : {
         description: declared.description,
         content: Object.fromEntries((declared.mediaTypes ?? ['application/json']).map((type) => [type, { schema: declared.schema }])),
       }
 
+/** In the path of a root route: the path of the service's `publicUrl`. */
+const MOUNT_PARAMETER = z.string().meta({
+  description: 'The path of the service’s `publicUrl` (`/identity` for `https://issuer.example/identity`; empty at a host root)',
+})
+
+const ROOT_NOTE =
+  'Served from the host root (`createWellKnownRouter`; `didvault serve` mounts it), not under the path the other routes are mounted at.'
+
 /** `/vaults/:vaultID/wallet` → `/vaults/{vaultID}/wallet`. */
 const openApiPath = (path: string) => path.replace(/:(\w+)/g, '{$1}')
 
-/** Builds the document (paths relative to where the router is mounted). */
+/** Builds the document (paths relative to where the router is mounted; root routes from the host root). */
 export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocument']> {
+  return openApiDocumentOf(CONTRACTS)
+}
+
+/** @internal The document of the routes of `contracts` (the table, or in tests the table and operations of their own). */
+export function openApiDocumentOf(contracts: Contracts): ReturnType<OpenApiGeneratorV31['generateDocument']> {
   const registry = new OpenAPIRegistry()
   registry.registerComponent('securitySchemes', 'baseAuth', {
     type: 'http',
@@ -60,7 +77,17 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
       'the service, whose tenant becomes the caller’s.',
   })
 
-  for (const route of routesOf(CONTRACTS)) registry.registerPath(pathOf(route))
+  const routes = routesOf(contracts)
+  if (routes.some((route) => route.auth === 'oid4vci-access')) {
+    registry.registerComponent('securitySchemes', 'oid4vciAccessToken', {
+      type: 'http',
+      scheme: 'bearer',
+      description:
+        'An access token of the OID4VCI issuer (its token endpoint), sent as `Authorization: Bearer <token>` or, ' +
+        'DPoP-bound (RFC 9449), as `Authorization: DPoP <token>` with a `DPoP` proof header.',
+    })
+  }
+  for (const route of routes) registry.registerPath(pathOf(route, contracts))
 
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
@@ -78,14 +105,19 @@ export function openApiDocument(): ReturnType<OpenApiGeneratorV31['generateDocum
 }
 
 /** The OpenAPI description of one route: its operation, or the operations sharing it (`oneOf` with a discriminator). */
-function pathOf(route: SharedRoute<OperationName>): RouteConfig {
-  const contracts = route.operations.map((o) => CONTRACTS[o.name] as Contract)
+function pathOf(route: SharedRoute, table: Contracts): RouteConfig {
+  const contracts = route.operations.map((o) => table[o.name] as Contract)
   const [first] = contracts
   const hasBody = route.method !== 'get'
   const request: RouteConfig['request'] = {}
-  if (first.params) request.params = first.params
+  const root = route.root === true && route.path.includes(MOUNT)
+  if (first.params || root) request.params = root ? z.object({ ...first.params?.shape, mount: MOUNT_PARAMETER }) : first.params
   if (!hasBody) request.query = first.input as z.ZodObject
-  else request.body = { required: true, content: { 'application/json': bodyOf(route, contracts) } }
+  else {
+    const body = bodyOf(route, contracts)
+    const types = [...new Set(contracts.flatMap((c) => c.bodyTypes ?? ['application/json']))]
+    request.body = { required: true, content: Object.fromEntries(types.map((type) => [type, body])) }
+  }
   const responses: RouteConfig['responses'] = {
     200: first.document
       ? documentResponse(first)
@@ -96,7 +128,7 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
   if (first.document) responses[304] = { description: 'Not Modified: `If-None-Match` names the current ETag' }
   for (const contract of contracts) {
     for (const [status, declared] of Object.entries(contract.errors)) {
-      if (declared !== undefined) responses[status] ??= errorResponse(declared)
+      if (declared !== undefined) responses[status] ??= errorResponse(declared, contract)
     }
   }
   const shared = route.discriminator !== undefined
@@ -109,9 +141,15 @@ function pathOf(route: SharedRoute<OperationName>): RouteConfig {
     path: openApiPath(route.path),
     operationId: shared ? operationIdOf(route) : alias === 0 ? name : `${name}Alias${alias}`,
     summary: shared || alias === 0 ? summary : `${summary} (alias of ${canonicalRouteOf(first)})`,
-    description: shared
-      ? contracts.map((c, i) => `**${route.operations[i].value}**: ${c.description ?? c.summary}`).join('\n\n')
-      : first.description,
+    description:
+      [
+        shared
+          ? contracts.map((c, i) => `**${route.operations[i].value}**: ${c.description ?? c.summary}`).join('\n\n')
+          : first.description,
+        route.root === true ? ROOT_NOTE : undefined,
+      ]
+        .filter((text) => text !== undefined)
+        .join('\n\n') || undefined,
     tags: [...new Set(contracts.map((c) => c.tag))],
     security: SECURITY[route.auth],
     request,

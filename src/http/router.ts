@@ -3,21 +3,23 @@
  * an {@link IdentityService}. For each request the headers are authenticated first — an
  * unknown or missing token is answered at once, before the body is received or parsed —
  * then the body (or query) goes to the operation, and the result or error body goes back
- * as JSON. No business rule lives here.
+ * as JSON (an OAuth error body for operations declaring `errorFormat: 'oauth'`). No business rule lives here.
  */
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express'
 import type { AuthContext } from '../auth/context.js'
 import type { z } from 'zod'
 import { IdentityError } from '../errors.js'
-import type { ErrorStatus, OperationContract } from '../operations/contract.js'
-import type { AuthenticatedCall } from '../service/dispatcher.js'
+import { MOUNT, type BodyType, type Contracts, type ErrorStatus, type OperationContract } from '../operations/contract.js'
+import type { AuthenticatedCall, OperationDispatcher } from '../service/dispatcher.js'
 import { CONTRACTS, type OperationName } from '../service/contracts.js'
+import { toOAuthError, type OAuthError } from '../oid4vci/oauth-error.js'
+import { invalid } from '../errors.js'
 import { checkJsonText } from '../operations/check-json-text.js'
 import { operationOf, routesOf, type SharedRoute } from '../operations/routes.js'
 import type { IdentityService } from '../service/identity-service.js'
 import { cors, type CorsOptions } from './cors.js'
 import { httpError } from './errors.js'
-import { openApiDocument } from './openapi.js'
+import { openApiDocumentOf } from './openapi.js'
 import { requestIdOf, type RequestFacts } from './request-facts.js'
 
 export interface RouterOptions {
@@ -32,11 +34,39 @@ export interface RouterOptions {
   cors?: CorsOptions
 }
 
-const authOf = (req: Request, res: Response): AuthContext => ({
-  authorization: req.get('authorization') ?? undefined,
-  didAuth: req.get('x-did-auth') ?? undefined,
-  requestId: (res.locals as Locals).requestId,
-})
+/** Options of {@link createWellKnownRouter}. */
+export type WellKnownRouterOptions = Pick<RouterOptions, 'bodyLimit' | 'cors'>
+
+/** What the router needs of the service: its dispatcher and configuration. */
+interface Served {
+  dispatcher: OperationDispatcher
+  config: Readonly<{ publicUrl?: string; limits: { depth: number } }>
+}
+
+/** The request's headers, and what authenticators of protocol modules read of it besides (method, public URL, path parameters). */
+function authOf(req: Request, res: Response, publicUrl?: string): AuthContext {
+  const { route } = res.locals as Locals
+  return {
+    authorization: req.get('authorization') ?? undefined,
+    didAuth: req.get('x-did-auth') ?? undefined,
+    requestId: (res.locals as Locals).requestId,
+    dpop: req.get('dpop') ?? undefined,
+    method: req.method,
+    url: publicUrlOf(req, publicUrl, route?.root === true),
+    params: { ...(req.params as Record<string, string>) },
+  }
+}
+
+/**
+ * The URL of the request as the public sees it, without its query: `publicUrl` and the path under the mount (a root
+ * route: `publicUrl`'s origin and the whole path); without `publicUrl`, the URL the request names.
+ */
+function publicUrlOf(req: Request, publicUrl: string | undefined, root: boolean): string | undefined {
+  const path = (root ? req.originalUrl : req.url).split('?')[0]
+  if (publicUrl !== undefined) return root ? new URL(publicUrl).origin + path : publicUrl.replace(/\/+$/, '') + path
+  const host = req.get('host')
+  return host === undefined ? undefined : `${req.protocol}://${host}${req.originalUrl.split('?')[0]}`
+}
 
 /** Where the authenticated call waits for its body, beside what loggers may read of the request. */
 interface Locals extends RequestFacts {
@@ -45,6 +75,8 @@ interface Locals extends RequestFacts {
   route?: SharedRoute<OperationName>
   /** The media type `Accept` chose among the operation's (`media` of its contract). */
   mediaType?: string
+  /** The body was a form (`application/x-www-form-urlencoded`): its fields are still to be checked against the request bounds. */
+  formBody?: boolean
 }
 
 /** Gives the request its id (unless a middleware before did) and returns it in `x-request-id`. */
@@ -62,12 +94,12 @@ function identify(req: Request, res: Response, next: NextFunction) {
  * failure the error is answered without reading the body.
  */
 const authenticate =
-  (service: IdentityService, route: SharedRoute<OperationName>): RequestHandler =>
+  (service: Served, route: SharedRoute<OperationName>): RequestHandler =>
   async (req, res, next) => {
     const locals = res.locals as Locals
     locals.operation = route.operations[0].name
     try {
-      locals.didvaultCall = await service.dispatcher.authenticate(locals.operation, authOf(req, res))
+      locals.didvaultCall = await service.dispatcher.authenticate(locals.operation, authOf(req, res, service.config.publicUrl))
       locals.tenantId = locals.didvaultCall.tenantId
       next()
     } catch (err) {
@@ -80,15 +112,15 @@ const authenticate =
  * body (or a GET's query) and the path parameters, and answers 200 with its result.
  */
 const run =
-  (route: SharedRoute<OperationName>): RequestHandler =>
+  (route: SharedRoute<OperationName>, contracts: Contracts): RequestHandler =>
   async (req, res, next) => {
     try {
       const input = route.method === 'get' ? { ...(req.query as Record<string, unknown>) } : ((req.body as unknown) ?? {})
       const name = operationOf(route, input)
       ;(res.locals as Locals).operation = name
-      // A body's text was checked against the request bounds before it was parsed (checkedJson).
-      const inputChecked = route.method !== 'get'
-      const contract: Contract = CONTRACTS[name]
+      // A JSON body's text was checked against the request bounds before it was parsed (checkedJson); a form's fields were not.
+      const inputChecked = route.method !== 'get' && (res.locals as Locals).formBody !== true
+      const contract: Contract = contracts[name]
       if (contract.media) (res.locals as Locals).mediaType = negotiate(req, Object.keys(contract.media))
       const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params }, { inputChecked })
       if (contract.document === true) serveDocument(req, res, result as ServedDocument)
@@ -110,8 +142,11 @@ interface ExpressError {
  * whose parameter is not valid percent-encoded UTF-8 fails in Express's routing, before the route's own handlers run,
  * yet still reaches {@link claim} of its route.
  */
-function undecoded(path: string): RegExp {
-  const parts = path.split(/(:\w+)/).map((part) => (part.startsWith(':') ? '[^/]+' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+function undecoded(path: string, mount: string): RegExp {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const parts = path
+    .split(/(:\w+|\{mount\})/)
+    .map((part) => (part === MOUNT ? literal(mount) : part.startsWith(':') ? '[^/]+' : literal(part)))
   return new RegExp(`^${parts.join('')}/?$`, 'i')
 }
 
@@ -141,6 +176,7 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
   if (contract.media) res.vary('Accept')
   if (status === 503) res.set('retry-after', RETRY_AFTER_SECONDS)
   if (status === 200) {
+    if (contract.responseHeaders) res.set(contract.responseHeaders(result))
     const media = chosen === undefined ? undefined : contract.media?.[chosen]
     if (chosen !== undefined) res.set('content-type', chosen)
     res.status(200).json(media?.select ? media.select(result) : result)
@@ -173,14 +209,52 @@ function serveDocument(req: Request, res: Response, served: ServedDocument): voi
   res.status(200).type(served.contentType).send(body)
 }
 
-/** Bodies must be JSON: a non-empty body of another content type is 422. */
-function requireJson(req: Request, _res: Response, next: NextFunction) {
-  const length = Number(req.get('content-length') ?? 0)
-  const chunked = req.get('transfer-encoding') !== undefined
-  if ((length > 0 || chunked) && !req.is('application/json')) {
-    return next(new IdentityError('VALIDATION_ERROR', 'Content-Type must be application/json'))
+/** Bodies must be of the route's media types (JSON unless its contract says otherwise): a non-empty body of another is 422. */
+const requireType =
+  (types: BodyType[]): RequestHandler =>
+  (req, _res, next) => {
+    const length = Number(req.get('content-length') ?? 0)
+    const chunked = req.get('transfer-encoding') !== undefined
+    if ((length > 0 || chunked) && !req.is(types)) {
+      return next(new IdentityError('VALIDATION_ERROR', `Content-Type must be ${types.join(' or ')}`))
+    }
+    next()
   }
-  next()
+
+const FORM = 'application/x-www-form-urlencoded'
+
+/**
+ * The form body parser (`application/x-www-form-urlencoded`, UTF-8 only, the same byte limit as JSON): the body
+ * becomes an object of strings — no nesting or arrays, and a parameter given twice is refused (422, or
+ * `invalid_request`). Its fields are checked against the request bounds by the dispatcher.
+ */
+function formBody(limit: number | string): RequestHandler[] {
+  const text = express.text({
+    limit,
+    type: FORM,
+    verify: (_req, _res, _bytes, encoding) => {
+      if (encoding !== 'utf-8' && encoding !== 'utf8')
+        throw Object.assign(new Error('unsupported charset'), { type: 'charset.unsupported' })
+    },
+  })
+  const fields: RequestHandler = (req, res, next) => {
+    if (typeof req.body !== 'string' || !req.is(FORM)) return next()
+    const seen = new Map<string, string>()
+    for (const [name, value] of new URLSearchParams(req.body)) {
+      if (seen.has(name)) return next(invalid(`${name}: a parameter may be given once`))
+      seen.set(name, value)
+    }
+    // Own properties even for `__proto__` (fromEntries defines them), never the prototype.
+    req.body = Object.fromEntries(seen)
+    ;(res.locals as Locals).formBody = true
+    next()
+  }
+  return [text, fields]
+}
+
+/** The media types a route's body may be sent in: those its operations declare (JSON by default). */
+function bodyTypesOf(route: SharedRoute<OperationName>, contracts: Contracts): BodyType[] {
+  return [...new Set(route.operations.flatMap((o) => contracts[o.name].bodyTypes ?? ['application/json' as const]))]
 }
 
 /**
@@ -207,21 +281,47 @@ const RETRY_AFTER_SECONDS = '1'
 
 /** Creates the router; mount it where you like: `app.use('/identity', createRouter(service))`. */
 export function createRouter(service: IdentityService, options: RouterOptions = {}): Router {
+  return routerOver(service, CONTRACTS, options)
+}
+
+/**
+ * Creates the router of the routes served from the host root (the inserted well-known locations of RFC 8414 §3.1,
+ * `/.well-known/openid-credential-issuer/<publicUrl path>/oid4vci/<issuer>`), which a router mounted under a path
+ * cannot answer: `app.use(createWellKnownRouter(service))`, beside `app.use('/identity', createRouter(service))`.
+ * Their paths take the path of the service's `publicUrl`.
+ */
+export function createWellKnownRouter(service: IdentityService, options: WellKnownRouterOptions = {}): Router {
+  return routerOver(service, CONTRACTS, { ...options, openApiRoute: false }, 'root')
+}
+
+/**
+ * @internal The router of the routes of `contracts` (the table, or in tests the table and operations of their own,
+ * which `service.dispatcher` must run): those under the mount, or (`'root'`) those served from the host root.
+ */
+export function routerOver(service: Served, contracts: Contracts, options: RouterOptions = {}, which: 'mount' | 'root' = 'mount'): Router {
   const router = express.Router()
   router.use(identify)
   if (options.cors) router.use(cors(options.cors))
-  const json = checkedJson(options.bodyLimit ?? '1mb', service.config.limits.depth)
+  const limit = options.bodyLimit ?? '1mb'
+  const json = checkedJson(limit, service.config.limits.depth)
+  const form = formBody(limit)
+  const mount = which === 'root' ? mountPathOf(service.config.publicUrl) : ''
 
-  for (const route of routesOf(CONTRACTS)) {
-    const body = route.method === 'get' ? [] : [requireJson, json]
-    router[route.method](undecoded(route.path), claim(route))
-    router[route.method](route.path, authenticate(service, route), ...body, run(route))
+  for (const route of routesOf(contracts) as Array<SharedRoute<OperationName>>) {
+    if ((route.root === true) !== (which === 'root')) continue
+    const types = bodyTypesOf(route, contracts)
+    const body =
+      route.method === 'get'
+        ? []
+        : [requireType(types), ...(types.includes('application/json') ? [json] : []), ...(types.includes(FORM) ? form : [])]
+    router[route.method](undecoded(route.path, mount), claim(route))
+    router[route.method](expressPath(route.path, mount), authenticate(service, route), ...body, run(route, contracts))
   }
 
-  if (options.openApiRoute !== false) {
+  if (which === 'mount' && options.openApiRoute !== false) {
     let document: unknown
     router.get('/openapi.json', (_req, res) => {
-      document ??= openApiDocument()
+      document ??= openApiDocumentOf(contracts)
       res.status(200).json(document)
     })
   }
@@ -233,20 +333,23 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
     const { operation: handled, route } = res.locals as Locals
     const unrouted = handled === undefined ? route : undefined
     const operation = handled ?? unrouted?.operations[0].name
-    const outcome = operation === undefined ? undefined : (CONTRACTS[operation] as Contract).outcome
-    if (outcome) {
-      const { status, result } = outcome.fromError(
-        err instanceof IdentityError
-          ? err
-          : unrouted && (err as ExpressError).status === 400
-            ? new IdentityError(
-                'VALIDATION_ERROR',
-                `invalid request: ${/:(\w+)/.exec(unrouted.path)?.[1] ?? 'path'}: not valid percent-encoded UTF-8`,
-              )
-            : IdentityError.fromBody(httpError(err)),
-      )
-      return sendResult(res, CONTRACTS[operation!], status, result)
+    const contract = operation === undefined ? undefined : (contracts[operation] as Contract)
+    const error = (): IdentityError =>
+      err instanceof IdentityError
+        ? err
+        : unrouted && (err as ExpressError).status === 400
+          ? new IdentityError(
+              'VALIDATION_ERROR',
+              `invalid request: ${/:(\w+)/.exec(unrouted.path)?.[1] ?? 'path'}: not valid percent-encoded UTF-8`,
+            )
+          : IdentityError.fromBody(httpError(err))
+    if (contract?.outcome) {
+      const { status, result } = contract.outcome.fromError(error())
+      return sendResult(res, contract, status, result)
     }
+    // Errors of operations answering OAuth errors (the dispatcher made theirs OAuthErrors already; the body parsers' not).
+    if (contract?.errorFormat === 'oauth')
+      return sendOAuthError(req, res, toOAuthError(error(), authOf(req, res, service.config.publicUrl)))
     const body = httpError(err)
     const text = JSON.stringify(body)
     // Written as is (no ETag to hash): a flood of refused requests costs as little as it can.
@@ -263,3 +366,28 @@ export function createRouter(service: IdentityService, options: RouterOptions = 
   })
   return router
 }
+
+/**
+ * An OAuth error answer: its status, `{ error, error_description, ... }`, its headers (`WWW-Authenticate`,
+ * `DPoP-Nonce`) and `Cache-Control: no-store` (RFC 6749 §5.1); `Retry-After` on a 503.
+ */
+function sendOAuthError(req: Request, res: Response, error: OAuthError): void {
+  const text = JSON.stringify(error.oauthBody())
+  res.writeHead(error.statusCode, {
+    ...error.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'cache-control': 'no-store',
+    ...(req.complete ? {} : { connection: 'close' }),
+    ...(error.statusCode === 503 && { 'retry-after': RETRY_AFTER_SECONDS }),
+  })
+  res.end(text)
+}
+
+/** The path of `publicUrl` where the router is mounted (no trailing slash; empty for a host root or no `publicUrl`). */
+function mountPathOf(publicUrl: string | undefined): string {
+  return publicUrl === undefined ? '' : new URL(publicUrl).pathname.replace(/\/+$/, '')
+}
+
+/** A route's path in Express's syntax: {@link MOUNT} replaced by `mount`, whose characters Express would read as syntax escaped. */
+const expressPath = (path: string, mount: string) => path.split(MOUNT).join(mount.replace(/[{}()[\]+?!:*\\]/g, '\\$&'))
