@@ -28,12 +28,13 @@ export const LAYERS: string[][] = [
   ['status'],
   ['tokens'],
   ['presentations'],
+  ['oid4vci'],
   ['service'],
   ['http', 'client', 'testing'],
   ['observability'],
   ['config'],
   ['cli'],
-  ['index'],
+  ['index', 'oid4vc'],
 ]
 
 const layerOf = new Map(LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)))
