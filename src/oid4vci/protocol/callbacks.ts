@@ -4,7 +4,7 @@
  * A key named by a DID URL (`kid: did:…#…`) is found through the `resolveKey` callback the caller gives (the service's
  * DID resolver); no other network access: `fetch` refuses every request (no request to a host a wallet names).
  */
-import { createHash, createPublicKey, randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
 import type { CallbackContext, Jwk, JwtSigner } from '@openid4vc/oauth2'
 import type { VerificationMethod } from 'did-resolver'
 import { keyTypeOfJwk, type PublicJwk, type SignatureAlgorithm } from '../../keys/key-types.js'
@@ -71,7 +71,7 @@ async function verifyCompact(
     const vm = await resolveKey(signer.didUrl)
     const key = vm && verifier.keyOf(vm)
     if (!key || !verifier.verify(signingInput, signatureBytes, key)) return { verified: false }
-    const jwk = publicJwkOf(createPublicKey(key).export({ format: 'jwk' }))
+    const jwk = publicJwkOf(key.export({ format: 'jwk' }))
     if (!jwk) return { verified: false }
     return { verified: true, signerJwk: { ...jwk } }
   }

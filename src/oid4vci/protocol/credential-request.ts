@@ -144,7 +144,7 @@ export class CredentialRequestHandler {
 /** Which check a key proof failed, without quoting values. */
 function reason(err: unknown): string {
   const message = err instanceof Error ? err.message : ''
-  if (/typ|openid4vci-proof\+jwt/.test(message)) return 'is not an openid4vci-proof+jwt'
+  if (/\btyp\b|openid4vci-proof\+jwt/.test(message)) return 'is not an openid4vci-proof+jwt'
   if (/'aud'/.test(message)) return 'is for another audience (aud)'
   if (/'iss'/.test(message)) return 'is not issued by the client (iss)'
   if (/'exp'|'nbf'/.test(message)) return 'is expired or not yet valid'
