@@ -31,6 +31,7 @@ const ENTRY_POINTS: Record<string, string> = {
   './mongo': 'createMongoStorage',
   './postgres': 'createPostgresStorage',
   './express': 'createRouter',
+  './oid4vc': 'createOid4vciProtocol',
   './client': 'createClient',
   './testing': 'runStorageConformance',
 }

@@ -34,7 +34,7 @@ export const LAYERS: string[][] = [
   ['observability'],
   ['config'],
   ['cli'],
-  ['index'],
+  ['index', 'oid4vc'],
 ]
 
 const layerOf = new Map(LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)))
