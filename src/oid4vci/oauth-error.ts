@@ -52,6 +52,11 @@ export class OAuthError extends IdentityError {
     this.headers = options.headers ?? {}
   }
 
+  /** The `error_description` as given (the body carries it cut to the characters RFC 6749 allows). */
+  get description(): string {
+    return this.errorMessage
+  }
+
   /** The error body: `{ error, error_description, ...body }` (the code and description win over `body`'s). */
   oauthBody(): OAuthErrorBody {
     const description = oauthText(this.errorMessage)
