@@ -16,10 +16,8 @@ import { ONE_TIME, type OneTimeData, type OneTimeKind, type OneTimeRecord } from
 
 /** Failed tries of a value (a tx_code) after which `attempt` burns it, unless the caller says otherwise. */
 export const DEFAULT_MAX_ATTEMPTS = 5
-/** Every this many `issue`/`remember` calls, one process sweeps (bounded: {@link SWEEP_BATCH}). */
+/** Every this many `issue`/`remember` calls, a process sweeps. */
 const SWEEP_EVERY = 64
-/** Records one sweep reads to find where to cut (it deletes those and any expiring at the same ms). */
-const SWEEP_BATCH = 500
 /** Rounds of `issue`/`remember` against an expired record holding the same hash (another process clears it meanwhile). */
 const INSERT_ROUNDS = 3
 
@@ -120,17 +118,12 @@ export class OneTimeStore {
   }
 
   /**
-   * Deletes values expired at `now`, oldest first, about {@link SWEEP_BATCH} at a time (those
-   * expiring at the cut's millisecond too); returns how many. Bounded work: call again for more.
+   * Deletes the values expired at `now`, of every tenant; returns how many. One delete served by
+   * the `expiresAt` index: run every {@link SWEEP_EVERY}th write of each process, it finds about
+   * what was issued since the last one.
    */
   async sweep(now = this.#now()): Promise<number> {
-    const page = await this.#records.find(
-      { field: 'expiresAt', op: 'lte', value: now },
-      { orderBy: { field: 'expiresAt' }, limit: SWEEP_BATCH },
-    )
-    const last = page.items.at(-1)
-    if (!last) return 0
-    return this.#records.deleteMany({ field: 'expiresAt', op: 'lte', value: page.nextCursor ? last.expiresAt : now })
+    return this.#records.deleteMany({ field: 'expiresAt', op: 'lte', value: now })
   }
 
   /** Inserts the record; false when the value is live already. Clears an expired holder of the same hash first. */

@@ -528,12 +528,4 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     where: { field: 'state', op: 'eq', value: 'appended' },
     options: { orderBy: { field: 'createdAt' }, limit: 1000 },
   },
-  // One-time values
-  {
-    title: 'expired one-time values of every tenant, first expired first (the one-time sweep)',
-    collection: 'one_time',
-    index: ['expiresAt'],
-    where: { field: 'expiresAt', op: 'lte', value: 1_700_000_000_000 },
-    options: { orderBy: { field: 'expiresAt' }, limit: 500 },
-  },
 ]
