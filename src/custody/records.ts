@@ -1,9 +1,10 @@
 /**
  * The service's own records (`meta`): one record per setting, its id the setting's name — the
- * keyring's check record, the API-key hashing key —, and a few small records of the service's
- * bookkeeping, named by a prefix: `instance:<id>` (a serving process, `instances.ts`) and
- * `apiKeyRevoked:<keyed hash>` (a revoked API key, `auth/api-keys.ts`). Declared with its
- * collection (fields checked against the record type by the compiler).
+ * keyring's check record, the API-key hashing key, the one-time values' hashing key
+ * (`oneTimeHashing`) —, and a few small records of the service's bookkeeping, named by a prefix:
+ * `instance:<id>` (a serving process, `instances.ts`) and `apiKeyRevoked:<keyed hash>` (a revoked
+ * API key, `auth/api-keys.ts`). Declared with its collection (fields checked against the record
+ * type by the compiler).
  */
 import { declareCollection } from '../storage/declaration.js'
 import type { StoredRecord } from '../storage/port.js'
@@ -13,7 +14,7 @@ export interface MetaRecord extends StoredRecord {
   createdAt: number
   /** `keyring`: the envelope of a known plaintext, opened at start-up to check the master key. */
   check?: string
-  /** `apiKeyHashing`: the envelope of the API-key hashing key. */
+  /** `apiKeyHashing`, `oneTimeHashing`: the envelope of the API-key (one-time values') hashing key. */
   hmacKey?: string
   [field: string]: unknown
 }

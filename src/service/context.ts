@@ -10,6 +10,7 @@ import type { Resolver } from 'did-resolver'
 import type { DidMethod } from '../did/methods/index.js'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import type { StatusConfig, StatusContext } from '../status/context.js'
+import type { OneTimeStore } from '../one-time/index.js'
 
 /** Bounds of the service's work. */
 export interface ServiceLimits {
@@ -42,4 +43,6 @@ export type ServiceContext = VaultsContext &
     /** did:web behind the DID-method port: the service's own documents (storage) and foreign ones (`didWebOrigins`). */
     didWeb: DidMethod
     config: ServiceConfig
+    /** Single-use, expiring values (codes, nonces, DPoP `jti`s) shared by every process on the storage, as keyed hashes. */
+    oneTime: OneTimeStore
   }

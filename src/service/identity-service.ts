@@ -32,6 +32,7 @@ import { SignatureMemo } from '../proofs/signature-memo.js'
 import { rotateMasterKey, type RotationProgress } from '../custody/rotation.js'
 import { InstanceHeartbeat } from '../custody/instances.js'
 import { KeyringError } from '../keys/keyring.js'
+import { openOneTimeStore, type OneTimeStore } from '../one-time/index.js'
 import { COLLECTIONS } from './collections.js'
 import { assertStorageSupports } from './storage-requirements.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -310,6 +311,8 @@ export class IdentityService {
     // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
     const storage = trail ? afterCommits(given, () => trail.committed()) : given
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
+    // Swept on the way: every 64th issue/remember of a process deletes up to ~500 expired values.
+    const oneTime = await openOneTimeStore(storage, keyring, { now, onError })
     const networks = options.networks ?? [DEV_NETWORK]
     const network = networks.find((n) => n.name === (options.network ?? networks[0].name))
     if (!network) throw new Error(`network ${options.network} is not among the configured networks`)
@@ -396,6 +399,7 @@ export class IdentityService {
       now,
       onError,
       onItemFailure: options.onItemFailure ?? (() => undefined),
+      oneTime,
     }
     // API keys are the operator's acts (CLI, embedded admin API): they go to the system chain.
     const journal = (tx: StorageAdapter, act: { action: 'apiKey.create' | 'apiKey.revoke'; keyId: string }) =>
@@ -427,6 +431,14 @@ export class IdentityService {
       }
     }
     return new IdentityService(ctx, auth, apiKeys, trail, heartbeat)
+  }
+
+  /**
+   * Single-use, expiring values shared by every process on the service's storage (the OID4VCI issuer's codes, nonces,
+   * DPoP `jti`s), kept as keyed hashes only: what the operations reach as `ctx.oneTime`.
+   */
+  get oneTime(): OneTimeStore {
+    return this.#ctx.oneTime
   }
 
   /** A did-resolver `Resolver` for the service's DIDs (and any did:ethr on its networks). */

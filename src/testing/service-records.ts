@@ -32,6 +32,7 @@ import {
 import { VAULTS, type VaultRecord } from '../vaults/records.js'
 import { DELEGATE_KEYS, WALLETS, type DelegateKeyRecord, type WalletRecord } from '../wallets/records.js'
 import { SEALED_KEYS, sealedKeyId, type SealedKeyRecord } from '../keys/backends/sealed/index.js'
+import { ONE_TIME, type OneTimeRecord } from '../one-time/records.js'
 
 /** How to make records of one declared collection. */
 export interface SampleCollection {
@@ -382,6 +383,19 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       targetId: did(scope, 10 + n),
       outcome: 'ok',
       requestId: `request-${n}`,
+      createdAt: createdAt(n),
+    }),
+  }),
+  sample<OneTimeRecord>({
+    declaration: ONE_TIME,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-hash-${n}`.padEnd(43, 'A'),
+      tenantId: scope,
+      kind: 'pre-auth-code',
+      expiresAt: createdAt(n) + 300_000,
+      attempts: n - 1,
+      data: { offerId: `offer-${n}`, configurationIds: ['UniversityDegree'] },
       createdAt: createdAt(n),
     }),
   }),

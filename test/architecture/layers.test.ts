@@ -16,6 +16,7 @@ export const LAYERS: string[][] = [
   ['storage'],
   ['keys'],
   ['custody', 'did'],
+  ['one-time'],
   ['proofs'],
   ['auth'],
   ['operations'],

@@ -1,0 +1,175 @@
+/**
+ * {@link OneTimeStore}: single-use, expiring values shared by every process and worker on one
+ * database — pre-authorized and authorization codes, PAR request URIs, access tokens, c_nonces,
+ * DPoP `jti`s, offers, tx_code attempts (issue 33 §3). Single use rests on the storage port's
+ * atomic primitives, never on memory: a unique insert (`issue`, `remember`), a delete that says
+ * whether it deleted (`consume`), an increment (`attempt`). An expired value is absent for every
+ * operation, whether or not a sweep has deleted it yet.
+ *
+ * The store keeps no value: a record's id is the value's keyed hash (`hashing.ts`), over the
+ * tenant, the kind and the value, and every read checks the record's tenant and kind again.
+ */
+import { UniqueConstraintError, type Collection, type StorageAdapter, type Where } from '../storage/port.js'
+import { collectionOf } from '../storage/declaration.js'
+import type { OneTimeHasher } from './hashing.js'
+import { ONE_TIME, type OneTimeData, type OneTimeKind, type OneTimeRecord } from './records.js'
+
+/** Failed tries of a value (a tx_code) after which `attempt` burns it, unless the caller says otherwise. */
+export const DEFAULT_MAX_ATTEMPTS = 5
+/** Every this many `issue`/`remember` calls, a process sweeps. */
+const SWEEP_EVERY = 64
+/** Rounds of `issue`/`remember` against an expired record holding the same hash (another process clears it meanwhile). */
+const INSERT_ROUNDS = 3
+
+/** {@link OneTimeStore.issue} of a value that is live already (values are random: a caller's mistake). */
+export class OneTimeConflictError extends Error {
+  constructor(readonly kind: OneTimeKind) {
+    super(`a ${kind} with this value is live already`)
+    this.name = 'OneTimeConflictError'
+  }
+}
+
+/** What {@link OneTimeStore.attempt} counted. */
+export interface AttemptResult {
+  /** The value is gone: this try reached the maximum (and deleted it), or it was absent or expired. */
+  burned: boolean
+  /** Failed tries counted so far, this one included (0 when the value was absent). */
+  attempts: number
+}
+
+export interface OneTimeStoreOptions {
+  now?: () => number
+  /** Receives a failed opportunistic sweep (the call that ran it still succeeds). */
+  onError?: (what: string, err: unknown) => void
+  /** Sweep every this many `issue`/`remember` calls (default 64; 0: never, the embedder calls {@link OneTimeStore.sweep}). */
+  sweepEvery?: number
+}
+
+export class OneTimeStore {
+  readonly #records: Collection<OneTimeRecord>
+  readonly #hash: OneTimeHasher
+  readonly #now: () => number
+  readonly #onError: (what: string, err: unknown) => void
+  readonly #sweepEvery: number
+  #writes = 0
+
+  constructor(storage: StorageAdapter, hash: OneTimeHasher, options: OneTimeStoreOptions = {}) {
+    this.#records = collectionOf(storage, ONE_TIME)
+    this.#hash = hash
+    this.#now = options.now ?? Date.now
+    this.#onError = options.onError ?? (() => undefined)
+    this.#sweepEvery = options.sweepEvery ?? SWEEP_EVERY
+  }
+
+  /**
+   * Stores `value` for `ttlMs`, with `data` for its consumer (default `{}`).
+   *
+   * @throws {OneTimeConflictError} when the same value of the same kind is live in the tenant.
+   */
+  async issue(tenantId: string, kind: OneTimeKind, value: string, options: { ttlMs: number; data?: OneTimeData }): Promise<void> {
+    if (!(await this.#insert(tenantId, kind, value, options.ttlMs, options.data ?? {}))) throw new OneTimeConflictError(kind)
+  }
+
+  /**
+   * Takes `value` out: its data to exactly one caller across every process, however many ask at
+   * once; undefined to the others, and when the value is unknown, expired, burned or another tenant's.
+   */
+  async consume(tenantId: string, kind: OneTimeKind, value: string): Promise<OneTimeData | undefined> {
+    const id = this.#hash(tenantId, kind, value)
+    const record = this.#live(await this.#records.get(id), tenantId, kind)
+    // The delete decides: the adapters say whether this call deleted the record, to one caller only.
+    if (!record || !(await this.#records.delete(id))) return undefined
+    return record.data ?? {}
+  }
+
+  /** The data of `value` while it is live, leaving it in place; undefined like {@link consume}. */
+  async peek(tenantId: string, kind: OneTimeKind, value: string): Promise<OneTimeData | undefined> {
+    const record = this.#live(await this.#records.get(this.#hash(tenantId, kind, value)), tenantId, kind)
+    return record ? (record.data ?? {}) : undefined
+  }
+
+  /**
+   * Counts a failed try of `value` (a wrong tx_code). The try that reaches `maxAttempts` deletes
+   * the value: it never consumes again. Concurrent tries are each counted once.
+   */
+  async attempt(tenantId: string, kind: OneTimeKind, value: string, maxAttempts = DEFAULT_MAX_ATTEMPTS): Promise<AttemptResult> {
+    if (!Number.isInteger(maxAttempts) || maxAttempts < 1) throw new RangeError('maxAttempts must be a positive integer')
+    const id = this.#hash(tenantId, kind, value)
+    if (!this.#live(await this.#records.get(id), tenantId, kind)) return { burned: true, attempts: 0 }
+    let attempts: number
+    try {
+      attempts = await this.#records.increment(id, 'attempts')
+    } catch (err) {
+      // Consumed, burned or swept since it was read: gone.
+      if ((await this.#records.get(id)) === undefined) return { burned: true, attempts: 0 }
+      throw err
+    }
+    if (attempts < maxAttempts) return { burned: false, attempts }
+    await this.#records.delete(id)
+    return { burned: true, attempts }
+  }
+
+  /**
+   * Records `value` as seen for `ttlMs` (a DPoP `jti`, a nonce): true the first time, false for
+   * every later call while it is live — across processes (one unique insert wins).
+   */
+  async remember(tenantId: string, kind: OneTimeKind, value: string, ttlMs: number): Promise<boolean> {
+    return this.#insert(tenantId, kind, value, ttlMs, undefined)
+  }
+
+  /**
+   * Deletes the values expired at `now`, of every tenant; returns how many. One delete served by
+   * the `expiresAt` index: run every {@link SWEEP_EVERY}th write of each process, it finds about
+   * what was issued since the last one.
+   */
+  async sweep(now = this.#now()): Promise<number> {
+    return this.#records.deleteMany({ field: 'expiresAt', op: 'lte', value: now })
+  }
+
+  /** Inserts the record; false when the value is live already. Clears an expired holder of the same hash first. */
+  async #insert(tenantId: string, kind: OneTimeKind, value: string, ttlMs: number, data: OneTimeData | undefined): Promise<boolean> {
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('ttlMs must be a positive number of milliseconds')
+    await this.#maybeSweep()
+    const id = this.#hash(tenantId, kind, value)
+    for (let round = 1; ; round++) {
+      const now = this.#now()
+      const record: OneTimeRecord = { id, tenantId, kind, expiresAt: now + ttlMs, attempts: 0, createdAt: now, ...(data && { data }) }
+      try {
+        await this.#records.insert(record)
+        return true
+      } catch (err) {
+        if (!(err instanceof UniqueConstraintError) || round >= INSERT_ROUNDS) throw err
+      }
+      const holder = await this.#records.get(id)
+      if (holder && holder.expiresAt > now) return false
+      // Expired (absent for everyone): delete it — by its expiry, never by id, so that a fresh
+      // record another process inserted meanwhile (expiring later) is never deleted here.
+      if (holder) await this.#records.deleteMany(this.#expiredAt(holder))
+    }
+  }
+
+  /** The tenant's records expiring exactly when `holder` did: all expired, `holder` among them. */
+  #expiredAt(holder: OneTimeRecord): Where {
+    return {
+      and: [
+        { field: 'tenantId', op: 'eq', value: holder.tenantId },
+        { field: 'expiresAt', op: 'eq', value: holder.expiresAt },
+      ],
+    }
+  }
+
+  /** `record` when it is `tenantId`'s, of `kind` and not expired. */
+  #live(record: OneTimeRecord | undefined, tenantId: string, kind: OneTimeKind): OneTimeRecord | undefined {
+    if (!record || record.tenantId !== tenantId || record.kind !== kind) return undefined
+    return record.expiresAt > this.#now() ? record : undefined
+  }
+
+  async #maybeSweep(): Promise<void> {
+    if (this.#sweepEvery <= 0 || ++this.#writes % this.#sweepEvery !== 0) return
+    try {
+      await this.sweep()
+    } catch (err) {
+      this.#onError('one-time values sweep', err)
+    }
+  }
+}
