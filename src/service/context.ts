@@ -10,6 +10,7 @@ import type { Resolver } from 'did-resolver'
 import type { DidMethod } from '../did/methods/index.js'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import type { StatusConfig, StatusContext } from '../status/context.js'
+import type { Oid4vciContext } from '../oid4vci/module.js'
 import type { OneTimeStore } from '../one-time/index.js'
 
 /** Bounds of the service's work. */
@@ -37,7 +38,8 @@ export type ServiceContext = VaultsContext &
   RolesContext &
   CredentialsContext &
   StatusContext &
-  TokensContext & {
+  TokensContext &
+  Oid4vciContext & {
     /** The service's own resolver: its registries, and did:key. */
     resolver: Resolver
     /** did:web behind the DID-method port: the service's own documents (storage) and foreign ones (`didWebOrigins`). */

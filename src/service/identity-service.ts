@@ -5,6 +5,8 @@
  */
 import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
+import type { Oid4vciModule } from '../oid4vci/module.js'
+import { keyResolverOf } from '../oid4vci/key-resolver.js'
 import type { AuthContext } from '../auth/context.js'
 import { CallerFacts, otherControllingKeys } from '../roles/caller-facts.js'
 import { roleAssignmentsOfDids } from '../roles/did-references.js'
@@ -136,6 +138,12 @@ export interface IdentityServiceOptions {
   publicUrl?: string
   /** Status-list changes within this interval (ms) are signed together; `Cache-Control: max-age` of lists is at most it. Default 1000. */
   statusPublishIntervalMs?: number
+  /**
+   * The OpenID for Verifiable Credential Issuance issuer module: `oid4vci()` of `didvault/oid4vc` (optional peers
+   * `@openid4vc/*`). With it and `publicUrl`, each tenant with credential configurations is a Credential Issuer at
+   * `<publicUrl>/oid4vci/<slug>` (docs/oid4vci.md). Without it, the issuer endpoints answer 404.
+   */
+  oid4vci?: Oid4vciModule
   /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
   statusListSize?: number
   /**
@@ -400,6 +408,7 @@ export class IdentityService {
       onError,
       onItemFailure: options.onItemFailure ?? (() => undefined),
       oneTime,
+      ...(options.oid4vci && { oid4vci: options.oid4vci.start(keyResolverOf(resolvers.get().resolver)) }),
     }
     // API keys are the operator's acts (CLI, embedded admin API): they go to the system chain.
     const journal = (tx: StorageAdapter, act: { action: 'apiKey.create' | 'apiKey.revoke'; keyId: string }) =>
