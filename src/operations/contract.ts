@@ -18,6 +18,13 @@ export interface Route {
    * value there (`{ field: 'operation', value: 'verify' }`). Routed through it, the field is required.
    */
   discriminator?: { field: string; value: string }
+  /**
+   * Served at the host root, not under the router's mount: a well-known URI (RFC 8615) whose path is inserted before
+   * the path of `publicUrl` (`/.well-known/openid-credential-issuer` + the path of `publicUrl` + the rest of `path`
+   * after its first two segments). `createWellKnownRouter(service)` serves these; mounted under a path, the router
+   * serves `path` as written, which is the right URL only when `publicUrl` has no path.
+   */
+  root?: true
 }
 
 /** The error statuses an operation may answer with. */
@@ -135,6 +142,10 @@ export interface OperationContract<
    * with `target` the type of what it was on and `targetField` the input field naming it.
    */
   audit?: { action: string; target: string; targetField?: string }
+  /** `false`: not a method of the HTTP client (`didvault/client`): an endpoint of wallets (OID4VCI), not of an issuing backend. */
+  client?: false
+  /** `oauth`: errors are OAuth error bodies (`{ error, error_description }`, RFC 6749 §5.2), not the spec's error body. */
+  errorFormat?: 'oauth'
 }
 
 /** Declares an operation's contract, keeping its schemas' types. */

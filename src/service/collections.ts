@@ -7,6 +7,7 @@ import { SEALED_KEYS } from '../keys/backends/sealed/records.js'
 import { DID_EVENTS, DID_HEADS } from '../did/methods/ethr/index.js'
 import { DID_WEB_CHANGES } from '../did/methods/index.js'
 import { MPC_KEYS, MPC_SHARES } from '../mpc/records.js'
+import { OID4VCI_CONFIGURATIONS, OID4VCI_ISSUERS } from '../oid4vci/records.js'
 import { ROLE_ASSIGNMENTS, ROLES } from '../roles/records.js'
 import type { CollectionSpec } from '../storage/port.js'
 import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS } from '../status/records.js'
@@ -34,4 +35,6 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   AUDIT_RECORDS,
   AUDIT_HEADS,
   AUDIT_APPENDS,
+  OID4VCI_ISSUERS,
+  OID4VCI_CONFIGURATIONS,
 ]
