@@ -2,7 +2,7 @@
  * Credential configurations of a tenant's OID4VCI Credential Issuer (create, replace, list, delete; docs/oid4vci.md).
  *
  * The issuing DID must be a wallet of the caller's tenant whose control the caller proves (`x-did-auth`), checked as
- * Sign Claims checks its `iss` (`issuerSigner`), and its key must sign the format. Replacing or deleting a
+ * Sign Claims checks its `iss` (`assertControlsWallet`), and its key must sign the format. Replacing or deleting a
  * configuration also takes control of the DID it signs with now. A tenant's first configuration claims its issuer slug
  * (unique across tenants; one per tenant, kept when its configurations are deleted). Nothing is written before every
  * check passed; every change is audited in its transaction.
@@ -11,7 +11,7 @@ import { randomUUID } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
 import type { AuditActor } from '../audit/trail.js'
 import { conflict, invalid, notFound } from '../errors.js'
-import { issuerSigner } from '../credentials/sign.js'
+import { assertControlsWallet } from '../wallets/access.js'
 import { credentialFormatNamed, type FormatName } from '../credentials/formats/index.js'
 import type { CredentialsContext } from '../credentials/context.js'
 import { ALGORITHMS_OF, type KeyType } from '../keys/key-types.js'
@@ -25,6 +25,8 @@ import { credentialIssuerOf, requirePublicUrl } from './issuer-url.js'
 import {
   configurationOf,
   configurationsOf,
+  issuerBySlug,
+  issuerIdOf,
   issuerOfTenant,
   OID4VCI_CONFIGURATIONS,
   OID4VCI_ISSUERS,
@@ -66,7 +68,7 @@ export async function createCredentialConfiguration(
 ): Promise<{ configuration: CredentialConfiguration }> {
   const publicUrl = requirePublicUrl(ctx.config.publicUrl)
   const { id, ...fields } = input
-  const keyType = await controlledIssuingKey(ctx, caller, fields)
+  const keyType = await issuingKeyOf(ctx, caller.tenantId, fields, caller)
   const now = ctx.now()
   const record = recordOf(caller.tenantId, id, fields, keyType, { createdAt: now, updatedAt: now, id: randomUUID() })
   await write(ctx, caller.tenantId, caller, record, 'create')
@@ -82,8 +84,8 @@ export async function updateCredentialConfiguration(
   const { configurationId, ...fields } = input
   const existing = await configurationOf(ctx.storage, caller.tenantId, configurationId)
   if (!existing) throw notFound(`configurationId: no credential configuration ${configurationId} in this tenant`)
-  const keyType = await controlledIssuingKey(ctx, caller, fields)
-  if (principalOf(existing.issuingDid) !== principalOf(fields.issuingDid)) await issuerSigner(ctx, caller, existing.issuingDid)
+  const keyType = await issuingKeyOf(ctx, caller.tenantId, fields, caller)
+  if (principalOf(existing.issuingDid) !== principalOf(fields.issuingDid)) await assertControlsIssuingDid(ctx, caller, existing.issuingDid)
   const record = recordOf(caller.tenantId, configurationId, fields, keyType, {
     id: existing.id,
     createdAt: existing.createdAt,
@@ -111,7 +113,7 @@ export async function deleteCredentialConfiguration(
   requirePublicUrl(ctx.config.publicUrl)
   const existing = await configurationOf(ctx.storage, caller.tenantId, input.configurationId)
   if (!existing) throw notFound(`configurationId: no credential configuration ${input.configurationId} in this tenant`)
-  await issuerSigner(ctx, caller, existing.issuingDid)
+  await assertControlsIssuingDid(ctx, caller, existing.issuingDid)
   await ctx.storage.transaction(async (tx) => {
     await collectionOf(tx, OID4VCI_CONFIGURATIONS).delete(existing.id)
     await ctx.audit.append(tx, caller, [act('delete', existing.configurationId)])
@@ -156,29 +158,33 @@ export async function applyDeclaredConfigurations(
 }
 
 /**
- * Checks the fields against each other and the issuing DID: the key type of the DID's current owner key, after the
- * caller's control of it was checked (and, first, that its key signs the format; `issuerSigner`).
+ * The key type of the issuing DID's current owner key, once the fields fit each other and the key, the DID is a wallet of
+ * the tenant (422 NOT_FOUND) owned by a key the service holds, not an MPC key (whose quorum no wallet's request can
+ * gather; 422), and — with a `caller` — the caller controls that wallet (403; `assertControlsWallet`, as Sign Claims
+ * checks its `iss`). No signer is taken: nothing is signed here. Without a caller: the operator's declarations.
  */
-async function controlledIssuingKey(ctx: ConfigurationsContext, caller: Caller, fields: Fields): Promise<KeyType> {
-  const format = checkFields(fields)
-  const signer = await issuerSigner(ctx, caller, fields.issuingDid, {
-    format: credentialFormatNamed(format),
-    proof: suiteRequestOf(fields),
-  })
-  checkSigningAlg(fields, signer.keyType)
-  return signer.keyType
-}
-
-/** {@link controlledIssuingKey} without a caller: the operator's declarations. */
-async function issuingKeyOf(ctx: ConfigurationsContext, tenantId: string, fields: Fields): Promise<KeyType> {
+async function issuingKeyOf(ctx: ConfigurationsContext, tenantId: string, fields: Fields, caller?: Caller): Promise<KeyType> {
   const format = checkFields(fields)
   const { wallets } = tenantCollections(ctx.storage, tenantId, { wallets: WALLETS })
   const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(fields.issuingDid) })
   if (!wallet) throw notFound(`issuingDid: no wallet of this tenant has DID ${fields.issuingDid}`)
-  const keyType = (await signingWallet(ctx, wallet)).keyType ?? 'secp256k1'
+  const proved = caller?.owners !== undefined && Object.hasOwn(caller.owners, wallet.did) ? caller.owners[wallet.did] : undefined
+  const owner = await signingWallet(ctx, wallet, proved)
+  const keyType = owner.keyType ?? 'secp256k1'
   credentialFormatNamed(format).assertSigns(keyType, suiteRequestOf(fields))
   checkSigningAlg(fields, keyType)
+  if (owner.keyManagement === 'MPC')
+    throw invalid(`issuingDid: ${fields.issuingDid} is owned by an MPC key, whose quorum no wallet's request can gather`)
+  if (caller) await assertControlsWallet(ctx, caller, wallet)
   return keyType
+}
+
+/** Control of a configuration's current issuing DID (403 otherwise), for replacing or deleting it. */
+async function assertControlsIssuingDid(ctx: ConfigurationsContext, caller: Caller, issuingDid: string): Promise<void> {
+  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
+  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(issuingDid) })
+  // Its wallet deleted since: whoever the tenant trusts with the configurations may replace or delete it.
+  if (wallet) await assertControlsWallet(ctx, caller, wallet)
 }
 
 /** The didvault format of the fields, once `vct`/`types`/`context` fit the format. */
@@ -264,8 +270,8 @@ function viewOf(publicUrl: string, r: ConfigurationRecord): CredentialConfigurat
     issuingDid: r.issuingDid,
     ...(r.proofTypesGiven && { proofTypes: { jwt: { algs: r.proofAlgs as Array<(typeof PROOF_ALGS)[number]> } } }),
     credentialSigningAlg: r.signingAlg,
-    ...(r.display !== undefined && { display: r.display as CredentialConfiguration['display'] }),
-    ...(r.claims !== undefined && { claims: r.claims as CredentialConfiguration['claims'] }),
+    ...(r.display !== undefined && { display: r.display }),
+    ...(r.claims !== undefined && { claims: r.claims }),
     batchSize: r.batchSize ?? 1,
     ...(r.deferred !== undefined && { deferred: r.deferred }),
     ...(r.dpopRequired !== undefined && { dpopRequired: r.dpopRequired }),
@@ -306,7 +312,7 @@ async function write(
   if (mine && mine.slug !== record.issuer)
     throw conflict(`issuer: this tenant's Credential Issuer is ${mine.slug}; a tenant has one issuer slug`)
   if (!mine) {
-    const holder = await storage.collection(OID4VCI_ISSUERS.name).get(record.issuer)
+    const holder = await issuerBySlug(storage, record.issuer)
     if (holder) throw conflict(`issuer: the slug ${record.issuer} is taken`)
   }
   if (kind === 'create') {
@@ -318,7 +324,12 @@ async function write(
     () =>
       storage.transaction(async (tx) => {
         if (!mine)
-          await collectionOf(tx, OID4VCI_ISSUERS).insert({ id: record.issuer, tenantId, slug: record.issuer, createdAt: record.createdAt })
+          await collectionOf(tx, OID4VCI_ISSUERS).insert({
+            id: issuerIdOf(tenantId),
+            tenantId,
+            slug: record.issuer,
+            createdAt: record.createdAt,
+          })
         const configurations = collectionOf(tx, OID4VCI_CONFIGURATIONS)
         if (kind === 'create') await configurations.insert(record)
         // A replacement: optional fields it lacks are removed (`undefined` removes a field).
@@ -328,8 +339,8 @@ async function write(
     (fields) =>
       fields.includes('configurationId')
         ? `id: a credential configuration ${record.configurationId} exists in this tenant`
-        : fields.includes('tenantId')
-          ? `issuer: this tenant claimed another slug meanwhile`
-          : `issuer: the slug ${record.issuer} is taken`,
+        : fields.includes('slug')
+          ? `issuer: the slug ${record.issuer} is taken`
+          : `issuer: this tenant claimed an issuer slug meanwhile; list the configurations to see it`,
   )
 }

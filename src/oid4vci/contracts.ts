@@ -45,7 +45,10 @@ export const OID4VCI_CONTRACTS = {
   /** Create a Credential Configuration (`POST /oid4vci/configurations`). */
   createCredentialConfiguration: defineContract({
     summary: 'Create a Credential Configuration',
-    description: `A credential the tenant's OID4VCI Credential Issuer offers wallets: id, format, \`vct\` or \`types\`, the issuing DID, key-proof algorithms, display and claim metadata, batch size, deferral, DPoP, status. ${CONFIGURATION_RULES}`,
+    description:
+      'A credential the tenant’s OID4VCI Credential Issuer offers wallets: id, format, `vct` or `types`, the issuing DID, ' +
+      'key-proof algorithms, display and claim metadata, batch size, deferral, DPoP, status. ' +
+      CONFIGURATION_RULES,
     auth: 'tenant+did',
     tag: TAG,
     audit: { action: 'credentialConfiguration.create', target: 'credentialConfiguration', targetField: 'id' },

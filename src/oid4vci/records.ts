@@ -6,7 +6,7 @@ import { declareCollection, tenantCollectionOf } from '../storage/declaration.js
 import type { StorageAdapter, StoredRecord } from '../storage/port.js'
 import type { Oid4vciFormat } from './schemas.js'
 
-/** A tenant's Credential Issuer. `id` is its slug: a slug names one issuer across all tenants. */
+/** A tenant's Credential Issuer. `id` is the tenant's id (one issuer per tenant); `slug` is unique across tenants. */
 export interface IssuerRecord extends StoredRecord {
   tenantId: string
   slug: string
@@ -16,7 +16,7 @@ export interface IssuerRecord extends StoredRecord {
 export const OID4VCI_ISSUERS = declareCollection<IssuerRecord>({
   name: 'oid4vci_issuers',
   fields: ['tenantId', 'slug', 'createdAt'],
-  indexes: [{ fields: ['tenantId'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
+  indexes: [{ fields: ['slug'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
 })
 
 /** A `credential_metadata.display` entry, as given. */
@@ -65,14 +65,17 @@ export const OID4VCI_CONFIGURATIONS = declareCollection<ConfigurationRecord>({
   indexes: [{ fields: ['tenantId', 'configurationId'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
 })
 
+/** The storage id of a tenant's issuer record: the tenant's id, so a tenant has one. */
+export const issuerIdOf = (tenantId: string): string => tenantId
+
 /** The issuer a slug names (of any tenant), if any: how the wallet-facing endpoints find their tenant. */
 export function issuerBySlug(storage: StorageAdapter, slug: string): Promise<IssuerRecord | undefined> {
-  return storage.collection<IssuerRecord>(OID4VCI_ISSUERS.name).get(slug)
+  return storage.collection<IssuerRecord>(OID4VCI_ISSUERS.name).findOne({ field: 'slug', op: 'eq', value: slug })
 }
 
 /** The tenant's issuer, if it claimed a slug. */
 export function issuerOfTenant(storage: StorageAdapter, tenantId: string): Promise<IssuerRecord | undefined> {
-  return tenantCollectionOf(storage, OID4VCI_ISSUERS, tenantId).findOne({ field: 'tenantId', op: 'eq', value: tenantId })
+  return tenantCollectionOf(storage, OID4VCI_ISSUERS, tenantId).get(issuerIdOf(tenantId))
 }
 
 /** A configuration of the tenant by the id wallets see, if any. */

@@ -151,7 +151,7 @@ export const metadataQuery = z.object({})
 /** A served metadata document: the embedded API's answer; over HTTP the document itself, with these as headers. */
 export const servedMetadata = z.strictObject({
   document: z.record(z.string(), z.unknown()),
-  contentType: z.literal('application/json'),
+  contentType: z.enum(['application/json']),
   etag: z.string(),
   maxAge: z.number().int().nonnegative(),
 })

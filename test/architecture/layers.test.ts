@@ -28,6 +28,7 @@ export const LAYERS: string[][] = [
   ['status'],
   ['tokens'],
   ['presentations'],
+  ['oid4vci'],
   ['service'],
   ['http', 'client', 'testing'],
   ['observability'],
