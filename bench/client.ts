@@ -75,7 +75,7 @@ export async function benchClientOverhead(options: MeasureOptions): Promise<Clie
     for (const api of [embedded, client]) {
       if (!(await api.verifyClaims(input)).vcs[0].verified) throw new Error('bench: the VC-JWT does not verify')
     }
-    const verify = (api: typeof embedded) => async () => {
+    const verify = (api: Pick<typeof embedded, 'verifyClaims'>) => async () => {
       if (!(await api.verifyClaims(input)).vcs[0].verified) throw new Error('bench: the VC-JWT does not verify')
     }
     const [e, c] = await measurePair(

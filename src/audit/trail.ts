@@ -31,7 +31,7 @@ export interface AuditActor {
 }
 
 /** The parts of the service that sign on their own, without a caller. */
-export type AuditSystem = 'publisher'
+export type AuditSystem = 'publisher' | 'config'
 
 /**
  * The actor of a signature the service makes on its own in `tenantId`'s name. The hook for

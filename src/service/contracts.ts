@@ -6,6 +6,7 @@
  */
 import { AUDIT_CONTRACTS } from '../audit/contracts.js'
 import { CREDENTIAL_CONTRACTS } from '../credentials/contracts.js'
+import { OID4VCI_CONTRACTS } from '../oid4vci/contracts.js'
 import { PRESENTATION_CONTRACTS } from '../presentations/contracts.js'
 import { ROLE_CONTRACTS } from '../roles/contracts.js'
 import { STATUS_CONTRACTS } from '../status/contracts.js'
@@ -22,6 +23,7 @@ export const CONTRACTS = {
   ...STATUS_CONTRACTS,
   ...PRESENTATION_CONTRACTS,
   ...AUDIT_CONTRACTS,
+  ...OID4VCI_CONTRACTS,
 }
 
 /** The names of the operations. */

@@ -27,6 +27,8 @@ import { didWebDocument, resolveDid } from '../wallets/resolve-did.js'
 import { changeStatus } from '../status/change.js'
 import { getStatusList } from '../status/publish.js'
 import { getAuditRecords } from '../audit/operations.js'
+import * as oid4vciConfigurations from '../oid4vci/configurations.js'
+import * as oid4vciMetadata from '../oid4vci/metadata.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -71,4 +73,20 @@ export const OPERATIONS = {
   deriveCredential: defineOperation(C.deriveCredential, { handler: presentationsDerive.deriveCredential }),
   verifyPresentation: defineOperation(C.verifyPresentation, { handler: presentationsVerify.verifyPresentation }),
   getAuditRecords: defineOperation(C.getAuditRecords, { handler: getAuditRecords }),
+  createCredentialConfiguration: defineOperation(C.createCredentialConfiguration, {
+    handler: oid4vciConfigurations.createCredentialConfiguration,
+  }),
+  updateCredentialConfiguration: defineOperation(C.updateCredentialConfiguration, {
+    handler: oid4vciConfigurations.updateCredentialConfiguration,
+  }),
+  getCredentialConfigurations: defineOperation(C.getCredentialConfigurations, {
+    handler: oid4vciConfigurations.getCredentialConfigurations,
+  }),
+  deleteCredentialConfiguration: defineOperation(C.deleteCredentialConfiguration, {
+    handler: oid4vciConfigurations.deleteCredentialConfiguration,
+  }),
+  getCredentialIssuerMetadata: defineOperation(C.getCredentialIssuerMetadata, { handler: oid4vciMetadata.getCredentialIssuerMetadata }),
+  getAuthorizationServerMetadata: defineOperation(C.getAuthorizationServerMetadata, {
+    handler: oid4vciMetadata.getAuthorizationServerMetadata,
+  }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

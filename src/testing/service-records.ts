@@ -18,6 +18,7 @@ import { META, type MetaRecord } from '../custody/records.js'
 import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '../did/methods/ethr/index.js'
 import { DID_WEB_CHANGES, type DidWebChangeRecord } from '../did/methods/index.js'
 import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
+import { OID4VCI_CONFIGURATIONS, OID4VCI_ISSUERS, type ConfigurationRecord, type IssuerRecord } from '../oid4vci/records.js'
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
 import type { CollectionSpec, StoredRecord } from '../storage/port.js'
@@ -397,6 +398,34 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       attempts: n - 1,
       data: { offerId: `offer-${n}`, configurationIds: ['UniversityDegree'] },
       createdAt: createdAt(n),
+    }),
+  }),
+  sample<IssuerRecord>({
+    declaration: OID4VCI_ISSUERS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({ id: `${scope}-issuer-${n}`, tenantId: scope, slug: `${scope}-slug-${n}`, createdAt: createdAt(n) }),
+  }),
+  sample<ConfigurationRecord>({
+    declaration: OID4VCI_CONFIGURATIONS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      id: `${scope}-configuration-${n}`,
+      tenantId: scope,
+      configurationId: `Identity-${n}`,
+      issuer: `${scope}-slug-1`,
+      format: 'dc+sd-jwt',
+      vct: 'https://credentials.example.com/identity',
+      issuingDid: did(scope, 1),
+      keyType: 'secp256k1',
+      proofAlgs: ['ES256', 'ES256K', 'EdDSA'],
+      signingAlg: 'ES256K',
+      signingAlgGiven: false,
+      proofTypesGiven: false,
+      display: [{ name: 'Identity', locale: 'en' }],
+      claims: [{ path: ['given_name'] }],
+      batchSize: 2,
+      createdAt: createdAt(n),
+      updatedAt: createdAt(n),
     }),
   }),
 ]

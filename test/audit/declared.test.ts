@@ -34,6 +34,7 @@ const READS_ONLY: OperationName[] = [
   // Derives with no key (a selective disclosure by any holder) and writes nothing; a stored `_id` is read under the read rule.
   'deriveCredential',
   'getAuditRecords',
+  'getCredentialConfigurations',
 ]
 
 describe('the operation table declares every use of a key and every refusal', () => {

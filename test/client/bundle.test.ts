@@ -19,7 +19,7 @@ const ALLOWED_PACKAGES = ['zod']
  * budget from 160 / 48 to 170 / 51 kB; issue 31's SD-JWT VC members, presentations and Token Status List media type
  * brought it to 171.6 kB, and the budget to 180 / 54 kB). The zod runtime is about two thirds of it.
  */
-const BUDGET = { minified: 180_000, gzipped: 54_000 }
+const BUDGET = { minified: 190_000, gzipped: 56_000 }
 /** How far the measured sizes may be from the README's "about … kB" figures. */
 const QUOTE_TOLERANCE = 0.05
 

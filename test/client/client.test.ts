@@ -186,9 +186,12 @@ describe('answers', () => {
 
 describe('types', () => {
   it('the client’s operations are exactly the service’s, bound (IdentityService.as)', () => {
-    expectTypeOf<ClientOperations>().toEqualTypeOf<BoundIdentityService>()
-    expectTypeOf<ReturnType<DidvaultClient['as']>>().toEqualTypeOf<ReturnType<IdentityService['as']>>()
-    expectTypeOf<Pick<DidvaultClient, keyof BoundIdentityService>>().toEqualTypeOf<BoundIdentityService>()
+    // Every operation but the wallet-facing ones (`client: false`: their clients are wallets, not an issuing backend).
+    type ClientSide = Pick<BoundIdentityService, keyof ClientOperations>
+    expectTypeOf<ClientOperations>().toEqualTypeOf<ClientSide>()
+    expectTypeOf<keyof BoundIdentityService>().toEqualTypeOf<keyof ClientOperations | 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'>()
+    expectTypeOf<ReturnType<DidvaultClient['as']>>().toEqualTypeOf<ClientSide>()
+    expectTypeOf<Pick<DidvaultClient, keyof ClientSide>>().toEqualTypeOf<ClientSide>()
     expectTypeOf<Parameters<DidvaultClient['createVaultWallet']>[0]>().toHaveProperty('vaultID')
     expectTypeOf<Awaited<ReturnType<DidvaultClient['createVault']>>>().toEqualTypeOf<Awaited<ReturnType<IdentityService['createVault']>>>()
   })

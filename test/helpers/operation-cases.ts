@@ -13,8 +13,9 @@ import type { OperationInput, OperationOutput } from '../../src/operations/contr
 export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-key-b-0123456789' } as const
 
 /** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
+/** The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
 export interface OperationsApi {
-  as(auth: AuthContext): BoundIdentityService
+  as(auth: AuthContext): Omit<BoundIdentityService, 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'>
 }
 
 /** What the cases made so far. */
@@ -407,6 +408,73 @@ export const OPERATION_CASES: OperationCase[] = [
       expect(items).toEqual([{ index: 0, entries: [expect.objectContaining({ statusPurpose: 'revocation', value: true, changed: true })] }])
       expect(errors).toEqual([{ index: 1, error: expect.objectContaining({ statusCode: 422, errorType: 'NOT_FOUND' }) }])
     },
+  }),
+  // ---- OID4VCI issuer: configurations and metadata
+  call({
+    operation: 'createCredentialConfiguration',
+    name: 'an SD-JWT VC configuration signed by the root wallet, claiming the slug',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({ id: 'Identity', issuer: 'cases', format: 'dc+sd-jwt', vct: 'https://example.com/identity', issuingDid: f.rootDid }),
+    then: ({ configuration }) => expect(configuration).toMatchObject({ id: 'Identity', credentialSigningAlg: 'ES256K', batchSize: 1 }),
+  }),
+  call({
+    operation: 'createCredentialConfiguration',
+    name: 'a DID the caller does not control: 403',
+    auth: (f) => acting(f.soloJwt),
+    input: (f) => ({ id: 'Other', issuer: 'cases', format: 'dc+sd-jwt', vct: 'https://example.com/other', issuingDid: f.rootDid }),
+    rejects: { statusCode: 403, errorType: 'FORBIDDEN' },
+  }),
+  call({
+    operation: 'updateCredentialConfiguration',
+    name: 'replaced whole: batch of 3',
+    auth: (f) => acting(f.rootJwt),
+    input: (f) => ({
+      configurationId: 'Identity',
+      issuer: 'cases',
+      format: 'dc+sd-jwt',
+      vct: 'https://example.com/identity',
+      issuingDid: f.rootDid,
+      batchSize: 3,
+    }),
+    then: ({ configuration }) => expect(configuration.batchSize).toBe(3),
+  }),
+  call({
+    operation: 'getCredentialConfigurations',
+    name: 'the tenant’s slug and configurations',
+    auth: () => tenant(),
+    input: () => ({}),
+    then: ({ issuer, configurations }) => expect([issuer, configurations.map((c) => c.id)]).toEqual(['cases', ['Identity']]),
+  }),
+  call({
+    operation: 'getCredentialIssuerMetadata',
+    name: 'the Credential Issuer Metadata, without any header',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases' }),
+    then: (result) => {
+      expect(result).toMatchObject({ contentType: 'application/json', maxAge: 60, etag: expect.stringMatching(/^"/) })
+      expect(result.document).toMatchObject({ batch_credential_issuance: { batch_size: 3 } })
+    },
+  }),
+  call({
+    operation: 'getAuthorizationServerMetadata',
+    name: 'the authorization server metadata, without any header',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases' }),
+    then: (result) => expect(result.document).toMatchObject({ code_challenge_methods_supported: ['S256'] }),
+  }),
+  call({
+    operation: 'getCredentialIssuerMetadata',
+    name: 'an unknown issuer: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'nobody' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'deleteCredentialConfiguration',
+    name: 'deleted',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ configurationId: 'Identity' }),
+    then: (result) => expect(result).toEqual({ deleted: 'Identity' }),
   }),
   call({
     operation: 'getStatusList',

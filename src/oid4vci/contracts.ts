@@ -1,0 +1,144 @@
+/**
+ * The contracts of the OID4VCI issuer's operations (see `operations/contract.ts`): the issuing backend's credential
+ * configurations, and the metadata wallets read. Browser-safe: schemas and types only.
+ */
+import type { z } from 'zod'
+import { BODY_ERRORS, defineContract, MOUNT, QUERY_ERRORS, UNAVAILABLE_ERRORS } from '../operations/contract.js'
+import {
+  configurationParams,
+  createCredentialConfiguration,
+  credentialConfigurationResponse,
+  credentialConfigurationsResponse,
+  deleteCredentialConfiguration,
+  deletedConfigurationResponse,
+  getCredentialConfigurations,
+  metadataParams,
+  metadataQuery,
+  servedMetadata,
+  updateCredentialConfiguration,
+} from './schemas.js'
+
+const TAG = 'Credential issuance (OID4VCI)'
+
+const CONFIGURATION_RULES =
+  '`issuingDid` must be a wallet of the tenant whose control the caller proves in `x-did-auth` and whose key signs ' +
+  'the format (for `ldp_vc`, the Data Integrity suite `credentialSigningAlg` names). The tenant’s first configuration ' +
+  'claims its issuer slug (`issuer`): unique across tenants, one per tenant (422 CONFLICT otherwise). Without ' +
+  '`publicUrl` the service issues nothing: 422 naming it.'
+
+const METADATA_ERRORS = {
+  404: 'No such Credential Issuer (an unknown slug), or the service has no `publicUrl`',
+  ...UNAVAILABLE_ERRORS,
+}
+
+const EXAMPLE: z.input<typeof createCredentialConfiguration> = {
+  id: 'IdentityCredential',
+  issuer: 'acme',
+  format: 'dc+sd-jwt',
+  vct: 'https://credentials.example.com/identity',
+  issuingDid: 'did:ethr:0x3f1B2a7e8e1a0bB0f0A4dC2c6F1d6d2B8A9E4c51',
+  display: [{ name: 'Identity', locale: 'en' }],
+  claims: [{ path: ['given_name'], display: [{ name: 'Given name', locale: 'en' }] }],
+}
+
+export const OID4VCI_CONTRACTS = {
+  /** Create a Credential Configuration (`POST /oid4vci/configurations`). */
+  createCredentialConfiguration: defineContract({
+    summary: 'Create a Credential Configuration',
+    description:
+      'A credential the tenant’s OID4VCI Credential Issuer offers wallets: id, format, `vct` or `types`, the issuing DID, ' +
+      'key-proof algorithms, display and claim metadata, batch size, deferral, DPoP, status. ' +
+      CONFIGURATION_RULES,
+    auth: 'tenant+did',
+    tag: TAG,
+    audit: { action: 'credentialConfiguration.create', target: 'credentialConfiguration', targetField: 'id' },
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/oid4vci/configurations' }],
+    input: createCredentialConfiguration,
+    response: credentialConfigurationResponse,
+    example: EXAMPLE,
+  }),
+  /** Replace a Credential Configuration (`PUT /oid4vci/configurations/:configurationId`). */
+  updateCredentialConfiguration: defineContract({
+    summary: 'Replace a Credential Configuration',
+    description:
+      'Replaces every field of the configuration but its id (what the body leaves out is removed or back to its default). ' +
+      `The caller proves control of the DID it signs with now and of the new \`issuingDid\`. ${CONFIGURATION_RULES}`,
+    auth: 'tenant+did',
+    tag: TAG,
+    audit: { action: 'credentialConfiguration.update', target: 'credentialConfiguration', targetField: 'configurationId' },
+    errors: BODY_ERRORS,
+    routes: [{ method: 'put', path: '/oid4vci/configurations/:configurationId' }],
+    params: configurationParams,
+    input: updateCredentialConfiguration,
+    response: credentialConfigurationResponse,
+  }),
+  /** List the Credential Configurations (`GET /oid4vci/configurations`). */
+  getCredentialConfigurations: defineContract({
+    summary: 'Get Credential Configurations',
+    description: 'The tenant’s issuer slug (once claimed) and its credential configurations, oldest first.',
+    auth: 'tenant',
+    tag: TAG,
+    errors: QUERY_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vci/configurations' }],
+    input: getCredentialConfigurations,
+    response: credentialConfigurationsResponse,
+  }),
+  /** Delete a Credential Configuration (`DELETE /oid4vci/configurations/:configurationId`). */
+  deleteCredentialConfiguration: defineContract({
+    summary: 'Delete a Credential Configuration',
+    description:
+      'Removes the configuration from the issuer’s metadata (offers naming it can no longer be redeemed). The caller ' +
+      'proves control of its issuing DID. The tenant keeps its issuer slug.',
+    auth: 'tenant+did',
+    tag: TAG,
+    audit: { action: 'credentialConfiguration.delete', target: 'credentialConfiguration', targetField: 'configurationId' },
+    errors: BODY_ERRORS,
+    routes: [{ method: 'delete', path: '/oid4vci/configurations/:configurationId' }],
+    params: configurationParams,
+    input: deleteCredentialConfiguration,
+    response: deletedConfigurationResponse,
+  }),
+  /** Credential Issuer Metadata (OID4VCI 1.0 §12.2), public. */
+  getCredentialIssuerMetadata: defineContract({
+    summary: 'Get Credential Issuer Metadata',
+    description:
+      'The Credential Issuer Metadata (OID4VCI 1.0 §12.2.4) of the issuer `<publicUrl>/oid4vci/<issuer>`, at the ' +
+      'well-known path inserted before the issuer’s path (served at the host root by `createWellKnownRouter`) and appended ' +
+      'to it. `application/json`, with `ETag` (304 on `If-None-Match`) and `Cache-Control: public, max-age=60`.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: METADATA_ERRORS,
+    routes: [
+      { method: 'get', path: '/oid4vci/:issuer/.well-known/openid-credential-issuer' },
+      { method: 'get', path: `/.well-known/openid-credential-issuer${MOUNT}/oid4vci/:issuer`, root: true },
+    ],
+    params: metadataParams,
+    input: metadataQuery,
+    response: servedMetadata,
+    document: true,
+  }),
+  /** OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer's built-in authorization server, public. */
+  getAuthorizationServerMetadata: defineContract({
+    summary: 'Get Authorization Server Metadata',
+    description:
+      'The RFC 8414 metadata of the issuer’s built-in authorization server (its `issuer` is the Credential Issuer ' +
+      'Identifier): token, PAR and authorization endpoints, PKCE S256, DPoP algorithms, anonymous pre-authorized ' +
+      'grants. Served like the Credential Issuer Metadata.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: METADATA_ERRORS,
+    routes: [
+      { method: 'get', path: '/oid4vci/:issuer/.well-known/oauth-authorization-server' },
+      { method: 'get', path: `/.well-known/oauth-authorization-server${MOUNT}/oid4vci/:issuer`, root: true },
+    ],
+    params: metadataParams,
+    input: metadataQuery,
+    response: servedMetadata,
+    document: true,
+  }),
+}

@@ -1,0 +1,98 @@
+/**
+ * The OID4VCI issuer's records: each issuing tenant's Credential Issuer (its slug, unique across tenants, one per
+ * tenant) and its credential configurations. Declarations are checked against the record types by the compiler.
+ */
+import { declareCollection, tenantCollectionOf } from '../storage/declaration.js'
+import type { StorageAdapter, StoredRecord } from '../storage/port.js'
+import type { Oid4vciFormat } from './schemas.js'
+
+/** A tenant's Credential Issuer. `id` is the tenant's id (one issuer per tenant); `slug` is unique across tenants. */
+export interface IssuerRecord extends StoredRecord {
+  tenantId: string
+  slug: string
+  createdAt: number
+}
+
+export const OID4VCI_ISSUERS = declareCollection<IssuerRecord>({
+  name: 'oid4vci_issuers',
+  fields: ['tenantId', 'slug', 'createdAt'],
+  indexes: [{ fields: ['slug'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
+})
+
+/** A `credential_metadata.display` entry, as given. */
+export type DisplayEntry = Record<string, unknown> & { name: string }
+/** A claims description, as given. */
+export type ClaimEntry = Record<string, unknown> & { path: Array<string | number | null> }
+
+/**
+ * A credential configuration of a tenant's issuer. `id` is a random storage id; `configurationId` is the tenant-unique
+ * id wallets see (the key of `credential_configurations_supported`).
+ */
+export interface ConfigurationRecord extends StoredRecord {
+  tenantId: string
+  configurationId: string
+  /** The issuer slug. */
+  issuer: string
+  format: Oid4vciFormat
+  vct?: string
+  types?: string[]
+  context?: string[]
+  /** The signing DID, as given (its principal is what control was proved of). */
+  issuingDid: string
+  /** The key type of the issuing DID's owner key when the configuration was written. */
+  keyType: string
+  /** Key-proof algorithms accepted. */
+  proofAlgs: string[]
+  /** The algorithm (JOSE) or Data Integrity suite the credentials are signed with. */
+  signingAlg: string
+  /** Whether `signingAlg` was given (or chosen from the key type). */
+  signingAlgGiven: boolean
+  proofTypesGiven: boolean
+  display?: DisplayEntry[]
+  claims?: ClaimEntry[]
+  batchSize?: number
+  deferred?: boolean
+  dpopRequired?: boolean
+  status?: boolean
+  expiresInSeconds?: number
+  createdAt: number
+  updatedAt: number
+}
+
+export const OID4VCI_CONFIGURATIONS = declareCollection<ConfigurationRecord>({
+  name: 'oid4vci_configurations',
+  fields: ['tenantId', 'configurationId', 'issuer', 'format', 'issuingDid', 'createdAt', 'updatedAt'],
+  indexes: [{ fields: ['tenantId', 'configurationId'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
+})
+
+/** The storage id of a tenant's issuer record: the tenant's id, so a tenant has one. */
+export const issuerIdOf = (tenantId: string): string => tenantId
+
+/** The issuer a slug names (of any tenant), if any: how the wallet-facing endpoints find their tenant. */
+export function issuerBySlug(storage: StorageAdapter, slug: string): Promise<IssuerRecord | undefined> {
+  return storage.collection<IssuerRecord>(OID4VCI_ISSUERS.name).findOne({ field: 'slug', op: 'eq', value: slug })
+}
+
+/** The tenant's issuer, if it claimed a slug. */
+export function issuerOfTenant(storage: StorageAdapter, tenantId: string): Promise<IssuerRecord | undefined> {
+  return tenantCollectionOf(storage, OID4VCI_ISSUERS, tenantId).get(issuerIdOf(tenantId))
+}
+
+/** A configuration of the tenant by the id wallets see, if any. */
+export function configurationOf(
+  storage: StorageAdapter,
+  tenantId: string,
+  configurationId: string,
+): Promise<ConfigurationRecord | undefined> {
+  return tenantCollectionOf(storage, OID4VCI_CONFIGURATIONS, tenantId).findOne({
+    field: 'configurationId',
+    op: 'eq',
+    value: configurationId,
+  })
+}
+
+/** Every configuration of the tenant, oldest first (at most `MAX_CONFIGURATIONS` exist). */
+export async function configurationsOf(storage: StorageAdapter, tenantId: string, limit = 1_000): Promise<ConfigurationRecord[]> {
+  const page = await tenantCollectionOf(storage, OID4VCI_CONFIGURATIONS, tenantId).find(undefined, { limit })
+  return page.items
+}
