@@ -3,6 +3,7 @@
  * query) and the request's {@link AuthContext}, resolving to the documented response body
  * or rejecting with an {@link IdentityError}.
  */
+import { applyDeclaredConfigurations, type DeclaredConfiguration } from '../oid4vci/configurations.js'
 import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
 import type { Oid4vciModule } from '../oid4vci/module.js'
@@ -468,6 +469,20 @@ export class IdentityService {
   get didAuthOptions(): DidAuthOptions {
     const { resolver } = this.#ctx.resolvers.get()
     return { resolver, audience: this.#ctx.config.audience, keys: this.#ctx.keys, now: () => this.#ctx.now() }
+  }
+
+  /**
+   * Creates or replaces the OID4VCI credential configurations an operator declares for a tenant (the config file's
+   * issuers, applied by `serve` at start): no DID control is asked, but each issuing DID must be a wallet of the tenant
+   * whose key signs the format, and the slug the tenant's or free. Audited with actor `{ system: "config" }`.
+   * @throws {IdentityError} 422 naming the field of the first configuration refused (those before it are written)
+   */
+  applyDeclaredConfigurations(
+    tenantId: string,
+    slug: string,
+    configurations: readonly DeclaredConfiguration[],
+  ): Promise<{ created: string[]; updated: string[] }> {
+    return applyDeclaredConfigurations(this.#ctx, tenantId, slug, configurations)
   }
 
   /** The service's configuration (networks, audience, limits). */

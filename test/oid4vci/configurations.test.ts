@@ -377,3 +377,39 @@ describe('the typed client (didvault/client)', () => {
       expect(typeof client[name]).toBe('function')
   })
 })
+
+describe('configurations an operator declares (applied at start)', () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await startHarness({ storage: 'sqlite', service: { publicUrl: PUBLIC_URL } })
+  })
+  afterAll(() => h?.close())
+
+  it('created, then replaced on the next start; audited as the config system; a DID of no wallet of the tenant is 422', async () => {
+    const issuer = await walletOf(h)
+    const { id: _i, issuer: _s, ...fields } = sdJwtConfiguration(issuer.did)
+    const declared = [{ id: 'Identity', ...fields } as Parameters<IdentityService['applyDeclaredConfigurations']>[2][number]]
+    expect(await h.service.applyDeclaredConfigurations('tenant-a', 'declared', declared)).toEqual({ created: ['Identity'], updated: [] })
+    const again = await h.service.applyDeclaredConfigurations('tenant-a', 'declared', [{ ...declared[0], batchSize: 2 }])
+    expect(again).toEqual({ created: [], updated: ['Identity'] })
+    const listed = await h.request('GET', '/oid4vci/configurations')
+    expect(listed.body.issuer).toBe('declared')
+    expect(listed.body.configurations).toEqual([expect.objectContaining({ id: 'Identity', batchSize: 2 })])
+    const audit = await h.request('GET', '/audit?action=credentialConfiguration.update')
+    expect(audit.body.records).toEqual([expect.objectContaining({ actor: expect.objectContaining({ system: 'config' }) })])
+
+    const before = await snapshot(h)
+    const outsider = await walletOf(h, 'P-256', TENANT_B)
+    const afterWallet = await snapshot(h)
+    await expect(
+      h.service.applyDeclaredConfigurations('tenant-a', 'declared', [{ ...declared[0], id: 'Other', issuingDid: outsider.did }]),
+    ).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
+    await expect(
+      h.service.applyDeclaredConfigurations('tenant-b', 'declared', [{ ...declared[0], issuingDid: outsider.did }]),
+    ).rejects.toMatchObject({
+      errorType: 'CONFLICT',
+    })
+    expect(await snapshot(h)).toEqual(afterWallet)
+    expect(before).not.toEqual(afterWallet)
+  })
+})
