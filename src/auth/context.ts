@@ -55,6 +55,11 @@ export interface Caller {
   keyControlled?: readonly string[]
   /** The id of the API key that authenticated the request (never the key), when the tenant resolver names one. */
   apiKeyId?: string
+  /**
+   * What a protocol module's access token grants (a registered requirement's authenticator sets it; the module's
+   * operations read it through their own typed accessor, e.g. `grantOf` of the OID4VCI issuer). Optional: none.
+   */
+  grant?: unknown
   /** The request's id, from {@link AuthContext.requestId} (set by the dispatcher). */
   requestId?: string
   /**

@@ -8,6 +8,7 @@ import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
 import type { Oid4vciModule } from '../oid4vci/module.js'
 import { keyResolverOf } from '../oid4vci/key-resolver.js'
+import { authenticateAccess } from '../oid4vci/access.js'
 import type { AuthContext } from '../auth/context.js'
 import { CallerFacts, otherControllingKeys } from '../roles/caller-facts.js'
 import { roleAssignmentsOfDids } from '../roles/did-references.js'
@@ -429,6 +430,8 @@ export class IdentityService {
       },
       walletTenantLookup(storage),
     )
+    const issuer = ctx.oid4vci
+    if (issuer) auth.register('oid4vci-access', (given) => authenticateAccess({ storage, oneTime, oid4vci: issuer }, given))
     let heartbeat: InstanceHeartbeat | undefined
     if (options.heartbeat) {
       const onFence = (reason: string | undefined) => reason !== undefined && onError('master-key rotation', new KeyringError(reason))
