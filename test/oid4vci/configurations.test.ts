@@ -11,7 +11,7 @@ import express from 'express'
 import { Openid4vciClient } from '@openid4vc/openid4vci'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { IdentityService, createMemoryStorage, randomMasterKey, staticTenants } from '../../src/index.js'
-import { createRouter } from '../../src/http/router.js'
+import { createRouter, createWellKnownRouter } from '../../src/http/router.js'
 import { createClient } from '../../src/client/index.js'
 import { expectError, snapshot, startHarness, TENANT_A, TENANT_B, type Harness, type HarnessStorage } from '../helpers/harness.js'
 
@@ -256,6 +256,7 @@ describe('metadata served to wallets (router at the host root, publicUrl an orig
       tenants: staticTenants({ [TENANT_A]: 'tenant-a' }),
       publicUrl: ORIGIN,
     })
+    app.use(createWellKnownRouter(service))
     app.use('/', createRouter(service))
     const api = service.as({ authorization: `Bearer ${TENANT_A}` })
     const { wallet } = await api.generateWallet({ walletConfig: { didMethod: 'jwk', keyType: 'Ed25519' } })
