@@ -81,7 +81,7 @@ const offerUriOf = (credentialOfferUri: string) =>
 async function qrSvg(text: string): Promise<string> {
   let qrcode: { toString(text: string, options: { type: 'svg' }): Promise<string> }
   try {
-    qrcode = (await import('qrcode')) as unknown as typeof qrcode
+    qrcode = await import('qrcode')
     qrcode = (qrcode as unknown as { default?: typeof qrcode }).default ?? qrcode
   } catch {
     throw invalid('qr: the optional peer dependency qrcode is not installed (npm install qrcode)')
