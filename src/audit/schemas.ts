@@ -26,6 +26,7 @@ export const AUDIT_ACTIONS = [
   'credentialConfiguration.create',
   'credentialConfiguration.update',
   'credentialConfiguration.delete',
+  'credentialOffer.create',
   'token.generate',
   'mpc.initialize',
   'mpc.sign',

@@ -17,6 +17,18 @@ import {
   servedMetadata,
   updateCredentialConfiguration,
 } from './schemas.js'
+import {
+  createCredentialOffer,
+  credentialOfferDocument,
+  credentialOfferResponse,
+  emptyQuery,
+  issuerParams,
+  nonceRequest,
+  nonceResponseBody,
+  offerParams,
+  tokenRequest,
+  tokenResponseBody,
+} from './offer-schemas.js'
 
 const TAG = 'Credential issuance (OID4VCI)'
 
@@ -30,6 +42,17 @@ const METADATA_ERRORS = {
   404: 'No such Credential Issuer (an unknown slug), or the service has no `publicUrl`',
   ...UNAVAILABLE_ERRORS,
 }
+
+/** Errors of the wallet-facing offer, token and nonce endpoints (OAuth bodies). */
+const WALLET_ERRORS = {
+  400: 'An OAuth error: `invalid_request`, `invalid_grant`, `invalid_dpop_proof`, `unsupported_grant_type`',
+  404: 'No such Credential Issuer (unknown slug, no `publicUrl`, no OID4VCI module), or no such live offer',
+  413: 'The body is over the limit',
+  500: '`server_error`',
+  ...UNAVAILABLE_ERRORS,
+}
+
+const NO_STORE = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 
 const EXAMPLE: z.input<typeof createCredentialConfiguration> = {
   id: 'IdentityCredential',
@@ -140,5 +163,77 @@ export const OID4VCI_CONTRACTS = {
     input: metadataQuery,
     response: servedMetadata,
     document: true,
+  }),
+  // ---- helper "offer-token": offers, the token endpoint (pre-authorized code), the nonce endpoint
+  /** Make a Credential Offer (`POST /oid4vci/offers`). */
+  createCredentialOffer: defineContract({
+    summary: 'Create a Credential Offer',
+    description:
+      'An offer of the tenant’s credential configurations (each with the claims of its credential) for a wallet to redeem ' +
+      'with the pre-authorized code grant: `offerUri` (`openid-credential-offer://…`, also as an SVG QR code) names ' +
+      '`credentialOfferUri`, where the wallet fetches the offer. With `txCode` the service draws a PIN, returns it once ' +
+      'and keeps only a keyed hash; after the module’s `txCodeAttempts` wrong PINs the offer is dead. The caller proves ' +
+      'control of each configuration’s issuing DID. Without `publicUrl` or the OID4VCI module: 422 naming it.',
+    auth: 'tenant+did',
+    tag: TAG,
+    audit: { action: 'credentialOffer.create', target: 'credentialOffer' },
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/oid4vci/offers' }],
+    input: createCredentialOffer,
+    response: credentialOfferResponse,
+    example: { configurations: [{ id: 'IdentityCredential', claims: { given_name: 'Erika' } }], txCode: true },
+  }),
+  /** The Credential Offer by reference (OID4VCI 1.0 §4.1.3), public. */
+  getCredentialOffer: defineContract({
+    summary: 'Get a Credential Offer',
+    description:
+      'The Credential Offer `credential_offer_uri` names, with its pre-authorized code (and how to ask for the PIN). ' +
+      '`Cache-Control: no-store`. An expired, redeemed or unknown offer, or one of another issuer: 404.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: WALLET_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vci/:issuer/offers/:offerId' }],
+    params: offerParams,
+    input: emptyQuery,
+    response: credentialOfferDocument,
+    responseHeaders: () => NO_STORE,
+  }),
+  /** The token endpoint (RFC 6749 §3.2, OID4VCI 1.0 §6), public (anonymous pre-authorized access). */
+  redeemToken: defineContract({
+    summary: 'Token endpoint',
+    description:
+      'The pre-authorized code grant (`urn:ietf:params:oauth:grant-type:pre-authorized_code`, `pre-authorized_code`, ' +
+      '`tx_code` or `user_pin`) → an access token, DPoP-bound (`token_type: DPoP`) when the request carries a DPoP proof ' +
+      '(RFC 9449; required when a configuration says `dpopRequired`), else `bearer`; `authorization_details` name the ' +
+      'credential identifiers (the configuration ids). Codes are single use across processes. Form body; OAuth errors.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: WALLET_ERRORS,
+    bodyTypes: ['application/x-www-form-urlencoded'],
+    routes: [{ method: 'post', path: '/oid4vci/:issuer/token' }],
+    params: issuerParams,
+    input: tokenRequest,
+    response: tokenResponseBody,
+    responseHeaders: () => NO_STORE,
+  }),
+  /** The nonce endpoint (OID4VCI 1.0 §7), public. */
+  getNonce: defineContract({
+    summary: 'Nonce endpoint',
+    description: 'A fresh `c_nonce` for key proofs: single use, live for the module’s `nonceTtlSeconds`. `Cache-Control: no-store`.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: WALLET_ERRORS,
+    bodyTypes: ['application/json', 'application/x-www-form-urlencoded'],
+    routes: [{ method: 'post', path: '/oid4vci/:issuer/nonce' }],
+    params: issuerParams,
+    input: nonceRequest,
+    response: nonceResponseBody,
+    responseHeaders: () => NO_STORE,
   }),
 }

@@ -96,3 +96,34 @@ export async function configurationsOf(storage: StorageAdapter, tenantId: string
   const page = await tenantCollectionOf(storage, OID4VCI_CONFIGURATIONS, tenantId).find(undefined, { limit })
   return page.items
 }
+
+/**
+ * A Credential Offer (helper "offer-token"). `id` is the keyed hash of the offer id wallets fetch it by
+ * (`OneTimeStore.keyed('offer', tenantId, offerId)`): the database holds neither the offer id nor the pre-authorized
+ * code (derived from the offer id under the same key) nor the PIN (a keyed hash).
+ */
+export interface OfferRecord extends StoredRecord {
+  tenantId: string
+  /** The issuer slug. */
+  issuer: string
+  /** The configurations offered, as wallets see their ids. */
+  configurationIds: string[]
+  /** The claims of each configuration's credential. */
+  claims: Record<string, Record<string, unknown>>
+  /** The PIN asked for: its keyed hash and how the wallet asks for it. */
+  txCode?: { hash: string; length: number; inputMode: 'numeric' | 'text'; description?: string }
+  /** UNIX ms. */
+  expiresAt: number
+  /** Who made it: the DIDs proved and the API key (never the key). */
+  createdBy: { dids: string[]; apiKeyId?: string }
+  /** `offered`; `redeemed` once a wallet got its token; `burned` after too many wrong PINs. */
+  state: 'offered' | 'redeemed' | 'burned'
+  createdAt: number
+  updatedAt: number
+}
+
+export const OID4VCI_OFFERS = declareCollection<OfferRecord>({
+  name: 'oid4vci_offers',
+  fields: ['tenantId', 'issuer', 'state', 'expiresAt', 'createdAt', 'updatedAt'],
+  indexes: [{ fields: ['tenantId', 'createdAt'] }, { fields: ['expiresAt'] }],
+})

@@ -118,6 +118,15 @@ export class OneTimeStore {
   }
 
   /**
+   * A keyed hash of `value` under the store's key for another `purpose` than naming a value (the OID4VCI offers'
+   * storage ids, tx_code hashes, the pre-authorized code an offer serves): HMAC-SHA-256 over (tenant,
+   * `derive:<purpose>`, value) — no one-time kind starts with `derive:`, so it never names a stored value. Base64url.
+   */
+  keyed(purpose: string, tenantId: string, value: string): string {
+    return this.#hash(tenantId, `derive:${purpose}`, value)
+  }
+
+  /**
    * Deletes the values expired at `now`, of every tenant; returns how many. One delete served by
    * the `expiresAt` index: run every {@link SWEEP_EVERY}th write of each process, it finds about
    * what was issued since the last one.

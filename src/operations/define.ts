@@ -6,11 +6,15 @@
  * passes the whole service context, of which each handler sees only what it names.
  */
 import type { z } from 'zod'
-import type { Caller } from '../auth/context.js'
+import type { AuthContext, Caller } from '../auth/context.js'
 import type { OperationContract, OperationOutput, ParsedInput } from './contract.js'
 
-/** Carries out an operation for an authenticated caller, on its parsed (and refined) input, with the parts `X` of the service. */
-export type OperationHandler<C, X> = (ctx: X, caller: Caller, input: ParsedInput<C>) => Promise<OperationOutput<C>>
+/**
+ * Carries out an operation for an authenticated caller, on its parsed (and refined) input, with the parts `X` of the service.
+ * `auth` is the request's headers as the router (or the embedder) gave them: for protocol endpoints that read them
+ * after the body (an OID4VCI token request's DPoP proof, method and public URL); access decisions are the caller's.
+ */
+export type OperationHandler<C, X> = (ctx: X, caller: Caller, input: ParsedInput<C>, auth: AuthContext) => Promise<OperationOutput<C>>
 
 export interface OperationImplementation<C, X> {
   /**

@@ -146,7 +146,7 @@ export class OperationDispatcher {
           if (Array.isArray(items) && items.length > max) throw invalid(`${field}: at most ${max} items per request`)
         }
         const refined = definition.refine ? parseChecked(definition.refine, parsed) : parsed
-        return definition.handler(this.ctx, caller, refined).then(
+        return definition.handler(this.ctx, caller, refined, auth).then(
           async (result) => {
             await this.#record(name, caller, itemRefusals(definition, refined, result))
             return result

@@ -29,6 +29,8 @@ import { getStatusList } from '../status/publish.js'
 import { getAuditRecords } from '../audit/operations.js'
 import * as oid4vciConfigurations from '../oid4vci/configurations.js'
 import * as oid4vciMetadata from '../oid4vci/metadata.js'
+import * as oid4vciOffers from '../oid4vci/offers.js'
+import * as oid4vciToken from '../oid4vci/token-endpoint.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -89,4 +91,9 @@ export const OPERATIONS = {
   getAuthorizationServerMetadata: defineOperation(C.getAuthorizationServerMetadata, {
     handler: oid4vciMetadata.getAuthorizationServerMetadata,
   }),
+  // ---- helper "offer-token"
+  createCredentialOffer: defineOperation(C.createCredentialOffer, { handler: oid4vciOffers.createCredentialOffer }),
+  getCredentialOffer: defineOperation(C.getCredentialOffer, { handler: oid4vciOffers.getCredentialOffer }),
+  redeemToken: defineOperation(C.redeemToken, { handler: oid4vciToken.redeemToken }),
+  getNonce: defineOperation(C.getNonce, { handler: oid4vciToken.issueNonce }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

@@ -6,6 +6,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { createClient, TransportError, type ClientOperations, type ClientOptions, type DidvaultClient } from '../../src/client/index.js'
 import { IdentityError, type BoundIdentityService, type IdentityService } from '../../src/index.js'
+import { CONTRACTS } from '../../src/service/contracts.js'
 
 interface Sent {
   url: string
@@ -189,9 +190,10 @@ describe('types', () => {
     // Every operation but the wallet-facing ones (`client: false`: their clients are wallets, not an issuing backend).
     type ClientSide = Pick<BoundIdentityService, keyof ClientOperations>
     expectTypeOf<ClientOperations>().toEqualTypeOf<ClientSide>()
-    expectTypeOf<keyof BoundIdentityService>().toEqualTypeOf<
-      keyof ClientOperations | 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'
-    >()
+    type WalletFacing = {
+      [K in keyof typeof CONTRACTS]: (typeof CONTRACTS)[K] extends { client: false } ? K : never
+    }[keyof typeof CONTRACTS]
+    expectTypeOf<keyof BoundIdentityService>().toEqualTypeOf<keyof ClientOperations | WalletFacing>()
     expectTypeOf<ReturnType<DidvaultClient['as']>>().toEqualTypeOf<ClientSide>()
     expectTypeOf<Pick<DidvaultClient, keyof ClientSide>>().toEqualTypeOf<ClientSide>()
     expectTypeOf<Parameters<DidvaultClient['createVaultWallet']>[0]>().toHaveProperty('vaultID')

@@ -15,7 +15,12 @@ export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-k
 /** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
 /** The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
 export interface OperationsApi {
-  as(auth: AuthContext): Omit<BoundIdentityService, 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'>
+  as(
+    auth: AuthContext,
+  ): Omit<
+    BoundIdentityService,
+    'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata' | 'getCredentialOffer' | 'redeemToken' | 'getNonce'
+  >
 }
 
 /** What the cases made so far. */
@@ -467,6 +472,35 @@ export const OPERATION_CASES: OperationCase[] = [
     name: 'an unknown issuer: 404',
     auth: () => ({}),
     input: () => ({ issuer: 'nobody' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  // ---- helper "offer-token": without the OID4VCI module (these runs have none), offers are 422 and its endpoints 404
+  call({
+    operation: 'createCredentialOffer',
+    name: 'no OID4VCI module: 422 naming it',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ configurations: [{ id: 'Identity', claims: { given_name: 'Erika' } }] }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /oid4vci/ },
+  }),
+  call({
+    operation: 'getCredentialOffer',
+    name: 'no OID4VCI module: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases', offerId: 'x' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'redeemToken',
+    name: 'no OID4VCI module: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases', grant_type: 'urn:ietf:params:oauth:grant-type:pre-authorized_code', 'pre-authorized_code': 'x' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'getNonce',
+    name: 'no OID4VCI module: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
   call({

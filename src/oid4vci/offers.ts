@@ -1,0 +1,222 @@
+/**
+ * Credential Offers (OID4VCI 1.0 §4): the issuing backend makes one (`createCredentialOffer`: configurations and their
+ * claims, an optional PIN, expiry), wallets fetch it by reference (`GET /oid4vci/:issuer/offers/:offerId`).
+ *
+ * What is stored (docs/oid4vci.md): the offer record under the keyed hash of its id (`OneTimeStore.keyed`), the PIN as a
+ * keyed hash over (offer id, PIN), and the pre-authorized code as a one-time value (keyed hash only). The code is not
+ * kept anywhere: it is derived again on each fetch of the offer as the keyed hash of the offer id under its own purpose
+ * (HMAC with the one-time hashing key, sealed by the master key) — so a copy of the database holds no offer id, code or
+ * PIN, and nothing to test guesses against without the master key.
+ */
+import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
+import type { Caller } from '../auth/context.js'
+import type { AuditTrail } from '../audit/trail.js'
+import { IdentityError, invalid, notFound } from '../errors.js'
+import type { OneTimeStore } from '../one-time/index.js'
+import { principalOf } from '../did/methods/ethr/index.js'
+import { collectionOf, tenantCollections } from '../storage/declaration.js'
+import type { StorageAdapter } from '../storage/port.js'
+import { assertControlsWallet } from '../wallets/access.js'
+import type { CredentialsContext } from '../credentials/context.js'
+import { WALLETS } from '../wallets/records.js'
+import { ONE_TIME_KINDS } from './grants.js'
+import { credentialIssuerOf, requirePublicUrl } from './issuer-url.js'
+import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
+import type { CreateCredentialOfferInput, CredentialOfferResponse } from './offer-schemas.js'
+import { configurationOf, issuerBySlug, issuerOfTenant, OID4VCI_OFFERS, type IssuerRecord, type OfferRecord } from './records.js'
+
+/** What the offer operations use of the service. */
+export type OffersContext = Pick<CredentialsContext, 'callers'> &
+  Oid4vciContext & {
+    storage: StorageAdapter
+    oneTime: OneTimeStore
+    audit: Pick<AuditTrail, 'append'>
+    now: () => number
+    config: { publicUrl?: string }
+  }
+
+/** Purposes of the keyed hashes of offers (`OneTimeStore.keyed`). */
+const KEYED = { offer: 'oid4vci-offer', code: 'oid4vci-pre-auth-code', txCode: 'oid4vci-tx-code' } as const
+
+/** Characters of a `text` PIN: no 0/O, 1/I/L look-alikes. */
+const TEXT_PIN = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789'
+
+/** The running issuer, or the 422 of a management operation on a service without the module. */
+export function requireModule(oid4vci: Oid4vciRuntime | undefined): Oid4vciRuntime {
+  if (!oid4vci) throw invalid('oid4vci: the service has no OID4VCI issuer module (IdentityService.create({ oid4vci: oid4vci() }))')
+  return oid4vci
+}
+
+/** The storage id of an offer: the keyed hash of its id in its tenant. */
+export const offerRecordIdOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
+  oneTime.keyed(KEYED.offer, tenantId, offerId)
+
+/** The pre-authorized code of an offer: derived from its id, never stored. */
+export const preAuthorizedCodeOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
+  oneTime.keyed(KEYED.code, tenantId, offerId)
+
+/** The keyed hash of a PIN of an offer. */
+const txCodeHashOf = (oneTime: OneTimeStore, tenantId: string, recordId: string, pin: string): string =>
+  oneTime.keyed(KEYED.txCode, tenantId, JSON.stringify([recordId, pin]))
+
+/** Whether `pin` is the offer's PIN (constant time over the hashes). */
+export function txCodeMatches(oneTime: OneTimeStore, offer: OfferRecord, pin: string): boolean {
+  if (!offer.txCode) return false
+  const given = Buffer.from(txCodeHashOf(oneTime, offer.tenantId, offer.id, pin))
+  const kept = Buffer.from(offer.txCode.hash)
+  return given.length === kept.length && timingSafeEqual(given, kept)
+}
+
+/** A PIN of `length` characters, drawn with the platform's CSPRNG. */
+function drawPin(length: number, inputMode: 'numeric' | 'text'): string {
+  const alphabet = inputMode === 'numeric' ? '0123456789' : TEXT_PIN
+  return Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('')
+}
+
+/** The `openid-credential-offer://` URI of an offer fetched by reference. */
+const offerUriOf = (credentialOfferUri: string) =>
+  `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(credentialOfferUri)}`
+
+/** An SVG QR code of `text`, by the optional peer `qrcode` (a clear 422 when it is not installed). */
+async function qrSvg(text: string): Promise<string> {
+  let qrcode: { toString(text: string, options: { type: 'svg' }): Promise<string> }
+  try {
+    qrcode = await import('qrcode')
+    qrcode = (qrcode as unknown as { default?: typeof qrcode }).default ?? qrcode
+  } catch {
+    throw invalid('qr: the optional peer dependency qrcode is not installed (npm install qrcode)')
+  }
+  return qrcode.toString(text, { type: 'svg' })
+}
+
+/**
+ * Makes a Credential Offer of the caller's tenant: the configurations (of its issuer, each issuing DID controlled by
+ * the caller) with their claims, an optional PIN drawn here and returned once, a pre-authorized code live until the
+ * offer expires. Audited `credentialOffer.create` (target: the offer's storage id, not its id). Nothing is written
+ * before every check passed.
+ */
+export async function createCredentialOffer(
+  ctx: OffersContext,
+  caller: Caller,
+  input: CreateCredentialOfferInput,
+): Promise<CredentialOfferResponse> {
+  const publicUrl = requirePublicUrl(ctx.config.publicUrl)
+  const oid4vci = requireModule(ctx.oid4vci)
+  const issuer = await issuerOfTenant(ctx.storage, caller.tenantId)
+  const ids = input.configurations.map((c) => c.id)
+  if (new Set(ids).size !== ids.length) throw invalid('configurations: each configuration at most once')
+  const claims: Record<string, Record<string, unknown>> = {}
+  for (const [index, { id, claims: given }] of input.configurations.entries()) {
+    const configuration = issuer && (await configurationOf(ctx.storage, caller.tenantId, id))
+    if (!issuer || !configuration) throw notFound(`configurations.${index}.id: no credential configuration ${id} in this tenant`)
+    if (configuration.issuer !== issuer.slug) throw invalid(`configurations.${index}.id: ${id} is not of the issuer ${issuer.slug}`)
+    await assertControlsIssuer(ctx, caller, configuration.issuingDid, index)
+    claims[id] = given
+  }
+  const spec = input.txCode === true ? {} : input.txCode
+  const length = spec?.length ?? 6
+  const inputMode = spec?.inputMode ?? 'numeric'
+
+  const now = ctx.now()
+  const ttlSeconds = input.expiresInSeconds ?? oid4vci.options.offerTtlSeconds
+  const expiresAt = now + ttlSeconds * 1000
+  const offerId = randomBytes(32).toString('base64url')
+  const id = offerRecordIdOf(ctx.oneTime, caller.tenantId, offerId)
+  const pin = spec ? drawPin(length, inputMode) : undefined
+  const record: OfferRecord = {
+    id,
+    tenantId: caller.tenantId,
+    issuer: issuer!.slug,
+    configurationIds: ids,
+    claims,
+    ...(pin !== undefined && {
+      txCode: {
+        hash: txCodeHashOf(ctx.oneTime, caller.tenantId, id, pin),
+        length,
+        inputMode,
+        ...(spec?.description !== undefined && { description: spec.description }),
+      },
+    }),
+    expiresAt,
+    createdBy: { dids: caller.dids, ...(caller.apiKeyId !== undefined && { apiKeyId: caller.apiKeyId }) },
+    state: 'offered',
+    createdAt: now,
+    updatedAt: now,
+  }
+  const credentialOfferUri = `${credentialIssuerOf(publicUrl, issuer!.slug)}/offers/${offerId}`
+  const offerUri = offerUriOf(credentialOfferUri)
+  const qr = await qrSvg(offerUri)
+  await ctx.storage.transaction(async (tx) => {
+    await collectionOf(tx, OID4VCI_OFFERS).insert(record)
+    await ctx.audit.append(tx, caller, [{ action: 'credentialOffer.create', target: { type: 'credentialOffer', id } }])
+  })
+  // The code lives as long as the offer; written after the offer, so a code never names a missing offer.
+  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.preAuthorizedCode, preAuthorizedCodeOf(ctx.oneTime, caller.tenantId, offerId), {
+    ttlMs: expiresAt - now,
+    data: { offer: id },
+  })
+  return {
+    offerId,
+    offerUri,
+    credentialOfferUri,
+    qr,
+    expiresAt: new Date(expiresAt).toISOString(),
+    ...(pin !== undefined && { txCode: pin }),
+  }
+}
+
+/** Control of a configuration's issuing DID (403), which must still be a wallet of the tenant (422 NOT_FOUND). */
+async function assertControlsIssuer(ctx: OffersContext, caller: Caller, issuingDid: string, index: number): Promise<void> {
+  const { wallets } = tenantCollections(ctx.storage, caller.tenantId, { wallets: WALLETS })
+  const wallet = await wallets.findOne({ field: 'did', op: 'eq', value: principalOf(issuingDid) })
+  if (!wallet) throw notFound(`configurations.${index}.id: its issuing DID ${issuingDid} is no longer a wallet of this tenant`)
+  await assertControlsWallet(ctx, caller, wallet)
+}
+
+/** The issuer a wallet-facing request names, with the tenant it is of; 404 without `publicUrl`, the module or the slug. */
+export async function walletFacingIssuer(
+  ctx: Pick<OffersContext, 'storage' | 'config' | 'oid4vci'>,
+  slug: string,
+): Promise<{ issuer: IssuerRecord; credentialIssuer: string; oid4vci: Oid4vciRuntime }> {
+  const { publicUrl } = ctx.config
+  const issuer = publicUrl === undefined || !ctx.oid4vci ? undefined : await issuerBySlug(ctx.storage, slug)
+  if (!issuer || publicUrl === undefined || !ctx.oid4vci) throw new IdentityError('NOT_FOUND', `no Credential Issuer ${slug}`, 404)
+  return { issuer, credentialIssuer: credentialIssuerOf(publicUrl, slug), oid4vci: ctx.oid4vci }
+}
+
+/** A live offer of the tenant by its storage id, or undefined (expired, burned, redeemed or unknown). */
+export async function liveOffer(
+  ctx: Pick<OffersContext, 'storage' | 'now'>,
+  tenantId: string,
+  id: string,
+): Promise<OfferRecord | undefined> {
+  const offer = await collectionOf(ctx.storage, OID4VCI_OFFERS).get(id)
+  if (!offer || offer.tenantId !== tenantId || offer.state !== 'offered' || offer.expiresAt <= ctx.now()) return undefined
+  return offer
+}
+
+/** GET a Credential Offer by reference (OID4VCI 1.0 §4.1.3): the offer JSON, with its pre-authorized code. */
+export async function getCredentialOffer(
+  ctx: OffersContext,
+  _caller: Caller,
+  input: { issuer: string; offerId: string },
+): Promise<{ credential_issuer: string; credential_configuration_ids: string[]; grants: Record<string, Record<string, unknown>> }> {
+  const { issuer, credentialIssuer } = await walletFacingIssuer(ctx, input.issuer)
+  const offer = await liveOffer(ctx, issuer.tenantId, offerRecordIdOf(ctx.oneTime, issuer.tenantId, input.offerId))
+  if (!offer || offer.issuer !== issuer.slug) throw new IdentityError('NOT_FOUND', 'no such credential offer, or it expired', 404)
+  const txCode = offer.txCode && {
+    length: offer.txCode.length,
+    input_mode: offer.txCode.inputMode,
+    ...(offer.txCode.description !== undefined && { description: offer.txCode.description }),
+  }
+  return {
+    credential_issuer: credentialIssuer,
+    credential_configuration_ids: offer.configurationIds,
+    grants: {
+      'urn:ietf:params:oauth:grant-type:pre-authorized_code': {
+        'pre-authorized_code': preAuthorizedCodeOf(ctx.oneTime, issuer.tenantId, input.offerId),
+        ...(txCode && { tx_code: txCode }),
+      },
+    },
+  }
+}

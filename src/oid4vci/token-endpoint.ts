@@ -1,0 +1,122 @@
+/**
+ * The token endpoint (`POST /oid4vci/:issuer/token`, RFC 6749 §4.1.3, OID4VCI 1.0 §6) for the pre-authorized code grant,
+ * and the nonce endpoint (`POST /oid4vci/:issuer/nonce`, OID4VCI 1.0 §7).
+ *
+ * Order (the protocol adapter's, see `protocol/token.ts`): parse → DPoP proof (method, public URL) → the code found by
+ * its keyed hash, at this tenant's issuer only → DPoP when a configuration requires it → the PIN (a wrong one counted
+ * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → the
+ * code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the DPoP `jti` remembered once → the
+ * access token stored as a keyed hash with its {@link AccessGrant}. The authorization code grant is the
+ * authorization-code module's (`unsupported_grant_type` until it is plugged in here).
+ */
+import { randomBytes } from 'node:crypto'
+import type { AuthContext, Caller } from '../auth/context.js'
+import { collectionOf } from '../storage/declaration.js'
+import { ONE_TIME_KINDS, type AccessGrant } from './grants.js'
+import { authorizationServerMetadata } from './metadata.js'
+import { OAuthError } from './oauth-error.js'
+import type { TokenResponseBody } from './offer-schemas.js'
+import { liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from './offers.js'
+import type * as Protocol from './protocol/index.js'
+import { configurationOf, OID4VCI_OFFERS, type ConfigurationRecord, type OfferRecord } from './records.js'
+
+/** Headers of the token and nonce answers: never cached (RFC 6749 §5.1, OID4VCI 1.0 §7.2). */
+export const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
+
+const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
+
+/** POST token: a pre-authorized code (and PIN) for an access token. */
+export async function redeemToken(
+  ctx: OffersContext,
+  _caller: Caller,
+  input: { issuer: string; grant_type: string } & Record<string, string>,
+  auth: AuthContext,
+): Promise<TokenResponseBody> {
+  const { issuer: slug, ...body } = input
+  const { issuer, credentialIssuer, oid4vci } = await walletFacingIssuer(ctx, slug)
+  const tenantId = issuer.tenantId
+  const request: Protocol.WalletRequest = {
+    method: auth.method ?? 'POST',
+    url: auth.url ?? `${credentialIssuer}/token`,
+    ...(auth.dpop !== undefined && { dpop: auth.dpop }),
+    ...(auth.authorization !== undefined && { authorization: auth.authorization }),
+  }
+  // Sphereon's wallets (draft 13 naming) send the PIN as `user_pin`, with or without `tx_code`.
+  if (body.tx_code === undefined && typeof body.user_pin === 'string') body.tx_code = body.user_pin
+  delete body.user_pin
+  const token = oid4vci.protocol.token.parseTokenRequest(request, body)
+  const dpop = token.hasDpop ? await oid4vci.protocol.dpop.verify(request) : undefined
+  if (token.grant.type !== 'pre-authorized_code')
+    throw new OAuthError('unsupported_grant_type', 'only the pre-authorized code grant is served')
+
+  const code = token.grant.preAuthorizedCode
+  const held = await ctx.oneTime.peek(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)
+  const offer = typeof held?.offer === 'string' ? await liveOffer(ctx, tenantId, held.offer) : undefined
+  if (!offer || offer.issuer !== slug) throw invalidGrant('the pre-authorized code is unknown, used or expired')
+  const configurations = await Promise.all(offer.configurationIds.map((id) => configurationOf(ctx.storage, tenantId, id)))
+  if (configurations.some((c) => c === undefined)) throw invalidGrant('a credential configuration of the offer was deleted')
+  if (!dpop && configurations.some((c) => c?.dpopRequired === true))
+    throw new OAuthError(
+      'invalid_dpop_proof',
+      'a credential configuration of the offer requires a DPoP-bound access token: send a DPoP proof',
+    )
+
+  if (offer.txCode) {
+    if (token.grant.txCode === undefined) throw new OAuthError('invalid_request', 'the offer requires a tx_code')
+    if (!txCodeMatches(ctx.oneTime, offer, token.grant.txCode)) {
+      const { burned } = await ctx.oneTime.attempt(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code, oid4vci.options.txCodeAttempts)
+      if (burned) await mark(ctx, offer, 'burned')
+      throw invalidGrant(burned ? 'the tx_code is wrong; too many tries: the offer can no longer be redeemed' : 'the tx_code is wrong')
+    }
+  }
+  if ((await ctx.oneTime.consume(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)) === undefined)
+    throw invalidGrant('the pre-authorized code is unknown, used or expired')
+  const metadata = authorizationServerMetadata(credentialIssuer, configurations as ConfigurationRecord[])
+  await oid4vci.protocol.token.verifyGrant(request, token, {
+    metadata: metadata as unknown as Protocol.GrantExpectations['metadata'],
+    expiresAt: new Date(offer.expiresAt),
+    txCodeRequired: offer.txCode !== undefined,
+  })
+  if (dpop) {
+    const fresh = await ctx.oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
+    if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
+  }
+
+  const accessToken = randomBytes(32).toString('base64url')
+  const expiresInSeconds = oid4vci.options.accessTokenTtlSeconds
+  const grant: AccessGrant = {
+    issuer: slug,
+    configurationIds: offer.configurationIds,
+    claims: offer.claims,
+    offerId: offer.id,
+    ...(dpop && { jkt: dpop.jkt }),
+  }
+  await ctx.oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
+  await mark(ctx, offer, 'redeemed')
+  const response = oid4vci.lib.tokenResponse({
+    accessToken,
+    expiresInSeconds,
+    ...(dpop && { dpopJkt: dpop.jkt }),
+    // The credential identifiers are the configuration ids (digitalbazaar's wallet needs them to send 1.0 requests).
+    authorizationDetails: offer.configurationIds.map((id) => ({
+      type: 'openid_credential',
+      credential_configuration_id: id,
+      credential_identifiers: [id],
+    })),
+  })
+  // RFC 6749 §7.1 makes the type case-insensitive; digitalbazaar's wallet compares with lowercase `bearer`.
+  return { ...response, token_type: dpop ? 'DPoP' : 'bearer' } as TokenResponseBody
+}
+
+/** The offer's state, once redeemed or burned (for the issuing backend; single use rests on the code's consume). */
+async function mark(ctx: Pick<OffersContext, 'storage' | 'now'>, offer: OfferRecord, state: OfferRecord['state']): Promise<void> {
+  await collectionOf(ctx.storage, OID4VCI_OFFERS).update(offer.id, { state, updatedAt: Math.max(ctx.now(), offer.updatedAt + 1) })
+}
+
+/** POST nonce: a fresh `c_nonce` for key proofs, single use, live for the module's `nonceTtlSeconds`. */
+export async function issueNonce(ctx: OffersContext, _caller: Caller, input: { issuer: string }): Promise<{ c_nonce: string }> {
+  const { issuer, oid4vci } = await walletFacingIssuer(ctx, input.issuer)
+  const cNonce = randomBytes(32).toString('base64url')
+  await ctx.oneTime.issue(issuer.tenantId, ONE_TIME_KINDS.cNonce, cNonce, { ttlMs: oid4vci.options.nonceTtlSeconds * 1000 })
+  return oid4vci.lib.nonceResponse(cNonce) as { c_nonce: string }
+}

@@ -1,0 +1,267 @@
+/**
+ * Offers, the token endpoint (pre-authorized code) and the nonce endpoint over loopback HTTP on a SQLite file: the
+ * `@openid4vc/openid4vci` client resolves an offer and gets a token (PIN, DPoP); replays, wrong PINs, another tenant's
+ * code, `dpopRequired`; the offer id, the PIN and the code are not in the database's bytes.
+ */
+import type { AddressInfo } from 'node:net'
+import type { Server } from 'node:http'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomUUID } from 'node:crypto'
+import express from 'express'
+import * as jose from 'jose'
+import { Openid4vciClient } from '@openid4vc/openid4vci'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
+import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
+import { createRouter, createWellKnownRouter } from '../../src/http/router.js'
+import { oid4vci } from '../../src/oid4vc.js'
+import { newP256, oid4vcCallbacks } from '../helpers/oid4vci-callbacks.js'
+import { TENANT_A, TENANT_B } from '../helpers/harness.js'
+import type { StorageAdapter } from '../../src/storage/port.js'
+import type { OfferRecord } from '../../src/oid4vci/records.js'
+
+const ORIGIN = 'https://issuer.test'
+const PUBLIC_URL = `${ORIGIN}/identity`
+const TOKEN = `${PUBLIC_URL}/oid4vci/acme/token`
+const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
+
+let server: Server
+let base: string
+let service: IdentityService
+let dir: string
+let storage: StorageAdapter
+const secrets: string[] = []
+
+/** Requests to https://issuer.test go to the loopback server. */
+const loopback: typeof fetch = (input, init) => {
+  const url = String(input instanceof Request ? input.url : input)
+  if (!url.startsWith(ORIGIN)) throw new Error(`unexpected request to ${url}`)
+  return fetch(base + url.slice(ORIGIN.length), init)
+}
+
+async function issuerOf(token: string, slug: string, dpopRequired = false) {
+  const api = service.as({ authorization: `Bearer ${token}` })
+  const { wallet } = await api.generateWallet({ walletConfig: { didMethod: 'jwk', keyType: 'P-256' } })
+  const { jwt } = await api.generateToken({ iss: wallet.did })
+  const withDid = service.as({ authorization: `Bearer ${token}`, didAuth: jwt })
+  for (const [id, required] of [
+    ['Identity', dpopRequired],
+    ['Strict', true],
+  ] as const)
+    await withDid.createCredentialConfiguration({
+      id,
+      issuer: slug,
+      format: 'dc+sd-jwt',
+      vct: 'https://credentials.example.com/identity',
+      issuingDid: wallet.did,
+      dpopRequired: required,
+    })
+  return withDid
+}
+
+let acme: Awaited<ReturnType<typeof issuerOf>>
+let other: Awaited<ReturnType<typeof issuerOf>>
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'didvault-offers-'))
+  const app = express()
+  server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s))
+  })
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  service = await IdentityService.create({
+    storage: (storage = createSqliteStorage({ path: join(dir, 'vault.db') })),
+    masterKey: randomMasterKey(),
+    tenants: staticTenants({ [TENANT_A]: 'tenant-a', [TENANT_B]: 'tenant-b' }),
+    publicUrl: PUBLIC_URL,
+    oid4vci: oid4vci({ txCodeAttempts: 3 }),
+  })
+  app.use(createWellKnownRouter(service))
+  app.use('/identity', createRouter(service))
+  acme = await issuerOf(TENANT_A, 'acme')
+  other = await issuerOf(TENANT_B, 'other')
+}, 60_000)
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await service.close()
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function offer(input: Record<string, unknown> = {}, api = acme) {
+  const made = await api.createCredentialOffer({ configurations: [{ id: 'Identity', claims: { given_name: 'Erika' } }], ...input })
+  const document = (await (await loopback(made.credentialOfferUri)).json()) as Record<string, any>
+  const code: string = document.grants[PRE_AUTH]['pre-authorized_code']
+  secrets.push(made.offerId, code, ...(made.txCode ? [made.txCode] : []))
+  return { made, document, code }
+}
+
+async function token(slug: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const res = await loopback(`${PUBLIC_URL}/oid4vci/${slug}/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    body: new URLSearchParams({ grant_type: PRE_AUTH, ...fields }).toString(),
+  })
+  return { status: res.status, body: (await res.json()) as Record<string, any>, headers: res.headers }
+}
+
+describe('offers', () => {
+  it('answers the offer URI, its QR code and the PIN once; the offer by reference names the PIN’s shape, no-store', async () => {
+    const { made, document } = await offer({ txCode: { length: 8, inputMode: 'text', description: 'from the letter' } })
+    expect(made.offerUri).toBe(`openid-credential-offer://?credential_offer_uri=${encodeURIComponent(made.credentialOfferUri)}`)
+    expect(made.credentialOfferUri).toBe(`${PUBLIC_URL}/oid4vci/acme/offers/${made.offerId}`)
+    expect(made.qr).toMatch(/^<svg/)
+    expect(made.txCode).toMatch(/^[A-Z2-9]{8}$/)
+    expect(document).toMatchObject({
+      credential_issuer: `${PUBLIC_URL}/oid4vci/acme`,
+      credential_configuration_ids: ['Identity'],
+      grants: { [PRE_AUTH]: { tx_code: { length: 8, input_mode: 'text', description: 'from the letter' } } },
+    })
+    const res = await loopback(made.credentialOfferUri)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+  })
+
+  it('refuses an unknown configuration (another tenant’s included) and a bad PIN spec', async () => {
+    await expect(acme.createCredentialOffer({ configurations: [{ id: 'Nope', claims: {} }] })).rejects.toMatchObject({
+      errorType: 'NOT_FOUND',
+    })
+    await expect(other.createCredentialOffer({ configurations: [{ id: 'Nope', claims: {} }] })).rejects.toMatchObject({
+      errorType: 'NOT_FOUND',
+    })
+    await expect(
+      acme.createCredentialOffer({ configurations: [{ id: 'Identity', claims: {} }], txCode: { length: 3 } }),
+    ).rejects.toMatchObject({
+      errorType: 'VALIDATION_ERROR',
+    })
+  })
+
+  it('another issuer’s slug or an unknown offer: 404 OAuth body', async () => {
+    const { made } = await offer()
+    const res = await loopback(`${PUBLIC_URL}/oid4vci/other/offers/${made.offerId}`)
+    expect(res.status).toBe(404)
+    expect(await res.json()).toMatchObject({ error: 'invalid_request' })
+  })
+})
+
+describe('token endpoint', () => {
+  it('@openid4vc/openid4vci’s client resolves the offer and gets a DPoP-bound token with the PIN', async () => {
+    const { made } = await offer({ txCode: true })
+    const dpopKey = newP256()
+    const client = new Openid4vciClient({ callbacks: oid4vcCallbacks([dpopKey], loopback) })
+    const credentialOffer = await client.resolveCredentialOffer(made.offerUri)
+    const issuerMetadata = await client.resolveIssuerMetadata(credentialOffer.credential_issuer)
+    const { accessTokenResponse } = await client.retrievePreAuthorizedCodeAccessTokenFromOffer({
+      credentialOffer,
+      issuerMetadata,
+      txCode: made.txCode,
+      dpop: { signer: { method: 'jwk', alg: 'ES256', publicJwk: dpopKey.publicJwk } },
+    })
+    expect(accessTokenResponse.token_type).toBe('DPoP')
+    expect(accessTokenResponse.authorization_details).toEqual([
+      { type: 'openid_credential', credential_configuration_id: 'Identity', credential_identifiers: ['Identity'] },
+    ])
+    secrets.push(accessTokenResponse.access_token)
+    const grant = await service.oneTime.peek('tenant-a', 'access-token', accessTokenResponse.access_token)
+    expect(grant).toMatchObject({ issuer: 'acme', configurationIds: ['Identity'], claims: { Identity: { given_name: 'Erika' } } })
+    expect(typeof grant?.jkt).toBe('string')
+  })
+
+  it('a Bearer token says lowercase bearer; the code is single use (a replay: invalid_grant)', async () => {
+    const { code } = await offer()
+    const first = await token('acme', { 'pre-authorized_code': code })
+    expect(first.status).toBe(200)
+    expect(first.body.token_type).toBe('bearer')
+    expect(first.headers.get('cache-control')).toBe('no-store')
+    const again = await token('acme', { 'pre-authorized_code': code })
+    expect(again.status).toBe(400)
+    expect(again.body.error).toBe('invalid_grant')
+  })
+
+  it('wrong PINs burn the code at txCodeAttempts: the right one is refused then; user_pin is read; a missing PIN is invalid_request', async () => {
+    const { made, code } = await offer({ txCode: true })
+    expect((await token('acme', { 'pre-authorized_code': code })).body.error).toBe('invalid_request')
+    for (let i = 0; i < 3; i++)
+      expect((await token('acme', { 'pre-authorized_code': code, user_pin: '000000x' })).body.error).toBe('invalid_grant')
+    const late = await token('acme', { 'pre-authorized_code': code, tx_code: made.txCode! })
+    expect(late.body.error).toBe('invalid_grant')
+    const fresh = await offer({ txCode: true })
+    expect((await token('acme', { 'pre-authorized_code': fresh.code, user_pin: fresh.made.txCode! })).status).toBe(200)
+  })
+
+  it('an expired offer is refused: invalid_grant, and its offer 404', async () => {
+    const { made, code } = await offer({ expiresInSeconds: 30 })
+    // Its expiry passed: moved into the past in the database (the one-time code lives on; the offer decides).
+    const offers = storage.collection<OfferRecord>('oid4vci_offers')
+    const mine = (await offers.find({ and: [] }, { limit: 1_000 })).items.filter((o) => o.expiresAt - o.createdAt === 30_000)
+    expect(mine).toHaveLength(1)
+    await offers.update(mine[0].id, { expiresAt: Date.now() - 1 })
+    expect((await token('acme', { 'pre-authorized_code': code })).body.error).toBe('invalid_grant')
+    expect((await loopback(made.credentialOfferUri)).status).toBe(404)
+  })
+
+  it('a code of tenant A at tenant B’s issuer: invalid_grant, and the code still works at its own', async () => {
+    const { code } = await offer()
+    expect((await token('other', { 'pre-authorized_code': code })).body.error).toBe('invalid_grant')
+    expect((await token('acme', { 'pre-authorized_code': code })).status).toBe(200)
+  })
+
+  it('a configuration requiring DPoP refuses a Bearer request (invalid_dpop_proof) and keeps the code', async () => {
+    const made = await acme.createCredentialOffer({ configurations: [{ id: 'Strict', claims: {} }] })
+    const document = (await (await loopback(made.credentialOfferUri)).json()) as Record<string, any>
+    const code: string = document.grants[PRE_AUTH]['pre-authorized_code']
+    const res = await token('acme', { 'pre-authorized_code': code })
+    expect(res.status).toBe(400)
+    expect(res.body.error).toBe('invalid_dpop_proof')
+    expect(await service.oneTime.peek('tenant-a', 'pre-auth-code', code)).toBeDefined()
+  })
+
+  it('a DPoP proof for another URL or method, and a replayed proof, are refused', async () => {
+    const key = newP256()
+    const signing = await jose.importJWK(key.privateJwk, 'ES256')
+    const proofFor = (htu: string, htm: string) =>
+      new jose.SignJWT({ htu, htm, jti: randomUUID(), iat: Math.floor(Date.now() / 1000) })
+        .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk })
+        .sign(signing)
+    const a = await offer()
+    const wrongUrl = await token(
+      'acme',
+      { 'pre-authorized_code': a.code },
+      { DPoP: await proofFor(`${PUBLIC_URL}/oid4vci/other/token`, 'POST') },
+    )
+    expect(wrongUrl.body.error).toBe('invalid_dpop_proof')
+    const wrongMethod = await token('acme', { 'pre-authorized_code': a.code }, { DPoP: await proofFor(TOKEN, 'GET') })
+    expect(wrongMethod.body.error).toBe('invalid_dpop_proof')
+    const proof = await proofFor(TOKEN, 'POST')
+    expect((await token('acme', { 'pre-authorized_code': a.code }, { DPoP: proof })).body.token_type).toBe('DPoP')
+    const b = await offer()
+    expect((await token('acme', { 'pre-authorized_code': b.code }, { DPoP: proof })).body.error).toBe('invalid_dpop_proof')
+  })
+})
+
+describe('nonce endpoint', () => {
+  it('answers a fresh c_nonce, no-store, kept single-use in the one-time store', async () => {
+    const res = await loopback(`${PUBLIC_URL}/oid4vci/acme/nonce`, { method: 'POST' })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('cache-control')).toBe('no-store')
+    const { c_nonce } = (await res.json()) as { c_nonce: string }
+    secrets.push(c_nonce)
+    expect(await service.oneTime.consume('tenant-a', 'c-nonce', c_nonce)).toEqual({})
+    expect(await service.oneTime.consume('tenant-a', 'c-nonce', c_nonce)).toBeUndefined()
+    expect((await loopback(`${PUBLIC_URL}/oid4vci/nobody/nonce`, { method: 'POST' })).status).toBe(404)
+  })
+})
+
+describe('storage', () => {
+  it('the offer ids, PINs, codes, tokens and nonces are not in the SQLite bytes', () => {
+    expect(secrets.length).toBeGreaterThan(10)
+    const bytes = ['vault.db', 'vault.db-wal']
+      .map((name) => join(dir, name))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString('latin1'))
+      .join('')
+    expect(bytes.length).toBeGreaterThan(0)
+    for (const secret of secrets) expect(bytes.includes(secret), secret).toBe(false)
+  })
+})
