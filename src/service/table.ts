@@ -29,6 +29,7 @@ import { getStatusList } from '../status/publish.js'
 import { getAuditRecords } from '../audit/operations.js'
 import * as oid4vciConfigurations from '../oid4vci/configurations.js'
 import * as oid4vciMetadata from '../oid4vci/metadata.js'
+import * as oid4vciCredential from '../oid4vci/credential-endpoint.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -89,4 +90,7 @@ export const OPERATIONS = {
   getAuthorizationServerMetadata: defineOperation(C.getAuthorizationServerMetadata, {
     handler: oid4vciMetadata.getAuthorizationServerMetadata,
   }),
+  // ---- helper "credential": the credential and notification endpoints
+  requestCredential: defineOperation(C.requestCredential, { handler: oid4vciCredential.requestCredential, signs: 'caller' }),
+  sendCredentialNotification: defineOperation(C.sendCredentialNotification, { handler: oid4vciCredential.sendCredentialNotification }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

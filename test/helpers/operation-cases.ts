@@ -15,7 +15,12 @@ export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-k
 /** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
 /** The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
 export interface OperationsApi {
-  as(auth: AuthContext): Omit<BoundIdentityService, 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'>
+  as(
+    auth: AuthContext,
+  ): Omit<
+    BoundIdentityService,
+    'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata' | 'requestCredential' | 'sendCredentialNotification'
+  >
 }
 
 /** What the cases made so far. */
@@ -467,6 +472,21 @@ export const OPERATION_CASES: OperationCase[] = [
     name: 'an unknown issuer: 404',
     auth: () => ({}),
     input: () => ({ issuer: 'nobody' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  // ---- helper "credential": without the issuer module the wallet-facing endpoints do not exist
+  call({
+    operation: 'requestCredential',
+    name: 'a credential request to a service without the OID4VCI module: 404',
+    auth: () => ({ authorization: 'Bearer some-access-token' }),
+    input: () => ({ issuer: 'cases', credential_configuration_id: 'Identity', proofs: { jwt: ['a.b.c'] } }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'sendCredentialNotification',
+    name: 'a notification to a service without the OID4VCI module: 404',
+    auth: () => ({ authorization: 'Bearer some-access-token' }),
+    input: () => ({ issuer: 'cases', notification_id: 'n', event: 'credential_accepted' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
   call({
