@@ -33,6 +33,12 @@ export interface AuditActFields {
   targetId: string
   /** The role DID of an assignment (`assignment.grant`, `assignment.revoke`). */
   targetRole?: string
+  /** OID4VCI: the offer a credential was issued by (`credential.issue`). */
+  targetOffer?: string
+  /** OID4VCI: RFC 7638 thumbprint of the holder key a credential is bound to (`credential.issue`). */
+  targetHolderKey?: string
+  /** OID4VCI: a wallet's notification event (`credential.notification`). */
+  targetEvent?: string
   outcome: 'ok' | 'refused'
   /** The error type of a refused act. */
   error?: string

@@ -21,6 +21,8 @@ export const AUDIT_ACTIONS = [
   'credential.removeProof',
   'credential.delete',
   'credential.status',
+  'credential.issue',
+  'credential.notification',
   'statusList.sign',
   'presentation.sign',
   'credentialConfiguration.create',
@@ -58,6 +60,15 @@ export const auditEntry = z.object({
     type: z.string(),
     id: z.string(),
     role: z.string().optional().meta({ description: 'An assignment’s role DID (its `id` is the DID it is assigned to).' }),
+    offer: z.string().optional().meta({ description: 'OID4VCI: the offer a credential was issued by (`credential.issue`).' }),
+    holderKey: z
+      .string()
+      .optional()
+      .meta({ description: 'OID4VCI: RFC 7638 thumbprint of the holder key a credential is bound to (`credential.issue`).' }),
+    event: z
+      .string()
+      .optional()
+      .meta({ description: 'OID4VCI: the wallet’s notification event (`credential.notification`: credential_accepted, …).' }),
   }),
   outcome: z.enum(['ok', 'refused']),
   error: z.string().optional().meta({ description: 'The error type of a refused act (`FORBIDDEN`).' }),

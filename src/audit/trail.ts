@@ -46,8 +46,11 @@ export const systemActor = (tenantId: string, system: AuditSystem): AuditActor =
 /** What was done, to what (an id or DID, never a secret), and how it ended. */
 export interface AuditAct {
   action: AuditAction
-  /** `role`: the role DID of an assignment (whose `id` is the DID it is assigned to). */
-  target: { type: string; id: string; role?: string }
+  /**
+   * `role`: the role DID of an assignment (whose `id` is the DID it is assigned to); `offer`, `holderKey`, `event`: an
+   * OID4VCI issuance's offer and holder key thumbprint, a wallet's notification event.
+   */
+  target: { type: string; id: string; role?: string; offer?: string; holderKey?: string; event?: string }
   /** Default `ok`. */
   outcome?: 'ok' | 'refused'
   /** The error type of a refused act. */
@@ -111,6 +114,9 @@ export class StoredAuditTrail implements AuditTrail {
       if (actor.apiKeyId !== undefined) record.apiKeyId = escapeText(actor.apiKeyId)
       if (actor.system !== undefined) record.actorSystem = actor.system
       if (act.target.role !== undefined) record.targetRole = escapeText(act.target.role)
+      if (act.target.offer !== undefined) record.targetOffer = escapeText(act.target.offer)
+      if (act.target.holderKey !== undefined) record.targetHolderKey = escapeText(act.target.holderKey)
+      if (act.target.event !== undefined) record.targetEvent = escapeText(act.target.event)
       if (act.error !== undefined) record.error = act.error
       if (act.approvals !== undefined) record.approvals = act.approvals.map(escapeText)
       return record

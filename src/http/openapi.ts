@@ -118,13 +118,18 @@ function pathOf(route: SharedRoute, table: Contracts): RouteConfig {
     const types = [...new Set(contracts.flatMap((c) => c.bodyTypes ?? ['application/json']))]
     request.body = { required: true, content: Object.fromEntries(types.map((type) => [type, body])) }
   }
-  const responses: RouteConfig['responses'] = {
-    200: first.document
-      ? documentResponse(first)
-      : first.media
-        ? { description: 'Success', content: mediaContent(first) }
-        : { description: 'Success', content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } } },
-  }
+  const responses: RouteConfig['responses'] = first.noContent
+    ? { 204: { description: 'Success: no content' } }
+    : {
+        200: first.document
+          ? documentResponse(first)
+          : first.media
+            ? { description: 'Success', content: mediaContent(first) }
+            : {
+                description: 'Success',
+                content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } },
+              },
+      }
   if (first.document) responses[304] = { description: 'Not Modified: `If-None-Match` names the current ETag' }
   for (const contract of contracts) {
     for (const [status, declared] of Object.entries(contract.errors)) {

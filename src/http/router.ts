@@ -177,6 +177,10 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
   if (status === 503) res.set('retry-after', RETRY_AFTER_SECONDS)
   if (status === 200) {
     if (contract.responseHeaders) res.set(contract.responseHeaders(result))
+    if (contract.noContent === true) {
+      res.status(204).end()
+      return
+    }
     const media = chosen === undefined ? undefined : contract.media?.[chosen]
     if (chosen !== undefined) res.set('content-type', chosen)
     res.status(200).json(media?.select ? media.select(result) : result)

@@ -252,6 +252,7 @@ function recordOf(
     ...(fields.deferred !== undefined && { deferred: fields.deferred }),
     ...(fields.dpopRequired !== undefined && { dpopRequired: fields.dpopRequired }),
     ...(fields.status !== undefined && { status: fields.status }),
+    ...(fields.acceptUntypedProofs !== undefined && { acceptUntypedProofs: fields.acceptUntypedProofs }),
     ...(fields.expiresInSeconds !== undefined && { expiresInSeconds: fields.expiresInSeconds }),
     createdAt: times.createdAt,
     updatedAt: times.updatedAt,
@@ -276,6 +277,7 @@ function viewOf(publicUrl: string, r: ConfigurationRecord): CredentialConfigurat
     ...(r.deferred !== undefined && { deferred: r.deferred }),
     ...(r.dpopRequired !== undefined && { dpopRequired: r.dpopRequired }),
     ...(r.status !== undefined && { status: r.status }),
+    ...(r.acceptUntypedProofs !== undefined && { acceptUntypedProofs: r.acceptUntypedProofs }),
     ...(r.expiresInSeconds !== undefined && { expiresInSeconds: r.expiresInSeconds }),
     credentialIssuer: credentialIssuerOf(publicUrl, r.issuer),
     createdAt: new Date(r.createdAt).toISOString(),
@@ -285,10 +287,19 @@ function viewOf(publicUrl: string, r: ConfigurationRecord): CredentialConfigurat
 
 /** The optional fields of a record, each `undefined`: what a replacement without them removes. */
 const CLEARED: Partial<ConfigurationRecord> = Object.fromEntries(
-  ['vct', 'types', 'context', 'display', 'claims', 'batchSize', 'deferred', 'dpopRequired', 'status', 'expiresInSeconds'].map((k) => [
-    k,
-    undefined,
-  ]),
+  [
+    'vct',
+    'types',
+    'context',
+    'display',
+    'claims',
+    'batchSize',
+    'deferred',
+    'dpopRequired',
+    'status',
+    'acceptUntypedProofs',
+    'expiresInSeconds',
+  ].map((k) => [k, undefined]),
 )
 
 const act = (kind: 'create' | 'update' | 'delete', configurationId: string) => ({

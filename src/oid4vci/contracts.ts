@@ -16,6 +16,11 @@ import {
   metadataQuery,
   servedMetadata,
   updateCredentialConfiguration,
+  credentialRequest,
+  credentialResponseBody,
+  notificationRequest,
+  notificationResponse,
+  walletEndpointParams,
 } from './schemas.js'
 import {
   createCredentialOffer,
@@ -235,5 +240,60 @@ export const OID4VCI_CONTRACTS = {
     input: nonceRequest,
     response: nonceResponseBody,
     responseHeaders: () => NO_STORE,
+  }),
+  // ---- helper "credential": the credential and notification endpoints
+  /** The Credential Endpoint (OID4VCI 1.0 §8). */
+  requestCredential: defineContract({
+    summary: 'Credential Request',
+    description:
+      'The Credential Endpoint: with the access token (DPoP-bound: `Authorization: DPoP` and a `DPoP` proof; else Bearer), ' +
+      'a configuration the token grants and one key proof per credential (`proofs.jwt`, each with a fresh `c_nonce`, ' +
+      '`aud` the Credential Issuer; draft 15’s `proof` too) → one credential per key, bound to it, signed by the ' +
+      'configuration’s issuing DID, stored as a credential record of the tenant and audited `credential.issue`; and a ' +
+      '`notification_id`. Errors are OAuth error bodies (`invalid_proof`, `invalid_nonce` with a fresh `c_nonce`, ' +
+      '`invalid_credential_request`, `unknown_credential_configuration`, `invalid_token`).',
+    auth: 'oid4vci-access',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    audit: { action: 'credential.issue', target: 'credential' },
+    errors: {
+      400: 'invalid_credential_request, unknown_credential_configuration, invalid_proof, invalid_nonce (with `c_nonce`)',
+      401: 'invalid_token, invalid_dpop_proof (with `WWW-Authenticate`)',
+      404: 'No such Credential Issuer, or the service has no `publicUrl`',
+      413: 'The body is over the limit',
+      500: 'server_error',
+      ...UNAVAILABLE_ERRORS,
+    },
+    routes: [{ method: 'post', path: '/oid4vci/:issuer/credential' }],
+    params: walletEndpointParams,
+    input: credentialRequest,
+    response: credentialResponseBody,
+    responseHeaders: () => ({ 'Cache-Control': 'no-store' }),
+  }),
+  /** The Notification Endpoint (OID4VCI 1.0 §11). */
+  sendCredentialNotification: defineContract({
+    summary: 'Notification Request',
+    description:
+      'The wallet tells the issuer what became of credentials it received (`credential_accepted`, `credential_failure`, ' +
+      '`credential_deleted`) by the `notification_id` of the credential response, with the same access token: recorded ' +
+      'in the tenant’s audit trail (`credential.notification`) → 204.',
+    auth: 'oid4vci-access',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    audit: { action: 'credential.notification', target: 'credential' },
+    errors: {
+      400: 'invalid_notification_id (unknown, expired or of another token), invalid_notification_request',
+      401: 'invalid_token, invalid_dpop_proof (with `WWW-Authenticate`)',
+      404: 'No such Credential Issuer, or the service has no `publicUrl`',
+      500: 'server_error',
+      ...UNAVAILABLE_ERRORS,
+    },
+    routes: [{ method: 'post', path: '/oid4vci/:issuer/notification' }],
+    params: walletEndpointParams,
+    input: notificationRequest,
+    response: notificationResponse,
+    noContent: true,
   }),
 }

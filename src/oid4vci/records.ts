@@ -54,6 +54,8 @@ export interface ConfigurationRecord extends StoredRecord {
   deferred?: boolean
   dpopRequired?: boolean
   status?: boolean
+  /** Accept untyped did:jwk key proofs (see the schema's `acceptUntypedProofs`). */
+  acceptUntypedProofs?: boolean
   expiresInSeconds?: number
   createdAt: number
   updatedAt: number

@@ -108,6 +108,14 @@ const configurationFields = {
   deferred: z.boolean().optional().meta({ description: 'Credentials are issued later, completed by the issuing backend.' }),
   dpopRequired: z.boolean().optional().meta({ description: 'Access tokens must be DPoP-bound (RFC 9449).' }),
   status: z.boolean().optional().meta({ description: 'Each issued credential gets a status entry (revocation).' }),
+  acceptUntypedProofs: z
+    .boolean()
+    .optional()
+    .meta({
+      description:
+        'Leniency for deployed wallets (@digitalbazaar/oid4-client): also accept key proofs without `typ` and `iat` whose `kid` ' +
+        'is a did:jwk DID URL, checked by signature, `aud`, `exp` (required, short-lived), `nbf` and nonce. Default false.',
+    }),
   expiresInSeconds: z
     .number()
     .int()
@@ -156,3 +164,46 @@ export const servedMetadata = z.strictObject({
   maxAge: z.number().int().nonnegative(),
 })
 export type ServedMetadata = z.output<typeof servedMetadata>
+
+// ---- helper "credential": the credential and notification endpoints (OID4VCI 1.0 §8, §11)
+
+/** The path parameter of the wallet-facing endpoints: the issuer slug. */
+export const walletEndpointParams = z.strictObject({ issuer: issuerSlug })
+
+/**
+ * A Credential Request (OID4VCI 1.0 §8.2), as wallets send it: checked further by the protocol adapter (its errors are
+ * the specification's `invalid_credential_request`, `invalid_proof`, …). Draft 15's single `proof` is answered like a
+ * one-element `proofs`; `issuer_state` and a stray `proofs.proof_type` (deployed wallets) are ignored.
+ */
+export const credentialRequest = z.looseObject({
+  credential_configuration_id: z.string().max(200).optional().meta({ description: 'The configuration asked for.' }),
+  credential_identifier: z
+    .string()
+    .max(200)
+    .optional()
+    .meta({ description: 'A `credential_identifiers` value of the token response (here: the configuration id).' }),
+  proofs: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .meta({ description: 'Key proofs: `{ jwt: [<openid4vci-proof+jwt>, …] }`, one credential per key (at most the batch size).' }),
+  proof: z.record(z.string(), z.unknown()).optional().meta({ description: 'Draft 15: one key proof `{ proof_type: "jwt", jwt }`.' }),
+})
+export type CredentialRequestInput = z.output<typeof credentialRequest> & { issuer: string }
+
+/** A Credential Response (OID4VCI 1.0 §8.3). */
+export const credentialResponseBody = z.looseObject({
+  credentials: z
+    .array(z.object({ credential: z.union([z.string(), z.record(z.string(), z.unknown())]) }))
+    .meta({ description: 'One credential per key proof, in order: a compact SD-JWT VC or VC-JWT, or a Data Integrity JSON-LD VC.' }),
+  notification_id: z.string().optional().meta({ description: 'What the wallet names this issuance by at the notification endpoint.' }),
+})
+export type CredentialResponseBody = z.output<typeof credentialResponseBody>
+
+/** A Notification Request (OID4VCI 1.0 §11.1). */
+export const notificationRequest = z.looseObject({
+  notification_id: z.string().max(512).optional(),
+  event: z.string().max(100).optional().meta({ description: '`credential_accepted`, `credential_failure` or `credential_deleted`.' }),
+  event_description: z.string().max(1_000).optional(),
+})
+export type NotificationInput = z.output<typeof notificationRequest> & { issuer: string }
+export const notificationResponse = z.strictObject({})

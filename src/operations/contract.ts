@@ -167,6 +167,11 @@ export interface OperationContract<
   client?: false
   /** Headers of the 200 answer, from the result (`Cache-Control`, `ETag`, `DPoP-Nonce`). */
   responseHeaders?(result: z.output<R>): Record<string, string>
+  /**
+   * `true`: over HTTP a success is `204 No Content`, without a body (the service method still resolves to the result,
+   * an empty object); the OpenAPI document says 204 instead of 200.
+   */
+  noContent?: true
 }
 
 /** Declares an operation's contract, keeping its schemas' types (and `client: false`, which the client's type reads). */

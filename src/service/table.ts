@@ -31,6 +31,7 @@ import * as oid4vciConfigurations from '../oid4vci/configurations.js'
 import * as oid4vciMetadata from '../oid4vci/metadata.js'
 import * as oid4vciOffers from '../oid4vci/offers.js'
 import * as oid4vciToken from '../oid4vci/token-endpoint.js'
+import * as oid4vciCredential from '../oid4vci/credential-endpoint.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -96,4 +97,7 @@ export const OPERATIONS = {
   getCredentialOffer: defineOperation(C.getCredentialOffer, { handler: oid4vciOffers.getCredentialOffer }),
   redeemToken: defineOperation(C.redeemToken, { handler: oid4vciToken.redeemToken }),
   getNonce: defineOperation(C.getNonce, { handler: oid4vciToken.issueNonce }),
+  // ---- helper "credential": the credential and notification endpoints
+  requestCredential: defineOperation(C.requestCredential, { handler: oid4vciCredential.requestCredential, signs: 'caller' }),
+  sendCredentialNotification: defineOperation(C.sendCredentialNotification, { handler: oid4vciCredential.sendCredentialNotification }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

@@ -8,6 +8,7 @@ import { expect } from 'vitest'
 import type { AuthContext, BoundIdentityService, ErrorType } from '../../src/index.js'
 import { type CONTRACTS, type OperationName } from '../../src/service/contracts.js'
 import type { OperationInput, OperationOutput } from '../../src/operations/contract.js'
+import type { ClientOperations } from '../../src/client/index.js'
 
 /** Base Auth Tokens of the two tenants every run is given (`staticTenants` embedded, `DIDVAULT_API_KEYS` for serve). */
 export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-key-b-0123456789' } as const
@@ -15,12 +16,7 @@ export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-k
 /** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
 /** The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
 export interface OperationsApi {
-  as(
-    auth: AuthContext,
-  ): Omit<
-    BoundIdentityService,
-    'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata' | 'getCredentialOffer' | 'redeemToken' | 'getNonce'
-  >
+  as(auth: AuthContext): Pick<BoundIdentityService, keyof ClientOperations>
 }
 
 /** What the cases made so far. */
@@ -501,6 +497,21 @@ export const OPERATION_CASES: OperationCase[] = [
     name: 'no OID4VCI module: 404',
     auth: () => ({}),
     input: () => ({ issuer: 'cases' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  // ---- helper "credential": without the issuer module the wallet-facing endpoints do not exist
+  call({
+    operation: 'requestCredential',
+    name: 'a credential request to a service without the OID4VCI module: 404',
+    auth: () => ({ authorization: 'Bearer some-access-token' }),
+    input: () => ({ issuer: 'cases', credential_configuration_id: 'Identity', proofs: { jwt: ['a.b.c'] } }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'sendCredentialNotification',
+    name: 'a notification to a service without the OID4VCI module: 404',
+    auth: () => ({ authorization: 'Bearer some-access-token' }),
+    input: () => ({ issuer: 'cases', notification_id: 'n', event: 'credential_accepted' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
   call({

@@ -24,6 +24,7 @@ const SECURITY = {
   tenant: [{ baseAuth: [] }],
   'tenant+did': [{ baseAuth: [], didAuth: [] }],
   access: [{ accessToken: [] }],
+  'oid4vci-access': [{ oid4vciAccessToken: [] }],
   public: undefined,
 }
 
@@ -47,7 +48,7 @@ describe('GET /openapi.json', () => {
 
   it('documents every route of the operation table, aliases included, with its security, schemas and error body', async () => {
     const doc = (await h.request('GET', '/openapi.json', { token: null })).body
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'baseAuth', 'didAuth'])
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['accessToken', 'baseAuth', 'didAuth', 'oid4vciAccessToken'])
     expect(doc.components.securitySchemes.didAuth).toMatchObject({ type: 'apiKey', in: 'header', name: 'x-did-auth' })
     expect(doc.components.schemas.ErrorBody.required.sort()).toEqual(['errorMessage', 'errorType', 'statusCode'])
     let routes = 0
@@ -67,19 +68,24 @@ describe('GET /openapi.json', () => {
           )
         // An operation declaring its media types (DID resolution) is described in each; the others in JSON.
         else if ('media' in op && op.media) expect(Object.keys(entry.responses['200'].content)).toEqual(Object.keys(op.media))
+        // An operation answering 204 No Content (the OID4VCI notification endpoint) has no 200 body.
+        else if ('noContent' in op && op.noContent)
+          expect([entry.responses['200'], entry.responses['204']?.content]).toEqual([undefined, undefined])
         else expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
         // every error status the entry declares, with the error body or the body it declares, and no other
         const declared = Object.keys(op.errors).sort()
         expect(
           Object.keys(entry.responses)
-            .filter((status) => status !== '200' && !(document && status === '304'))
+            .filter((status) => status !== '200' && status !== '204' && !(document && status === '304'))
             .sort(),
           `${route.method} ${route.path}`,
         ).toEqual(declared)
         for (const status of declared) {
           const own = op.errors[Number(status) as ErrorStatus]
           if (typeof own === 'string')
-            expect(entry.responses[status].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+            expect(entry.responses[status].content['application/json'].schema).toEqual({
+              $ref: `#/components/schemas/${'errorFormat' in op && op.errorFormat === 'oauth' ? 'OAuthErrorBody' : 'ErrorBody'}`,
+            })
           else expect(Object.keys(entry.responses[status].content), `${name} ${status}`).toEqual(own!.mediaTypes ?? ['application/json'])
         }
         // Every operation reads or writes storage: each may answer 503 SERVICE_UNAVAILABLE.

@@ -53,6 +53,12 @@ export interface ProofExpectations {
   bindings?: readonly ('jwk' | 'did')[]
   /** The batch size: most proofs one request may carry (default 1). */
   batchSize?: number
+  /**
+   * Also accept a key proof without `typ` whose `kid` is a did:jwk DID URL (deployed wallets send them without `typ` and
+   * `iat`): checked by signature, `aud`, a required `exp` no further than the `iat` window ahead, `nbf`/`iat` not in the
+   * future, and a nonce. Default false.
+   */
+  acceptUntyped?: boolean
 }
 
 /** The holder keys, and the nonces the caller must consume (each once; unknown → `invalid_nonce`). */
@@ -64,17 +70,20 @@ export interface VerifiedProofs {
 /** The credential endpoint's parsing and proof checks. */
 export class CredentialRequestHandler {
   private readonly issuer: Openid4vciIssuer
+  private readonly callbacks: ReturnType<typeof serverCallbacks>
 
   constructor(
     private readonly window: ProofWindow,
     private readonly now: () => Date,
     resolveKey?: ResolveKey,
   ) {
-    this.issuer = new Openid4vciIssuer({ callbacks: serverCallbacks(resolveKey) })
+    this.callbacks = serverCallbacks(resolveKey)
+    this.issuer = new Openid4vciIssuer({ callbacks: this.callbacks })
   }
 
   /** Parses a credential request; refuses `invalid_credential_request`, `unknown_credential_configuration`, `invalid_proof`. */
-  parse(body: Record<string, unknown>, metadata: IssuerMetadata): CredentialRequest {
+  parse(given: Record<string, unknown>, metadata: IssuerMetadata): CredentialRequest {
+    const body = normalized(given)
     if (body.proof !== undefined && body.proofs !== undefined) {
       throw new OAuthError('invalid_credential_request', 'a request carries proof or proofs, not both')
     }
@@ -116,15 +125,20 @@ export class CredentialRequestHandler {
     for (const [index, jwt] of request.proofJwts.entries()) {
       const which = request.proofJwts.length > 1 ? `key proof ${index + 1}` : 'the key proof'
       let verified
+      const untyped = expect.acceptUntyped === true ? untypedHeader(jwt) : undefined
       try {
-        verified = await this.issuer.verifyCredentialRequestJwtProof({ issuerMetadata, jwt, clientId: expect.clientId, now })
+        verified =
+          untyped !== undefined
+            ? await this.verifyUntyped(jwt, untyped, expect.metadata.credentialIssuer.credential_issuer, now)
+            : await this.issuer.verifyCredentialRequestJwtProof({ issuerMetadata, jwt, clientId: expect.clientId, now })
       } catch (err) {
-        throw new OAuthError('invalid_proof', `${which} ${reason(err)}`)
+        throw new OAuthError('invalid_proof', `${which} ${err instanceof OAuthError ? err.description : reason(err)}`)
       }
       const { header, payload, signer } = verified
       if (!allowedAlgs.includes(header.alg))
         throw new OAuthError('invalid_proof', `${which} uses an algorithm the configuration does not allow`)
-      if (!iatWithin(payload.iat, now, this.window)) throw new OAuthError('invalid_proof', `${which} is stale or from the future (iat)`)
+      if (untyped === undefined && !iatWithin(payload.iat, now, this.window))
+        throw new OAuthError('invalid_proof', `${which} is stale or from the future (iat)`)
       if (typeof payload.nonce !== 'string' || payload.nonce === '') throw new OAuthError('invalid_proof', `${which} carries no nonce`)
       const method = signer.method === 'did' ? 'did' : signer.method === 'jwk' ? 'jwk' : undefined
       if (method === undefined || !bindings.includes(method))
@@ -139,6 +153,77 @@ export class CredentialRequestHandler {
     }
     return { keys, nonces: [...nonces] }
   }
+
+  /**
+   * An untyped did:jwk key proof (no `typ`, perhaps no `iat`): the signature by the key its `kid` names, `aud` the
+   * Credential Issuer, `exp` required and within the `iat` window ahead (the proof is short-lived), `nbf`/`iat` not in
+   * the future. Refusals are OAuthErrors whose description completes "the key proof …".
+   */
+  private async verifyUntyped(
+    jwt: string,
+    header: UntypedHeader,
+    credentialIssuer: string,
+    now: Date,
+  ): Promise<{ header: UntypedHeader; payload: Record<string, unknown>; signer: { method: 'did'; didUrl: string; publicJwk: unknown } }> {
+    const payload = decodePart(jwt.split('.')[1])
+    if (payload === undefined) throw new OAuthError('invalid_proof', 'is malformed')
+    const signer = { method: 'did' as const, didUrl: header.kid, alg: header.alg }
+    const compact = { header, payload, compact: jwt }
+    const checked = await this.callbacks.verifyJwt(signer, compact as never)
+    if (!checked.verified) throw new OAuthError('invalid_proof', 'does not verify under its key')
+    const aud = payload.aud
+    if (!(aud === credentialIssuer || (Array.isArray(aud) && aud.includes(credentialIssuer))))
+      throw new OAuthError('invalid_proof', 'is for another audience (aud)')
+    const seconds = now.getTime() / 1000
+    const { exp, nbf, iat } = payload
+    if (typeof exp !== 'number' || exp < seconds - this.window.skewSeconds || exp > seconds + this.window.maxAgeSeconds)
+      throw new OAuthError('invalid_proof', 'is expired, or lives too long (exp)')
+    for (const value of [nbf, iat]) {
+      if (value !== undefined && (typeof value !== 'number' || value > seconds + this.window.skewSeconds))
+        throw new OAuthError('invalid_proof', 'is not yet valid (nbf, iat)')
+    }
+    return { header, payload, signer: { method: 'did', didUrl: header.kid, publicJwk: checked.signerJwk } }
+  }
+}
+
+/** The header of an untyped did:jwk key proof. */
+interface UntypedHeader {
+  alg: string
+  kid: string
+}
+
+/** The header of `jwt` when it is an untyped key proof naming a did:jwk key (no `typ`, no `jwk`); undefined otherwise. */
+function untypedHeader(jwt: string): UntypedHeader | undefined {
+  const header = decodePart(jwt.split('.')[0])
+  if (header === undefined || header.typ !== undefined || header.jwk !== undefined) return undefined
+  const { alg, kid } = header
+  if (typeof alg !== 'string' || typeof kid !== 'string' || !kid.startsWith('did:jwk:')) return undefined
+  return { alg, kid }
+}
+
+/** A base64url JSON object part of a compact JWS; undefined when it is not one. */
+function decodePart(part: string | undefined): Record<string, unknown> | undefined {
+  if (part === undefined || part.length > 16_384) return undefined
+  try {
+    const value: unknown = JSON.parse(Buffer.from(part, 'base64url').toString('utf8'))
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The request as the library parses it: what deployed wallets add that 1.0 does not define is dropped — `issuer_state`
+ * (Sphereon, authorization code flow) and `proofs.proof_type` (digitalbazaar's `{ proof_type: 'jwt', jwt: [...] }`).
+ */
+function normalized(body: Record<string, unknown>): Record<string, unknown> {
+  const { issuer_state: _state, ...rest } = body
+  const proofs = rest.proofs
+  if (typeof proofs === 'object' && proofs !== null && !Array.isArray(proofs) && 'proof_type' in proofs) {
+    const { proof_type: _type, ...others } = proofs as Record<string, unknown>
+    return { ...rest, proofs: others }
+  }
+  return rest
 }
 
 /** Which check a key proof failed, without quoting values. */

@@ -1,0 +1,160 @@
+/**
+ * The Credential Endpoint and the Notification Endpoint of a tenant's issuer (OID4VCI 1.0 §8, §11). The access-token
+ * authenticator found the issuer and checked the token (and its DPoP proof) before the body was read; here: the
+ * request parsed and its key proofs verified by the protocol adapter against the issuer's metadata and the
+ * configuration (algorithms, batch size, distinct keys), the configuration one the grant covers, the proofs' nonces
+ * taken once, then the credentials issued (`issuance.ts`) and a `notification_id` handed out. Every refusal comes
+ * before anything is written but a fresh `c_nonce` the refusal carries.
+ */
+import type { Caller } from '../auth/context.js'
+import type { OneTimeStore } from '../one-time/index.js'
+import { grantOf, ONE_TIME_KINDS, type AccessGrant } from './grants.js'
+import { credentialIssuerOf } from './issuer-url.js'
+import { issueCredentials, type IssuanceContext } from './issuance.js'
+import { authorizationServerMetadata, credentialIssuerMetadata } from './metadata.js'
+import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
+import { consumeCNonces, issueCNonce } from './nonces.js'
+import { OAuthError } from './oauth-error.js'
+import type { IssuerMetadata } from './protocol/index.js'
+import { configurationsOf, type ConfigurationRecord } from './records.js'
+import type { CredentialRequestInput, CredentialResponseBody, NotificationInput } from './schemas.js'
+
+/** What the endpoints use of the service. */
+export type CredentialEndpointContext = IssuanceContext & Oid4vciContext & { oneTime: OneTimeStore; config: { publicUrl?: string } }
+
+/** How long a `notification_id` is good for: a wallet may report a deletion long after the issuance. */
+export const NOTIFICATION_TTL_MS = 30 * 24 * 3600 * 1000
+
+/** What a `notification_id` stands for (the data of its one-time value; no secret). */
+interface NotificationData {
+  issuer: string
+  configurationId: string
+  credentials: string[]
+  offerId?: string
+}
+
+/** POST `/oid4vci/:issuer/credential`: the credentials of a Credential Request. */
+export async function requestCredential(
+  ctx: CredentialEndpointContext,
+  caller: Caller,
+  input: CredentialRequestInput,
+): Promise<CredentialResponseBody> {
+  const { oid4vci, publicUrl } = running(ctx)
+  const grant = grantOf(caller)
+  const { issuer: slug, ...body } = input
+  if (grant.issuer !== slug) throw new OAuthError('invalid_token', 'the access token is not for this issuer', 401)
+  const configurations = await configurationsOf(ctx.storage, caller.tenantId)
+  const metadata = issuerMetadataOf(credentialIssuerOf(publicUrl, slug), configurations)
+  const { protocol } = oid4vci
+  const fresh = () => issueCNonce({ oneTime: ctx.oneTime, oid4vci }, caller.tenantId)
+
+  const request = protocol.credential.parse(body, metadata)
+  const configuration = grantedConfiguration(grant, configurations, request)
+  if (configuration.dpopRequired === true && grant.jkt === undefined)
+    throw new OAuthError('invalid_token', 'this credential needs a DPoP-bound access token', 401, {
+      headers: { 'WWW-Authenticate': 'DPoP error="invalid_token"' },
+    })
+  const batchSize = configuration.batchSize ?? 1
+  if (request.proofJwts.length > batchSize)
+    throw await withNonce(new OAuthError('invalid_proof', `at most ${batchSize} key proofs per request (batch size)`), fresh)
+  let verified
+  try {
+    verified = await protocol.credential.verifyProofs(request, {
+      metadata,
+      allowedAlgs: configuration.proofAlgs,
+      batchSize,
+      acceptUntyped: configuration.acceptUntypedProofs === true,
+    })
+  } catch (err) {
+    throw await withNonce(err, fresh)
+  }
+  if (!(await consumeCNonces(ctx, caller.tenantId, verified.nonces))) throw oid4vci.lib.invalidNonce(await fresh())
+
+  const issued = await issueCredentials(ctx, caller, {
+    configuration,
+    claims: grant.claims[configuration.configurationId] ?? {},
+    keys: verified.keys,
+    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+  })
+  const notificationId = oid4vci.lib.randomToken()
+  const data: NotificationData = {
+    issuer: slug,
+    configurationId: configuration.configurationId,
+    credentials: issued.map((c) => c.recordId),
+    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+  }
+  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.notification, notificationId, {
+    ttlMs: NOTIFICATION_TTL_MS,
+    data: data as unknown as Record<string, unknown>,
+  })
+  const response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId })
+  return response.body as CredentialResponseBody
+}
+
+/** POST `/oid4vci/:issuer/notification`: a wallet's event about credentials it received, into the audit trail. */
+export async function sendCredentialNotification(
+  ctx: CredentialEndpointContext,
+  caller: Caller,
+  input: NotificationInput,
+): Promise<Record<string, never>> {
+  const { oid4vci } = running(ctx)
+  const grant = grantOf(caller)
+  const { issuer: slug, ...body } = input
+  if (grant.issuer !== slug) throw new OAuthError('invalid_token', 'the access token is not for this issuer', 401)
+  const notification = oid4vci.lib.parseNotificationRequest(body)
+  const data = (await ctx.oneTime.peek(caller.tenantId, ONE_TIME_KINDS.notification, notification.notificationId)) as
+    NotificationData | undefined
+  if (data === undefined || data.issuer !== slug || (data.offerId ?? null) !== (grant.offerId ?? null))
+    throw new OAuthError('invalid_notification_id', 'the notification_id is unknown or expired')
+  await ctx.audit.record(
+    caller,
+    data.credentials.map((id) => ({
+      action: 'credential.notification' as const,
+      target: { type: 'credential', id, event: notification.event, ...(data.offerId !== undefined && { offer: data.offerId }) },
+    })),
+  )
+  return {}
+}
+
+/** The running issuer and `publicUrl`; without either the endpoints do not exist (404). */
+function running(ctx: CredentialEndpointContext): { oid4vci: Oid4vciRuntime; publicUrl: string } {
+  const { oid4vci } = ctx
+  const { publicUrl } = ctx.config
+  if (oid4vci === undefined || publicUrl === undefined) throw new OAuthError('invalid_request', 'no Credential Issuer here', 404)
+  return { oid4vci, publicUrl }
+}
+
+/** The issuer's metadata as the protocol adapter checks requests against it. */
+function issuerMetadataOf(credentialIssuer: string, configurations: readonly ConfigurationRecord[]): IssuerMetadata {
+  return {
+    credentialIssuer: credentialIssuerMetadata(credentialIssuer, configurations) as unknown as IssuerMetadata['credentialIssuer'],
+    authorizationServer: authorizationServerMetadata(credentialIssuer, configurations) as unknown as IssuerMetadata['authorizationServer'],
+  }
+}
+
+/**
+ * The configuration the request asks for (`credential_configuration_id`, or `credential_identifier`: the token
+ * response's identifiers are the configuration ids), when the access token grants it.
+ */
+function grantedConfiguration(
+  grant: AccessGrant,
+  configurations: readonly ConfigurationRecord[],
+  request: { credentialConfigurationId?: string; credentialIdentifier?: string },
+): ConfigurationRecord {
+  const id = request.credentialConfigurationId ?? request.credentialIdentifier!
+  const configuration = configurations.find((c) => c.configurationId === id)
+  if (configuration === undefined) {
+    if (request.credentialConfigurationId !== undefined)
+      throw new OAuthError('unknown_credential_configuration', 'no such credential configuration')
+    throw new OAuthError('unknown_credential_identifier', 'no such credential identifier')
+  }
+  if (!grant.configurationIds.includes(id))
+    throw new OAuthError('invalid_credential_request', 'the access token does not grant this credential configuration')
+  return configuration
+}
+
+/** An `invalid_proof` refusal with a fresh `c_nonce` to retry with (wallets retry once with it); others as they are. */
+async function withNonce(err: unknown, fresh: () => Promise<string>): Promise<unknown> {
+  if (!(err instanceof OAuthError) || err.error !== 'invalid_proof') return err
+  return new OAuthError(err.error, err.description, err.statusCode, { body: { c_nonce: await fresh() } })
+}
