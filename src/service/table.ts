@@ -29,6 +29,7 @@ import { getStatusList } from '../status/publish.js'
 import { getAuditRecords } from '../audit/operations.js'
 import * as oid4vciConfigurations from '../oid4vci/configurations.js'
 import * as oid4vciMetadata from '../oid4vci/metadata.js'
+import * as oid4vciAuthorizationCode from '../oid4vci/authorization-code.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -89,4 +90,8 @@ export const OPERATIONS = {
   getAuthorizationServerMetadata: defineOperation(C.getAuthorizationServerMetadata, {
     handler: oid4vciMetadata.getAuthorizationServerMetadata,
   }),
+  // authcode
+  pushAuthorizationRequest: defineOperation(C.pushAuthorizationRequest, { handler: oid4vciAuthorizationCode.pushAuthorizationRequest }),
+  authorizeCredentialRequest: defineOperation(C.authorizeCredentialRequest, { handler: oid4vciAuthorizationCode.authorize }),
+  returnFromLogin: defineOperation(C.returnFromLogin, { handler: oid4vciAuthorizationCode.authorizeReturn }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

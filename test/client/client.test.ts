@@ -189,7 +189,15 @@ describe('types', () => {
     // Every operation but the wallet-facing ones (`client: false`: their clients are wallets, not an issuing backend).
     type ClientSide = Pick<BoundIdentityService, keyof ClientOperations>
     expectTypeOf<ClientOperations>().toEqualTypeOf<ClientSide>()
-    expectTypeOf<keyof BoundIdentityService>().toEqualTypeOf<keyof ClientOperations | 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'>()
+    expectTypeOf<keyof BoundIdentityService>().toEqualTypeOf<
+      | keyof ClientOperations
+      | 'getCredentialIssuerMetadata'
+      | 'getAuthorizationServerMetadata'
+      // authcode
+      | 'pushAuthorizationRequest'
+      | 'authorizeCredentialRequest'
+      | 'returnFromLogin'
+    >()
     expectTypeOf<ReturnType<DidvaultClient['as']>>().toEqualTypeOf<ClientSide>()
     expectTypeOf<Pick<DidvaultClient, keyof ClientSide>>().toEqualTypeOf<ClientSide>()
     expectTypeOf<Parameters<DidvaultClient['createVaultWallet']>[0]>().toHaveProperty('vaultID')

@@ -15,7 +15,15 @@ export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-k
 /** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
 /** The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
 export interface OperationsApi {
-  as(auth: AuthContext): Omit<BoundIdentityService, 'getCredentialIssuerMetadata' | 'getAuthorizationServerMetadata'>
+  as(auth: AuthContext): Omit<
+    BoundIdentityService,
+    | 'getCredentialIssuerMetadata'
+    | 'getAuthorizationServerMetadata'
+    // authcode
+    | 'pushAuthorizationRequest'
+    | 'authorizeCredentialRequest'
+    | 'returnFromLogin'
+  >
 }
 
 /** What the cases made so far. */

@@ -25,6 +25,8 @@ const SECURITY = {
   'tenant+did': [{ baseAuth: [], didAuth: [] }],
   access: [{ accessToken: [] }],
   public: undefined,
+  'oid4vci-access': [{ oid4vciAccessToken: [] }],
+  'oid4vci-wallet': undefined,
 }
 
 describe('GET /openapi.json', () => {
