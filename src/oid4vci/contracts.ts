@@ -173,6 +173,7 @@ export const OID4VCI_CONTRACTS = {
     errorFormat: 'oauth',
     bodyTypes: ['application/x-www-form-urlencoded'],
     successStatus: 201,
+    responseHeaders: () => ({ 'Cache-Control': 'no-store' }),
     errors: { ...OAUTH_ERRORS, 413: 'The body is over the limit' },
     routes: [{ method: 'post', path: '/oid4vci/:issuer/par' }],
     params: issuerParams,
