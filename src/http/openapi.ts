@@ -20,6 +20,7 @@ const SECURITY: Record<AuthRequirement, RouteConfig['security']> = {
   access: [{ accessToken: [] }],
   public: undefined,
   'oid4vci-access': [{ oid4vciAccessToken: [] }],
+  'oid4vci-wallet': undefined,
 }
 
 /**
@@ -121,14 +122,16 @@ function pathOf(route: SharedRoute, table: Contracts): RouteConfig {
   const responses: RouteConfig['responses'] = first.noContent
     ? { 204: { description: 'Success: no content' } }
     : {
-        200: first.document
-          ? documentResponse(first)
-          : first.media
-            ? { description: 'Success', content: mediaContent(first) }
-            : {
-                description: 'Success',
-                content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } },
-              },
+        [first.redirect ? 302 : (first.successStatus ?? 200)]: first.redirect
+          ? { description: 'Found: the user agent is sent on to `Location` (no body, `Cache-Control: no-store`)' }
+          : first.document
+            ? documentResponse(first)
+            : first.media
+              ? { description: 'Success', content: mediaContent(first) }
+              : {
+                  description: 'Success',
+                  content: { 'application/json': { schema: oneOf([...new Set(contracts.map((c) => c.response))]) } },
+                },
       }
   if (first.document) responses[304] = { description: 'Not Modified: `If-None-Match` names the current ETag' }
   for (const contract of contracts) {

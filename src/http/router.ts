@@ -124,7 +124,8 @@ const run =
       if (contract.media) (res.locals as Locals).mediaType = negotiate(req, Object.keys(contract.media))
       const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params }, { inputChecked })
       if (contract.document === true) serveDocument(req, res, result as ServedDocument)
-      else sendResult(res, contract, contract.outcome?.status(result) ?? 200, result)
+      else if (contract.redirect === true) redirectTo(res, (result as { location: string }).location)
+      else sendResult(res, contract, contract.outcome?.status(result) ?? contract.successStatus ?? 200, result)
     } catch (err) {
       next(err)
     }
@@ -175,7 +176,7 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
   const chosen = (res.locals as Locals).mediaType
   if (contract.media) res.vary('Accept')
   if (status === 503) res.set('retry-after', RETRY_AFTER_SECONDS)
-  if (status === 200) {
+  if (status === (contract.successStatus ?? 200)) {
     if (contract.responseHeaders) res.set(contract.responseHeaders(result))
     if (contract.noContent === true) {
       res.status(204).end()
@@ -183,13 +184,19 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
     }
     const media = chosen === undefined ? undefined : contract.media?.[chosen]
     if (chosen !== undefined) res.set('content-type', chosen)
-    res.status(200).json(media?.select ? media.select(result) : result)
+    res.status(status).json(media?.select ? media.select(result) : result)
     return
   }
   const declared = contract.errors[status as ErrorStatus]
   const types = (typeof declared === 'object' && declared.mediaTypes) || ['application/json']
   res.set('content-type', chosen !== undefined && types.includes(chosen) ? chosen : types[0])
   res.status(status).json(result)
+}
+
+/** Redirects the user agent (`redirect: true`): 302 Found, no body, never cached (the location may carry a code). */
+function redirectTo(res: Response, location: string): void {
+  res.set('cache-control', 'no-store')
+  res.status(302).location(location).end()
 }
 
 /** The result of an operation whose contract serves a document (`document: true`). */

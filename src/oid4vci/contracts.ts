@@ -34,8 +34,23 @@ import {
   tokenRequest,
   tokenResponseBody,
 } from './offer-schemas.js'
+import {
+  authorizationRequest,
+  loginReturn,
+  pushedAuthorizationRequest,
+  pushedAuthorizationResponse,
+  redirection,
+} from './authorization-code-schemas.js'
 
 const TAG = 'Credential issuance (OID4VCI)'
+
+/** The OAuth error answers of the authorization code flow's endpoints. */
+const OAUTH_ERRORS = {
+  400: 'An OAuth error body (`invalid_request`, `invalid_scope`, `invalid_authorization_details`, `invalid_dpop_proof`, …)',
+  404: 'No such Credential Issuer (an unknown slug), or the service has no `publicUrl` or no issuer module',
+  500: 'server_error',
+  ...UNAVAILABLE_ERRORS,
+} as const
 
 const CONFIGURATION_RULES =
   '`issuingDid` must be a wallet of the tenant whose control the caller proves in `x-did-auth` and whose key signs ' +
@@ -295,5 +310,67 @@ export const OID4VCI_CONTRACTS = {
     input: notificationRequest,
     response: notificationResponse,
     noContent: true,
+  }),
+  // authcode: the authorization code flow (PAR, authorization endpoint, the login page's return).
+  /** Pushed Authorization Request (RFC 9126), public (`POST /oid4vci/:issuer/par`, form). */
+  pushAuthorizationRequest: defineContract({
+    summary: 'Push an Authorization Request',
+    description:
+      'RFC 9126 pushed authorization request of the authorization code flow: `response_type=code`, `client_id`, ' +
+      '`redirect_uri`, PKCE `code_challenge` (S256), `authorization_details` (`openid_credential`) or `scope`, optional ' +
+      '`issuer_state`, `state`, DPoP key (`DPoP` header or `dpop_jkt`). Answers 201 `{ request_uri, expires_in }`; the ' +
+      '`request_uri` is good once, at the authorization endpoint. Refused when the issuer has no way to authenticate ' +
+      'users (`unsupported_response_type`).',
+    auth: 'oid4vci-wallet',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    bodyTypes: ['application/x-www-form-urlencoded'],
+    successStatus: 201,
+    responseHeaders: () => ({ 'Cache-Control': 'no-store' }),
+    errors: { ...OAUTH_ERRORS, 413: 'The body is over the limit' },
+    routes: [{ method: 'post', path: '/oid4vci/:issuer/par' }],
+    params: issuerParams,
+    input: pushedAuthorizationRequest,
+    response: pushedAuthorizationResponse,
+  }),
+  /** Authorization endpoint (RFC 6749 §4.1.1 with PAR), public; answers 302. */
+  authorizeCredentialRequest: defineContract({
+    summary: 'Authorize (authorization endpoint)',
+    description:
+      'The browser arrives with `client_id` and a pushed `request_uri`. The user is authenticated by the embedding ' +
+      'application: the `authorize` hook of the module, or the operator’s `loginUrl` (302 there with `request`, `issuer`, ' +
+      '`credential_configuration_ids`). Then 302 to the wallet’s `redirect_uri` with `code`, `state` and `iss` (RFC 9207), ' +
+      'or `error=access_denied`. An unknown, used or expired `request_uri`, or another `client_id`: 400, not redirected.',
+    auth: 'oid4vci-wallet',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    redirect: true,
+    errors: OAUTH_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vci/:issuer/authorize' }],
+    params: issuerParams,
+    input: authorizationRequest,
+    response: redirection,
+  }),
+  /** The return from the operator's login page (`serve`): a signed login assertion; answers 302. */
+  returnFromLogin: defineContract({
+    summary: 'Return from the login page',
+    description:
+      'The operator’s login page sends the browser here with `assertion`: a JWS (ES256 or EdDSA) by a key of ' +
+      '`loginAssertionKeys` with `aud` = the Credential Issuer Identifier, `request` (the handle it was given), `jti` ' +
+      '(single use), `exp` at most 5 minutes ahead, and `sub` + `claims` (by configuration id) or `refused`. Then 302 ' +
+      'to the wallet’s `redirect_uri` with a code or `error=access_denied`. A forged, expired, replayed or foreign ' +
+      'assertion: 400, not redirected (docs/oid4vci.md).',
+    auth: 'oid4vci-wallet',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    redirect: true,
+    errors: OAUTH_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vci/:issuer/authorize/return' }],
+    params: issuerParams,
+    input: loginReturn,
+    response: redirection,
   }),
 }

@@ -17,6 +17,7 @@ export const ONE_TIME_KINDS = {
   dpopJti: 'dpop-jti',
   txCode: 'tx-code',
   loginJti: 'login-jti',
+  loginRequest: 'login-request',
   notification: 'notification',
 } as const satisfies Record<string, OneTimeKind>
 

@@ -19,7 +19,45 @@ export interface Oid4vciOptions {
   nonceTtlSeconds?: number
   /** Default lifetime of offers (and their pre-authorized codes), seconds. Default 600; at most 86,400. */
   offerTtlSeconds?: number
+  /**
+   * Authorization code flow, embedded API: authenticates the user of an authorization request and answers the claims
+   * of each credential configuration asked for, or a refusal (`access_denied` at the wallet's `redirect_uri`). Called
+   * by `GET /oid4vci/:issuer/authorize`; it sees the pushed request, not the browser's cookies (a login of the
+   * embedding application's own goes through {@link Oid4vciOptions.loginUrl}). Wins over `loginUrl` when both are given.
+   */
+  authorize?: (request: AuthorizeRequest) => Promise<AuthorizeAnswer>
+  /**
+   * Authorization code flow, `serve` (no hook): the operator's login page. The authorization endpoint sends the browser
+   * to `<loginUrl>?request=<handle>&issuer=<Credential Issuer Identifier>&credential_configuration_ids=<ids>`; the
+   * page authenticates the user and sends the browser back to `<issuer>/authorize/return?assertion=<JWT>`, a JWT signed
+   * by a key of {@link Oid4vciOptions.loginAssertionKeys} (docs/oid4vci.md, *Authorization code flow*).
+   */
+  loginUrl?: string
+  /** Public JWKs (P-256 for ES256, Ed25519 for EdDSA; a `kid` selects one) that sign login assertions. */
+  loginAssertionKeys?: Array<Record<string, unknown>>
 }
+
+/** An authorization request, as the {@link Oid4vciOptions.authorize} hook sees it. */
+export interface AuthorizeRequest {
+  /** The tenant whose issuer is asked. */
+  tenantId: string
+  /** The Credential Issuer Identifier. */
+  credentialIssuer: string
+  clientId: string
+  redirectUri: string
+  /** The credential configurations asked for (`authorization_details` and `scope`). */
+  credentialConfigurationIds: string[]
+  /** The `issuer_state` of the offer the wallet redeems, when it sent one (the issuing backend's handle). */
+  issuerState?: string
+  scope?: string
+  authorizationDetails?: Array<Record<string, unknown>>
+}
+
+/**
+ * The hook's answer: the authenticated subject and the claims of each configuration's credential (configurations
+ * absent from `claims` are not granted; none granted is a refusal), or a refusal with its reason (shown to the wallet).
+ */
+export type AuthorizeAnswer = { subject: string; claims: Record<string, Record<string, unknown>> } | { refused: string }
 
 /** What `oid4vci(options)` gives the service: the library adapter, made once the service's resolver exists. */
 export interface Oid4vciModule {
@@ -30,9 +68,12 @@ export interface Oid4vciModule {
   start(resolveKey: ResolveKey): Oid4vciRuntime
 }
 
+/** The options without a default. */
+type OptionalOption = 'proofWindow' | 'authorize' | 'loginUrl' | 'loginAssertionKeys'
+
 /** The running issuer, as operations reach it (`ctx.oid4vci`). */
 export interface Oid4vciRuntime {
-  readonly options: Readonly<Required<Omit<Oid4vciOptions, 'proofWindow'>>> & Pick<Oid4vciOptions, 'proofWindow'>
+  readonly options: Readonly<Required<Omit<Oid4vciOptions, OptionalOption>>> & Pick<Oid4vciOptions, OptionalOption>
   readonly lib: typeof Protocol
   readonly protocol: Protocol.Oid4vciProtocol
 }

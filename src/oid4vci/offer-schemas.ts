@@ -4,7 +4,7 @@
  */
 import * as z from 'zod'
 import { isoDate } from '../operations/schemas.js'
-import { configurationId, issuerSlug } from './schemas.js'
+import { configurationId, issuerSlug, walletEndpointParams } from './schemas.js'
 
 /** Most configurations one offer names. */
 export const MAX_OFFER_CONFIGURATIONS = 20
@@ -73,7 +73,8 @@ export const credentialOfferDocument = z.object({
 })
 
 /** Path parameters of the token and nonce endpoints. */
-export const issuerParams = z.strictObject({ issuer: issuerSlug })
+/** The issuer slug of a wallet-facing endpoint's path. */
+export const issuerParams = walletEndpointParams
 
 /** A token request's form fields (RFC 6749 §4.1.3, OID4VCI 1.0 §6.1): strings, checked by the protocol adapter. */
 export const tokenRequest = z

@@ -8,7 +8,17 @@ import type { StoredRecord } from '../storage/port.js'
 
 /** What a one-time value is (part of its hash: a value of one kind never answers for another). */
 export type OneTimeKind =
-  'pre-auth-code' | 'auth-code' | 'par' | 'access-token' | 'c-nonce' | 'dpop-jti' | 'offer' | 'tx-code' | 'login-jti' | 'notification'
+  | 'pre-auth-code'
+  | 'auth-code'
+  | 'par'
+  | 'access-token'
+  | 'c-nonce'
+  | 'dpop-jti'
+  | 'offer'
+  | 'tx-code'
+  | 'login-jti'
+  | 'login-request'
+  | 'notification'
 
 /** JSON a value carries for its consumer: never a secret (the value itself is the secret). */
 export type OneTimeData = Record<string, unknown>

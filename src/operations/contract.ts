@@ -172,6 +172,14 @@ export interface OperationContract<
    * an empty object); the OpenAPI document says 204 instead of 200.
    */
   noContent?: true
+  /** The status of a success over HTTP, when not 200: 201 (RFC 9126's pushed authorization response). */
+  successStatus?: 201
+  /**
+   * The answer is a redirect of the user agent (an OAuth authorization endpoint): over HTTP, 302 Found to the
+   * `location` of the result (`{ location }`), no body, `Cache-Control: no-store`; the service method resolves to the
+   * result. Errors that cannot be redirected (an unknown client or request) are answered as the contract's errors.
+   */
+  redirect?: true
 }
 
 /** Declares an operation's contract, keeping its schemas' types (and `client: false`, which the client's type reads). */

@@ -32,6 +32,7 @@ import * as oid4vciMetadata from '../oid4vci/metadata.js'
 import * as oid4vciOffers from '../oid4vci/offers.js'
 import * as oid4vciToken from '../oid4vci/token-endpoint.js'
 import * as oid4vciCredential from '../oid4vci/credential-endpoint.js'
+import * as oid4vciAuthorizationCode from '../oid4vci/authorization-code.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -100,4 +101,8 @@ export const OPERATIONS = {
   // ---- helper "credential": the credential and notification endpoints
   requestCredential: defineOperation(C.requestCredential, { handler: oid4vciCredential.requestCredential, signs: 'caller' }),
   sendCredentialNotification: defineOperation(C.sendCredentialNotification, { handler: oid4vciCredential.sendCredentialNotification }),
+  // authcode
+  pushAuthorizationRequest: defineOperation(C.pushAuthorizationRequest, { handler: oid4vciAuthorizationCode.pushAuthorizationRequest }),
+  authorizeCredentialRequest: defineOperation(C.authorizeCredentialRequest, { handler: oid4vciAuthorizationCode.authorize }),
+  returnFromLogin: defineOperation(C.returnFromLogin, { handler: oid4vciAuthorizationCode.authorizeReturn }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

@@ -13,8 +13,7 @@ import type { ClientOperations } from '../../src/client/index.js'
 /** Base Auth Tokens of the two tenants every run is given (`staticTenants` embedded, `DIDVAULT_API_KEYS` for serve). */
 export const API_KEYS = { a: 'client-cases-key-a-0123456789', b: 'client-cases-key-b-0123456789' } as const
 
-/** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. */
-/** The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
+/** Whatever serves the operations: `service.as(auth)` or `client.as(auth)`. The operations an issuing backend calls (the wallet-facing ones, `client: false`, are not the client's). */
 export interface OperationsApi {
   as(auth: AuthContext): Pick<BoundIdentityService, keyof ClientOperations>
 }

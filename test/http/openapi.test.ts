@@ -26,6 +26,7 @@ const SECURITY = {
   access: [{ accessToken: [] }],
   'oid4vci-access': [{ oid4vciAccessToken: [] }],
   public: undefined,
+  'oid4vci-wallet': undefined,
 }
 
 describe('GET /openapi.json', () => {
