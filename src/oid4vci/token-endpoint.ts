@@ -6,13 +6,14 @@
  * its keyed hash, at this tenant's issuer only → DPoP when a configuration requires it → the PIN (a wrong one counted
  * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → the
  * code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the DPoP `jti` remembered once → the
- * access token stored as a keyed hash with its {@link AccessGrant}. The authorization code grant is the
- * authorization-code module's (`unsupported_grant_type` until it is plugged in here).
+ * access token stored as a keyed hash with its {@link AccessGrant}. The authorization code grant's checks are the
+ * authorization-code module's (`redeemAuthorizationCode`); both grants end in the same access token and answer.
  */
-import { randomBytes } from 'node:crypto'
 import type { AuthContext, Caller } from '../auth/context.js'
 import { collectionOf } from '../storage/declaration.js'
+import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { ONE_TIME_KINDS, type AccessGrant } from './grants.js'
+import { issueCNonce } from './nonces.js'
 import { authorizationServerMetadata } from './metadata.js'
 import { OAuthError } from './oauth-error.js'
 import type { TokenResponseBody } from './offer-schemas.js'
@@ -25,9 +26,9 @@ export const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
-/** POST token: a pre-authorized code (and PIN) for an access token. */
+/** POST token: a pre-authorized code (and PIN), or an authorization code (and PKCE verifier), for an access token. */
 export async function redeemToken(
-  ctx: OffersContext,
+  ctx: OffersContext & AuthorizationCodeContext,
   _caller: Caller,
   input: { issuer: string; grant_type: string } & Record<string, string>,
   auth: AuthContext,
@@ -46,9 +47,51 @@ export async function redeemToken(
   delete body.user_pin
   const token = oid4vci.protocol.token.parseTokenRequest(request, body)
   const dpop = token.hasDpop ? await oid4vci.protocol.dpop.verify(request) : undefined
-  if (token.grant.type !== 'pre-authorized_code')
-    throw new OAuthError('unsupported_grant_type', 'only the pre-authorized code grant is served')
+  const grant =
+    token.grant.type === 'pre-authorized_code'
+      ? await redeemPreAuthorizedCode(ctx, { slug, tenantId, credentialIssuer, request, token, dpop })
+      : token.grant.type === 'authorization_code'
+        ? await redeemAuthorizationCode(ctx, tenantId, { issuer: slug, credentialIssuer, request, token }, dpop)
+        : undefined
+  if (!grant) throw new OAuthError('unsupported_grant_type', 'the pre-authorized code and authorization code grants are served')
+  if (dpop) {
+    const fresh = await ctx.oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
+    if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
+  }
 
+  const accessToken = oid4vci.lib.randomToken()
+  const expiresInSeconds = oid4vci.options.accessTokenTtlSeconds
+  await ctx.oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
+  const response = oid4vci.lib.tokenResponse({
+    accessToken,
+    expiresInSeconds,
+    ...(dpop && { dpopJkt: dpop.jkt }),
+    // The credential identifiers are the configuration ids (digitalbazaar's wallet needs them to send 1.0 requests).
+    authorizationDetails: grant.configurationIds.map((id) => ({
+      type: 'openid_credential',
+      credential_configuration_id: id,
+      credential_identifiers: [id],
+    })),
+  })
+  // RFC 6749 §7.1 makes the type case-insensitive; digitalbazaar's wallet compares with lowercase `bearer`.
+  return { ...response, token_type: dpop ? 'DPoP' : 'bearer' } as TokenResponseBody
+}
+
+/** A token request of the pre-authorized code grant, its DPoP proof checked. */
+interface PreAuthorizedRedemption {
+  slug: string
+  tenantId: string
+  credentialIssuer: string
+  request: Protocol.WalletRequest
+  token: Protocol.TokenRequest
+  dpop: Protocol.DpopProof | undefined
+}
+
+/** The pre-authorized code grant: the offer's code (and PIN) → the offer's grant; the code consumed once. */
+async function redeemPreAuthorizedCode(ctx: OffersContext, redemption: PreAuthorizedRedemption): Promise<AccessGrant> {
+  const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption
+  const oid4vci = ctx.oid4vci!
+  if (token.grant.type !== 'pre-authorized_code') throw new OAuthError('unsupported_grant_type', 'not a pre-authorized code grant')
   const code = token.grant.preAuthorizedCode
   const held = await ctx.oneTime.peek(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)
   const offer = typeof held?.offer === 'string' ? await liveOffer(ctx, tenantId, held.offer) : undefined
@@ -77,35 +120,14 @@ export async function redeemToken(
     expiresAt: new Date(offer.expiresAt),
     txCodeRequired: offer.txCode !== undefined,
   })
-  if (dpop) {
-    const fresh = await ctx.oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
-    if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
-  }
-
-  const accessToken = randomBytes(32).toString('base64url')
-  const expiresInSeconds = oid4vci.options.accessTokenTtlSeconds
-  const grant: AccessGrant = {
+  await mark(ctx, offer, 'redeemed')
+  return {
     issuer: slug,
     configurationIds: offer.configurationIds,
     claims: offer.claims,
     offerId: offer.id,
     ...(dpop && { jkt: dpop.jkt }),
   }
-  await ctx.oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
-  await mark(ctx, offer, 'redeemed')
-  const response = oid4vci.lib.tokenResponse({
-    accessToken,
-    expiresInSeconds,
-    ...(dpop && { dpopJkt: dpop.jkt }),
-    // The credential identifiers are the configuration ids (digitalbazaar's wallet needs them to send 1.0 requests).
-    authorizationDetails: offer.configurationIds.map((id) => ({
-      type: 'openid_credential',
-      credential_configuration_id: id,
-      credential_identifiers: [id],
-    })),
-  })
-  // RFC 6749 §7.1 makes the type case-insensitive; digitalbazaar's wallet compares with lowercase `bearer`.
-  return { ...response, token_type: dpop ? 'DPoP' : 'bearer' } as TokenResponseBody
 }
 
 /** The offer's state, once redeemed or burned (for the issuing backend; single use rests on the code's consume). */
@@ -116,7 +138,6 @@ async function mark(ctx: Pick<OffersContext, 'storage' | 'now'>, offer: OfferRec
 /** POST nonce: a fresh `c_nonce` for key proofs, single use, live for the module's `nonceTtlSeconds`. */
 export async function issueNonce(ctx: OffersContext, _caller: Caller, input: { issuer: string }): Promise<{ c_nonce: string }> {
   const { issuer, oid4vci } = await walletFacingIssuer(ctx, input.issuer)
-  const cNonce = randomBytes(32).toString('base64url')
-  await ctx.oneTime.issue(issuer.tenantId, ONE_TIME_KINDS.cNonce, cNonce, { ttlMs: oid4vci.options.nonceTtlSeconds * 1000 })
+  const cNonce = await issueCNonce({ oneTime: ctx.oneTime, oid4vci }, issuer.tenantId)
   return oid4vci.lib.nonceResponse(cNonce) as { c_nonce: string }
 }
