@@ -4,16 +4,24 @@ import { Openid4vciVersion, type CredentialIssuerMetadata, type IssuerMetadataRe
 
 /** The metadata of one Credential Issuer: its Credential Issuer Metadata and its (built-in) AS metadata. */
 export interface IssuerMetadata {
-  credentialIssuer: CredentialIssuerMetadata
-  authorizationServer: AuthorizationServerMetadata
+  /** The Credential Issuer Metadata document (as `oid4vci/metadata.ts` builds it). */
+  credentialIssuer: {
+    credential_issuer: string
+    credential_configurations_supported: Record<string, { scope?: string; [member: string]: unknown }>
+    [member: string]: unknown
+  }
+  /** The Authorization Server Metadata document. */
+  authorizationServer: { issuer: string; [member: string]: unknown }
 }
 
 /** The library's metadata result for `metadata` (OID4VCI 1.0). */
 export function metadataResult(issuer: Openid4vciIssuer, metadata: IssuerMetadata): IssuerMetadataResult {
+  // The library's types stay inside the adapter: didvault's declarations name no optional peer.
+  const credentialIssuer = metadata.credentialIssuer as CredentialIssuerMetadata
   return {
     originalDraftVersion: Openid4vciVersion.V1,
-    credentialIssuer: metadata.credentialIssuer,
-    authorizationServers: [metadata.authorizationServer],
-    knownCredentialConfigurations: issuer.getKnownCredentialConfigurationsSupported(metadata.credentialIssuer),
+    credentialIssuer,
+    authorizationServers: [metadata.authorizationServer as AuthorizationServerMetadata],
+    knownCredentialConfigurations: issuer.getKnownCredentialConfigurationsSupported(credentialIssuer),
   }
 }

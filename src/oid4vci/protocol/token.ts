@@ -38,13 +38,14 @@ export interface TokenRequest {
   /** Whether the request carries a DPoP header. */
   hasDpop: boolean
   /** The library's parse, for {@link TokenEndpoint.verifyGrant}. */
-  readonly parsed: ParseAccessTokenRequestResult
+  /** @internal The library's parse (its types stay out of didvault's public declarations). */
+  readonly parsed: unknown
 }
 
 /** What was recorded with the code when it was issued, to check the token request against. */
 export interface GrantExpectations {
   /** The AS metadata of the issuer. */
-  metadata: AuthorizationServerMetadata
+  metadata: Readonly<Record<string, unknown>>
   /** When the code expires (the store also expires it). */
   expiresAt?: Date
   /** Pre-authorized code: whether the offer asked for a `tx_code` (its value is checked by the caller, keyed hash). */
@@ -97,7 +98,8 @@ export class TokenEndpoint {
    * `invalid_request`; no description quotes a code or verifier.
    */
   async verifyGrant(request: WalletRequest, token: TokenRequest, expect: GrantExpectations): Promise<void> {
-    const { grant, parsed } = token
+    const { grant } = token
+    const parsed = token.parsed as ParseAccessTokenRequestResult
     const now = this.now()
     if (grant.type === 'pre-authorized_code') {
       if (expect.txCodeRequired && grant.txCode === undefined) throw new OAuthError('invalid_request', 'the offer requires a tx_code')
@@ -105,7 +107,7 @@ export class TokenEndpoint {
       if (parsed.grant.grantType !== PRE_AUTHORIZED_CODE_GRANT) throw new OAuthError('invalid_grant', 'grant mismatch')
       try {
         await this.server.verifyPreAuthorizedCodeAccessTokenRequest({
-          authorizationServerMetadata: expect.metadata,
+          authorizationServerMetadata: expect.metadata as AuthorizationServerMetadata,
           grant: parsed.grant,
           accessTokenRequest: parsed.accessTokenRequest,
           request: requestLike(request),
@@ -130,7 +132,7 @@ export class TokenEndpoint {
     if (grant.codeVerifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required (PKCE)')
     try {
       await this.server.verifyAuthorizationCodeAccessTokenRequest({
-        authorizationServerMetadata: expect.metadata,
+        authorizationServerMetadata: expect.metadata as AuthorizationServerMetadata,
         grant: parsed.grant,
         accessTokenRequest: parsed.accessTokenRequest,
         request: requestLike(request),

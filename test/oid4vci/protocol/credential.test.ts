@@ -34,8 +34,8 @@ const metadata = issuerMetadata()
 function clientMetadata(m: IssuerMetadata): IssuerMetadataResult {
   return {
     originalDraftVersion: Openid4vciVersion.V1,
-    credentialIssuer: m.credentialIssuer,
-    authorizationServers: [m.authorizationServer],
+    credentialIssuer: m.credentialIssuer as IssuerMetadataResult['credentialIssuer'],
+    authorizationServers: [m.authorizationServer as IssuerMetadataResult['authorizationServers'][number]],
     knownCredentialConfigurations: m.credentialIssuer
       .credential_configurations_supported as IssuerMetadataResult['knownCredentialConfigurations'],
   }

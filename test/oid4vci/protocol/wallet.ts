@@ -5,7 +5,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { CompactSign, exportJWK, generateKeyPair, type CryptoKey } from 'jose'
-import { clientAuthenticationNone, type CallbackContext, type Jwk } from '@openid4vc/oauth2'
+import { clientAuthenticationNone, type AuthorizationServerMetadata, type CallbackContext, type Jwk } from '@openid4vc/oauth2'
+import type { CredentialIssuerMetadata } from '@openid4vc/openid4vci'
 import type { IssuerMetadata, WalletRequest } from '../../../src/oid4vc.js'
 import { OAuthError } from '../../../src/oid4vc.js'
 
@@ -33,7 +34,13 @@ export async function signWith(key: WalletKey, header: Record<string, unknown>, 
 }
 
 /** The issuer's metadata (OID4VCI 1.0 field names), one SD-JWT VC configuration. */
-export function issuerMetadata(credentialIssuer = ISSUER): IssuerMetadata {
+/** The test issuer's metadata, in the library's types (what the adapter's looser {@link IssuerMetadata} takes). */
+export interface LibraryIssuerMetadata extends IssuerMetadata {
+  credentialIssuer: CredentialIssuerMetadata
+  authorizationServer: AuthorizationServerMetadata
+}
+
+export function issuerMetadata(credentialIssuer = ISSUER): LibraryIssuerMetadata {
   return {
     credentialIssuer: {
       credential_issuer: credentialIssuer,
