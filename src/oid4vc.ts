@@ -20,6 +20,11 @@ export function oid4vci(options: Oid4vciOptions = {}): Oid4vciModule {
     if (!Number.isInteger(given[name]) || given[name] < 1) throw new TypeError(`oid4vci: ${name} must be a positive integer`)
   }
   if (given.offerTtlSeconds > 86_400) throw new TypeError('oid4vci: offerTtlSeconds must be at most 86400')
+  if ((given.loginUrl === undefined) !== (given.loginAssertionKeys === undefined))
+    throw new TypeError('oid4vci: loginUrl and loginAssertionKeys go together')
+  for (const jwk of given.loginAssertionKeys ?? [])
+    if (['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'].some((member) => Object.hasOwn(jwk, member)))
+      throw new TypeError('oid4vci: loginAssertionKeys are public keys: a JWK with a private member (d…) is refused')
   return {
     options: given,
     lib: Protocol,

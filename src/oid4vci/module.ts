@@ -19,6 +19,13 @@ export interface Oid4vciOptions {
   nonceTtlSeconds?: number
   /** Default lifetime of offers (and their pre-authorized codes), seconds. Default 600; at most 86,400. */
   offerTtlSeconds?: number
+  /**
+   * Authorization code flow under `serve`: the operator's login page the authorization endpoint redirects the user to,
+   * which returns a signed assertion of the subject's claims (docs/oid4vci.md). With {@link loginAssertionKeys}.
+   */
+  loginUrl?: string
+  /** The public JWKs whose signatures of login assertions are accepted (never a private key). With {@link loginUrl}. */
+  loginAssertionKeys?: readonly { readonly kty: string; readonly [member: string]: unknown }[]
 }
 
 /** What `oid4vci(options)` gives the service: the library adapter, made once the service's resolver exists. */
@@ -32,7 +39,8 @@ export interface Oid4vciModule {
 
 /** The running issuer, as operations reach it (`ctx.oid4vci`). */
 export interface Oid4vciRuntime {
-  readonly options: Readonly<Required<Omit<Oid4vciOptions, 'proofWindow'>>> & Pick<Oid4vciOptions, 'proofWindow'>
+  readonly options: Readonly<Required<Omit<Oid4vciOptions, 'proofWindow' | 'loginUrl' | 'loginAssertionKeys'>>> &
+    Pick<Oid4vciOptions, 'proofWindow' | 'loginUrl' | 'loginAssertionKeys'>
   readonly lib: typeof Protocol
   readonly protocol: Protocol.Oid4vciProtocol
 }
