@@ -17,6 +17,7 @@ import { createLogger, lifecycleLogger, type Logger } from '../observability/log
 import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf, type StartWait } from './storage-target.js'
 import { UsageError } from './usage.js'
+import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
 
 /** Crashes within {@link CRASH_WINDOW_MS} beyond which the primary stops rather than fork again: this many per worker. */
 const CRASHES_PER_WORKER = 5
@@ -91,7 +92,8 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
 
 /**
  * What the workers must find done, done once: the contexts checked, the storage opened (its
- * migrations run, a SQLite master key file made) and shared by processes, the environment's keys registered.
+ * migrations run, a SQLite master key file made) and shared by processes, the environment's keys registered, the
+ * issuers the config file declares (`oid4vci.issuers`) applied.
  */
 async function prepareStorage(
   options: ServeOptions,
@@ -108,7 +110,13 @@ async function prepareStorage(
         '(use --workers 1, or sqlite:<path> or a database)',
     )
   }
-  const { service, storage } = await openService(target, env, { previousKeyFiles: options.previousMasterKeyFiles, start: wait })
+  const issuer =
+    options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, options.publicUrl) : undefined
+  const { service, storage } = await openService(target, env, {
+    previousKeyFiles: options.previousMasterKeyFiles,
+    start: wait,
+    ...(issuer && { oid4vci: issuer, publicUrl: options.publicUrl }),
+  })
   try {
     if (!storage.capabilities.multiProcess) {
       throw new UsageError(
@@ -117,6 +125,7 @@ async function prepareStorage(
       )
     }
     await registerEnvApiKeys(service.apiKeys!, env, logger)
+    if (issuer) await applyDeclaredIssuers(service, options.oid4vci?.issuers)
   } finally {
     await service.close()
   }

@@ -11,14 +11,17 @@ function isMissingPackage(err: unknown, name: string): boolean {
 }
 
 /**
- * Resolves to `load()`; when that fails for want of the optional package `name`, rejects saying that
- * `what` needs it and how to install it.
+ * Resolves to `load()`; when that fails for want of the optional package `name` (or of one of the packages `name`
+ * lists, which go together), rejects saying that `what` needs it (them all) and how to install it.
  */
-export async function withOptionalPeer<M>(name: string, what: string, load: () => Promise<M>): Promise<M> {
+export async function withOptionalPeer<M>(name: string | readonly string[], what: string, load: () => Promise<M>): Promise<M> {
+  const names = typeof name === 'string' ? [name] : name
   try {
     return await load()
   } catch (err) {
-    if (!isMissingPackage(err, name)) throw err
-    throw new Error(`${what} needs the optional package ${name}, which is not installed: npm install ${name}`)
+    if (!names.some((one) => isMissingPackage(err, one))) throw err
+    if (names.length === 1)
+      throw new Error(`${what} needs the optional package ${names[0]}, which is not installed: npm install ${names[0]}`)
+    throw new Error(`${what} needs the optional packages ${names.join(', ')}, not all installed: npm install ${names.join(' ')}`)
   }
 }

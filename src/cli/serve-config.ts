@@ -36,6 +36,7 @@ export const SERVE_FLAGS = {
   'metrics-port': { type: 'string' },
   'drain-ms': { type: 'string' },
   'previous-master-key-file': { type: 'string', multiple: true },
+  oid4vci: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
 
@@ -100,6 +101,7 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(Object.keys(log).length > 0 && { log }),
     ...(Object.keys(metrics).length > 0 && { metrics }),
     ...(values['drain-ms'] !== undefined && { shutdown: { drainMs: drainMsOf(values['drain-ms']) } }),
+    ...(values.oid4vci !== undefined && { oid4vci: { enabled: oneOf('--oid4vci', values.oid4vci, ['on', 'off']) === 'on' } }),
   }
 }
 
@@ -163,7 +165,7 @@ export function checkedServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv): 
 
 /** What `serve` is started with. */
 export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { workers: number } {
-  const { networks, resolvers, limits, tokens, log, metrics, shutdown } = config
+  const { networks, resolvers, limits, tokens, log, metrics, shutdown, oid4vci } = config
   return {
     host: config.host,
     port: config.port,
@@ -178,6 +180,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     ...(log && { log }),
     ...(metrics && { metrics }),
     ...(shutdown && { shutdown }),
+    ...(oid4vci && oid4vci.enabled !== false && { oid4vci }),
     settings: { networks, resolvers, limits, tokens },
     previousMasterKeyFiles: config.previousMasterKeyFiles,
   }

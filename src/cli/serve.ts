@@ -3,12 +3,13 @@ import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import express from 'express'
 import type { IdentityService } from '../service/identity-service.js'
-import { createRouter } from '../http/router.js'
+import { createRouter, createWellKnownRouter } from '../http/router.js'
 import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { DEFAULT_START_TIMEOUT_MS, openService, storageTargetOf, type StartWait } from './storage-target.js'
-import type { StorageFileSettings } from '../config/schema.js'
+import type { Oid4vciSettings, StorageFileSettings } from '../config/schema.js'
+import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
 import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
@@ -53,6 +54,11 @@ export interface ServeOptions {
    * (docs/operations.md *Master-key rotation*).
    */
   previousMasterKeyFiles?: readonly string[]
+  /**
+   * The OID4VCI issuer (config section `oid4vci`, `--oid4vci on`; absent or `enabled: false`: off): needs `publicUrl`
+   * and the optional peers of `didvault/oid4vc`; the issuers declared are applied at start (docs/oid4vci.md).
+   */
+  oid4vci?: Oid4vciSettings
 }
 
 /**
@@ -93,6 +99,8 @@ export async function serve(
   await registerContextFiles(options.contexts ?? [])
   const jsonldThreads = role.kind === 'worker' ? role.jsonldThreads : undefined
   const { publicUrl, statusListOrigins, didWebOrigins, settings } = options
+  // Before the storage is opened: no publicUrl, or a missing optional peer, leaves nothing behind.
+  const issuer = options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, publicUrl) : undefined
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
@@ -106,6 +114,7 @@ export async function serve(
     previousKeyFiles: options.previousMasterKeyFiles,
     heartbeat: true,
     start: startWait(options, role, logger),
+    ...(issuer && { oid4vci: issuer }),
   })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {
@@ -114,8 +123,16 @@ export async function serve(
         'within this process only; run one didvault process per database, or use a replica set',
     )
   }
-  // A cluster's primary registered them once.
-  if (role.kind === 'alone') await registerEnvApiKeys(service.apiKeys!, env, logger)
+  // A cluster's primary registered them once, and applied the declared issuers.
+  if (role.kind === 'alone') {
+    try {
+      await registerEnvApiKeys(service.apiKeys!, env, logger)
+      if (issuer) await applyDeclaredIssuers(service, options.oid4vci?.issuers)
+    } catch (err) {
+      await service.close()
+      throw err
+    }
+  }
 
   const app = express()
   app.disable('x-powered-by')
@@ -134,6 +151,8 @@ export async function serve(
   app.use(drain.refuse)
   const corsOrigins = options.corsOrigins ?? []
   const bodyLimit = settings?.limits?.body
+  // The inserted well-known locations of the issuer's metadata (`/.well-known/…<publicUrl path>/oid4vci/<slug>`).
+  if (issuer) app.use(createWellKnownRouter(service, corsOrigins.length > 0 ? { cors: { origins: corsOrigins } } : {}))
   app.use(
     createRouter(service, {
       ...(corsOrigins.length > 0 && { cors: { origins: corsOrigins } }),

@@ -256,6 +256,8 @@ export async function openService(
     heartbeat?: boolean
     observe?: { logger: Logger; metrics?: ServiceMetrics }
     start?: StartWait
+    /** The OID4VCI issuer module (`serve` with `oid4vci` on). */
+    oid4vci?: IdentityServiceOptions['oid4vci']
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   // A missing driver is said before anything is created (the master key file of a SQLite database).
@@ -306,6 +308,7 @@ async function openServiceOnce(
       statusListOrigins,
       didWebOrigins,
       ...(options.heartbeat && { heartbeat: true }),
+      ...(options.oid4vci && { oid4vci: options.oid4vci }),
     }
     if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))
     if (observe?.metrics) serviceOptions.onStatusListPublished = observe.metrics.statusListPublished

@@ -44,7 +44,7 @@ ${ENVIRONMENT}`,
   serve: `usage: didvault serve [--config <file>] [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>]
                       [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
                       [--did-web-origin <origin>]... [--log-level <level>] [--log-format json|pretty] [--metrics on|off]
-                      [--metrics-port <n>] [--drain-ms <ms>] [--previous-master-key-file <path>]...
+                      [--metrics-port <n>] [--drain-ms <ms>] [--previous-master-key-file <path>]... [--oid4vci on|off]
 
   --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
                   without a flag (networks, resolvers, limits, tokens). A flag given overrides the environment,
@@ -88,6 +88,10 @@ ${STORAGE}
   --drain-ms <ms> after SIGTERM/SIGINT, how long in-flight requests may take (default 10000); requests arriving
                   meanwhile get 503 stopping. Then connections are cut and the process exits (1); a second
                   signal cuts them at once (docs/operations.md#stopping)
+  --oid4vci on|off
+                  serve the OpenID for Verifiable Credential Issuance issuer (docs/oid4vci.md); needs --public-url and
+                  the optional packages @openid4vc/openid4vci, @openid4vc/oauth2, @openid4vc/utils. Default: on when the
+                  config file has an oid4vci section (its settings and declared issuers), else off
 ${PREVIOUS_KEY_FILE}
 
 On a database without API keys, the first start creates one for tenant "default" and prints

@@ -2,10 +2,10 @@
  * The effective settings of `didvault serve`: for each one, the flag if given, else its
  * environment variable, else the config file, else the default (docs/operations.md
  * *Configuration*). A flag replaces the file's value whole (lists are not merged); the `log`,
- * `metrics` and `shutdown` sections merge field by field. What the environment overrides in the file is
+ * `metrics`, `shutdown` and `oid4vci` sections merge field by field. What the environment overrides in the file is
  * reported in `notes`, never silently.
  */
-import { splitStorage, type DidvaultConfig, type StorageFileSettings } from './schema.js'
+import { splitStorage, type DidvaultConfig, type Oid4vciSettings, type StorageFileSettings } from './schema.js'
 
 /** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
 export interface ContextFile {
@@ -39,12 +39,17 @@ export interface EffectiveConfig {
   log?: NonNullable<DidvaultConfig['log']>
   metrics?: NonNullable<DidvaultConfig['metrics']>
   shutdown?: NonNullable<DidvaultConfig['shutdown']>
+  /** The OID4VCI issuer: the file's `oid4vci` section, `enabled` set by `--oid4vci on|off` when given. */
+  oid4vci?: Oid4vciSettings
 }
 
 /** What the flags or the environment set, already checked. */
 export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'publicUrl'>> &
   Partial<
-    Pick<EffectiveConfig, 'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown'>
+    Pick<
+      EffectiveConfig,
+      'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown' | 'oid4vci'
+    >
   >
 
 /** The settings the environment may give, with their variables. */
@@ -95,7 +100,7 @@ export function effectiveConfig(
   const notes = (Object.keys(ENV_SETTINGS) as Array<keyof typeof ENV_SETTINGS>)
     .filter((key) => flags[key] === undefined && env[key] !== undefined && fromFile[key] !== undefined)
     .map((key) => `${ENV_SETTINGS[key]} overrides ${key} of the config file`)
-  const section = (key: 'log' | 'metrics' | 'shutdown') => {
+  const section = (key: 'log' | 'metrics' | 'shutdown' | 'oid4vci') => {
     const merged: object = { ...fromFile[key], ...env[key], ...flags[key] }
     return Object.keys(merged).length === 0 ? {} : { [key]: merged }
   }
@@ -120,6 +125,7 @@ export function effectiveConfig(
     ...section('log'),
     ...section('metrics'),
     ...section('shutdown'),
+    ...section('oid4vci'),
   }
   return { config, notes }
 }

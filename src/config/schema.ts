@@ -14,6 +14,9 @@ import { DEFAULT_JSONLD_LIMITS, JSONLD_CEILINGS } from '../proofs/jsonld/bounds.
 import { isContextUrl } from '../proofs/jsonld/contexts.js'
 import { publicBaseUrl } from '../status/list-url.js'
 import { checkedOrigins } from '../net/allowed-origins.js'
+import { TENANT_ID } from '../auth/api-keys.js'
+import { OID4VCI_DEFAULTS } from '../oid4vci/module.js'
+import { createCredentialConfiguration, issuerSlug } from '../oid4vci/schemas.js'
 
 /** The most `workers`. */
 export const MAX_WORKERS = 64
@@ -206,6 +209,108 @@ const tokens = z
       ctx.addIssue({ code: 'custom', path: ['defaultLifetimeMs'], message: 'must be at most maxLifetimeMs' })
   })
 
+/** Members of a JWK that hold private or secret key material (RFC 7518 §6.2.2, §6.3.2, §6.4.1; RFC 8037 §2). */
+const PRIVATE_JWK_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'] as const
+
+/** A public JWK: `kty` and the key's public members; any private member (`d`…) or a symmetric key is refused. */
+const publicJwk = z
+  .looseObject({ kty: z.enum(['EC', 'OKP', 'RSA']).meta({ description: 'Key type (a public key: EC, OKP or RSA).' }) })
+  .superRefine((jwk, ctx) => {
+    for (const member of PRIVATE_JWK_MEMBERS)
+      if (Object.hasOwn(jwk, member))
+        ctx.addIssue({
+          code: 'custom',
+          path: [member],
+          message: 'a private key member: give the public key only (no private key in a config file)',
+        })
+  })
+  .meta({
+    description: 'A public JWK (RFC 7517); private members (`d`…) are refused.',
+    not: { anyOf: PRIVATE_JWK_MEMBERS.map((member) => ({ required: [member] })) },
+  })
+
+/** An issuer the operator declares: the tenant, its slug, and its configurations (created or replaced at each start). */
+const declaredIssuer = z
+  .object({
+    tenant: setting(z.string().regex(TENANT_ID, 'must be 1-64 letters, digits, _ - .'), 'The tenant that issues.'),
+    slug: setting(issuerSlug, 'The issuer slug: the Credential Issuer Identifier is <publicUrl>/oid4vci/<slug>.'),
+    configurations: setting(
+      z
+        .array(createCredentialConfiguration.omit({ issuer: true }))
+        .min(1)
+        .max(100),
+      'Credential configurations, as createCredentialConfiguration takes them without `issuer` (docs/oid4vci.md); ' +
+        'each issuingDid must be a wallet of the tenant. Created or replaced at each start, audited as the config system.',
+      { embedded: 'service.applyDeclaredConfigurations(tenant, slug, configurations)' },
+    ),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    const ids = value.configurations.map((c) => c.id)
+    ids.forEach((id, i) => {
+      if (ids.indexOf(id) !== i)
+        ctx.addIssue({ code: 'custom', path: ['configurations', i, 'id'], message: `configuration ${id} is listed twice` })
+    })
+  })
+
+const ttl = (name: keyof typeof OID4VCI_DEFAULTS, description: string, max: number) =>
+  setting(z.number().int().min(1).max(max).optional(), description, { embedded: `oid4vci({ ${name} })`, default: OID4VCI_DEFAULTS[name] })
+
+/** The OpenID for Verifiable Credential Issuance issuer (`didvault/oid4vc`): on, its settings, declared issuers. */
+const oid4vci = z
+  .object({
+    enabled: setting(
+      z.boolean().optional(),
+      'Serve the OID4VCI issuer (needs publicUrl and the optional packages @openid4vc/openid4vci, @openid4vc/oauth2, ' +
+        '@openid4vc/utils). Default: on when the section is given.',
+      { flag: '--oid4vci on|off', embedded: 'IdentityService.create({ oid4vci: oid4vci(options) })', default: true },
+    ),
+    txCodeAttempts: ttl('txCodeAttempts', 'Failed tx_code (PIN) tries before the pre-authorized code is burned.', 100),
+    accessTokenTtlSeconds: ttl('accessTokenTtlSeconds', 'Lifetime of access tokens, seconds.', 86_400),
+    nonceTtlSeconds: ttl('nonceTtlSeconds', 'Lifetime of c_nonces, seconds.', 86_400),
+    offerTtlSeconds: ttl('offerTtlSeconds', 'Default lifetime of credential offers (and their pre-authorized codes), seconds.', 86_400),
+    loginUrl: setting(
+      httpUrl.optional(),
+      'Authorization code flow: the operator’s login page the authorization endpoint redirects the user to; it returns a ' +
+        'signed assertion of the subject’s claims (docs/oid4vci.md).',
+      { embedded: 'oid4vci({ loginUrl })' },
+    ),
+    loginAssertionKeys: setting(
+      z.array(publicJwk).min(1).max(20).optional(),
+      'The public keys (JWK) whose signatures of login assertions the authorization endpoint accepts. Public keys only.',
+      { embedded: 'oid4vci({ loginAssertionKeys })' },
+    ),
+    issuers: setting(
+      z.array(declaredIssuer).min(1).max(1_000).optional(),
+      'Issuers and configurations declared by the operator, applied at start.',
+    ),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    if ((value.loginUrl === undefined) !== (value.loginAssertionKeys === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [value.loginUrl === undefined ? 'loginUrl' : 'loginAssertionKeys'],
+        message: 'loginUrl and loginAssertionKeys go together',
+      })
+    const seen = { tenant: new Map<string, number>(), slug: new Map<string, number>() }
+    ;(value.issuers ?? []).forEach((issuer, i) => {
+      for (const key of ['tenant', 'slug'] as const) {
+        const first = seen[key].get(issuer[key])
+        if (first === undefined) seen[key].set(issuer[key], i)
+        else
+          ctx.addIssue({
+            code: 'custom',
+            path: ['issuers', i, key],
+            message: `${key} ${issuer[key]} is already issuers[${first}]'s (one issuer per tenant, slugs unique)`,
+          })
+      }
+    })
+  })
+
+/** The config file's `oid4vci` section, checked. */
+export type Oid4vciSettings = z.output<typeof oid4vci>
+
 /** The config file. */
 export const configSchema = z
   .object({
@@ -285,6 +390,7 @@ export const configSchema = z
       })
       .strict()
       .optional(),
+    oid4vci: oid4vci.optional(),
     shutdown: z
       .object({
         drainMs: setting(

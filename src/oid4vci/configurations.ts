@@ -122,7 +122,7 @@ export async function deleteCredentialConfiguration(
 }
 
 /** A configuration the operator declares in the config file (`oid4vci.issuers[].configurations[]`), applied at start. */
-export interface DeclaredConfiguration extends Fields {
+export interface DeclaredConfiguration extends Omit<Fields, 'issuer'> {
   id: string
 }
 

@@ -64,6 +64,11 @@ export function credentialIssuerMetadata(
   const batch = Math.max(1, ...configurations.map((c) => c.batchSize ?? 1))
   return {
     credential_issuer: credentialIssuer,
+    // Not OID4VCI members, harmless to others: @digitalbazaar/oid4-client reads `issuer` and `token_endpoint` from this
+    // document, and asks for `authorization_details` only when it lists `openid_credential` (test/helpers/oid4vci-wallets.md).
+    issuer: credentialIssuer,
+    token_endpoint: `${credentialIssuer}/token`,
+    authorization_details_types_supported: ['openid_credential'],
     credential_endpoint: `${credentialIssuer}/credential`,
     nonce_endpoint: `${credentialIssuer}/nonce`,
     ...(configurations.some((c) => c.deferred === true) && { deferred_credential_endpoint: `${credentialIssuer}/deferred-credential` }),

@@ -1,12 +1,15 @@
 /**
  * Child-process entry of {@link runWallet} (test/helpers/oid4vci-wallets.ts): `node --import tsx oid4vci-wallet-main.ts
- * <wallet> <offerUri> <options JSON>`; prints `WALLET-RESULT <json>` and exits 0, or prints the error chain and exits 1.
+ * <wallet> <offerUri> <options JSON>` (or `metadata:<wallet> <credential issuer>`: the client's metadata step alone,
+ * test/helpers/oid4vci-wallet-metadata.ts); prints `WALLET-RESULT <json>` and exits 0, or prints the error chain and exits 1.
  */
 import { WALLETS, type WalletName } from './oid4vci-wallets.js'
 
 const [wallet, offerUri, options] = process.argv.slice(2)
 try {
-  const result = await WALLETS[wallet as WalletName](offerUri, JSON.parse(options ?? '{}'))
+  const result = wallet.startsWith('metadata:')
+    ? await (await import('./oid4vci-wallet-metadata.js')).WALLET_METADATA[wallet.slice('metadata:'.length) as WalletName](offerUri)
+    : await WALLETS[wallet as WalletName](offerUri, JSON.parse(options ?? '{}'))
   process.stdout.write(`WALLET-RESULT ${JSON.stringify(result)}\n`)
 } catch (error) {
   let cause: unknown = error
