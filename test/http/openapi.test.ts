@@ -72,12 +72,16 @@ describe('GET /openapi.json', () => {
         // An operation answering 204 No Content (the OID4VCI notification endpoint) has no 200 body.
         else if ('noContent' in op && op.noContent)
           expect([entry.responses['200'], entry.responses['204']?.content]).toEqual([undefined, undefined])
+        // The authorization endpoint redirects the user agent (302, no body); PAR answers 201 Created (RFC 9126).
+        else if ('redirect' in op && op.redirect) expect([entry.responses['200'], entry.responses['302']?.content]).toEqual([undefined, undefined])
+        else if ('successStatus' in op && op.successStatus)
+          expect(entry.responses[String(op.successStatus)].content['application/json'].schema).toBeDefined()
         else expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
         // every error status the entry declares, with the error body or the body it declares, and no other
         const declared = Object.keys(op.errors).sort()
         expect(
           Object.keys(entry.responses)
-            .filter((status) => status !== '200' && status !== '204' && !(document && status === '304'))
+            .filter((status) => !['200', '201', '204', '302'].includes(status) && !(document && status === '304'))
             .sort(),
           `${route.method} ${route.path}`,
         ).toEqual(declared)
@@ -93,7 +97,8 @@ describe('GET /openapi.json', () => {
         expect(entry.responses['503']?.description, `${route.method} ${route.path}`).toMatch(/^SERVICE_UNAVAILABLE/)
         expect(entry.tags).toContain(op.tag)
         if (route.method === 'get') expect(entry.requestBody).toBeUndefined()
-        else expect(entry.requestBody.content['application/json'].schema).toBeDefined()
+        // a body in each media type the contract admits (JSON by default; a form for the OAuth token and PAR endpoints)
+        else for (const type of op.bodyTypes ?? ['application/json']) expect(entry.requestBody.content[type].schema, type).toBeDefined()
         // a route several operations share is named after the route; the others after their operation
         expect(entry.operationId.startsWith(route.discriminator ? `${route.method}Claims` : name)).toBe(true)
       }
