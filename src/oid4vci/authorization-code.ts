@@ -317,7 +317,7 @@ export async function redeemAuthorizationCode(
   if (!data || data.issuer !== request.issuer) throw new OAuthError('invalid_grant', 'the code is unknown, used or expired')
   const configurations = await configurationsOf(ctx.storage, tenantId)
   await runtime.protocol.token.verifyGrant(request.request, request.token, {
-    metadata: authorizationServerMetadata(request.credentialIssuer, configurations) as unknown as IssuerMetadata['authorizationServer'],
+    metadata: authorizationServerMetadata(request.credentialIssuer, configurations),
     expiresAt: new Date(data.expiresAt),
     codeChallenge: data.codeChallenge,
     redirectUri: data.redirectUri,

@@ -116,7 +116,7 @@ async function redeemPreAuthorizedCode(ctx: OffersContext, redemption: PreAuthor
     throw invalidGrant('the pre-authorized code is unknown, used or expired')
   const metadata = authorizationServerMetadata(credentialIssuer, configurations as ConfigurationRecord[])
   await oid4vci.protocol.token.verifyGrant(request, token, {
-    metadata: metadata as unknown as Protocol.GrantExpectations['metadata'],
+    metadata: metadata,
     expiresAt: new Date(offer.expiresAt),
     txCodeRequired: offer.txCode !== undefined,
   })

@@ -6,7 +6,7 @@
 import { describe, expect, expectTypeOf, it } from 'vitest'
 import { createClient, TransportError, type ClientOperations, type ClientOptions, type DidvaultClient } from '../../src/client/index.js'
 import { IdentityError, type BoundIdentityService, type IdentityService } from '../../src/index.js'
-import { CONTRACTS } from '../../src/service/contracts.js'
+import { type CONTRACTS } from '../../src/service/contracts.js'
 
 interface Sent {
   url: string

@@ -73,7 +73,8 @@ describe('GET /openapi.json', () => {
         else if ('noContent' in op && op.noContent)
           expect([entry.responses['200'], entry.responses['204']?.content]).toEqual([undefined, undefined])
         // The authorization endpoint redirects the user agent (302, no body); PAR answers 201 Created (RFC 9126).
-        else if ('redirect' in op && op.redirect) expect([entry.responses['200'], entry.responses['302']?.content]).toEqual([undefined, undefined])
+        else if ('redirect' in op && op.redirect)
+          expect([entry.responses['200'], entry.responses['302']?.content]).toEqual([undefined, undefined])
         else if ('successStatus' in op && op.successStatus)
           expect(entry.responses[String(op.successStatus)].content['application/json'].schema).toBeDefined()
         else expect(entry.responses['200'].content['application/json'].schema).toBeDefined()
