@@ -60,11 +60,6 @@ export interface Caller {
    * operations read it through their own typed accessor, e.g. `grantOf` of the OID4VCI issuer). Optional: none.
    */
   grant?: unknown
-  /**
-   * What a protocol module's authenticator read of an unauthenticated wallet's request (`oid4vci-wallet`: the issuer
-   * and the request's method, public URL and `DPoP` header), through the module's typed accessor. Optional: none.
-   */
-  wallet?: unknown
   /** The request's id, from {@link AuthContext.requestId} (set by the dispatcher). */
   requestId?: string
   /**
@@ -87,10 +82,8 @@ export type BuiltInAuthRequirement = 'tenant' | 'tenant+did' | 'access' | 'publi
  * What an operation of a protocol module asks of the headers, checked by the authentication function the module
  * registers (`Authenticator.register`); an operation whose requirement nobody registered answers 404:
  * - `oid4vci-access`: an access token of the OID4VCI issuer, DPoP-bound (`Authorization: DPoP`, `DPoP`) or Bearer.
- * - `oid4vci-wallet`: nothing but a Credential Issuer the path names (`:issuer`): the caller is its tenant, carrying the
- *   wallet's request (method, public URL, `DPoP` header) in {@link Caller.wallet} (PAR, authorization endpoints).
  */
-export type RegisteredAuthRequirement = 'oid4vci-access' | 'oid4vci-wallet'
+export type RegisteredAuthRequirement = 'oid4vci-access'
 
 /** What an operation asks of the headers. */
 export type AuthRequirement = BuiltInAuthRequirement | RegisteredAuthRequirement

@@ -20,7 +20,6 @@ const SECURITY: Record<AuthRequirement, RouteConfig['security']> = {
   access: [{ accessToken: [] }],
   public: undefined,
   'oid4vci-access': [{ oid4vciAccessToken: [] }],
-  'oid4vci-wallet': undefined,
 }
 
 /**

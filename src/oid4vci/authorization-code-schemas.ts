@@ -7,8 +7,6 @@ import { z } from 'zod'
 
 const field = (description: string) => z.string().max(8_192).optional().meta({ description })
 
-/** `:issuer`. */
-
 /** A pushed authorization request (RFC 9126 §2.1), a form. Members not listed are kept for the adapter (`resource`…). */
 export const pushedAuthorizationRequest = z.looseObject({
   client_id: field('The wallet’s client id (no registration: any id; the code is bound to it).'),

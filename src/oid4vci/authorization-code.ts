@@ -25,6 +25,7 @@ import { OAuthError } from './oauth-error.js'
 import type { DpopProof, IssuerMetadata, PushedAuthorizationRequest, TokenRequest, WalletRequest } from './protocol/index.js'
 import { configurationsOf } from './records.js'
 import { walletCallOf, type WalletCall } from './wallet-caller.js'
+import type { AuthContext } from '../auth/context.js'
 
 /** Lifetime of a pushed request (`expires_in`), seconds. */
 export const PAR_TTL_SECONDS = 90
@@ -105,17 +106,18 @@ function redirectUriOf(value: string | undefined): string {
 /** `POST /oid4vci/:issuer/par`: checks and keeps a pushed authorization request; `{ request_uri, expires_in }`. */
 export async function pushAuthorizationRequest(
   ctx: AuthorizationCodeContext,
-  caller: Caller,
+  _caller: Caller,
   input: Record<string, unknown>,
+  auth: AuthContext,
 ): Promise<{ request_uri: string; expires_in: number }> {
   const runtime = runtimeOf(ctx)
-  const wallet = walletCallOf(caller)
+  const wallet = await walletCallOf(ctx, auth)
   const { authorize, loginUrl } = runtime.options
   if (authorize === undefined && loginUrl === undefined) {
     throw new OAuthError('unsupported_response_type', 'this issuer authenticates no users (pre-authorized offers only)')
   }
   const { issuer: _slug, ...body } = input
-  const metadata = await issuerMetadataOf(ctx, caller.tenantId, wallet)
+  const metadata = await issuerMetadataOf(ctx, wallet.tenantId, wallet)
   const parsed: PushedAuthorizationRequest = await runtime.lib.parsePushedAuthorizationRequest(
     wallet.request,
     body,
@@ -123,11 +125,11 @@ export async function pushAuthorizationRequest(
     runtime.protocol.dpop,
   )
   const redirectUri = redirectUriOf(parsed.redirectUri)
-  const configurations = await configurationsOf(ctx.storage, caller.tenantId)
+  const configurations = await configurationsOf(ctx.storage, wallet.tenantId)
   const needsDpop = configurations.some((c) => c.dpopRequired === true && parsed.credentialConfigurationIds.includes(c.configurationId))
   if (needsDpop && parsed.dpopJkt === undefined)
     throw new OAuthError('invalid_dpop_proof', 'a DPoP key is required (dpop_jkt or a DPoP proof)')
-  if (parsed.dpop) await rememberDpop(ctx, caller.tenantId, parsed.dpop)
+  if (parsed.dpop) await rememberDpop(ctx, wallet.tenantId, parsed.dpop)
 
   const pushed: PushedRequest = {
     issuer: wallet.issuer,
@@ -142,7 +144,7 @@ export async function pushAuthorizationRequest(
     ...(parsed.dpopJkt !== undefined && { dpopJkt: parsed.dpopJkt }),
   }
   const { requestUri, reference } = runtime.lib.newRequestUri()
-  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.pushedRequest, reference, {
+  await ctx.oneTime.issue(wallet.tenantId, ONE_TIME_KINDS.pushedRequest, reference, {
     ttlMs: PAR_TTL_SECONDS * 1000,
     data: { ...pushed },
   })
@@ -156,23 +158,24 @@ export async function pushAuthorizationRequest(
  */
 export async function authorize(
   ctx: AuthorizationCodeContext,
-  caller: Caller,
+  _caller: Caller,
   input: { client_id: string; request_uri: string },
+  auth: AuthContext,
 ): Promise<Redirection> {
   const runtime = runtimeOf(ctx)
-  const wallet = walletCallOf(caller)
+  const wallet = await walletCallOf(ctx, auth)
   const reference = runtime.lib.requestUriReference(input.request_uri)
   const kind = ONE_TIME_KINDS.pushedRequest
-  const peeked = (await ctx.oneTime.peek(caller.tenantId, kind, reference)) as PushedRequest | undefined
+  const peeked = (await ctx.oneTime.peek(wallet.tenantId, kind, reference)) as PushedRequest | undefined
   if (!peeked || peeked.issuer !== wallet.issuer) throw new OAuthError('invalid_request', 'request_uri is unknown, used or expired')
   if (peeked.clientId !== input.client_id) throw new OAuthError('invalid_request', 'client_id is not the pushed request’s')
-  const pushed = (await ctx.oneTime.consume(caller.tenantId, kind, reference)) as PushedRequest | undefined
+  const pushed = (await ctx.oneTime.consume(wallet.tenantId, kind, reference)) as PushedRequest | undefined
   if (!pushed) throw new OAuthError('invalid_request', 'request_uri is unknown, used or expired')
 
   const { authorize: hook, loginUrl } = runtime.options
   if (hook) {
     const request: AuthorizeRequest = {
-      tenantId: caller.tenantId,
+      tenantId: wallet.tenantId,
       credentialIssuer: wallet.credentialIssuer,
       clientId: pushed.clientId,
       redirectUri: pushed.redirectUri,
@@ -187,11 +190,11 @@ export async function authorize(
     } catch {
       return { location: backToWallet(pushed, wallet, { error: 'server_error', error_description: 'the login failed' }) }
     }
-    return { location: await answered(ctx, caller.tenantId, wallet, pushed, answer) }
+    return { location: await answered(ctx, wallet.tenantId, wallet, pushed, answer) }
   }
   if (loginUrl === undefined) throw new OAuthError('unsupported_response_type', 'this issuer authenticates no users')
   const handle = runtime.lib.randomToken()
-  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.loginRequest, handle, {
+  await ctx.oneTime.issue(wallet.tenantId, ONE_TIME_KINDS.loginRequest, handle, {
     ttlMs: LOGIN_REQUEST_TTL_SECONDS * 1000,
     data: { ...pushed },
   })
@@ -206,25 +209,30 @@ export async function authorize(
  * `GET /oid4vci/:issuer/authorize/return?assertion=`: the operator's login page's answer, a signed assertion naming the
  * pending request; the browser goes to the wallet's `redirect_uri` with a code, or `access_denied`.
  */
-export async function authorizeReturn(ctx: AuthorizationCodeContext, caller: Caller, input: { assertion: string }): Promise<Redirection> {
+export async function authorizeReturn(
+  ctx: AuthorizationCodeContext,
+  _caller: Caller,
+  input: { assertion: string },
+  auth: AuthContext,
+): Promise<Redirection> {
   const runtime = runtimeOf(ctx)
-  const wallet = walletCallOf(caller)
+  const wallet = await walletCallOf(ctx, auth)
   const keys = (runtime.options.loginAssertionKeys ?? []).map(loginKeyOf).filter((k): k is LoginKey => k !== undefined)
   if (runtime.options.loginUrl === undefined || keys.length === 0) {
     throw new OAuthError('invalid_request', 'this issuer has no login page (loginUrl)')
   }
   const assertion = verifyLoginAssertion(input.assertion, wallet.credentialIssuer, keys, new Date())
   const kind = ONE_TIME_KINDS.loginRequest
-  const peeked = (await ctx.oneTime.peek(caller.tenantId, kind, assertion.request)) as PushedRequest | undefined
+  const peeked = (await ctx.oneTime.peek(wallet.tenantId, kind, assertion.request)) as PushedRequest | undefined
   if (!peeked || peeked.issuer !== wallet.issuer)
     throw new OAuthError('invalid_request', 'login assertion: the request is unknown, used or expired')
   const ttl = Math.max(1, assertion.expiresAt.getTime() - Date.now())
-  if (!(await ctx.oneTime.remember(caller.tenantId, ONE_TIME_KINDS.loginJti, assertion.jti, ttl))) {
+  if (!(await ctx.oneTime.remember(wallet.tenantId, ONE_TIME_KINDS.loginJti, assertion.jti, ttl))) {
     throw new OAuthError('invalid_request', 'login assertion: used before (jti)')
   }
-  const pushed = (await ctx.oneTime.consume(caller.tenantId, kind, assertion.request)) as PushedRequest | undefined
+  const pushed = (await ctx.oneTime.consume(wallet.tenantId, kind, assertion.request)) as PushedRequest | undefined
   if (!pushed) throw new OAuthError('invalid_request', 'login assertion: the request is unknown, used or expired')
-  return { location: await answered(ctx, caller.tenantId, wallet, pushed, assertion) }
+  return { location: await answered(ctx, wallet.tenantId, wallet, pushed, assertion) }
 }
 
 /** The wallet's `redirect_uri` for the user's answer: a new code for what was granted, or `access_denied`. */

@@ -321,7 +321,7 @@ export const OID4VCI_CONTRACTS = {
       '`issuer_state`, `state`, DPoP key (`DPoP` header or `dpop_jkt`). Answers 201 `{ request_uri, expires_in }`; the ' +
       '`request_uri` is good once, at the authorization endpoint. Refused when the issuer has no way to authenticate ' +
       'users (`unsupported_response_type`).',
-    auth: 'oid4vci-wallet',
+    auth: 'public',
     tag: TAG,
     client: false,
     errorFormat: 'oauth',
@@ -342,7 +342,7 @@ export const OID4VCI_CONTRACTS = {
       'application: the `authorize` hook of the module, or the operator’s `loginUrl` (302 there with `request`, `issuer`, ' +
       '`credential_configuration_ids`). Then 302 to the wallet’s `redirect_uri` with `code`, `state` and `iss` (RFC 9207), ' +
       'or `error=access_denied`. An unknown, used or expired `request_uri`, or another `client_id`: 400, not redirected.',
-    auth: 'oid4vci-wallet',
+    auth: 'public',
     tag: TAG,
     client: false,
     errorFormat: 'oauth',
@@ -362,7 +362,7 @@ export const OID4VCI_CONTRACTS = {
       '(single use), `exp` at most 5 minutes ahead, and `sub` + `claims` (by configuration id) or `refused`. Then 302 ' +
       'to the wallet’s `redirect_uri` with a code or `error=access_denied`. A forged, expired, replayed or foreign ' +
       'assertion: 400, not redirected (docs/oid4vci.md).',
-    auth: 'oid4vci-wallet',
+    auth: 'public',
     tag: TAG,
     client: false,
     errorFormat: 'oauth',

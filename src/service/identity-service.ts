@@ -9,7 +9,6 @@ import { Authenticator } from '../auth/authenticator.js'
 import type { Oid4vciModule } from '../oid4vci/module.js'
 import { keyResolverOf } from '../oid4vci/key-resolver.js'
 import { authenticateAccess } from '../oid4vci/access.js'
-import { authenticateWallet } from '../oid4vci/wallet-caller.js'
 import type { AuthContext } from '../auth/context.js'
 import { CallerFacts, otherControllingKeys } from '../roles/caller-facts.js'
 import { roleAssignmentsOfDids } from '../roles/did-references.js'
@@ -434,7 +433,6 @@ export class IdentityService {
     const issuer = ctx.oid4vci
     if (issuer) auth.register('oid4vci-access', (given) => authenticateAccess({ storage, oneTime, oid4vci: issuer }, given))
     // authcode: the PAR and authorization endpoints' caller (the issuer of the path, the wallet's request).
-    if (issuer) auth.register('oid4vci-wallet', (given) => authenticateWallet(ctx, given))
     let heartbeat: InstanceHeartbeat | undefined
     if (options.heartbeat) {
       const onFence = (reason: string | undefined) => reason !== undefined && onError('master-key rotation', new KeyringError(reason))

@@ -498,6 +498,28 @@ export const OPERATION_CASES: OperationCase[] = [
     input: () => ({ issuer: 'cases' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
+  // The authorization code flow's endpoints: without the issuer module they do not exist.
+  call({
+    operation: 'pushAuthorizationRequest',
+    name: 'no OID4VCI module: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases', client_id: 'wallet', response_type: 'code', code_challenge_method: 'S256' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'authorizeCredentialRequest',
+    name: 'no OID4VCI module: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases', client_id: 'wallet', request_uri: 'urn:ietf:params:oauth:request_uri:x' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'returnFromLogin',
+    name: 'no OID4VCI module: 404',
+    auth: () => ({}),
+    input: () => ({ issuer: 'cases', assertion: 'a.b.c' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
   // ---- helper "credential": without the issuer module the wallet-facing endpoints do not exist
   call({
     operation: 'requestCredential',

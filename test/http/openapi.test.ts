@@ -26,7 +26,6 @@ const SECURITY = {
   access: [{ accessToken: [] }],
   'oid4vci-access': [{ oid4vciAccessToken: [] }],
   public: undefined,
-  'oid4vci-wallet': undefined,
 }
 
 describe('GET /openapi.json', () => {
