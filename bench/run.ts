@@ -26,7 +26,7 @@
  * `dataIntegrity` per Data Integrity cryptosuite sign / verify against its floor and @digitalbazaar/vc, the embedded
  * API's rates and ecdsa-sd-2023 derive / verify at 10 and 50 claims (bench/data-integrity.ts; each figure
  * `DIDVAULT_BENCH_DI_MS` long, default 1,500 ms), `oid4vci` pre-authorized SD-JWT VC issuance over loopback HTTP on
- * SQLite and PostgreSQL against a floor Express app (bench/oid4vci.ts; skipped, saying why, until the flow is merged).
+ * SQLite and PostgreSQL against a floor Express app (bench/oid4vci.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
