@@ -12,9 +12,9 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto'
 import type { Keyring } from '../keys/keyring.js'
 import { UniqueConstraintError, type Collection, type StorageAdapter } from '../storage/port.js'
-import { secretContext } from '../keys/secret-context.js'
 import { type ApiKeyRecord } from './records.js'
-import { type MetaRecord } from '../custody/records.js'
+import { sealedHashingKey } from '../custody/hashing-key.js'
+import type { MetaRecord } from '../custody/records.js'
 import type { TenantResolver } from './tenants.js'
 import { API_KEYS } from './records.js'
 import { collectionOf } from '../storage/declaration.js'
@@ -45,11 +45,6 @@ const SCHEME = 'hmac-sha256'
 /** How often `lastUsedAt` is written for one key, at most. */
 const LAST_USED_EVERY_MS = 60_000
 const MAX_LABEL = 200
-
-interface HashingMeta extends MetaRecord {
-  /** Envelope of the HMAC key. */
-  hmacKey: string
-}
 
 /** What stays of a revoked key, so that it is never registered again. */
 interface TombstoneMeta extends MetaRecord {
@@ -102,7 +97,7 @@ export class ApiKeyTenants implements TenantResolver {
     now: () => number = Date.now,
     journal: ApiKeyJournal = async () => {},
   ): Promise<ApiKeyTenants> {
-    const tenants = new ApiKeyTenants(storage, await hashingKey(storage, keyring), now, journal)
+    const tenants = new ApiKeyTenants(storage, await sealedHashingKey(storage, keyring, HASHING_RECORD.id), now, journal)
     await tenants.#migrateUnkeyed(storage)
     return tenants
   }
@@ -250,25 +245,6 @@ export class ApiKeyTenants implements TenantResolver {
       }
     }
   }
-}
-
-/** The HMAC key, sealed in `meta`; the first process to start on a database creates it. */
-async function hashingKey(storage: StorageAdapter, keyring: Keyring): Promise<Buffer> {
-  const meta = storage.collection<HashingMeta>('meta')
-  const context = secretContext('meta', HASHING_RECORD, 'hmacKey')
-  let record = await meta.get(HASHING_RECORD.id)
-  if (!record) {
-    const key = randomBytes(32)
-    try {
-      await meta.insert({ ...HASHING_RECORD, createdAt: Date.now(), hmacKey: keyring.seal(key, context) })
-      return key
-    } catch (err) {
-      if (!(err instanceof UniqueConstraintError)) throw err
-      record = await meta.get(HASHING_RECORD.id)
-      if (!record) throw err
-    }
-  }
-  return Buffer.from(keyring.open(record.hmacKey, context))
 }
 
 const newKeyId = () => `key_${randomBytes(9).toString('base64url')}`
