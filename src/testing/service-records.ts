@@ -18,7 +18,14 @@ import { META, type MetaRecord } from '../custody/records.js'
 import { DID_EVENTS, DID_HEADS, type DidEventRecord, type DidHeadRecord } from '../did/methods/ethr/index.js'
 import { DID_WEB_CHANGES, type DidWebChangeRecord } from '../did/methods/index.js'
 import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
-import { OID4VCI_CONFIGURATIONS, OID4VCI_ISSUERS, type ConfigurationRecord, type IssuerRecord } from '../oid4vci/records.js'
+import {
+  OID4VCI_CONFIGURATIONS,
+  OID4VCI_ISSUERS,
+  OID4VCI_OFFERS,
+  type ConfigurationRecord,
+  type IssuerRecord,
+  type OfferRecord,
+} from '../oid4vci/records.js'
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
 import type { CollectionSpec, StoredRecord } from '../storage/port.js'
@@ -424,6 +431,24 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       display: [{ name: 'Identity', locale: 'en' }],
       claims: [{ path: ['given_name'] }],
       batchSize: 2,
+      createdAt: createdAt(n),
+      updatedAt: createdAt(n),
+    }),
+  }),
+  sample<OfferRecord>({
+    declaration: OID4VCI_OFFERS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      // Stored under a keyed hash of the offer id (the id is a bearer secret of the wallet's).
+      id: `${scope}-offer-${n}`.padEnd(43, 'A'),
+      tenantId: scope,
+      issuer: `${scope}-slug-1`,
+      configurationIds: [`Identity-${n}`],
+      claims: { [`Identity-${n}`]: { given_name: 'Ada' } },
+      txCode: { hash: 'B'.repeat(43), length: 6, inputMode: 'numeric' },
+      expiresAt: createdAt(n) + 600_000,
+      createdBy: { dids: [did(scope, 1)] },
+      state: n === 1 ? 'offered' : 'redeemed',
       createdAt: createdAt(n),
       updatedAt: createdAt(n),
     }),
