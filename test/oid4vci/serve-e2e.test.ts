@@ -290,10 +290,10 @@ describe.each(STORAGES)('didvault serve as an OID4VCI issuer (%s)', (storage) =>
     /** A 1.0 key proof: header names `holder`'s key; signed by `signer` (default the holder); `aud` default the issuer. */
     async function proof(holder: KeyPair, c_nonce: string, { signer = holder, aud = issuer.credentialIssuer } = {}) {
       return new jose.SignJWT({ nonce: c_nonce })
-        .setProtectedHeader({ typ: 'openid4vci-proof+jwt', alg: 'ES256', jwk: holder.publicJwk as jose.JWK })
+        .setProtectedHeader({ typ: 'openid4vci-proof+jwt', alg: 'ES256', jwk: holder.publicJwk })
         .setAudience(aud)
         .setIssuedAt()
-        .sign(await jose.importJWK(signer.privateJwk as jose.JWK, 'ES256'))
+        .sign(await jose.importJWK(signer.privateJwk, 'ES256'))
     }
     const credential = (accessToken: string, jwts: string[]) =>
       postJson(
@@ -303,9 +303,9 @@ describe.each(STORAGES)('didvault serve as an OID4VCI issuer (%s)', (storage) =>
       )
     async function dpopProof(key: KeyPair, htm: string, htu: string) {
       return new jose.SignJWT({ htm, htu, jti: randomUUID() })
-        .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk as jose.JWK })
+        .setProtectedHeader({ typ: 'dpop+jwt', alg: 'ES256', jwk: key.publicJwk })
         .setIssuedAt()
-        .sign(await jose.importJWK(key.privateJwk as jose.JWK, 'ES256'))
+        .sign(await jose.importJWK(key.privateJwk, 'ES256'))
     }
     /** Asserts an OAuth error body (and nothing of didvault's own error body). */
     function refused(res: { status: number; body: Record<string, any> }, status: number, error: string) {
