@@ -60,6 +60,20 @@ export interface ServedIssuerOptions {
   configuration?: Record<string, unknown>
   /** More serve flags. */
   flags?: string[]
+  /** Also a second tenant (`globex`, its own API key, issuer slug, issuing DID and configuration `Identity`). */
+  otherTenant?: boolean
+}
+
+/** A tenant's issuing backend on the served process. */
+export interface IssuingBackend {
+  tenant: string
+  apiKey: string
+  slug: string
+  /** `<publicUrl>/oid4vci/<slug>`. */
+  credentialIssuer: string
+  issuingDid: string
+  /** `didvault/client` with the API key and a DID-auth token of the issuing DID. */
+  client: DidvaultClient
 }
 
 export interface ServedIssuer {
@@ -81,6 +95,8 @@ export interface ServedIssuer {
   client: DidvaultClient
   process: Spawned
   terminator: TlsTerminator
+  /** The second tenant, when asked for (`otherTenant`). */
+  other?: IssuingBackend
   /** SIGTERM, wait for the exit, close the terminator. */
   stop(): Promise<void>
 }
@@ -93,6 +109,8 @@ export async function startServedIssuer(options: ServedIssuerOptions): Promise<S
   const tenant = 'acme'
   const apiKey = `key-${randomBytes(12).toString('hex')}`
   const slug = `acme-${randomBytes(3).toString('hex')}`
+  const otherKey = `key-${randomBytes(12).toString('hex')}`
+  const otherSlug = `globex-${randomBytes(3).toString('hex')}`
   const storageUrl =
     options.storage === 'sqlite'
       ? `sqlite:${join(options.dir, `issuer-${slug}.db`)}`
@@ -102,7 +120,10 @@ export async function startServedIssuer(options: ServedIssuerOptions): Promise<S
   const args = ['serve', '--config', configFile, '--port', String(port), '--storage', storageUrl, '--public-url', publicUrl]
   const child = spawnNode(['--import', TSX, MAIN, ...args, ...(options.flags ?? [])], {
     cwd: options.dir,
-    env: { DIDVAULT_API_KEYS: `${tenant}:${apiKey}`, DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex') },
+    env: {
+      DIDVAULT_API_KEYS: `${tenant}:${apiKey}${options.otherTenant ? `,globex:${otherKey}` : ''}`,
+      DIDVAULT_MASTER_KEY: randomBytes(32).toString('hex'),
+    },
   })
   const stop = async () => {
     if (child.child.exitCode === null && child.child.signalCode === null) child.child.kill('SIGTERM')
@@ -111,20 +132,33 @@ export async function startServedIssuer(options: ServedIssuerOptions): Promise<S
   }
   try {
     const localUrl = (await child.waitFor(LISTENING, 60_000))[1]
-    const base = createClient({ baseUrl: localUrl, apiKey })
-    const { wallet } = await base.generateWallet({ walletConfig: { didMethod: 'jwk', keyType: 'P-256' } })
-    const { jwt } = await base.generateToken({ iss: wallet.did })
-    const client = createClient({ baseUrl: localUrl, apiKey, didAuth: jwt })
-    await client.createCredentialConfiguration({
-      id: SERVED_CONFIGURATION,
-      issuer: slug,
-      format: 'dc+sd-jwt',
-      vct: SERVED_VCT,
-      issuingDid: wallet.did,
-      display: [{ name: 'Identity', locale: 'en' }],
-      claims: Object.keys(SERVED_CLAIMS).map((name) => ({ path: [name] })),
-      ...options.configuration,
-    })
+    const backend = async (apiKey: string, slug: string): Promise<{ client: DidvaultClient; issuingDid: string }> => {
+      const base = createClient({ baseUrl: localUrl, apiKey })
+      const { wallet } = await base.generateWallet({ walletConfig: { didMethod: 'jwk', keyType: 'P-256' } })
+      const { jwt } = await base.generateToken({ iss: wallet.did })
+      const client = createClient({ baseUrl: localUrl, apiKey, didAuth: jwt })
+      await client.createCredentialConfiguration({
+        id: SERVED_CONFIGURATION,
+        issuer: slug,
+        format: 'dc+sd-jwt',
+        vct: SERVED_VCT,
+        issuingDid: wallet.did,
+        display: [{ name: 'Identity', locale: 'en' }],
+        claims: Object.keys(SERVED_CLAIMS).map((name) => ({ path: [name] })),
+        ...options.configuration,
+      })
+      return { client, issuingDid: wallet.did }
+    }
+    const { client, issuingDid } = await backend(apiKey, slug)
+    const other = options.otherTenant
+      ? {
+          tenant: 'globex',
+          apiKey: otherKey,
+          slug: otherSlug,
+          credentialIssuer: `${publicUrl}/oid4vci/${otherSlug}`,
+          ...(await backend(otherKey, otherSlug)),
+        }
+      : undefined
     return {
       storage: options.storage,
       storageUrl,
@@ -134,11 +168,12 @@ export async function startServedIssuer(options: ServedIssuerOptions): Promise<S
       apiKey,
       slug,
       credentialIssuer: `${publicUrl}/oid4vci/${slug}`,
-      issuingDid: wallet.did,
+      issuingDid,
       configurationId: SERVED_CONFIGURATION,
       client,
       process: child,
       terminator,
+      other,
       stop,
     }
   } catch (err) {

@@ -45,15 +45,26 @@ const CLIENT_ID = 'didvault-test-wallet'
 const credentialOf = (entry: unknown): unknown =>
   typeof entry === 'object' && entry !== null && 'credential' in entry ? entry.credential : entry
 
-/** Follows the authorization endpoint's redirect (the test issuer's login is a stub) and returns the `code`. */
+/**
+ * Follows the authorization endpoint's redirects as a browser would — straight to `redirect_uri` when the issuer
+ * approves by itself, or through the operator's login page (302 to `loginUrl`, 302 back to `<ci>/authorize/return`,
+ * 302 to `redirect_uri`) — and returns the `code` the wallet's `redirect_uri` receives (never fetched).
+ */
 async function followAuthorization(authorizationRequestUrl: string): Promise<{ code: string; state?: string; iss?: string }> {
-  const response = await fetch(authorizationRequestUrl, { redirect: 'manual' })
-  const location = response.headers.get('location')
-  if (response.status !== 302 || !location) throw new Error(`authorization endpoint answered ${response.status}: ${await response.text()}`)
-  const back = new URL(location)
-  const code = back.searchParams.get('code')
-  if (!code) throw new Error(`no code in the redirect: ${location}`)
-  return { code, state: back.searchParams.get('state') ?? undefined, iss: back.searchParams.get('iss') ?? undefined }
+  let url = authorizationRequestUrl
+  for (let hop = 0; hop < 5; hop++) {
+    const response = await fetch(url, { redirect: 'manual' })
+    const location = response.headers.get('location')
+    if (response.status !== 302 || !location) throw new Error(`${url} answered ${response.status}: ${await response.text()}`)
+    const next = new URL(location, url)
+    if (next.href.startsWith(`${REDIRECT_URI}?`)) {
+      const code = next.searchParams.get('code')
+      if (!code) throw new Error(`no code in the redirect: ${location}`)
+      return { code, state: next.searchParams.get('state') ?? undefined, iss: next.searchParams.get('iss') ?? undefined }
+    }
+    url = next.href
+  }
+  throw new Error(`more than 5 redirects from ${authorizationRequestUrl}`)
 }
 
 /** The third client: `@openid4vc/openid4vci` (not independent of the reference issuer's library). Both grants. */

@@ -76,10 +76,13 @@ export async function parsePushedAuthorizationRequest(
     ids.add(detail.credential_configuration_id)
   }
   if (ar.scope !== undefined) {
+    // A scope value naming no configuration is refused when the scope is all the request has; beside
+    // authorization_details it is ignored (RFC 6749 §3.3): Sphereon's wallets send `scope=openid` with them by default.
+    const named = ids.size > 0
     for (const scope of ar.scope.split(' ').filter(Boolean)) {
       const id = Object.keys(configurations).find((key) => configurations[key].scope === scope)
-      if (id === undefined) throw new OAuthError('invalid_scope', 'the scope names no credential configuration')
-      ids.add(id)
+      if (id === undefined && !named) throw new OAuthError('invalid_scope', 'the scope names no credential configuration')
+      if (id !== undefined) ids.add(id)
     }
   }
   if (ids.size === 0) throw new OAuthError('invalid_request', 'authorization_details or scope is required')

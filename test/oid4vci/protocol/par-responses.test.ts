@@ -78,6 +78,9 @@ describe('pushed authorization requests', () => {
   it('maps a scope to its configuration, and refuses unknown ones', async () => {
     expect((await push({ scope: 'employee' }, false)).parsed.credentialConfigurationIds).toEqual(['employee'])
     await expect(push({ scope: 'nothing' }, false)).rejects.toMatchObject({ errorResponse: { error: 'invalid_scope' } })
+    // Beside authorization_details, a scope value naming no configuration is ignored (Sphereon sends `openid`).
+    const details = [{ type: 'openid_credential', credential_configuration_id: 'employee' }]
+    expect((await push({ scope: 'openid', authorization_details: details }, false)).parsed.credentialConfigurationIds).toEqual(['employee'])
     await expect(
       push({ authorization_details: [{ type: 'openid_credential', credential_configuration_id: 'nope' }] }),
     ).rejects.toMatchObject({
