@@ -29,6 +29,9 @@ export const AUDIT_ACTIONS = [
   'credentialConfiguration.update',
   'credentialConfiguration.delete',
   'credentialOffer.create',
+  // ---- helper "deferred": a credential request deferred, and the issuing backend's refusal of one
+  'credential.defer',
+  'credential.refuse',
   'token.generate',
   'mpc.initialize',
   'mpc.sign',

@@ -133,6 +133,11 @@ function pathOf(route: SharedRoute, table: Contracts): RouteConfig {
                 },
       }
   if (first.document) responses[304] = { description: 'Not Modified: `If-None-Match` names the current ETag' }
+  if (first.acceptedWhen)
+    responses[202] = {
+      description: 'Accepted: not issued yet (`transaction_id`, `interval`)',
+      content: { 'application/json': { schema: first.response } },
+    }
   for (const contract of contracts) {
     for (const [status, declared] of Object.entries(contract.errors)) {
       if (declared !== undefined) responses[status] ??= errorResponse(declared, contract)

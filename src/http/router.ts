@@ -125,7 +125,7 @@ const run =
       const result = await (res.locals as Locals).didvaultCall!.for(name).run(input, { ...req.params }, { inputChecked })
       if (contract.document === true) serveDocument(req, res, result as ServedDocument)
       else if (contract.redirect === true) redirectTo(res, (result as { location: string }).location)
-      else sendResult(res, contract, contract.outcome?.status(result) ?? contract.successStatus ?? 200, result)
+      else sendResult(res, contract, contract.outcome?.status(result) ?? successStatusOf(contract, result), result)
     } catch (err) {
       next(err)
     }
@@ -176,7 +176,7 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
   const chosen = (res.locals as Locals).mediaType
   if (contract.media) res.vary('Accept')
   if (status === 503) res.set('retry-after', RETRY_AFTER_SECONDS)
-  if (status === (contract.successStatus ?? 200)) {
+  if (status === (contract.successStatus ?? 200) || (status === 202 && contract.acceptedWhen !== undefined)) {
     if (contract.responseHeaders) res.set(contract.responseHeaders(result))
     if (contract.noContent === true) {
       res.status(204).end()
@@ -191,6 +191,12 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
   const types = (typeof declared === 'object' && declared.mediaTypes) || ['application/json']
   res.set('content-type', chosen !== undefined && types.includes(chosen) ? chosen : types[0])
   res.status(status).json(result)
+}
+
+/** The status of a success: 202 when the contract says the result is accepted for later (`acceptedWhen`). */
+function successStatusOf(contract: Contract, result: unknown): number {
+  if (contract.acceptedWhen?.(result) === true) return 202
+  return contract.successStatus ?? 200
 }
 
 /** Redirects the user agent (`redirect: true`): 302 Found, no body, never cached (the location may carry a code). */

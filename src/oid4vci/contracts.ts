@@ -41,6 +41,14 @@ import {
   pushedAuthorizationResponse,
   redirection,
 } from './authorization-code-schemas.js'
+import {
+  completeDeferredCredential,
+  completeDeferredCredentialResponse,
+  deferredCredentialRequest,
+  deferredCredentialsResponse,
+  deferredParams,
+  getDeferredCredentials,
+} from './deferred-schemas.js'
 
 const TAG = 'Credential issuance (OID4VCI)'
 
@@ -285,6 +293,8 @@ export const OID4VCI_CONTRACTS = {
     input: credentialRequest,
     response: credentialResponseBody,
     responseHeaders: () => ({ 'Cache-Control': 'no-store' }),
+    // helper "deferred": a configuration marked `deferred` answers 202 with `transaction_id` and `interval`.
+    acceptedWhen: (result) => typeof result.transaction_id === 'string',
   }),
   /** The Notification Endpoint (OID4VCI 1.0 §11). */
   sendCredentialNotification: defineContract({
@@ -372,5 +382,69 @@ export const OID4VCI_CONTRACTS = {
     params: issuerParams,
     input: loginReturn,
     response: redirection,
+  }),
+  // ---- helper "deferred": deferred issuance (OID4VCI 1.0 §9)
+  /** The tenant's deferred issuances (`GET /oid4vci/deferred`). */
+  getDeferredCredentials: defineContract({
+    summary: 'Get deferred credential issuances',
+    description:
+      'The credential requests of configurations marked `deferred` that wait for the issuing backend (default ' +
+      '`state: pending`), oldest first: each with its `reference` (what `completeDeferredCredential` takes; not the ' +
+      'wallet’s `transaction_id`, which the service does not keep), configuration, offer, holder key thumbprints and ' +
+      'the grant’s claims.',
+    auth: 'tenant',
+    tag: TAG,
+    errors: QUERY_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vci/deferred' }],
+    input: getDeferredCredentials,
+    response: deferredCredentialsResponse,
+  }),
+  /** Complete a deferred issuance (`POST /oid4vci/deferred/:reference`). */
+  completeDeferredCredential: defineContract({
+    summary: 'Complete a deferred credential issuance',
+    description:
+      'Issues the credentials of a pending deferred issuance now — one per holder key, signed by the configuration’s ' +
+      'issuing DID with the grant’s claims or `claims`, stored and audited `credential.issue` — for the wallet’s next ' +
+      'poll of the deferred credential endpoint; or refuses it (`refuse`: the wallet is told ' +
+      '`credential_request_denied`; audited `credential.refuse`). The caller proves control of the issuing DID. ' +
+      'An unknown or expired reference (another tenant’s included): 422 NOT_FOUND; one completed already: 422 CONFLICT.',
+    auth: 'tenant+did',
+    tag: TAG,
+    audit: { action: 'credential.issue', target: 'deferredCredential', targetField: 'reference' },
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/oid4vci/deferred/:reference' }],
+    params: deferredParams,
+    input: completeDeferredCredential,
+    response: completeDeferredCredentialResponse,
+    example: { claims: { given_name: 'Erika' } },
+  }),
+  /** The Deferred Credential Endpoint (OID4VCI 1.0 §9). */
+  requestDeferredCredential: defineContract({
+    summary: 'Deferred Credential Request',
+    description:
+      'With an access token of the same grant (issuer, offer or subject, DPoP key) as the deferred request, ' +
+      '`{ transaction_id }` → 202 `{ transaction_id, interval }` while the issuing backend has not completed it; then ' +
+      '200 `{ credentials }` once (a later request: `invalid_transaction_id`; no `notification_id`: wallets on ' +
+      '@openid4vc/openid4vci 0.4.6 refuse one there). Refused by the backend: ' +
+      '`credential_request_denied`. Unknown, expired or another grant’s: `invalid_transaction_id`.',
+    auth: 'oid4vci-access',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    audit: { action: 'credential.issue', target: 'credential' },
+    errors: {
+      400: 'invalid_transaction_id, credential_request_denied, invalid_credential_request',
+      401: 'invalid_token, invalid_dpop_proof (with `WWW-Authenticate`)',
+      404: 'No such Credential Issuer, or the service has no `publicUrl`',
+      413: 'The body is over the limit',
+      500: 'server_error',
+      ...UNAVAILABLE_ERRORS,
+    },
+    routes: [{ method: 'post', path: '/oid4vci/:issuer/deferred-credential' }],
+    params: walletEndpointParams,
+    input: deferredCredentialRequest,
+    response: credentialResponseBody,
+    responseHeaders: () => ({ 'Cache-Control': 'no-store' }),
+    acceptedWhen: (result) => typeof result.transaction_id === 'string',
   }),
 }

@@ -10,6 +10,7 @@ import type { Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
 import { grantOf, ONE_TIME_KINDS, type AccessGrant } from './grants.js'
 import { credentialIssuerOf } from './issuer-url.js'
+import { deferIssuance } from './deferred.js'
 import { issueCredentials, type IssuanceContext } from './issuance.js'
 import { authorizationServerMetadata, credentialIssuerMetadata } from './metadata.js'
 import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
@@ -69,6 +70,11 @@ export async function requestCredential(
     throw await withNonce(err, fresh)
   }
   if (!(await consumeCNonces(ctx, caller.tenantId, verified.nonces))) throw oid4vci.lib.invalidNonce(await fresh())
+  // ---- helper "deferred": the backend completes it later; the wallet gets a transaction id (202).
+  if (configuration.deferred === true) {
+    const pending = await deferIssuance(ctx, caller, { configuration, grant, keys: verified.keys })
+    return oid4vci.lib.credentialResponse(request, pending).body
+  }
 
   const issued = await issueCredentials(ctx, caller, {
     configuration,
@@ -88,7 +94,7 @@ export async function requestCredential(
     data: data as unknown as Record<string, unknown>,
   })
   const response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId })
-  return response.body as CredentialResponseBody
+  return response.body
 }
 
 /** POST `/oid4vci/:issuer/notification`: a wallet's event about credentials it received, into the audit trail. */
@@ -117,7 +123,7 @@ export async function sendCredentialNotification(
 }
 
 /** The running issuer and `publicUrl`; without either the endpoints do not exist (404). */
-function running(ctx: CredentialEndpointContext): { oid4vci: Oid4vciRuntime; publicUrl: string } {
+export function running(ctx: Pick<CredentialEndpointContext, 'oid4vci' | 'config'>): { oid4vci: Oid4vciRuntime; publicUrl: string } {
   const { oid4vci } = ctx
   const { publicUrl } = ctx.config
   if (oid4vci === undefined || publicUrl === undefined) throw new OAuthError('invalid_request', 'no Credential Issuer here', 404)

@@ -20,6 +20,7 @@ import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { didJwk } from '../did/methods/jwk/index.js'
 import type { PublicJwk } from '../keys/key-types.js'
 import { collectionOf, tenantCollections } from '../storage/declaration.js'
+import type { StorageAdapter } from '../storage/port.js'
 import { signingWallet } from '../wallets/config.js'
 import { WALLETS } from '../wallets/records.js'
 import { FORMAT_OF } from './configurations.js'
@@ -43,6 +44,8 @@ export interface IssuanceRequest {
   keys: readonly HolderKey[]
   /** The offer the access token came from (audit). */
   offerId?: string
+  /** Writes of the caller's, in the transaction that stores the credentials (a deferred issuance marked ready). */
+  within?: (tx: StorageAdapter, recordIds: string[]) => Promise<void>
 }
 
 /** An issued credential: its encoded form (what the wallet receives) and its credential record's id. */
@@ -89,7 +92,7 @@ export async function issueCredentials(ctx: IssuanceContext, caller: Caller, req
       }
       signed.push({ encoded: await format.issue(content, signer, options), key })
     }
-    return await store(ctx, caller, { format, wallet: wallet.did, offerId: request.offerId, now }, signed)
+    return await store(ctx, caller, { format, wallet: wallet.did, offerId: request.offerId, now, within: request.within }, signed)
   } catch (err) {
     for (const allocation of allocations) await allocation.release()
     throw err instanceof OAuthError || !isRefusal(err) ? err : new OAuthError('invalid_credential_request', refusalText(err))
@@ -192,7 +195,7 @@ function issueOptionsOf(ctx: IssuanceContext, caller: Caller, configuration: Con
 async function store(
   ctx: IssuanceContext,
   caller: Caller,
-  by: { format: CredentialFormat; wallet: string; offerId?: string; now: number },
+  by: { format: CredentialFormat; wallet: string; offerId?: string; now: number; within?: IssuanceRequest['within'] },
   signed: ReadonlyArray<{ encoded: string | Record<string, unknown>; key: HolderKey }>,
 ): Promise<IssuedRecord[]> {
   const storedBy = [by.wallet]
@@ -223,6 +226,10 @@ async function store(
   await ctx.storage.transaction(async (tx) => {
     await collectionOf(tx, CREDENTIALS).insertMany(records)
     await ctx.audit.append(tx, actor, acts)
+    await by.within?.(
+      tx,
+      records.map((r) => r.id),
+    )
   })
   return signed.map(({ encoded }, i) => ({ credential: encoded, recordId: records[i].id }))
 }

@@ -35,6 +35,11 @@ export interface Oid4vciOptions {
   loginUrl?: string
   /** Public JWKs (P-256 for ES256, Ed25519 for EdDSA; a `kid` selects one) that sign login assertions. */
   loginAssertionKeys?: Array<Record<string, unknown>>
+  // ---- helper "deferred"
+  /** Deferred issuance: the `interval` wallets are told to wait between polls, seconds. Default 60. */
+  deferredIntervalSeconds?: number
+  /** Deferred issuance: how long a pending issuance (and its `transaction_id`) lives, seconds. Default 7 days. */
+  deferredTtlSeconds?: number
 }
 
 /** An authorization request, as the {@link Oid4vciOptions.authorize} hook sees it. */
@@ -84,6 +89,9 @@ export const OID4VCI_DEFAULTS = {
   accessTokenTtlSeconds: 300,
   nonceTtlSeconds: 300,
   offerTtlSeconds: 600,
+  // ---- helper "deferred"
+  deferredIntervalSeconds: 60,
+  deferredTtlSeconds: 7 * 24 * 3600,
 } as const
 
 /** The part of the service context the OID4VCI operations reach. */

@@ -129,3 +129,43 @@ export const OID4VCI_OFFERS = declareCollection<OfferRecord>({
   fields: ['tenantId', 'issuer', 'state', 'expiresAt', 'createdAt', 'updatedAt'],
   indexes: [{ fields: ['tenantId', 'createdAt'] }, { fields: ['expiresAt'] }],
 })
+
+// ---- helper "deferred"
+/**
+ * A deferred issuance (OID4VCI 1.0 §9). `id` is the keyed hash of the wallet's `transaction_id`
+ * (`OneTimeStore.keyed('oid4vci-deferred', tenantId, transactionId)`): the database never holds the transaction id.
+ * `reference` is the issuing backend's handle (`getDeferredCredentials`, `completeDeferredCredential`), useless at
+ * the wallet-facing endpoint. Holder keys are public keys; `binding` is a keyed hash of the grant the access token
+ * carried (issuer, offer, subject, DPoP key): a later token must carry the same grant.
+ */
+export interface DeferredRecord extends StoredRecord {
+  tenantId: string
+  /** The issuer slug. */
+  issuer: string
+  reference: string
+  configurationId: string
+  /** The public keys the key proofs proved, one credential each. */
+  holderKeys: Array<{ jwk: Record<string, unknown>; jkt: string; did?: string; kid?: string }>
+  /** The claims of the grant. */
+  claims: Record<string, unknown>
+  offerId?: string
+  subject?: string
+  binding: string
+  state: 'pending' | 'ready' | 'issued' | 'refused'
+  /** The credential records issued on completion. */
+  credentialIds?: string[]
+  /** Why the backend refused (not told to the wallet). */
+  reason?: string
+  /** Claims of the completion (1) and fetches of the credentials (1): counted atomically, so each happens once. */
+  completions?: number
+  fetches?: number
+  expiresAt: number
+  createdAt: number
+  updatedAt: number
+}
+
+export const OID4VCI_DEFERRED = declareCollection<DeferredRecord>({
+  name: 'oid4vci_deferred',
+  fields: ['tenantId', 'issuer', 'reference', 'configurationId', 'state', 'expiresAt', 'createdAt', 'updatedAt'],
+  indexes: [{ fields: ['tenantId', 'reference'], unique: true }, { fields: ['tenantId', 'state', 'createdAt'] }, { fields: ['expiresAt'] }],
+})

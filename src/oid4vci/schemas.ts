@@ -190,12 +190,19 @@ export const credentialRequest = z.looseObject({
 })
 export type CredentialRequestInput = z.output<typeof credentialRequest> & { issuer: string }
 
-/** A Credential Response (OID4VCI 1.0 §8.3). */
+/** A Credential Response (OID4VCI 1.0 §8.3): the credentials, or (deferred, 202) a transaction to fetch them by later. */
 export const credentialResponseBody = z.looseObject({
   credentials: z
     .array(z.object({ credential: z.union([z.string(), z.record(z.string(), z.unknown())]) }))
+    .optional()
     .meta({ description: 'One credential per key proof, in order: a compact SD-JWT VC or VC-JWT, or a Data Integrity JSON-LD VC.' }),
   notification_id: z.string().optional().meta({ description: 'What the wallet names this issuance by at the notification endpoint.' }),
+  // ---- helper "deferred"
+  transaction_id: z
+    .string()
+    .optional()
+    .meta({ description: 'Deferred issuance (202): what the wallet fetches the credentials by at the deferred credential endpoint.' }),
+  interval: z.number().int().positive().optional().meta({ description: 'Deferred issuance: seconds to wait before asking again.' }),
 })
 export type CredentialResponseBody = z.output<typeof credentialResponseBody>
 

@@ -174,6 +174,12 @@ export interface OperationContract<
   noContent?: true
   /** The status of a success over HTTP, when not 200: 201 (RFC 9126's pushed authorization response). */
   successStatus?: 201
+  // ---- helper "deferred"
+  /**
+   * A success whose status depends on the result: 202 Accepted (OID4VCI 1.0 §8.3, §9.2: a deferred credential
+   * response, `transaction_id` and `interval`), else the success status. Its headers and body are a success's.
+   */
+  acceptedWhen?(result: z.output<R>): boolean
   /**
    * The answer is a redirect of the user agent (an OAuth authorization endpoint): over HTTP, 302 Found to the
    * `location` of the result (`{ location }`), no body, `Cache-Control: no-store`; the service method resolves to the

@@ -33,6 +33,7 @@ import * as oid4vciOffers from '../oid4vci/offers.js'
 import * as oid4vciToken from '../oid4vci/token-endpoint.js'
 import * as oid4vciCredential from '../oid4vci/credential-endpoint.js'
 import * as oid4vciAuthorizationCode from '../oid4vci/authorization-code.js'
+import * as oid4vciDeferred from '../oid4vci/deferred.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -105,4 +106,11 @@ export const OPERATIONS = {
   pushAuthorizationRequest: defineOperation(C.pushAuthorizationRequest, { handler: oid4vciAuthorizationCode.pushAuthorizationRequest }),
   authorizeCredentialRequest: defineOperation(C.authorizeCredentialRequest, { handler: oid4vciAuthorizationCode.authorize }),
   returnFromLogin: defineOperation(C.returnFromLogin, { handler: oid4vciAuthorizationCode.authorizeReturn }),
+  // ---- helper "deferred"
+  getDeferredCredentials: defineOperation(C.getDeferredCredentials, { handler: oid4vciDeferred.getDeferredCredentials }),
+  completeDeferredCredential: defineOperation(C.completeDeferredCredential, {
+    handler: oid4vciDeferred.completeDeferredCredential,
+    signs: 'caller',
+  }),
+  requestDeferredCredential: defineOperation(C.requestDeferredCredential, { handler: oid4vciDeferred.requestDeferredCredential }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

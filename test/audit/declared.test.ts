@@ -35,6 +35,8 @@ const READS_ONLY: OperationName[] = [
   'deriveCredential',
   'getAuditRecords',
   'getCredentialConfigurations',
+  // helper "deferred": lists the tenant's pending issuances, writes nothing
+  'getDeferredCredentials',
 ]
 
 describe('the operation table declares every use of a key and every refusal', () => {

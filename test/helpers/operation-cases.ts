@@ -759,4 +759,26 @@ export const OPERATION_CASES: OperationCase[] = [
     input: () => ({ action: 'vault.explode' as 'vault.delete' }),
     rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR' },
   }),
+  // ---- helper "deferred": without the OID4VCI module nothing is pending, completion is 422, the endpoint 404
+  call({
+    operation: 'getDeferredCredentials',
+    name: 'no deferred issuance pending',
+    auth: () => tenant(),
+    input: () => ({}),
+    then: ({ deferred }) => expect(deferred).toEqual([]),
+  }),
+  call({
+    operation: 'completeDeferredCredential',
+    name: 'no OID4VCI module: 422 naming it',
+    auth: (f) => acting(f.rootJwt),
+    input: () => ({ reference: 'AAAAAAAAAAAAAAAAAAAAAAAA' }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /oid4vci/ },
+  }),
+  call({
+    operation: 'requestDeferredCredential',
+    name: 'a deferred credential request to a service without the OID4VCI module: 404',
+    auth: () => ({ authorization: 'Bearer some-access-token' }),
+    input: () => ({ issuer: 'cases', transaction_id: 't' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
 ]
