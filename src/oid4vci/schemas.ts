@@ -7,9 +7,13 @@ import { did, isoDate } from '../operations/schemas.js'
 
 /** An issuer slug: the last segment of the Credential Issuer Identifier `<publicUrl>/oid4vci/<slug>`. */
 export const ISSUER_SLUG = /^[a-z0-9][a-z0-9-]{0,62}$/
+/** Path segments of the management routes under `/oid4vci/`: no issuer may be named like them. */
+export const RESERVED_SLUGS: readonly string[] = ['configurations', 'offers', 'deferred']
+
 export const issuerSlug = z
   .string()
   .regex(ISSUER_SLUG, 'must be 1–63 lowercase letters, digits or hyphens, not starting with a hyphen')
+  .refine((slug) => !RESERVED_SLUGS.includes(slug), `is reserved: ${RESERVED_SLUGS.join(', ')} name routes of the management operations`)
   .meta({ description: 'The issuer slug: the Credential Issuer Identifier is `<publicUrl>/oid4vci/<slug>`.' })
 
 /** A credential configuration id (the key of `credential_configurations_supported`, and its `scope`). */

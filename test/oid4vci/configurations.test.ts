@@ -137,6 +137,16 @@ describe('refusals, with nothing written', () => {
   it('another slug than the tenant’s: 422 CONFLICT', () =>
     refused(422, 'CONFLICT', { json: sdJwtConfiguration(issuer.did, { id: 'Other', issuer: 'acme-2' }), didAuth: issuer.jwt }, 'acme'))
 
+  it('a slug naming a management route (deferred, offers, configurations): 422, nothing written', async () => {
+    for (const slug of ['deferred', 'offers', 'configurations'])
+      await refused(
+        422,
+        'VALIDATION_ERROR',
+        { json: sdJwtConfiguration(tenantB.did, { issuer: slug }), didAuth: tenantB.jwt, token: TENANT_B },
+        'reserved',
+      )
+  })
+
   it('a configuration id the tenant has: 422 CONFLICT', () =>
     refused(422, 'CONFLICT', { json: sdJwtConfiguration(issuer.did), didAuth: issuer.jwt }, 'Identity'))
 
