@@ -3,7 +3,7 @@
  * only. The forms are checked field by field by the protocol adapter (RFC 6749/7636/9126/9396): these schemas bound
  * them and name their fields for the OpenAPI document.
  */
-import { z } from 'zod'
+import * as z from 'zod'
 
 const field = (description: string) => z.string().max(8_192).optional().meta({ description })
 

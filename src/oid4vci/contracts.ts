@@ -67,6 +67,7 @@ const CONFIGURATION_RULES =
   '`publicUrl` the service issues nothing: 422 naming it.'
 
 const METADATA_ERRORS = {
+  400: 'An OAuth error body `invalid_request`: the path names no valid issuer slug',
   404: 'No such Credential Issuer (an unknown slug), or the service has no `publicUrl`',
   ...UNAVAILABLE_ERRORS,
 }

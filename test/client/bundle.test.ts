@@ -17,9 +17,11 @@ const ALLOWED_PACKAGES = ['zod']
  * Minified bundle size the client must stay within, bytes (it was about 134 kB, 40 kB gzipped; issue 29's contracts —
  * DID resolution results at every status, per-status error bodies, media types — brought it to 161.8 / 48.3 kB, and the
  * budget from 160 / 48 to 170 / 51 kB; issue 31's SD-JWT VC members, presentations and Token Status List media type
- * brought it to 171.6 kB, and the budget to 180 / 54 kB). The zod runtime is about two thirds of it.
+ * brought it to 171.6 kB, and the budget to 180 / 54 kB; issue 33's OID4VCI contracts — the issuing backend's seven
+ * operations and the wallet-facing ones the exported table holds for the OpenAPI document — to 204.5 / 60.6 kB, and
+ * the budget to 210 / 62 kB). The zod runtime is about two thirds of it.
  */
-const BUDGET = { minified: 190_000, gzipped: 56_000 }
+const BUDGET = { minified: 210_000, gzipped: 62_000 }
 /** How far the measured sizes may be from the README's "about … kB" figures. */
 const QUOTE_TOLERANCE = 0.05
 

@@ -49,8 +49,8 @@ describe('wallets with keys of the key port', () => {
 
     const newKey = randomMasterKey()
     const s2 = await IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })
-    // the wallet's key and the keyring check
-    expect((await s2.rotateMasterKey(newKey)).resealed).toBe(2)
+    // the wallet's key, the keyring check and the one-time values' hashing key (made at start)
+    expect((await s2.rotateMasterKey(newKey)).resealed).toBe(3)
     await s2.close()
     expect(Keyring.keyIdOf((await storedRecords(path)).keys[0].privateKey)).toBe(new Keyring(newKey).currentKeyId)
     await expect(IdentityService.create({ storage: createSqliteStorage({ path }), masterKey: oldKey, tenants })).rejects.toThrow(
