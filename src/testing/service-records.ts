@@ -20,9 +20,11 @@ import { DID_WEB_CHANGES, type DidWebChangeRecord } from '../did/methods/index.j
 import { MPC_KEYS, MPC_SHARES, type MpcKeyRecord, type MpcShareRecord } from '../mpc/records.js'
 import {
   OID4VCI_CONFIGURATIONS,
+  OID4VCI_DEFERRED,
   OID4VCI_ISSUERS,
   OID4VCI_OFFERS,
   type ConfigurationRecord,
+  type DeferredRecord,
   type IssuerRecord,
   type OfferRecord,
 } from '../oid4vci/records.js'
@@ -449,6 +451,25 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       expiresAt: createdAt(n) + 600_000,
       createdBy: { dids: [did(scope, 1)] },
       state: n === 1 ? 'offered' : 'redeemed',
+      createdAt: createdAt(n),
+      updatedAt: createdAt(n),
+    }),
+  }),
+  sample<DeferredRecord>({
+    declaration: OID4VCI_DEFERRED,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      // Stored under a keyed hash of the wallet's transaction id; `reference` is the backend's own handle.
+      id: `${scope}-deferred-${n}`.padEnd(43, 'A'),
+      tenantId: scope,
+      issuer: `${scope}-slug-1`,
+      reference: `${scope}-reference-${n}`,
+      configurationId: `Identity-${n}`,
+      holderKeys: [{ jwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }, jkt: 'C'.repeat(43) }],
+      claims: { given_name: 'Ada' },
+      binding: 'D'.repeat(43),
+      state: n === 1 ? 'pending' : 'ready',
+      expiresAt: createdAt(n) + 604_800_000,
       createdAt: createdAt(n),
       updatedAt: createdAt(n),
     }),
