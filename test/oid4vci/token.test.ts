@@ -137,6 +137,20 @@ describe('offers', () => {
     })
   })
 
+  it('a same-tenant user who does not control the issuing DID cannot offer its credentials: 403, nothing written', async () => {
+    // Tenant A's Base Auth Token, and a DID-auth token of another wallet of tenant A: not the configuration's issuing DID.
+    const api = service.as({ authorization: `Bearer ${TENANT_A}` })
+    const { wallet } = await api.generateWallet({ walletConfig: { didMethod: 'jwk', keyType: 'P-256' } })
+    const { jwt } = await api.generateToken({ iss: wallet.did })
+    const outsider = service.as({ authorization: `Bearer ${TENANT_A}`, didAuth: jwt })
+    const offers = storage.collection('oid4vci_offers')
+    const before = (await offers.find({ and: [] }, { limit: 1_000 })).items.length
+    await expect(
+      outsider.createCredentialOffer({ configurations: [{ id: 'Identity', claims: { given_name: 'Mallory' } }] }),
+    ).rejects.toMatchObject({ statusCode: 403, errorType: 'FORBIDDEN' })
+    expect((await offers.find({ and: [] }, { limit: 1_000 })).items.length).toBe(before)
+  })
+
   it('another issuer’s slug or an unknown offer: 404 OAuth body', async () => {
     const { made } = await offer()
     const res = await loopback(`${PUBLIC_URL}/oid4vci/other/offers/${made.offerId}`)
