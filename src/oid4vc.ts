@@ -8,8 +8,13 @@
 import * as Protocol from './oid4vci/protocol/index.js'
 import { loginKeyOf } from './oid4vci/login-assertion.js'
 import { OID4VCI_DEFAULTS, type Oid4vciModule, type Oid4vciOptions } from './oid4vci/module.js'
+import * as VpProtocol from './oid4vp/protocol/index.js'
+import { OID4VP_DEFAULTS, type Oid4vpModule, type Oid4vpOptions } from './oid4vp/module.js'
 
 export * from './oid4vci/protocol/index.js'
+export * from './oid4vp/protocol/index.js'
+export type { Oid4vpModule, Oid4vpOptions, Oid4vpRuntime, Oid4vpX509Options } from './oid4vp/module.js'
+export type { PresentationOutcome, PresentedCredential } from './oid4vp/outcome-schemas.js'
 export type { AuthorizeAnswer, AuthorizeRequest, Oid4vciModule, Oid4vciOptions, Oid4vciRuntime } from './oid4vci/module.js'
 
 /** The OID4VCI issuer module, for `IdentityService.create({ oid4vci })`. */
@@ -54,4 +59,23 @@ function checkLogin(options: Oid4vciOptions): void {
   for (const key of keys) {
     if (loginKeyOf(key) === undefined) throw new TypeError('oid4vci: loginAssertionKeys must be public P-256 or Ed25519 JWKs')
   }
+}
+
+/**
+ * The OID4VP verifier module, for `IdentityService.create({ oid4vp })` (needs the optional peers
+ * @openid4vc/openid4vp, dcql and jose): each tenant asks wallets for presentations (docs/oid4vp.md).
+ */
+export function oid4vp(options: Oid4vpOptions = {}): Oid4vpModule {
+  const given = { ...OID4VP_DEFAULTS, ...options }
+  for (const name of ['requestTtlSeconds', 'resultTtlSeconds', 'maxResponseBytes', 'maxPresentations'] as const) {
+    if (!Number.isInteger(given[name]) || given[name] < 1) throw new TypeError(`oid4vp: ${name} must be a positive integer`)
+  }
+  if (given.requestTtlSeconds > 3600) throw new TypeError('oid4vp: requestTtlSeconds must be at most 3600')
+  if (given.resultTtlSeconds < given.requestTtlSeconds) throw new TypeError('oid4vp: resultTtlSeconds must be at least requestTtlSeconds')
+  if (
+    given.x509 !== undefined &&
+    (!Array.isArray(given.x509.chain) || given.x509.chain.length === 0 || typeof given.x509.privateKeyJwk !== 'object')
+  )
+    throw new TypeError('oid4vp: x509 needs a certificate chain (leaf first) and its private key as a JWK')
+  return { options: given, lib: VpProtocol, start: () => ({ options: given, lib: VpProtocol }) }
 }

@@ -11,6 +11,7 @@ import type { DidMethod } from '../did/methods/index.js'
 import type { JsonLdLimits } from '../proofs/jsonld/bounds.js'
 import type { StatusConfig, StatusContext } from '../status/context.js'
 import type { Oid4vciContext } from '../oid4vci/module.js'
+import type { Oid4vpContext } from '../oid4vp/module.js'
 import type { OneTimeStore } from '../one-time/index.js'
 
 /** Bounds of the service's work. */
@@ -39,7 +40,8 @@ export type ServiceContext = VaultsContext &
   CredentialsContext &
   StatusContext &
   TokensContext &
-  Oid4vciContext & {
+  Oid4vciContext &
+  Oid4vpContext & {
     /** The service's own resolver: its registries, and did:key. */
     resolver: Resolver
     /** did:web behind the DID-method port: the service's own documents (storage) and foreign ones (`didWebOrigins`). */

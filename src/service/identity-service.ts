@@ -7,6 +7,7 @@ import { applyDeclaredConfigurations, type DeclaredConfiguration } from '../oid4
 import type { Resolvable, Resolver } from 'did-resolver'
 import { Authenticator } from '../auth/authenticator.js'
 import type { Oid4vciModule } from '../oid4vci/module.js'
+import type { Oid4vpModule } from '../oid4vp/module.js'
 import { keyResolverOf } from '../oid4vci/key-resolver.js'
 import { authenticateAccess } from '../oid4vci/access.js'
 import type { AuthContext } from '../auth/context.js'
@@ -146,6 +147,12 @@ export interface IdentityServiceOptions {
    * `<publicUrl>/oid4vci/<slug>` (docs/oid4vci.md). Without it, the issuer endpoints answer 404.
    */
   oid4vci?: Oid4vciModule
+  /**
+   * The OpenID for Verifiable Presentations verifier module: `oid4vp()` of `didvault/oid4vc` (optional peers
+   * `@openid4vc/openid4vp`, `dcql`, `jose`). With it and `publicUrl`, each tenant asks wallets for presentations
+   * (docs/oid4vp.md). Without it, the verifier endpoints answer 404.
+   */
+  oid4vp?: Oid4vpModule
   /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
   statusListSize?: number
   /**
@@ -411,6 +418,7 @@ export class IdentityService {
       onItemFailure: options.onItemFailure ?? (() => undefined),
       oneTime,
       ...(options.oid4vci && { oid4vci: options.oid4vci.start(keyResolverOf(resolvers.get().resolver)) }),
+      ...(options.oid4vp && { oid4vp: options.oid4vp.start() }),
     }
     // API keys are the operator's acts (CLI, embedded admin API): they go to the system chain.
     const journal = (tx: StorageAdapter, act: { action: 'apiKey.create' | 'apiKey.revoke'; keyId: string }) =>
