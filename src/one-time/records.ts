@@ -19,6 +19,9 @@ export type OneTimeKind =
   | 'login-jti'
   | 'login-request'
   | 'notification'
+  | 'oid4vp-answer'
+  | 'oid4vp-response-code'
+  | 'oid4vp-wallet-nonce'
 
 /** JSON a value carries for its consumer: never a secret (the value itself is the secret). */
 export type OneTimeData = Record<string, unknown>

@@ -9,6 +9,7 @@ import { DID_WEB_CHANGES } from '../did/methods/index.js'
 import { MPC_KEYS, MPC_SHARES } from '../mpc/records.js'
 import { ONE_TIME } from '../one-time/records.js'
 import { OID4VCI_CONFIGURATIONS, OID4VCI_DEFERRED, OID4VCI_ISSUERS, OID4VCI_OFFERS } from '../oid4vci/records.js'
+import { OID4VP_REQUESTS } from '../oid4vp/records.js'
 import { ROLE_ASSIGNMENTS, ROLES } from '../roles/records.js'
 import type { CollectionSpec } from '../storage/port.js'
 import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS } from '../status/records.js'
@@ -42,4 +43,5 @@ export const COLLECTIONS: readonly CollectionSpec[] = [
   OID4VCI_OFFERS,
   // ---- helper "deferred"
   OID4VCI_DEFERRED,
+  OID4VP_REQUESTS,
 ]

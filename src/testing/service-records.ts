@@ -28,6 +28,7 @@ import {
   type IssuerRecord,
   type OfferRecord,
 } from '../oid4vci/records.js'
+import { OID4VP_REQUESTS, type PresentationRequestRecord } from '../oid4vp/records.js'
 import { ROLE_ASSIGNMENTS, ROLES, type RoleAssignmentRecord, type RoleRecord } from '../roles/records.js'
 import type { CollectionDeclaration, ScalarField } from '../storage/declaration.js'
 import type { CollectionSpec, StoredRecord } from '../storage/port.js'
@@ -471,6 +472,33 @@ export const SAMPLE_COLLECTIONS: readonly SampleCollection[] = [
       state: n === 1 ? 'pending' : 'ready',
       expiresAt: createdAt(n) + 604_800_000,
       createdAt: createdAt(n),
+      updatedAt: createdAt(n),
+    }),
+  }),
+  sample<PresentationRequestRecord>({
+    declaration: OID4VP_REQUESTS,
+    scopeField: 'tenantId',
+    record: (scope, n) => ({
+      // Stored under a keyed hash of the request id (the request_uri's and response_uri's handle).
+      id: `${scope}-vp-request-${n}`.padEnd(43, 'A'),
+      tenantId: scope,
+      clientId: `decentralized_identifier:${did(scope, 1)}`,
+      clientIdPrefix: 'decentralized_identifier',
+      signingKid: `${did(scope, 1)}#controller`,
+      dcqlQuery: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['https://example.com/pid'] } }] },
+      responseMode: n === 1 ? 'direct_post' : 'direct_post.jwt',
+      nonce: `nonce-${n}`.padEnd(43, 'N'),
+      state: `state-${n}`.padEnd(43, 'S'),
+      ...(n !== 1 && {
+        encryption: { publicJwk: { kty: 'EC', crv: 'P-256', x: 'x', y: 'y', kid: 'k' }, sealedPrivateJwk: 'sealed', enc: ['A128GCM'] },
+      }),
+      requestObject: 'eyJhbGciOiJFUzI1NiJ9.e30.c2ln',
+      status: n === 1 ? 'pending' : 'failed',
+      ...(n !== 1 && { outcome: { status: 'failed', error: 'access_denied' }, answeredAt: createdAt(n) + 1000 }),
+      createdBy: { dids: [did(scope, 1)] },
+      createdAt: createdAt(n),
+      expiresAt: createdAt(n) + 300_000,
+      deleteAt: createdAt(n) + 3_600_000,
       updatedAt: createdAt(n),
     }),
   }),
