@@ -18,6 +18,7 @@ import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf, type StartWait } from './storage-target.js'
 import { UsageError } from './usage.js'
 import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
+import { oid4vpModuleOf } from './oid4vp.js'
 
 /** Crashes within {@link CRASH_WINDOW_MS} beyond which the primary stops rather than fork again: this many per worker. */
 const CRASHES_PER_WORKER = 5
@@ -112,10 +113,13 @@ async function prepareStorage(
   }
   const issuer =
     options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, options.publicUrl) : undefined
+  // Checked by the primary too: a worker would fail the same way.
+  const verifier = options.oid4vp && options.oid4vp.enabled !== false ? await oid4vpModuleOf(options.oid4vp, options.publicUrl) : undefined
   const { service, storage } = await openService(target, env, {
     previousKeyFiles: options.previousMasterKeyFiles,
     start: wait,
     ...(issuer && { oid4vci: issuer, publicUrl: options.publicUrl }),
+    ...(verifier && { oid4vp: verifier, publicUrl: options.publicUrl }),
   })
   try {
     if (!storage.capabilities.multiProcess) {

@@ -37,6 +37,7 @@ export const SERVE_FLAGS = {
   'drain-ms': { type: 'string' },
   'previous-master-key-file': { type: 'string', multiple: true },
   oid4vci: { type: 'string' },
+  oid4vp: { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
 
@@ -102,6 +103,7 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(Object.keys(metrics).length > 0 && { metrics }),
     ...(values['drain-ms'] !== undefined && { shutdown: { drainMs: drainMsOf(values['drain-ms']) } }),
     ...(values.oid4vci !== undefined && { oid4vci: { enabled: oneOf('--oid4vci', values.oid4vci, ['on', 'off']) === 'on' } }),
+    ...(values.oid4vp !== undefined && { oid4vp: { enabled: oneOf('--oid4vp', values.oid4vp, ['on', 'off']) === 'on' } }),
   }
 }
 
@@ -165,7 +167,7 @@ export function checkedServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv): 
 
 /** What `serve` is started with. */
 export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { workers: number } {
-  const { networks, resolvers, limits, tokens, log, metrics, shutdown, oid4vci } = config
+  const { networks, resolvers, limits, tokens, log, metrics, shutdown, oid4vci, oid4vp } = config
   return {
     host: config.host,
     port: config.port,
@@ -181,6 +183,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     ...(metrics && { metrics }),
     ...(shutdown && { shutdown }),
     ...(oid4vci && oid4vci.enabled !== false && { oid4vci }),
+    ...(oid4vp && oid4vp.enabled !== false && { oid4vp }),
     settings: { networks, resolvers, limits, tokens },
     previousMasterKeyFiles: config.previousMasterKeyFiles,
   }

@@ -8,8 +8,9 @@ import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { DEFAULT_START_TIMEOUT_MS, openService, storageTargetOf, type StartWait } from './storage-target.js'
-import type { Oid4vciSettings, StorageFileSettings } from '../config/schema.js'
+import type { Oid4vciSettings, Oid4vpSettings, StorageFileSettings } from '../config/schema.js'
 import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
+import { oid4vpModuleOf } from './oid4vp.js'
 import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
@@ -59,6 +60,8 @@ export interface ServeOptions {
    * and the optional peers of `didvault/oid4vc`; the issuers declared are applied at start (docs/oid4vci.md).
    */
   oid4vci?: Oid4vciSettings
+  /** The OID4VP verifier (config section `oid4vp`, `--oid4vp on`): needs `publicUrl` and the optional peers (docs/oid4vp.md). */
+  oid4vp?: Oid4vpSettings
 }
 
 /**
@@ -101,6 +104,7 @@ export async function serve(
   const { publicUrl, statusListOrigins, didWebOrigins, settings } = options
   // Before the storage is opened: no publicUrl, or a missing optional peer, leaves nothing behind.
   const issuer = options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, publicUrl) : undefined
+  const verifier = options.oid4vp && options.oid4vp.enabled !== false ? await oid4vpModuleOf(options.oid4vp, publicUrl) : undefined
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
@@ -115,6 +119,7 @@ export async function serve(
     heartbeat: true,
     start: startWait(options, role, logger),
     ...(issuer && { oid4vci: issuer }),
+    ...(verifier && { oid4vp: verifier }),
   })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {

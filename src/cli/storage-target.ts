@@ -258,6 +258,8 @@ export async function openService(
     start?: StartWait
     /** The OID4VCI issuer module (`serve` with `oid4vci` on). */
     oid4vci?: IdentityServiceOptions['oid4vci']
+    /** The OID4VP verifier module (`serve` with `oid4vp` on). */
+    oid4vp?: IdentityServiceOptions['oid4vp']
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   // A missing driver is said before anything is created (the master key file of a SQLite database).
@@ -309,6 +311,7 @@ async function openServiceOnce(
       didWebOrigins,
       ...(options.heartbeat && { heartbeat: true }),
       ...(options.oid4vci && { oid4vci: options.oid4vci }),
+      ...(options.oid4vp && { oid4vp: options.oid4vp }),
     }
     if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))
     if (observe?.metrics) serviceOptions.onStatusListPublished = observe.metrics.statusListPublished

@@ -2,10 +2,10 @@
  * The effective settings of `didvault serve`: for each one, the flag if given, else its
  * environment variable, else the config file, else the default (docs/operations.md
  * *Configuration*). A flag replaces the file's value whole (lists are not merged); the `log`,
- * `metrics`, `shutdown` and `oid4vci` sections merge field by field. What the environment overrides in the file is
+ * `metrics`, `shutdown`, `oid4vci` and `oid4vp` sections merge field by field. What the environment overrides in the file is
  * reported in `notes`, never silently.
  */
-import { splitStorage, type DidvaultConfig, type Oid4vciSettings, type StorageFileSettings } from './schema.js'
+import { splitStorage, type DidvaultConfig, type Oid4vciSettings, type Oid4vpSettings, type StorageFileSettings } from './schema.js'
 
 /** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
 export interface ContextFile {
@@ -41,6 +41,8 @@ export interface EffectiveConfig {
   shutdown?: NonNullable<DidvaultConfig['shutdown']>
   /** The OID4VCI issuer: the file's `oid4vci` section, `enabled` set by `--oid4vci on|off` when given. */
   oid4vci?: Oid4vciSettings
+  /** The OID4VP verifier: the file's `oid4vp` section, `enabled` set by `--oid4vp on|off` when given. */
+  oid4vp?: Oid4vpSettings
 }
 
 /** What the flags or the environment set, already checked. */
@@ -48,7 +50,7 @@ export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'sto
   Partial<
     Pick<
       EffectiveConfig,
-      'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown' | 'oid4vci'
+      'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown' | 'oid4vci' | 'oid4vp'
     >
   >
 
@@ -100,7 +102,7 @@ export function effectiveConfig(
   const notes = (Object.keys(ENV_SETTINGS) as Array<keyof typeof ENV_SETTINGS>)
     .filter((key) => flags[key] === undefined && env[key] !== undefined && fromFile[key] !== undefined)
     .map((key) => `${ENV_SETTINGS[key]} overrides ${key} of the config file`)
-  const section = (key: 'log' | 'metrics' | 'shutdown' | 'oid4vci') => {
+  const section = (key: 'log' | 'metrics' | 'shutdown' | 'oid4vci' | 'oid4vp') => {
     const merged: object = { ...fromFile[key], ...env[key], ...flags[key] }
     return Object.keys(merged).length === 0 ? {} : { [key]: merged }
   }
@@ -126,6 +128,7 @@ export function effectiveConfig(
     ...section('metrics'),
     ...section('shutdown'),
     ...section('oid4vci'),
+    ...section('oid4vp'),
   }
   return { config, notes }
 }

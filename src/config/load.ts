@@ -92,12 +92,15 @@ function withSqlitePathResolved(storage: NonNullable<DidvaultConfig['storage']>,
 
 /** The file's relative paths made absolute. */
 function withPathsResolved(config: DidvaultConfig, baseDir: string): DidvaultConfig {
-  const { storage, contexts, networks, previousMasterKeyFiles } = config
+  const { storage, contexts, networks, previousMasterKeyFiles, oid4vp } = config
   return {
     ...config,
     ...(storage !== undefined && { storage: withSqlitePathResolved(storage, baseDir) }),
     ...(contexts && { contexts: Object.fromEntries(Object.entries(contexts).map(([url, path]) => [url, against(baseDir, path)])) }),
     ...(previousMasterKeyFiles && { previousMasterKeyFiles: previousMasterKeyFiles.map((path) => against(baseDir, path)) }),
+    ...(oid4vp?.x509 && {
+      oid4vp: { ...oid4vp, x509: { chainFile: against(baseDir, oid4vp.x509.chainFile), keyFile: against(baseDir, oid4vp.x509.keyFile) } },
+    }),
     ...(networks && {
       networks: networks.map((n) => (n.gasPayerKeyFile === undefined ? n : { ...n, gasPayerKeyFile: against(baseDir, n.gasPayerKeyFile) })),
     }),

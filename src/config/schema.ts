@@ -16,6 +16,7 @@ import { publicBaseUrl } from '../status/list-url.js'
 import { checkedOrigins } from '../net/allowed-origins.js'
 import { TENANT_ID } from '../auth/api-keys.js'
 import { OID4VCI_DEFAULTS } from '../oid4vci/module.js'
+import { OID4VP_DEFAULTS } from '../oid4vp/module.js'
 import { createCredentialConfiguration, issuerSlug } from '../oid4vci/schemas.js'
 
 /** The most `workers`. */
@@ -311,6 +312,44 @@ const oid4vci = z
 /** The config file's `oid4vci` section, checked. */
 export type Oid4vciSettings = z.output<typeof oid4vci>
 
+const vpLimit = (name: keyof typeof OID4VP_DEFAULTS, description: string, max: number) =>
+  setting(z.number().int().min(1).max(max).optional(), description, { embedded: `oid4vp({ ${name} })`, default: OID4VP_DEFAULTS[name] })
+
+/** The OpenID for Verifiable Presentations verifier (`didvault/oid4vc`): on, and its settings. */
+const oid4vp = z
+  .object({
+    enabled: setting(
+      z.boolean().optional(),
+      'Serve the OID4VP verifier (needs publicUrl and the optional packages @openid4vc/openid4vp, dcql, jose). Default: ' +
+        'on when the section is given.',
+      { flag: '--oid4vp on|off', embedded: 'IdentityService.create({ oid4vp: oid4vp(options) })', default: true },
+    ),
+    requestTtlSeconds: vpLimit('requestTtlSeconds', 'Default lifetime of presentation requests, seconds.', 3_600),
+    resultTtlSeconds: vpLimit('resultTtlSeconds', 'How long requests and their results are kept, seconds.', 30 * 86_400),
+    maxResponseBytes: vpLimit('maxResponseBytes', 'Largest wallet response body, bytes.', 16 * 1024 * 1024),
+    maxPresentations: vpLimit('maxPresentations', 'Most presentations in one vp_token.', 100),
+    x509: setting(
+      z
+        .object({
+          chainFile: z.string().min(1).describe('PEM file of the certificate chain, leaf first.'),
+          keyFile: z.string().min(1).describe('PEM file (PKCS#8, mode 0600) of the leaf certificate’s private key.'),
+        })
+        .strict()
+        .optional(),
+      'The certificate chain and key for the x509_san_dns: and x509_hash: client identifiers (paths relative to the ' + 'config file).',
+      { embedded: 'oid4vp({ x509: { chain, privateKeyJwk } })' },
+    ),
+  })
+  .strict()
+  .superRefine((value, ctx) => {
+    const request = value.requestTtlSeconds ?? OID4VP_DEFAULTS.requestTtlSeconds
+    if ((value.resultTtlSeconds ?? OID4VP_DEFAULTS.resultTtlSeconds) < request)
+      ctx.addIssue({ code: 'custom', path: ['resultTtlSeconds'], message: 'must be at least requestTtlSeconds' })
+  })
+
+/** The config file's `oid4vp` section, checked. */
+export type Oid4vpSettings = z.output<typeof oid4vp>
+
 /** The config file. */
 export const configSchema = z
   .object({
@@ -391,6 +430,7 @@ export const configSchema = z
       .strict()
       .optional(),
     oid4vci: oid4vci.optional(),
+    oid4vp: oid4vp.optional(),
     shutdown: z
       .object({
         drainMs: setting(
