@@ -26,7 +26,8 @@
  * `dataIntegrity` per Data Integrity cryptosuite sign / verify against its floor and @digitalbazaar/vc, the embedded
  * API's rates and ecdsa-sd-2023 derive / verify at 10 and 50 claims (bench/data-integrity.ts; each figure
  * `DIDVAULT_BENCH_DI_MS` long, default 1,500 ms), `oid4vci` pre-authorized SD-JWT VC issuance over loopback HTTP on
- * SQLite and PostgreSQL against a floor Express app (bench/oid4vci.ts).
+ * SQLite and PostgreSQL against a floor Express app (bench/oid4vci.ts), `oid4vp` a wallet's answers at the
+ * response_uri ÷ `POST /presentations/verify` on a SQLite file (bench/oid4vp.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
@@ -61,6 +62,7 @@ import { benchSdJwt, type SdJwtResults } from './sd-jwt.js'
 import { benchDataIntegrity, type DataIntegrityResults } from './data-integrity.js'
 import { benchWorkers } from './workers.js'
 import { benchOid4vci, type Oid4vciBenchResults } from './oid4vci.js'
+import { benchOid4vp, type Oid4vpBenchResults } from './oid4vp.js'
 
 const OPTIONS: MeasureOptions = { warmupMs: 500, durationMs: 2_000 }
 const STORAGE_OPTIONS: MeasureOptions = { warmupMs: 200, durationMs: 1_000 }
@@ -221,6 +223,10 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     const results = await benchOid4vci()
     return { results, targets: oid4vciTargets(results) }
   },
+  oid4vp: async () => {
+    const results = await benchOid4vp()
+    return { results, targets: oid4vpTargets(results) }
+  },
   dataIntegrity: async () => {
     const durationMs = Number(process.env.DIDVAULT_BENCH_DI_MS) || 1_500
     const results = await benchDataIntegrity({ warmupMs: Math.min(500, durationMs / 3), durationMs })
@@ -249,6 +255,11 @@ function dataIntegrityTargets(results: DataIntegrityResults): Target[] {
 /** Issue 33: pre-authorized issuance of one SD-JWT VC over loopback HTTP ÷ the floor Express app, ≥ 0.5 per storage. */
 function oid4vciTargets(results: Oid4vciBenchResults): Target[] {
   return (['sqlite', 'postgres'] as const).map((storage) => atLeast('oid4vciIssuanceVsFloor', storage, 0.5, results[storage].ratio))
+}
+
+/** Issue 34: the wallet's POST to the response_uri (`direct_post`, one SD-JWT VC) ÷ `POST /presentations/verify`, ≥ 0.7. */
+function oid4vpTargets(results: Oid4vpBenchResults): Target[] {
+  return [atLeast('oid4vpResponseVsVerify', results.storage, 0.7, results.directPost.ratio)]
 }
 
 /** Issue 31: SD-JWT VC issue (10 disclosable claims) and presentation verify (KB) ÷ @sd-jwt/sd-jwt-vc, ≥ 0.8 each. */
