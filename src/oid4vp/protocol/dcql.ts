@@ -84,7 +84,8 @@ export function matchVpDcql(query: VpDcqlQuery, presented: Record<string, VpDcql
       const indexes = set.valid_claim_indexes ?? []
       return {
         index: valid.input_credential_index,
-        claims: set.output as Record<string, unknown>,
+        // As JSON: array elements the path skipped are null (the library leaves them undefined).
+        claims: JSON.parse(JSON.stringify(set.output)) as Record<string, unknown>,
         paths: indexes.map((i) => claims[i].path),
       }
     })
