@@ -22,20 +22,18 @@
  * ask for: reported, never in `claims`.
  */
 import type { Caller } from '../auth/context.js'
-import { decodeSdJwt } from '../credentials/formats/sd-jwt/decode.js'
-import { placeDisclosures } from '../credentials/formats/sd-jwt/place-disclosures.js'
-import { decodeJwt } from '../proofs/jwt-verifier.js'
+import type { CredentialsContext } from '../credentials/context.js'
+import { credentialFormatNamed, sdJwtDisclosedPaths } from '../credentials/formats/index.js'
 import type { JsonLdDocument } from '../proofs/jsonld/index.js'
 import type { PresentationCheck, VerifyPresentationInput, VerifyPresentationResponse } from '../presentations/schemas.js'
 import { verifyPresentation } from '../presentations/verify.js'
-import type { ServiceContext } from '../service/context.js'
 import type { Oid4vpRuntime } from './module.js'
 import type { OutcomeCheck, PresentationOutcome, PresentedCredential } from './outcome-schemas.js'
 import type { VpClaimPath, VpDcqlCredential, VpDcqlQuery } from './protocol/index.js'
 import { transactionDataCheck } from './transaction-data.js'
 
 /** What the evaluation reaches: what `POST /presentations/verify` does, and the running verifier. */
-export type EvaluateContext = Pick<ServiceContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'> & {
+export type EvaluateContext = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'> & {
   oid4vp: Oid4vpRuntime
 }
 
@@ -106,7 +104,8 @@ export async function evaluateVpToken(
       const bad = checks.filter((c) => !c.verified).sort((a, b) => Number(a.check === 'credential') - Number(b.check === 'credential'))
       if (bad.length > 0) {
         const first = bad[0]
-        const reason = `${first.check}${first.credential === undefined ? '' : ` (credential ${first.credential})`}: ${first.error ?? 'failed'}`
+        const of = first.credential === undefined ? '' : ` (credential ${first.credential})`
+        const reason = `${first.check}${of}: ${first.error ?? 'failed'}`
         return failed(
           'verification_failed',
           `${where}: ${reason}`,
@@ -153,8 +152,9 @@ function formError(query: VpDcqlQuery, vpToken: unknown): string | undefined {
     for (const [i, item] of items.entries()) {
       const ok =
         form === 'string' ? typeof item === 'string' && item !== '' : typeof item === 'object' && item !== null && !Array.isArray(item)
-      if (!ok)
-        return `vp_token: '${queryId}' presentation ${i} must be ${form === 'string' ? 'a string' : 'a JSON object'} (${credentialQuery.format})`
+      if (ok) continue
+      const shape = form === 'string' ? 'a string' : 'a JSON object'
+      return `vp_token: '${queryId}' presentation ${i} must be ${shape} (${credentialQuery.format})`
     }
   }
   return undefined
@@ -191,11 +191,9 @@ async function describe(
   const [vc] = result.vcs
   if (format === 'dc+sd-jwt') {
     const claims = ('disclosed' in vc && vc.disclosed) || {}
-    const decoded = await decodeSdJwt(item)
-    const placed = placeDisclosures(decoded.payload, decoded.disclosures)
-    const disclosedPaths = placed.placed.map((p) => typedPath(placed.claims, p.path))
+    const { paths: disclosedPaths, cnf } = await sdJwtDisclosedPaths(item as string)
     const vct = typeof claims.vct === 'string' ? claims.vct : ''
-    const jwk = (decoded.payload.cnf as { jwk?: Record<string, unknown> } | undefined)?.jwk
+    const jwk = (cnf as { jwk?: Record<string, unknown> } | undefined)?.jwk
     return {
       dcql: { format, vct, claims, holderBinding },
       presented: { format, issuer: vc.issuer, holder: jwk === undefined ? null : { jwk }, vct, checks },
@@ -212,36 +210,10 @@ async function describe(
   }
 }
 
-/** The W3C credential a VC-JWT carries: its `vc` claim, with `iss` as `issuer` and `sub` as the subject's `id` when absent. */
-function vcOfJwt(jwt: string): Record<string, unknown> {
-  const { payload } = decodeJwt(jwt)
-  const vc = (payload.vc ?? {}) as Record<string, unknown>
-  const subject = (typeof vc.credentialSubject === 'object' && vc.credentialSubject !== null ? vc.credentialSubject : {}) as Record<
-    string,
-    unknown
-  >
-  return {
-    ...vc,
-    ...(vc.issuer === undefined && payload.iss !== undefined && { issuer: payload.iss }),
-    ...(!Array.isArray(vc.credentialSubject) && {
-      credentialSubject: { ...(subject.id === undefined && payload.sub !== undefined && { id: payload.sub }), ...subject },
-    }),
-  }
-}
+/** The W3C credential a VC-JWT carries (its `vc` claim, as the format reads it). */
+const vcOfJwt = (jwt: string): Record<string, unknown> => credentialFormatNamed('JWT').document(jwt) ?? {}
 
 const withoutProof = ({ proof: _proof, ...rest }: JsonLdDocument): Record<string, unknown> => rest
-
-/** `segments` with the indices of arrays (in `claims`) as numbers. */
-function typedPath(claims: unknown, segments: readonly string[]): Array<string | number> {
-  const out: Array<string | number> = []
-  let at: unknown = claims
-  for (const segment of segments) {
-    const index = Array.isArray(at) ? Number(segment) : undefined
-    out.push(index ?? segment)
-    at = at !== null && typeof at === 'object' ? (at as Record<string, unknown>)[index ?? segment] : undefined
-  }
-  return out
-}
 
 /** Whether disclosed `path` is on the way to a requested claim, or within one (`null` stands for any index). */
 function related(path: ReadonlyArray<string | number>, wanted: VpClaimPath): boolean {
