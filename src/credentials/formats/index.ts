@@ -30,6 +30,7 @@ export type {
   StatusBearing,
 } from './port.js'
 export { isV2Credential } from './jsonld/index.js'
+export { sdJwtDisclosedPaths } from './sd-jwt/disclosed-paths.js'
 export {
   envelopedPresentationSignature,
   isEnvelopedPresentation,
