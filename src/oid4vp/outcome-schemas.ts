@@ -48,7 +48,11 @@ export const FulfilledOutcomeSchema = z.object({
 /** A wallet answer the verifier refused, or the wallet's own error response: why. */
 export const FailedOutcomeSchema = z.object({
   status: z.literal('failed'),
-  /** An OAuth/OID4VP error code: `invalid_request`, `access_denied`, `wallet_unavailable`, …, or `verification_failed`. */
+  /**
+   * The wallet's own error (`access_denied`, `wallet_unavailable`, …), or the verifier's: `invalid_request` (the
+   * response's form), `verification_failed` (a named check failed: `checks`), `query_not_satisfied` (the verified
+   * credentials do not meet the DCQL query; the description names the query and the claim).
+   */
   error: z.string(),
   errorDescription: z.string().optional(),
   /** Which named check failed, per presentation, when verification failed. */
