@@ -22,6 +22,7 @@ import { digest } from '@sd-jwt/crypto-nodejs'
 import { verifyPresentation } from 'did-jwt-vc'
 import type { DIDResolutionResult, Resolvable } from 'did-resolver'
 import { tlsTerminator, type TestCa, type TlsTerminator } from './tls.js'
+import { loadDigitalbazaarLibraries, type LibraryDocumentLoader } from './w3c-di-vectors.js'
 
 type Json = Record<string, unknown>
 
@@ -113,7 +114,10 @@ interface Pending {
 }
 
 /** Starts the reference verifier over https on loopback (behind `ca`'s TLS terminator). */
-export async function startReferenceVerifier(ca: TestCa): Promise<ReferenceVerifier> {
+export async function startReferenceVerifier(
+  ca: TestCa,
+  options: { documentLoader?: LibraryDocumentLoader } = {},
+): Promise<ReferenceVerifier> {
   const didKeys = await jose.generateKeyPair('ES256', { extractable: true })
   const didPublicJwk = await jose.exportJWK(didKeys.publicKey)
   const did = didJwkOf(didPublicJwk)
@@ -206,7 +210,7 @@ export async function startReferenceVerifier(ca: TestCa): Promise<ReferenceVerif
         credentials[queryId] = []
         dcqlPresentations[queryId] = []
         for (const presentation of presentations) {
-          const verified = await verifyOne(format, presentation, clientId, nonce)
+          const verified = await verifyOne(format, presentation, clientId, nonce, options.documentLoader)
           credentials[queryId].push({ format: String(format), claims: verified.claims })
           dcqlPresentations[queryId].push(verified.dcql)
         }
@@ -301,6 +305,7 @@ async function verifyOne(
   presentation: unknown,
   clientId: string,
   nonce: string,
+  documentLoader?: LibraryDocumentLoader,
 ): Promise<{ claims: Json; dcql: unknown }> {
   if (format === 'dc+sd-jwt' && typeof presentation === 'string') {
     const issuerJwk = await sdJwtIssuerJwk(presentation)
@@ -323,6 +328,21 @@ async function verifyOne(
     const claims = vc as unknown as Json
     const type = Array.isArray(claims.type) ? claims.type : [claims.type]
     return { claims, dcql: { credential_format: 'jwt_vc_json', type, claims, cryptographic_holder_binding: true } }
+  }
+  if (format === 'ldp_vc' && typeof presentation === 'object' && presentation !== null && documentLoader) {
+    const libraries = await loadDigitalbazaarLibraries()
+    const suite = ['ecdsa-rdfc-2019', 'ecdsa-sd-2023'].map(
+      (cryptosuite) => new libraries.DataIntegrityProof({ cryptosuite: libraries.verifying(cryptosuite as 'ecdsa-rdfc-2019') }),
+    )
+    const vc = libraries.vc as unknown as {
+      verify(options: Json): Promise<{ verified: boolean; error?: unknown }>
+    }
+    const result = await vc.verify({ presentation, challenge: nonce, domain: clientId, suite, documentLoader })
+    if (!result.verified) throw new Error(`the Data Integrity presentation does not verify: ${String(result.error)}`)
+    const credential = (presentation as Json).verifiableCredential
+    const claims = (Array.isArray(credential) ? credential[0] : credential) as Json
+    const type = Array.isArray(claims.type) ? claims.type : [claims.type]
+    return { claims, dcql: { credential_format: 'ldp_vc', type, claims, cryptographic_holder_binding: true } }
   }
   throw new Error(`the reference verifier does not verify ${format} presentations`)
 }

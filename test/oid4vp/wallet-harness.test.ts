@@ -14,6 +14,15 @@ import { createVerifiableCredentialJwt } from 'did-jwt-vc'
 import { ES256Signer } from 'did-jwt'
 import { makeTestCa, type TestCa } from '../helpers/tls.js'
 import { didJwkOf, startReferenceVerifier, type RefClientIdPrefix, type ReferenceVerifier } from '../helpers/oid4vp-reference-verifier.js'
+import {
+  loadDigitalbazaarLibraries,
+  w3cDiDocumentLoader,
+  didKeyDocumentOf,
+  multikeyMethodOf,
+  type LibraryDocumentLoader,
+  type W3cKeyPair,
+} from '../helpers/w3c-di-vectors.js'
+import { multibaseOfJwk } from '../helpers/multikey-of-jwk.js'
 import { oid4ClientWallet, openid4vcWallet, type HeldCredential, type VpWallet, type WalletTrust } from '../helpers/oid4vp-wallets.js'
 
 const VCT = 'https://credentials.example/identity'
@@ -53,15 +62,94 @@ const vcJwtQuery = {
   ],
 }
 
+const diQuery = {
+  credentials: [
+    {
+      id: 'identity',
+      format: 'ldp_vc',
+      meta: { type_values: [['VerifiableCredential', 'ExampleIdentityCredential']] },
+      claims: [{ path: ['credentialSubject', 'given_name'] }],
+    },
+  ],
+}
+
 let ca: TestCa
 let verifier: ReferenceVerifier
 let trust: WalletTrust
 let held: HeldCredential[]
+let documentLoader: LibraryDocumentLoader
+let diCredential: HeldCredential
+
+/** A did:key (P-256) for a fresh key: its private JWK, DID and verification method id. */
+async function didKeyHolder() {
+  const { publicJwk, privateJwk } = await newKey()
+  const multibase = await multibaseOfJwk(publicJwk as { kty: string; crv: string; x: string; y: string })
+  const did = `did:key:${multibase}`
+  return { publicJwk, privateJwk, did, keyId: `${did}#${multibase}`, multibase }
+}
+
+/**
+ * An ecdsa-sd-2023 credential issued to a did:key holder and derived to disclose `given_name`, and a document loader
+ * knowing both did:key documents (besides the contexts of test/helpers/w3c-di-vectors.ts).
+ */
+async function makeDerivedDiCredential() {
+  const libraries = await loadDigitalbazaarLibraries()
+  const issuer = await didKeyHolder()
+  const holder = await didKeyHolder()
+  const base = w3cDiDocumentLoader()
+  const documents = new Map<string, unknown>()
+  for (const key of [issuer, holder]) {
+    const keyPair = { controller: key.did, verificationMethod: key.keyId, publicKeyMultibase: key.multibase } as W3cKeyPair
+    documents.set(key.did, didKeyDocumentOf(keyPair))
+    documents.set(key.keyId, multikeyMethodOf(keyPair))
+  }
+  const loader: LibraryDocumentLoader = async (url) => {
+    const document = documents.get(url) ?? documents.get(url.split('#')[0])
+    return document ? { contextUrl: null, documentUrl: url, document: structuredClone(document) } : base(url)
+  }
+  const issuerKeyPair = await libraries.EcdsaMultikey.fromJwk({
+    jwk: issuer.privateJwk,
+    secretKey: true,
+    id: issuer.keyId,
+    controller: issuer.did,
+  })
+  const credential = {
+    '@context': ['https://www.w3.org/ns/credentials/v2', 'https://www.w3.org/ns/credentials/examples/v2'],
+    type: ['VerifiableCredential', 'ExampleIdentityCredential'],
+    issuer: issuer.did,
+    credentialSubject: { id: holder.did, given_name: 'Ada', family_name: 'Lovelace' },
+  }
+  const signed = await libraries.vc.issue({
+    credential,
+    suite: new libraries.DataIntegrityProof({
+      cryptosuite: libraries.signing('ecdsa-sd-2023', ['/issuer']),
+      signer: issuerKeyPair.signer(),
+    }),
+    documentLoader: loader,
+  })
+  const derived = (await libraries.vc.derive({
+    verifiableCredential: signed,
+    suite: new libraries.DataIntegrityProof({ cryptosuite: libraries.disclose(['/credentialSubject/given_name']) }),
+    documentLoader: loader,
+  })) as Record<string, unknown>
+  return {
+    loader,
+    held: { format: 'ldp_vc', credential: derived, holderDid: holder.did, holderKey: holder.privateJwk } satisfies HeldCredential,
+  }
+}
 
 beforeAll(async () => {
   ca = makeTestCa()
-  verifier = await startReferenceVerifier(ca)
-  trust = { ca: readFileSync(ca.caFile, 'utf8'), resolveDidKey: verifier.resolveDidKey, trustedCertificates: [verifier.certificatePem] }
+  const di = await makeDerivedDiCredential()
+  documentLoader = di.loader
+  diCredential = di.held
+  verifier = await startReferenceVerifier(ca, { documentLoader })
+  trust = {
+    ca: readFileSync(ca.caFile, 'utf8'),
+    resolveDidKey: verifier.resolveDidKey,
+    trustedCertificates: [verifier.certificatePem],
+    documentLoader,
+  }
   const issuer = await newKey()
   const holder = await newKey()
   const holderDid = didJwkOf(holder.publicJwk)
@@ -126,6 +214,21 @@ describe.each(matrix)('$label wallet, $prefix verifier', ({ wallet: makeWallet, 
     expect(outcome.status).toBe('fulfilled')
     if (outcome.status === 'fulfilled')
       expect(outcome.credentials.degree[0].claims).toMatchObject({ credentialSubject: { degree: { name: 'Mathematics' } } })
+  })
+
+  it('answers a Data Integrity request (ecdsa-sd-2023 derived credential in a holder-signed VP, direct_post.jwt)', async () => {
+    const request = await verifier.createRequest({ dcqlQuery: diQuery, responseMode: 'direct_post.jwt', prefix, withState })
+    const answer = await makeWallet().answer(request.uri, [...held, diCredential])
+    expect(answer.status, JSON.stringify(answer.body)).toBe(200)
+    const outcome = verifier.outcome(request.id)
+    if (outcome.status !== 'fulfilled') throw new Error(JSON.stringify(outcome))
+    expect(outcome.credentials.identity[0].claims).toMatchObject({ credentialSubject: { given_name: 'Ada' } })
+  })
+
+  it('is refused when its Data Integrity presentation has another challenge', async () => {
+    const request = await verifier.createRequest({ dcqlQuery: diQuery, responseMode: 'direct_post', prefix, withState })
+    const answer = await makeWallet().answer(request.uri, [diCredential], { tamper: { nonce: 'another-challenge' } })
+    expect(answer.status).toBe(400)
   })
 
   it('fetches the request object by POST when request_uri_method=post', async () => {
