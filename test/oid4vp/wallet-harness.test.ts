@@ -262,6 +262,15 @@ describe.each(matrix)('$label wallet, $prefix verifier', ({ wallet: makeWallet, 
     expect(verifier.outcome(request.id).status).toBe('failed')
   })
 
+  it('has nothing to send for another vct, and is refused when it sends a credential of another vct anyway', async () => {
+    const query = { credentials: [{ ...sdJwtQuery().credentials[0], meta: { vct_values: ['https://credentials.example/other'] } }] }
+    const request = await verifier.createRequest({ dcqlQuery: query, responseMode: 'direct_post', prefix, withState })
+    await expect(makeWallet().answer(request.uri, held)).rejects.toThrow(/no credential for the credential query "identity"/)
+    const answer = await makeWallet().answer(request.uri, held, { sendUnmatched: true })
+    expect(answer.status).toBe(400)
+    expect(verifier.outcome(request.id).status).toBe('failed')
+  })
+
   it('is refused when it encrypts the response to another key', async () => {
     const request = await verifier.createRequest({ dcqlQuery: sdJwtQuery(), responseMode: 'direct_post.jwt', prefix, withState })
     const other = await jose.generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true })
