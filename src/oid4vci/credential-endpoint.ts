@@ -14,7 +14,7 @@ import { deferIssuance } from './deferred.js'
 import { issueCredentials, type IssuanceContext } from './issuance.js'
 import { authorizationServerMetadata, credentialIssuerMetadata } from './metadata.js'
 import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
-import { consumeCNonces, issueCNonce } from './nonces.js'
+import { consumeCNonces, issueCNonce, liveCNonces } from './nonces.js'
 import { OAuthError } from './oauth-error.js'
 import type { IssuerMetadata } from './protocol/index.js'
 import { configurationsOf, type ConfigurationRecord } from './records.js'
@@ -69,30 +69,45 @@ export async function requestCredential(
   } catch (err) {
     throw await withNonce(err, fresh)
   }
-  if (!(await consumeCNonces(ctx, caller.tenantId, verified.nonces))) throw oid4vci.lib.invalidNonce(await fresh())
   // ---- helper "deferred": the backend completes it later; the wallet gets a transaction id (202).
   if (configuration.deferred === true) {
+    if (!(await consumeCNonces(ctx, caller.tenantId, verified.nonces))) throw oid4vci.lib.invalidNonce(await fresh())
     const pending = await deferIssuance(ctx, caller, { configuration, grant, keys: verified.keys })
     return oid4vci.lib.credentialResponse(request, pending).body
   }
 
-  const issued = await issueCredentials(ctx, caller, {
-    configuration,
-    claims: grant.claims[configuration.configurationId] ?? {},
-    keys: verified.keys,
-    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
-  })
+  // The nonces looked at before signing (an unknown one is refused before any work or write); taken in the transaction
+  // that stores the credentials, with their audit records and the notification id: all of it commits, or none.
+  const seen = await liveCNonces(ctx, caller.tenantId, verified.nonces)
+  if (seen === undefined) throw oid4vci.lib.invalidNonce(await fresh())
   const notificationId = oid4vci.lib.randomToken()
-  const data: NotificationData = {
-    issuer: slug,
-    configurationId: configuration.configurationId,
-    credentials: issued.map((c) => c.recordId),
-    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+  let issued
+  try {
+    issued = await issueCredentials(ctx, caller, {
+      configuration,
+      claims: grant.claims[configuration.configurationId] ?? {},
+      keys: verified.keys,
+      ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+      within: async (tx, recordIds) => {
+        const oneTime = ctx.oneTime.within(tx)
+        if (!(await consumeCNonces({ oneTime }, caller.tenantId, verified.nonces, seen))) throw new NonceTaken()
+        const data: NotificationData = {
+          issuer: slug,
+          configurationId: configuration.configurationId,
+          credentials: recordIds,
+          ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+        }
+        await oneTime.issue(caller.tenantId, ONE_TIME_KINDS.notification, notificationId, {
+          ttlMs: NOTIFICATION_TTL_MS,
+          data: data as unknown as Record<string, unknown>,
+        })
+      },
+    })
+  } catch (err) {
+    // Another request took a nonce meanwhile: nothing was stored.
+    if (err instanceof NonceTaken) throw oid4vci.lib.invalidNonce(await fresh())
+    throw err
   }
-  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.notification, notificationId, {
-    ttlMs: NOTIFICATION_TTL_MS,
-    data: data as unknown as Record<string, unknown>,
-  })
   const response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId })
   return response.body
 }
@@ -121,6 +136,9 @@ export async function sendCredentialNotification(
   )
   return {}
 }
+
+/** A key proof's nonce was taken by another request between the look before signing and the issuance's transaction. */
+class NonceTaken extends Error {}
 
 /** The running issuer and `publicUrl`; without either the endpoints do not exist (404). */
 export function running(ctx: Pick<CredentialEndpointContext, 'oid4vci' | 'config'>): { oid4vci: Oid4vciRuntime; publicUrl: string } {
