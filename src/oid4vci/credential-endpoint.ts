@@ -3,8 +3,9 @@
  * authenticator found the issuer and checked the token (and its DPoP proof) before the body was read; here: the
  * request parsed and its key proofs verified by the protocol adapter against the issuer's metadata and the
  * configuration (algorithms, batch size, distinct keys), the configuration one the grant covers, the proofs' nonces
- * taken once, then the credentials issued (`issuance.ts`) and a `notification_id` handed out. Every refusal comes
- * before anything is written but a fresh `c_nonce` the refusal carries.
+ * looked at, then the credentials signed (`issuance.ts`) and, in one transaction, stored and audited with the nonces
+ * taken once and a `notification_id` stored. Every refusal comes before anything is written but a fresh `c_nonce` the
+ * refusal carries.
  */
 import type { Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'

@@ -86,7 +86,7 @@ export async function issuerBySlug(storage: StorageAdapter, slug: string): Promi
   if (known) return known
   const issuer = await storage.collection<IssuerRecord>(OID4VCI_ISSUERS.name).findOne({ field: 'slug', op: 'eq', value: slug })
   if (issuer) {
-    if (!found) FOUND_ISSUERS.set(storage, (found = new Map()))
+    if (!found) FOUND_ISSUERS.set(storage, (found = new Map<string, IssuerRecord>()))
     if (found.size >= FOUND_ISSUERS_MAX) found.clear()
     found.set(slug, Object.freeze({ ...issuer }))
   }

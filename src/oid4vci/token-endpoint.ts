@@ -4,9 +4,10 @@
  *
  * Order (the protocol adapter's, see `protocol/token.ts`): parse → DPoP proof (method, public URL) → the code found by
  * its keyed hash, at this tenant's issuer only → DPoP when a configuration requires it → the PIN (a wrong one counted
- * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → the
- * code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the DPoP `jti` remembered once → the
- * access token stored as a keyed hash with its {@link AccessGrant}. The authorization code grant's checks are the
+ * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → in one
+ * transaction: the code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the offer marked
+ * redeemed → the DPoP `jti` remembered once → the access token stored as a keyed hash with its {@link AccessGrant} (a
+ * refusal among them writes nothing; one commit per token request). The authorization code grant's checks are the
  * authorization-code module's (`redeemAuthorizationCode`); both grants end in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
