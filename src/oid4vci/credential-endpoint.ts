@@ -149,12 +149,27 @@ export function running(ctx: Pick<CredentialEndpointContext, 'oid4vci' | 'config
   return { oid4vci, publicUrl }
 }
 
+/**
+ * Metadata made, by what it was made of (the Credential Issuer Identifier and the configuration records as read): a
+ * request whose configurations read the same gets the same object, and with it the protocol adapter's result made of
+ * it once (`metadataResult`). Read fresh each request, changed configurations make another key. Bounded (cleared
+ * whole when full); never mutated.
+ */
+const METADATA = new Map<string, IssuerMetadata>()
+const METADATA_MAX = 100
+
 /** The issuer's metadata as the protocol adapter checks requests against it. */
 function issuerMetadataOf(credentialIssuer: string, configurations: readonly ConfigurationRecord[]): IssuerMetadata {
-  return {
+  const key = JSON.stringify([credentialIssuer, configurations])
+  const made = METADATA.get(key)
+  if (made) return made
+  const metadata: IssuerMetadata = {
     credentialIssuer: credentialIssuerMetadata(credentialIssuer, configurations) as unknown as IssuerMetadata['credentialIssuer'],
     authorizationServer: authorizationServerMetadata(credentialIssuer, configurations) as unknown as IssuerMetadata['authorizationServer'],
   }
+  if (METADATA.size >= METADATA_MAX) METADATA.clear()
+  METADATA.set(key, metadata)
+  return metadata
 }
 
 /**
