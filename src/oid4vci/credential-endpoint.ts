@@ -3,8 +3,9 @@
  * authenticator found the issuer and checked the token (and its DPoP proof) before the body was read; here: the
  * request parsed and its key proofs verified by the protocol adapter against the issuer's metadata and the
  * configuration (algorithms, batch size, distinct keys), the configuration one the grant covers, the proofs' nonces
- * taken once, then the credentials issued (`issuance.ts`) and a `notification_id` handed out. Every refusal comes
- * before anything is written but a fresh `c_nonce` the refusal carries.
+ * looked at, then the credentials signed (`issuance.ts`) and, in one transaction, stored and audited with the nonces
+ * taken once and a `notification_id` stored. Every refusal comes before anything is written but a fresh `c_nonce` the
+ * refusal carries.
  */
 import type { Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
@@ -14,7 +15,7 @@ import { deferIssuance } from './deferred.js'
 import { issueCredentials, type IssuanceContext } from './issuance.js'
 import { authorizationServerMetadata, credentialIssuerMetadata } from './metadata.js'
 import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
-import { consumeCNonces, issueCNonce } from './nonces.js'
+import { consumeCNonces, issueCNonce, liveCNonces } from './nonces.js'
 import { OAuthError } from './oauth-error.js'
 import type { IssuerMetadata } from './protocol/index.js'
 import { configurationsOf, type ConfigurationRecord } from './records.js'
@@ -69,30 +70,45 @@ export async function requestCredential(
   } catch (err) {
     throw await withNonce(err, fresh)
   }
-  if (!(await consumeCNonces(ctx, caller.tenantId, verified.nonces))) throw oid4vci.lib.invalidNonce(await fresh())
   // ---- helper "deferred": the backend completes it later; the wallet gets a transaction id (202).
   if (configuration.deferred === true) {
+    if (!(await consumeCNonces(ctx, caller.tenantId, verified.nonces))) throw oid4vci.lib.invalidNonce(await fresh())
     const pending = await deferIssuance(ctx, caller, { configuration, grant, keys: verified.keys })
     return oid4vci.lib.credentialResponse(request, pending).body
   }
 
-  const issued = await issueCredentials(ctx, caller, {
-    configuration,
-    claims: grant.claims[configuration.configurationId] ?? {},
-    keys: verified.keys,
-    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
-  })
+  // The nonces looked at before signing (an unknown one is refused before any work or write); taken in the transaction
+  // that stores the credentials, with their audit records and the notification id: all of it commits, or none.
+  const seen = await liveCNonces(ctx, caller.tenantId, verified.nonces)
+  if (seen === undefined) throw oid4vci.lib.invalidNonce(await fresh())
   const notificationId = oid4vci.lib.randomToken()
-  const data: NotificationData = {
-    issuer: slug,
-    configurationId: configuration.configurationId,
-    credentials: issued.map((c) => c.recordId),
-    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+  let issued
+  try {
+    issued = await issueCredentials(ctx, caller, {
+      configuration,
+      claims: grant.claims[configuration.configurationId] ?? {},
+      keys: verified.keys,
+      ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+      within: async (tx, recordIds) => {
+        const oneTime = ctx.oneTime.within(tx)
+        if (!(await consumeCNonces({ oneTime }, caller.tenantId, verified.nonces, seen))) throw new NonceTaken()
+        const data: NotificationData = {
+          issuer: slug,
+          configurationId: configuration.configurationId,
+          credentials: recordIds,
+          ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+        }
+        await oneTime.issue(caller.tenantId, ONE_TIME_KINDS.notification, notificationId, {
+          ttlMs: NOTIFICATION_TTL_MS,
+          data: data as unknown as Record<string, unknown>,
+        })
+      },
+    })
+  } catch (err) {
+    // Another request took a nonce meanwhile: nothing was stored.
+    if (err instanceof NonceTaken) throw oid4vci.lib.invalidNonce(await fresh())
+    throw err
   }
-  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.notification, notificationId, {
-    ttlMs: NOTIFICATION_TTL_MS,
-    data: data as unknown as Record<string, unknown>,
-  })
   const response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId })
   return response.body
 }
@@ -122,6 +138,9 @@ export async function sendCredentialNotification(
   return {}
 }
 
+/** A key proof's nonce was taken by another request between the look before signing and the issuance's transaction. */
+class NonceTaken extends Error {}
+
 /** The running issuer and `publicUrl`; without either the endpoints do not exist (404). */
 export function running(ctx: Pick<CredentialEndpointContext, 'oid4vci' | 'config'>): { oid4vci: Oid4vciRuntime; publicUrl: string } {
   const { oid4vci } = ctx
@@ -130,12 +149,27 @@ export function running(ctx: Pick<CredentialEndpointContext, 'oid4vci' | 'config
   return { oid4vci, publicUrl }
 }
 
+/**
+ * Metadata made, by what it was made of (the Credential Issuer Identifier and the configuration records as read): a
+ * request whose configurations read the same gets the same object, and with it the protocol adapter's result made of
+ * it once (`metadataResult`). Read fresh each request, changed configurations make another key. Bounded (cleared
+ * whole when full); never mutated.
+ */
+const METADATA = new Map<string, IssuerMetadata>()
+const METADATA_MAX = 100
+
 /** The issuer's metadata as the protocol adapter checks requests against it. */
 function issuerMetadataOf(credentialIssuer: string, configurations: readonly ConfigurationRecord[]): IssuerMetadata {
-  return {
+  const key = JSON.stringify([credentialIssuer, configurations])
+  const made = METADATA.get(key)
+  if (made) return made
+  const metadata: IssuerMetadata = {
     credentialIssuer: credentialIssuerMetadata(credentialIssuer, configurations) as unknown as IssuerMetadata['credentialIssuer'],
     authorizationServer: authorizationServerMetadata(credentialIssuer, configurations) as unknown as IssuerMetadata['authorizationServer'],
   }
+  if (METADATA.size >= METADATA_MAX) METADATA.clear()
+  METADATA.set(key, metadata)
+  return metadata
 }
 
 /**

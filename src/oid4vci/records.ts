@@ -70,9 +70,27 @@ export const OID4VCI_CONFIGURATIONS = declareCollection<ConfigurationRecord>({
 /** The storage id of a tenant's issuer record: the tenant's id, so a tenant has one. */
 export const issuerIdOf = (tenantId: string): string => tenantId
 
-/** The issuer a slug names (of any tenant), if any: how the wallet-facing endpoints find their tenant. */
-export function issuerBySlug(storage: StorageAdapter, slug: string): Promise<IssuerRecord | undefined> {
-  return storage.collection<IssuerRecord>(OID4VCI_ISSUERS.name).findOne({ field: 'slug', op: 'eq', value: slug })
+/** Issuers found, per storage adapter: a bounded cache (cleared whole when full). */
+const FOUND_ISSUERS = new WeakMap<StorageAdapter, Map<string, IssuerRecord>>()
+const FOUND_ISSUERS_MAX = 1_000
+
+/**
+ * The issuer a slug names (of any tenant), if any: how the wallet-facing endpoints find their tenant. An issuer record
+ * is never updated or deleted (a tenant's slug is claimed once and kept, see `configurations.ts`), so one found is
+ * remembered for this storage: every wallet request after the first skips the lookup. A slug not found is read again
+ * each time (another process may claim it).
+ */
+export async function issuerBySlug(storage: StorageAdapter, slug: string): Promise<IssuerRecord | undefined> {
+  let found = FOUND_ISSUERS.get(storage)
+  const known = found?.get(slug)
+  if (known) return known
+  const issuer = await storage.collection<IssuerRecord>(OID4VCI_ISSUERS.name).findOne({ field: 'slug', op: 'eq', value: slug })
+  if (issuer) {
+    if (!found) FOUND_ISSUERS.set(storage, (found = new Map<string, IssuerRecord>()))
+    if (found.size >= FOUND_ISSUERS_MAX) found.clear()
+    found.set(slug, Object.freeze({ ...issuer }))
+  }
+  return issuer
 }
 
 /** The tenant's issuer, if it claimed a slug. */

@@ -4,12 +4,14 @@
  *
  * Order (the protocol adapter's, see `protocol/token.ts`): parse → DPoP proof (method, public URL) → the code found by
  * its keyed hash, at this tenant's issuer only → DPoP when a configuration requires it → the PIN (a wrong one counted
- * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → the
- * code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the DPoP `jti` remembered once → the
- * access token stored as a keyed hash with its {@link AccessGrant}. The authorization code grant's checks are the
+ * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → in one
+ * transaction: the code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the offer marked
+ * redeemed → the DPoP `jti` remembered once → the access token stored as a keyed hash with its {@link AccessGrant} (a
+ * refusal among them writes nothing; one commit per token request). The authorization code grant's checks are the
  * authorization-code module's (`redeemAuthorizationCode`); both grants end in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
+import type { OneTimeStore } from '../one-time/index.js'
 import { collectionOf } from '../storage/declaration.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { ONE_TIME_KINDS, type AccessGrant } from './grants.js'
@@ -47,21 +49,24 @@ export async function redeemToken(
   delete body.user_pin
   const token = oid4vci.protocol.token.parseTokenRequest(request, body)
   const dpop = token.hasDpop ? await oid4vci.protocol.dpop.verify(request) : undefined
-  const grant =
-    token.grant.type === 'pre-authorized_code'
-      ? await redeemPreAuthorizedCode(ctx, { slug, tenantId, credentialIssuer, request, token, dpop })
-      : token.grant.type === 'authorization_code'
-        ? await redeemAuthorizationCode(ctx, tenantId, { issuer: slug, credentialIssuer, request, token }, dpop)
-        : undefined
-  if (!grant) throw new OAuthError('unsupported_grant_type', 'the pre-authorized code and authorization code grants are served')
-  if (dpop) {
-    const fresh = await ctx.oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
-    if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
-  }
-
   const accessToken = oid4vci.lib.randomToken()
   const expiresInSeconds = oid4vci.options.accessTokenTtlSeconds
-  await ctx.oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
+  /** After the grant's code is consumed, in its transaction: the DPoP `jti` remembered once, the access token stored. */
+  const finish = async (oneTime: OneTimeStore, grant: AccessGrant) => {
+    if (dpop) {
+      const fresh = await oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
+      if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
+    }
+    await oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
+  }
+  let grant: AccessGrant | undefined
+  if (token.grant.type === 'pre-authorized_code')
+    grant = await redeemPreAuthorizedCode(ctx, { slug, tenantId, credentialIssuer, request, token, dpop }, finish)
+  else if (token.grant.type === 'authorization_code') {
+    grant = await redeemAuthorizationCode(ctx, tenantId, { issuer: slug, credentialIssuer, request, token }, dpop)
+    await finish(ctx.oneTime, grant)
+  }
+  if (!grant) throw new OAuthError('unsupported_grant_type', 'the pre-authorized code and authorization code grants are served')
   const response = oid4vci.lib.tokenResponse({
     accessToken,
     expiresInSeconds,
@@ -87,14 +92,22 @@ interface PreAuthorizedRedemption {
   dpop: Protocol.DpopProof | undefined
 }
 
-/** The pre-authorized code grant: the offer's code (and PIN) → the offer's grant; the code consumed once. */
-async function redeemPreAuthorizedCode(ctx: OffersContext, redemption: PreAuthorizedRedemption): Promise<AccessGrant> {
+/**
+ * The pre-authorized code grant: the offer's code (and PIN) → the offer's grant. One transaction consumes the code
+ * (once, across processes), marks the offer redeemed and runs `finish` (the DPoP `jti`, the access token): a refusal
+ * in it writes nothing, and no code is spent without its token stored.
+ */
+async function redeemPreAuthorizedCode(
+  ctx: OffersContext,
+  redemption: PreAuthorizedRedemption,
+  finish: (oneTime: OneTimeStore, grant: AccessGrant) => Promise<void>,
+): Promise<AccessGrant> {
   const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption
   const oid4vci = ctx.oid4vci!
   if (token.grant.type !== 'pre-authorized_code') throw new OAuthError('unsupported_grant_type', 'not a pre-authorized code grant')
   const code = token.grant.preAuthorizedCode
-  const held = await ctx.oneTime.peek(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)
-  const offer = typeof held?.offer === 'string' ? await liveOffer(ctx, tenantId, held.offer) : undefined
+  const held = await ctx.oneTime.look(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)
+  const offer = typeof held?.data.offer === 'string' ? await liveOffer(ctx, tenantId, held.data.offer) : undefined
   if (!offer || offer.issuer !== slug) throw invalidGrant('the pre-authorized code is unknown, used or expired')
   const configurations = await Promise.all(offer.configurationIds.map((id) => configurationOf(ctx.storage, tenantId, id)))
   if (configurations.some((c) => c === undefined)) throw invalidGrant('a credential configuration of the offer was deleted')
@@ -112,22 +125,27 @@ async function redeemPreAuthorizedCode(ctx: OffersContext, redemption: PreAuthor
       throw invalidGrant(burned ? 'the tx_code is wrong; too many tries: the offer can no longer be redeemed' : 'the tx_code is wrong')
     }
   }
-  if ((await ctx.oneTime.consume(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)) === undefined)
-    throw invalidGrant('the pre-authorized code is unknown, used or expired')
   const metadata = authorizationServerMetadata(credentialIssuer, configurations as ConfigurationRecord[])
-  await oid4vci.protocol.token.verifyGrant(request, token, {
-    metadata: metadata,
-    expiresAt: new Date(offer.expiresAt),
-    txCodeRequired: offer.txCode !== undefined,
-  })
-  await mark(ctx, offer, 'redeemed')
-  return {
+  const grant: AccessGrant = {
     issuer: slug,
     configurationIds: offer.configurationIds,
     claims: offer.claims,
     offerId: offer.id,
     ...(dpop && { jkt: dpop.jkt }),
   }
+  await ctx.storage.transaction(async (tx) => {
+    const oneTime = ctx.oneTime.within(tx)
+    if ((await oneTime.consume(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code, held)) === undefined)
+      throw invalidGrant('the pre-authorized code is unknown, used or expired')
+    await oid4vci.protocol.token.verifyGrant(request, token, {
+      metadata: metadata,
+      expiresAt: new Date(offer.expiresAt),
+      txCodeRequired: offer.txCode !== undefined,
+    })
+    await mark({ storage: tx, now: ctx.now }, offer, 'redeemed')
+    await finish(oneTime, grant)
+  })
+  return grant
 }
 
 /** The offer's state, once redeemed or burned (for the issuing backend; single use rests on the code's consume). */

@@ -8,7 +8,14 @@ import { oneTimeHasher } from './hashing.js'
 import { OneTimeStore, type OneTimeStoreOptions } from './store.js'
 
 export { ONE_TIME, type OneTimeData, type OneTimeKind, type OneTimeRecord } from './records.js'
-export { DEFAULT_MAX_ATTEMPTS, OneTimeConflictError, OneTimeStore, type AttemptResult, type OneTimeStoreOptions } from './store.js'
+export {
+  DEFAULT_MAX_ATTEMPTS,
+  OneTimeConflictError,
+  OneTimeStore,
+  type AttemptResult,
+  type OneTimeSeen,
+  type OneTimeStoreOptions,
+} from './store.js'
 
 /** The one-time store of `storage`, its values hashed under the key the keyring seals in `meta` (created on first use). */
 export async function openOneTimeStore(

@@ -29,6 +29,14 @@ export class OneTimeConflictError extends Error {
   }
 }
 
+const SEEN = Symbol('one-time record')
+
+/** A live value as {@link OneTimeStore.look} found it: its data, and its record for {@link OneTimeStore.consume}. */
+export interface OneTimeSeen {
+  data: OneTimeData
+  readonly [SEEN]: OneTimeRecord
+}
+
 /** What {@link OneTimeStore.attempt} counted. */
 export interface AttemptResult {
   /** The value is gone: this try reached the maximum (and deleted it), or it was absent or expired. */
@@ -53,12 +61,29 @@ export class OneTimeStore {
   readonly #sweepEvery: number
   #writes = 0
 
+  /** Whether this store runs inside a caller's transaction ({@link within}). */
+  #inTransaction = false
+
   constructor(storage: StorageAdapter, hash: OneTimeHasher, options: OneTimeStoreOptions = {}) {
     this.#records = collectionOf(storage, ONE_TIME)
     this.#hash = hash
     this.#now = options.now ?? Date.now
     this.#onError = options.onError ?? (() => undefined)
     this.#sweepEvery = options.sweepEvery ?? SWEEP_EVERY
+  }
+
+  /**
+   * The same store inside the caller's transaction `tx` (same key and clock, same guarantees): its writes commit or
+   * roll back with the caller's — a request's consume, marks and inserts in one commit, a refusal writing nothing.
+   * Inside a transaction it never sweeps; `remember` reads before it inserts (a statement failing on a unique index
+   * may abort the whole transaction): a live holder makes it false, an expired one is cleared first. `issue` inserts
+   * (its values are fresh random ones): a taken id throws {@link OneTimeConflictError}, and the transaction must not go
+   * on. Two transactions racing for one value never both commit (the adapters' transactions are serializable).
+   */
+  within(tx: StorageAdapter): OneTimeStore {
+    const view = new OneTimeStore(tx, this.#hash, { now: this.#now, onError: this.#onError, sweepEvery: 0 })
+    view.#inTransaction = true
+    return view
   }
 
   /**
@@ -74,12 +99,23 @@ export class OneTimeStore {
    * Takes `value` out: its data to exactly one caller across every process, however many ask at
    * once; undefined to the others, and when the value is unknown, expired, burned or another tenant's.
    */
-  async consume(tenantId: string, kind: OneTimeKind, value: string): Promise<OneTimeData | undefined> {
+  async consume(tenantId: string, kind: OneTimeKind, value: string, seen?: OneTimeSeen): Promise<OneTimeData | undefined> {
     const id = this.#hash(tenantId, kind, value)
-    const record = this.#live(await this.#records.get(id), tenantId, kind)
+    // What `look` saw of this value saves reading it again: the id names (tenant, kind, value) and a record's expiry and
+    // data never change; only its expiry is checked again, now.
+    const record = seen ? this.#live(seen[SEEN], tenantId, kind) : this.#live(await this.#records.get(id), tenantId, kind)
     // The delete decides: the adapters say whether this call deleted the record, to one caller only.
     if (!record || !(await this.#records.delete(id))) return undefined
     return record.data ?? {}
+  }
+
+  /**
+   * `value`'s record while it is live, leaving it in place (its data, and what {@link consume} may be given instead of
+   * reading it again); undefined like {@link consume}.
+   */
+  async look(tenantId: string, kind: OneTimeKind, value: string): Promise<OneTimeSeen | undefined> {
+    const record = this.#live(await this.#records.get(this.#hash(tenantId, kind, value)), tenantId, kind)
+    return record ? { data: record.data ?? {}, [SEEN]: record } : undefined
   }
 
   /** The data of `value` while it is live, leaving it in place; undefined like {@link consume}. */
@@ -140,6 +176,16 @@ export class OneTimeStore {
     if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('ttlMs must be a positive number of milliseconds')
     await this.#maybeSweep()
     const id = this.#hash(tenantId, kind, value)
+    if (this.#inTransaction) {
+      const now = this.#now()
+      // `issue`'s values are fresh random ones (never an expired holder's): the insert alone decides.
+      if (data !== undefined) return this.#insertOnce({ id, tenantId, kind, expiresAt: now + ttlMs, attempts: 0, createdAt: now, data })
+      const holder = await this.#records.get(id)
+      if (holder && holder.expiresAt > now) return false
+      if (holder) await this.#records.deleteMany(this.#expiredAt(holder))
+      await this.#records.insert({ id, tenantId, kind, expiresAt: now + ttlMs, attempts: 0, createdAt: now })
+      return true
+    }
     for (let round = 1; ; round++) {
       const now = this.#now()
       const record: OneTimeRecord = { id, tenantId, kind, expiresAt: now + ttlMs, attempts: 0, createdAt: now, ...(data && { data }) }
@@ -154,6 +200,17 @@ export class OneTimeStore {
       // Expired (absent for everyone): delete it — by its expiry, never by id, so that a fresh
       // record another process inserted meanwhile (expiring later) is never deleted here.
       if (holder) await this.#records.deleteMany(this.#expiredAt(holder))
+    }
+  }
+
+  /** Inside a transaction: inserts `record`; false when its id is taken (the transaction is not to go on). */
+  async #insertOnce(record: OneTimeRecord): Promise<boolean> {
+    try {
+      await this.#records.insert(record)
+      return true
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) return false
+      throw err
     }
   }
 

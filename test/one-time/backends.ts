@@ -22,6 +22,8 @@ export interface Backend {
   name: 'memory' | 'sqlite' | 'postgres'
   /** A service on the backend's database (the first one is kept; more are made by {@link Backend.open}). */
   service: IdentityService
+  /** The storage of {@link service} (its transactions, for `OneTimeStore.within`). */
+  storage: StorageAdapter
   /** Another service on the same database; undefined for memory (one process only). */
   open?: () => Promise<IdentityService>
   /** The master key, hex (a child process opens the same database with it). */
@@ -48,17 +50,21 @@ export async function openBackend(name: Backend['name']): Promise<Backend> {
     return service
   }
   if (name === 'memory') {
-    const service = await serviceOn(createMemoryStorage(), masterKey)
-    return { name, service, masterKey, close: () => service.close() }
+    const storage = createMemoryStorage()
+    const service = await serviceOn(storage, masterKey)
+    return { name, service, storage, masterKey, close: () => service.close() }
   }
   if (name === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'didvault-one-time-'))
     const path = join(dir, 'one-time.db')
-    const open = () => track(serviceOn(createSqliteStorage({ path }), masterKey))
+    const storage = createSqliteStorage({ path })
+    let opened = 0
+    const open = () => track(serviceOn(opened++ === 0 ? storage : createSqliteStorage({ path }), masterKey))
     const service = await open()
     return {
       name,
       service,
+      storage,
       open,
       masterKey,
       path,
@@ -71,11 +77,14 @@ export async function openBackend(name: Backend['name']): Promise<Backend> {
   }
   const postgres = await startTestPostgres('one-time values')
   const connect = () => createPostgresStorage({ connectionString: postgres.url, schema: postgres.schema })
-  const open = async () => track(serviceOn(await connect(), masterKey))
+  const first = await connect()
+  let opened = 0
+  const open = async () => track(serviceOn(opened++ === 0 ? first : await connect(), masterKey))
   const service = await open()
   return {
     name,
     service,
+    storage: first,
     open,
     masterKey,
     postgres,

@@ -50,6 +50,44 @@ describe.each(['memory', 'sqlite', 'postgres'] as const)('one-time values on %s'
     }
   })
 
+  it('inside a transaction (within): writes commit with it, a rollback leaves the value; a look saves the read', async () => {
+    const tenant = freshTenant()
+    const code = randomValue()
+    await a.oneTime.issue(tenant, 'pre-auth-code', code, { ttlMs: TTL, data: { offer: 'o1' } })
+    const seen = await a.oneTime.look(tenant, 'pre-auth-code', code)
+    expect(seen?.data).toEqual({ offer: 'o1' })
+    const token = randomValue('token')
+    // A refusal after the consume in the same transaction: nothing written, the code still there.
+    await expect(
+      backend.storage.transaction(async (tx) => {
+        const oneTime = a.oneTime.within(tx)
+        expect(await oneTime.consume(tenant, 'pre-auth-code', code, seen)).toEqual({ offer: 'o1' })
+        await oneTime.issue(tenant, 'access-token', token, { ttlMs: TTL })
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    expect(await b.oneTime.peek(tenant, 'pre-auth-code', code)).toEqual({ offer: 'o1' })
+    expect(await b.oneTime.peek(tenant, 'access-token', token)).toBeUndefined()
+    // Committed: the code taken once (what was seen before is no second take), the token stored, a jti remembered once.
+    await backend.storage.transaction(async (tx) => {
+      const oneTime = a.oneTime.within(tx)
+      expect(await oneTime.consume(tenant, 'pre-auth-code', code, seen)).toEqual({ offer: 'o1' })
+      await oneTime.issue(tenant, 'access-token', token, { ttlMs: TTL })
+      expect(await oneTime.remember(tenant, 'dpop-jti', 'jti-1', TTL)).toBe(true)
+      expect(await oneTime.remember(tenant, 'dpop-jti', 'jti-1', TTL)).toBe(false)
+    })
+    expect(await b.oneTime.consume(tenant, 'pre-auth-code', code, seen)).toBeUndefined()
+    expect(await b.oneTime.peek(tenant, 'access-token', token)).toEqual({})
+    expect(await b.oneTime.remember(tenant, 'dpop-jti', 'jti-1', TTL)).toBe(false)
+    // A look of another tenant's value sees nothing; what was seen expires with the value.
+    expect(await a.oneTime.look(freshTenant(), 'access-token', token)).toBeUndefined()
+    const nonce = randomValue('nonce')
+    await a.oneTime.issue(tenant, 'c-nonce', nonce, { ttlMs: 1_000 })
+    const nonceSeen = await a.oneTime.look(tenant, 'c-nonce', nonce)
+    clock.now += 1_000
+    expect(await a.oneTime.consume(tenant, 'c-nonce', nonce, nonceSeen)).toBeUndefined()
+  })
+
   it('a value of one kind is not a value of another', async () => {
     const tenant = freshTenant()
     const value = randomValue()

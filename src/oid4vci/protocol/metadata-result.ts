@@ -14,14 +14,21 @@ export interface IssuerMetadata {
   authorizationServer: { issuer: string; [member: string]: unknown }
 }
 
-/** The library's metadata result for `metadata` (OID4VCI 1.0). */
+/** Results per metadata object: a request's parse and its proofs' checks share one. */
+const RESULTS = new WeakMap<IssuerMetadata, IssuerMetadataResult>()
+
+/** The library's metadata result for `metadata` (OID4VCI 1.0), made once per metadata object. */
 export function metadataResult(issuer: Openid4vciIssuer, metadata: IssuerMetadata): IssuerMetadataResult {
+  const made = RESULTS.get(metadata)
+  if (made) return made
   // The library's types stay inside the adapter: didvault's declarations name no optional peer.
   const credentialIssuer = metadata.credentialIssuer as CredentialIssuerMetadata
-  return {
+  const result = {
     originalDraftVersion: Openid4vciVersion.V1,
     credentialIssuer,
     authorizationServers: [metadata.authorizationServer as AuthorizationServerMetadata],
     knownCredentialConfigurations: issuer.getKnownCredentialConfigurationsSupported(credentialIssuer),
   }
+  RESULTS.set(metadata, result)
+  return result
 }
