@@ -28,7 +28,9 @@ export const OID4VP_CONTRACTS = {
     client: false,
     errorFormat: 'oauth',
     errors: {
-      400: 'An OAuth error `invalid_request`: expired or already answered request, malformed or oversized response, a JWE not to this request’s key, `state` mismatch, a plain `vp_token` where an encrypted response is required',
+      400:
+        'An OAuth error `invalid_request`: an expired or answered request, a malformed or oversized response, a JWE ' +
+        'not to this request’s key, another `state`, a plain `vp_token` where an encrypted response is required',
       404: 'No such presentation request (unknown id), or the service has no `publicUrl` or no OID4VP module',
       413: 'The body is over the router’s limit',
       500: '`server_error`',
