@@ -34,6 +34,8 @@ import * as oid4vciToken from '../oid4vci/token-endpoint.js'
 import * as oid4vciCredential from '../oid4vci/credential-endpoint.js'
 import * as oid4vciAuthorizationCode from '../oid4vci/authorization-code.js'
 import * as oid4vciDeferred from '../oid4vci/deferred.js'
+// ---- helper "vp-response"
+import * as oid4vpResponses from '../oid4vp/responses.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -113,4 +115,6 @@ export const OPERATIONS = {
     signs: 'caller',
   }),
   requestDeferredCredential: defineOperation(C.requestDeferredCredential, { handler: oid4vciDeferred.requestDeferredCredential }),
+  // ---- helper "vp-response"
+  submitPresentationResponse: defineOperation(C.submitPresentationResponse, { handler: oid4vpResponses.submitPresentationResponse }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

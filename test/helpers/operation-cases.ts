@@ -498,6 +498,14 @@ export const OPERATION_CASES: OperationCase[] = [
     input: () => ({ issuer: 'cases' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
+  // ---- helper "vp-response": without the OID4VP module (these runs have none), the response endpoint is 404
+  call({
+    operation: 'submitPresentationResponse',
+    name: 'no OID4VP module: 404',
+    auth: () => ({}),
+    input: () => ({ id: 'x', error: 'access_denied', state: 'x' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
   // The authorization code flow's endpoints: without the issuer module they do not exist.
   call({
     operation: 'pushAuthorizationRequest',

@@ -5,3 +5,5 @@
  */
 export const OID4VP_PROTOCOL_VERSION = '1.0'
 export * from './dcql.js'
+export * from './encryption.js'
+export * from './response.js'
