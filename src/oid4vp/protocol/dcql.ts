@@ -6,8 +6,21 @@
  */
 import { DcqlPresentationResult, DcqlQuery } from 'dcql'
 
-/** A DCQL query as validated: the library's parsed form. */
-export type VpDcqlQuery = DcqlQuery.Output
+/**
+ * A DCQL query as validated (the library's parsed form, described here by the members the verifier reads, so that the
+ * package's declarations never name the optional `dcql` package).
+ */
+export interface VpDcqlQuery {
+  readonly credentials: ReadonlyArray<
+    Readonly<Record<string, unknown>> & {
+      readonly id: string
+      readonly format: string
+      readonly multiple?: boolean
+      readonly require_cryptographic_holder_binding?: boolean
+    }
+  >
+  readonly credential_sets?: ReadonlyArray<Readonly<Record<string, unknown>>>
+}
 
 /** A claims path pointer (OID4VP §7): object member names, array indices, `null` for every element. */
 export type VpClaimPath = Array<string | number | null>
@@ -20,7 +33,7 @@ export type VpDcqlParse = { ok: true; query: VpDcqlQuery } | { ok: false; error:
  * credential query ids, `credential_sets` and `claim_sets` naming only ids that exist).
  */
 export function parseVpDcqlQuery(json: unknown): VpDcqlParse {
-  let query: VpDcqlQuery
+  let query: DcqlQuery.Output
   try {
     query = DcqlQuery.parse(json as DcqlQuery.Input)
   } catch (err) {
@@ -63,7 +76,7 @@ export function matchVpDcql(query: VpDcqlQuery, presented: Record<string, VpDcql
   const record = Object.fromEntries(Object.entries(presented).map(([id, credentials]) => [id, credentials.map(dcqlPresentationOf)]))
   let result: DcqlPresentationResult
   try {
-    result = DcqlPresentationResult.fromDcqlPresentation(record as never, { dcqlQuery: query })
+    result = DcqlPresentationResult.fromDcqlPresentation(record as never, { dcqlQuery: query as DcqlQuery.Output })
   } catch (err) {
     return { satisfied: false, error: issueOf(err) }
   }
