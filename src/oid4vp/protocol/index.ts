@@ -4,3 +4,4 @@
  * the service: single use and storage are the caller's. Each file below owns one job; add a line per file.
  */
 export const OID4VP_PROTOCOL_VERSION = '1.0'
+export * from './request-object.js'
