@@ -24,7 +24,8 @@ const OAUTH_BODY = z.object({ error: z.string(), error_description: z.string().o
 const REQUEST_OBJECT_ERRORS = {
   400: {
     description:
-      '`invalid_request`: the request expired or was answered, a second `request_uri_method=post` fetch, or `wallet_metadata` the request cannot meet',
+      '`invalid_request`: the request expired or was answered, a second `request_uri_method=post` fetch, or ' +
+      '`wallet_metadata` the request cannot meet',
     schema: OAUTH_BODY,
   },
   404: { description: '`invalid_request`: no such request (or the service has no `publicUrl` or OID4VP module)', schema: OAUTH_BODY },

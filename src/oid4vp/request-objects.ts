@@ -10,8 +10,9 @@
  */
 import { createHash } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
+import { IdentityError } from '../errors.js'
 import { OAuthError } from '../oid4vci/oauth-error.js'
-import type { ServiceContext } from '../service/context.js'
+import type { VpContext } from './context.js'
 import { collectionOf } from '../storage/declaration.js'
 import type { Oid4vpRuntime } from './module.js'
 import { OID4VP_ONE_TIME, OID4VP_REQUESTS, requestRecordById, type PresentationRequestRecord } from './records.js'
@@ -20,7 +21,7 @@ import { requestRecordIdOf } from './requests.js'
 import type { ServedRequestObject } from './schemas.js'
 
 /** What the `request_uri` endpoint uses of the service. */
-export type RequestObjectsContext = SigningContext & Pick<ServiceContext, 'config' | 'now' | 'oid4vp' | 'oneTime'>
+export type RequestObjectsContext = SigningContext & Pick<VpContext, 'config' | 'now' | 'oid4vp' | 'oneTime'>
 
 const MEDIA_TYPE = 'application/oauth-authz-req+jwt'
 
@@ -35,7 +36,7 @@ async function liveRequest(
     publicUrl === undefined || !oid4vp ? undefined : await requestRecordById(ctx.storage, requestRecordIdOf(ctx.oneTime, requestId))
   const now = ctx.now()
   if (!record || !oid4vp || publicUrl === undefined || record.deleteAt <= now)
-    throw new OAuthError('invalid_request', 'no such presentation request', 404)
+    throw new IdentityError('NOT_FOUND', 'no such presentation request', 404)
   if (record.expiresAt <= now) throw new OAuthError('invalid_request', 'the presentation request expired')
   if (record.status !== 'pending') throw new OAuthError('invalid_request', 'the presentation request was answered already')
   return { record, oid4vp, publicUrl }
@@ -95,6 +96,6 @@ function checkWalletMetadata(record: PresentationRequestRecord, given: string | 
   if (!Array.isArray(algs) || !algs.includes(alg))
     throw new OAuthError(
       'invalid_request',
-      `wallet_metadata.request_object_signing_alg_values_supported: the request object is signed with ${alg}, which the wallet does not list`,
+      `wallet_metadata.request_object_signing_alg_values_supported: the request object is signed with ${alg}, not listed`,
     )
 }

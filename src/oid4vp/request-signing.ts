@@ -6,7 +6,7 @@
 import { IdentityError, invalid } from '../errors.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { jwtIssuerOf } from '../proofs/jwt-signer.js'
-import type { ServiceContext } from '../service/context.js'
+import type { VpContext } from './context.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { signingWallet } from '../wallets/config.js'
 import { WALLETS, type WalletRecord } from '../wallets/records.js'
@@ -16,7 +16,7 @@ import type { PresentationRequestRecord } from './records.js'
 import { x5cOf } from './x509.js'
 
 /** What signing a request object uses of the service. */
-export type SigningContext = Pick<ServiceContext, 'registries' | 'resolvers' | 'signers' | 'storage'>
+export type SigningContext = Pick<VpContext, 'registries' | 'resolvers' | 'signers' | 'storage'>
 
 /** `<publicUrl>` without trailing slashes. */
 export const baseOf = (publicUrl: string) => publicUrl.replace(/\/+$/, '')

@@ -11,7 +11,7 @@ import type { Caller } from '../auth/context.js'
 import { invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/methods/ethr/index.js'
 import { qrSvg } from '../oid4vci/offers.js'
-import type { ServiceContext } from '../service/context.js'
+import type { VpContext } from './context.js'
 import { collectionOf } from '../storage/declaration.js'
 import { assertControlsWallet } from '../wallets/access.js'
 import { sealVpKey } from './ephemeral-key.js'
@@ -24,7 +24,7 @@ import { x509ClientIdOf, x5cOf } from './x509.js'
 
 /** What the request operations use of the service. */
 export type RequestsContext = Pick<
-  ServiceContext,
+  VpContext,
   'audit' | 'callers' | 'config' | 'custody' | 'now' | 'oid4vp' | 'oneTime' | 'registries' | 'resolvers' | 'signers' | 'storage'
 >
 

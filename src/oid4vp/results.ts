@@ -9,14 +9,14 @@
  */
 import type { Caller } from '../auth/context.js'
 import { forbidden, notFound } from '../errors.js'
-import type { ServiceContext } from '../service/context.js'
+import type { VpContext } from './context.js'
 import { collectionOf } from '../storage/declaration.js'
 import { OID4VP_ONE_TIME, OID4VP_REQUESTS, requestRecordById, type PresentationRequestRecord } from './records.js'
 import { requestRecordIdOf, requireVpModule } from './requests.js'
 import type { PresentationResult } from './schemas.js'
 
 /** What reading results uses of the service. */
-export type ResultsContext = Pick<ServiceContext, 'now' | 'oid4vp' | 'oneTime' | 'storage'>
+export type ResultsContext = Pick<VpContext, 'now' | 'oid4vp' | 'oneTime' | 'storage'>
 
 /** The result of the caller's tenant's request `id`. */
 export async function getPresentationResult(

@@ -30,6 +30,7 @@ export const LAYERS: string[][] = [
   ['tokens'],
   ['presentations'],
   ['oid4vci'],
+  ['oid4vp'],
   ['service'],
   ['http', 'client', 'testing'],
   ['observability'],
