@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   // ---- helper "deferred": a credential request deferred, and the issuing backend's refusal of one
   'credential.defer',
   'credential.refuse',
+  // ---- helper "vp-core": a presentation request made
+  'presentationRequest.create',
   'token.generate',
   'mpc.initialize',
   'mpc.sign',

@@ -324,14 +324,17 @@ export function routerOver(service: Served, contracts: Contracts, options: Route
   const form = formBody(limit)
   const mount = which === 'root' ? mountPathOf(service.config.publicUrl) : ''
 
-  for (const route of routesOf(contracts) as Array<SharedRoute<OperationName>>) {
-    if ((route.root === true) !== (which === 'root')) continue
+  const routes = (routesOf(contracts) as Array<SharedRoute<OperationName>>).filter((route) => (route.root === true) === (which === 'root'))
+  // Every route is claimed before any is matched with its parameters: Express decodes a layer's parameters before it
+  // checks the method, so the GET of a path that a POST shares (the OID4VP request_uri) would fail a POST's
+  // undecodable parameter before the POST's claim ran.
+  for (const route of routes) router[route.method](undecoded(route.path, mount), claim(route))
+  for (const route of routes) {
     const types = bodyTypesOf(route, contracts)
     const body =
       route.method === 'get'
         ? []
         : [requireType(types), ...(types.includes('application/json') ? [json] : []), ...(types.includes(FORM) ? form : [])]
-    router[route.method](undecoded(route.path, mount), claim(route))
     router[route.method](expressPath(route.path, mount), authenticate(service, route), ...body, run(route, contracts))
   }
 

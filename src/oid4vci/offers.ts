@@ -78,7 +78,7 @@ const offerUriOf = (credentialOfferUri: string) =>
   `openid-credential-offer://?credential_offer_uri=${encodeURIComponent(credentialOfferUri)}`
 
 /** An SVG QR code of `text`, by the optional peer `qrcode` (a clear 422 when it is not installed). */
-async function qrSvg(text: string): Promise<string> {
+export async function qrSvg(text: string): Promise<string> {
   let qrcode: { toString(text: string, options: { type: 'svg' }): Promise<string> }
   try {
     qrcode = await import('qrcode')

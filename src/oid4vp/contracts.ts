@@ -1,17 +1,127 @@
 /**
- * The contracts of the OID4VP verifier's operations (see `operations/contract.ts`). Browser-safe: schemas and types
- * only. Each helper's contracts sit in their own block.
+ * The contracts of the OID4VP verifier's operations (see `operations/contract.ts`): the relying party's presentation
+ * requests and results, and the wallet-facing `request_uri` endpoint. Browser-safe: schemas and types only.
  */
-import { defineContract, UNAVAILABLE_ERRORS } from '../operations/contract.js'
+import * as z from 'zod'
+import { BODY_ERRORS, defineContract, QUERY_ERRORS, UNAVAILABLE_ERRORS } from '../operations/contract.js'
 import { presentationResponseAnswer, presentationResponseForm, responseParams } from './response-schemas.js'
+import {
+  createPresentationRequest,
+  presentationRequestResponse,
+  presentationResult,
+  requestObjectParams,
+  requestObjectPost,
+  requestObjectQuery,
+  resultParams,
+  resultQuery,
+  servedRequestObject,
+} from './schemas.js'
 
 const TAG = 'Presentation requests (OID4VP)'
 
 /** Headers of the wallet-facing answers: never cached. */
 const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
 
+const OAUTH_BODY = z.object({ error: z.string(), error_description: z.string().optional() })
+
+/** Errors of the `request_uri` endpoint (OAuth bodies). */
+const REQUEST_OBJECT_ERRORS = {
+  400: {
+    description:
+      '`invalid_request`: the request expired or was answered, a second `request_uri_method=post` fetch, or ' +
+      '`wallet_metadata` the request cannot meet',
+    schema: OAUTH_BODY,
+  },
+  404: { description: '`invalid_request`: no such request (or the service has no `publicUrl` or OID4VP module)', schema: OAUTH_BODY },
+  413: { description: 'The body is over the limit', schema: OAUTH_BODY },
+  500: { description: '`server_error`', schema: OAUTH_BODY },
+  ...UNAVAILABLE_ERRORS,
+}
+
 export const OID4VP_CONTRACTS = {
-  // ---- helper "vp-response": the response endpoint
+  /** Make a presentation request (`POST /oid4vp/requests`). */
+  createPresentationRequest: defineContract({
+    summary: 'Create a presentation request',
+    description:
+      'Asks a wallet, over OpenID for Verifiable Presentations 1.0, for the credentials a DCQL query describes. The verifier ' +
+      'is named by its client identifier prefix: `decentralized_identifier` (a DID of the tenant whose control the caller ' +
+      'proves in `x-did-auth`; the Request Object is signed by its key), `redirect_uri` (unsigned), `x509_san_dns` / ' +
+      '`x509_hash` (the operator’s certificate, the module’s `x509` option). The service makes the nonce and `state` and ' +
+      'signs the Request Object once. `authorizationRequest.uri` (also as an SVG QR code) is what the wallet opens. ' +
+      'Without `publicUrl` (https) or the OID4VP module: 422 naming it.',
+    auth: 'tenant',
+    tag: TAG,
+    audit: { action: 'presentationRequest.create', target: 'presentationRequest' },
+    errors: BODY_ERRORS,
+    routes: [{ method: 'post', path: '/oid4vp/requests' }],
+    input: createPresentationRequest,
+    response: presentationRequestResponse,
+    example: {
+      dcqlQuery: {
+        credentials: [
+          {
+            id: 'pid',
+            format: 'dc+sd-jwt',
+            meta: { vct_values: ['https://credentials.example.com/identity'] },
+            claims: [{ path: ['given_name'] }],
+          },
+        ],
+      },
+      clientId: { prefix: 'decentralized_identifier', did: 'did:web:verifier.example.com' },
+    },
+  }),
+  /** Read a presentation request's result (`GET /oid4vp/requests/:id`). */
+  getPresentationResult: defineContract({
+    summary: 'Get a presentation result',
+    description:
+      '`pending` until a wallet answered; then `fulfilled` (per DCQL credential query: the verified claims, issuer, holder ' +
+      'key and every named check) or `failed` (why). Kept until the module’s `resultTtlSeconds` after creation. A request ' +
+      'of another tenant, or deleted: 422 NOT_FOUND. Same-device requests (made with `redirectUri`) show an answered ' +
+      'outcome only with the `response_code` the wallet’s redirect carried, once: otherwise 403 FORBIDDEN.',
+    auth: 'tenant',
+    tag: TAG,
+    errors: QUERY_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vp/requests/:id' }],
+    params: resultParams,
+    input: resultQuery,
+    response: presentationResult,
+  }),
+  /** The `request_uri` (GET): the signed Request Object. */
+  getRequestObject: defineContract({
+    summary: 'Get a Request Object',
+    description:
+      'The request’s Request Object (RFC 9101, `typ: oauth-authz-req+jwt`) as signed at creation, ' +
+      '`application/oauth-authz-req+jwt`. OAuth errors: unknown 404; expired or answered 400 `invalid_request`.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: REQUEST_OBJECT_ERRORS,
+    routes: [{ method: 'get', path: '/oid4vp/request-objects/:id' }],
+    params: requestObjectParams,
+    input: requestObjectQuery,
+    response: servedRequestObject,
+    document: true,
+  }),
+  /** The `request_uri` (POST, `request_uri_method=post`): the Request Object signed again with the `wallet_nonce`. */
+  postRequestObject: defineContract({
+    summary: 'Post to a Request Object',
+    description:
+      '`request_uri_method=post` (OID4VP 1.0 §5.10): form fields `wallet_metadata` (JSON) and `wallet_nonce`; the ' +
+      'Request Object signed now with `wallet_nonce` in it, once per request (later POSTs 400 `invalid_request`). A ' +
+      'wallet whose `request_object_signing_alg_values_supported` lacks the request’s algorithm: 400 naming it.',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: REQUEST_OBJECT_ERRORS,
+    bodyTypes: ['application/x-www-form-urlencoded'],
+    routes: [{ method: 'post', path: '/oid4vp/request-objects/:id' }],
+    params: requestObjectParams,
+    input: requestObjectPost,
+    response: servedRequestObject,
+    document: true,
+  }),
   /** The `response_uri` of a presentation request (OID4VP 1.0 §8.2 `direct_post`, §8.3 `direct_post.jwt`), public. */
   submitPresentationResponse: defineContract({
     summary: 'Response endpoint (response_uri)',

@@ -33,7 +33,7 @@ export type ResponsesContext = Oid4vpContext &
   Omit<EvaluateContext, 'oid4vp'> & {
     storage: StorageAdapter
     oneTime: OneTimeStore
-    custody: Pick<KeyCustody, 'seal' | 'open'>
+    custody: KeyCustody
     now: () => number
     config: { publicUrl?: string; limits: { depth: number } }
   }
@@ -66,8 +66,7 @@ export async function submitPresentationResponse(
   const response = await readResponse(ctx, oid4vp, record, form, bounds)
   // `state` is optional in a response: every presentation is bound to the request by its nonce (OID4VP 1.0 §5.2 asks
   // for `state` only of requests answered without holder binding), and some wallets do not echo it. Given, it matches.
-  if (response.state !== undefined && response.state !== record.state)
-    throw invalidRequest('state does not match the presentation request')
+  if (response.state !== undefined && response.state !== record.state) throw invalidRequest('state does not match the presentation request')
   if (response.kind === 'vp_token') {
     const problem = checkVpTokenBounds(response.vpToken, { maxPresentations: oid4vp.options.maxPresentations })
     if (problem !== undefined) throw invalidRequest(problem)
@@ -107,7 +106,7 @@ async function readResponse(
   if (parsed.kind === 'vp_token') throw invalidRequest('this request requires an encrypted response (direct_post.jwt): response')
   const encryption = record.encryption
   if (!encryption || typeof encryption.publicJwk.kid !== 'string') throw new Error('an encrypted request without its key')
-  const privateJwk = openVpKey(ctx, encryption.sealedPrivateJwk)
+  const privateJwk = openVpKey(ctx, record, encryption.sealedPrivateJwk)
   try {
     const decrypted = await oid4vp.lib.decryptVpResponse(parsed.response, privateJwk, {
       kid: encryption.publicJwk.kid,

@@ -34,8 +34,10 @@ import * as oid4vciToken from '../oid4vci/token-endpoint.js'
 import * as oid4vciCredential from '../oid4vci/credential-endpoint.js'
 import * as oid4vciAuthorizationCode from '../oid4vci/authorization-code.js'
 import * as oid4vciDeferred from '../oid4vci/deferred.js'
-// ---- helper "vp-response"
 import * as oid4vpResponses from '../oid4vp/responses.js'
+import * as oid4vpRequests from '../oid4vp/requests.js'
+import * as oid4vpRequestObjects from '../oid4vp/request-objects.js'
+import * as oid4vpResults from '../oid4vp/results.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -115,6 +117,9 @@ export const OPERATIONS = {
     signs: 'caller',
   }),
   requestDeferredCredential: defineOperation(C.requestDeferredCredential, { handler: oid4vciDeferred.requestDeferredCredential }),
-  // ---- helper "vp-response"
   submitPresentationResponse: defineOperation(C.submitPresentationResponse, { handler: oid4vpResponses.submitPresentationResponse }),
+  createPresentationRequest: defineOperation(C.createPresentationRequest, { handler: oid4vpRequests.createPresentationRequest }),
+  getPresentationResult: defineOperation(C.getPresentationResult, { handler: oid4vpResults.getPresentationResult }),
+  getRequestObject: defineOperation(C.getRequestObject, { handler: oid4vpRequestObjects.getRequestObject }),
+  postRequestObject: defineOperation(C.postRequestObject, { handler: oid4vpRequestObjects.postRequestObject }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

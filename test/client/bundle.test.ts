@@ -21,7 +21,7 @@ const ALLOWED_PACKAGES = ['zod']
  * operations and the wallet-facing ones the exported table holds for the OpenAPI document — to 204.5 / 60.6 kB, and
  * the budget to 210 / 62 kB). The zod runtime is about two thirds of it.
  */
-const BUDGET = { minified: 210_000, gzipped: 62_000 }
+const BUDGET = { minified: 220_000, gzipped: 64_000 }
 /** How far the measured sizes may be from the README's "about … kB" figures. */
 const QUOTE_TOLERANCE = 0.05
 

@@ -789,4 +789,36 @@ export const OPERATION_CASES: OperationCase[] = [
     input: () => ({ issuer: 'cases', transaction_id: 't' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
+  // ---- helper "vp-core": without the OID4VP module (these runs have none), requests are 422 and the request_uri 404
+  call({
+    operation: 'createPresentationRequest',
+    name: 'no OID4VP module: 422 naming it',
+    auth: () => tenant(),
+    input: () => ({
+      dcqlQuery: { credentials: [{ id: 'pid', format: 'dc+sd-jwt', meta: { vct_values: ['https://example.com/id'] } }] },
+      clientId: { prefix: 'redirect_uri' },
+    }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /oid4vp/ },
+  }),
+  call({
+    operation: 'getPresentationResult',
+    name: 'no OID4VP module: 422 naming it',
+    auth: () => tenant(),
+    input: () => ({ id: 'x' }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /oid4vp/ },
+  }),
+  call({
+    operation: 'getRequestObject',
+    name: 'no OID4VP module: 404',
+    auth: () => ({}),
+    input: () => ({ id: 'x' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
+  call({
+    operation: 'postRequestObject',
+    name: 'no OID4VP module: 404',
+    auth: () => ({}),
+    input: () => ({ id: 'x', wallet_nonce: 'n' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
 ]

@@ -64,7 +64,9 @@ describe('GET /openapi.json', () => {
           expect(Object.keys(entry.responses['200'].content).sort()).toEqual(
             name === 'getStatusList'
               ? ['application/statuslist+jwt', 'application/vc+jwt', 'application/vc+ld+json']
-              : ['application/json'],
+              : name === 'getRequestObject' || name === 'postRequestObject'
+                ? ['application/oauth-authz-req+jwt']
+                : ['application/json'],
           )
         // An operation declaring its media types (DID resolution) is described in each; the others in JSON.
         else if ('media' in op && op.media) expect(Object.keys(entry.responses['200'].content)).toEqual(Object.keys(op.media))

@@ -109,13 +109,17 @@ describe('decryptVpResponse', () => {
   it('decrypts with the private key after the service sealed and opened it; the envelope holds no key material', async () => {
     const custody = new KeyCustody(new Keyring(randomMasterKey()))
     const { publicJwk, privateJwk } = await generateVpResponseKey()
-    const sealed = sealVpKey({ custody }, privateJwk)
+    const record = { tenantId: 'tenant-a', id: 'request-record-1' }
+    const sealed = sealVpKey({ custody }, record, privateJwk)
     expect(sealed).not.toContain(privateJwk.d as string)
-    const opened = openVpKey({ custody }, sealed)
+    const opened = openVpKey({ custody }, record, sealed)
     expect(opened).toEqual(privateJwk)
     const result = await decryptVpResponse(await jweTo(publicJwk, { state: 's' }), opened, { kid: publicJwk.kid as string, enc: ENC })
     expect(result.ok).toBe(true)
     // Another keyring (another master key) cannot open it.
-    expect(() => openVpKey({ custody: new KeyCustody(new Keyring(randomMasterKey())) }, sealed)).toThrow()
+    expect(() => openVpKey({ custody: new KeyCustody(new Keyring(randomMasterKey())) }, record, sealed)).toThrow()
+    // Nor does another record's context (an envelope moved to another request).
+    expect(() => openVpKey({ custody }, { ...record, id: 'request-record-2' }, sealed)).toThrow()
+    expect(() => openVpKey({ custody }, { ...record, tenantId: 'tenant-b' }, sealed)).toThrow()
   })
 })

@@ -98,8 +98,9 @@ async function makeRequest(
   const mode = options.mode ?? 'direct_post'
   const key = mode === 'direct_post.jwt' ? await generateVpResponseKey() : undefined
   const custody = new KeyCustody(await openKeyring(storage, masterKey))
+  const recordId = served.service.oneTime.keyed('oid4vp-request', '', id)
   const record: PresentationRequestRecord = {
-    id: served.service.oneTime.keyed('oid4vp-request', '', id),
+    id: recordId,
     tenantId,
     clientId: 'decentralized_identifier:did:web:verifier.test',
     clientIdPrefix: 'decentralized_identifier',
@@ -109,7 +110,11 @@ async function makeRequest(
     nonce: randomBytes(32).toString('base64url'),
     state: randomBytes(32).toString('base64url'),
     ...(key && {
-      encryption: { publicJwk: key.publicJwk, sealedPrivateJwk: sealVpKey({ custody }, key.privateJwk), enc: ['A128GCM', 'A256GCM'] },
+      encryption: {
+        publicJwk: key.publicJwk,
+        sealedPrivateJwk: sealVpKey({ custody }, { tenantId, id: recordId }, key.privateJwk),
+        enc: ['A128GCM', 'A256GCM'],
+      },
     }),
     ...(options.redirectUri !== undefined && { redirectUri: options.redirectUri }),
     requestObject: 'eyJhbGciOiJub25lIn0.e30.',
