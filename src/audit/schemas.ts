@@ -32,8 +32,9 @@ export const AUDIT_ACTIONS = [
   // ---- helper "deferred": a credential request deferred, and the issuing backend's refusal of one
   'credential.defer',
   'credential.refuse',
-  // ---- helper "vp-core": a presentation request made
+  // OID4VP: a presentation request made; a same-device result read with its response code (and refusals of one)
   'presentationRequest.create',
+  'presentationResult.read',
   'token.generate',
   'mpc.initialize',
   'mpc.sign',

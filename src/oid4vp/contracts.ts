@@ -79,6 +79,7 @@ export const OID4VP_CONTRACTS = {
       'of another tenant, or deleted: 422 NOT_FOUND. Same-device requests (made with `redirectUri`) show an answered ' +
       'outcome only with the `response_code` the wallet’s redirect carried, once: otherwise 403 FORBIDDEN.',
     auth: 'tenant',
+    audit: { action: 'presentationResult.read', target: 'presentationRequest' },
     tag: TAG,
     errors: QUERY_ERRORS,
     routes: [{ method: 'get', path: '/oid4vp/requests/:id' }],

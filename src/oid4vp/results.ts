@@ -5,7 +5,8 @@
  * id, so nothing tells that it exists. Same-device requests (made with `redirectUri`) show an answered outcome only
  * with the `response_code` the wallet's redirect carried: a one-time value naming the record, consumed by the first
  * read that shows the outcome; without it, or with a wrong or spent one, 403 FORBIDDEN (a pending request is shown
- * without it: it tells nothing the front end did not know).
+ * without it: it tells nothing the front end did not know). That read, and every refusal of one, is audited
+ * (`presentationResult.read`).
  */
 import type { Caller } from '../auth/context.js'
 import { forbidden, notFound } from '../errors.js'
@@ -16,7 +17,7 @@ import { requestRecordIdOf, requireVpModule } from './requests.js'
 import type { PresentationResult } from './schemas.js'
 
 /** What reading results uses of the service. */
-export type ResultsContext = Pick<VpContext, 'now' | 'oid4vp' | 'oneTime' | 'storage'>
+export type ResultsContext = Pick<VpContext, 'audit' | 'now' | 'oid4vp' | 'oneTime' | 'storage'>
 
 /** The result of the caller's tenant's request `id`. */
 export async function getPresentationResult(
@@ -28,7 +29,11 @@ export async function getPresentationResult(
   const recordId = requestRecordIdOf(ctx.oneTime, input.id)
   const record = await requestRecordById(ctx.storage, recordId)
   if (!record || record.tenantId !== caller.tenantId || record.deleteAt <= ctx.now()) throw notFound('no such presentation request')
-  if (record.status !== 'pending' && record.redirectUri !== undefined) await spendResponseCode(ctx, record, input.response_code)
+  if (record.status !== 'pending' && record.redirectUri !== undefined) {
+    await spendResponseCode(ctx, record, input.response_code)
+    // The one read the code allows is the caller's act (refusals are recorded by the dispatcher).
+    await ctx.audit.record(caller, [{ action: 'presentationResult.read', target: { type: 'presentationRequest', id: input.id } }])
+  }
   return resultOf(input.id, record)
 }
 

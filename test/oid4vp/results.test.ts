@@ -87,6 +87,17 @@ describe('getPresentationResult', () => {
     expect(read.body.status).toBe('fulfilled')
     expectError(await h.request('GET', `/oid4vp/requests/${id}?response_code=code-1`), 403, 'FORBIDDEN')
     expect((await h.request('GET', `/oid4vp/requests/${other}?response_code=code-of-other`)).status).toBe(200)
+    // The reads the codes allowed and every refusal of one are in the tenant's audit trail (never a code).
+    const audit = await h.request('GET', '/audit?action=presentationResult.read')
+    const records = audit.body.records as Array<{ outcome: string; target: { id: string } }>
+    expect(
+      records
+        .filter((r) => r.outcome === 'ok')
+        .map((r) => r.target.id)
+        .sort(),
+    ).toEqual([id, other].sort())
+    expect(records.filter((r) => r.outcome === 'refused')).toHaveLength(4)
+    expect(JSON.stringify(audit.body)).not.toMatch(/code-1|code-of-other/)
   })
 
   it('past deleteAt: not found, then swept', async () => {
