@@ -48,7 +48,7 @@ export async function requestCredential(
   const configurations = await configurationsOf(ctx.storage, caller.tenantId)
   const metadata = issuerMetadataOf(credentialIssuerOf(publicUrl, slug), configurations)
   const { protocol } = oid4vci
-  const fresh = () => issueCNonce({ oneTime: ctx.oneTime, oid4vci }, caller.tenantId)
+  const fresh = () => issueCNonce({ oneTime: ctx.oneTime, oid4vci, now: ctx.now }, caller.tenantId)
 
   const request = protocol.credential.parse(body, metadata)
   const configuration = grantedConfiguration(grant, configurations, request)
@@ -77,10 +77,9 @@ export async function requestCredential(
     return oid4vci.lib.credentialResponse(request, pending).body
   }
 
-  // The nonces looked at before signing (an unknown one is refused before any work or write); taken in the transaction
-  // that stores the credentials, with their audit records and the notification id: all of it commits, or none.
-  const seen = await liveCNonces(ctx, caller.tenantId, verified.nonces)
-  if (seen === undefined) throw oid4vci.lib.invalidNonce(await fresh())
+  // The nonces checked before signing (a forged or expired one is refused before any work or write); used in the
+  // transaction that stores the credentials, with their audit records and the notification id: all of it commits, or none.
+  if (!liveCNonces(ctx, caller.tenantId, verified.nonces)) throw oid4vci.lib.invalidNonce(await fresh())
   const notificationId = oid4vci.lib.randomToken()
   let issued
   try {
@@ -91,7 +90,7 @@ export async function requestCredential(
       ...(grant.offerId !== undefined && { offerId: grant.offerId }),
       within: async (tx, recordIds) => {
         const oneTime = ctx.oneTime.within(tx)
-        if (!(await consumeCNonces({ oneTime }, caller.tenantId, verified.nonces, seen))) throw new NonceTaken()
+        if (!(await consumeCNonces({ oneTime, now: ctx.now }, caller.tenantId, verified.nonces))) throw new NonceTaken()
         const data: NotificationData = {
           issuer: slug,
           configurationId: configuration.configurationId,

@@ -1,8 +1,12 @@
 /**
- * The issuer's `c_nonce`s (OID4VCI 1.0 §7): random values kept in the one-time store (keyed hash only, kind `c-nonce`)
- * for `nonceTtlSeconds`, each taken once by the key proofs of one credential request.
+ * The issuer's `c_nonce`s (OID4VCI 1.0 §7): stateless until used. A nonce is `<expiry>.<random>.<mac>` — its expiry
+ * (UNIX ms, base 36), 32 random bytes and a keyed hash of both under the service's one-time hashing key, bound to the
+ * tenant — so the nonce endpoint writes nothing, and a forged, another tenant's or an expired nonce is refused by a
+ * computation. A nonce is used once: the credential request that uses it remembers it in the one-time store (keyed hash
+ * only, kind `c-nonce`, until its expiry), in the transaction that stores the credentials; a second use finds it there.
  */
-import type { OneTimeSeen, OneTimeStore } from '../one-time/index.js'
+import { timingSafeEqual } from 'node:crypto'
+import type { OneTimeStore } from '../one-time/index.js'
 import { ONE_TIME_KINDS } from './grants.js'
 import type { Oid4vciRuntime } from './module.js'
 
@@ -10,42 +14,55 @@ import type { Oid4vciRuntime } from './module.js'
 export interface NonceContext {
   oneTime: OneTimeStore
   oid4vci: Oid4vciRuntime
+  now: () => number
 }
 
-/** A fresh `c_nonce` of the tenant's issuer, live for `nonceTtlSeconds`. */
-export async function issueCNonce(ctx: NonceContext, tenantId: string): Promise<string> {
-  const nonce = ctx.oid4vci.lib.randomToken()
-  await ctx.oneTime.issue(tenantId, ONE_TIME_KINDS.cNonce, nonce, { ttlMs: ctx.oid4vci.options.nonceTtlSeconds * 1000 })
-  return nonce
+/** The purpose of the nonces' keyed hash (`OneTimeStore.keyed`). */
+const PURPOSE = 'c-nonce'
+
+/** A nonce of `tenantId` expiring at `expiresAt` (UNIX ms) made of `random`: what {@link issueCNonce} answers. */
+export function mintCNonce(oneTime: Pick<OneTimeStore, 'keyed'>, tenantId: string, expiresAt: number, random: string): string {
+  const body = `${expiresAt.toString(36)}.${random}`
+  return `${body}.${oneTime.keyed(PURPOSE, tenantId, body)}`
+}
+
+/** A fresh `c_nonce` of the tenant's issuer, live for `nonceTtlSeconds`. Writes nothing. */
+export function issueCNonce(ctx: NonceContext, tenantId: string): Promise<string> {
+  const expiresAt = ctx.now() + ctx.oid4vci.options.nonceTtlSeconds * 1000
+  return Promise.resolve(mintCNonce(ctx.oneTime, tenantId, expiresAt, ctx.oid4vci.lib.randomToken()))
+}
+
+/** The expiry of `nonce` when it is one of the tenant's and live at `now`; undefined otherwise (a computation). */
+function expiryOf(oneTime: Pick<OneTimeStore, 'keyed'>, tenantId: string, nonce: string, now: number): number | undefined {
+  const parts = nonce.split('.')
+  if (parts.length !== 3 || !/^[0-9a-z]{1,12}$/.test(parts[0])) return undefined
+  const expected = Buffer.from(oneTime.keyed(PURPOSE, tenantId, `${parts[0]}.${parts[1]}`))
+  const given = Buffer.from(parts[2])
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined
+  const expiresAt = parseInt(parts[0], 36)
+  return expiresAt > now ? expiresAt : undefined
+}
+
+/** Whether every nonce is one of the tenant's, live (a computation: whether one was used is {@link consumeCNonces}'s). */
+export function liveCNonces(ctx: Pick<NonceContext, 'oneTime' | 'now'>, tenantId: string, nonces: readonly string[]): boolean {
+  const now = ctx.now()
+  return nonces.every((nonce) => expiryOf(ctx.oneTime, tenantId, nonce, now) !== undefined)
 }
 
 /**
- * Takes each nonce out (once, across processes); false when one is unknown, used or expired. `seen`: what
- * {@link liveCNonces} found of them (not read again).
+ * Uses each nonce (once, across processes: remembered until its expiry); false when one is not the tenant's, expired
+ * or used before. Run it in the transaction that stores what the nonces were used for (`OneTimeStore.within`).
  */
 export async function consumeCNonces(
-  ctx: Pick<NonceContext, 'oneTime'>,
+  ctx: Pick<NonceContext, 'oneTime' | 'now'>,
   tenantId: string,
   nonces: readonly string[],
-  seen?: readonly OneTimeSeen[],
 ): Promise<boolean> {
-  for (const [i, nonce] of nonces.entries()) {
-    if ((await ctx.oneTime.consume(tenantId, ONE_TIME_KINDS.cNonce, nonce, seen?.[i])) === undefined) return false
+  const now = ctx.now()
+  for (const nonce of new Set(nonces)) {
+    const expiresAt = expiryOf(ctx.oneTime, tenantId, nonce, now)
+    if (expiresAt === undefined) return false
+    if (!(await ctx.oneTime.remember(tenantId, ONE_TIME_KINDS.cNonce, nonce, expiresAt - now))) return false
   }
   return true
-}
-
-/** Each nonce while live (a look, taking none: {@link consumeCNonces} takes them); undefined when one is not. */
-export async function liveCNonces(
-  ctx: Pick<NonceContext, 'oneTime'>,
-  tenantId: string,
-  nonces: readonly string[],
-): Promise<OneTimeSeen[] | undefined> {
-  const seen: OneTimeSeen[] = []
-  for (const nonce of nonces) {
-    const live = await ctx.oneTime.look(tenantId, ONE_TIME_KINDS.cNonce, nonce)
-    if (live === undefined) return undefined
-    seen.push(live)
-  }
-  return seen
 }

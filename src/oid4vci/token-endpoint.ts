@@ -156,6 +156,6 @@ async function mark(ctx: Pick<OffersContext, 'storage' | 'now'>, offer: OfferRec
 /** POST nonce: a fresh `c_nonce` for key proofs, single use, live for the module's `nonceTtlSeconds`. */
 export async function issueNonce(ctx: OffersContext, _caller: Caller, input: { issuer: string }): Promise<{ c_nonce: string }> {
   const { issuer, oid4vci } = await walletFacingIssuer(ctx, input.issuer)
-  const cNonce = await issueCNonce({ oneTime: ctx.oneTime, oid4vci }, issuer.tenantId)
+  const cNonce = await issueCNonce({ oneTime: ctx.oneTime, oid4vci, now: ctx.now }, issuer.tenantId)
   return oid4vci.lib.nonceResponse(cNonce) as { c_nonce: string }
 }

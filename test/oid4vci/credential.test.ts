@@ -11,6 +11,7 @@ import { SDJwtVcInstance } from '@sd-jwt/sd-jwt-vc'
 import { verifyCredential } from 'did-jwt-vc'
 import { Resolver } from 'did-resolver'
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose'
+import { mintCNonce } from '../../src/oid4vci/nonces.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oid4vci } from '../../src/oid4vc.js'
 import type { AccessGrant } from '../../src/oid4vci/grants.js'
@@ -80,10 +81,9 @@ describe('the credential and notification endpoints', () => {
     return token
   }
 
-  async function nonce(tenantId = 'tenant-a'): Promise<string> {
-    const value = randomBytes(16).toString('base64url')
-    await h.service.oneTime.issue(tenantId, 'c-nonce', value, { ttlMs: 60_000 })
-    return value
+  /** A c_nonce of the tenant, as its nonce endpoint makes them (stateless until used). */
+  function nonce(tenantId = 'tenant-a'): Promise<string> {
+    return Promise.resolve(mintCNonce(h.service.oneTime, tenantId, Date.now() + 60_000, randomBytes(32).toString('base64url')))
   }
 
   async function post(path: string, token: string, body: unknown, headers: Record<string, string> = {}, scheme = 'Bearer') {

@@ -21,6 +21,7 @@ import { newP256, oid4vcCallbacks } from '../helpers/oid4vci-callbacks.js'
 import { TENANT_A, TENANT_B } from '../helpers/harness.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import type { OfferRecord } from '../../src/oid4vci/records.js'
+import { consumeCNonces, liveCNonces } from '../../src/oid4vci/nonces.js'
 
 const ORIGIN = 'https://issuer.test'
 const PUBLIC_URL = `${ORIGIN}/identity`
@@ -255,14 +256,25 @@ describe('token endpoint', () => {
 })
 
 describe('nonce endpoint', () => {
-  it('answers a fresh c_nonce, no-store, kept single-use in the one-time store', async () => {
+  it('answers a fresh c_nonce, no-store, writing nothing: the tenant’s, live, used once', async () => {
+    const rows = async () => (await storage.collection('one_time').find({ and: [] }, { limit: 1000 })).items.length
+    const before = await rows()
     const res = await loopback(`${PUBLIC_URL}/oid4vci/acme/nonce`, { method: 'POST' })
     expect(res.status).toBe(200)
     expect(res.headers.get('cache-control')).toBe('no-store')
     const { c_nonce } = (await res.json()) as { c_nonce: string }
     secrets.push(c_nonce)
-    expect(await service.oneTime.consume('tenant-a', 'c-nonce', c_nonce)).toEqual({})
-    expect(await service.oneTime.consume('tenant-a', 'c-nonce', c_nonce)).toBeUndefined()
+    expect(await rows()).toBe(before)
+    const ctx = { oneTime: service.oneTime, now: () => Date.now() }
+    expect(liveCNonces(ctx, 'tenant-a', [c_nonce])).toBe(true)
+    // Another tenant's, altered or expired: refused by a computation.
+    expect(liveCNonces(ctx, 'tenant-b', [c_nonce])).toBe(false)
+    expect(liveCNonces(ctx, 'tenant-a', [`${c_nonce.slice(0, -1)}${c_nonce.endsWith('A') ? 'B' : 'A'}`])).toBe(false)
+    expect(liveCNonces({ ...ctx, now: () => Date.now() + 301_000 }, 'tenant-a', [c_nonce])).toBe(false)
+    // Used once, across processes (a remembered keyed hash), then never again.
+    expect(await consumeCNonces(ctx, 'tenant-a', [c_nonce, c_nonce])).toBe(true)
+    expect(await consumeCNonces(ctx, 'tenant-a', [c_nonce])).toBe(false)
+    expect(await rows()).toBe(before + 1)
     expect((await loopback(`${PUBLIC_URL}/oid4vci/nobody/nonce`, { method: 'POST' })).status).toBe(404)
   })
 })
