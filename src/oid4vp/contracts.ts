@@ -6,6 +6,8 @@ import * as z from 'zod'
 import { BODY_ERRORS, defineContract, QUERY_ERRORS, UNAVAILABLE_ERRORS } from '../operations/contract.js'
 import { presentationResponseAnswer, presentationResponseForm, responseParams } from './response-schemas.js'
 import {
+  authorizeLinkQuery,
+  authorizeLinkRedirect,
   createPresentationRequest,
   presentationRequestResponse,
   presentationResult,
@@ -153,5 +155,27 @@ export const OID4VP_CONTRACTS = {
     input: presentationResponseForm,
     response: presentationResponseAnswer,
     responseHeaders: () => NO_STORE,
+  }),
+  /** The https form of an authorization request: 302 to the same parameters under `openid4vp://`. */
+  openAuthorizationRequest: defineContract({
+    summary: 'Open an authorization request (https link)',
+    description:
+      'The `authorizationRequest.https` link of `createPresentationRequest`: a browser that opens it is sent (302) to ' +
+      '`openid4vp://?client_id=…&request_uri=…`, where the wallet takes over. Only this verifier’s own request URIs are ' +
+      'passed on (another: 400 `invalid_request`, not redirected).',
+    auth: 'public',
+    tag: TAG,
+    client: false,
+    errorFormat: 'oauth',
+    redirect: true,
+    errors: {
+      400: { description: '`invalid_request`: not a request URI of this verifier', schema: OAUTH_BODY },
+      404: { description: 'The service has no `publicUrl` or no OID4VP module', schema: OAUTH_BODY },
+      500: { description: '`server_error`', schema: OAUTH_BODY },
+      ...UNAVAILABLE_ERRORS,
+    },
+    routes: [{ method: 'get', path: '/oid4vp/authorize' }],
+    input: authorizeLinkQuery,
+    response: authorizeLinkRedirect,
   }),
 }

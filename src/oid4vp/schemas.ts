@@ -141,3 +141,12 @@ export const servedRequestObject = z.strictObject({
   maxAge: z.number().int().nonnegative(),
 })
 export type ServedRequestObject = z.output<typeof servedRequestObject>
+
+/** The https link's query (`GET /oid4vp/authorize`), as `authorizationRequest.https` carries it. */
+export const authorizeLinkQuery = z.strictObject({
+  client_id: z.string().min(1).max(4096),
+  request_uri: z.string().min(1).max(4096),
+  request_uri_method: z.enum(['get', 'post']).optional(),
+})
+/** A 302 to the wallet's `openid4vp://` scheme. */
+export const authorizeLinkRedirect = z.object({ location: z.string() })

@@ -38,6 +38,7 @@ import * as oid4vpResponses from '../oid4vp/responses.js'
 import * as oid4vpRequests from '../oid4vp/requests.js'
 import * as oid4vpRequestObjects from '../oid4vp/request-objects.js'
 import * as oid4vpResults from '../oid4vp/results.js'
+import * as oid4vpAuthorizeLink from '../oid4vp/authorize-link.js'
 
 export const OPERATIONS = {
   generateToken: defineOperation(C.generateToken, { handler: tokens.generateToken, signs: 'caller' }),
@@ -122,4 +123,5 @@ export const OPERATIONS = {
   getPresentationResult: defineOperation(C.getPresentationResult, { handler: oid4vpResults.getPresentationResult }),
   getRequestObject: defineOperation(C.getRequestObject, { handler: oid4vpRequestObjects.getRequestObject }),
   postRequestObject: defineOperation(C.postRequestObject, { handler: oid4vpRequestObjects.postRequestObject }),
+  openAuthorizationRequest: defineOperation(C.openAuthorizationRequest, { handler: oid4vpAuthorizeLink.openAuthorizationRequest }),
 } satisfies { [K in OperationName]: OperationDefinition<(typeof C)[K], ServiceContext> }

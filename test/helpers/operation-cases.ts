@@ -821,4 +821,11 @@ export const OPERATION_CASES: OperationCase[] = [
     input: () => ({ id: 'x', wallet_nonce: 'n' }),
     rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
   }),
+  call({
+    operation: 'openAuthorizationRequest',
+    name: 'no OID4VP module: 404',
+    auth: () => ({}),
+    input: () => ({ client_id: 'redirect_uri:x', request_uri: 'https://status.example.com/oid4vp/request-objects/x' }),
+    rejects: { statusCode: 404, errorType: 'NOT_FOUND' },
+  }),
 ]

@@ -51,6 +51,15 @@ describe('createPresentationRequest per client identifier prefix', () => {
     })
     expect(res.body.qr).toMatch(/^<svg/)
     expect(Date.parse(res.body.expiresAt) - Date.now()).toBeGreaterThan(250_000)
+    // The https link sends a browser to the wallet's scheme with the same parameters; no other request URI is passed on.
+    const link = await h.request('GET', `/oid4vp/authorize?${params.toString()}`, { token: null, redirect: 'manual' })
+    expect(link.status).toBe(302)
+    expect(link.headers.get('location')).toBe(res.body.authorizationRequest.uri)
+    const elsewhere = new URLSearchParams({ client_id: clientId, request_uri: 'https://attacker.example/oid4vp/request-objects/x' })
+    const refused = await h.request('GET', `/oid4vp/authorize?${elsewhere.toString()}`, { token: null, redirect: 'manual' })
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get('location')).toBeNull()
+    expect(refused.body).toMatchObject({ error: 'invalid_request' })
 
     const jwt = await fetchRequestObject(h, id)
     const header = headerOf(jwt)
