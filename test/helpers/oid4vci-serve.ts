@@ -1,6 +1,6 @@
 /**
  * A real `didvault serve` process as an OID4VCI issuer, for end-to-end tests: the CLI run from the sources (tsx) on a
- * SQLite file or a PostgreSQL schema, with the config file's `oid4vci` section on, behind the test-only TLS terminator
+ * SQLite file or a PostgreSQL schema, with the config file's `oid4vci` section on (and its `oid4vp` verifier when asked), behind the test-only TLS terminator
  * (test/helpers/tls.ts) whose https origin is its `publicUrl`. The tenant's API key comes from `DIDVAULT_API_KEYS`; an
  * issuing wallet (did:jwk, P-256) and an SD-JWT VC configuration are made through `didvault/client`, as an issuing
  * backend would. Wallet clients run as children trusting the test CA (`runWallet`, `runWalletMetadata`); the
@@ -56,6 +56,8 @@ export interface ServedIssuerOptions {
   schema?: string
   /** More of the config file's `oid4vci` section (`enabled: true` is set). */
   oid4vci?: Record<string, unknown>
+  /** The config file's `oid4vp` section (the verifier, `enabled: true` set), when given. */
+  oid4vp?: Record<string, unknown>
   /** More of the SD-JWT VC configuration made through the client. */
   configuration?: Record<string, unknown>
   /** More serve flags. */
@@ -116,7 +118,8 @@ export async function startServedIssuer(options: ServedIssuerOptions): Promise<S
       ? `sqlite:${join(options.dir, `issuer-${slug}.db`)}`
       : `${options.postgres!.url}?schema=${options.schema ?? options.postgres!.schema}`
   const configFile = join(options.dir, `didvault-${slug}.json`)
-  writeFileSync(configFile, JSON.stringify({ oid4vci: { enabled: true, ...options.oid4vci } }))
+  const oid4vp = options.oid4vp && { oid4vp: { enabled: true, ...options.oid4vp } }
+  writeFileSync(configFile, JSON.stringify({ oid4vci: { enabled: true, ...options.oid4vci }, ...oid4vp }))
   const args = ['serve', '--config', configFile, '--port', String(port), '--storage', storageUrl, '--public-url', publicUrl]
   const child = spawnNode(['--import', TSX, MAIN, ...args, ...(options.flags ?? [])], {
     cwd: options.dir,

@@ -20,6 +20,8 @@ export interface WalletResult {
   credentials: unknown[]
   /** The public keys the wallet proved possession of, one per credential, in order. */
   holderJwks: Jwk[]
+  /** Their private keys (openid4vc only), for presenting the credentials afterwards (test/oid4vp/serve-e2e.test.ts). */
+  holderPrivateJwks?: Jwk[]
   /** The DPoP key, when the wallet used DPoP. */
   dpopJwk?: Jwk
   /** Every `c_nonce` the wallet saw (nonce endpoint, token or error responses). */
@@ -149,6 +151,7 @@ export async function openid4vcWallet(offerUri: string, options: WalletOptions =
     client: 'openid4vc',
     credentials,
     holderJwks: holders.map((holder) => holder.publicJwk),
+    holderPrivateJwks: holders.map((holder) => holder.privateJwk),
     dpopJwk: dpopKey?.publicJwk,
     cNonces: [nonce],
     tokenResponse: token.accessTokenResponse,
