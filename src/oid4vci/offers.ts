@@ -155,6 +155,7 @@ export async function createCredentialOffer(
     ttlMs: expiresAt - now,
     data: { offer: id },
   })
+  if (++offersMade % SWEEP_OFFERS_EVERY === 0) await sweepOffers(ctx, now).catch(() => undefined)
   return {
     offerId,
     offerUri,
@@ -163,6 +164,21 @@ export async function createCredentialOffer(
     expiresAt: new Date(expiresAt).toISOString(),
     ...(pin !== undefined && { txCode: pin }),
   }
+}
+
+/** How long an offer's record outlives its expiry (its state, for a late look), ms: a day. */
+export const OFFER_RETENTION_MS = 86_400_000
+/** Offers of this process between two sweeps. */
+const SWEEP_OFFERS_EVERY = 32
+let offersMade = 0
+
+/**
+ * Deletes the offers of every tenant that expired more than {@link OFFER_RETENTION_MS} before `now`; returns how many.
+ * One delete served by the `expiresAt` index, run every few offers of a process (an expired offer's code is expired
+ * too: nothing redeems it).
+ */
+export function sweepOffers(ctx: Pick<OffersContext, 'storage'>, now: number): Promise<number> {
+  return collectionOf(ctx.storage, OID4VCI_OFFERS).deleteMany({ field: 'expiresAt', op: 'lte', value: now - OFFER_RETENTION_MS })
 }
 
 /** Control of a configuration's issuing DID (403), which must still be a wallet of the tenant (422 NOT_FOUND). */

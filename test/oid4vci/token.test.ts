@@ -22,6 +22,7 @@ import { TENANT_A, TENANT_B } from '../helpers/harness.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import type { OfferRecord } from '../../src/oid4vci/records.js'
 import { consumeCNonces, liveCNonces } from '../../src/oid4vci/nonces.js'
+import { OFFER_RETENTION_MS, sweepOffers } from '../../src/oid4vci/offers.js'
 
 const ORIGIN = 'https://issuer.test'
 const PUBLIC_URL = `${ORIGIN}/identity`
@@ -214,6 +215,13 @@ describe('token endpoint', () => {
     await offers.update(mine[0].id, { expiresAt: Date.now() - 1 })
     expect((await token('acme', { 'pre-authorized_code': code })).body.error).toBe('invalid_grant')
     expect((await loopback(made.credentialOfferUri)).status).toBe(404)
+    // A day after its expiry the record is swept; live offers and those expired since are kept.
+    const count = async () => (await offers.find({ and: [] }, { limit: 1_000 })).items.length
+    const before = await count()
+    expect(await sweepOffers({ storage }, Date.now() + OFFER_RETENTION_MS - 60_000)).toBe(0)
+    expect(await sweepOffers({ storage }, Date.now() + OFFER_RETENTION_MS)).toBe(1)
+    expect(await offers.get(mine[0].id)).toBeUndefined()
+    expect(await count()).toBe(before - 1)
   })
 
   it('a code of tenant A at tenant B’s issuer: invalid_grant, and the code still works at its own', async () => {
