@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, parseConfig } from '../../src/config/load.js'
+import { parseConfig } from '../../src/config/load.js'
 import { effectiveConfig } from '../../src/config/effective.js'
 import { flagLayer, serveOptionsOf, type ServeFlags } from '../../src/cli/serve-config.js'
 import { withOptionalPeer } from '../../src/cli/optional-peer.js'
@@ -18,6 +18,7 @@ import { createClient } from '../../src/client/index.js'
 import { http, killAll } from '../helpers/spawn.js'
 import { freeLoopbackPort } from '../helpers/ports.js'
 import { configCli } from './cli.js'
+import { configIssuesOf } from './issues-of.js'
 
 const PUBLIC_KEY = {
   kty: 'EC',
@@ -34,15 +35,7 @@ beforeAll(() => {
 afterEach(killAll)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function issuesOf(value: unknown): string[] {
-  try {
-    parseConfig(value, 'x.json', dir)
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    return (err as ConfigError).issues
-  }
-  throw new Error(`accepted: ${JSON.stringify(value)}`)
-}
+const issuesOf = (value: unknown): string[] => configIssuesOf(value, dir)
 
 describe('the oid4vci section of the config file', () => {
   it('accepts the settings, public login keys and declared issuers', () => {

@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { ConfigError, parseConfig } from '../../src/config/load.js'
+import { parseConfig } from '../../src/config/load.js'
 import { effectiveConfig } from '../../src/config/effective.js'
 import { flagLayer, serveOptionsOf, type ServeFlags } from '../../src/cli/serve-config.js'
 import { withOptionalPeer } from '../../src/cli/optional-peer.js'
@@ -17,6 +17,7 @@ import { OID4VP_NEEDS_PUBLIC_URL, OID4VP_PEERS, oid4vpModuleOf } from '../../src
 import { UsageError } from '../../src/cli/usage.js'
 import { killAll } from '../helpers/spawn.js'
 import { configCli } from './cli.js'
+import { configIssuesOf } from './issues-of.js'
 
 let dir: string
 beforeAll(() => {
@@ -44,15 +45,7 @@ beforeAll(() => {
 afterEach(killAll)
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-function issuesOf(value: unknown): string[] {
-  try {
-    parseConfig(value, 'x.json', dir)
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    return (err as ConfigError).issues
-  }
-  throw new Error(`accepted: ${JSON.stringify(value)}`)
-}
+const issuesOf = (value: unknown): string[] => configIssuesOf(value, dir)
 
 describe('the oid4vp section of the config file', () => {
   it('accepts its settings, resolving the x509 files against the config file', () => {

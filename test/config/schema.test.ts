@@ -9,9 +9,10 @@ import { join } from 'node:path'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { parse as parseYaml } from 'yaml'
-import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load.js'
+import { loadConfigFile, parseConfig } from '../../src/config/load.js'
 import { settingsTable, TABLE_END, TABLE_START } from '../../src/config/reference.js'
 import { configJsonSchema } from '../../src/config/schema.js'
+import { configIssuesOf } from './issues-of.js'
 
 const ROOT = join(import.meta.dirname, '../..')
 const DOCS = readFileSync(join(ROOT, 'docs/operations.md'), 'utf8')
@@ -23,16 +24,7 @@ beforeEach(() => {
 })
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
 
-/** The issue lines of a config value that must be refused. */
-function issuesOf(value: unknown): string[] {
-  try {
-    parseConfig(value, 'x.json', dir)
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError)
-    return (err as ConfigError).issues
-  }
-  throw new Error(`accepted: ${JSON.stringify(value)}`)
-}
+const issuesOf = (value: unknown): string[] => configIssuesOf(value, dir)
 
 describe('unknown keys and wrong values name their key path', () => {
   it.each([
