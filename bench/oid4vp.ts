@@ -100,9 +100,13 @@ async function setUp(path: string) {
   const holderPrivate = await jose.exportJWK(holder.privateKey)
   const library = new SDJwtVcInstance({ hasher: digest, kbSigner: await ES256.getSigner(holderPrivate), kbSignAlg: 'ES256' })
   const present = (nonce: string, aud: string) =>
-    library.present(credential, { given_name: true, family_name: true }, {
-      kb: { payload: { iat: Math.floor(Date.now() / 1000), aud, nonce } },
-    })
+    library.present(
+      credential,
+      { given_name: true, family_name: true },
+      {
+        kb: { payload: { iat: Math.floor(Date.now() / 1000), aud, nonce } },
+      },
+    )
   return {
     service,
     verifier,
