@@ -77,5 +77,8 @@ export function oid4vp(options: Oid4vpOptions = {}): Oid4vpModule {
     (!Array.isArray(given.x509.chain) || given.x509.chain.length === 0 || typeof given.x509.privateKeyJwk !== 'object')
   )
     throw new TypeError('oid4vp: x509 needs a certificate chain (leaf first) and its private key as a JWK')
+  const tenants = given.x509?.tenants
+  if (tenants !== undefined && (!Array.isArray(tenants) || tenants.length === 0 || tenants.some((t) => typeof t !== 'string' || t === '')))
+    throw new TypeError('oid4vp: x509.tenants must be a non-empty list of tenant ids')
   return { options: given, lib: VpProtocol, start: () => ({ options: given, lib: VpProtocol }) }
 }

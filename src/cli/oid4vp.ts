@@ -54,5 +54,5 @@ function readX509(files: NonNullable<Oid4vpSettings['x509']>): Oid4vpX509Options
     // The key file's content is never echoed.
     throw new UsageError(`config oid4vp.x509.keyFile: ${files.keyFile} is not a PEM private key`)
   }
-  return { chain, privateKeyJwk }
+  return { chain, privateKeyJwk, ...(files.tenants !== undefined && { tenants: files.tenants }) }
 }

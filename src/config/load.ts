@@ -99,7 +99,10 @@ function withPathsResolved(config: DidvaultConfig, baseDir: string): DidvaultCon
     ...(contexts && { contexts: Object.fromEntries(Object.entries(contexts).map(([url, path]) => [url, against(baseDir, path)])) }),
     ...(previousMasterKeyFiles && { previousMasterKeyFiles: previousMasterKeyFiles.map((path) => against(baseDir, path)) }),
     ...(oid4vp?.x509 && {
-      oid4vp: { ...oid4vp, x509: { chainFile: against(baseDir, oid4vp.x509.chainFile), keyFile: against(baseDir, oid4vp.x509.keyFile) } },
+      oid4vp: {
+        ...oid4vp,
+        x509: { ...oid4vp.x509, chainFile: against(baseDir, oid4vp.x509.chainFile), keyFile: against(baseDir, oid4vp.x509.keyFile) },
+      },
     }),
     ...(networks && {
       networks: networks.map((n) => (n.gasPayerKeyFile === undefined ? n : { ...n, gasPayerKeyFile: against(baseDir, n.gasPayerKeyFile) })),

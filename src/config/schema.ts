@@ -333,6 +333,11 @@ const oid4vp = z
         .object({
           chainFile: z.string().min(1).describe('PEM file of the certificate chain, leaf first.'),
           keyFile: z.string().min(1).describe('PEM file (PKCS#8, mode 0600) of the leaf certificate’s private key.'),
+          tenants: z
+            .array(z.string().min(1))
+            .min(1)
+            .optional()
+            .describe('The tenants that may make requests under the certificate (default: every tenant).'),
         })
         .strict()
         .optional(),

@@ -30,7 +30,7 @@ import { verifyPresentation } from '../presentations/verify.js'
 import type { Oid4vpRuntime } from './module.js'
 import type { OutcomeCheck, PresentationOutcome, PresentedCredential } from './outcome-schemas.js'
 import type { VpClaimPath, VpDcqlCredential, VpDcqlQuery } from './protocol/index.js'
-import { transactionDataCheck } from './transaction-data.js'
+import { transactionDataCheck, uncoveredTransactionData } from './transaction-data.js'
 
 /** What the evaluation reaches: what `POST /presentations/verify` does, and the running verifier. */
 export type EvaluateContext = Pick<CredentialsContext, 'config' | 'jsonld' | 'keys' | 'now' | 'resolvers' | 'status'> & {
@@ -87,6 +87,8 @@ export async function evaluateVpToken(
   const form = formError(query, vpToken)
   if (form !== undefined) return failed('invalid_request', form)
   const presentations = vpToken as Record<string, unknown[]>
+  const uncovered = uncoveredTransactionData(request.transactionData, Object.keys(presentations))
+  if (uncovered !== undefined) return failed('query_not_satisfied', uncovered)
 
   const verified: Record<string, Verified[]> = {}
   for (const [queryId, items] of Object.entries(presentations)) {

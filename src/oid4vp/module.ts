@@ -13,6 +13,11 @@ export interface Oid4vpX509Options {
   chain: string[]
   /** The leaf certificate's private key as a JWK (P-256 for ES256, Ed25519 for EdDSA). Held in memory only. */
   privateKeyJwk: Record<string, unknown>
+  /**
+   * The tenants that may make requests under this certificate (it names the operator to wallets). Default: every
+   * tenant — a deployment serving one organisation; list them when tenants are separate organisations.
+   */
+  tenants?: string[]
 }
 
 /** Options of the verifier module (`oid4vp(options)` of `didvault/oid4vc`). */

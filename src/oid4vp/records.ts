@@ -3,9 +3,10 @@
  * Declarations are checked against the record types by the compiler.
  *
  * `id` is the keyed hash of the request id (`OneTimeStore.keyed('oid4vp-request', '', requestId)`: global scope, as the
- * wallet-facing endpoints learn the tenant from the record): the database never holds the request id that the
- * `request_uri`, the `response_uri` and `getPresentationResult` carry. The ephemeral private key of an encrypted
- * response (`direct_post.jwt`) is sealed; the nonce and `state` are public values of the signed request.
+ * wallet-facing endpoints learn the tenant from the record). The request id is a handle, not a secret: it is in the QR
+ * code, in the signed Request Object (stored here, its `response_uri`) and in the audit trail's targets. The ephemeral
+ * private key of an encrypted response (`direct_post.jwt`) is sealed; the nonce and `state` are public values of the
+ * signed request.
  */
 import { declareCollection, collectionOf } from '../storage/declaration.js'
 import type { StorageAdapter, StoredRecord } from '../storage/port.js'

@@ -66,16 +66,22 @@ export async function postRequestObject(
   const { record, oid4vp, publicUrl } = await liveRequest(ctx, input.id)
   checkWalletMetadata(record, input.wallet_metadata)
   const now = ctx.now()
-  const first = await ctx.oneTime.remember(record.tenantId, OID4VP_ONE_TIME.walletNonce, input.id, Math.max(1, record.expiresAt - now))
-  if (!first) throw new OAuthError('invalid_request', 'the request object was fetched with request_uri_method=post already')
-  if (input.wallet_nonce === undefined) return served(record.requestObject)
-  let jwt: string
-  try {
-    jwt = await signRequestObject(ctx, oid4vp, publicUrl, record, input.id, { now, walletNonce: input.wallet_nonce })
-  } catch {
-    throw new OAuthError('invalid_request', 'the request object cannot be signed again now', 400)
+  const used = () => new OAuthError('invalid_request', 'the request object was fetched with request_uri_method=post already')
+  // A used POST is refused before any signing; the use is taken only once the request object is signed, so a failed
+  // signing does not spend it. Two racing POSTs may both sign: the one that remembers the use first is served.
+  if ((await ctx.oneTime.peek(record.tenantId, OID4VP_ONE_TIME.walletNonce, input.id)) !== undefined) throw used()
+  let jwt = record.requestObject
+  if (input.wallet_nonce !== undefined) {
+    try {
+      jwt = await signRequestObject(ctx, oid4vp, publicUrl, record, input.id, { now, walletNonce: input.wallet_nonce })
+    } catch {
+      throw new OAuthError('invalid_request', 'the request object cannot be signed again now', 400)
+    }
   }
-  await collectionOf(ctx.storage, OID4VP_REQUESTS).update(record.id, { walletNonceUsed: true, updatedAt: now })
+  if (!(await ctx.oneTime.remember(record.tenantId, OID4VP_ONE_TIME.walletNonce, input.id, Math.max(1, record.expiresAt - now))))
+    throw used()
+  if (input.wallet_nonce !== undefined)
+    await collectionOf(ctx.storage, OID4VP_REQUESTS).update(record.id, { walletNonceUsed: true, updatedAt: now })
   return served(jwt)
 }
 

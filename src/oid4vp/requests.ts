@@ -8,7 +8,7 @@
  * key. The `oid4vp-answer` one-time value lets exactly one wallet response win.
  */
 import type { Caller } from '../auth/context.js'
-import { invalid, notFound } from '../errors.js'
+import { forbidden, invalid, notFound } from '../errors.js'
 import { normalizeDid } from '../did/methods/ethr/index.js'
 import { qrSvg } from '../oid4vci/offers.js'
 import type { VpContext } from './context.js'
@@ -77,7 +77,7 @@ export async function createPresentationRequest(
   const now = ctx.now()
   const expiresAt = now + ttlSeconds * 1000
   const responseMode = input.responseMode ?? 'direct_post'
-  const ephemeral = responseMode === 'direct_post.jwt' ? await oid4vp.lib.vpEphemeralKey() : undefined
+  const ephemeral = responseMode === 'direct_post.jwt' ? await oid4vp.lib.generateVpResponseKey() : undefined
   const record: PresentationRequestRecord = {
     id,
     tenantId: caller.tenantId,
@@ -111,12 +111,12 @@ export async function createPresentationRequest(
   const uri = `openid4vp://?${query}`
   const qr = await qrSvg(uri)
 
+  // The record, its audit record and its answer (the one-time value the first response takes): all of it, or none.
   await ctx.storage.transaction(async (tx) => {
     await collectionOf(tx, OID4VP_REQUESTS).insert(record)
-    await ctx.audit.append(tx, caller, [{ action: 'presentationRequest.create', target: { type: 'presentationRequest', id } }])
+    await ctx.audit.append(tx, caller, [{ action: 'presentationRequest.create', target: { type: 'presentationRequest', id: requestId } }])
+    await ctx.oneTime.within(tx).issue(caller.tenantId, OID4VP_ONE_TIME.answer, requestId, { ttlMs: expiresAt - now })
   })
-  // Written after the record, so an answer value never names a missing request.
-  await ctx.oneTime.issue(caller.tenantId, OID4VP_ONE_TIME.answer, requestId, { ttlMs: expiresAt - now })
   if (++creations % SWEEP_EVERY === 0) await sweepPresentationRequests(ctx, now).catch(() => undefined)
   return {
     id: requestId,
@@ -129,14 +129,12 @@ export async function createPresentationRequest(
 
 /** The query as `dcql` validates it, of formats the verifier verifies; 422 naming the problem. */
 function parseQuery(oid4vp: Oid4vpRuntime, given: unknown): Record<string, unknown> {
-  let parsed: Record<string, unknown>
-  try {
-    parsed = oid4vp.lib.vpParseDcqlQuery(given)
-  } catch (err) {
-    if (err instanceof oid4vp.lib.VpDcqlQueryError) throw invalid(`dcqlQuery: ${err.message}`)
-    throw err
-  }
-  for (const [index, credential] of (parsed.credentials as Array<{ format: string }>).entries()) {
+  const read = oid4vp.lib.parseVpDcqlQuery(given)
+  if (!read.ok) throw invalid(`dcqlQuery: ${read.error.replace(/^dcql_query: /, '')}`)
+  const parsed = read.query as unknown as Record<string, unknown>
+  for (const [index, credential] of (parsed.credentials as Array<{ format: string; trusted_authorities?: unknown }>).entries()) {
+    if (credential.trusted_authorities !== undefined)
+      throw invalid(`dcqlQuery.credentials.${index}.trusted_authorities: not checked here (issuers are identified by DIDs)`)
     if (!VERIFIED_FORMATS.includes(credential.format))
       throw invalid(`dcqlQuery.credentials.${index}.format: ${credential.format} is not verified here (${VERIFIED_FORMATS.join(', ')})`)
   }
@@ -177,6 +175,9 @@ async function identityOf(
   if (prefix === 'redirect_uri') return { clientId: `redirect_uri:${responseUri}` }
   const x509 = oid4vp.options.x509
   if (!x509) throw invalid(`clientId.prefix: ${prefix} needs the module’s x509 option (a certificate chain and its key)`)
+  // The operator's certificate names the operator: only the tenants the option lists may ask under it.
+  if (x509.tenants !== undefined && !x509.tenants.includes(caller.tenantId))
+    throw forbidden(`clientId.prefix: ${prefix} is the operator’s certificate, which this tenant may not use (oid4vp x509.tenants)`)
   if (!oid4vp.lib.vpAlgOfJwk(x509.privateKeyJwk)) throw invalid('oid4vp x509.privateKeyJwk: a P-256 or Ed25519 private JWK')
-  return { clientId: x509ClientIdOf(prefix as 'x509_san_dns' | 'x509_hash', x5cOf(x509)) }
+  return { clientId: x509ClientIdOf(prefix as 'x509_san_dns' | 'x509_hash', x5cOf(x509), new URL(responseUri).hostname) }
 }

@@ -63,3 +63,22 @@ export function transactionDataCheck(
   if (missing >= 0) return failed(`transaction_data_hashes lacks the hash of a transaction data entry for '${queryId}'`)
   return { check: 'transaction_data', verified: true }
 }
+
+/**
+ * The first entry of `transactionData` that no presented credential query covers (its `credential_ids` name none of
+ * `presented`), as an error; undefined when each is covered. A wallet that leaves out every credential an entry is for
+ * (a `credential_sets` option, an optional set) has not authorized the transaction.
+ */
+export function uncoveredTransactionData(transactionData: readonly string[] | undefined, presented: readonly string[]): string | undefined {
+  for (const [i, entry] of (transactionData ?? []).entries()) {
+    let ids: unknown
+    try {
+      ids = (JSON.parse(Buffer.from(entry, 'base64url').toString('utf8')) as { credential_ids?: unknown }).credential_ids
+    } catch {
+      return `transaction_data ${i} is not base64url JSON naming its credential_ids`
+    }
+    if (!Array.isArray(ids) || !ids.some((id) => presented.includes(id as string)))
+      return `transaction_data ${i}: none of its credential_ids was presented, so the transaction was not authorized`
+  }
+  return undefined
+}

@@ -17,15 +17,22 @@ export function x5cOf(x509: Oid4vpX509Options): string[] {
   })
 }
 
-/** The client identifier of `prefix` for the chain's leaf: its first DNS SAN, or base64url SHA-256 of its DER. */
-export function x509ClientIdOf(prefix: 'x509_san_dns' | 'x509_hash', x5c: readonly string[]): string {
+/**
+ * The client identifier of `prefix` for the chain's leaf: `x509_san_dns:` the DNS name of its subjectAltName that is
+ * the host of the response URI (OID4VP 1.0 §5.9.3: wallets check the `response_uri` host against it), or `x509_hash:`
+ * base64url SHA-256 of its DER.
+ */
+export function x509ClientIdOf(prefix: 'x509_san_dns' | 'x509_hash', x5c: readonly string[], host: string): string {
   const der = Buffer.from(x5c[0], 'base64')
   if (prefix === 'x509_hash') return `x509_hash:${createHash('sha256').update(der).digest('base64url')}`
-  const san = new X509Certificate(der).subjectAltName ?? ''
-  const dns = san
+  const names = (new X509Certificate(der).subjectAltName ?? '')
     .split(',')
     .map((name) => name.trim())
-    .find((name) => name.startsWith('DNS:'))
-  if (dns === undefined) throw invalid('clientId.prefix: x509_san_dns needs a DNS name in the leaf certificate’s subjectAltName')
-  return `x509_san_dns:${dns.slice(4)}`
+    .filter((name) => name.startsWith('DNS:'))
+    .map((name) => name.slice(4).toLowerCase())
+  if (!names.includes(host.toLowerCase()))
+    throw invalid(
+      `clientId.prefix: x509_san_dns needs the publicUrl host ${host} among the DNS names of the leaf certificate’s subjectAltName`,
+    )
+  return `x509_san_dns:${host.toLowerCase()}`
 }

@@ -231,6 +231,11 @@ describe('claim_sets and credential_sets', () => {
     // Without credential_sets every credential query is required.
     const both = { credentials: [pid, other] }
     expect(await evaluate(request(both), { pid: [vp] })).toMatchObject({ status: 'failed', error: 'query_not_satisfied' })
+    // Transaction data for the optional query only: a wallet that leaves that query out has not authorized it.
+    const entry = Buffer.from(JSON.stringify({ type: 'payment', credential_ids: ['other'] })).toString('base64url')
+    const skipped = await evaluate(request(optional, { transactionData: [entry] }), { pid: [vp] })
+    expect(skipped).toMatchObject({ status: 'failed', error: 'query_not_satisfied' })
+    if (skipped.status === 'failed') expect(skipped.errorDescription).toMatch(/transaction_data 0: none of its credential_ids was presented/)
   })
 })
 

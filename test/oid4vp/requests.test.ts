@@ -242,3 +242,53 @@ describe('a service without the module or publicUrl', () => {
     }
   })
 })
+
+describe('the operator’s certificate', () => {
+  const json = (prefix: string) => ({ dcqlQuery: QUERY, clientId: { prefix } })
+
+  it('x509_san_dns names the publicUrl host among the certificate’s DNS names; a certificate without it: 422', async () => {
+    const several = await vpHarness({ x509: selfSignedChain('other.example.com,DNS:verifier.example.com') })
+    const elsewhere = await vpHarness({ x509: selfSignedChain('other.example.com') })
+    try {
+      const made = await several.request('POST', '/oid4vp/requests', { json: json('x509_san_dns') })
+      expect(made.status).toBe(200)
+      expect(new URL(made.body.authorizationRequest.uri).searchParams.get('client_id')).toBe('x509_san_dns:verifier.example.com')
+      const before = await snapshot(elsewhere)
+      const refused = await elsewhere.request('POST', '/oid4vp/requests', { json: json('x509_san_dns') })
+      expectError(refused, 422, 'VALIDATION_ERROR')
+      expect(refused.body.errorMessage).toContain('verifier.example.com')
+      expect(await snapshot(elsewhere)).toEqual(before)
+    } finally {
+      await several.close()
+      await elsewhere.close()
+    }
+  })
+
+  it('x509.tenants: another tenant may not ask under it (403, nothing written); its own prefixes still work', async () => {
+    const h2 = await vpHarness({ x509: { ...selfSignedChain(), tenants: ['tenant-b'] } })
+    try {
+      const before = await snapshot(h2)
+      for (const prefix of ['x509_san_dns', 'x509_hash'])
+        expectError(await h2.request('POST', '/oid4vp/requests', { json: json(prefix) }), 403, 'FORBIDDEN')
+      expect(await snapshot(h2)).toEqual(before)
+      expect((await h2.request('POST', '/oid4vp/requests', { json: json('x509_hash'), token: TENANT_B })).status).toBe(200)
+      expect((await h2.request('POST', '/oid4vp/requests', { json: json('redirect_uri') })).status).toBe(200)
+    } finally {
+      await h2.close()
+    }
+  })
+
+  it('a DCQL query naming trusted_authorities (not checked here): 422', async () => {
+    const h2 = await vpHarness({})
+    try {
+      const query = {
+        credentials: [{ ...QUERY.credentials[0], trusted_authorities: [{ type: 'aki', values: ['s9tIpPmhxdiuNkHMEWNpYim8S8Y'] }] }],
+      }
+      const refused = await h2.request('POST', '/oid4vp/requests', { json: { dcqlQuery: query, clientId: { prefix: 'redirect_uri' } } })
+      expectError(refused, 422, 'VALIDATION_ERROR')
+      expect(refused.body.errorMessage).toContain('trusted_authorities')
+    } finally {
+      await h2.close()
+    }
+  })
+})

@@ -5,8 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Openid4vpVerifier } from '@openid4vc/openid4vp'
-import { DcqlQuery } from 'dcql'
-import { CompactSign, calculateJwkThumbprint, exportJWK, generateKeyPair, importJWK, type JWK } from 'jose'
+import { CompactSign, importJWK, type JWK } from 'jose'
 
 /** The `aud` of a Request Object under static discovery (OID4VP 1.0 §5.8). */
 export const VP_REQUEST_OBJECT_AUDIENCE = 'https://self-issued.me/v2'
@@ -112,52 +111,6 @@ export function vpAlgOfJwk(jwk: Record<string, unknown>): 'ES256' | 'EdDSA' | un
   if (jwk.kty === 'EC' && jwk.crv === 'P-256') return 'ES256'
   if (jwk.kty === 'OKP' && jwk.crv === 'Ed25519') return 'EdDSA'
   return undefined
-}
-
-/** A DCQL query that {@link vpParseDcqlQuery} refused, naming the problem. */
-export class VpDcqlQueryError extends Error {
-  constructor(message: string) {
-    super(message)
-    this.name = 'VpDcqlQueryError'
-  }
-}
-
-/**
- * The DCQL query (OID4VP 1.0 §6) as `dcql` parses and validates it (defaults made explicit).
- * @throws {VpDcqlQueryError} naming the first problem
- */
-export function vpParseDcqlQuery(query: unknown): Record<string, unknown> {
-  try {
-    const parsed = DcqlQuery.parse(query as DcqlQuery.Input)
-    DcqlQuery.validate(parsed)
-    return parsed
-  } catch (err) {
-    const issues = (err as { issues?: Array<{ message: string; path?: Array<{ key: unknown }> }> }).issues
-    const first = issues?.[0]
-    const at = first?.path?.map((p) => String(p.key)).join('.')
-    const message = first ? `${at ? `${at}: ` : ''}${first.message}` : err instanceof Error ? err.message : String(err)
-    throw new VpDcqlQueryError(message)
-  }
-}
-
-/** The ephemeral key a `direct_post.jwt` response is encrypted to (ECDH-ES, P-256). */
-export interface VpEphemeralKey {
-  /** Public JWK with `kid`, `use: enc`, `alg: ECDH-ES`: for `client_metadata.jwks`. */
-  publicJwk: Record<string, unknown>
-  /** The private JWK (the caller seals it). */
-  privateJwk: Record<string, unknown>
-}
-
-/** A fresh ECDH-ES P-256 key pair; `kid` its RFC 7638 thumbprint. */
-export async function vpEphemeralKey(): Promise<VpEphemeralKey> {
-  const { publicKey, privateKey } = await generateKeyPair('ECDH-ES', { crv: 'P-256', extractable: true })
-  const pub = await exportJWK(publicKey)
-  const kid = await calculateJwkThumbprint(pub)
-  const priv = await exportJWK(privateKey)
-  return {
-    publicJwk: { kty: pub.kty, crv: pub.crv, x: pub.x, y: pub.y, kid, use: 'enc', alg: 'ECDH-ES' },
-    privateJwk: { ...priv, kid },
-  }
 }
 
 /** 32 random bytes, base64url: a request id, nonce or `state`. */
