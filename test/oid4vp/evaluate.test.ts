@@ -235,7 +235,8 @@ describe('claim_sets and credential_sets', () => {
     const entry = Buffer.from(JSON.stringify({ type: 'payment', credential_ids: ['other'] })).toString('base64url')
     const skipped = await evaluate(request(optional, { transactionData: [entry] }), { pid: [vp] })
     expect(skipped).toMatchObject({ status: 'failed', error: 'query_not_satisfied' })
-    if (skipped.status === 'failed') expect(skipped.errorDescription).toMatch(/transaction_data 0: none of its credential_ids was presented/)
+    if (skipped.status === 'failed')
+      expect(skipped.errorDescription).toMatch(/transaction_data 0: none of its credential_ids was presented/)
   })
 })
 
