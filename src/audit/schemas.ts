@@ -32,6 +32,8 @@ export const AUDIT_ACTIONS = [
   // ---- helper "deferred": a credential request deferred, and the issuing backend's refusal of one
   'credential.defer',
   'credential.refuse',
+  // OID4VCI authorization code flow: a user's authorization (a code issued to the wallet) or its refusal
+  'credential.authorize',
   // OID4VP: a presentation request made; a same-device result read with its response code (and refusals of one)
   'presentationRequest.create',
   'presentationResult.read',

@@ -26,6 +26,7 @@ import type { DpopProof, IssuerMetadata, PushedAuthorizationRequest, TokenReques
 import { configurationsOf } from './records.js'
 import { walletCallOf, type WalletCall } from './wallet-caller.js'
 import type { AuthContext } from '../auth/context.js'
+import type { AuditAct, AuditTrail } from '../audit/trail.js'
 
 /** Lifetime of a pushed request (`expires_in`), seconds. */
 export const PAR_TTL_SECONDS = 90
@@ -37,6 +38,7 @@ export const LOGIN_REQUEST_TTL_SECONDS = 600
 /** What the flow reaches of the service. */
 export interface AuthorizationCodeContext {
   storage: StorageAdapter
+  audit: Pick<AuditTrail, 'record' | 'append'>
   oneTime: OneTimeStore
   oid4vci?: Oid4vciRuntime
   config: { publicUrl?: string }
@@ -70,7 +72,7 @@ export interface AuthorizationCodeData {
   expiresAt: number
 }
 
-function runtimeOf(ctx: AuthorizationCodeContext): Oid4vciRuntime {
+function runtimeOf(ctx: Pick<AuthorizationCodeContext, 'oid4vci'>): Oid4vciRuntime {
   if (!ctx.oid4vci) throw new OAuthError('invalid_request', 'no such credential issuer', 404)
   return ctx.oid4vci
 }
@@ -158,7 +160,7 @@ export async function pushAuthorizationRequest(
  */
 export async function authorize(
   ctx: AuthorizationCodeContext,
-  _caller: Caller,
+  caller: Caller,
   input: { client_id: string; request_uri: string },
   auth: AuthContext,
 ): Promise<Redirection> {
@@ -190,7 +192,7 @@ export async function authorize(
     } catch {
       return { location: backToWallet(pushed, wallet, { error: 'server_error', error_description: 'the login failed' }) }
     }
-    return { location: await answered(ctx, wallet.tenantId, wallet, pushed, answer) }
+    return { location: await answered(ctx, wallet, pushed, answer, caller.requestId) }
   }
   if (loginUrl === undefined) throw new OAuthError('unsupported_response_type', 'this issuer authenticates no users')
   const handle = runtime.lib.randomToken()
@@ -211,7 +213,7 @@ export async function authorize(
  */
 export async function authorizeReturn(
   ctx: AuthorizationCodeContext,
-  _caller: Caller,
+  caller: Caller,
   input: { assertion: string },
   auth: AuthContext,
 ): Promise<Redirection> {
@@ -232,20 +234,32 @@ export async function authorizeReturn(
   }
   const pushed = (await ctx.oneTime.consume(wallet.tenantId, kind, assertion.request)) as PushedRequest | undefined
   if (!pushed) throw new OAuthError('invalid_request', 'login assertion: the request is unknown, used or expired')
-  return { location: await answered(ctx, wallet.tenantId, wallet, pushed, assertion) }
+  return { location: await answered(ctx, wallet, pushed, assertion, caller.requestId) }
 }
 
-/** The wallet's `redirect_uri` for the user's answer: a new code for what was granted, or `access_denied`. */
+/**
+ * The wallet's `redirect_uri` for the user's answer: a new code for what was granted, or `access_denied`. Either is
+ * audited `credential.authorize` in the issuer's tenant: the subject granted (outcome ok), or the client refused.
+ */
 async function answered(
   ctx: AuthorizationCodeContext,
-  tenantId: string,
   wallet: WalletCall,
   pushed: PushedRequest,
   answer: AuthorizeAnswer,
+  requestId: string | undefined,
 ): Promise<string> {
-  if ('refused' in answer) {
-    return backToWallet(pushed, wallet, { error: 'access_denied', error_description: String(answer.refused).slice(0, 300) })
+  const actor = { tenantId: wallet.tenantId, dids: [], ...(requestId !== undefined && { requestId }) }
+  const refuse = async (description: string) => {
+    const act: AuditAct = {
+      action: 'credential.authorize',
+      target: { type: 'client', id: pushed.clientId },
+      outcome: 'refused',
+      error: 'ACCESS_DENIED',
+    }
+    await ctx.audit.record(actor, [act])
+    return backToWallet(pushed, wallet, { error: 'access_denied', error_description: description })
   }
+  if ('refused' in answer) return refuse(String(answer.refused).slice(0, 300))
   const subject = typeof answer.subject === 'string' && answer.subject.length > 0 ? answer.subject : undefined
   const claims = Object.fromEntries(
     pushed.credentialConfigurationIds.flatMap((id) => {
@@ -253,9 +267,7 @@ async function answered(
       return typeof given === 'object' && given !== null && !Array.isArray(given) ? [[id, given]] : []
     }),
   )
-  if (subject === undefined || Object.keys(claims).length === 0) {
-    return backToWallet(pushed, wallet, { error: 'access_denied', error_description: 'no credential was granted' })
-  }
+  if (subject === undefined || Object.keys(claims).length === 0) return refuse('no credential was granted')
   const code = runtimeOf(ctx).lib.randomToken()
   const expiresAt = Date.now() + AUTHORIZATION_CODE_TTL_SECONDS * 1000
   const data: AuthorizationCodeData = {
@@ -270,9 +282,13 @@ async function answered(
     ...(pushed.dpopJkt !== undefined && { dpopJkt: pushed.dpopJkt }),
     ...(pushed.issuerState !== undefined && { issuerState: pushed.issuerState }),
   }
-  await ctx.oneTime.issue(tenantId, ONE_TIME_KINDS.authorizationCode, code, {
-    ttlMs: AUTHORIZATION_CODE_TTL_SECONDS * 1000,
-    data: { ...data },
+  // The code and the record of the authorization commit together: no code the trail does not show.
+  await ctx.storage.transaction(async (tx) => {
+    await ctx.oneTime.within(tx).issue(wallet.tenantId, ONE_TIME_KINDS.authorizationCode, code, {
+      ttlMs: AUTHORIZATION_CODE_TTL_SECONDS * 1000,
+      data: { ...data },
+    })
+    await ctx.audit.append(tx, actor, [{ action: 'credential.authorize', target: { type: 'subject', id: subject } }])
   })
   return backToWallet(pushed, wallet, { code })
 }
@@ -313,7 +329,7 @@ export interface AuthorizationCodeTokenRequest {
  * returned grant (bound to `jkt` when present). Refuses `invalid_grant` / `invalid_dpop_proof`.
  */
 export async function redeemAuthorizationCode(
-  ctx: AuthorizationCodeContext,
+  ctx: Omit<AuthorizationCodeContext, 'audit'>,
   tenantId: string,
   request: AuthorizationCodeTokenRequest,
   dpop: DpopProof | undefined,
@@ -340,6 +356,7 @@ export async function redeemAuthorizationCode(
     configurationIds: data.configurationIds,
     claims: data.claims,
     subject: data.subject,
+    clientId: data.clientId,
     ...(jkt !== undefined && { jkt }),
   }
 }

@@ -66,6 +66,7 @@ export async function requestCredential(
       allowedAlgs: configuration.proofAlgs,
       batchSize,
       acceptUntyped: configuration.acceptUntypedProofs === true,
+      ...(grant.clientId !== undefined && { clientId: grant.clientId }),
     })
   } catch (err) {
     throw await withNonce(err, fresh)

@@ -33,6 +33,8 @@ export interface AccessGrant {
   offerId?: string
   /** The subject the embedding application authenticated (authorization code flow), for the audit trail. */
   subject?: string
+  /** The client the code was issued to (authorization code flow): a key proof's `iss`, when present, must be it. */
+  clientId?: string
   /** RFC 7638 thumbprint of the DPoP key the token is bound to; absent: a Bearer token. */
   jkt?: string
 }

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oid4vci, OAuthError, type AuthorizeAnswer, type AuthorizeRequest, type Oid4vciRuntime } from '../../src/oid4vc.js'
 import { redeemAuthorizationCode } from '../../src/oid4vci/authorization-code.js'
 import type { AccessGrant } from '../../src/oid4vci/grants.js'
-import { snapshot, startHarness, type Harness } from '../helpers/harness.js'
+import { snapshot, startHarness, TENANT_A, type Harness } from '../helpers/harness.js'
 import { newP256, oid4vcCallbacks, thumbprint } from '../helpers/oid4vci-callbacks.js'
 
 const ORIGIN = 'https://issuer.test'
@@ -77,7 +77,21 @@ async function postForm(issuer: Issuer, path: string, form: Record<string, strin
 async function visit(issuer: Issuer, url: string) {
   const res = await fetch(local(issuer, url), { redirect: 'manual' })
   const text = await res.text()
-  return { status: res.status, location: res.headers.get('location'), body: text ? (JSON.parse(text) as Record<string, any>) : undefined }
+  return {
+    status: res.status,
+    location: res.headers.get('location'),
+    requestId: res.headers.get('x-request-id') ?? undefined,
+    body: text ? (JSON.parse(text) as Record<string, any>) : undefined,
+  }
+}
+
+/** The tenant's `credential.authorize` audit records of one request, once every committed one is chained. */
+async function authorizations(issuer: Issuer, requestId: string) {
+  await issuer.h.service.chainAuditRecords()
+  const { records } = await issuer.h.service
+    .as({ authorization: `Bearer ${TENANT_A}` })
+    .getAuditRecords({ action: 'credential.authorize', limit: 1000 })
+  return records.filter((r) => r.requestId === requestId)
 }
 
 /** A PAR with these fields (defaults: Identity by authorization_details, PKCE, redirect_uri); the `request_uri`. */
@@ -218,6 +232,7 @@ describe('authorization code flow with the embedded authorize hook', () => {
       configurationIds: ['Identity'],
       claims: CLAIMS,
       subject: 'user-1',
+      clientId: asked.at(-1)!.clientId,
       jkt: await thumbprint(dpopKey.publicJwk),
     })
     // Nothing the flow made is stored in clear: not the code, not the request_uri.
@@ -238,7 +253,18 @@ describe('authorization code flow with the embedded authorize hook', () => {
     const redeemed = await redeem(issuer, location.searchParams.get('code')!, pushed.verifier)
     expect(redeemed.status).toBe(200)
     expect(redeemed.body.token_type).toBe('Bearer')
-    expect(redeemed.grant).toEqual({ issuer: 'acme', configurationIds: ['Identity'], claims: CLAIMS, subject: 'user-1' })
+    expect(redeemed.grant).toEqual({
+      issuer: 'acme',
+      configurationIds: ['Identity'],
+      claims: CLAIMS,
+      subject: 'user-1',
+      clientId: CLIENT_ID,
+    })
+    // The user's authorization is in the issuer tenant's audit trail, with the request's id.
+    const requestId = back.requestId!
+    expect(await authorizations(issuer, requestId)).toEqual([
+      expect.objectContaining({ action: 'credential.authorize', target: { type: 'subject', id: 'user-1' }, outcome: 'ok', requestId }),
+    ])
   })
 
   /** A code for a fresh PAR. */
@@ -315,6 +341,14 @@ describe('authorization code flow with the embedded authorize hook', () => {
       expect(location.searchParams.get('state')).toBe('wallet-state')
       expect(location.searchParams.get('iss')).toBe(CI)
       expect(location.searchParams.get('code')).toBeNull()
+      expect(await authorizations(issuer, back.requestId!)).toEqual([
+        expect.objectContaining({
+          action: 'credential.authorize',
+          target: { type: 'client', id: CLIENT_ID },
+          outcome: 'refused',
+          error: 'ACCESS_DENIED',
+        }),
+      ])
       // Claims for no configuration asked for grant nothing either.
       answer = { subject: 'user-1', claims: { Other: { x: 1 } } }
       const other = await visit(issuer, authorizeUrl((await par(issuer)).requestUri))
@@ -371,7 +405,13 @@ describe('authorization code flow with the operator’s login page (serve: login
     expect(location.searchParams.get('iss')).toBe(CI)
     expect(location.searchParams.get('state')).toBe('wallet-state')
     const redeemed = await redeem(issuer, location.searchParams.get('code')!, verifier)
-    expect(redeemed.grant).toEqual({ issuer: 'acme', configurationIds: ['Identity'], claims: CLAIMS, subject: 'user-7' })
+    expect(redeemed.grant).toEqual({
+      issuer: 'acme',
+      configurationIds: ['Identity'],
+      claims: CLAIMS,
+      subject: 'user-7',
+      clientId: CLIENT_ID,
+    })
   })
 
   it('a refusal in the assertion → access_denied at the wallet', async () => {

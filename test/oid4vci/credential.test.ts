@@ -314,6 +314,21 @@ describe('the credential and notification endpoints', () => {
       expect((await request(await accessToken(), [await keyProof(await newKey(), res.body.c_nonce)])).status).toBe(200)
     })
 
+    it('a token of the authorization code flow: a proof whose iss is another client is refused; its own client or no iss is issued', async () => {
+      const token = () => accessToken({ clientId: 'wallet-app', subject: 'user-1' })
+      const other = { payload: { iss: 'someone-else' } }
+      const res = await refused(
+        async () => request(await token(), [await keyProof(await newKey(), await nonce(), other)]),
+        400,
+        'invalid_proof',
+      )
+      expect(res.body.error_description).toContain('iss')
+      expect(
+        (await request(await token(), [await keyProof(await newKey(), await nonce(), { payload: { iss: 'wallet-app' } })])).status,
+      ).toBe(200)
+      expect((await request(await token(), [await keyProof(await newKey(), await nonce())])).status).toBe(200)
+    })
+
     it('an unknown nonce, or another tenant’s: invalid_nonce', async () => {
       await refused(async () => request(await accessToken(), [await keyProof(await newKey(), 'never-issued')]), 400, 'invalid_nonce')
       await refused(

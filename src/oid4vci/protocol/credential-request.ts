@@ -45,7 +45,10 @@ export interface HolderKey {
 export interface ProofExpectations {
   /** The metadata of the Credential Issuer (`aud`). */
   metadata: IssuerMetadata
-  /** The client the access token was issued to: each proof's `iss` must be it (absent: anonymous pre-authorized). */
+  /**
+   * The client the access token was issued to (authorization code flow): a proof's `iss`, when it has one, must be it
+   * (OID4VCI 1.0 Appendix F.1 makes `iss` optional). Absent (anonymous pre-authorized access): `iss` is not checked.
+   */
   clientId?: string
   /** The proof algorithms of the configuration (`proof_signing_alg_values_supported`). */
   allowedAlgs?: readonly string[]
@@ -130,7 +133,7 @@ export class CredentialRequestHandler {
         verified =
           untyped !== undefined
             ? await this.verifyUntyped(jwt, untyped, expect.metadata.credentialIssuer.credential_issuer, now)
-            : await this.issuer.verifyCredentialRequestJwtProof({ issuerMetadata, jwt, clientId: expect.clientId, now })
+            : await this.issuer.verifyCredentialRequestJwtProof({ issuerMetadata, jwt, now })
       } catch (err) {
         throw new OAuthError('invalid_proof', `${which} ${err instanceof OAuthError ? err.description : reason(err)}`)
       }
@@ -140,6 +143,8 @@ export class CredentialRequestHandler {
       if (untyped === undefined && !iatWithin(payload.iat, now, this.window))
         throw new OAuthError('invalid_proof', `${which} is stale or from the future (iat)`)
       if (typeof payload.nonce !== 'string' || payload.nonce === '') throw new OAuthError('invalid_proof', `${which} carries no nonce`)
+      if (expect.clientId !== undefined && payload.iss !== undefined && payload.iss !== expect.clientId)
+        throw new OAuthError('invalid_proof', `${which} is not issued by the client the access token was issued to (iss)`)
       const method = signer.method === 'did' ? 'did' : signer.method === 'jwk' ? 'jwk' : undefined
       if (method === undefined || !bindings.includes(method))
         throw new OAuthError('invalid_proof', `${which} names its key in a way the configuration does not allow`)

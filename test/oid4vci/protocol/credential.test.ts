@@ -287,8 +287,9 @@ describe('key proofs', () => {
     expect(invalidNonce('fresh').oauthBody()).toEqual({ error: 'invalid_nonce', error_description: expect.any(String), c_nonce: 'fresh' })
   })
 
-  it('checks iss against the client the token was issued to', async () => {
+  it('checks iss against the client the token was issued to; iss is optional (OID4VCI 1.0 Appendix F.1)', async () => {
     await expect(verifyOne(await clientProof({ clientId: CLIENT_ID }), { clientId: CLIENT_ID })).resolves.toBeDefined()
+    await expect(verifyOne(await clientProof(), { clientId: CLIENT_ID })).resolves.toBeDefined()
     await expect(verifyOne(await clientProof({ clientId: 'someone-else' }), { clientId: CLIENT_ID })).rejects.toMatchObject({
       error: 'invalid_proof',
       description: expect.stringContaining('iss'),
