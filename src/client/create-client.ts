@@ -6,7 +6,7 @@
 import type { AuthContext } from '../auth/context.js'
 import type { z } from 'zod'
 import type { BoundOperations, ClientContracts, Contracts, OperationContract } from '../operations/contract.js'
-import { CONTRACTS } from '../service/contracts.js'
+import { CLIENT_CONTRACTS } from '../service/client-contracts.js'
 import { IdentityError } from '../errors.js'
 import { httpRequestOf, type HttpRequest } from './http-request.js'
 import { documentOutcomeOf, outcomeOf, resultOutcomeOf } from './http-response.js'
@@ -34,7 +34,7 @@ export interface ClientOptions {
  * The operations with the headers bound: the same methods, inputs and results as `IdentityService.as(auth)`, except
  * those whose clients are others (`client: false`: the OID4VCI endpoints wallets call).
  */
-export type ClientOperations = BoundOperations<ClientContracts<typeof CONTRACTS>>
+export type ClientOperations = BoundOperations<ClientContracts<typeof CLIENT_CONTRACTS>>
 
 /** The OpenAPI 3.1 document the service publishes at `GET /openapi.json`. */
 export interface OpenApiDocument {
@@ -60,7 +60,7 @@ export type DidvaultClient = ClientOperations & {
  * {@link TransportError} when no answer of the service came back.
  */
 export function createClient(options: ClientOptions): DidvaultClient {
-  return clientOver(CONTRACTS, options)
+  return clientOver(CLIENT_CONTRACTS, options)
 }
 
 /** @internal The client of the operations of `contracts` (the table, or in tests the table and operations of their own). */

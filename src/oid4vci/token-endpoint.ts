@@ -23,9 +23,6 @@ import { liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from
 import type * as Protocol from './protocol/index.js'
 import { configurationOf, OID4VCI_OFFERS, type ConfigurationRecord, type OfferRecord } from './records.js'
 
-/** Headers of the token and nonce answers: never cached (RFC 6749 §5.1, OID4VCI 1.0 §7.2). */
-export const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
-
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
 /** POST token: a pre-authorized code (and PIN), or an authorization code (and PKCE verifier), for an access token. */

@@ -41,9 +41,6 @@ export type ResponsesContext = Oid4vpContext &
 /** The purpose of the keyed hash that names a request's record (`OneTimeStore.keyed`). */
 export const REQUEST_PURPOSE = 'oid4vp-request'
 
-/** Headers of the answer: never cached (it may carry a response code). */
-export const NO_STORE: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
-
 const invalidRequest = (description: string) => new OAuthError('invalid_request', description)
 const unknownRequest = () => new OAuthError('invalid_request', 'no such presentation request', 404)
 

@@ -82,6 +82,9 @@ export interface Outcome<T> {
  * Every operation reads or writes storage: when it cannot be reached (or cannot take writes), the answer is 503, with
  * `Retry-After` over HTTP.
  */
+/** Headers of answers that carry credentials, tokens or nonces: never cached (RFC 6749 §5.1, OID4VCI 1.0 §7.2). */
+export const NO_STORE_HEADERS: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
+
 export const UNAVAILABLE_ERRORS = {
   503: 'SERVICE_UNAVAILABLE: the storage cannot be reached or cannot take writes now; retry after `Retry-After` seconds',
 } as const

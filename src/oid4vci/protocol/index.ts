@@ -35,7 +35,6 @@ export {
   type NotificationRequest,
 } from './responses.js'
 export {
-  NO_STORE_HEADERS,
   PRE_AUTHORIZED_CODE_GRANT,
   randomToken,
   tokenResponse,

@@ -171,6 +171,3 @@ export function tokenResponse(input: TokenResponseInput): Record<string, unknown
     ...(input.authorizationDetails !== undefined && { authorization_details: input.authorizationDetails }),
   }
 }
-
-/** Headers of token (and other credential-bearing) responses: never cached. */
-export const NO_STORE_HEADERS: Readonly<Record<string, string>> = { 'Cache-Control': 'no-store', Pragma: 'no-cache' }
