@@ -63,7 +63,7 @@ import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from '.
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
 import { afterCommits } from '../audit/after-commits.js'
 // ---- hsm-backend: type-only (the root entry loads no pkcs11js); the records' declaration loads none either.
-import type { Pkcs11Module } from '../keys/backends/pkcs11/index.js'
+import type { HsmModule } from '../keys/backends/pkcs11/types.js'
 import { HSM_KEYS } from '../keys/backends/pkcs11/records.js'
 import type { AuditChainingOptions } from '../audit/sequencer.js'
 import { SYSTEM_TENANT } from '../auth/tenants.js'
@@ -161,7 +161,7 @@ export interface IdentityServiceOptions {
    * A PKCS#11 token: `pkcs11({ module, tokenLabel, pin, sessions })` of `didvault/pkcs11` (optional peer `pkcs11js`).
    * Its key backend is registered as `hsm` (references `hsm:<CKA_ID hex>`); the caller closes it after the service.
    */
-  hsm?: Pkcs11Module
+  hsm?: HsmModule
   /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
   statusListSize?: number
   /**

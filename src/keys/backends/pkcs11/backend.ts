@@ -19,7 +19,8 @@ import { tenantCollectionOf } from '../../../storage/declaration.js'
 import type { StorageAdapter } from '../../../storage/port.js'
 import { lowS } from '../../secp256k1.js'
 import { ALGORITHMS_OF, type KeyType, type PublicJwk } from '../../key-types.js'
-import type { BackendKey, HdDerivation, KeyBackend, SignRequest } from '../../port.js'
+import type { BackendKey, HdDerivation, SignRequest } from '../../port.js'
+import type { HsmKeyBackend, HsmKeyDestruction, Pkcs11KeyBackendOptions } from './types.js'
 import { HSM_KEY_ID, HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
 import pkcs11 from 'pkcs11js'
 import { pkcs11Code, pkcs11ErrorName, type Pkcs11Token } from './token.js'
@@ -34,23 +35,6 @@ const EC_PARAMS: Readonly<Record<KeyType, Buffer>> = {
   secp256k1: Buffer.from('06052b8104000a', 'hex'),
   'P-256': Buffer.from('06082a8648ce3d030107', 'hex'),
   Ed25519: Buffer.from('06032b6570', 'hex'),
-}
-
-/** What a destroyed (or not destroyed) token key is told as. */
-export interface HsmKeyDestruction {
-  tenantId: string
-  keyRef: string
-  /** `destroyed`: C_DestroyObject removed the private and public objects; `failed`: the token refused or was away (`error` says why). */
-  outcome: 'destroyed' | 'failed'
-  error?: string
-}
-
-export interface Pkcs11KeyBackendOptions {
-  now?: () => number
-  /** Told of each token key destroyed after its records' deletion committed (the service audits it). */
-  onDestroyed?: (destruction: HsmKeyDestruction) => void
-  /** How long a queued destruction waits for its transaction to commit (default 60 s): then the key is kept. */
-  pendingMs?: number
 }
 
 interface PendingDestruction {
@@ -80,7 +64,9 @@ function publicJwkOf(point: Buffer, type: KeyType): PublicJwk {
   return { kty: 'EC', crv: type, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') }
 }
 
-export class Pkcs11KeyBackend implements KeyBackend {
+export type { HsmKeyDestruction, Pkcs11KeyBackendOptions } from './types.js'
+
+export class Pkcs11KeyBackend implements HsmKeyBackend {
   readonly #now: () => number
   readonly #onDestroyed: (destruction: HsmKeyDestruction) => void
   readonly #pendingMs: number

@@ -5,11 +5,13 @@
  * `hsm:<CKA_ID hex>`). A wrong PIN or a missing token throws a {@link Pkcs11StartError} naming the setting to fix.
  */
 import type { StorageAdapter } from '../../../storage/port.js'
-import { Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from './backend.js'
+import { Pkcs11KeyBackend } from './backend.js'
+import type { HsmModule, Pkcs11KeyBackendOptions } from './types.js'
 import { Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
 
 export { HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
-export { Pkcs11KeyBackend, type HsmKeyDestruction, type Pkcs11KeyBackendOptions } from './backend.js'
+export { Pkcs11KeyBackend } from './backend.js'
+export type { HsmKeyBackend, HsmKeyDestruction, HsmModule, Pkcs11KeyBackendOptions } from './types.js'
 export { Pkcs11StartError, Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
 
 /** `pkcs11(options)`: the module path, the token's label, the user PIN (in memory only), the pool size (default 4). */
@@ -19,7 +21,7 @@ export type Pkcs11Options = Pkcs11TokenOptions
 export const HSM_BACKEND = 'hsm'
 
 /** An open PKCS#11 token, as the service takes it (`IdentityService.create({ hsm })`). */
-export interface Pkcs11Module {
+export interface Pkcs11Module extends HsmModule {
   /** The logged-in token and its session pool. */
   readonly token: Pkcs11Token
   /**
