@@ -14,7 +14,15 @@ import { deleteVaultWalletRecords } from '../wallets/operations.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
-import { checkWalletConfig, keyTypeOfConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import {
+  checkWalletConfig,
+  hsmUnavailable,
+  keyBackendOf,
+  keyTypeOfConfig,
+  mergeWalletConfig,
+  networkForNewWallet,
+  walletConfigApplier,
+} from '../wallets/config.js'
 import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
 import { keyEnvelopes, presentVault } from './views.js'
@@ -38,6 +46,9 @@ export async function createVault(
 ): Promise<{ vault: VaultView }> {
   if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
   checkWalletConfig(input.walletConfig, ctx.config)
+  // HSM (hierarchy NONE, the schema checked): the one wallet's key is generated in the token by the `hsm` key backend.
+  const hsm = input.keyManagement === 'HSM'
+  if (hsm && ctx.config.hsm !== true) throw hsmUnavailable('keyManagement')
   const network = networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
@@ -72,7 +83,7 @@ export async function createVault(
   // NONE: a fresh key; BIP44: wallet 0, derived by the key backend from the vault's sealed secrets.
   const type = keyTypeOfConfig(input.walletConfig)
   const derive = vault.hdIndex === undefined ? undefined : hdDerivation(vault, type, vault.hdIndex)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type, derive })
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type, derive, ...keyBackendOf(input.keyManagement) })
   const wallet = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
@@ -81,6 +92,7 @@ export async function createVault(
     path: vault.hdIndex === undefined ? undefined : hdWalletPath(type, vault.hdIndex),
     walletConfig: input.walletConfig,
     network,
+    ...(hsm && { keyManagement: 'HSM' as const }),
   })
   vault.rootDid = wallet.did
   vault.rootKeyId = wallet.keyId
@@ -114,7 +126,8 @@ function vaultFilter(q: VaultsQuery): Where {
   if (q.mpcAccountID !== undefined) mpc.push({ field: 'mpcAccountID', op: 'eq', value: q.mpcAccountID })
   if (q.mpcVaultID !== undefined) mpc.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
   if (q.parentID === undefined) return { and: mpc }
-  const ecs: Where = { field: 'keyManagement', op: 'eq', value: 'ECS' }
+  // HSM vaults are listed with the ECS ones: only MPC vaults need their account named.
+  const ecs: Where = { field: 'keyManagement', op: 'in', value: ['ECS', 'HSM'] }
   return { and: [{ field: 'parentID', op: 'eq', value: q.parentID }, q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] }] }
 }
 

@@ -15,6 +15,7 @@ import { applyTxs, ownerWallet } from './did-updates.js'
 import {
   checkConfigOfWallet,
   checkWalletConfig,
+  keyBackendOf,
   keyTypeOfConfig,
   mergeWalletConfig,
   networkForNewWallet,
@@ -40,15 +41,18 @@ export async function generateWallet(
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
-  checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true })
+  checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true, choosesKeyManagement: true })
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig) })
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig),
+    ...keyBackendOf(input.walletConfig?.keyManagement),
+  })
   const record = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
     network,
+    ...(input.walletConfig?.keyManagement === 'HSM' && { keyManagement: 'HSM' as const }),
   })
   const apply = walletConfigApplier(ctx, record, input.walletConfig, caller)
   // Made last, once everything else is checked; the key port stores it at once, so a wallet that is not stored destroys it.
