@@ -10,6 +10,8 @@ export default defineConfig([
       express: 'src/http/index.ts',
       // The OID4VCI protocol adapter: the only entry that loads the optional @openid4vc peers.
       oid4vc: 'src/oid4vc.ts',
+      // The PKCS#11 HSM key backend: the only entry that loads the optional pkcs11js peer.
+      pkcs11: 'src/pkcs11.ts',
       // The JSON-LD worker pool's module: piscina loads it by path, beside the code that starts the pool.
       'canonize-worker': 'src/proofs/jsonld/canonize-worker.ts',
     },
@@ -20,7 +22,7 @@ export default defineConfig([
     splitting: true,
     // import.meta.url in the CommonJS build (the pool finds its worker module with it).
     shims: true,
-    external: ['better-sqlite3', 'express', 'mongodb', 'pg', 'vitest', /^@openid4vc\//],
+    external: ['better-sqlite3', 'express', 'mongodb', 'pg', 'pkcs11js', 'vitest', /^@openid4vc\//],
   },
   {
     // ESM only: the conformance suite runs under vitest, which cannot be required.
