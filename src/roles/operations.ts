@@ -18,7 +18,7 @@ import { checkWalletConfig, keyBackendOf, keyTypeOfConfig, networkForNewWallet, 
 import { buildWallet } from '../wallets/build.js'
 import { assertManagesRole } from './access.js'
 import { WALLETS } from '../wallets/records.js'
-import { deleteWalletRecord } from '../wallets/operations.js'
+import { deleteWalletRecord, destroyKeyMaterial } from '../wallets/operations.js'
 import { ROLES, ROLE_ASSIGNMENTS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { RolesContext } from './context.js'
@@ -188,15 +188,17 @@ export async function deleteRoles(
     async (ref) => {
       const role = await findRole(roles, ref)
       await assertManagesRole(ctx, caller, role)
-      const deleted = await ctx.storage.transaction(async (tx) => {
+      const destroyed = await ctx.storage.transaction(async (tx) => {
         const c = tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
-        if (!(await c.roles.delete(role.id))) return false
+        if (!(await c.roles.delete(role.id))) return undefined
         await c.roleAssignments.deleteMany({ field: 'role', op: 'eq', value: role.did })
-        await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, role.walletId)
+        const keyRefs = (await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, role.walletId)) ?? []
         await ctx.audit.append(tx, caller, [{ action: 'role.delete', target: { type: 'role', id: role.did } }])
-        return true
+        return keyRefs
       })
-      if (!deleted) throw notFound(`no role ${ref}`)
+      if (destroyed === undefined) throw notFound(`no role ${ref}`)
+      // The role's wallet's key in the token (an HSM role), once its records are gone.
+      await destroyKeyMaterial(ctx, caller, destroyed)
       return presentRole(role)
     },
     roleError,

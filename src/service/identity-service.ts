@@ -51,6 +51,8 @@ import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
 import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
+import type { HsmModule } from '../keys/hsm.js'
+import { HSM_BACKEND } from '../keys/hsm.js'
 import { BackendKeyManager } from '../keys/port.js'
 import { SealedKeyBackend } from '../keys/backends/sealed/index.js'
 import { StatusAllocator } from '../status/allocate.js'
@@ -133,6 +135,13 @@ export interface IdentityServiceOptions {
   jsonldWorkers?: JsonLdWorkerOptions
   /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
   mpc?: MpcOptions
+  /**
+   * A hardware security module: `pkcs11({ module, tokenLabel, pin, sessions })` of `didvault/pkcs11` (optional peer
+   * `pkcs11js`). Its key backend is registered as `hsm`: vaults with `keyManagement: "HSM"` and wallets with
+   * `walletConfig.keyManagement: "HSM"` keep their keys in the token; `/health/ready` asks its `ready()`; the service's
+   * `close()` closes it. Without it, `HSM` is 422 (docs/keys.md *HSM custody*).
+   */
+  hsm?: HsmModule
   /**
    * The service's public base URL (absolute http(s), no query or fragment): status lists are
    * published at `<publicUrl>/status/<listId>`, and that URL is signed into credentials issued with
@@ -347,6 +356,7 @@ export class IdentityService {
       statusListSize: options.statusListSize ?? 131_072,
       statusTokenLifetimeMs: positiveMs('statusLists.tokenLifetimeMs', options.statusLists?.tokenLifetimeMs ?? 86_400_000),
       statusTokenTtlMs: positiveMs('statusLists.tokenTtlMs', options.statusLists?.tokenTtlMs ?? 300_000),
+      ...(options.hsm && { hsm: true }),
     }
     const resolver = createResolver(registries)
     const publicUrl = config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }
@@ -366,7 +376,14 @@ export class IdentityService {
     )
     // Control of DIDs of other methods than did:ethr is read from the `default` resolver, one per request (did:web's budget).
     const callers = new CallerFacts(resolver, storage, () => resolvers.get().resolver)
-    const keyManager = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend }, 'sealed')
+    const keyManager = new BackendKeyManager(
+      {
+        sealed: new SealedKeyBackend(storage, keyring, now),
+        mpc: mpc.keyBackend,
+        ...(options.hsm && { [HSM_BACKEND]: options.hsm.keyBackend }),
+      },
+      'sealed',
+    )
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
       async (listId) => {
@@ -417,6 +434,7 @@ export class IdentityService {
       onError,
       onItemFailure: options.onItemFailure ?? (() => undefined),
       oneTime,
+      ...(options.hsm && { hsm: options.hsm }),
       ...(options.oid4vci && { oid4vci: options.oid4vci.start(keyResolverOf(resolvers.get().resolver)) }),
       ...(options.oid4vp && { oid4vp: options.oid4vp.start() }),
     }
@@ -563,12 +581,21 @@ export class IdentityService {
     await this.#trail?.flush()
   }
 
-  /** Chains the audit records still pending, stops the JSON-LD workers and closes the storage. */
+  /**
+   * Whether the service's HSM (option `hsm`) answers now; true without one. `/health/ready` is 503 while it is false;
+   * signing with an HSM key meanwhile is 503 `SERVICE_UNAVAILABLE`.
+   */
+  async hsmReady(): Promise<boolean> {
+    return this.#ctx.hsm === undefined ? true : await this.#ctx.hsm.ready().catch(() => false)
+  }
+
+  /** Chains the audit records still pending, stops the JSON-LD workers, closes the HSM module and the storage. */
   async close(): Promise<void> {
     await this.#trail?.close()
     await this.#heartbeat?.stop()
     await this.#ctx.statusPublisher.close()
     await this.#ctx.jsonld.close()
+    await this.#ctx.hsm?.close()
     await this.#ctx.storage.close()
   }
 }

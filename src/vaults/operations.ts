@@ -10,7 +10,7 @@ import type { WalletView } from '../wallets/schemas.js'
 import type { Where } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
-import { deleteVaultWalletRecords } from '../wallets/operations.js'
+import { deleteVaultWalletRecords, destroyKeyMaterial } from '../wallets/operations.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
@@ -239,7 +239,7 @@ export async function deleteVault(
   // An MPC vault is governed by its quorum; an ECS vault by vault control.
   if (vault.keyManagement === 'MPC') await ctx.mpc.approvalsFor(vault, 'deleteVault', caller)
   else await assertControlsVault(ctx, caller, vault)
-  const { removed, envelopes } = await ctx.storage.transaction(async (tx) => {
+  const { removed, envelopes, keyRefs } = await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
     if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0)
@@ -247,8 +247,9 @@ export async function deleteVault(
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     // The response shows each removed wallet's sealed key: read before the keys are destroyed.
     const envelopes = await keyEnvelopes(tx, caller.tenantId, members)
+    let keyRefs: string[] = []
     if (members.length > 0) {
-      await deleteVaultWalletRecords(tx, ctx.keyManager, caller.tenantId, vault.id, members)
+      keyRefs = await deleteVaultWalletRecords(tx, ctx.keyManager, caller.tenantId, vault.id, members)
       await ctx.didReferences.forget(
         tx,
         caller.tenantId,
@@ -257,8 +258,10 @@ export async function deleteVault(
     }
     await c.vaults.delete(vault.id)
     await ctx.audit.append(tx, caller, [{ action: 'vault.delete', target: { type: 'vault', id: vault.id } }])
-    return { removed: members, envelopes }
+    return { removed: members, envelopes, keyRefs }
   })
+  // An HSM vault's keys in the token: destroyed now that no record names them, and audited.
+  await destroyKeyMaterial(ctx, caller, keyRefs)
   // Then the key material: the vault is gone, so no request can reach it any more. A provider
   // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
   if (vault.keyManagement === 'MPC')
