@@ -24,7 +24,8 @@ export function hsmPinOf(settings: Partial<HsmSettings>, env: NodeJS.ProcessEnv)
     } catch (err) {
       throw new UsageError(`hsm.pinFile (--hsm-pin-file): cannot read ${file} (${(err as NodeJS.ErrnoException).code ?? 'error'})`)
     }
-    if (mode & 0o077) throw new UsageError(`hsm.pinFile (--hsm-pin-file): ${file} is readable by others (mode ${mode.toString(8)}): chmod 600 it`)
+    if (mode & 0o077)
+      throw new UsageError(`hsm.pinFile (--hsm-pin-file): ${file} is readable by others (mode ${mode.toString(8)}): chmod 600 it`)
     const pin = readFileSync(file, 'utf8').split(/\r?\n/)[0]
     if (pin === '') throw new UsageError(`hsm.pinFile (--hsm-pin-file): ${file} holds no PIN on its first line`)
     return pin

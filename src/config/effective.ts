@@ -5,7 +5,14 @@
  * `metrics`, `shutdown`, `oid4vci` and `oid4vp` sections merge field by field. What the environment overrides in the file is
  * reported in `notes`, never silently.
  */
-import { splitStorage, type DidvaultConfig, type Oid4vciSettings, type HsmSettings, type Oid4vpSettings, type StorageFileSettings } from './schema.js'
+import {
+  splitStorage,
+  type DidvaultConfig,
+  type Oid4vciSettings,
+  type HsmSettings,
+  type Oid4vpSettings,
+  type StorageFileSettings,
+} from './schema.js'
 
 /** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
 export interface ContextFile {
@@ -52,7 +59,16 @@ export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'sto
   Partial<
     Pick<
       EffectiveConfig,
-      'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown' | 'oid4vci' | 'oid4vp' | 'hsm'
+      | 'statusListOrigins'
+      | 'didWebOrigins'
+      | 'contexts'
+      | 'previousMasterKeyFiles'
+      | 'log'
+      | 'metrics'
+      | 'shutdown'
+      | 'oid4vci'
+      | 'oid4vp'
+      | 'hsm'
     >
   >
 

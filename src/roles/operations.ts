@@ -46,7 +46,9 @@ export async function createRole(
     throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config, { choosesKeyManagement: true })
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig),
+  const key = await ctx.keyManager.stageKey({
+    tenantId: caller.tenantId,
+    type: keyTypeOfConfig(input.walletConfig),
     ...keyBackendOf(input.walletConfig?.keyManagement),
   })
   const wallet = await buildWallet(ctx, {

@@ -25,11 +25,14 @@ export const createVault = z
     description: text().default(''),
     parentID: id.optional(),
     hierarchy: z.enum(['NONE', 'BIP44']).default('NONE'),
-    keyManagement: z.enum(['ECS', 'MPC', 'HSM']).default('ECS').meta({
-      description:
-        '`ECS` (default): keys sealed under the master key; `MPC`: keys of the MPC provider under a quorum; `HSM` (extension): ' +
-        'keys generated and kept in the service’s PKCS#11 token, hierarchy `NONE` only.',
-    }),
+    keyManagement: z
+      .enum(['ECS', 'MPC', 'HSM'])
+      .default('ECS')
+      .meta({
+        description:
+          '`ECS` (default): keys sealed under the master key; `MPC`: keys of the MPC provider under a quorum; `HSM` (extension): ' +
+          'keys generated and kept in the service’s PKCS#11 token, hierarchy `NONE` only.',
+      }),
     walletConfig: walletConfig.optional(),
     mpcAccountID: id.optional(),
     mpcVaultID: id

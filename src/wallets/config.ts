@@ -121,7 +121,7 @@ function checkKeyManagement(keyManagement: 'ECS' | 'HSM', service: WalletsConfig
 export const hsmUnavailable = (field: string) =>
   invalid(
     `${field}: HSM keys need the service's PKCS#11 module, and none is configured ` +
-      '(the serve config\'s `hsm.module`, or `--hsm-module`; embedded: `IdentityService.create({ hsm: pkcs11({ ... }) })`)',
+      "(the serve config's `hsm.module`, or `--hsm-module`; embedded: `IdentityService.create({ hsm: pkcs11({ ... }) })`)",
   )
 
 /** The key backend holding a new wallet's key under `keyManagement` (`hsm` for HSM, else the service's default). */

@@ -43,7 +43,9 @@ export async function generateWallet(
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true, choosesKeyManagement: true })
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig),
+  const key = await ctx.keyManager.stageKey({
+    tenantId: caller.tenantId,
+    type: keyTypeOfConfig(input.walletConfig),
     ...keyBackendOf(input.walletConfig?.keyManagement),
   })
   const record = await buildWallet(ctx, {
