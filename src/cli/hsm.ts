@@ -51,7 +51,7 @@ export async function hsmModuleOf(settings: Partial<HsmSettings>, env: NodeJS.Pr
   const scrub = (err: unknown) => (err instanceof Error ? err.message : String(err)).split(pin).join('***')
   let hsm: HsmModule
   try {
-    hsm = await pkcs11({ module, tokenLabel, pin, ...(sessions !== undefined && { sessions }) })
+    hsm = await Promise.resolve(pkcs11({ module, tokenLabel, pin, ...(sessions !== undefined && { sessions }) }))
   } catch (err) {
     throw new UsageError(`hsm: ${scrub(err)}`)
   }

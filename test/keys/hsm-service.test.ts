@@ -58,7 +58,7 @@ class StandInHsm implements HsmModule {
           if (key.type === 'secp256k1') {
             // JOSE form as the port asks: r‖s low-S, r‖s‖v for ES256K-R (a digest given, or sha256 of the data).
             const d = Buffer.from(key.privateKey.export({ format: 'jwk' }).d!, 'base64url')
-            const digest = request.digest ?? sha256(request.data!)
+            const digest = request.digest ?? sha256(request.data)
             const sig = signDigest(d, digest)
             d.fill(0)
             return request.alg === 'ES256K-R' ? new Uint8Array([...sig.r, ...sig.s, sig.recovery]) : new Uint8Array([...sig.r, ...sig.s])
