@@ -43,6 +43,8 @@ export const AUDIT_ACTIONS = [
   'apiKey.create',
   'apiKey.revoke',
   'masterKey.rotate',
+  // An HSM key's token object destroyed (C_DestroyObject) after the records of its wallet were deleted
+  'hsmKey.destroy',
 ] as const
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number]

@@ -38,6 +38,9 @@ export const SERVE_FLAGS = {
   'previous-master-key-file': { type: 'string', multiple: true },
   oid4vci: { type: 'string' },
   oid4vp: { type: 'string' },
+  'hsm-module': { type: 'string' },
+  'hsm-token-label': { type: 'string' },
+  'hsm-pin-file': { type: 'string' },
   help: { type: 'boolean', short: 'h', default: false },
 } as const
 
@@ -83,6 +86,12 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(values['metrics-port'] !== undefined && { port: portOf('--metrics-port', values['metrics-port']) }),
   }
   const publicUrl = values['public-url']
+  // The PIN itself is never a flag (it would show in `ps`): a file, or DIDVAULT_HSM_PIN.
+  const hsm = {
+    ...(values['hsm-module'] !== undefined && { module: values['hsm-module'] }),
+    ...(values['hsm-token-label'] !== undefined && { tokenLabel: values['hsm-token-label'] }),
+    ...(values['hsm-pin-file'] !== undefined && { pinFile: values['hsm-pin-file'] }),
+  }
   return {
     ...(values.host !== undefined && { host: values.host }),
     ...(values.port !== undefined && { port: portOf('--port', values.port) }),
@@ -104,6 +113,7 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(values['drain-ms'] !== undefined && { shutdown: { drainMs: drainMsOf(values['drain-ms']) } }),
     ...(values.oid4vci !== undefined && { oid4vci: { enabled: oneOf('--oid4vci', values.oid4vci, ['on', 'off']) === 'on' } }),
     ...(values.oid4vp !== undefined && { oid4vp: { enabled: oneOf('--oid4vp', values.oid4vp, ['on', 'off']) === 'on' } }),
+    ...(Object.keys(hsm).length > 0 && { hsm }),
   }
 }
 
@@ -167,7 +177,7 @@ export function checkedServeConfig(values: ServeFlags, env: NodeJS.ProcessEnv): 
 
 /** What `serve` is started with. */
 export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { workers: number } {
-  const { networks, resolvers, limits, tokens, log, metrics, shutdown, oid4vci, oid4vp } = config
+  const { networks, resolvers, limits, tokens, log, metrics, shutdown, oid4vci, oid4vp, hsm } = config
   return {
     host: config.host,
     port: config.port,
@@ -184,6 +194,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     ...(shutdown && { shutdown }),
     ...(oid4vci && oid4vci.enabled !== false && { oid4vci }),
     ...(oid4vp && oid4vp.enabled !== false && { oid4vp }),
+    ...(hsm && { hsm }),
     settings: { networks, resolvers, limits, tokens },
     previousMasterKeyFiles: config.previousMasterKeyFiles,
   }

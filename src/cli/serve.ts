@@ -8,9 +8,10 @@ import { answerClientErrors } from '../http/client-errors.js'
 import type { ServiceSettings } from '../config/service-options.js'
 import { registerContextFiles, type ContextFlag } from './context-files.js'
 import { DEFAULT_START_TIMEOUT_MS, openService, storageTargetOf, type StartWait } from './storage-target.js'
-import type { Oid4vciSettings, Oid4vpSettings, StorageFileSettings } from '../config/schema.js'
+import type { HsmSettings, Oid4vciSettings, Oid4vpSettings, StorageFileSettings } from '../config/schema.js'
 import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
 import { oid4vpModuleOf } from './oid4vp.js'
+import { hsmModuleOf } from './hsm.js'
 import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
@@ -62,6 +63,11 @@ export interface ServeOptions {
   oid4vci?: Oid4vciSettings
   /** The OID4VP verifier (config section `oid4vp`, `--oid4vp on`): needs `publicUrl` and the optional peers (docs/oid4vp.md). */
   oid4vp?: Oid4vpSettings
+  /**
+   * The HSM (config section `hsm`, `--hsm-module`, `--hsm-token-label`, `--hsm-pin-file`; the PIN from the pin file or
+   * `DIDVAULT_HSM_PIN`): needs the optional peer pkcs11js (docs/operations.md *HSM*).
+   */
+  hsm?: Partial<HsmSettings>
 }
 
 /**
@@ -105,6 +111,8 @@ export async function serve(
   // Before the storage is opened: no publicUrl, or a missing optional peer, leaves nothing behind.
   const issuer = options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, publicUrl) : undefined
   const verifier = options.oid4vp && options.oid4vp.enabled !== false ? await oid4vpModuleOf(options.oid4vp, publicUrl) : undefined
+  // Before the storage is opened: a wrong PIN or a missing token stops the start (exit 2), naming the setting.
+  const hsm = options.hsm ? await hsmModuleOf(options.hsm, env) : undefined
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
@@ -120,6 +128,7 @@ export async function serve(
     start: startWait(options, role, logger),
     ...(issuer && { oid4vci: issuer }),
     ...(verifier && { oid4vp: verifier }),
+    ...(hsm && { hsm }),
   })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {

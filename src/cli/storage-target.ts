@@ -260,6 +260,8 @@ export async function openService(
     oid4vci?: IdentityServiceOptions['oid4vci']
     /** The OID4VP verifier module (`serve` with `oid4vp` on). */
     oid4vp?: IdentityServiceOptions['oid4vp']
+    /** The HSM module (`serve` with an `hsm` section or `--hsm-*` flags). */
+    hsm?: IdentityServiceOptions['hsm']
   } = {},
 ): Promise<{ service: IdentityService; storage: StorageAdapter }> {
   // A missing driver is said before anything is created (the master key file of a SQLite database).
@@ -312,6 +314,7 @@ async function openServiceOnce(
       ...(options.heartbeat && { heartbeat: true }),
       ...(options.oid4vci && { oid4vci: options.oid4vci }),
       ...(options.oid4vp && { oid4vp: options.oid4vp }),
+      ...(options.hsm && { hsm: options.hsm }),
     }
     if (observe) serviceOptions.onError = errorLogger(observe.logger, redactor(configuredSecrets(serviceOptions)))
     if (observe?.metrics) serviceOptions.onStatusListPublished = observe.metrics.statusListPublished

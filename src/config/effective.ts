@@ -5,7 +5,14 @@
  * `metrics`, `shutdown`, `oid4vci` and `oid4vp` sections merge field by field. What the environment overrides in the file is
  * reported in `notes`, never silently.
  */
-import { splitStorage, type DidvaultConfig, type Oid4vciSettings, type Oid4vpSettings, type StorageFileSettings } from './schema.js'
+import {
+  splitStorage,
+  type DidvaultConfig,
+  type Oid4vciSettings,
+  type HsmSettings,
+  type Oid4vpSettings,
+  type StorageFileSettings,
+} from './schema.js'
 
 /** A JSON-LD context registered from a file; `setting`: its config file key, when it comes from the file. */
 export interface ContextFile {
@@ -43,6 +50,8 @@ export interface EffectiveConfig {
   oid4vci?: Oid4vciSettings
   /** The OID4VP verifier: the file's `oid4vp` section, `enabled` set by `--oid4vp on|off` when given. */
   oid4vp?: Oid4vpSettings
+  /** The HSM: the file's `hsm` section, with `--hsm-module`, `--hsm-token-label`, `--hsm-pin-file` over it field by field. */
+  hsm?: Partial<HsmSettings>
 }
 
 /** What the flags or the environment set, already checked. */
@@ -50,7 +59,16 @@ export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'sto
   Partial<
     Pick<
       EffectiveConfig,
-      'statusListOrigins' | 'didWebOrigins' | 'contexts' | 'previousMasterKeyFiles' | 'log' | 'metrics' | 'shutdown' | 'oid4vci' | 'oid4vp'
+      | 'statusListOrigins'
+      | 'didWebOrigins'
+      | 'contexts'
+      | 'previousMasterKeyFiles'
+      | 'log'
+      | 'metrics'
+      | 'shutdown'
+      | 'oid4vci'
+      | 'oid4vp'
+      | 'hsm'
     >
   >
 
@@ -102,7 +120,7 @@ export function effectiveConfig(
   const notes = (Object.keys(ENV_SETTINGS) as Array<keyof typeof ENV_SETTINGS>)
     .filter((key) => flags[key] === undefined && env[key] !== undefined && fromFile[key] !== undefined)
     .map((key) => `${ENV_SETTINGS[key]} overrides ${key} of the config file`)
-  const section = (key: 'log' | 'metrics' | 'shutdown' | 'oid4vci' | 'oid4vp') => {
+  const section = (key: 'log' | 'metrics' | 'shutdown' | 'oid4vci' | 'oid4vp' | 'hsm') => {
     const merged: object = { ...fromFile[key], ...env[key], ...flags[key] }
     return Object.keys(merged).length === 0 ? {} : { [key]: merged }
   }
@@ -129,6 +147,7 @@ export function effectiveConfig(
     ...section('shutdown'),
     ...section('oid4vci'),
     ...section('oid4vp'),
+    ...section('hsm'),
   }
   return { config, notes }
 }

@@ -92,7 +92,7 @@ function withSqlitePathResolved(storage: NonNullable<DidvaultConfig['storage']>,
 
 /** The file's relative paths made absolute. */
 function withPathsResolved(config: DidvaultConfig, baseDir: string): DidvaultConfig {
-  const { storage, contexts, networks, previousMasterKeyFiles, oid4vp } = config
+  const { storage, contexts, networks, previousMasterKeyFiles, oid4vp, hsm } = config
   return {
     ...config,
     ...(storage !== undefined && { storage: withSqlitePathResolved(storage, baseDir) }),
@@ -104,6 +104,7 @@ function withPathsResolved(config: DidvaultConfig, baseDir: string): DidvaultCon
         x509: { ...oid4vp.x509, chainFile: against(baseDir, oid4vp.x509.chainFile), keyFile: against(baseDir, oid4vp.x509.keyFile) },
       },
     }),
+    ...(hsm?.pinFile !== undefined && { hsm: { ...hsm, pinFile: against(baseDir, hsm.pinFile) } }),
     ...(networks && {
       networks: networks.map((n) => (n.gasPayerKeyFile === undefined ? n : { ...n, gasPayerKeyFile: against(baseDir, n.gasPayerKeyFile) })),
     }),

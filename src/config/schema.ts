@@ -355,6 +355,33 @@ const oid4vp = z
 /** The config file's `oid4vp` section, checked. */
 export type Oid4vpSettings = z.output<typeof oid4vp>
 
+/** A hardware security module over PKCS#11 (`didvault/pkcs11`, optional peer pkcs11js): where HSM keys live. */
+const hsm = z
+  .object({
+    module: setting(z.string().min(1), 'Path of the PKCS#11 library (e.g. /usr/lib/softhsm/libsofthsm2.so).', {
+      flag: '--hsm-module',
+      embedded: 'IdentityService.create({ hsm: pkcs11({ module }) })',
+    }),
+    tokenLabel: setting(z.string().min(1).max(32), 'Label of the token holding the keys (CKA_LABEL of the token, at most 32 characters).', {
+      flag: '--hsm-token-label',
+      embedded: 'pkcs11({ tokenLabel })',
+    }),
+    pinFile: setting(
+      z.string().min(1).optional(),
+      'File (mode 0600) holding the user PIN, relative to the config file; else DIDVAULT_HSM_PIN. The PIN is never a flag ' +
+        'nor a config value, and never logged.',
+      { flag: '--hsm-pin-file', embedded: 'pkcs11({ pin })' },
+    ),
+    sessions: setting(z.number().int().min(1).max(64).optional(), 'Sessions in the signing pool.', {
+      embedded: 'pkcs11({ sessions })',
+      default: 4,
+    }),
+  })
+  .strict()
+
+/** The config file's `hsm` section, checked. */
+export type HsmSettings = z.output<typeof hsm>
+
 /** The config file. */
 export const configSchema = z
   .object({
@@ -436,6 +463,9 @@ export const configSchema = z
       .optional(),
     oid4vci: oid4vci.optional(),
     oid4vp: oid4vp.optional(),
+    hsm: setting(hsm.optional(), 'A PKCS#11 HSM for keyManagement HSM (docs/keys.md *HSM custody*, docs/operations.md *HSM*).', {
+      embedded: 'IdentityService.create({ hsm: pkcs11(options) })',
+    }),
     shutdown: z
       .object({
         drainMs: setting(

@@ -130,6 +130,18 @@ export interface KeyManager {
    * destroyed with it by its provider) and references the tenant does not hold are passed over.
    */
   destroyKeys(tx: StorageAdapter, tenantId: string, keyRefs: readonly KeyRef[]): Promise<void>
+  /**
+   * Once the transaction that destroyed `keyRefs` ({@link KeyManager.destroyKeys}) committed: destroys what those keys
+   * had outside the storage (`hsm`: the token objects, C_DestroyObject), one outcome per reference of a backend that
+   * keeps such material (others are passed over). Never rejects: a failure is that reference's outcome.
+   */
+  destroyMaterial(tenantId: string, keyRefs: readonly KeyRef[]): Promise<MaterialDestruction[]>
+}
+
+/** What {@link KeyManager.destroyMaterial} did for one key: destroyed, or the error (no secret in it) that stopped it. */
+export interface MaterialDestruction {
+  keyRef: KeyRef
+  error?: IdentityError
 }
 
 /**
@@ -170,6 +182,12 @@ export interface KeyBackend {
   find(tenantId: string, id: string): Promise<BackendKey | undefined>
   /** Optional: destroys the tenant's keys `ids` inside `tx` (backends keeping keys in the service's storage). */
   destroyKeys?(tx: StorageAdapter, tenantId: string, ids: readonly string[]): Promise<void>
+  /**
+   * Optional (backends keeping key material outside the service's storage, `hsm`): destroys key `id`'s material, after
+   * the transaction of {@link KeyBackend.destroyKeys} committed (its record is gone by then). Rejects with an
+   * {@link IdentityError} when it could not (`SERVICE_UNAVAILABLE`: the token is away).
+   */
+  destroyMaterial?(tenantId: string, id: string): Promise<void>
 }
 
 /** The backend's name and the id within it of a reference; undefined when it is not `<backend>:<id>`. */
@@ -265,6 +283,23 @@ export class BackendKeyManager implements KeyManager {
         idsByBackend.set(parsed.backend, [...(idsByBackend.get(parsed.backend) ?? []), parsed.id])
     }
     for (const [name, ids] of idsByBackend) await this.backends[name].destroyKeys?.(tx, tenantId, ids)
+  }
+
+  async destroyMaterial(tenantId: string, keyRefs: readonly KeyRef[]): Promise<MaterialDestruction[]> {
+    const outcomes: MaterialDestruction[] = []
+    for (const keyRef of keyRefs) {
+      const parsed = parseKeyRef(keyRef)
+      const backend = parsed && Object.hasOwn(this.backends, parsed.backend) ? this.backends[parsed.backend] : undefined
+      if (!parsed || !backend?.destroyMaterial) continue
+      try {
+        await backend.destroyMaterial(tenantId, parsed.id)
+        outcomes.push({ keyRef })
+      } catch (err) {
+        const error = err instanceof IdentityError ? err : new IdentityError('INTERNAL_ERROR', 'the key material could not be destroyed')
+        outcomes.push({ keyRef, error })
+      }
+    }
+    return outcomes
   }
 
   #locate(keyRef: KeyRef): { backend: KeyBackend; id: string } {

@@ -2,7 +2,7 @@
  * `GET /health/live` and `GET /health/ready`, for load balancers and orchestrators; no
  * authentication, nothing of a tenant read. Live: the process answers. Ready: it should be sent
  * requests — not stopping, its storage answering a read and taking writes, its JSON-LD worker
- * pool open (the migrations ran before the process began answering at all).
+ * pool open, its HSM (option `hsm`) logged in (the migrations ran before the process began answering at all).
  */
 import express, { type Router } from 'express'
 import { META, type MetaRecord } from '../custody/records.js'
@@ -20,6 +20,8 @@ export interface ReadinessProbe {
   writeFailure(): Promise<string | undefined>
   /** The JSON-LD worker pool takes work (it was not closed). */
   jsonldUp(): boolean
+  /** Optional: the service's HSM answers (logged in, sessions open); absent: the service has none. */
+  hsmUp?(): Promise<boolean>
 }
 
 /** The `meta` record readiness reads, and writes while the storage reports failed writes. */
@@ -33,7 +35,7 @@ const READINESS_RECORD = 'didvault:readiness'
  * once space is back — a process out of rotation receives no writes that would tell.
  */
 export function serviceReadiness(
-  service: Pick<IdentityService, 'jsonldStats'>,
+  service: Pick<IdentityService, 'jsonldStats'> & Partial<Pick<IdentityService, 'hsmReady'>>,
   storage: StorageAdapter,
   stopping: () => boolean,
 ): ReadinessProbe {
@@ -54,6 +56,7 @@ export function serviceReadiness(
       return storage.writeFailure()
     },
     jsonldUp: () => !service.jsonldStats().closed,
+    ...(service.hsmReady && { hsmUp: () => service.hsmReady!() }),
   }
 }
 
@@ -64,6 +67,8 @@ export const STORAGE_PING_TIMEOUT_MS = 2_000
 export async function unreadiness(probe: ReadinessProbe, logger?: Logger): Promise<string | undefined> {
   if (probe.stopping()) return 'stopping'
   if (!probe.jsonldUp()) return 'JSON-LD worker pool closed'
+  // The token gone (moved away, unplugged, the HSM down): signing with its keys is 503 until the module logs in again.
+  if (probe.hsmUp && !(await probe.hsmUp().catch(() => false))) return 'HSM unavailable'
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`no answer within ${STORAGE_PING_TIMEOUT_MS} ms`)), STORAGE_PING_TIMEOUT_MS)

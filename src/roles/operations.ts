@@ -14,11 +14,11 @@ import { forEachItem } from '../operations/batch.js'
 import { concatPage, type PageSource } from '../operations/concat-pages.js'
 import { findRole, presentRole } from './views.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
-import { checkWalletConfig, keyTypeOfConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import { checkWalletConfig, keyBackendOf, keyTypeOfConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
 import { buildWallet } from '../wallets/build.js'
 import { assertManagesRole } from './access.js'
 import { WALLETS } from '../wallets/records.js'
-import { deleteWalletRecord } from '../wallets/operations.js'
+import { deleteWalletRecord, destroyKeyMaterial } from '../wallets/operations.js'
 import { ROLES, ROLE_ASSIGNMENTS } from './records.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { RolesContext } from './context.js'
@@ -44,15 +44,20 @@ export async function createRole(
   const creator = caller.dids.find((did) => facts.dids.has(did))
   if (creator === undefined)
     throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
-  checkWalletConfig(input.walletConfig, ctx.config)
+  checkWalletConfig(input.walletConfig, ctx.config, { choosesKeyManagement: true })
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig) })
+  const key = await ctx.keyManager.stageKey({
+    tenantId: caller.tenantId,
+    type: keyTypeOfConfig(input.walletConfig),
+    ...keyBackendOf(input.walletConfig?.keyManagement),
+  })
   const wallet = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
     network,
+    ...(input.walletConfig?.keyManagement === 'HSM' && { keyManagement: 'HSM' as const }),
     role: true,
   })
   const apply = walletConfigApplier(ctx, wallet, input.walletConfig, caller)
@@ -185,15 +190,17 @@ export async function deleteRoles(
     async (ref) => {
       const role = await findRole(roles, ref)
       await assertManagesRole(ctx, caller, role)
-      const deleted = await ctx.storage.transaction(async (tx) => {
+      const destroyed = await ctx.storage.transaction(async (tx) => {
         const c = tenantCollections(tx, caller.tenantId, { roleAssignments: ROLE_ASSIGNMENTS, roles: ROLES })
-        if (!(await c.roles.delete(role.id))) return false
+        if (!(await c.roles.delete(role.id))) return undefined
         await c.roleAssignments.deleteMany({ field: 'role', op: 'eq', value: role.did })
-        await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, role.walletId)
+        const keyRefs = (await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, role.walletId)) ?? []
         await ctx.audit.append(tx, caller, [{ action: 'role.delete', target: { type: 'role', id: role.did } }])
-        return true
+        return keyRefs
       })
-      if (!deleted) throw notFound(`no role ${ref}`)
+      if (destroyed === undefined) throw notFound(`no role ${ref}`)
+      // The role's wallet's key in the token (an HSM role), once its records are gone.
+      await destroyKeyMaterial(ctx, caller, destroyed)
       return presentRole(role)
     },
     roleError,

@@ -13,6 +13,7 @@ import type { StatusConfig, StatusContext } from '../status/context.js'
 import type { Oid4vciContext } from '../oid4vci/module.js'
 import type { Oid4vpContext } from '../oid4vp/module.js'
 import type { OneTimeStore } from '../one-time/index.js'
+import type { HsmModule } from '../keys/hsm.js'
 
 /** Bounds of the service's work. */
 export interface ServiceLimits {
@@ -49,4 +50,6 @@ export type ServiceContext = VaultsContext &
     config: ServiceConfig
     /** Single-use, expiring values (codes, nonces, DPoP `jti`s) shared by every process on the storage, as keyed hashes. */
     oneTime: OneTimeStore
+    /** The HSM module (option `hsm`), for readiness and closing; its key backend is the key manager's `hsm`. */
+    hsm?: HsmModule
   }

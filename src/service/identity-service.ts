@@ -51,6 +51,8 @@ import { QuorumApprovals, type ApproveCallback } from '../mpc/approvals.js'
 import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
+import type { HsmModule } from '../keys/hsm.js'
+import { HSM_BACKEND } from '../keys/hsm.js'
 import { BackendKeyManager } from '../keys/port.js'
 import { SealedKeyBackend } from '../keys/backends/sealed/index.js'
 import { StatusAllocator } from '../status/allocate.js'
@@ -62,8 +64,7 @@ import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-sta
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
 import { afterCommits } from '../audit/after-commits.js'
-// ---- hsm-backend: type-only (the root entry loads no pkcs11js); the records' declaration loads none either.
-import type { HsmModule } from '../keys/backends/pkcs11/types.js'
+// The HSM keys' records' declaration loads no pkcs11js (the root entry loads none).
 import { HSM_KEYS } from '../keys/backends/pkcs11/records.js'
 import type { AuditChainingOptions } from '../audit/sequencer.js'
 import { SYSTEM_TENANT } from '../auth/tenants.js'
@@ -137,6 +138,13 @@ export interface IdentityServiceOptions {
   /** MPC vaults: the provider holding their keys, and an optional out-of-band approval callback. */
   mpc?: MpcOptions
   /**
+   * A hardware security module: `pkcs11({ module, tokenLabel, pin, sessions })` of `didvault/pkcs11` (optional peer
+   * `pkcs11js`). Its key backend is registered as `hsm`: vaults with `keyManagement: "HSM"` and wallets with
+   * `walletConfig.keyManagement: "HSM"` keep their keys in the token; `/health/ready` asks its `ready()`; the service's
+   * `close()` closes it. Without it, `HSM` is 422 (docs/keys.md *HSM custody*).
+   */
+  hsm?: HsmModule
+  /**
    * The service's public base URL (absolute http(s), no query or fragment): status lists are
    * published at `<publicUrl>/status/<listId>`, and that URL is signed into credentials issued with
    * status. Never taken from a request's `Host`; without it, issuing with status is 422.
@@ -156,12 +164,6 @@ export interface IdentityServiceOptions {
    * (docs/oid4vp.md). Without it, the verifier endpoints answer 404.
    */
   oid4vp?: Oid4vpModule
-  // ---- hsm-backend
-  /**
-   * A PKCS#11 token: `pkcs11({ module, tokenLabel, pin, sessions })` of `didvault/pkcs11` (optional peer `pkcs11js`).
-   * Its key backend is registered as `hsm` (references `hsm:<CKA_ID hex>`); the caller closes it after the service.
-   */
-  hsm?: HsmModule
   /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
   statusListSize?: number
   /**
@@ -333,18 +335,12 @@ export class IdentityService {
     assertStorageSupports(given)
     const now = options.now ?? Date.now
     await given.init(COLLECTIONS)
-    // ---- hsm-backend: the HSM keys' records, and their token objects destroyed once a deletion committed.
+    // The HSM keys' records (`hsm_keys`): the key backend over the service's storage.
     if (options.hsm) await given.init([HSM_KEYS])
     const hsmKeys = options.hsm?.keyBackend(given, { now })
     const trail = options.audit === false ? undefined : new StoredAuditTrail(given, now, { ...options.auditChaining, onError })
     // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
-    const storage =
-      trail || options.hsm
-        ? afterCommits(given, () => {
-            trail?.committed()
-            void hsmKeys?.afterCommit()
-          })
-        : given
+    const storage = trail ? afterCommits(given, () => trail.committed()) : given
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
     // Swept on the way: every 64th issue/remember of a process deletes up to ~500 expired values.
     const oneTime = await openOneTimeStore(storage, keyring, { now, onError })
@@ -365,6 +361,7 @@ export class IdentityService {
       statusListSize: options.statusListSize ?? 131_072,
       statusTokenLifetimeMs: positiveMs('statusLists.tokenLifetimeMs', options.statusLists?.tokenLifetimeMs ?? 86_400_000),
       statusTokenTtlMs: positiveMs('statusLists.tokenTtlMs', options.statusLists?.tokenTtlMs ?? 300_000),
+      ...(options.hsm && { hsm: true }),
     }
     const resolver = createResolver(registries)
     const publicUrl = config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }
@@ -385,7 +382,7 @@ export class IdentityService {
     // Control of DIDs of other methods than did:ethr is read from the `default` resolver, one per request (did:web's budget).
     const callers = new CallerFacts(resolver, storage, () => resolvers.get().resolver)
     const keyManager = new BackendKeyManager(
-      { sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend, ...(hsmKeys && { hsm: hsmKeys }) },
+      { sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend, ...(hsmKeys && { [HSM_BACKEND]: hsmKeys }) },
       'sealed',
     )
     const signers = new WalletSigners(custody, keyManager, mpc)
@@ -438,6 +435,7 @@ export class IdentityService {
       onError,
       onItemFailure: options.onItemFailure ?? (() => undefined),
       oneTime,
+      ...(options.hsm && { hsm: options.hsm }),
       ...(options.oid4vci && { oid4vci: options.oid4vci.start(keyResolverOf(resolvers.get().resolver)) }),
       ...(options.oid4vp && { oid4vp: options.oid4vp.start() }),
     }
@@ -584,12 +582,21 @@ export class IdentityService {
     await this.#trail?.flush()
   }
 
-  /** Chains the audit records still pending, stops the JSON-LD workers and closes the storage. */
+  /**
+   * Whether the service's HSM (option `hsm`) answers now; true without one. `/health/ready` is 503 while it is false;
+   * signing with an HSM key meanwhile is 503 `SERVICE_UNAVAILABLE`.
+   */
+  async hsmReady(): Promise<boolean> {
+    return this.#ctx.hsm === undefined ? true : await this.#ctx.hsm.ready().catch(() => false)
+  }
+
+  /** Chains the audit records still pending, stops the JSON-LD workers, closes the HSM module and the storage. */
   async close(): Promise<void> {
     await this.#trail?.close()
     await this.#heartbeat?.stop()
     await this.#ctx.statusPublisher.close()
     await this.#ctx.jsonld.close()
+    await this.#ctx.hsm?.close()
     await this.#ctx.storage.close()
   }
 }

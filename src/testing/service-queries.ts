@@ -104,13 +104,13 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     options: { limit: 1000 },
   },
   {
-    title: 'vaults by parent (ECS)',
+    title: 'vaults by parent (ECS and HSM)',
     collection: 'vaults',
     index: ['tenantId', 'parentID', 'createdAt'],
     where: scoped({
       and: [
         { field: 'parentID', op: 'eq', value: 'p' },
-        { field: 'keyManagement', op: 'eq', value: 'ECS' },
+        { field: 'keyManagement', op: 'in', value: ['ECS', 'HSM'] },
       ],
     }),
     options: { limit: 1000 },
@@ -122,7 +122,7 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     where: scoped({
       and: [
         { field: 'parentID', op: 'eq', value: 'p' },
-        { or: [{ field: 'keyManagement', op: 'eq', value: 'ECS' }, { and: [{ field: 'mpcAccountID', op: 'eq', value: 'a' }] }] },
+        { or: [{ field: 'keyManagement', op: 'in', value: ['ECS', 'HSM'] }, { and: [{ field: 'mpcAccountID', op: 'eq', value: 'a' }] }] },
       ],
     }),
     options: { limit: 1000 },

@@ -10,11 +10,19 @@ import type { WalletView } from '../wallets/schemas.js'
 import type { Where } from '../storage/port.js'
 import type { VaultRecord } from './records.js'
 import type { WalletRecord } from '../wallets/records.js'
-import { deleteVaultWalletRecords } from '../wallets/operations.js'
+import { deleteVaultWalletRecords, destroyKeyMaterial } from '../wallets/operations.js'
 import type { TenantCollection } from '../storage/tenant-scope.js'
 import { wherePredicate } from '../storage/where-predicate.js'
 import type { Caller } from '../auth/context.js'
-import { checkWalletConfig, keyTypeOfConfig, mergeWalletConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
+import {
+  checkWalletConfig,
+  hsmUnavailable,
+  keyBackendOf,
+  keyTypeOfConfig,
+  mergeWalletConfig,
+  networkForNewWallet,
+  walletConfigApplier,
+} from '../wallets/config.js'
 import { buildWallet, presentWallet, withReport } from '../wallets/build.js'
 import { createMpcVault, createMpcVaultWallet } from './mpc-operations.js'
 import { keyEnvelopes, presentVault } from './views.js'
@@ -38,6 +46,9 @@ export async function createVault(
 ): Promise<{ vault: VaultView }> {
   if (input.keyManagement === 'MPC') return createMpcVault(ctx, caller, input)
   checkWalletConfig(input.walletConfig, ctx.config)
+  // HSM (hierarchy NONE, the schema checked): the one wallet's key is generated in the token by the `hsm` key backend.
+  const hsm = input.keyManagement === 'HSM'
+  if (hsm && ctx.config.hsm !== true) throw hsmUnavailable('keyManagement')
   const network = networkForNewWallet(ctx, input.walletConfig)
   const { vaults } = tenantCollections(ctx.storage, caller.tenantId, { vaults: VAULTS })
   if (input.parentID !== undefined && !(await vaults.get(input.parentID))) throw notFound('parentID: no such vault')
@@ -72,7 +83,7 @@ export async function createVault(
   // NONE: a fresh key; BIP44: wallet 0, derived by the key backend from the vault's sealed secrets.
   const type = keyTypeOfConfig(input.walletConfig)
   const derive = vault.hdIndex === undefined ? undefined : hdDerivation(vault, type, vault.hdIndex)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type, derive })
+  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type, derive, ...keyBackendOf(input.keyManagement) })
   const wallet = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
@@ -81,6 +92,7 @@ export async function createVault(
     path: vault.hdIndex === undefined ? undefined : hdWalletPath(type, vault.hdIndex),
     walletConfig: input.walletConfig,
     network,
+    ...(hsm && { keyManagement: 'HSM' as const }),
   })
   vault.rootDid = wallet.did
   vault.rootKeyId = wallet.keyId
@@ -114,7 +126,8 @@ function vaultFilter(q: VaultsQuery): Where {
   if (q.mpcAccountID !== undefined) mpc.push({ field: 'mpcAccountID', op: 'eq', value: q.mpcAccountID })
   if (q.mpcVaultID !== undefined) mpc.push({ field: 'mpcVaultID', op: 'eq', value: q.mpcVaultID })
   if (q.parentID === undefined) return { and: mpc }
-  const ecs: Where = { field: 'keyManagement', op: 'eq', value: 'ECS' }
+  // HSM vaults are listed with the ECS ones: only MPC vaults need their account named.
+  const ecs: Where = { field: 'keyManagement', op: 'in', value: ['ECS', 'HSM'] }
   return { and: [{ field: 'parentID', op: 'eq', value: q.parentID }, q.mpcAccountID === undefined ? ecs : { or: [ecs, { and: mpc }] }] }
 }
 
@@ -226,7 +239,7 @@ export async function deleteVault(
   // An MPC vault is governed by its quorum; an ECS vault by vault control.
   if (vault.keyManagement === 'MPC') await ctx.mpc.approvalsFor(vault, 'deleteVault', caller)
   else await assertControlsVault(ctx, caller, vault)
-  const { removed, envelopes } = await ctx.storage.transaction(async (tx) => {
+  const { removed, envelopes, keyRefs } = await ctx.storage.transaction(async (tx) => {
     const c = tenantCollections(tx, caller.tenantId, { vaults: VAULTS, wallets: WALLETS })
     if (!(await c.vaults.get(vault.id))) throw notFound('_id: no such vault')
     if ((await c.vaults.count({ field: 'parentID', op: 'eq', value: vault.id })) > 0)
@@ -234,8 +247,9 @@ export async function deleteVault(
     const members = await c.wallets.all({ field: 'vaultId', op: 'eq', value: vault.id })
     // The response shows each removed wallet's sealed key: read before the keys are destroyed.
     const envelopes = await keyEnvelopes(tx, caller.tenantId, members)
+    let keyRefs: string[] = []
     if (members.length > 0) {
-      await deleteVaultWalletRecords(tx, ctx.keyManager, caller.tenantId, vault.id, members)
+      keyRefs = await deleteVaultWalletRecords(tx, ctx.keyManager, caller.tenantId, vault.id, members)
       await ctx.didReferences.forget(
         tx,
         caller.tenantId,
@@ -244,8 +258,10 @@ export async function deleteVault(
     }
     await c.vaults.delete(vault.id)
     await ctx.audit.append(tx, caller, [{ action: 'vault.delete', target: { type: 'vault', id: vault.id } }])
-    return { removed: members, envelopes }
+    return { removed: members, envelopes, keyRefs }
   })
+  // An HSM vault's keys in the token: destroyed now that no record names them, and audited.
+  await destroyKeyMaterial(ctx, caller, keyRefs)
   // Then the key material: the vault is gone, so no request can reach it any more. A provider
   // failure leaves unreachable shares behind; it is reported to the operator, not the caller.
   if (vault.keyManagement === 'MPC')

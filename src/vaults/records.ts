@@ -13,7 +13,8 @@ export interface VaultRecord extends StoredRecord {
   description: string
   parentID?: string
   hierarchy: 'NONE' | 'BIP44'
-  keyManagement: 'ECS' | 'MPC'
+  /** `HSM`: the wallets' keys are the `hsm` key backend's, in the PKCS#11 token (hierarchy `NONE`). */
+  keyManagement: 'ECS' | 'MPC' | 'HSM'
   status: 'INITIALIZED' | 'NOT_INITIALIZED'
   /** DID of the wallet the vault was created with: control of it governs the vault, even emptied. */
   rootDid?: string

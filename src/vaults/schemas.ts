@@ -25,7 +25,14 @@ export const createVault = z
     description: text().default(''),
     parentID: id.optional(),
     hierarchy: z.enum(['NONE', 'BIP44']).default('NONE'),
-    keyManagement: z.enum(['ECS', 'MPC']).default('ECS'),
+    keyManagement: z
+      .enum(['ECS', 'MPC', 'HSM'])
+      .default('ECS')
+      .meta({
+        description:
+          '`ECS` (default): keys sealed under the master key; `MPC`: keys of the MPC provider under a quorum; `HSM` (extension): ' +
+          'keys generated and kept in the service’s PKCS#11 token, hierarchy `NONE` only.',
+      }),
     walletConfig: walletConfig.optional(),
     mpcAccountID: id.optional(),
     mpcVaultID: id
@@ -35,6 +42,14 @@ export const createVault = z
     mpcGroups: z.union([mpcGroup, z.array(mpcGroup).min(1).max(20)]).optional(),
   })
   .superRefine((v, ctx) => {
+    if (v.keyManagement === 'HSM' && v.hierarchy === 'BIP44')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['hierarchy'],
+        message:
+          'an HSM vault has hierarchy NONE: an HD seed kept in a token (wallets derived inside the HSM) is out of scope, ' +
+          'and a seed outside it would not be HSM custody',
+      })
     if (v.keyManagement === 'MPC') {
       if (!v.mpcAccountID) ctx.addIssue({ code: 'custom', path: ['mpcAccountID'], message: 'required for MPC vaults' })
       if (!v.mpcGroups) ctx.addIssue({ code: 'custom', path: ['mpcGroups'], message: 'required for MPC vaults' })
@@ -90,7 +105,7 @@ export const vaultView = z
       .string()
       .optional()
       .meta({ description: 'The BIP39 mnemonic, in plaintext: only in the create response of an ECS + BIP44 vault, once.' }),
-    keyManagement: z.enum(['ECS', 'MPC']),
+    keyManagement: z.enum(['ECS', 'MPC', 'HSM']),
     status: z.enum(['INITIALIZED', 'NOT_INITIALIZED']),
     walletConfig: walletConfig.optional(),
     wallets: z.array(walletView),

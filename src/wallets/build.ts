@@ -29,6 +29,8 @@ export interface NewWallet {
   network?: EthrNetwork
   /** The wallet backs a role (its DID is the role DID). */
   role?: boolean
+  /** `HSM`: the key is the `hsm` backend's (in the PKCS#11 token). */
+  keyManagement?: 'HSM'
 }
 
 /**
@@ -87,6 +89,7 @@ function recordOf(
   if (input.index !== undefined) record.index = input.index
   if (input.walletConfig !== undefined) record.walletConfig = input.walletConfig
   if (input.role) record.role = true
+  if (input.keyManagement === 'HSM') record.keyManagement = 'HSM'
   return record
 }
 
@@ -124,5 +127,6 @@ export function presentWallet(w: WalletRecord, options: { keyEnvelope?: string }
   if (options.keyEnvelope !== undefined) view.privateKeyHex = options.keyEnvelope
   if (w.publicKeyDER !== undefined) view.publicKeyDER = w.publicKeyDER
   if (w.role) view.role = true
+  if (w.keyManagement === 'HSM') view.keyManagement = 'HSM'
   return view
 }

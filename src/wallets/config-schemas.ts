@@ -67,6 +67,14 @@ export const walletConfig = z
           '(Bls12381G2, sealed) listed as `#bbs-0` under `assertionMethod` of its did:web document, which signs its ' +
           '`bbs-2023` credentials; the wallet’s own key keeps signing everything else (docs/keys.md).',
       }),
+    keyManagement: z
+      .enum(['ECS', 'HSM'])
+      .optional()
+      .meta({
+        description:
+          'Generate Identity Wallet and Create Role only: `HSM` makes the wallet’s key in the service’s PKCS#11 token (needs the ' +
+          'service’s `hsm` module), `ECS` (default) sealed under the master key. A vault’s `keyManagement` decides for its wallets.',
+      }),
     apiUrl: z
       .string()
       .trim()

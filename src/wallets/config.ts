@@ -45,8 +45,13 @@ export function keyTypesOfMethod(method: string): readonly KeyType[] {
  * the service's `publicUrl`, `txsInput` on a method whose DIDs cannot change (did:key, did:jwk), or a did:ethr
  * newOwner that is not a did:ethr DID (address or public key) of a configured network.
  */
-export function checkWalletConfig(config: WalletConfig | undefined, service: WalletsConfig, options: { makesBbsKey?: boolean } = {}): void {
+export function checkWalletConfig(
+  config: WalletConfig | undefined,
+  service: WalletsConfig,
+  options: { makesBbsKey?: boolean; choosesKeyManagement?: boolean } = {},
+): void {
   if (!config) return
+  if (config.keyManagement !== undefined) checkKeyManagement(config.keyManagement, service, options.choosesKeyManagement === true)
   const method = didMethodOfConfig(config)
   if (!service.didMethods.includes(method)) {
     throw invalid(`walletConfig.didMethod: unsupported DID method "${method}" (supported: ${service.didMethods.join(', ')})`)
@@ -97,6 +102,30 @@ function checkBbsKey(method: string, keyType: KeyType, makesBbsKey: boolean): vo
     )
   if (keyType !== 'P-256' && keyType !== 'Ed25519') throw invalid(`walletConfig.bbsKey: ${why}, not ${keyType}`)
 }
+
+/** Why `walletConfig.keyManagement` is taken by two operations only. */
+const KEY_MANAGEMENT_CHOSEN_BY =
+  'walletConfig.keyManagement: only Generate Identity Wallet and Create Role choose where a new wallet’s key is kept; ' +
+  'a vault’s keyManagement decides for its wallets, and claim DIDs and a wallet’s later changes take none'
+
+/**
+ * 422 unless `walletConfig.keyManagement` may be given here (`choosesKeyManagement`: Generate Identity Wallet, Create
+ * Role) and, for `HSM`, the service has an HSM ({@link hsmUnavailable}).
+ */
+function checkKeyManagement(keyManagement: 'ECS' | 'HSM', service: WalletsConfig, choosesKeyManagement: boolean): void {
+  if (!choosesKeyManagement) throw invalid(KEY_MANAGEMENT_CHOSEN_BY)
+  if (keyManagement === 'HSM' && service.hsm !== true) throw hsmUnavailable('walletConfig.keyManagement')
+}
+
+/** The 422 of an HSM key asked of a service without an HSM: it names the setting that gives it one. */
+export const hsmUnavailable = (field: string) =>
+  invalid(
+    `${field}: HSM keys need the service's PKCS#11 module, and none is configured ` +
+      "(the serve config's `hsm.module`, or `--hsm-module`; embedded: `IdentityService.create({ hsm: pkcs11({ ... }) })`)",
+  )
+
+/** The key backend holding a new wallet's key under `keyManagement` (`hsm` for HSM, else the service's default). */
+export const keyBackendOf = (keyManagement: string | undefined): { backend?: string } => (keyManagement === 'HSM' ? { backend: 'hsm' } : {})
 
 /**
  * {@link checkWalletConfig} for a change to an existing wallet: `config` (the request's over its vault's template) is

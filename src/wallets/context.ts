@@ -24,6 +24,8 @@ export interface WalletsConfig {
   apiUrls: string[]
   /** The service's public base URL: did:web wallets' DIDs are under it; without it no did:web wallet is made. */
   publicUrl?: string
+  /** The service has an HSM (its `hsm` module, the `hsm` key backend): vaults and wallets may take `keyManagement: "HSM"`. */
+  hsm?: boolean
 }
 
 /** The vault of a wallet, as wallets need it (implemented by the vaults domain). */

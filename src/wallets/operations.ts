@@ -15,6 +15,7 @@ import { applyTxs, ownerWallet } from './did-updates.js'
 import {
   checkConfigOfWallet,
   checkWalletConfig,
+  keyBackendOf,
   keyTypeOfConfig,
   mergeWalletConfig,
   networkForNewWallet,
@@ -40,15 +41,20 @@ export async function generateWallet(
   caller: Caller,
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
-  checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true })
+  checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true, choosesKeyManagement: true })
   const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({ tenantId: caller.tenantId, type: keyTypeOfConfig(input.walletConfig) })
+  const key = await ctx.keyManager.stageKey({
+    tenantId: caller.tenantId,
+    type: keyTypeOfConfig(input.walletConfig),
+    ...keyBackendOf(input.walletConfig?.keyManagement),
+  })
   const record = await buildWallet(ctx, {
     tenantId: caller.tenantId,
     key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
     network,
+    ...(input.walletConfig?.keyManagement === 'HSM' && { keyManagement: 'HSM' as const }),
   })
   const apply = walletConfigApplier(ctx, record, input.walletConfig, caller)
   // Made last, once everything else is checked; the key port stores it at once, so a wallet that is not stored destroys it.
@@ -189,13 +195,16 @@ export async function deleteWallets(
       await assertControlsWallet(ctx, caller, wallet)
       if (wallet.role) throw conflict(`${wallet.did} is a role DID: delete the role (DELETE /roles), which deletes its wallet`)
       // The wallet, the delegate keys generated for it and the roles assigned to it go together.
-      const deleted = await ctx.storage.transaction(async (tx) => {
-        if (!(await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, wallet.id, ctx.now()))) return false
+      const destroyed = await ctx.storage.transaction(async (tx) => {
+        const keyRefs = await deleteWalletRecord(tx, ctx.keyManager, caller.tenantId, wallet.id, ctx.now())
+        if (keyRefs === undefined) return undefined
         await ctx.didReferences.forget(tx, caller.tenantId, [wallet.did])
         await ctx.audit.append(tx, caller, [{ action: 'wallet.delete', target: { type: 'wallet', id: wallet.did } }])
-        return true
+        return keyRefs
       })
-      if (!deleted) throw notFound(`no wallet with id ${ref}`)
+      if (destroyed === undefined) throw notFound(`no wallet with id ${ref}`)
+      // The records are gone (committed): now the key in the token, audited.
+      await destroyKeyMaterial(ctx, caller, destroyed)
       return wallet.did
     },
     (ref, error) => ({ did: ref, error }),
@@ -207,8 +216,10 @@ export async function deleteWallets(
 type KeyDestroyer = Pick<KeyManager, 'destroyKeys'>
 
 /**
- * Deletes a wallet, the delegate keys generated for it and the keys the key port holds for both, inside `tx`; whether
- * it was still there. Its DID's references elsewhere (role assignments) are the caller's to forget.
+ * Deletes a wallet, the delegate keys generated for it and the keys the key port holds for both, inside `tx`; the
+ * references of the keys destroyed, or undefined when the wallet was not there. Its DID's references elsewhere (role
+ * assignments) are the caller's to forget; once `tx` committed, the keys' material outside the storage (an HSM wallet's
+ * token object) is the caller's to destroy ({@link destroyKeyMaterial}).
  */
 export async function deleteWalletRecord(
   tx: StorageAdapter,
@@ -216,15 +227,42 @@ export async function deleteWalletRecord(
   tenantId: string,
   walletId: string,
   now = Date.now(),
-): Promise<boolean> {
+): Promise<string[] | undefined> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
   const wallet = await c.wallets.get(walletId)
-  if (!wallet || !(await c.wallets.delete(walletId))) return false
+  if (!wallet || !(await c.wallets.delete(walletId))) return undefined
   const delegates = await c.delegateKeys.all({ field: 'walletId', op: 'eq', value: walletId })
   await c.delegateKeys.deleteMany({ field: 'walletId', op: 'eq', value: walletId })
   const webKeys = await deactivateDidWebs(tx, [wallet], now)
-  await keys.destroyKeys(tx, tenantId, [...keyRefsOf([wallet, ...delegates]), ...webKeys])
-  return true
+  const keyRefs = [...keyRefsOf([wallet, ...delegates]), ...webKeys]
+  await keys.destroyKeys(tx, tenantId, keyRefs)
+  return keyRefs
+}
+
+/**
+ * After the transaction that deleted keys' records committed: destroys their material outside the storage (the `hsm`
+ * backend's token objects, C_DestroyObject) — records first, then the token, so no record ever names a key that is
+ * gone while a request may still reach it — and appends `hsmKey.destroy` per key to the audit trail (refused, with the
+ * error type, when the token could not destroy it: the object is then left in the token, unreachable, and the
+ * operator is told through `onError`). Keys of other backends are passed over.
+ */
+export async function destroyKeyMaterial(
+  ctx: Pick<WalletsContext, 'audit' | 'keyManager' | 'onError'>,
+  caller: Caller,
+  keyRefs: readonly string[],
+): Promise<void> {
+  const outcomes = await ctx.keyManager.destroyMaterial(caller.tenantId, keyRefs)
+  if (outcomes.length === 0) return
+  for (const o of outcomes)
+    if (o.error) ctx.onError(caller.operation ?? 'destroy key', o.error, { requestId: caller.requestId, item: `HSM key ${o.keyRef}` })
+  await ctx.audit.record(
+    caller,
+    outcomes.map((o) => ({
+      action: 'hsmKey.destroy' as const,
+      target: { type: 'hsmKey', id: o.keyRef },
+      ...(o.error && { outcome: 'refused' as const, error: o.error.errorType }),
+    })),
+  )
 }
 
 /** Deactivates the DIDs of the did:web wallets among `wallets` (deleted in `tx`); the keys of their generated delegates. */
@@ -248,14 +286,16 @@ export async function deleteVaultWalletRecords(
   vaultId: string,
   wallets: readonly WalletRecord[],
   now = Date.now(),
-): Promise<void> {
+): Promise<string[]> {
   const c = tenantCollections(tx, tenantId, { delegateKeys: DELEGATE_KEYS, wallets: WALLETS })
   const where = { field: 'walletId', op: 'in', value: wallets.map((w) => w.id) } as const
   const delegates = await c.delegateKeys.all(where)
   await c.delegateKeys.deleteMany(where)
   await c.wallets.deleteMany({ field: 'vaultId', op: 'eq', value: vaultId })
   const webKeys = await deactivateDidWebs(tx, wallets, now)
-  await keys.destroyKeys(tx, tenantId, [...keyRefsOf([...wallets, ...delegates]), ...webKeys])
+  const keyRefs = [...keyRefsOf([...wallets, ...delegates]), ...webKeys]
+  await keys.destroyKeys(tx, tenantId, keyRefs)
+  return keyRefs
 }
 
 /** The key-port references of `records`' keys: a wallet's own key and its BBS assertion key, a delegate's key. */

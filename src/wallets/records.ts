@@ -20,8 +20,11 @@ export interface WalletRecord extends StoredRecord {
   keyType?: KeyType
   /** The key's public JWK: every wallet made since the key port (MPC wallets included); older ones have `publicKeyHex`. */
   publicKeyJwk?: PublicJwk
-  /** `MPC` for a wallet of an MPC vault (its key is the MPC provider's); absent for ECS. */
-  keyManagement?: 'MPC'
+  /**
+   * `MPC` for a wallet of an MPC vault (its key is the MPC provider's); `HSM` for a wallet whose key is in the PKCS#11
+   * token (`keyRef` `hsm:<CKA_ID hex>`, only the public key kept here); absent for ECS.
+   */
+  keyManagement?: 'MPC' | 'HSM'
   /** The uncompressed secp256k1 public key, hex: secp256k1 keys only (the spec's field). */
   publicKeyHex?: string
   publicKeyDER?: string

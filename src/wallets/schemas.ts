@@ -52,6 +52,10 @@ export const walletView = z
     alias: z.string(),
     created: z.string(),
     role: z.boolean().optional().meta({ description: 'true for the wallet backing a role (its DID is the role DID).' }),
+    keyManagement: z
+      .literal('HSM')
+      .optional()
+      .meta({ description: '`HSM` for a wallet whose key is kept in the service’s PKCS#11 token (absent otherwise).' }),
     registry: registryReport.optional().meta({ description: 'What the registry did with the request’s `walletConfig.txsInput`.' }),
   })
   .meta({ id: 'Wallet' })

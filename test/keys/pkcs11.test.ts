@@ -16,8 +16,7 @@ import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import pkcs11js from 'pkcs11js'
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { afterCommits } from '../../src/audit/after-commits.js'
-import { HSM_KEYS, pkcs11, type HsmKeyDestruction, type Pkcs11KeyBackend } from '../../src/keys/backends/pkcs11/index.js'
+import { HSM_KEYS, pkcs11, type Pkcs11KeyBackend } from '../../src/keys/backends/pkcs11/index.js'
 import { KEY_TYPES, type KeyType, type PublicJwk } from '../../src/keys/key-types.js'
 import { BackendKeyManager } from '../../src/keys/port.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
@@ -106,19 +105,14 @@ const ALG: Record<KeyType, 'ES256K' | 'ES256' | 'EdDSA'> = { secp256k1: 'ES256K'
 describe('the hsm key backend on SoftHSM2', () => {
   let dir: string
   let storage: StorageAdapter
-  let committed: StorageAdapter
   let backend: Pkcs11KeyBackend
   let keys: BackendKeyManager
-  let destroyed: HsmKeyDestruction[]
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'didvault-hsm-'))
     storage = createSqliteStorage({ path: join(dir, 'db.sqlite') })
     await storage.init([HSM_KEYS])
-    destroyed = []
-    backend = hsmModule.keyBackend(storage, { onDestroyed: (d) => destroyed.push(d) })
-    // What the service does: the backend hears of each committed transaction.
-    committed = afterCommits(storage, () => void backend.afterCommit())
+    backend = hsmModule.keyBackend(storage)
     keys = new BackendKeyManager({ hsm: backend }, 'hsm')
   })
 
@@ -209,31 +203,32 @@ describe('the hsm key backend on SoftHSM2', () => {
     await expect(keys.publicKey('intruder', keyRef)).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
   })
 
-  it('destroyKeys: the records go in the transaction; the token objects only once it committed, told to onDestroyed', async () => {
+  it('destroyKeys: the records go in the transaction; the token objects only by destroyMaterial once it committed', async () => {
     const mine = await keys.createKey({ tenantId: 't', type: 'secp256k1' })
     const keyId = mine.keyRef.slice('hsm:'.length)
-    // Rolled back: the record stays, the key stays in the token and signs.
+    // Rolled back: the record stays, so the key stays in the token (destroyMaterial refuses) and signs.
     const rollback = new Error('the wallet delete failed')
     await expect(
-      committed.transaction(async (tx) => {
+      storage.transaction(async (tx) => {
         await keys.destroyKeys(tx, 't', [mine.keyRef])
         throw rollback
       }),
     ).rejects.toBe(rollback)
-    await committed.transaction(async () => undefined)
-    await backend.afterCommit()
+    expect(await keys.destroyMaterial('t', [mine.keyRef])).toEqual([
+      { keyRef: mine.keyRef, error: expect.objectContaining({ errorType: 'VALIDATION_ERROR' }) },
+    ])
     expect(await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)).toBeDefined()
     expect(nobleVerifies(mine.publicJwk, await keys.sign({ tenantId: 't', keyRef: mine.keyRef, alg: 'ES256K', data }))).toBe(true)
-    expect(destroyed).toEqual([])
 
-    // Committed: the record is gone at once, the token's private and public objects right after.
-    await committed.transaction((tx) => keys.destroyKeys(tx, 't', [mine.keyRef]))
-    await backend.afterCommit()
+    // Committed: the record is gone at once (the key reaches nothing), the token's private and public objects once
+    // destroyMaterial ran; a second run finds nothing left to destroy.
+    await storage.transaction((tx) => keys.destroyKeys(tx, 't', [mine.keyRef]))
     await expect(keys.sign({ tenantId: 't', keyRef: mine.keyRef, alg: 'ES256K', data })).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
+    expect(await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)).toBeDefined()
+    expect(await keys.destroyMaterial('t', [mine.keyRef])).toEqual([{ keyRef: mine.keyRef }])
     expect(await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)).toBeUndefined()
     expect(await objectOf(keyId, pkcs11js.CKO_PUBLIC_KEY)).toBeUndefined()
-    expect(destroyed).toEqual([{ tenantId: 't', keyRef: mine.keyRef, outcome: 'destroyed' }])
-    expect(backend.pendingDestructions).toBe(0)
+    expect(await keys.destroyMaterial('t', [mine.keyRef])).toEqual([{ keyRef: mine.keyRef }])
   })
 
   it('a key is not derived from an HD seed (422), and adoptKey refuses an extractable key', async () => {

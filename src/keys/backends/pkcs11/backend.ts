@@ -6,11 +6,9 @@
  * over the data for EdDSA) through C_SignAsync on the token's session pool. The service's storage keeps one
  * `hsm_keys` record per key: its CKA_ID, label, type and public JWK, and the tenant holding it — nothing secret.
  *
- * Destroying keys: {@link Pkcs11KeyBackend.destroyKeys} deletes the records in the caller's transaction and queues the
- * token objects; {@link Pkcs11KeyBackend.afterCommit} (call it after each committed transaction of the service's
- * storage — the service does, through `afterCommits`) destroys (C_DestroyObject) each queued key whose record is no
- * longer in the committed storage. A key whose record is still there (its transaction not committed yet, or rolled
- * back) stays queued, and is dropped from the queue — kept in the token — after `pendingMs` (a rolled-back delete).
+ * Destroying keys: {@link Pkcs11KeyBackend.destroyKeys} deletes the records in the caller's transaction; once it
+ * committed, the caller destroys the token objects with {@link Pkcs11KeyBackend.destroyMaterial} (C_DestroyObject),
+ * which refuses while the key's record is still in the storage (a rolled-back delete keeps its key).
  */
 import { createHash, randomBytes } from 'node:crypto'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
@@ -20,10 +18,10 @@ import type { StorageAdapter } from '../../../storage/port.js'
 import { lowS } from '../../secp256k1.js'
 import { ALGORITHMS_OF, type KeyType, type PublicJwk } from '../../key-types.js'
 import type { BackendKey, HdDerivation, SignRequest } from '../../port.js'
-import type { HsmKeyBackend, HsmKeyDestruction, Pkcs11KeyBackendOptions } from './types.js'
+import type { HsmKeyBackend } from '../../hsm.js'
 import { HSM_KEY_ID, HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
 import pkcs11 from 'pkcs11js'
-import { pkcs11Code, pkcs11ErrorName, type Pkcs11Token } from './token.js'
+import { pkcs11Code, type Pkcs11Token } from './token.js'
 
 /** PKCS#11 3.0 values pkcs11js 2 does not name. */
 const CKK_EC_EDWARDS = 0x40
@@ -35,12 +33,6 @@ const EC_PARAMS: Readonly<Record<KeyType, Buffer>> = {
   secp256k1: Buffer.from('06052b8104000a', 'hex'),
   'P-256': Buffer.from('06082a8648ce3d030107', 'hex'),
   Ed25519: Buffer.from('06032b6570', 'hex'),
-}
-
-interface PendingDestruction {
-  tenantId: string
-  keyId: string
-  queuedAt: number
 }
 
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest())
@@ -64,25 +56,17 @@ function publicJwkOf(point: Buffer, type: KeyType): PublicJwk {
   return { kty: 'EC', crv: type, x: point.subarray(1, 33).toString('base64url'), y: point.subarray(33, 65).toString('base64url') }
 }
 
-export type { HsmKeyDestruction, Pkcs11KeyBackendOptions } from './types.js'
-
 export class Pkcs11KeyBackend implements HsmKeyBackend {
   readonly #now: () => number
-  readonly #onDestroyed: (destruction: HsmKeyDestruction) => void
-  readonly #pendingMs: number
   /** Private-key handles by CKA_ID hex, found under the token's epoch `epoch`. */
   readonly #handles = new Map<string, { handle: Buffer; epoch: number }>()
-  #pending: PendingDestruction[] = []
-  #sweeping: Promise<void> | undefined
 
   constructor(
     private readonly token: Pkcs11Token,
     private readonly storage: StorageAdapter,
-    options: Pkcs11KeyBackendOptions = {},
+    options: { now?: () => number } = {},
   ) {
     this.#now = options.now ?? Date.now
-    this.#onDestroyed = options.onDestroyed ?? (() => undefined)
-    this.#pendingMs = options.pendingMs ?? 60_000
   }
 
   async createKey(tenantId: string, type: KeyType, derive?: HdDerivation): Promise<{ id: string; publicJwk: PublicJwk }> {
@@ -248,69 +232,29 @@ export class Pkcs11KeyBackend implements HsmKeyBackend {
     return handle
   }
 
-  /** Deletes the tenant's records of `keyIds` in `tx`, and queues their token objects for {@link afterCommit}. */
+  /** Deletes the tenant's records of `keyIds` in `tx`; their token objects stay until {@link destroyMaterial}. */
   async destroyKeys(tx: StorageAdapter, tenantId: string, keyIds: readonly string[]): Promise<void> {
     const keys = tenantCollectionOf(tx, HSM_KEYS, tenantId)
-    for (const keyId of keyIds) {
-      if (!HSM_KEY_ID.test(keyId)) continue
-      if (!(await keys.delete(hsmKeyRecordId(tenantId, keyId)))) continue
-      const queued = this.#pending.find((p) => p.tenantId === tenantId && p.keyId === keyId)
-      if (queued) queued.queuedAt = this.#now()
-      else this.#pending.push({ tenantId, keyId, queuedAt: this.#now() })
-    }
-  }
-
-  /** Keys queued for destruction whose records are not yet gone from the committed storage. */
-  get pendingDestructions(): number {
-    return this.#pending.length
+    for (const keyId of keyIds) if (HSM_KEY_ID.test(keyId)) await keys.delete(hsmKeyRecordId(tenantId, keyId))
   }
 
   /**
-   * Call after each committed transaction of the service's storage: destroys the queued token keys whose records are
-   * gone (committed). Resolves when this round is done; failures are told to `onDestroyed` (`failed`), not thrown.
+   * Destroys the token objects (private and public key) of `keyId`, whose record's deletion committed: refused
+   * (`VALIDATION_ERROR`, the key kept) while the tenant's record of it is still there; a key already gone from the token
+   * is done. `SERVICE_UNAVAILABLE` while the token is away.
    */
-  afterCommit(): Promise<void> {
-    if (this.#pending.length === 0) return this.#sweeping ?? Promise.resolve()
-    const previous = this.#sweeping ?? Promise.resolve()
-    const round = previous.then(() => this.#destroyCommitted())
-    this.#sweeping = round.finally(() => {
-      if (this.#sweeping === round) this.#sweeping = undefined
-    })
-    return round
-  }
-
-  async #destroyCommitted(): Promise<void> {
-    const queued = this.#pending.splice(0)
-    const keep: PendingDestruction[] = []
-    for (const entry of queued) {
-      const { tenantId, keyId } = entry
-      const keyRef = `hsm:${keyId}`
-      try {
-        const record = await tenantCollectionOf(this.storage, HSM_KEYS, tenantId).get(hsmKeyRecordId(tenantId, keyId))
-        if (record) {
-          // Not committed yet, or rolled back: wait, within bounds.
-          if (this.#now() - entry.queuedAt < this.#pendingMs) keep.push(entry)
-          continue
-        }
-        await this.token.withSession('destroy key', (p, session) => {
-          const id = Buffer.from(keyId, 'hex')
-          for (const kind of [pkcs11.CKO_PRIVATE_KEY, pkcs11.CKO_PUBLIC_KEY]) {
-            const handle = findObject(p, session, kind, id)
-            if (handle) p.C_DestroyObject(session, handle)
-          }
-        })
-        this.#handles.delete(keyId)
-        this.#onDestroyed({ tenantId, keyRef, outcome: 'destroyed' })
-      } catch (err) {
-        // The token is away: tried again after a later commit.
-        if (err instanceof IdentityError && err.errorType === 'SERVICE_UNAVAILABLE') {
-          keep.push(entry)
-          continue
-        }
-        this.#onDestroyed({ tenantId, keyRef, outcome: 'failed', error: err instanceof IdentityError ? err.message : pkcs11ErrorName(err) })
+  async destroyMaterial(tenantId: string, keyId: string): Promise<void> {
+    if (!HSM_KEY_ID.test(keyId)) throw new IdentityError('VALIDATION_ERROR', 'not an HSM key id')
+    if (await tenantCollectionOf(this.storage, HSM_KEYS, tenantId).get(hsmKeyRecordId(tenantId, keyId)))
+      throw new IdentityError('VALIDATION_ERROR', `the key hsm:${keyId} still has its record: it is not destroyed`)
+    await this.token.withSession('destroy key', (p, session) => {
+      const id = Buffer.from(keyId, 'hex')
+      for (const kind of [pkcs11.CKO_PRIVATE_KEY, pkcs11.CKO_PUBLIC_KEY]) {
+        const handle = findObject(p, session, kind, id)
+        if (handle) p.C_DestroyObject(session, handle)
       }
-    }
-    this.#pending.push(...keep)
+    })
+    this.#handles.delete(keyId)
   }
 }
 

@@ -6,29 +6,26 @@
  */
 import type { StorageAdapter } from '../../../storage/port.js'
 import { Pkcs11KeyBackend } from './backend.js'
-import type { HsmModule, Pkcs11KeyBackendOptions } from './types.js'
+import type { HsmModule } from '../../hsm.js'
 import { Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
 
 export { HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
 export { Pkcs11KeyBackend } from './backend.js'
-export type { HsmKeyBackend, HsmKeyDestruction, HsmModule, Pkcs11KeyBackendOptions } from './types.js'
+export { HSM_BACKEND, type HsmKeyBackend, type HsmModule } from '../../hsm.js'
 export { Pkcs11StartError, Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
 
 /** `pkcs11(options)`: the module path, the token's label, the user PIN (in memory only), the pool size (default 4). */
 export type Pkcs11Options = Pkcs11TokenOptions
-
-/** The name the service registers the HSM key backend under: references are `hsm:<CKA_ID hex>`. */
-export const HSM_BACKEND = 'hsm'
 
 /** An open PKCS#11 token, as the service takes it (`IdentityService.create({ hsm })`). */
 export interface Pkcs11Module extends HsmModule {
   /** The logged-in token and its session pool. */
   readonly token: Pkcs11Token
   /**
-   * The key backend over the service's `storage` (its `hsm_keys` records); the service registers it as `hsm` and calls
-   * its `afterCommit()` after each committed transaction (what destroys deleted wallets' keys in the token).
+   * The key backend over the service's `storage` (its `hsm_keys` records); the service registers it as `hsm` and, once
+   * a deletion committed, destroys the deleted keys in the token through it (`destroyMaterial`).
    */
-  keyBackend(storage: StorageAdapter, options?: Pkcs11KeyBackendOptions): Pkcs11KeyBackend
+  keyBackend(storage: StorageAdapter, options?: { now?: () => number }): Pkcs11KeyBackend
   /** Whether the token answers (`/health/ready`); false while it is away and being re-initialized. */
   ready(): Promise<boolean>
   /** Closes the sessions and releases the module (C_Finalize when nothing else in the process uses it). */
