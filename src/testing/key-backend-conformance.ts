@@ -23,6 +23,11 @@ export interface KeyBackendFixture {
   /** The key types the backend holds (default: every key type). */
   keyTypes?: readonly KeyType[]
   /**
+   * A backend naming keys by ids of its own rather than by RFC 7638 thumbprints: the pattern those ids match (`hsm`:
+   * the token's CKA_ID in hex). Absent: references are `<backend>:<thumbprint>`.
+   */
+  keyIdPattern?: RegExp
+  /**
    * Makes a key of `type` held by `tenantId` the way the backend makes keys: `keys.createKey` for most, an MPC
    * vault's initialization for `mpc`.
    */
@@ -78,7 +83,7 @@ const freshTenant = () => `kt-${RUN}-${++sequence}`
 /** A fresh private key of `type`, made by @noble/curves (a valid scalar, or an Ed25519 seed). */
 const randomPrivateKey = (type: KeyType): Uint8Array => ({ Ed25519: ed25519, 'P-256': p256, secp256k1 })[type].utils.randomSecretKey()
 
-type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'keyTypes'>
+type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'keyTypes' | 'keyIdPattern'>
 
 /**
  * Declares the key-backend conformance suite for one backend as a vitest `describe` block. Groups a backend cannot run
@@ -88,7 +93,8 @@ type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'k
  *   type verify in OpenSSL; ES256K-R signs r‖s‖v, low-S, recovering the key over the data or a caller's 32-byte digest;
  *   an algorithm of another key type, and a digest of another length, are VALIDATION_ERROR;
  * - tenants: another tenant's key, a malformed reference and an unknown backend are the same NOT_FOUND;
- * - `createKey`: references `<backend>:<RFC 7638 thumbprint>`, an unknown key type VALIDATION_ERROR;
+ * - `createKey`: references `<backend>:<RFC 7638 thumbprint>` (or, for a backend with ids of its own, `<backend>:<id>`
+ *   matching the fixture's `keyIdPattern`, one per key), an unknown key type VALIDATION_ERROR;
  * - keys in storage: `stageKey` in a rolled-back transaction leaves no key; `destroyKeys` removes (then NOT_FOUND), and passes
  *   over another tenant's key;
  * - no private key in plaintext (raw, hex, base64url) in the bytes the storage wrote.
@@ -110,7 +116,13 @@ export function runKeyBackendConformance(
 ): void {
   describe(`key backend conformance: ${name}`, async () => {
     const probe = await factory()
-    const hooks: Hooks = { storage: probe.storage, knownKey: probe.knownKey, storedBytes: probe.storedBytes, keyTypes: probe.keyTypes }
+    const hooks: Hooks = {
+      storage: probe.storage,
+      knownKey: probe.knownKey,
+      storedBytes: probe.storedBytes,
+      keyTypes: probe.keyTypes,
+      keyIdPattern: probe.keyIdPattern,
+    }
     await probe.cleanup?.()
     const types = hooks.keyTypes ?? KEY_TYPES
     const current = fixturePerTest(factory, 'key backend')
@@ -188,11 +200,17 @@ export function runKeyBackendConformance(
 
     const createsKeys = options.createsKeys !== false
     group(createsKeys ? undefined : 'the backend makes no keys through createKey', 'createKey', () => {
+      const pattern = hooks.keyIdPattern
       for (const type of types) {
-        it(`${type}: named <backend>:<its RFC 7638 thumbprint>`, async () => {
+        it(`${type}: named <backend>:<${pattern ? `its own id, ${pattern}` : 'its RFC 7638 thumbprint'}>`, async () => {
           const tenantId = freshTenant()
           const { keyRef, publicJwk } = await current().keys.createKey({ tenantId, type, backend: current().backend })
-          expect(keyRef).toBe(`${current().backend}:${rfc7638Thumbprint(publicJwk)}`)
+          if (pattern) {
+            expect(keyRef.startsWith(`${current().backend}:`), keyRef).toBe(true)
+            expect(keyRef.slice(current().backend.length + 1)).toMatch(pattern)
+            const second = await current().keys.createKey({ tenantId, type, backend: current().backend })
+            expect(second.keyRef, 'two keys, two references').not.toBe(keyRef)
+          } else expect(keyRef).toBe(`${current().backend}:${rfc7638Thumbprint(publicJwk)}`)
           expect(await current().keys.publicKey(tenantId, keyRef)).toEqual(publicJwk)
         })
       }

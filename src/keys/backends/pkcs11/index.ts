@@ -1,0 +1,45 @@
+/**
+ * Keys in a PKCS#11 HSM (`didvault/pkcs11`): `pkcs11({ module, tokenLabel, pin, sessions })` opens the token — the
+ * module loaded, the token found by label, the user logged in, a pool of sessions — and is given to the service as
+ * `IdentityService.create({ ..., hsm })`, which registers its key backend under the name `hsm` (references
+ * `hsm:<CKA_ID hex>`). A wrong PIN or a missing token throws a {@link Pkcs11StartError} naming the setting to fix.
+ */
+import type { StorageAdapter } from '../../../storage/port.js'
+import { Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from './backend.js'
+import { Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
+
+export { HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
+export { Pkcs11KeyBackend, type HsmKeyDestruction, type Pkcs11KeyBackendOptions } from './backend.js'
+export { Pkcs11StartError, Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
+
+/** `pkcs11(options)`: the module path, the token's label, the user PIN (in memory only), the pool size (default 4). */
+export type Pkcs11Options = Pkcs11TokenOptions
+
+/** The name the service registers the HSM key backend under: references are `hsm:<CKA_ID hex>`. */
+export const HSM_BACKEND = 'hsm'
+
+/** An open PKCS#11 token, as the service takes it (`IdentityService.create({ hsm })`). */
+export interface Pkcs11Module {
+  /** The logged-in token and its session pool. */
+  readonly token: Pkcs11Token
+  /**
+   * The key backend over the service's `storage` (its `hsm_keys` records); the service registers it as `hsm` and calls
+   * its `afterCommit()` after each committed transaction (what destroys deleted wallets' keys in the token).
+   */
+  keyBackend(storage: StorageAdapter, options?: Pkcs11KeyBackendOptions): Pkcs11KeyBackend
+  /** Whether the token answers (`/health/ready`); false while it is away and being re-initialized. */
+  ready(): Promise<boolean>
+  /** Closes the sessions and releases the module (C_Finalize when nothing else in the process uses it). */
+  close(): Promise<void>
+}
+
+/** Opens a PKCS#11 token (synchronously: loading, C_Initialize and C_Login are the library's blocking calls). */
+export function pkcs11(options: Pkcs11Options): Pkcs11Module {
+  const token = Pkcs11Token.open(options)
+  return {
+    token,
+    keyBackend: (storage, backendOptions) => new Pkcs11KeyBackend(token, storage, backendOptions),
+    ready: () => token.ready(),
+    close: () => token.close(),
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * `didvault/pkcs11`: keys that never leave a PKCS#11 HSM. The only entry that loads the optional `pkcs11js` peer
+ * (`npm install pkcs11js`).
+ */
+export {
+  HSM_BACKEND,
+  HSM_KEYS,
+  Pkcs11KeyBackend,
+  Pkcs11StartError,
+  Pkcs11Token,
+  pkcs11,
+  type HsmKeyDestruction,
+  type HsmKeyRecord,
+  type Pkcs11KeyBackendOptions,
+  type Pkcs11Module,
+  type Pkcs11Options,
+  type Pkcs11TokenOptions,
+} from './keys/backends/pkcs11/index.js'
