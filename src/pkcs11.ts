@@ -5,10 +5,12 @@
 export {
   HSM_BACKEND,
   HSM_KEYS,
+  Pkcs11AesKeys,
   Pkcs11KeyBackend,
   Pkcs11StartError,
   Pkcs11Token,
   pkcs11,
+  tokenAesKeys,
   type HsmKeyDestruction,
   type HsmKeyRecord,
   type Pkcs11KeyBackendOptions,
@@ -16,3 +18,4 @@ export {
   type Pkcs11Options,
   type Pkcs11TokenOptions,
 } from './keys/backends/pkcs11/index.js'
+export type { HsmMasterKey, TokenAesKeys } from './custody/hsm-master-key.js'

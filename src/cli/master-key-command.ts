@@ -132,7 +132,7 @@ async function openToken(
   values: HsmFlags,
   env: NodeJS.ProcessEnv,
   needed: string,
-): Promise<{ setting: HsmMasterKey; close(): void } | undefined> {
+): Promise<{ setting: HsmMasterKey; close(): Promise<void> } | undefined> {
   const module = values['hsm-module']
   if (module === undefined) {
     if (needed === '') return undefined
@@ -153,12 +153,8 @@ async function openToken(
     }
   } else if (env.DIDVAULT_HSM_PIN) pin = env.DIDVAULT_HSM_PIN
   else throw new UsageError('the HSM PIN comes from --hsm-pin-file <path> or DIDVAULT_HSM_PIN (never from an argument)')
-  const { pkcs11MasterKey } = await withOptionalPeer(
-    'pkcs11js',
-    'the master key in an HSM',
-    () => import('../keys/backends/pkcs11/master-key.js'),
-  )
-  const token = pkcs11MasterKey({ module, tokenLabel, pin })
+  const { pkcs11 } = await withOptionalPeer('pkcs11js', 'the master key in an HSM', () => import('../keys/backends/pkcs11/index.js'))
+  const token = pkcs11({ module, tokenLabel, pin, sessions: 1 })
   const label = values['hsm-key-label']
   return { setting: { hsm: token, ...(label !== undefined && { label }) }, close: () => token.close() }
 }
@@ -222,6 +218,6 @@ async function hsmRotation(
       await service.close()
     }
   } finally {
-    token.close()
+    await token.close()
   }
 }

@@ -3,7 +3,7 @@
  * envelopes are sealed with, as with a file master key — is kept in `meta/keyring` only wrapped (AES-256-GCM) by an
  * AES key generated in a PKCS#11 token, which never leaves it. At start the service unwraps it once through the token
  * and keeps it in memory for the life of the process. This module loads no PKCS#11 binding: the token is reached
- * through {@link TokenAesKeys} (`pkcs11MasterKey(...)` from `didvault/pkcs11`).
+ * through {@link TokenAesKeys} (`pkcs11(...)` from `didvault/pkcs11`).
  */
 import { randomBytes } from 'node:crypto'
 import { Keyring, KeyringError, randomMasterKey, type MasterKey } from '../keys/keyring.js'
@@ -20,7 +20,7 @@ export interface TokenAesKeys {
   decrypt(label: string, iv: Uint8Array, aad: Uint8Array, ciphertext: Uint8Array): Promise<Uint8Array>
 }
 
-/** `masterKey` (or one of `previousMasterKeys`) in a token: `{ hsm: pkcs11MasterKey({ module, tokenLabel, pin }) }`. */
+/** `masterKey` (or one of `previousMasterKeys`) in a token: `{ hsm: pkcs11({ module, tokenLabel, pin }) }`. */
 export interface HsmMasterKey {
   hsm: { masterKeys: TokenAesKeys }
   /**

@@ -86,7 +86,7 @@ export interface IdentityServiceOptions {
   storage: StorageAdapter
   /**
    * 32 raw bytes, 64 hex characters, or a passphrase (stretched with scrypt); or `{ hsm, label? }`, the master key in a
-   * PKCS#11 token (`hsm: pkcs11MasterKey(...)` from `didvault/pkcs11`): the data key envelopes are sealed with is kept
+   * PKCS#11 token (`hsm: pkcs11(...)` from `didvault/pkcs11`): the data key envelopes are sealed with is kept
    * in the storage only wrapped by an AES key in the token, unwrapped once at start (docs/keys.md *The master key in an HSM*).
    */
   masterKey: MasterKeySetting

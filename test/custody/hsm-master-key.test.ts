@@ -15,7 +15,7 @@ import { Keyring } from '../../src/keys/keyring.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { KEYRING_RECORD, type KeyringMeta } from '../../src/custody/keyring-store.js'
 import { unwrapDataKey, type HsmMasterKey } from '../../src/custody/hsm-master-key.js'
-import { pkcs11MasterKey, type Pkcs11MasterKeyToken } from '../../src/keys/backends/pkcs11/master-key.js'
+import { pkcs11, type Pkcs11Module } from '../../src/keys/backends/pkcs11/index.js'
 import { softHsmAvailable, startSoftHsm, type SoftHsm } from '../helpers/softhsm.js'
 
 const tenants = staticTenants({ 'token-a-0123456789': 'a' })
@@ -24,18 +24,18 @@ const auth = { authorization: 'Bearer token-a-0123456789' }
 let hsm: SoftHsm
 /** Another token of the same SoftHSM2 configuration (made before the module is loaded: SoftHSM2 reads its tokens then). */
 let other: SoftHsm
-let token: Pkcs11MasterKeyToken
+let token: Pkcs11Module
 let dir: string
 
 beforeAll(() => {
   if (!softHsmAvailable()) return
   hsm = startSoftHsm()
   other = startSoftHsm()
-  token = pkcs11MasterKey({ module: hsm.module, tokenLabel: hsm.tokenLabel, pin: hsm.pin })
+  token = pkcs11({ module: hsm.module, tokenLabel: hsm.tokenLabel, pin: hsm.pin })
   dir = mkdtempSync(join(tmpdir(), 'didvault-hsm-master-'))
 })
-afterAll(() => {
-  token?.close()
+afterAll(async () => {
+  await token?.close()
   hsm?.stop()
   rmSync(dir, { recursive: true, force: true })
 })
@@ -127,13 +127,13 @@ describe.skipIf(!softHsmAvailable())('the master key in a SoftHSM2 token', () =>
       /masterKey: the database's master key is wrapped by the HSM key labelled didvault-master-[0-9a-f]{8}, not didvault-master-other/,
     )
     // Another token, which does not hold the key.
-    const otherToken = pkcs11MasterKey({ module: other.module, tokenLabel: other.tokenLabel, pin: other.pin })
+    const otherToken = pkcs11({ module: other.module, tokenLabel: other.tokenLabel, pin: other.pin })
     try {
       await expect(open(path, { hsm: otherToken })).rejects.toThrow(
         /masterKey \(the master key in the HSM\) does not open this database: the HSM token holds no key labelled didvault-master-/,
       )
     } finally {
-      otherToken.close()
+      await otherToken.close()
     }
     // A file key on a database whose key is in the HSM.
     await expect(open(path, randomMasterKey())).rejects.toThrow(/does not match this database/)
@@ -142,11 +142,11 @@ describe.skipIf(!softHsmAvailable())('the master key in a SoftHSM2 token', () =>
     await (await open(filePath, randomMasterKey())).close()
     await expect(open(filePath, inHsm())).rejects.toThrow(/masterKey is the HSM but this database's master key is not in it/)
     // Wrong PIN (on the other token, which no session of this process is logged in to any more), unknown token.
-    expect(() => pkcs11MasterKey({ module: other.module, tokenLabel: other.tokenLabel, pin: '000000' })).toThrow(
-      /the HSM PIN \(hsm\.pinFile or DIDVAULT_HSM_PIN\) is wrong/,
+    expect(() => pkcs11({ module: other.module, tokenLabel: other.tokenLabel, pin: '000000' })).toThrow(
+      /refused the PIN .*check hsm\.pinFile/,
     )
-    expect(() => pkcs11MasterKey({ module: hsm.module, tokenLabel: 'no-such-token', pin: hsm.pin })).toThrow(
-      /hsm\.tokenLabel no-such-token/,
+    expect(() => pkcs11({ module: hsm.module, tokenLabel: 'no-such-token', pin: hsm.pin })).toThrow(
+      /no HSM token labelled "no-such-token".*check hsm\.tokenLabel/,
     )
   })
 

@@ -7,6 +7,8 @@
 import type { StorageAdapter } from '../../../storage/port.js'
 import { Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from './backend.js'
 import { Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
+import { tokenAesKeys } from './master-key.js'
+import type { TokenAesKeys } from '../../../custody/hsm-master-key.js'
 
 export { HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
 export { Pkcs11KeyBackend, type HsmKeyDestruction, type Pkcs11KeyBackendOptions } from './backend.js'
@@ -18,6 +20,8 @@ export type Pkcs11Options = Pkcs11TokenOptions
 /** The name the service registers the HSM key backend under: references are `hsm:<CKA_ID hex>`. */
 export const HSM_BACKEND = 'hsm'
 
+export { Pkcs11AesKeys, tokenAesKeys } from './master-key.js'
+
 /** An open PKCS#11 token, as the service takes it (`IdentityService.create({ hsm })`). */
 export interface Pkcs11Module {
   /** The logged-in token and its session pool. */
@@ -27,6 +31,11 @@ export interface Pkcs11Module {
    * its `afterCommit()` after each committed transaction (what destroys deleted wallets' keys in the token).
    */
   keyBackend(storage: StorageAdapter, options?: Pkcs11KeyBackendOptions): Pkcs11KeyBackend
+  /**
+   * AES keys in the token and AES-GCM through it, over the same pool: what the master key in the HSM uses
+   * (`IdentityService.create({ masterKey: { hsm: module } })`, docs/keys.md *The master key in an HSM*).
+   */
+  readonly masterKeys: TokenAesKeys
   /** Whether the token answers (`/health/ready`); false while it is away and being re-initialized. */
   ready(): Promise<boolean>
   /** Closes the sessions and releases the module (C_Finalize when nothing else in the process uses it). */
@@ -38,6 +47,7 @@ export function pkcs11(options: Pkcs11Options): Pkcs11Module {
   const token = Pkcs11Token.open(options)
   return {
     token,
+    masterKeys: tokenAesKeys(token),
     keyBackend: (storage, backendOptions) => new Pkcs11KeyBackend(token, storage, backendOptions),
     ready: () => token.ready(),
     close: () => token.close(),
