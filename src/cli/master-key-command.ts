@@ -181,8 +181,10 @@ async function hsmRotation(
     let keys: { masterKey: HsmMasterKey | string; previousMasterKeys: (HsmMasterKey | string | Uint8Array)[] }
     let newKeyHex: string | undefined
     if (toFile === undefined) {
-      const current = serviceKeysOf(target, env, previousFiles)
-      keys = { masterKey: token.setting, previousMasterKeys: [current.masterKey, ...current.previousMasterKeys] }
+      // Without <db>.key, a SQLite database's key is in the HSM already (a finished move run again, or a new data key).
+      const inHsm = usesKeyFile(env, target) && !existsSync(`${target.path}.key`)
+      const current = inHsm ? [] : [serviceKeysOf(target, env, previousFiles).masterKey]
+      keys = { masterKey: token.setting, previousMasterKeys: [...current, ...resolvePreviousMasterKeys(env, target, previousFiles)] }
     } else {
       if (!existsSync(toFile)) {
         writeFileSync(toFile, Buffer.from(randomMasterKey()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
