@@ -44,6 +44,7 @@ import { benchHostileBodies } from './hostile-bodies.js'
 import { benchJsonLdLoad } from './jsonld-load.js'
 import { benchKeyTypes, type KeyTypeResults } from './key-types.js'
 import { benchMpc } from './mpc.js'
+import { benchPkcs11, type Pkcs11BenchResults } from './pkcs11.js'
 import { benchObservability } from './observability.js'
 import { benchOneTenant, oneTenantTargets } from './one-tenant.js'
 import { benchPostgres } from './postgres.js'
@@ -227,6 +228,10 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     const results = await benchOid4vp()
     return { results, targets: oid4vpTargets(results) }
   },
+  pkcs11: async () => {
+    const results = await benchPkcs11(OPTIONS)
+    return { results, targets: pkcs11Targets(results) }
+  },
   dataIntegrity: async () => {
     const durationMs = Number(process.env.DIDVAULT_BENCH_DI_MS) || 1_500
     const results = await benchDataIntegrity({ warmupMs: Math.min(500, durationMs / 3), durationMs })
@@ -250,6 +255,11 @@ function dataIntegrityTargets(results: DataIntegrityResults): Target[] {
       ]
     }),
   )
+}
+
+/** Issue 35: per key type, VC-JWT signing with the key in a PKCS#11 token (SoftHSM2) ÷ a direct C_SignAsync signer, ≥ 0.7. */
+function pkcs11Targets(results: Pkcs11BenchResults): Target[] {
+  return Object.entries(results.types).map(([type, r]) => atLeast(`pkcs11VcJwtVsCSignAsync.${type}`, 'sqlite', 0.7, r.ratio))
 }
 
 /** Issue 33: pre-authorized issuance of one SD-JWT VC over loopback HTTP ÷ the floor Express app, ≥ 0.5 per storage. */

@@ -63,6 +63,9 @@ import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-sta
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
 import { afterCommits } from '../audit/after-commits.js'
+// ---- hsm-backend: type-only (the root entry loads no pkcs11js); the records' declaration loads none either.
+import type { Pkcs11Module } from '../keys/backends/pkcs11/index.js'
+import { HSM_KEYS } from '../keys/backends/pkcs11/records.js'
 import type { AuditChainingOptions } from '../audit/sequencer.js'
 import { SYSTEM_TENANT } from '../auth/tenants.js'
 
@@ -158,6 +161,12 @@ export interface IdentityServiceOptions {
    * (docs/oid4vp.md). Without it, the verifier endpoints answer 404.
    */
   oid4vp?: Oid4vpModule
+  // ---- hsm-backend
+  /**
+   * A PKCS#11 token: `pkcs11({ module, tokenLabel, pin, sessions })` of `didvault/pkcs11` (optional peer `pkcs11js`).
+   * Its key backend is registered as `hsm` (references `hsm:<CKA_ID hex>`); the caller closes it after the service.
+   */
+  hsm?: Pkcs11Module
   /** Entries per new status list. Default 131,072 (the W3C minimum); smaller only for tests. */
   statusListSize?: number
   /**
@@ -331,9 +340,18 @@ export class IdentityService {
     assertStorageSupports(given)
     const now = options.now ?? Date.now
     await given.init(COLLECTIONS)
+    // ---- hsm-backend: the HSM keys' records, and their token objects destroyed once a deletion committed.
+    if (options.hsm) await given.init([HSM_KEYS])
+    const hsmKeys = options.hsm?.keyBackend(given, { now })
     const trail = options.audit === false ? undefined : new StoredAuditTrail(given, now, { ...options.auditChaining, onError })
     // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
-    const storage = trail ? afterCommits(given, () => trail.committed()) : given
+    const storage =
+      trail || options.hsm
+        ? afterCommits(given, () => {
+            trail?.committed()
+            void hsmKeys?.afterCommit()
+          })
+        : given
     const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys, now)
     // Swept on the way: every 64th issue/remember of a process deletes up to ~500 expired values.
     const oneTime = await openOneTimeStore(storage, keyring, { now, onError })
@@ -373,7 +391,10 @@ export class IdentityService {
     )
     // Control of DIDs of other methods than did:ethr is read from the `default` resolver, one per request (did:web's budget).
     const callers = new CallerFacts(resolver, storage, () => resolvers.get().resolver)
-    const keyManager = new BackendKeyManager({ sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend }, 'sealed')
+    const keyManager = new BackendKeyManager(
+      { sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend, ...(hsmKeys && { hsm: hsmKeys }) },
+      'sealed',
+    )
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
       async (listId) => {
