@@ -7,18 +7,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { Keyring, KeyringError, randomMasterKey, type MasterKey } from '../keys/keyring.js'
+import type { TokenAesKeys } from '../keys/token-aes-keys.js'
 
-/** What the master key in an HSM asks of a token: AES keys generated in it, AES-GCM (128-bit tag) through it. */
-export interface TokenAesKeys {
-  /** Generates a non-extractable AES-256 key in the token under `label`. */
-  generateAesKey(label: string): Promise<void>
-  /** Whether the token holds a secret key labelled `label`. */
-  hasAesKey(label: string): Promise<boolean>
-  /** Ciphertext ‖ tag. */
-  encrypt(label: string, iv: Uint8Array, aad: Uint8Array, plaintext: Uint8Array): Promise<Uint8Array>
-  /** @throws {KeyringError} when the key is missing or the tag does not verify */
-  decrypt(label: string, iv: Uint8Array, aad: Uint8Array, ciphertext: Uint8Array): Promise<Uint8Array>
-}
+export type { TokenAesKeys } from '../keys/token-aes-keys.js'
 
 /** `masterKey` (or one of `previousMasterKeys`) in a token: `{ hsm: pkcs11({ module, tokenLabel, pin }) }`. */
 export interface HsmMasterKey {

@@ -8,7 +8,7 @@ import type { StorageAdapter } from '../../../storage/port.js'
 import { Pkcs11KeyBackend, type Pkcs11KeyBackendOptions } from './backend.js'
 import { Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
 import { tokenAesKeys } from './master-key.js'
-import type { TokenAesKeys } from '../../../custody/hsm-master-key.js'
+import type { TokenAesKeys } from '../../token-aes-keys.js'
 
 export { HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
 export { Pkcs11KeyBackend, type HsmKeyDestruction, type Pkcs11KeyBackendOptions } from './backend.js'

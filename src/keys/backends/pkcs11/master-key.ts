@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto'
 import pkcs11js from 'pkcs11js'
 import { KeyringError } from '../../keyring.js'
-import type { TokenAesKeys } from '../../../custody/hsm-master-key.js'
+import type { TokenAesKeys } from '../../token-aes-keys.js'
 import type { Pkcs11Token } from './token.js'
 
 /** Runs `work` on a logged-in session of the token (a pooled one: one operation of the session at a time). */
