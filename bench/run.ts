@@ -45,6 +45,7 @@ import { benchJsonLdLoad } from './jsonld-load.js'
 import { benchKeyTypes, type KeyTypeResults } from './key-types.js'
 import { benchMpc } from './mpc.js'
 import { benchPkcs11, type Pkcs11BenchResults } from './pkcs11.js'
+import { benchHsmMasterKey } from './hsm-master-key.js'
 import { benchObservability } from './observability.js'
 import { benchOneTenant, oneTenantTargets } from './one-tenant.js'
 import { benchPostgres } from './postgres.js'
@@ -232,6 +233,8 @@ const SECTIONS: Record<string, () => Promise<{ results: unknown; targets: Target
     const results = await benchPkcs11(OPTIONS)
     return { results, targets: pkcs11Targets(results) }
   },
+  // Reported, no target: ECS signing with the master key in the token ÷ with a file master key, and per-signature unwrap.
+  'hsm-master': async () => ({ results: await benchHsmMasterKey(OPTIONS), targets: [] }),
   dataIntegrity: async () => {
     const durationMs = Number(process.env.DIDVAULT_BENCH_DI_MS) || 1_500
     const results = await benchDataIntegrity({ warmupMs: Math.min(500, durationMs / 3), durationMs })

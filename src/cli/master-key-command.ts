@@ -3,16 +3,19 @@
  * master key while servers run on it (docs/operations.md *Master-key rotation*). Resumable; progress
  * on stderr. With the SQLite `<db>.key` file, it installs the new key there first (the current one
  * in `<db>.previous.key`, which `serve` reads as a previous key) and removes `<db>.previous.key`
- * once every secret is resealed.
+ * once every secret is resealed. `--to-hsm` moves the master key into a PKCS#11 token, `--to-file`
+ * out of it into a new key file (docs/keys.md *The master key in an HSM*).
  */
-import { existsSync, unlinkSync } from 'node:fs'
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { effectiveConfig } from '../config/effective.js'
 import { KEYRING_RECORD, type KeyringMeta } from '../custody/keyring-store.js'
 import { RotationBlockedError, type RotationProgress } from '../custody/rotation.js'
-import { Keyring } from '../keys/keyring.js'
+import { Keyring, randomMasterKey } from '../keys/keyring.js'
+import type { HsmMasterKey } from '../custody/hsm-master-key.js'
+import { withOptionalPeer } from './optional-peer.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { installKeyFile, previousKeyFileOf, readKeyFile, resolveMasterKey, usesKeyFile } from './master-key.js'
+import { installKeyFile, previousKeyFileOf, readKeyFile, resolveMasterKey, resolvePreviousMasterKeys, usesKeyFile } from './master-key.js'
 import { configFileOf } from './serve-config.js'
 import { assertSetUp, openService, serviceKeysOf, storageTargetOf } from './storage-target.js'
 import { USAGE, UsageError } from './usage.js'
@@ -29,6 +32,12 @@ export async function masterKey(args: string[], env: NodeJS.ProcessEnv, out: (li
     args: rest,
     options: {
       'new-key-file': { type: 'string' },
+      'to-hsm': { type: 'boolean', default: false },
+      'to-file': { type: 'string' },
+      'hsm-module': { type: 'string' },
+      'hsm-token-label': { type: 'string' },
+      'hsm-pin-file': { type: 'string' },
+      'hsm-key-label': { type: 'string' },
       'previous-master-key-file': { type: 'string', multiple: true },
       storage: { type: 'string' },
       config: { type: 'string' },
@@ -38,7 +47,12 @@ export async function masterKey(args: string[], env: NodeJS.ProcessEnv, out: (li
   })
   if (values.help) return out(USAGE.masterKey)
   const newKeyFile = values['new-key-file']
-  if (newKeyFile === undefined) throw new UsageError('master-key rotate needs --new-key-file <path> (64 hex characters, mode 0600)')
+  const toFile = values['to-file']
+  const given = [newKeyFile !== undefined, values['to-hsm'], toFile !== undefined].filter(Boolean).length
+  if (given !== 1)
+    throw new UsageError(
+      'master-key rotate needs one of --new-key-file <path> (64 hex characters, mode 0600), --to-hsm or --to-file <path>',
+    )
   // The storage `serve` would use: --storage, else DIDVAULT_STORAGE, else the config file's (--config or DIDVAULT_CONFIG).
   const file = configFileOf(values.config, env)
   const flagged = values.storage === undefined ? {} : { storage: values.storage }
@@ -46,10 +60,12 @@ export async function masterKey(args: string[], env: NodeJS.ProcessEnv, out: (li
   const target = storageTargetOf(effectiveConfig(flagged, fromEnv, file).config.storage)
   if (target.kind === 'memory')
     throw new UsageError('master-key rotate needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...)')
+  const previousFiles = values['previous-master-key-file'] ?? file?.previousMasterKeyFiles ?? []
+  if (newKeyFile === undefined) return hsmRotation(target, env, values, previousFiles, out)
 
   const newKey = readKeyFile(newKeyFile, '--new-key-file')
   await assertSetUp(target)
-  const current = serviceKeysOf(target, env, values['previous-master-key-file'] ?? file?.previousMasterKeyFiles ?? [])
+  const current = serviceKeysOf(target, env, previousFiles)
   const keys = { masterKey: newKey, previousMasterKeys: [current.masterKey, ...current.previousMasterKeys] }
   const { service, storage } = await openService(target, env, { keys })
   try {
@@ -97,4 +113,113 @@ async function assertKeyFileRotatable(storage: StorageAdapter, path: string, cur
     `${path}.key holds key ${currentId} but the database is on key ${onKey}: the rotation to ${currentId} is unfinished; ` +
       `finish it first (didvault master-key rotate --new-key-file <a copy of ${path}.key>)`,
   )
+}
+
+interface HsmFlags {
+  'to-hsm'?: boolean
+  'to-file'?: string
+  'hsm-module'?: string
+  'hsm-token-label'?: string
+  'hsm-pin-file'?: string
+  'hsm-key-label'?: string
+}
+
+/**
+ * The token of `--hsm-module`, `--hsm-token-label` and the PIN (`--hsm-pin-file`, else `DIDVAULT_HSM_PIN`; never an
+ * argument), logged in; `undefined` without `--hsm-module`.
+ */
+async function openToken(
+  values: HsmFlags,
+  env: NodeJS.ProcessEnv,
+  needed: string,
+): Promise<{ setting: HsmMasterKey; close(): Promise<void> } | undefined> {
+  const module = values['hsm-module']
+  if (module === undefined) {
+    if (needed === '') return undefined
+    throw new UsageError(
+      `${needed} needs the token: --hsm-module <path>, --hsm-token-label <label> and the PIN (--hsm-pin-file or DIDVAULT_HSM_PIN)`,
+    )
+  }
+  const tokenLabel = values['hsm-token-label']
+  if (tokenLabel === undefined) throw new UsageError('--hsm-module needs --hsm-token-label <label>')
+  let pin: string
+  if (values['hsm-pin-file'] !== undefined) {
+    try {
+      pin = readFileSync(values['hsm-pin-file'], 'utf8').replace(/\r?\n$/, '')
+    } catch (err) {
+      throw new Error(
+        `--hsm-pin-file ${values['hsm-pin-file']}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      )
+    }
+  } else if (env.DIDVAULT_HSM_PIN) pin = env.DIDVAULT_HSM_PIN
+  else throw new UsageError('the HSM PIN comes from --hsm-pin-file <path> or DIDVAULT_HSM_PIN (never from an argument)')
+  const { pkcs11 } = await withOptionalPeer('pkcs11js', 'the master key in an HSM', () => import('../keys/backends/pkcs11/index.js'))
+  const token = pkcs11({ module, tokenLabel, pin, sessions: 1 })
+  const label = values['hsm-key-label']
+  return { setting: { hsm: token, ...(label !== undefined && { label }) }, close: () => token.close() }
+}
+
+/**
+ * `--to-hsm`: the current master key (as `serve` finds it) becomes a previous key, a data key wrapped by a token key
+ * (made in the token, or `--hsm-key-label`'s) the master key, and every secret is resealed under it; with the SQLite
+ * `<db>.key` file, the file is removed at the end. `--to-file <path>`: the master key in the HSM becomes a previous
+ * key, a new random key written to `<path>` (0600; an existing file is the key of a rotation begun) the master key.
+ * Both resume where an interrupted run stopped.
+ */
+async function hsmRotation(
+  target: Parameters<typeof serviceKeysOf>[0],
+  env: NodeJS.ProcessEnv,
+  values: HsmFlags,
+  previousFiles: readonly string[],
+  out: (line: string) => void,
+): Promise<void> {
+  await assertSetUp(target)
+  const toFile = values['to-file']
+  const token = await openToken(values, env, toFile === undefined ? '--to-hsm' : '--to-file')
+  if (token === undefined) throw new UsageError('the HSM settings are missing')
+  try {
+    let keys: { masterKey: HsmMasterKey | string; previousMasterKeys: (HsmMasterKey | string | Uint8Array)[] }
+    let newKeyHex: string | undefined
+    if (toFile === undefined) {
+      // Without <db>.key, a SQLite database's key is in the HSM already (a finished move run again, or a new data key).
+      const inHsm = usesKeyFile(env, target) && !existsSync(`${target.path}.key`)
+      const current = inHsm ? [] : [serviceKeysOf(target, env, previousFiles).masterKey]
+      keys = { masterKey: token.setting, previousMasterKeys: [...current, ...resolvePreviousMasterKeys(env, target, previousFiles)] }
+    } else {
+      if (!existsSync(toFile)) {
+        writeFileSync(toFile, Buffer.from(randomMasterKey()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })
+        note(`wrote a new master key to ${toFile} (mode 0600)`)
+      } else note(`${toFile} exists: taking its key (a rotation begun)`)
+      newKeyHex = readKeyFile(toFile, '--to-file')
+      keys = { masterKey: newKeyHex, previousMasterKeys: [token.setting, ...resolvePreviousMasterKeys(env, target, previousFiles)] }
+    }
+    const { service, storage } = await openService(target, env, { keys })
+    try {
+      const progress = ({ collection, processed, total, resealed }: RotationProgress) =>
+        note(`master-key rotate: ${collection} ${processed}/${total} records, ${resealed} secrets resealed so far`)
+      const gone = (instance: string) => note(`ignoring a process not seen for 30 s (its record removed): ${instance}`)
+      const result = await service.rotateMasterKey(newKeyHex ?? token.setting, progress, gone)
+      if (newKeyHex !== undefined) {
+        out(
+          `rotated the master key to key ${Keyring.idOf(Buffer.from(newKeyHex, 'hex'))} in ${toFile}: ${result.resealed} secrets resealed`,
+        )
+        return
+      }
+      if (usesKeyFile(env, target)) {
+        for (const old of [`${target.path}.key`, previousKeyFileOf(target.path)]) {
+          if (!existsSync(old)) continue
+          unlinkSync(old)
+          note(`removed ${old}: the master key is in the HSM now (keep the old key only with backups taken before this rotation)`)
+        }
+      }
+      const wrapped = (await storage.collection<KeyringMeta>('meta').get(KEYRING_RECORD.id))?.hsmWrapped?.at(-1)
+      out(
+        `rotated the master key to the HSM (token key ${wrapped?.label}, data key ${wrapped?.keyId}): ${result.resealed} secrets resealed`,
+      )
+    } finally {
+      await service.close()
+    }
+  } finally {
+    await token.close()
+  }
 }

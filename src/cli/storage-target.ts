@@ -14,7 +14,7 @@ import { createMemoryStorage } from '../storage/memory/index.js'
 import { type StorageAdapter, StorageUnavailableError } from '../storage/port.js'
 import { resolveMasterKey, resolvePreviousMasterKeys } from './master-key.js'
 import { COLLECTIONS } from '../service/collections.js'
-import { KEYRING_RECORD, type MasterKeyInput } from '../custody/keyring-store.js'
+import { KEYRING_RECORD, type MasterKeySetting } from '../custody/keyring-store.js'
 import { UsageError } from './usage.js'
 import { withOptionalPeer } from './optional-peer.js'
 import { isSqliteSynchronous, type SqliteSynchronous } from '../storage/sqlite/synchronous.js'
@@ -181,8 +181,8 @@ export function describeTarget(target: StorageTarget): string {
 
 /** The master key and previous ones to open a service with. */
 export interface ServiceKeys {
-  masterKey: MasterKeyInput
-  previousMasterKeys: MasterKeyInput[]
+  masterKey: MasterKeySetting
+  previousMasterKeys: MasterKeySetting[]
 }
 
 /**

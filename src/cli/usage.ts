@@ -131,6 +131,10 @@ ${ENVIRONMENT}`,
 
   masterKey: `usage: didvault master-key rotate --new-key-file <path> [--storage <s> | --config <file>]
                                     [--previous-master-key-file <path>]...
+       didvault master-key rotate --to-hsm --hsm-module <path> --hsm-token-label <label>
+                                    [--hsm-pin-file <path>] [--hsm-key-label <label>] [--storage <s>]...
+       didvault master-key rotate --to-file <path> --hsm-module <path> --hsm-token-label <label>
+                                    [--hsm-pin-file <path>] [--storage <s>]...
 
   reseals every secret of the storage (keys, mnemonics, shares, the API-key hashing key) under the new
   master key while servers keep running on it, then records masterKey.rotate on the audit trail's
@@ -150,6 +154,15 @@ ${ENVIRONMENT}`,
 
   --new-key-file <path>
                   the new master key: 64 hex characters (openssl rand -hex 32), mode 0600
+  --to-hsm        moves the master key into a PKCS#11 token: a data key wrapped by an AES key made in
+                  the token (or the one --hsm-key-label names) becomes the master key; with <db>.key,
+                  the file is removed once done. Servers then start with the HSM master key.
+  --to-file <path>
+                  moves the master key out of the token into a new random key file (0600; an existing
+                  file is the key of a rotation begun, taken again)
+  --hsm-module <path>, --hsm-token-label <label>, --hsm-pin-file <path>
+                  the PKCS#11 module, the token's label and a file holding the user PIN (else
+                  DIDVAULT_HSM_PIN; never an argument). docs/keys.md "The master key in an HSM".
 ${STORAGE}
   --config <file> without --storage or DIDVAULT_STORAGE: the storage (and previousMasterKeyFiles) of this file
 ${PREVIOUS_KEY_FILE}

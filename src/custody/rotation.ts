@@ -141,7 +141,10 @@ export async function rotateMasterKey(
   const record = await meta.get(KEYRING_RECORD.id)
   if (record && Keyring.keyIdOf(record.check) === keyring.currentKeyId) {
     await storage.transaction(async (tx) => {
-      await tx.collection<KeyringMeta>('meta').update(KEYRING_RECORD.id, { rotatingTo: undefined })
+      // Data keys the HSM wraps that nothing is sealed with any more are forgotten (the token keys stay: see docs/keys.md).
+      const kept = record.hsmWrapped?.filter((entry) => entry.keyId === keyring.currentKeyId)
+      const hsmWrapped = record.hsmWrapped === undefined ? {} : { hsmWrapped: kept?.length ? kept : undefined }
+      await tx.collection<KeyringMeta>('meta').update(KEYRING_RECORD.id, { rotatingTo: undefined, ...hsmWrapped })
       // A run that found everything under the new key already (a finished rotation run again) rotated nothing.
       if (marked !== undefined || result.resealed > 0) await options.journal?.(tx, keyring.currentKeyId)
     })

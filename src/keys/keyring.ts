@@ -17,8 +17,8 @@ const HEADER_BYTES = 1 + KID_BYTES + NONCE_BYTES
 
 /** Thrown when an envelope cannot be opened: wrong key, wrong record, or tampered bytes. */
 export class KeyringError extends Error {
-  constructor(message: string) {
-    super(message)
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options)
     this.name = 'KeyringError'
   }
 }

@@ -31,7 +31,8 @@ import { CanonicalizationPool, type JsonLdPoolStats, type JsonLdWorkerOptions } 
 import { UNDEFINED_TERMS_POLICIES, type UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 import type { OnchainRegistryOptions } from '../did/methods/ethr/index.js'
 import { KeyCustody } from '../custody/key-custody.js'
-import { keyringSalt, masterKeyOf, openKeyring, type MasterKeyInput } from '../custody/keyring-store.js'
+import { keyringSalt, masterKeyOf, openKeyring, pendingHsmKey, type MasterKeySetting } from '../custody/keyring-store.js'
+import { isHsmMasterKey } from '../custody/hsm-master-key.js'
 import { PublicKeyDirectory } from '../wallets/public-keys.js'
 import { SignatureMemo } from '../proofs/signature-memo.js'
 import { rotateMasterKey, type RotationProgress } from '../custody/rotation.js'
@@ -87,10 +88,14 @@ export interface MpcOptions {
 export interface IdentityServiceOptions {
   /** Where records live: `createMemoryStorage()`, `createSqliteStorage(...)` from `didvault/sqlite`, or your adapter. */
   storage: StorageAdapter
-  /** 32 raw bytes, 64 hex characters, or a passphrase (stretched with scrypt). */
-  masterKey: MasterKeyInput
-  /** Older master keys, accepted for reading while {@link IdentityService.rotateMasterKey} runs. */
-  previousMasterKeys?: MasterKeyInput[]
+  /**
+   * 32 raw bytes, 64 hex characters, or a passphrase (stretched with scrypt); or `{ hsm, label? }`, the master key in a
+   * PKCS#11 token (`hsm: pkcs11(...)` from `didvault/pkcs11`): the data key envelopes are sealed with is kept
+   * in the storage only wrapped by an AES key in the token, unwrapped once at start (docs/keys.md *The master key in an HSM*).
+   */
+  masterKey: MasterKeySetting
+  /** Older master keys (or `{ hsm }`), accepted for reading while {@link IdentityService.rotateMasterKey} runs. */
+  previousMasterKeys?: MasterKeySetting[]
   /** Maps Base Auth Tokens to tenants. Default: API keys stored (hashed) in the storage. */
   tenants?: TenantResolver
   /**
@@ -239,7 +244,9 @@ const SYSTEM_ACTOR = { tenantId: SYSTEM_TENANT, dids: [] }
 
 /** The secrets the service is configured with, which the default error log never shows (nor should a replacement's). */
 export function configuredSecrets(options: IdentityServiceOptions): string[] {
-  const keys = [options.masterKey, ...(options.previousMasterKeys ?? [])].flatMap(secretFormsOfKey)
+  const keys = [options.masterKey, ...(options.previousMasterKeys ?? [])].flatMap((key) =>
+    isHsmMasterKey(key) ? [] : secretFormsOfKey(key),
+  )
   const urls = (options.networks ?? []).flatMap((network) => (network.rpcUrl === undefined ? [] : secretPartsOfUrl(network.rpcUrl)))
   return [...keys, ...urls]
 }
@@ -341,7 +348,7 @@ export class IdentityService {
     const trail = options.audit === false ? undefined : new StoredAuditTrail(given, now, { ...options.auditChaining, onError })
     // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
     const storage = trail ? afterCommits(given, () => trail.committed()) : given
-    const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys)
+    const keyring = await openKeyring(storage, options.masterKey, options.previousMasterKeys, now)
     // Swept on the way: every 64th issue/remember of a process deletes up to ~500 expired values.
     const oneTime = await openOneTimeStore(storage, keyring, { now, onError })
     const networks = options.networks ?? [DEV_NETWORK]
@@ -537,23 +544,32 @@ export class IdentityService {
    * seals with another key: restart those with `masterKey: newKey, previousMasterKeys: [oldKey]`
    * first. Resumable: if interrupted, start the service with `masterKey: newKey,
    * previousMasterKeys: [oldKey]` and call this again. `onStale` hears of each record of a process
-   * not seen for 30 s, which is ignored and removed.
+   * not seen for 30 s, which is ignored and removed. `{ hsm, label? }` moves the master key into the HSM (or, there
+   * already, to a new data key): a data key is made, wrapped by the token key and recorded (or the one a move begun
+   * recorded is taken again), then everything is resealed under it.
    */
   async rotateMasterKey(
-    newKey: MasterKeyInput,
+    newKey: MasterKeySetting,
     onProgress?: (p: RotationProgress) => void,
     onStale?: (described: string) => void,
   ): Promise<{ resealed: number }> {
-    const key = masterKeyOf(newKey, await keyringSalt(this.#ctx.storage))
+    const key = isHsmMasterKey(newKey)
+      ? await pendingHsmKey(this.#ctx.storage, newKey, () => this.#ctx.now())
+      : masterKeyOf(newKey, await keyringSalt(this.#ctx.storage))
     const journal = (tx: StorageAdapter, keyId: string) =>
       this.#ctx.audit.append(tx, SYSTEM_ACTOR, [{ action: 'masterKey.rotate', target: { type: 'masterKey', id: keyId } }])
-    return rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, {
-      onProgress,
-      journal,
-      now: () => this.#ctx.now(),
-      ...(this.#heartbeat && { self: this.#heartbeat.id }),
-      ...(onStale && { onStale }),
-    })
+    try {
+      return await rotateMasterKey(this.#ctx.storage, this.#ctx.custody.keyring, COLLECTIONS, key, {
+        onProgress,
+        journal,
+        now: () => this.#ctx.now(),
+        ...(this.#heartbeat && { self: this.#heartbeat.id }),
+        ...(onStale && { onStale }),
+      })
+    } finally {
+      // An unwrapped data key lives in the keyring only.
+      if (isHsmMasterKey(newKey)) key.fill(0)
+    }
   }
 
   /**

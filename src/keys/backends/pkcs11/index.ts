@@ -8,11 +8,14 @@ import type { StorageAdapter } from '../../../storage/port.js'
 import { Pkcs11KeyBackend } from './backend.js'
 import type { HsmModule } from '../../hsm.js'
 import { Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
+import { tokenAesKeys } from './master-key.js'
+import type { TokenAesKeys } from '../../token-aes-keys.js'
 
 export { HSM_KEYS, hsmKeyLabel, hsmKeyRecordId, type HsmKeyRecord } from './records.js'
 export { Pkcs11KeyBackend } from './backend.js'
 export { HSM_BACKEND, type HsmKeyBackend, type HsmModule } from '../../hsm.js'
 export { Pkcs11StartError, Pkcs11Token, type Pkcs11TokenOptions } from './token.js'
+export { Pkcs11AesKeys, tokenAesKeys } from './master-key.js'
 
 /** `pkcs11(options)`: the module path, the token's label, the user PIN (in memory only), the pool size (default 4). */
 export type Pkcs11Options = Pkcs11TokenOptions
@@ -26,6 +29,11 @@ export interface Pkcs11Module extends HsmModule {
    * a deletion committed, destroys the deleted keys in the token through it (`destroyMaterial`).
    */
   keyBackend(storage: StorageAdapter, options?: { now?: () => number }): Pkcs11KeyBackend
+  /**
+   * AES keys in the token and AES-GCM through it, over the same pool: what the master key in the HSM uses
+   * (`IdentityService.create({ masterKey: { hsm: module } })`, docs/keys.md *The master key in an HSM*).
+   */
+  readonly masterKeys: TokenAesKeys
   /** Whether the token answers (`/health/ready`); false while it is away and being re-initialized. */
   ready(): Promise<boolean>
   /** Closes the sessions and releases the module (C_Finalize when nothing else in the process uses it). */
@@ -37,6 +45,7 @@ export function pkcs11(options: Pkcs11Options): Pkcs11Module {
   const token = Pkcs11Token.open(options)
   return {
     token,
+    masterKeys: tokenAesKeys(token),
     keyBackend: (storage, backendOptions) => new Pkcs11KeyBackend(token, storage, backendOptions),
     ready: () => token.ready(),
     close: () => token.close(),
