@@ -337,23 +337,17 @@ export function runKeyBackendConformance(
         }
       })
 
-      group(
-        hooks.privateKeyReadable
-          ? undefined
-          : 'the fixture gives no privateKeyReadable (keys opened in this process: see the plaintext group)',
-        'asked where the key lives',
-        () => {
-          it('no key of any type it holds can be read out, before or after it signed', async () => {
-            const tenantId = freshTenant()
-            for (const type of types) {
-              const { keyRef } = await current().makeKey(tenantId, type)
-              expect(await current().privateKeyReadable!(tenantId, keyRef), `${type} readable when made`).toBe(false)
-              await sign(tenantId, keyRef, ALGORITHMS_OF[type][0], { data: DATA })
-              expect(await current().privateKeyReadable!(tenantId, keyRef), `${type} readable after signing`).toBe(false)
-            }
-          })
-        },
-      )
+      group(hooks.privateKeyReadable ? undefined : 'the fixture gives no privateKeyReadable', 'asked where the key lives', () => {
+        it('no key of any type it holds can be read out, before or after it signed', async () => {
+          const tenantId = freshTenant()
+          for (const type of types) {
+            const { keyRef } = await current().makeKey(tenantId, type)
+            expect(await current().privateKeyReadable!(tenantId, keyRef), `${type} readable when made`).toBe(false)
+            await sign(tenantId, keyRef, ALGORITHMS_OF[type][0], { data: DATA })
+            expect(await current().privateKeyReadable!(tenantId, keyRef), `${type} readable after signing`).toBe(false)
+          }
+        })
+      })
     })
 
     describe('concurrent signing', () => {
@@ -395,7 +389,7 @@ export function runKeyBackendConformance(
     })
 
     group(hooks.breakBackend ? undefined : 'the fixture gives no breakBackend', 'failure while signing', () => {
-      it('an unreachable backend answers 503 SERVICE_UNAVAILABLE (no raw driver error, no key material); restored, it signs again', async () => {
+      it('unreachable: 503 SERVICE_UNAVAILABLE, no raw driver error, no key material; restored, it signs again', async () => {
         const tenantId = freshTenant()
         const type = types[0]
         const alg = ALGORITHMS_OF[type][0]
