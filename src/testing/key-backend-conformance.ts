@@ -3,6 +3,10 @@
  * (`KeyManager`, docs/keys.md) must do, asserted through the port and checked by code that is not
  * didvault's (OpenSSL through `node:crypto`, @noble/curves for ES256K-R recovery, the RFC 7638
  * thumbprint computed here). The sealed and mpc backends run it; a new backend runs it with one call.
+ *
+ * What an HSM or KMS backend adds through its fixture: {@link KeyBackendFixture.privateKeyReadable} (ask the device
+ * whether a key's private half can be read out) and {@link KeyBackendFixture.breakBackend} (take the device away, and
+ * bring it back). The `hsm` (PKCS#11) backend fills them with the token's attributes and its token directory.
  */
 import { createHash, createPublicKey, verify } from 'node:crypto'
 import { ed25519 } from '@noble/curves/ed25519.js'
@@ -10,6 +14,7 @@ import { p256 } from '@noble/curves/nist.js'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { describe, expect, it } from 'vitest'
 import { fixturePerTest } from './fixture-per-test.js'
+import { IdentityError, toIdentityError, UnavailableError } from '../errors.js'
 import { ALGORITHMS_OF, KEY_TYPES, type KeyType, type PublicJwk, type SignatureAlgorithm } from '../keys/key-types.js'
 import type { CreatedKey, KeyManager, KeyRef } from '../keys/port.js'
 import type { StorageAdapter } from '../storage/port.js'
@@ -46,6 +51,24 @@ export interface KeyBackendFixture {
   knownKey?: (tenantId: string, type: KeyType, privateKey: Uint8Array) => Promise<CreatedKey>
   /** Every byte the backend's storage has written (a SQLite file and its WAL): what the plaintext group reads. */
   storedBytes?: () => Promise<Uint8Array>
+  /**
+   * Asks where the key lives, not the port, whether the private half of the tenant's key `keyRef` can be read out by
+   * the means the backend's design says must not give it: for a PKCS#11 token, whether the object answers `CKA_VALUE`
+   * or shows `CKA_SENSITIVE` false, `CKA_EXTRACTABLE` true or `CKA_NEVER_EXTRACTABLE` false; for a cloud KMS, whether
+   * the key can be exported; for a quorum custody, whether one member's share alone is the key. Every key the backend
+   * makes must answer false. Absent (a backend that opens its keys in this process, like `sealed`, whose
+   * non-extractability is the plaintext group): the device group is skipped.
+   */
+  privateKeyReadable?: (tenantId: string, keyRef: KeyRef) => Promise<boolean>
+  /**
+   * Makes the backend fail the way its device or store fails when it cannot be reached (a token removed, the storage
+   * down, the KMS endpoint unreachable), until the function it resolves to is called, which brings it back (and resolves
+   * once it is back). While broken, a signature must reject with what the service answers as 503
+   * `SERVICE_UNAVAILABLE` — an `IdentityError` of that type, or an `UnavailableError` (which every operation turns
+   * into one) — never a raw driver error, and no error may carry key material; once restored, the next signature
+   * verifies, without a new port or backend. Absent: the failure group is skipped.
+   */
+  breakBackend?: () => Promise<() => Promise<void>>
   /** Called after each test (close the storage, drop a temp directory…). */
   cleanup?(): Promise<void>
 }
@@ -83,7 +106,33 @@ const freshTenant = () => `kt-${RUN}-${++sequence}`
 /** A fresh private key of `type`, made by @noble/curves (a valid scalar, or an Ed25519 seed). */
 const randomPrivateKey = (type: KeyType): Uint8Array => ({ Ed25519: ed25519, 'P-256': p256, secp256k1 })[type].utils.randomSecretKey()
 
-type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'keyTypes' | 'keyIdPattern'>
+type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'keyTypes' | 'privateKeyReadable' | 'breakBackend' | 'keyIdPattern'>
+
+/** How many signatures the concurrency group asks for at once. */
+const CONCURRENT_SIGNATURES = 50
+
+/** The forms of a private key the suite looks for in stored bytes and error texts: raw, hex (both cases), base64url. */
+const formsOf = (privateKey: Uint8Array): Buffer[] => {
+  const raw = Buffer.from(privateKey)
+  return [raw, Buffer.from(raw.toString('hex')), Buffer.from(raw.toString('hex').toUpperCase()), Buffer.from(raw.toString('base64url'))]
+}
+
+/** Every text an error carries, its causes' included: what a caller, a log line or an error body could show. */
+function textsOf(error: unknown): string {
+  const texts: string[] = []
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth++) {
+    if (typeof e === 'string') texts.push(e)
+    if (typeof e !== 'object') break
+    const { message, reason, errorMessage, stack } = e as Record<string, unknown>
+    texts.push(...[message, reason, errorMessage, stack].filter((t): t is string => typeof t === 'string'))
+    try {
+      texts.push(JSON.stringify(e))
+    } catch {
+      // a circular error: its named texts above are what is shown
+    }
+  }
+  return texts.join('\n')
+}
 
 /**
  * Declares the key-backend conformance suite for one backend as a vitest `describe` block. Groups a backend cannot run
@@ -97,7 +146,14 @@ type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'k
  *   matching the fixture's `keyIdPattern`, one per key), an unknown key type VALIDATION_ERROR;
  * - keys in storage: `stageKey` in a rolled-back transaction leaves no key; `destroyKeys` removes (then NOT_FOUND), and passes
  *   over another tenant's key;
- * - no private key in plaintext (raw, hex, base64url) in the bytes the storage wrote.
+ * - no private key in plaintext (raw, hex, base64url) in the bytes the storage wrote;
+ * - non-extractability: the port hands out references, public JWKs and signatures only; with `privateKeyReadable`, the
+ *   place the key lives (a token, a KMS) says no key can be read out, before or after it signed;
+ * - concurrent signing: 50 signatures of distinct data at once over one key of each type, and spread over keys of every
+ *   type and two tenants, each valid for its own data and key;
+ * - with `breakBackend`, failure while signing: an unreachable backend answers what the service turns into 503
+ *   `SERVICE_UNAVAILABLE` (an IdentityError of that type or an UnavailableError, never a raw error), twice, with no
+ *   key material in any error text; brought back, the same port signs again.
  *
  * @param name Shown in the suite title.
  * @param factory Called before each test (and once while collecting, to see which hooks the fixture has).
@@ -122,6 +178,8 @@ export function runKeyBackendConformance(
       storedBytes: probe.storedBytes,
       keyTypes: probe.keyTypes,
       keyIdPattern: probe.keyIdPattern,
+      privateKeyReadable: probe.privateKeyReadable,
+      breakBackend: probe.breakBackend,
     }
     await probe.cleanup?.()
     const types = hooks.keyTypes ?? KEY_TYPES
@@ -270,16 +328,116 @@ export function runKeyBackendConformance(
         }
         const bytes = Buffer.from(await current().storedBytes!())
         expect(bytes.length).toBeGreaterThan(0)
-        for (const { type, privateKey } of secrets) {
-          const raw = Buffer.from(privateKey)
-          for (const form of [
-            raw,
-            Buffer.from(raw.toString('hex')),
-            Buffer.from(raw.toString('hex').toUpperCase()),
-            Buffer.from(raw.toString('base64url')),
-          ])
-            expect(bytes.includes(form), `${type} private key in the stored bytes`).toBe(false)
+        for (const { type, privateKey } of secrets)
+          for (const form of formsOf(privateKey)) expect(bytes.includes(form), `${type} private key in the stored bytes`).toBe(false)
+      })
+    })
+
+    describe('non-extractability', () => {
+      it('the port hands out public halves only: references, public JWKs without `d`, signatures', async () => {
+        const tenantId = freshTenant()
+        for (const type of types) {
+          const made = await current().makeKey(tenantId, type)
+          expect(Object.keys(made).sort(), type).toEqual(['keyRef', 'publicJwk'])
+          const publicJwk = await current().keys.publicKey(tenantId, made.keyRef)
+          for (const jwk of [made.publicJwk, publicJwk]) {
+            expect(
+              Object.keys(jwk).filter((member) => !['kty', 'crv', 'x', 'y', 'alg', 'kid', 'use', 'key_ops'].includes(member)),
+              type,
+            ).toEqual([])
+            expect(jwk, type).not.toHaveProperty('d')
+          }
         }
+      })
+
+      group(hooks.privateKeyReadable ? undefined : 'the fixture gives no privateKeyReadable', 'asked where the key lives', () => {
+        it('no key of any type it holds can be read out, before or after it signed', async () => {
+          const tenantId = freshTenant()
+          for (const type of types) {
+            const { keyRef } = await current().makeKey(tenantId, type)
+            expect(await current().privateKeyReadable!(tenantId, keyRef), `${type} readable when made`).toBe(false)
+            await sign(tenantId, keyRef, ALGORITHMS_OF[type][0], { data: DATA })
+            expect(await current().privateKeyReadable!(tenantId, keyRef), `${type} readable after signing`).toBe(false)
+          }
+        })
+      })
+    })
+
+    describe('concurrent signing', () => {
+      for (const type of types) {
+        it(`${type}: ${CONCURRENT_SIGNATURES} signatures of distinct data at once over one key, each valid for its own data`, async () => {
+          const tenantId = freshTenant()
+          const { keyRef, publicJwk } = await current().makeKey(tenantId, type)
+          const algs = ALGORITHMS_OF[type]
+          const inputs = Array.from({ length: CONCURRENT_SIGNATURES }, (_, i) => ({
+            alg: algs[i % algs.length],
+            data: new TextEncoder().encode(`concurrent ${type} signature ${i}`),
+          }))
+          const signatures = await Promise.all(inputs.map(({ alg, data }) => sign(tenantId, keyRef, alg, { data })))
+          for (const [i, { alg, data }] of inputs.entries()) {
+            expect(signatures[i].length, `${i}`).toBe(alg === 'ES256K-R' ? 65 : 64)
+            expect(opensslVerifies(publicJwk, alg, data, signatures[i]), `signature ${i} over its data`).toBe(true)
+            const neighbour = inputs[(i + 1) % inputs.length].data
+            expect(opensslVerifies(publicJwk, alg, neighbour, signatures[i]), `signature ${i} over another's data`).toBe(false)
+          }
+          expect(new Set(signatures.map((s) => Buffer.from(s).toString('hex'))).size).toBe(CONCURRENT_SIGNATURES)
+        })
+      }
+
+      it(`${CONCURRENT_SIGNATURES} signatures at once spread over keys of every type and two tenants, none crossed`, async () => {
+        const tenants = [freshTenant(), freshTenant()]
+        // Made one after the other: what runs at once is the signing.
+        const keys: (CreatedKey & { tenantId: string; type: KeyType })[] = []
+        for (const tenantId of tenants)
+          for (const type of types) keys.push({ tenantId, type, ...(await current().makeKey(tenantId, type)) })
+        const requests = Array.from({ length: CONCURRENT_SIGNATURES }, (_, i) => {
+          const key = keys[i % keys.length]
+          return { key, alg: ALGORITHMS_OF[key.type][0], data: new TextEncoder().encode(`spread signature ${i}`) }
+        })
+        const signatures = await Promise.all(requests.map(({ key, alg, data }) => sign(key.tenantId, key.keyRef, alg, { data })))
+        for (const [i, { key, alg, data }] of requests.entries()) {
+          expect(opensslVerifies(key.publicJwk, alg, data, signatures[i]), `signature ${i} by ${key.type} of its tenant`).toBe(true)
+        }
+      })
+    })
+
+    group(hooks.breakBackend ? undefined : 'the fixture gives no breakBackend', 'failure while signing', () => {
+      it('unreachable: 503 SERVICE_UNAVAILABLE, no raw driver error, no key material; restored, it signs again', async () => {
+        const tenantId = freshTenant()
+        const type = types[0]
+        const alg = ALGORITHMS_OF[type][0]
+        const secret = current().knownKey ? randomPrivateKey(type) : undefined
+        const { keyRef, publicJwk } = secret
+          ? await current().knownKey!(tenantId, type, Uint8Array.from(secret))
+          : await current().makeKey(tenantId, type)
+        expect(opensslVerifies(publicJwk, alg, DATA, await sign(tenantId, keyRef, alg, { data: DATA }))).toBe(true)
+
+        const restore = await current().breakBackend!()
+        let restored = false
+        try {
+          for (const attempt of [1, 2]) {
+            const error = await sign(tenantId, keyRef, alg, { data: DATA }).then(
+              () => undefined,
+              (err: unknown) => err,
+            )
+            expect(error, `attempt ${attempt} signed while the backend was unreachable`).toBeDefined()
+            expect(
+              error instanceof IdentityError || error instanceof UnavailableError,
+              `attempt ${attempt}: not an IdentityError or UnavailableError: ${String(error)}`,
+            ).toBe(true)
+            const answered = toIdentityError(error, 'sign')
+            expect(answered, `attempt ${attempt}`).toMatchObject({ errorType: 'SERVICE_UNAVAILABLE', statusCode: 503 })
+            const texts = textsOf(error) + '\n' + JSON.stringify(answered)
+            if (secret)
+              for (const form of formsOf(secret)) expect(texts.includes(form.toString('latin1')), 'key material in the error').toBe(false)
+          }
+          await restore()
+          restored = true
+        } finally {
+          if (!restored) await restore()
+        }
+        expect(opensslVerifies(publicJwk, alg, DATA, await sign(tenantId, keyRef, alg, { data: DATA })), 'after recovery').toBe(true)
+        expect(await current().keys.publicKey(tenantId, keyRef)).toEqual(publicJwk)
       })
     })
   })

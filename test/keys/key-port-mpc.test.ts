@@ -1,7 +1,8 @@
 /**
  * The key port over the `mpc` backend (src/mpc/key-backend.ts) and the shipped quorum custody,
  * on a real SQLite file: the key-backend conformance suite of `didvault/testing` (keys made by
- * initializing NONE vaults of each type), then what is the mpc backend's own: vault keys sign only
+ * initializing NONE vaults of each type; no single member's share is the key; 50 concurrent signatures; the storage
+ * unreachable while signing — 503, then signing again), then what is the mpc backend's own: vault keys sign only
  * with a quorum of approvals, wallet keys of BIP44 vaults sign too (P-256 and Ed25519 ones derived only with a
  * quorum), createKey is refused, and a provider's high-S signature is refused.
  */
@@ -25,6 +26,9 @@ import { ShamirQuorumCustody } from '../../src/mpc/shamir-quorum-custody.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { runKeyBackendConformance } from '../../src/testing/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
+import { tenantCollectionOf } from '../../src/storage/declaration.js'
+import { keyTypeOfJwk } from '../../src/keys/key-types.js'
+import { breakableStorage } from '../helpers/breakable-storage.js'
 
 const members = ['did:ethr:0x1111111111111111111111111111111111111111', 'did:ethr:0x2222222222222222222222222222222222222222']
 const data = new TextEncoder().encode('header.payload')
@@ -76,10 +80,15 @@ runKeyBackendConformance(
   'mpc (the shipped quorum custody, SQLite file)',
   async () => {
     const dir = mkdtempSync(join(tmpdir(), 'didvault-mpc-conformance-'))
-    const storage = createSqliteStorage({ path: join(dir, 'db.sqlite') })
-    await storage.init([MPC_KEYS, MPC_SHARES])
-    const custody = new ShamirQuorumCustody(storage, new KeyCustody(new Keyring(randomMasterKey())))
+    const sqlite = createSqliteStorage({ path: join(dir, 'db.sqlite') })
+    await sqlite.init([MPC_KEYS, MPC_SHARES])
+    // The shipped custody keeps its shares in the service's storage: "unreachable" is that storage failing as an
+    // adapter does when its database cannot be reached (StorageUnavailableError, 503).
+    const { storage, break: breakStorage } = breakableStorage(sqlite)
+    const keyCustody = new KeyCustody(new Keyring(randomMasterKey()))
+    const custody = new ShamirQuorumCustody(storage, keyCustody)
     const vaults = new Map<string, MpcVaultRef>()
+    let made = 0
     const directory = {
       vaultRef: async (tenantId: string, vaultId: string) => (vaults.get(vaultId)?.tenantId === tenantId ? vaults.get(vaultId) : undefined),
     }
@@ -90,15 +99,36 @@ runKeyBackendConformance(
       approvals: members,
       // An MPC key is made by initializing a NONE vault of its type under its quorum.
       async makeKey(tenantId, keyType) {
-        const base = { tenantId, vaultId: `vault-${vaults.size}`, mpcAccountID: 'acct', hierarchy: 'NONE' as const, keyType, policy }
+        const base = { tenantId, vaultId: `vault-${++made}`, mpcAccountID: 'acct', hierarchy: 'NONE' as const, keyType, policy }
         const ref: MpcVaultRef = { ...base, ...(await custody.createVault(base)) }
         expect(await custody.initialize(ref, members)).toEqual({ status: 'initialized' })
         vaults.set(ref.vaultId, ref)
         const keyRef = `mpc:${mpcKeyId(ref.vaultId)}`
         return { keyRef, publicJwk: await keys.publicKey(tenantId, keyRef) }
       },
+      // Readable means one member's share alone is the key: each share of the vault, opened (as one member's
+      // compromise with the master key would), taken as a private key, gives another public key.
+      async privateKeyReadable(tenantId, keyRef) {
+        const vaultId = keyRef.slice('mpc:'.length)
+        const publicJwk = await keys.publicKey(tenantId, keyRef)
+        const type = keyTypeOfJwk(publicJwk)!
+        const { items } = await tenantCollectionOf(sqlite, MPC_SHARES, tenantId).find({ field: 'vaultId', op: 'eq', value: vaultId })
+        expect(items.length).toBeGreaterThan(1)
+        return items.some((record) => {
+          const share = keyCustody.open(MPC_SHARES.name, record, 'share', record.share)
+          try {
+            const jwk = CURVES[type].publicJwk(share)
+            return jwk.x === publicJwk.x && jwk.y === publicJwk.y
+          } catch {
+            return false // not even a valid private key of the curve
+          } finally {
+            share.fill(0)
+          }
+        })
+      },
+      breakBackend: breakStorage,
       cleanup: async () => {
-        await storage.close()
+        await sqlite.close()
         rmSync(dir, { recursive: true, force: true })
       },
     }

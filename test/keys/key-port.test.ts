@@ -2,7 +2,8 @@
  * The key port (src/keys/port.ts) over the sealed backend on a real SQLite file: the key-backend
  * conformance suite of `didvault/testing` (keys of every type named by their RFC 7638 thumbprint,
  * signatures checked in OpenSSL, tenants apart, staged and destroyed keys, no plaintext private key
- * in the database file), then what is the sealed backend's own: didvault's thumbprint against the
+ * in the database file, 50 concurrent signatures, the storage unreachable while signing — 503, then signing again),
+ * then what is the sealed backend's own: didvault's thumbprint against the
  * RFC's vector, one key held by two tenants, and master-key rotation re-sealing the keys collection.
  */
 import { createPublicKey, verify } from 'node:crypto'
@@ -20,6 +21,7 @@ import { CURVES } from '../../src/keys/types/index.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import { runKeyBackendConformance } from '../../src/testing/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
+import { breakableStorage } from '../helpers/breakable-storage.js'
 
 const data = new TextEncoder().encode('eyJhbGciOiJFUzI1NksifQ.eyJpc3MiOiJ0ZXN0In0')
 
@@ -33,14 +35,18 @@ function opensslVerifies(jwk: PublicJwk, alg: SignatureAlgorithm, signature: Uin
 runKeyBackendConformance('sealed (SQLite file)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'didvault-keys-conformance-'))
   const path = join(dir, 'db.sqlite')
-  const storage = createSqliteStorage({ path })
-  await storage.init([SEALED_KEYS])
+  const sqlite = createSqliteStorage({ path })
+  await sqlite.init([SEALED_KEYS])
+  // Sealed keys live in the service's storage: "unreachable" is that storage failing as an adapter does when its
+  // database cannot be reached (StorageUnavailableError, 503), which the backend passes on as it is.
+  const { storage, break: breakStorage } = breakableStorage(sqlite)
   const sealed = new SealedKeyBackend(storage, new Keyring(randomMasterKey()))
   const keys = new BackendKeyManager({ sealed }, 'sealed')
   return {
     keys,
     backend: 'sealed',
     storage,
+    breakBackend: breakStorage,
     makeKey: (tenantId, type) => keys.createKey({ tenantId, type }),
     knownKey: async (tenantId, type, privateKey) => {
       const { id, publicJwk } = await sealed.importKey(tenantId, type, privateKey)
@@ -48,7 +54,7 @@ runKeyBackendConformance('sealed (SQLite file)', async () => {
     },
     storedBytes: async () => Buffer.concat([path, `${path}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file))),
     cleanup: async () => {
-      await storage.close()
+      await sqlite.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }
