@@ -8,7 +8,7 @@
  */
 import { execFileSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, renameSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { ed25519 } from '@noble/curves/ed25519.js'
@@ -83,6 +83,16 @@ runKeyBackendConformance('hsm (PKCS#11, SoftHSM2 token, SQLite file)', async () 
     storage,
     makeKey: (tenantId, type) => keys.createKey({ tenantId, type }),
     knownKey: (tenantId, type, privateKey) => importKnownKey(backend, tenantId, type, privateKey),
+    // The token says whether the private key can be read: CKA_SENSITIVE and not CKA_EXTRACTABLE, and CKA_VALUE refused.
+    privateKeyReadable: (_tenantId, keyRef) => privateKeyReadable(keyRef.slice('hsm:'.length)),
+    // The token taken out: its directory moved away; brought back, the backend re-initializes and logs in again.
+    breakBackend: async () => {
+      renameSync(hsm.tokenDir, `${hsm.tokenDir}.away`)
+      return async () => {
+        renameSync(`${hsm.tokenDir}.away`, hsm.tokenDir)
+        await expect.poll(() => hsmModule.ready(), { timeout: 15_000, interval: 50 }).toBe(true)
+      }
+    },
     storedBytes: async () => Buffer.concat([path, `${path}-wal`].filter((file) => existsSync(file)).map((file) => readFileSync(file))),
     cleanup: async () => {
       await storage.close()
@@ -90,6 +100,31 @@ runKeyBackendConformance('hsm (PKCS#11, SoftHSM2 token, SQLite file)', async () 
     },
   }
 })
+
+/** Whether the token lets the private key with CKA_ID `keyId` be read out (CKA_VALUE, or not sensitive, or extractable). */
+async function privateKeyReadable(keyId: string): Promise<boolean> {
+  return hsmModule.token.withSession('test', (p, session) => {
+    p.C_FindObjectsInit(session, [
+      { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
+      { type: pkcs11js.CKA_ID, value: Buffer.from(keyId, 'hex') },
+    ])
+    const [handle] = p.C_FindObjects(session, 1)
+    p.C_FindObjectsFinal(session)
+    if (!handle) throw new Error(`no private key ${keyId} in the token`)
+    const [sensitive, extractable] = p.C_GetAttributeValue(session, handle, [
+      { type: pkcs11js.CKA_SENSITIVE },
+      { type: pkcs11js.CKA_EXTRACTABLE },
+    ])
+    if (!Buffer.isBuffer(sensitive.value) || sensitive.value[0] !== 1) return true
+    if (!Buffer.isBuffer(extractable.value) || extractable.value[0] !== 0) return true
+    try {
+      p.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_VALUE }])
+      return true
+    } catch {
+      return false
+    }
+  })
+}
 
 /** Whether @noble/curves accepts a JOSE signature (r‖s over SHA-256 for ECDSA; ES256K: low-S). */
 function nobleVerifies(jwk: PublicJwk, signature: Uint8Array): boolean {
