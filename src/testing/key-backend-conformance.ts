@@ -106,7 +106,10 @@ const freshTenant = () => `kt-${RUN}-${++sequence}`
 /** A fresh private key of `type`, made by @noble/curves (a valid scalar, or an Ed25519 seed). */
 const randomPrivateKey = (type: KeyType): Uint8Array => ({ Ed25519: ed25519, 'P-256': p256, secp256k1 })[type].utils.randomSecretKey()
 
-type Hooks = Pick<KeyBackendFixture, 'storage' | 'knownKey' | 'storedBytes' | 'keyTypes' | 'privateKeyReadable' | 'breakBackend' | 'keyIdPattern'>
+type Hooks = Pick<
+  KeyBackendFixture,
+  'storage' | 'knownKey' | 'storedBytes' | 'keyTypes' | 'privateKeyReadable' | 'breakBackend' | 'keyIdPattern'
+>
 
 /** How many signatures the concurrency group asks for at once. */
 const CONCURRENT_SIGNATURES = 50

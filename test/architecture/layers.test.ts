@@ -36,7 +36,7 @@ export const LAYERS: string[][] = [
   ['observability'],
   ['config'],
   ['cli'],
-  ['index', 'oid4vc'],
+  ['index', 'oid4vc', 'pkcs11'],
 ]
 
 const layerOf = new Map(LAYERS.flatMap((names, layer) => names.map((name) => [name, layer] as const)))
