@@ -394,7 +394,7 @@ describe('after all of it', () => {
       expect(serialized).not.toMatch(/privateKey|"d"\s*:|sealed|envelope|wrapped/i)
     }
     // The hsm_keys records: the reference and the public JWK, no private member.
-    const keys = await h.storage.collection<Record<string, unknown>>('hsm_keys').find({ and: [] }, { limit: 1000 })
+    const keys = await h.storage.collection<{ id: string; publicJwk: object }>('hsm_keys').find({ and: [] }, { limit: 1000 })
     expect(keys.items.length).toBeGreaterThanOrEqual(made.length)
     for (const key of keys.items) {
       expect(Object.keys(key).sort()).toEqual(expect.arrayContaining(['id', 'keyId', 'publicJwk', 'type']))
