@@ -67,6 +67,9 @@ export function checkWalletConfig(
   }
   if (method === 'web' && service.publicUrl === undefined) throw noPublicUrl()
   if (config.bbsKey === true) checkBbsKey(method, keyType, options.makesBbsKey === true)
+  // A wallet in the HSM keeps every key of its DID there; PKCS#11 tokens hold no Bls12381G2 (BBS) keys.
+  if (config.bbsKey === true && config.keyManagement === 'HSM')
+    throw invalid('walletConfig.bbsKey: an HSM wallet keeps its keys in the token, which holds no BBS (Bls12381G2) keys')
   if ((config.txsInput?.length ?? 0) > 0 && (method === 'key' || method === 'jwk')) throw immutableMethodError(method)
   if (config.apiUrl !== undefined && !service.apiUrls.includes(stripSlash(config.apiUrl))) {
     throw invalid('walletConfig.apiUrl: not a registry endpoint configured in this service')
