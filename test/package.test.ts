@@ -32,6 +32,7 @@ const ENTRY_POINTS: Record<string, string> = {
   './postgres': 'createPostgresStorage',
   './express': 'createRouter',
   './oid4vc': 'createOid4vciProtocol',
+  './pkcs11': 'pkcs11',
   './client': 'createClient',
   './testing': 'runStorageConformance',
 }
