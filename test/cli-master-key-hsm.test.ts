@@ -63,7 +63,7 @@ describe.skipIf(!softHsmAvailable())('didvault master-key rotate --to-hsm / --to
     const token = ['--hsm-module', hsm.module, '--hsm-token-label', hsm.tokenLabel]
     const refused = await run(['master-key', 'rotate', '--to-hsm', '--storage', `sqlite:${db}`, ...token])
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(/--hsm-pin-file <path> or DIDVAULT_HSM_PIN/)
+    expect(refused.stderr).toMatch(/hsm\.pinFile \(--hsm-pin-file.*\) or DIDVAULT_HSM_PIN/)
 
     const toHsm = await run(['master-key', 'rotate', '--to-hsm', '--storage', `sqlite:${db}`, ...token, '--hsm-pin-file', pinFile])
     expect(toHsm.code, toHsm.stderr).toBe(0)

@@ -16,6 +16,7 @@ import { envApiKeys, registerEnvApiKeys } from './env-api-keys.js'
 import { createLogger, lifecycleLogger, type Logger } from '../observability/logger.js'
 import { primaryMetrics } from '../observability/metrics-route.js'
 import { openService, storageTargetOf, type StartWait } from './storage-target.js'
+import { hsmServiceOf } from './hsm.js'
 import { UsageError } from './usage.js'
 import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
 import { oid4vpModuleOf } from './oid4vp.js'
@@ -76,9 +77,13 @@ export async function serveCluster(options: ServeOptions, env: NodeJS.ProcessEnv
   if (metrics && options.metrics?.port !== undefined) await serveMetricsPort(metrics, options.host, options.metrics.port, logger)
   // Only once every worker listens: a start that fails must not have made (and lost) the first key.
   if (envApiKeys(env).length === 0) {
-    const { service } = await openService(storageTargetOf(options.storage, options.storageSettings), env, {
+    const target = storageTargetOf(options.storage, options.storageSettings)
+    const { hsm, keys } = await hsmServiceOf(options.hsm, target, env, options.previousMasterKeyFiles)
+    const { service } = await openService(target, env, {
       previousKeyFiles: options.previousMasterKeyFiles,
       start: wait,
+      ...(hsm && { hsm }),
+      ...(keys && { keys }),
     })
     try {
       await printFirstKey(service)
@@ -115,9 +120,13 @@ async function prepareStorage(
     options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, options.publicUrl) : undefined
   // Checked by the primary too: a worker would fail the same way.
   const verifier = options.oid4vp && options.oid4vp.enabled !== false ? await oid4vpModuleOf(options.oid4vp, options.publicUrl) : undefined
+  // Checked by the primary too, before the storage is opened; with `hsm.masterKey` the master key is the token's.
+  const { hsm, keys } = await hsmServiceOf(options.hsm, target, env, options.previousMasterKeyFiles)
   const { service, storage } = await openService(target, env, {
     previousKeyFiles: options.previousMasterKeyFiles,
     start: wait,
+    ...(hsm && { hsm }),
+    ...(keys && { keys }),
     ...(issuer && { oid4vci: issuer, publicUrl: options.publicUrl }),
     ...(verifier && { oid4vp: verifier, publicUrl: options.publicUrl }),
   })

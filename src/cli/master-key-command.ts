@@ -6,14 +6,16 @@
  * once every secret is resealed. `--to-hsm` moves the master key into a PKCS#11 token, `--to-file`
  * out of it into a new key file (docs/keys.md *The master key in an HSM*).
  */
-import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, unlinkSync, writeFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { effectiveConfig } from '../config/effective.js'
 import { KEYRING_RECORD, type KeyringMeta } from '../custody/keyring-store.js'
 import { RotationBlockedError, type RotationProgress } from '../custody/rotation.js'
 import { Keyring, randomMasterKey } from '../keys/keyring.js'
 import type { HsmMasterKey } from '../custody/hsm-master-key.js'
-import { withOptionalPeer } from './optional-peer.js'
+import type { HsmSettings } from '../config/schema.js'
+import type { Pkcs11Module } from '../keys/backends/pkcs11/index.js'
+import { hsmModuleOf, hsmServiceKeys } from './hsm.js'
 import type { StorageAdapter } from '../storage/port.js'
 import { installKeyFile, previousKeyFileOf, readKeyFile, resolveMasterKey, resolvePreviousMasterKeys, usesKeyFile } from './master-key.js'
 import { configFileOf } from './serve-config.js'
@@ -61,7 +63,12 @@ export async function masterKey(args: string[], env: NodeJS.ProcessEnv, out: (li
   if (target.kind === 'memory')
     throw new UsageError('master-key rotate needs the storage of a server (sqlite:<path>, postgres://... or mongodb://...)')
   const previousFiles = values['previous-master-key-file'] ?? file?.previousMasterKeyFiles ?? []
-  if (newKeyFile === undefined) return hsmRotation(target, env, values, previousFiles, out)
+  if (newKeyFile === undefined) return hsmRotation(target, env, values, file?.hsm, previousFiles, out)
+  if (file?.hsm?.masterKey === true)
+    throw new UsageError(
+      'the master key is in the HSM (hsm.masterKey of the config file): rotate out of it with --to-file <path>, or to a ' +
+        'new data key with --to-hsm',
+    )
 
   const newKey = readKeyFile(newKeyFile, '--new-key-file')
   await assertSetUp(target)
@@ -125,38 +132,30 @@ interface HsmFlags {
 }
 
 /**
- * The token of `--hsm-module`, `--hsm-token-label` and the PIN (`--hsm-pin-file`, else `DIDVAULT_HSM_PIN`; never an
- * argument), logged in; `undefined` without `--hsm-module`.
+ * The token of the config file's `hsm` section with `--hsm-module`, `--hsm-token-label`, `--hsm-pin-file` over it
+ * field by field, and the PIN (the pin file, else `DIDVAULT_HSM_PIN`; never an argument), logged in as `serve` does
+ * ({@link hsmModuleOf}); the token key `--hsm-key-label`, else `hsm.masterKeyLabel`.
  */
 async function openToken(
+  hsmSettings: Partial<HsmSettings> | undefined,
   values: HsmFlags,
   env: NodeJS.ProcessEnv,
   needed: string,
-): Promise<{ setting: HsmMasterKey; close(): Promise<void> } | undefined> {
-  const module = values['hsm-module']
-  if (module === undefined) {
-    if (needed === '') return undefined
-    throw new UsageError(
-      `${needed} needs the token: --hsm-module <path>, --hsm-token-label <label> and the PIN (--hsm-pin-file or DIDVAULT_HSM_PIN)`,
-    )
+): Promise<{ setting: HsmMasterKey; module: Pkcs11Module; close(): Promise<void> }> {
+  const settings: Partial<HsmSettings> = {
+    ...hsmSettings,
+    ...(values['hsm-module'] !== undefined && { module: values['hsm-module'] }),
+    ...(values['hsm-token-label'] !== undefined && { tokenLabel: values['hsm-token-label'] }),
+    ...(values['hsm-pin-file'] !== undefined && { pinFile: values['hsm-pin-file'] }),
   }
-  const tokenLabel = values['hsm-token-label']
-  if (tokenLabel === undefined) throw new UsageError('--hsm-module needs --hsm-token-label <label>')
-  let pin: string
-  if (values['hsm-pin-file'] !== undefined) {
-    try {
-      pin = readFileSync(values['hsm-pin-file'], 'utf8').replace(/\r?\n$/, '')
-    } catch (err) {
-      throw new Error(
-        `--hsm-pin-file ${values['hsm-pin-file']}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-      )
-    }
-  } else if (env.DIDVAULT_HSM_PIN) pin = env.DIDVAULT_HSM_PIN
-  else throw new UsageError('the HSM PIN comes from --hsm-pin-file <path> or DIDVAULT_HSM_PIN (never from an argument)')
-  const { pkcs11 } = await withOptionalPeer('pkcs11js', 'the master key in an HSM', () => import('../keys/backends/pkcs11/index.js'))
-  const token = pkcs11({ module, tokenLabel, pin, sessions: 1 })
-  const label = values['hsm-key-label']
-  return { setting: { hsm: token, ...(label !== undefined && { label }) }, close: () => token.close() }
+  if (settings.module === undefined)
+    throw new UsageError(
+      `${needed} needs the token: hsm.module (--hsm-module <path>), hsm.tokenLabel (--hsm-token-label <label>) and the ` +
+        'PIN (hsm.pinFile, --hsm-pin-file <path>, or DIDVAULT_HSM_PIN)',
+    )
+  const token = await hsmModuleOf(settings, env)
+  const label = values['hsm-key-label'] ?? settings.masterKeyLabel
+  return { setting: { hsm: token, ...(label !== undefined && { label }) }, module: token, close: () => token.close() }
 }
 
 /**
@@ -170,21 +169,28 @@ async function hsmRotation(
   target: Parameters<typeof serviceKeysOf>[0],
   env: NodeJS.ProcessEnv,
   values: HsmFlags,
+  hsmSettings: Partial<HsmSettings> | undefined,
   previousFiles: readonly string[],
   out: (line: string) => void,
 ): Promise<void> {
   await assertSetUp(target)
   const toFile = values['to-file']
-  const token = await openToken(values, env, toFile === undefined ? '--to-hsm' : '--to-file')
-  if (token === undefined) throw new UsageError('the HSM settings are missing')
+  const token = await openToken(hsmSettings, values, env, toFile === undefined ? '--to-hsm' : '--to-file')
   try {
     let keys: { masterKey: HsmMasterKey | string; previousMasterKeys: (HsmMasterKey | string | Uint8Array)[] }
     let newKeyHex: string | undefined
     if (toFile === undefined) {
       // Without <db>.key, a SQLite database's key is in the HSM already (a finished move run again, or a new data key).
+      // With `hsm.masterKey` (servers on the HSM already), the file key only when there is one, as `serve` takes it.
       const inHsm = usesKeyFile(env, target) && !existsSync(`${target.path}.key`)
-      const current = inHsm ? [] : [serviceKeysOf(target, env, previousFiles).masterKey]
-      keys = { masterKey: token.setting, previousMasterKeys: [...current, ...resolvePreviousMasterKeys(env, target, previousFiles)] }
+      const previous =
+        hsmSettings?.masterKey === true
+          ? hsmServiceKeys(target, env, token.module, token.setting.label, previousFiles).previousMasterKeys
+          : [
+              ...(inHsm ? [] : [serviceKeysOf(target, env, previousFiles).masterKey]),
+              ...resolvePreviousMasterKeys(env, target, previousFiles),
+            ]
+      keys = { masterKey: token.setting, previousMasterKeys: previous }
     } else {
       if (!existsSync(toFile)) {
         writeFileSync(toFile, Buffer.from(randomMasterKey()).toString('hex') + '\n', { mode: 0o600, flag: 'wx' })

@@ -11,7 +11,7 @@ import { DEFAULT_START_TIMEOUT_MS, openService, storageTargetOf, type StartWait 
 import type { HsmSettings, Oid4vciSettings, Oid4vpSettings, StorageFileSettings } from '../config/schema.js'
 import { applyDeclaredIssuers, oid4vciModuleOf } from './oid4vci.js'
 import { oid4vpModuleOf } from './oid4vp.js'
-import { hsmModuleOf } from './hsm.js'
+import { hsmServiceOf } from './hsm.js'
 import { healthRouter, serviceReadiness } from '../observability/health.js'
 import { createLogger, lifecycleLogger, type LogFormat, type Logger, type LogLevel } from '../observability/logger.js'
 import { ServiceMetrics } from '../observability/metrics.js'
@@ -65,7 +65,8 @@ export interface ServeOptions {
   oid4vp?: Oid4vpSettings
   /**
    * The HSM (config section `hsm`, `--hsm-module`, `--hsm-token-label`, `--hsm-pin-file`; the PIN from the pin file or
-   * `DIDVAULT_HSM_PIN`): needs the optional peer pkcs11js (docs/operations.md *HSM*).
+   * `DIDVAULT_HSM_PIN`): needs the optional peer pkcs11js (docs/operations.md *HSM*). `masterKey: true` (with
+   * `masterKeyLabel`) keeps the master key in the token (docs/keys.md *The master key in an HSM*).
    */
   hsm?: Partial<HsmSettings>
 }
@@ -111,8 +112,9 @@ export async function serve(
   // Before the storage is opened: no publicUrl, or a missing optional peer, leaves nothing behind.
   const issuer = options.oid4vci && options.oid4vci.enabled !== false ? await oid4vciModuleOf(options.oid4vci, publicUrl) : undefined
   const verifier = options.oid4vp && options.oid4vp.enabled !== false ? await oid4vpModuleOf(options.oid4vp, publicUrl) : undefined
-  // Before the storage is opened: a wrong PIN or a missing token stops the start (exit 2), naming the setting.
-  const hsm = options.hsm ? await hsmModuleOf(options.hsm, env) : undefined
+  // Before the storage is opened: a wrong PIN or a missing token stops the start (exit 2), naming the setting. With
+  // `hsm.masterKey`, the master key is the token's (no <db>.key made).
+  const { hsm, keys } = await hsmServiceOf(options.hsm, target, env, options.previousMasterKeyFiles)
   let jsonldWaiting = () => 0
   const metrics = options.metrics?.enabled === false ? undefined : new ServiceMetrics(() => jsonldWaiting())
   const observe = { logger, metrics }
@@ -129,6 +131,7 @@ export async function serve(
     ...(issuer && { oid4vci: issuer }),
     ...(verifier && { oid4vp: verifier }),
     ...(hsm && { hsm }),
+    ...(keys && { keys }),
   })
   jsonldWaiting = () => service.jsonldStats().waiting
   if (target.kind === 'mongodb' && !storage.capabilities.multiProcess) {

@@ -45,6 +45,7 @@ ${ENVIRONMENT}`,
                       [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
                       [--did-web-origin <origin>]... [--log-level <level>] [--log-format json|pretty] [--metrics on|off]
                       [--metrics-port <n>] [--drain-ms <ms>] [--previous-master-key-file <path>]... [--oid4vci on|off]
+                      [--hsm-module <path> --hsm-token-label <label> [--hsm-pin-file <path>]]
 
   --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
                   without a flag (networks, resolvers, limits, tokens). A flag given overrides the environment,
@@ -92,6 +93,14 @@ ${STORAGE}
                   serve the OpenID for Verifiable Credential Issuance issuer (docs/oid4vci.md); needs --public-url and
                   the optional packages @openid4vc/openid4vci, @openid4vc/oauth2, @openid4vc/utils. Default: on when the
                   config file has an oid4vci section (its settings and declared issuers), else off
+  --hsm-module <path>, --hsm-token-label <label>, --hsm-pin-file <path>
+                  a PKCS#11 HSM (config section hsm; needs the optional package pkcs11js): its library, the token's
+                  label, and a file (mode 0600) holding the user PIN, else DIDVAULT_HSM_PIN; the PIN is never an
+                  argument and never logged. HSM wallets (keyManagement HSM) are made in it. A wrong PIN or a missing
+                  token stops the start (exit 2) naming the setting; /health/ready is 503 while the token is away.
+                  Config hsm.masterKey: true keeps the master key in the token too (hsm.masterKeyLabel: the token
+                  key's label); DIDVAULT_MASTER_KEY and <db>.key, when present, are then previous keys (docs/keys.md
+                  "The master key in an HSM")
 ${PREVIOUS_KEY_FILE}
 
 On a database without API keys, the first start creates one for tenant "default" and prints
@@ -99,7 +108,8 @@ it once, after the port is bound.
 
 ${ENVIRONMENT}
   DIDVAULT_API_KEYS     tenant:key,tenant:key registered at start (idempotent)
-  DIDVAULT_CONFIG       the --config file when the flag is not given`,
+  DIDVAULT_CONFIG       the --config file when the flag is not given
+  DIDVAULT_HSM_PIN      the HSM's user PIN when there is no hsm.pinFile (--hsm-pin-file)`,
 
   config: `usage: didvault config <check|print> [options]
 
@@ -110,7 +120,8 @@ ${ENVIRONMENT}
       prints the effective config (flags > environment > file > defaults) as JSON, with the passwords of
       storage URLs and the keys of rpcUrls and resolver URLs masked; notes what the environment overrides
 
-  The master key is never a config setting: DIDVAULT_MASTER_KEY (or the SQLite key file) only.`,
+  The master key is never a config setting: DIDVAULT_MASTER_KEY (or the SQLite key file) only, or with
+  hsm.masterKey: true a key that never leaves the HSM.`,
 
   keys: `usage: didvault keys <create|list|revoke> [options]
 
@@ -131,10 +142,10 @@ ${ENVIRONMENT}`,
 
   masterKey: `usage: didvault master-key rotate --new-key-file <path> [--storage <s> | --config <file>]
                                     [--previous-master-key-file <path>]...
-       didvault master-key rotate --to-hsm --hsm-module <path> --hsm-token-label <label>
-                                    [--hsm-pin-file <path>] [--hsm-key-label <label>] [--storage <s>]...
-       didvault master-key rotate --to-file <path> --hsm-module <path> --hsm-token-label <label>
-                                    [--hsm-pin-file <path>] [--storage <s>]...
+       didvault master-key rotate --to-hsm [--hsm-module <path> --hsm-token-label <label>]
+                                    [--hsm-pin-file <path>] [--hsm-key-label <label>] [--storage <s> | --config <file>]...
+       didvault master-key rotate --to-file <path> [--hsm-module <path> --hsm-token-label <label>]
+                                    [--hsm-pin-file <path>] [--storage <s> | --config <file>]...
 
   reseals every secret of the storage (keys, mnemonics, shares, the API-key hashing key) under the new
   master key while servers keep running on it, then records masterKey.rotate on the audit trail's
@@ -161,10 +172,14 @@ ${ENVIRONMENT}`,
                   moves the master key out of the token into a new random key file (0600; an existing
                   file is the key of a rotation begun, taken again)
   --hsm-module <path>, --hsm-token-label <label>, --hsm-pin-file <path>
-                  the PKCS#11 module, the token's label and a file holding the user PIN (else
-                  DIDVAULT_HSM_PIN; never an argument). docs/keys.md "The master key in an HSM".
+                  the PKCS#11 module, the token's label and a file (mode 0600) holding the user PIN (else
+                  DIDVAULT_HSM_PIN; never an argument); over the config file's hsm section field by field.
+                  docs/keys.md "The master key in an HSM".
+  --hsm-key-label <label>
+                  the token key wrapping the master key (default: config hsm.masterKeyLabel, else a new one)
 ${STORAGE}
-  --config <file> without --storage or DIDVAULT_STORAGE: the storage (and previousMasterKeyFiles) of this file
+  --config <file> without --storage or DIDVAULT_STORAGE: the storage, previousMasterKeyFiles and hsm section of
+                  this file. With hsm.masterKey: true (servers on the HSM), --new-key-file is refused (use --to-file)
 ${PREVIOUS_KEY_FILE}
 
 ${ENVIRONMENT}`,

@@ -376,6 +376,20 @@ const hsm = z
       embedded: 'pkcs11({ sessions })',
       default: 4,
     }),
+    masterKey: setting(
+      z.boolean().optional(),
+      'The master key in this token: a data key wrapped by an AES key generated in it (docs/keys.md *The master key in an ' +
+        'HSM*). DIDVAULT_MASTER_KEY and a SQLite `<db>.key`, when present, are then previous keys (a rotation into the HSM); ' +
+        'move a database in with `didvault master-key rotate --to-hsm`.',
+      { embedded: 'IdentityService.create({ masterKey: { hsm } })', default: false },
+    ),
+    masterKeyLabel: setting(
+      z.string().min(1).optional(),
+      "The label of the token's AES key wrapping the master key (default: the one the database records; for a new " +
+        'database a new key `didvault-master-<8 hex>`). Generated when the token has none of that label. Also the token key ' +
+        '`didvault master-key rotate --to-hsm` uses (its --hsm-key-label over it).',
+      { embedded: 'IdentityService.create({ masterKey: { hsm, label } })' },
+    ),
   })
   .strict()
 
