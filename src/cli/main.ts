@@ -1,13 +1,10 @@
-/** The `didvault` command: usage errors exit 2 on stderr, help and version go to stdout with exit 0. */
+/**
+ * The `didvault` command: usage errors exit 2 on stderr, help and version go to stdout with exit 0. Each command's
+ * modules are loaded when it runs, so help, version and the small commands start without loading the service.
+ */
 import cluster from 'node:cluster'
 import { parseArgs } from 'node:util'
 import packageJson from '../../package.json' with { type: 'json' }
-import { config } from './config-command.js'
-import { keys } from './keys.js'
-import { audit } from './audit.js'
-import { masterKey } from './master-key-command.js'
-import { withOptionalPeer } from './optional-peer.js'
-import { checkedServeConfig, serveOptionsOf, SERVE_FLAGS } from './serve-config.js'
 import { USAGE, UsageError } from './usage.js'
 
 const out = (line: string) => console.log(line)
@@ -17,11 +14,15 @@ async function main(argv: string[], env: NodeJS.ProcessEnv): Promise<void> {
   if (command === undefined) throw new UsageError('no command given')
   if (command === '-h' || command === '--help' || command === 'help') return out(USAGE.main)
   if (command === '-v' || command === '--version') return out(packageJson.version)
-  if (command === 'keys') return keys(rest, env, out)
-  if (command === 'audit') return void (process.exitCode = await audit(rest, env, out))
-  if (command === 'config') return config(rest, env, out)
-  if (command === 'master-key') return masterKey(rest, env, out)
+  if (command === 'keys') return (await import('./keys.js')).keys(rest, env, out)
+  if (command === 'audit') return void (process.exitCode = await (await import('./audit.js')).audit(rest, env, out))
+  if (command === 'config') return (await import('./config-command.js')).config(rest, env, out)
+  if (command === 'master-key') return (await import('./master-key-command.js')).masterKey(rest, env, out)
   if (command !== 'serve') throw new UsageError(`unknown command ${JSON.stringify(command)}`)
+  const [{ checkedServeConfig, serveOptionsOf, SERVE_FLAGS }, { withOptionalPeer }] = await Promise.all([
+    import('./serve-config.js'),
+    import('./optional-peer.js'),
+  ])
   const { values } = parseArgs({ args: rest, options: SERVE_FLAGS, strict: true })
   if (values.help) return out(USAGE.serve)
   const { config: effective, notes } = checkedServeConfig(values, env)
