@@ -129,7 +129,8 @@ export const hsmUnavailable = (field: string) =>
   )
 
 /** The key backend holding a new wallet's key under `keyManagement` (`hsm` for HSM, else the service's default). */
-export const keyBackendOf = (keyManagement: string | undefined): { backend?: string } => (keyManagement === 'HSM' ? { backend: HSM_BACKEND } : {})
+export const keyBackendOf = (keyManagement: string | undefined): { backend?: string } =>
+  keyManagement === 'HSM' ? { backend: HSM_BACKEND } : {}
 
 /**
  * {@link checkWalletConfig} for a change to an existing wallet: `config` (the request's over its vault's template) is
