@@ -3,7 +3,8 @@
  * (sealed) wallet through the service when the master key is in the token (the data key unwrapped once at start) ÷ the
  * same with a file master key, interleaved; and what a signature would cost if the data key were unwrapped through the
  * token for each one instead (C_DecryptAsync of the wrapped data key, then the same signature), interleaved with both —
- * with the bare unwrap rate. docs/keys.md *The master key in an HSM* says why the data key is kept for the process's life.
+ * with the bare unwrap rate. Each figure carries `ratio`, its ops/s ÷ the file master key's (./relative.ts). docs/keys.md
+ * *The master key in an HSM* says why the data key is kept for the process's life.
  */
 import { randomUUID } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -15,26 +16,22 @@ import { unwrapDataKey, type HsmMasterKey } from '../src/custody/hsm-master-key.
 import { pkcs11 } from '../src/keys/backends/pkcs11/index.js'
 import { createSqliteStorage } from '../src/storage/sqlite/index.js'
 import { startSoftHsm } from '../test/helpers/softhsm.js'
-import { measureInterleaved, type Measurement, type MeasureOptions } from './measure.js'
+import type { MeasureOptions } from './measure.js'
+import { measureRelative, type Relative } from './relative.js'
 
 const API_KEY = 'bench-hsm-master-0123456789'
 
+/** Each measured interleaved with the others; `ratio`: its ops/s ÷ `fileMasterKey`'s. */
 export interface HsmMasterKeyBenchResults {
-  /** JWT VC sign through the service, ECS wallet, file master key. */
-  fileMasterKey: Measurement
-  /** The same, master key in the token (data key unwrapped once at start). */
-  hsmMasterKey: Measurement
-  /** hsmMasterKey ÷ fileMasterKey. */
-  ratio: number
+  /** JWT VC sign through the service, ECS wallet, file master key: the base. */
+  fileMasterKey: Relative
+  /** The same, master key in the token (data key unwrapped once at start); `ratio` the figure reported. */
+  hsmMasterKey: Relative
   /** The same signature preceded by an unwrap of the data key through the token (C_DecryptAsync), per signature. */
-  unwrapPerSignature: Measurement
-  /** unwrapPerSignature ÷ fileMasterKey. */
-  unwrapPerSignatureRatio: number
+  unwrapPerSignature: Relative
   /** The unwrap alone (C_DecryptAsync of the 32-byte data key with AES-256-GCM in the token). */
-  bareUnwrap: Measurement
+  bareUnwrap: Relative
 }
-
-const round = (n: number) => Number(n.toFixed(3))
 
 async function signer(service: IdentityService): Promise<() => Promise<unknown>> {
   const api: BoundIdentityService = service.as({ authorization: `Bearer ${API_KEY}` })
@@ -58,29 +55,22 @@ export async function benchHsmMasterKey(options: MeasureOptions): Promise<HsmMas
     const signOnHsm = await signer(onHsm)
     const wrapped = (await hsmStorage.collection<KeyringMeta>('meta').get(KEYRING_RECORD.id))!.hsmWrapped![0]
     const unwrap = async () => (await unwrapDataKey(setting, wrapped, 'bench')).fill(0)
-    const [fileMasterKey, hsmMasterKey, unwrapPerSignature, bareUnwrap] = await measureInterleaved(
-      [
-        { label: 'sqlite: JWT VC sign, ECS wallet, file master key', fn: signOnFile },
-        { label: 'sqlite: JWT VC sign, ECS wallet, master key in SoftHSM2 (interleaved)', fn: signOnHsm },
-        {
+    return await measureRelative(
+      {
+        fileMasterKey: { label: 'sqlite: JWT VC sign, ECS wallet, file master key', fn: signOnFile },
+        hsmMasterKey: { label: 'sqlite: JWT VC sign, ECS wallet, master key in SoftHSM2 (interleaved)', fn: signOnHsm },
+        unwrapPerSignature: {
           label: 'sqlite: JWT VC sign, ECS wallet, data key unwrapped through SoftHSM2 per signature (interleaved)',
           fn: async () => {
             await unwrap()
             return signOnHsm()
           },
         },
-        { label: 'SoftHSM2: C_DecryptAsync unwrap of the data key (interleaved)', fn: unwrap },
-      ],
+        bareUnwrap: { label: 'SoftHSM2: C_DecryptAsync unwrap of the data key (interleaved)', fn: unwrap },
+      },
+      'fileMasterKey',
       options,
     )
-    return {
-      fileMasterKey,
-      hsmMasterKey,
-      ratio: round(hsmMasterKey.opsPerSec / fileMasterKey.opsPerSec),
-      unwrapPerSignature,
-      unwrapPerSignatureRatio: round(unwrapPerSignature.opsPerSec / fileMasterKey.opsPerSec),
-      bareUnwrap,
-    }
   } finally {
     await onFile.close()
     await onHsm.close()

@@ -9,37 +9,32 @@ import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { importJWK, jwtVerify } from 'jose'
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest'
-import { CLI, ensureBuilt } from './helpers/build.js'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import { CLI } from './helpers/build.js'
 import { http, killAll, spawnNode, type Spawned } from './helpers/spawn.js'
-import { softHsmAvailable, startSoftHsm, type SoftHsm } from './helpers/softhsm.js'
+import { softHsmAvailable } from './helpers/softhsm.js'
+import { softHsmForCli } from './helpers/softhsm-cli.js'
 
 const LISTENING = /didvault listening on (http:\/\/127\.0\.0\.1:\d+)/
 const API_KEY = 'acme-key-0123456789abcdef'
 
-let hsm: SoftHsm
+const hsm = softHsmForCli()
 let dir: string
 /** Every process of the test, to search their output for the PIN. */
 let spawned: Spawned[]
 
-beforeAll(() => {
-  if (!softHsmAvailable()) return
-  ensureBuilt()
-  hsm = startSoftHsm()
-}, 180_000)
-afterAll(() => hsm?.stop())
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'didvault-serve-hsm-'))
   spawned = []
 })
 afterEach(async () => {
   await killAll()
-  for (const proc of spawned) expect(proc.stdout() + proc.stderr()).not.toContain(hsm.pin)
+  for (const proc of spawned) expect(proc.stdout() + proc.stderr()).not.toContain(hsm().pin)
   rmSync(dir, { recursive: true, force: true })
 })
 
 const cli = (args: string[], env: Record<string, string> = {}) => {
-  const proc = spawnNode([CLI, ...args], { cwd: dir, env: { SOFTHSM2_CONF: hsm.conf, DIDVAULT_API_KEYS: `acme:${API_KEY}`, ...env } })
+  const proc = spawnNode([CLI, ...args], { cwd: dir, env: { SOFTHSM2_CONF: hsm().conf, DIDVAULT_API_KEYS: `acme:${API_KEY}`, ...env } })
   spawned.push(proc)
   return proc
 }
@@ -51,9 +46,9 @@ function pinFile(pin: string, name = 'pin'): string {
   return file
 }
 
-const hsmFlags = (pinPath: string, tokenLabel = hsm.tokenLabel) => [
+const hsmFlags = (pinPath: string, tokenLabel = hsm().tokenLabel) => [
   '--hsm-module',
-  hsm.module,
+  hsm().module,
   '--hsm-token-label',
   tokenLabel,
   '--hsm-pin-file',
@@ -118,26 +113,29 @@ describe.skipIf(!softHsmAvailable())('didvault serve --hsm-* (SoftHSM2)', () => 
     expect(stderr).toContain('hsm.pinFile')
     expect(stderr).not.toContain(wrong)
     // The PIN from DIDVAULT_HSM_PIN: the same.
-    const fromEnv = cli(['serve', '--port', '0', '--storage', 'memory', '--hsm-module', hsm.module, '--hsm-token-label', hsm.tokenLabel], {
-      DIDVAULT_HSM_PIN: wrong,
-    })
+    const fromEnv = cli(
+      ['serve', '--port', '0', '--storage', 'memory', '--hsm-module', hsm().module, '--hsm-token-label', hsm().tokenLabel],
+      {
+        DIDVAULT_HSM_PIN: wrong,
+      },
+    )
     const envStderr = await refused(fromEnv)
     expect(envStderr).toMatch(/hsm\.pinFile|DIDVAULT_HSM_PIN/)
     expect(fromEnv.stdout() + envStderr).not.toContain(wrong)
     // A pin file others can read is refused before the token is touched.
     const open = join(dir, 'open-pin')
-    writeFileSync(open, `${hsm.pin}\n`, { mode: 0o644 })
+    writeFileSync(open, `${hsm().pin}\n`, { mode: 0o644 })
     expect(await refused(cli(['serve', '--port', '0', '--storage', 'memory', ...hsmFlags(open)]))).toMatch(/hsm\.pinFile.*chmod 600/)
   }, 60_000)
 
   it('a token label the module does not have stops the start (exit 2) naming hsm.tokenLabel', async () => {
-    const proc = cli(['serve', '--port', '0', '--storage', 'memory', ...hsmFlags(pinFile(hsm.pin), 'no-such-token')])
+    const proc = cli(['serve', '--port', '0', '--storage', 'memory', ...hsmFlags(pinFile(hsm().pin), 'no-such-token')])
     expect(await refused(proc)).toContain('hsm.tokenLabel')
   }, 60_000)
 
   it('starts with the token: an HSM wallet made over HTTP signs a VC-JWT; /health/ready 503 while the token is away, 200 back', async () => {
     const db = join(dir, 'db.sqlite')
-    const { proc, url } = await serve(['--storage', `sqlite:${db}`, ...hsmFlags(pinFile(hsm.pin))])
+    const { proc, url } = await serve(['--storage', `sqlite:${db}`, ...hsmFlags(pinFile(hsm().pin))])
     const wallet = await hsmWallet(url)
     const jwt = await signVc(url, wallet.did)
     const { payload, protectedHeader } = await jwtVerify(jwt, await importJWK(wallet.publicKeyJwk, 'ES256'))
@@ -147,7 +145,7 @@ describe.skipIf(!softHsmAvailable())('didvault serve --hsm-* (SoftHSM2)', () => 
 
     // The DID-auth token is signed by the HSM key too: made before the token goes.
     const auth = await didAuth(url, wallet.did)
-    renameSync(hsm.tokenDir, `${hsm.tokenDir}.away`)
+    renameSync(hsm().tokenDir, `${hsm().tokenDir}.away`)
     try {
       const ready = await http(`${url}/health/ready`)
       expect(ready.status).toBe(503)
@@ -161,7 +159,7 @@ describe.skipIf(!softHsmAvailable())('didvault serve --hsm-* (SoftHSM2)', () => 
       expect(signing.status, JSON.stringify(signing.body)).toBe(503)
       expect(signing.body.errorType).toBe('SERVICE_UNAVAILABLE')
     } finally {
-      renameSync(`${hsm.tokenDir}.away`, hsm.tokenDir)
+      renameSync(`${hsm().tokenDir}.away`, hsm().tokenDir)
     }
     await expect.poll(async () => (await http(`${url}/health/ready`)).status, { timeout: 20_000, interval: 200 }).toBe(200)
     await jwtVerify(await signVc(url, wallet.did), await importJWK(wallet.publicKeyJwk, 'ES256'))
@@ -170,7 +168,7 @@ describe.skipIf(!softHsmAvailable())('didvault serve --hsm-* (SoftHSM2)', () => 
 
   it('hsm.masterKey: true after master-key rotate --to-hsm: serve starts on the master key in the token and every wallet signs', async () => {
     const db = join(dir, 'db.sqlite')
-    const pin = pinFile(hsm.pin)
+    const pin = pinFile(hsm().pin)
     // A database on its <db>.key file, with an ECS wallet and an HSM wallet.
     const first = await serve(['--storage', `sqlite:${db}`, ...hsmFlags(pin)])
     const made = await http(`${first.url}/wallet`, { method: 'POST', token: API_KEY, json: {} })
@@ -186,7 +184,7 @@ describe.skipIf(!softHsmAvailable())('didvault serve --hsm-* (SoftHSM2)', () => 
       config,
       JSON.stringify({
         storage: `sqlite:${db}`,
-        hsm: { module: hsm.module, tokenLabel: hsm.tokenLabel, pinFile: 'pin', masterKey: true, masterKeyLabel: label },
+        hsm: { module: hsm().module, tokenLabel: hsm().tokenLabel, pinFile: 'pin', masterKey: true, masterKeyLabel: label },
       }),
     )
     // The config's hsm section is the token of the rotation (no --hsm-* flag).
@@ -220,7 +218,7 @@ describe.skipIf(!softHsmAvailable())('didvault serve --hsm-* (SoftHSM2)', () => 
       config,
       JSON.stringify({
         storage: 'memory',
-        hsm: { module: hsm.module, tokenLabel: hsm.tokenLabel, pinFile: pinFile(hsm.pin), masterKey: true },
+        hsm: { module: hsm().module, tokenLabel: hsm().tokenLabel, pinFile: pinFile(hsm().pin), masterKey: true },
       }),
     )
     expect(await refused(cli(['serve', '--port', '0', '--config', config]))).toMatch(/hsm\.masterKey.*storage of a server/)

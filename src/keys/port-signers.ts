@@ -60,10 +60,20 @@ export function digestKeySigner(digest: DigestSigner): KeySigner {
   }
 }
 
-/** A {@link DigestSigner} of the secp256k1 key `publicJwk`, signing through `sign`. */
+/**
+ * A {@link DigestSigner} of the secp256k1 key `publicJwk`, signing through `sign`. Its address (a Keccak-256 of the point)
+ * is computed when first read: a signer is made per request, and most never need it.
+ */
 function digestSignerOver(publicJwk: PublicJwk, sign: (digest: Uint8Array) => Promise<RecoverableSignature>): DigestSigner {
   const point = ecPoint(publicJwk)
-  return { publicKeyHex: bytesToHex(point), address: addressOf(point), sign }
+  let address: string | undefined
+  return {
+    publicKeyHex: bytesToHex(point),
+    get address() {
+      return (address ??= addressOf(point))
+    },
+    sign,
+  }
 }
 
 /** The {@link BbsSigner} of a port Bls12381G2 key whose public JWK the caller holds: the port signs each BBS signature. */

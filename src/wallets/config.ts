@@ -7,6 +7,7 @@ import { forbidden, invalid } from '../errors.js'
 import { ETHR_KEY_TYPES, parseEthrDid, type EthrNetwork } from '../did/methods/ethr/index.js'
 import { didMethodNamed, immutableMethodError } from '../did/methods/index.js'
 import { KEY_TYPES, type KeyType } from '../keys/key-types.js'
+import { HSM_BACKEND } from '../keys/hsm.js'
 import type { DidRegistry } from '../did/methods/ethr/index.js'
 import type { WalletConfig } from './config-schemas.js'
 import { noPublicUrl } from './wallet-did.js'
@@ -128,7 +129,8 @@ export const hsmUnavailable = (field: string) =>
   )
 
 /** The key backend holding a new wallet's key under `keyManagement` (`hsm` for HSM, else the service's default). */
-export const keyBackendOf = (keyManagement: string | undefined): { backend?: string } => (keyManagement === 'HSM' ? { backend: 'hsm' } : {})
+export const keyBackendOf = (keyManagement: string | undefined): { backend?: string } =>
+  keyManagement === 'HSM' ? { backend: HSM_BACKEND } : {}
 
 /**
  * {@link checkWalletConfig} for a change to an existing wallet: `config` (the request's over its vault's template) is

@@ -9,12 +9,11 @@ import { createHash } from 'node:crypto'
 import { renameSync } from 'node:fs'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { importJWK, jwtVerify } from 'jose'
-import pkcs11js from 'pkcs11js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pkcs11, type Pkcs11Module } from '../../src/pkcs11.js'
 import type { WalletRecord } from '../../src/wallets/records.js'
 import { expectError, startHarness, tokenFor, type Harness } from '../helpers/harness.js'
-import { startSoftHsm, type SoftHsm } from '../helpers/softhsm.js'
+import { startSoftHsm, tokenObject, type SoftHsm } from '../helpers/softhsm.js'
 
 const sha256 = (data: Uint8Array) => new Uint8Array(createHash('sha256').update(data).digest())
 
@@ -24,18 +23,7 @@ let token: SoftHsm
 let hsm: Pkcs11Module
 
 /** Whether the token holds a private key with CKA_ID `id` (hex). */
-const inToken = (id: string) =>
-  hsm.token.withSession('test', (p, session) => {
-    p.C_FindObjectsInit(session, [
-      { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
-      { type: pkcs11js.CKA_ID, value: Buffer.from(id, 'hex') },
-    ])
-    try {
-      return p.C_FindObjects(session, 1).length > 0
-    } finally {
-      p.C_FindObjectsFinal(session)
-    }
-  })
+const inToken = async (id: string) => (await tokenObject(hsm.token, id)) !== undefined
 
 beforeAll(async () => {
   token = startSoftHsm()

@@ -22,7 +22,7 @@ import { BackendKeyManager } from '../../src/keys/port.js'
 import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { runKeyBackendConformance } from '../../src/testing/index.js'
-import { startSoftHsm } from '../helpers/softhsm.js'
+import { privateKeyReadable, startSoftHsm, tokenObject, type KeyObjectClass } from '../helpers/softhsm.js'
 
 const hsm = startSoftHsm()
 const hsmModule = pkcs11({ module: hsm.module, tokenLabel: hsm.tokenLabel, pin: hsm.pin, sessions: 4 })
@@ -84,7 +84,7 @@ runKeyBackendConformance('hsm (PKCS#11, SoftHSM2 token, SQLite file)', async () 
     makeKey: (tenantId, type) => keys.createKey({ tenantId, type }),
     knownKey: (tenantId, type, privateKey) => importKnownKey(backend, tenantId, type, privateKey),
     // The token says whether the private key can be read: CKA_SENSITIVE and not CKA_EXTRACTABLE, and CKA_VALUE refused.
-    privateKeyReadable: (_tenantId, keyRef) => privateKeyReadable(keyRef.slice('hsm:'.length)),
+    privateKeyReadable: (_tenantId, keyRef) => privateKeyReadable(hsmModule.token, keyRef.slice('hsm:'.length)),
     // The token taken out: its directory moved away; brought back, the backend re-initializes and logs in again.
     breakBackend: async () => {
       renameSync(hsm.tokenDir, `${hsm.tokenDir}.away`)
@@ -100,31 +100,6 @@ runKeyBackendConformance('hsm (PKCS#11, SoftHSM2 token, SQLite file)', async () 
     },
   }
 })
-
-/** Whether the token lets the private key with CKA_ID `keyId` be read out (CKA_VALUE, or not sensitive, or extractable). */
-async function privateKeyReadable(keyId: string): Promise<boolean> {
-  return hsmModule.token.withSession('test', (p, session) => {
-    p.C_FindObjectsInit(session, [
-      { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
-      { type: pkcs11js.CKA_ID, value: Buffer.from(keyId, 'hex') },
-    ])
-    const [handle] = p.C_FindObjects(session, 1)
-    p.C_FindObjectsFinal(session)
-    if (!handle) throw new Error(`no private key ${keyId} in the token`)
-    const [sensitive, extractable] = p.C_GetAttributeValue(session, handle, [
-      { type: pkcs11js.CKA_SENSITIVE },
-      { type: pkcs11js.CKA_EXTRACTABLE },
-    ])
-    if (!Buffer.isBuffer(sensitive.value) || sensitive.value[0] !== 1) return true
-    if (!Buffer.isBuffer(extractable.value) || extractable.value[0] !== 0) return true
-    try {
-      p.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_VALUE }])
-      return true
-    } catch {
-      return false
-    }
-  })
-}
 
 /** Whether @noble/curves accepts a JOSE signature (r‖s over SHA-256 for ECDSA; ES256K: low-S). */
 function nobleVerifies(jwk: PublicJwk, signature: Uint8Array): boolean {
@@ -157,16 +132,7 @@ describe('the hsm key backend on SoftHSM2', () => {
   })
 
   /** The attributes of the object of class `kind` with CKA_ID `keyId`, or undefined when there is none. */
-  const objectOf = (keyId: string, kind: number) =>
-    hsmModule.token.withSession('test', (p, session) => {
-      p.C_FindObjectsInit(session, [
-        { type: pkcs11js.CKA_CLASS, value: kind },
-        { type: pkcs11js.CKA_ID, value: Buffer.from(keyId, 'hex') },
-      ])
-      const [handle] = p.C_FindObjects(session, 1)
-      p.C_FindObjectsFinal(session)
-      return handle
-    })
+  const objectOf = (keyId: string, kind: KeyObjectClass) => tokenObject(hsmModule.token, keyId, kind)
 
   it('each key type: generated in the token, signatures that @noble/curves verifies (ES256K low-S)', async () => {
     for (const type of KEY_TYPES) {
@@ -182,8 +148,8 @@ describe('the hsm key backend on SoftHSM2', () => {
     const made = await Promise.all(KEY_TYPES.map((type) => keys.createKey({ tenantId: 't', type })))
     for (const { keyRef } of made) {
       const keyId = keyRef.slice('hsm:'.length)
-      const handle = await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)
-      expect(handle, keyRef).toBeDefined()
+      const handle = await objectOf(keyId, 'private')
+      if (handle === undefined) throw new Error(`no private key ${keyRef} in the token`)
       await hsmModule.token.withSession('test', (p, session) => {
         expect(() => p.C_GetAttributeValue(session, handle, [{ type: pkcs11js.CKA_VALUE }])).toThrow(/CKR_ATTRIBUTE_SENSITIVE/)
         const flags = p.C_GetAttributeValue(session, handle, [
@@ -252,17 +218,17 @@ describe('the hsm key backend on SoftHSM2', () => {
     expect(await keys.destroyMaterial('t', [mine.keyRef])).toEqual([
       { keyRef: mine.keyRef, error: expect.objectContaining({ errorType: 'VALIDATION_ERROR' }) },
     ])
-    expect(await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)).toBeDefined()
+    expect(await objectOf(keyId, 'private')).toBeDefined()
     expect(nobleVerifies(mine.publicJwk, await keys.sign({ tenantId: 't', keyRef: mine.keyRef, alg: 'ES256K', data }))).toBe(true)
 
     // Committed: the record is gone at once (the key reaches nothing), the token's private and public objects once
     // destroyMaterial ran; a second run finds nothing left to destroy.
     await storage.transaction((tx) => keys.destroyKeys(tx, 't', [mine.keyRef]))
     await expect(keys.sign({ tenantId: 't', keyRef: mine.keyRef, alg: 'ES256K', data })).rejects.toMatchObject({ errorType: 'NOT_FOUND' })
-    expect(await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)).toBeDefined()
+    expect(await objectOf(keyId, 'private')).toBeDefined()
     expect(await keys.destroyMaterial('t', [mine.keyRef])).toEqual([{ keyRef: mine.keyRef }])
-    expect(await objectOf(keyId, pkcs11js.CKO_PRIVATE_KEY)).toBeUndefined()
-    expect(await objectOf(keyId, pkcs11js.CKO_PUBLIC_KEY)).toBeUndefined()
+    expect(await objectOf(keyId, 'private')).toBeUndefined()
+    expect(await objectOf(keyId, 'public')).toBeUndefined()
     expect(await keys.destroyMaterial('t', [mine.keyRef])).toEqual([{ keyRef: mine.keyRef }])
   })
 

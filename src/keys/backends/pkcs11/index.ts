@@ -20,7 +20,10 @@ export { Pkcs11AesKeys, tokenAesKeys } from './master-key.js'
 /** `pkcs11(options)`: the module path, the token's label, the user PIN (in memory only), the pool size (default 4). */
 export type Pkcs11Options = Pkcs11TokenOptions
 
-/** An open PKCS#11 token, as the service takes it (`IdentityService.create({ hsm })`). */
+/**
+ * An open PKCS#11 token, as the service takes it (`IdentityService.create({ hsm })`): {@link HsmModule}'s `ready()` and
+ * `close()` (which calls C_Finalize when nothing else in the process uses the library), and what only PKCS#11 has.
+ */
 export interface Pkcs11Module extends HsmModule {
   /** The logged-in token and its session pool. */
   readonly token: Pkcs11Token
@@ -34,10 +37,6 @@ export interface Pkcs11Module extends HsmModule {
    * (`IdentityService.create({ masterKey: { hsm: module } })`, docs/keys.md *The master key in an HSM*).
    */
   readonly masterKeys: TokenAesKeys
-  /** Whether the token answers (`/health/ready`); false while it is away and being re-initialized. */
-  ready(): Promise<boolean>
-  /** Closes the sessions and releases the module (C_Finalize when nothing else in the process uses it). */
-  close(): Promise<void>
 }
 
 /** Opens a PKCS#11 token (synchronously: loading, C_Initialize and C_Login are the library's blocking calls). */
