@@ -95,6 +95,7 @@ export async function storeClaims(
     | 'onItemFailure'
     | 'registries'
     | 'resolvers'
+    | 'statuses'
     | 'storage'
   >,
   caller: Caller,
@@ -145,7 +146,9 @@ export async function storeClaims(
         roles: claimRoles,
         createdAt: now,
       }
-      return { index, record }
+      // Its status in this service's lists, for Fetch's `status` filter (kept in step by status changes).
+      const status = await ctx.statuses.statusOf(caller.tenantId, record)
+      return { index, record: status === undefined ? record : { ...record, status } }
     },
     ({ index }, error) => ({ claim: index, error }),
   )
