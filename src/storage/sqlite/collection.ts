@@ -115,10 +115,9 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  count(where: Where): Promise<number> {
+  count(where: Where = { and: [] }): Promise<number> {
     return this.read((layout, connection) => {
-      const params: Bound[] = []
-      const sql = `SELECT count(*) AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+      const { sql, params } = countQuery(layout, where)
       return (connection.statement(sql).get(...params) as { n: number }).n
     })
   }
@@ -166,4 +165,10 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
       throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
     })
   }
+}
+
+/** The SELECT of `count(where)` (and of its plan). */
+export function countQuery(layout: Layout, where: Where): { sql: string; params: Bound[] } {
+  const params: Bound[] = []
+  return { sql: `SELECT count(*) AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`, params }
 }
