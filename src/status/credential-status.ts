@@ -62,7 +62,7 @@ export async function refreshStoredStatuses(tx: StorageAdapter, tenantId: string
   if (credentialIds.length === 0) return
   const { credentials } = tenantCollections(tx, tenantId, { credentials: CREDENTIALS })
   const spellings = [...new Set(credentialIds.flatMap((id) => [id, principalOf(id)]))]
-  for (const record of await credentials.all({ field: 'vcId', op: 'in', value: spellings })) {
+  for (const record of await credentials.all({ field: 'vcId', op: 'in', value: spellings }, { orderBy: { field: 'vcId' } })) {
     const status = await statusOfRecord(tx, tenantId, record)
     if (status !== record.status) await credentials.update(record.id, { status })
   }
