@@ -466,19 +466,11 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     where: scoped({ field: 'format', op: 'eq', value: null }),
     options: { limit: 1000 },
   },
-  // Get Overview's counts: any index whose first field is tenantId serves them; named here is SQLite's choice.
-  ...(
-    [
-      ['vaults', ['tenantId', 'mpcVaultID', 'createdAt']],
-      ['wallets', ['tenantId', 'alias']],
-      ['credentials', ['tenantId', 'hash', 'storerKey']],
-      ['status_lists', ['tenantId', 'createdAt']],
-      ['auditRecords', ['tenantId', 'seq']],
-    ] as const
-  ).map(([collection, index]) => ({
+  // Get Overview's counts: the tenant's index of each collection (SQLite counts on the index it names).
+  ...['vaults', 'wallets', 'credentials', 'status_lists', 'auditRecords'].map((collection): ServiceQuery => ({
     title: `the tenant’s ${collection}, counted (Get Overview)`,
     collection,
-    index: [...index],
+    index: ['tenantId'],
     where: tenant,
     options: { count: true },
   })),
