@@ -16,7 +16,8 @@ import type { StorageAdapter } from '../storage/port.js'
 import { escapeText } from '../text/escape.js'
 import { entryOf } from './hash.js'
 import { AUDIT_RECORDS, type AuditRecord } from './records.js'
-import type { AuditEntry, AuditLag, getAuditQuery } from './schemas.js'
+import type { AuditChainReport, AuditEntry, AuditLag, getAuditQuery } from './schemas.js'
+import { verifyChain } from './verify-chain.js'
 import type { AuditTrail } from './trail.js'
 
 type Query = z.output<typeof getAuditQuery>
@@ -91,4 +92,19 @@ async function readPage(
     scanned += items.length
   }
   return { records, nextCursor: cursorOf(after) }
+}
+
+/** Verify the Audit Chain (`GET /audit/verify`): the caller's tenant's chain, walked and checked (reads only). */
+export async function verifyAuditChain(ctx: { storage: StorageAdapter }, caller: Caller): Promise<AuditChainReport> {
+  const report = await verifyChain(ctx.storage, caller.tenantId)
+  return {
+    ok: report.break === undefined,
+    records: report.records,
+    ...(report.break && {
+      break: { seq: report.break.seq, problem: report.break.problem, ...(report.break.act && { act: report.break.act }) },
+    }),
+    ...(report.unchained && {
+      unchained: { records: report.unchained.records, oldest: new Date(report.unchained.oldestAppendedAt).toISOString() },
+    }),
+  }
 }

@@ -118,3 +118,29 @@ export const auditLag = z
 export type AuditLag = z.infer<typeof auditLag>
 
 export const auditPage = z.object({ records: z.array(auditEntry), nextCursor, lag: auditLag.optional() })
+
+export const verifyAuditChainQuery = z.strictObject({})
+
+/** The verification of the caller's tenant's chain (`GET /audit/verify`). */
+export const auditChainReport = z
+  .strictObject({
+    ok: z.boolean().meta({ description: 'True when the chain is intact (records not chained yet are no break).' }),
+    records: z.number().int().nonnegative().meta({ description: 'Records walked and found sound (up to the break, if any).' }),
+    break: z
+      .strictObject({
+        seq: z.number().int().meta({ description: 'The `seq` where the chain breaks.' }),
+        problem: z.string().meta({ description: 'What is wrong there (a missing or repeated record, a changed hash, a cut tail…).' }),
+        act: z
+          .strictObject({ action: z.string(), targetType: z.string(), targetId: z.string() })
+          .optional()
+          .meta({ description: 'The act of the record where it shows, as stored, when that record is there.' }),
+      })
+      .optional()
+      .meta({ description: 'The first broken link; absent when `ok`.' }),
+    unchained: z
+      .strictObject({ records: z.number().int().positive(), oldest: isoDate })
+      .optional()
+      .meta({ description: 'Records committed with their acts but not chained yet (the integration lag); absent when none.' }),
+  })
+  .meta({ id: 'AuditChainReport' })
+export type AuditChainReport = z.output<typeof auditChainReport>

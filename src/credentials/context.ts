@@ -8,6 +8,7 @@ import type { UndefinedTerms } from '../proofs/jsonld/undefined-terms.js'
 import type { WalletsConfig, WalletsContext } from '../wallets/context.js'
 import type { StatusPurpose } from './schemas.js'
 import type { CredentialStatusChecks, FormatName } from './formats/index.js'
+import type { CredentialRecord, CredentialStatus } from './records.js'
 
 export interface CredentialsConfig extends WalletsConfig {
   limits: {
@@ -44,6 +45,11 @@ export interface StatusAllocation {
 export interface CredentialStatuses {
   /** Allocates one entry per purpose (written at once); 422 when the service cannot issue status. */
   allocate(tenantId: string, request: StatusRequest): Promise<StatusAllocation>
+  /**
+   * The status of a credential being stored, from the entries its document names in the tenant's lists: `revoked`,
+   * `suspended`, or undefined (active, or no entry in this service's lists).
+   */
+  statusOf(tenantId: string, record: CredentialRecord): Promise<CredentialStatus | undefined>
 }
 
 export interface CredentialsContext extends WalletsContext {

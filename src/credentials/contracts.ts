@@ -83,7 +83,8 @@ export const CREDENTIAL_CONTRACTS = {
       'The tenant’s stored credentials the caller may read — public ones, those it stored, issued or is the subject of ' +
       '(through a DID named by its `x-did-auth` tokens), those whose DID its key owns, those a role with Read or Write ' +
       'it holds is listed in or assigned to — filtered by `subject`, `issuer`, `ids` (comma-separated credential ids), ' +
-      '`type`; oldest first, at most `limit` per page; `nextCursor` when more follow (a page is never cut short ' +
+      '`type`, `format` (`JSON-LD`, `JWT`, `SD-JWT`, `VC-JOSE`) and `status` (`active`, `revoked`, `suspended`: as this ' +
+      'service’s status lists hold it); oldest first, at most `limit` per page; `nextCursor` when more follow (a page is never cut short ' +
       'silently). The access set is computed by the database query.',
     auth: 'tenant+did',
     tag: TAG,

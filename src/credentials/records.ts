@@ -43,6 +43,11 @@ export interface CredentialRecord extends StoredRecord {
   types: string[]
   issuanceDate?: string
   expirationDate?: string
+  /**
+   * Its status as this service's status lists hold it: `revoked` or `suspended` (revocation wins); absent when neither
+   * (`active`), or when its entries are in lists of other services. Kept in step by Change Credential Status.
+   */
+  status?: CredentialStatus
   /** The DIDs the caller acted through when storing it (a re-store by others adds theirs). */
   storedBy: string[]
   isPublicAccess: boolean
@@ -62,9 +67,12 @@ export interface CredentialRecord extends StoredRecord {
   createdAt: number
 }
 
+/** A stored credential's status beside `active` (a record without `status`): what Fetch's `status` filter names. */
+export type CredentialStatus = 'revoked' | 'suspended'
+
 export const CREDENTIALS = declareCollection<CredentialRecord>({
   name: 'credentials',
-  fields: ['tenantId', 'createdAt', 'vcId', 'did', 'issuer', 'subject', 'isPublicAccess', 'hash', 'storerKey'],
+  fields: ['tenantId', 'createdAt', 'vcId', 'did', 'issuer', 'subject', 'isPublicAccess', 'hash', 'storerKey', 'format', 'status'],
   arrayFields: ['storedBy', 'roles', 'types'],
   secretFields: ['disclosures'],
   indexes: [
@@ -77,6 +85,9 @@ export const CREDENTIALS = declareCollection<CredentialRecord>({
     { fields: ['tenantId', 'issuer', 'createdAt'] },
     { fields: ['tenantId', 'subject', 'createdAt'] },
     { fields: ['tenantId', 'isPublicAccess', 'createdAt'] },
+    // Fetch's `format` and `status` filters, and the overview's counts by format.
+    { fields: ['tenantId', 'format', 'createdAt'] },
+    { fields: ['tenantId', 'status', 'createdAt'] },
   ],
 })
 

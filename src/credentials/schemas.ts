@@ -70,6 +70,9 @@ function oneExpiration(v: { exp?: unknown; expiresIn?: unknown; expirationDate?:
   }
 }
 
+/** The statuses Fetch's `status` filter names: a stored credential is `revoked`, `suspended` (in this service's lists) or `active`. */
+export const CREDENTIAL_STATUSES = ['active', 'revoked', 'suspended'] as const
+
 /** The purposes of status entries (W3C Bitstring Status List). */
 export const STATUS_PURPOSES = ['revocation', 'suspension'] as const
 export const statusPurpose = z.enum(STATUS_PURPOSES)
@@ -624,6 +627,20 @@ export const getClaimsQuery = z.strictObject({
   issuer: did.optional().meta({ description: 'The issuer’s DID.' }),
   ids: commaList.optional().meta({ description: 'Comma-separated credential ids (claim DIDs or URIs), at most 100.' }),
   type: typeName.optional().meta({ description: 'A type the credential has.' }),
+  format: z
+    .string()
+    .regex(anyCase('json-ld', 'jwt', 'sd-jwt', 'vc-jose'), 'must be JSON-LD, JWT, SD-JWT or VC-JOSE')
+    .transform((v) => v.toUpperCase() as 'JSON-LD' | 'JWT' | 'SD-JWT' | 'VC-JOSE')
+    .optional()
+    .meta({ description: 'The credential’s format, as Fetch reports it: `JSON-LD`, `JWT`, `SD-JWT` or `VC-JOSE` (any letter case).' }),
+  status: z
+    .enum(CREDENTIAL_STATUSES)
+    .optional()
+    .meta({
+      description:
+        'Its status in this service’s status lists: `revoked`, `suspended`, or `active` (neither, including credentials ' +
+        'without status entries or with entries in lists of other services).',
+    }),
   ...page,
 })
 

@@ -7,6 +7,7 @@ import { AUDIT_CONTRACTS } from '../audit/contracts.js'
 import { CREDENTIAL_CONTRACTS } from '../credentials/contracts.js'
 import { OID4VCI_CONTRACTS } from '../oid4vci/contracts.js'
 import { OID4VP_CONTRACTS } from '../oid4vp/contracts.js'
+import { OVERVIEW_CONTRACTS } from './overview-contracts.js'
 import { PRESENTATION_CONTRACTS } from '../presentations/contracts.js'
 import { ROLE_CONTRACTS } from '../roles/contracts.js'
 import { STATUS_CONTRACTS } from '../status/contracts.js'
@@ -23,6 +24,7 @@ export const CLIENT_CONTRACTS = {
   ...STATUS_CONTRACTS,
   ...PRESENTATION_CONTRACTS,
   ...AUDIT_CONTRACTS,
+  ...OVERVIEW_CONTRACTS,
   ...OID4VCI_CONTRACTS,
   ...OID4VP_CONTRACTS,
 }

@@ -26,7 +26,9 @@ import * as wallets from '../wallets/operations.js'
 import { didWebDocument, resolveDid } from '../wallets/resolve-did.js'
 import { changeStatus } from '../status/change.js'
 import { getStatusList } from '../status/publish.js'
-import { getAuditRecords } from '../audit/operations.js'
+import { getAuditRecords, verifyAuditChain } from '../audit/operations.js'
+import { listStatusLists } from '../status/list-lists.js'
+import { getOverview } from './overview.js'
 import * as oid4vciConfigurations from '../oid4vci/configurations.js'
 import * as oid4vciMetadata from '../oid4vci/metadata.js'
 import * as oid4vciOffers from '../oid4vci/offers.js'
@@ -83,6 +85,9 @@ export const OPERATIONS = {
   deriveCredential: defineOperation(C.deriveCredential, { handler: presentationsDerive.deriveCredential }),
   verifyPresentation: defineOperation(C.verifyPresentation, { handler: presentationsVerify.verifyPresentation }),
   getAuditRecords: defineOperation(C.getAuditRecords, { handler: getAuditRecords }),
+  verifyAuditChain: defineOperation(C.verifyAuditChain, { handler: verifyAuditChain }),
+  listStatusLists: defineOperation(C.listStatusLists, { handler: listStatusLists }),
+  getOverview: defineOperation(C.getOverview, { handler: getOverview }),
   createCredentialConfiguration: defineOperation(C.createCredentialConfiguration, {
     handler: oid4vciConfigurations.createCredentialConfiguration,
   }),

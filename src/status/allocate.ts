@@ -11,6 +11,8 @@ import { invalid } from '../errors.js'
 import { tenantCollections } from '../storage/declaration.js'
 import { UniqueConstraintError } from '../storage/port.js'
 import type { CredentialStatuses, StatusAllocation, StatusRequest } from '../credentials/context.js'
+import type { CredentialRecord, CredentialStatus } from '../credentials/records.js'
+import { statusOfRecord } from './credential-status.js'
 import { listUrlOf } from './list-url.js'
 import { mechanismOf } from './mechanisms/index.js'
 import { STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord, type StatusPurpose } from './records.js'
@@ -26,6 +28,10 @@ const PUBLIC_URL_SETTING = 'the service option `publicUrl` (`didvault serve --pu
 /** Allocates the status entries of credentials being issued (the credentials' {@link CredentialStatuses} port). */
 export class StatusAllocator implements CredentialStatuses {
   constructor(private readonly ctx: SigningContext & Pick<StatusContext, 'config' | 'statusPublisher'>) {}
+
+  statusOf(tenantId: string, record: CredentialRecord): Promise<CredentialStatus | undefined> {
+    return statusOfRecord(this.ctx.storage, tenantId, record)
+  }
 
   async allocate(tenantId: string, request: StatusRequest): Promise<StatusAllocation> {
     const baseUrl = this.ctx.config.publicUrl

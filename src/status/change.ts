@@ -13,8 +13,7 @@ import type { Caller } from '../auth/context.js'
 import { IdentityError, conflict, invalid, notFound } from '../errors.js'
 import { principalOf } from '../did/methods/ethr/index.js'
 import { assertSomethingDone, itemError } from '../operations/batch.js'
-import { CREDENTIALS, encodedOfRecord, type CredentialRecord } from '../credentials/records.js'
-import { storedDocument } from '../credentials/stored.js'
+import { CREDENTIALS } from '../credentials/records.js'
 import { readerFacts } from '../credentials/reader-facts.js'
 import type { ReaderFacts } from '../credentials/read-rule.js'
 import { CREDENTIAL_RULES } from '../credentials/policy.js'
@@ -27,8 +26,8 @@ import type { WalletRecord } from '../wallets/records.js'
 import type { StatusContext } from './context.js'
 import { listIdOf, listUrlOf } from './list-url.js'
 import { mechanismOf } from './mechanisms/index.js'
-import { decodeJwt } from '../proofs/jwt-verifier.js'
 import { STATUS_CHANGES, STATUS_ENTRIES, STATUS_LISTS, type StatusEntryRecord, type StatusListRecord } from './records.js'
+import { refreshStoredStatuses, statusReferencesOf } from './credential-status.js'
 import type { ChangeStatusInput, StatusItem, changeStatusResponse } from './schemas.js'
 import type { z } from 'zod'
 
@@ -208,6 +207,8 @@ async function commit(
       target: { type: 'credential', id: entry.credentialId || `${listUrlOf(list.baseUrl, list.id)}#${entry.index}` },
     }))
     await ctx.audit.append(tx, caller, acts)
+    // The stored copies of the credentials changed: their `status` (Fetch's filter) in step with their entries.
+    await refreshStoredStatuses(tx, caller.tenantId, [...new Set(writes.map(({ entry }) => entry.credentialId).filter((id) => id !== ''))])
   })
 }
 
@@ -323,37 +324,6 @@ async function mayChange(ctx: Ctx, caller: Caller, list: StatusListRecord, batch
 
 /** The purposes an entry holds: its list's, or (Token Status List) those its credential was issued with. */
 const purposesOf = (entry: StatusEntryRecord): string[] => entry.purposes ?? [entry.purpose]
-
-/** A status entry a stored credential names: its list URL, index, and purpose (none: a Token Status List's, any). */
-type StatusReference = { url: string; index: string; purpose?: string }
-
-/**
- * The status entries a stored credential names: the `credentialStatus` entries of its W3C document (a JSON-LD
- * document, or a VC-JWT's `vc`), or an SD-JWT VC's `status.status_list { idx, uri }`.
- */
-function statusReferencesOf(record: CredentialRecord): StatusReference[] {
-  const { encoded } = encodedOfRecord(record)
-  const document = storedDocument(record)
-  if (document === undefined) return typeof encoded === 'string' ? tokenStatusReferenceOf(encoded) : []
-  const status = document.credentialStatus
-  const all = Array.isArray(status) ? (status as unknown[]) : status === undefined ? [] : [status]
-  return all
-    .filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null)
-    .map((e) => ({ url: String(e.statusListCredential), index: String(e.statusListIndex), purpose: String(e.statusPurpose) }))
-}
-
-/** The `status.status_list` of an SD-JWT VC's issuer-signed JWT (as a record keeps it, or compact), if it has one. */
-function tokenStatusReferenceOf(issuerSigned: string): StatusReference[] {
-  let payload: Record<string, unknown>
-  try {
-    payload = decodeJwt(issuerSigned.split('~')[0]).payload
-  } catch {
-    return []
-  }
-  const ref = (payload.status as { status_list?: { idx?: unknown; uri?: unknown } } | undefined)?.status_list
-  if (typeof ref?.uri !== 'string' || typeof ref.idx !== 'number') return []
-  return [{ url: ref.uri, index: String(ref.idx) }]
-}
 
 /**
  * The allocated entry `index` of the list at `url`, a list of this tenant and of `purpose`. A

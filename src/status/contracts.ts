@@ -2,8 +2,16 @@
  * The contracts of the status-list operations (see `operations/contract.ts`). Browser-safe:
  * schemas and types only.
  */
-import { BODY_ERRORS, defineContract, UNAVAILABLE_ERRORS } from '../operations/contract.js'
-import { changeStatus, changeStatusResponse, getStatusListParams, getStatusListQuery, servedStatusList } from './schemas.js'
+import { BODY_ERRORS, defineContract, QUERY_ERRORS, UNAVAILABLE_ERRORS } from '../operations/contract.js'
+import {
+  changeStatus,
+  changeStatusResponse,
+  getStatusListParams,
+  getStatusListQuery,
+  listStatusListsQuery,
+  servedStatusList,
+  statusListsPage,
+} from './schemas.js'
 
 export const STATUS_CONTRACTS = {
   /** Change Credential Status (`POST /claims/status`): revoke, suspend, unsuspend entries of status lists. */
@@ -42,5 +50,21 @@ export const STATUS_CONTRACTS = {
     input: getStatusListQuery,
     response: servedStatusList,
     document: true,
+  }),
+  /** List Status Lists (`GET /status-lists`): the tenant's status lists, oldest first, paged. */
+  listStatusLists: defineContract({
+    summary: 'List Status Lists',
+    description:
+      'The caller’s tenant’s status lists, oldest first, at most `limit` per page (`nextCursor` when more follow): id, URL, ' +
+      'purpose, format and mechanism, size and entries allocated, issuer DID, creation and last change, and of the stored ' +
+      'signed list its signature date (`signedAt`), expiry and `ETag` (`pending` while a change is not signed yet). ' +
+      '`withBits=true` adds each list’s current statuses as a bitstring (`bits`); the signed list itself is public at ' +
+      '`GET /status/:listId` (no token needed). Needs the tenant’s Base Auth Token; another tenant’s lists are never listed.',
+    auth: 'tenant',
+    tag: 'Verifiable credentials',
+    errors: QUERY_ERRORS,
+    routes: [{ method: 'get', path: '/status-lists' }],
+    input: listStatusListsQuery,
+    response: statusListsPage,
   }),
 }

@@ -50,7 +50,11 @@ export const STATUS_LISTS = declareCollection<StatusListRecord>({
   name: 'status_lists',
   fields: ['tenantId', 'issuer', 'purpose', 'format', 'full', 'createdAt'],
   // The open list of an issuer for a purpose and format: the oldest not full.
-  indexes: [{ fields: ['tenantId', 'issuer', 'purpose', 'format', 'full', 'createdAt'] }],
+  indexes: [
+    { fields: ['tenantId', 'issuer', 'purpose', 'format', 'full', 'createdAt'] },
+    // The tenant's lists, oldest first (List Status Lists).
+    { fields: ['tenantId', 'createdAt'] },
+  ],
 })
 
 /**

@@ -1,6 +1,6 @@
 /** The zod schemas of the status operations' requests and responses (browser-safe). */
 import * as z from 'zod'
-import { errorBody } from '../operations/schemas.js'
+import { errorBody, isoDate, nextCursor, page } from '../operations/schemas.js'
 import { statusPurpose } from '../credentials/schemas.js'
 
 const purposeAndValue = {
@@ -60,3 +60,49 @@ export const servedStatusList = z.strictObject({
   maxAge: z.number().int().nonnegative().meta({ description: 'Seconds it may be cached (`Cache-Control: public, max-age`).' }),
 })
 export type ServedStatusList = z.output<typeof servedStatusList>
+
+const booleanFlag = z
+  .union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')])
+  .meta({ description: '`true` or `false` (a query string carries it as text).' })
+
+export const listStatusListsQuery = z.strictObject({
+  withBits: booleanFlag
+    .optional()
+    .meta({ description: '`true`: each list carries `bits`, its current statuses as a bitstring (one bit per index, base64url).' }),
+  ...page,
+})
+
+/** One status list of the tenant, as `GET /status-lists` describes it. */
+export const statusListSummary = z
+  .strictObject({
+    id: z.string().meta({ description: 'The list id (`GET /status/:listId`).' }),
+    url: z.string().meta({ description: 'The list’s URL, as credentials name it (`statusListCredential`).' }),
+    purpose: statusPurpose,
+    format: z.enum(['JSON-LD', 'JWT', 'SD-JWT', 'VC-JOSE']).meta({ description: 'The format of the credentials it serves.' }),
+    mechanism: z
+      .enum(['Bitstring Status List', 'Token Status List'])
+      .meta({ description: 'The W3C Bitstring Status List (JSON-LD, JWT, VC-JOSE) or the IETF Token Status List (SD-JWT VCs).' }),
+    size: z.number().int().positive().meta({ description: 'Entries in the list.' }),
+    allocated: z.number().int().nonnegative().meta({ description: 'Entries allocated to credentials.' }),
+    full: z.boolean(),
+    issuer: z.string().meta({ description: 'The issuer DID.' }),
+    createdAt: isoDate,
+    updatedAt: isoDate.meta({ description: 'The last status change of the list (its creation when none).' }),
+    signedAt: isoDate.optional().meta({ description: 'When the stored signed list was signed (its `validFrom`/`iat`); absent before.' }),
+    expiresAt: isoDate.optional().meta({ description: 'When the stored signed list expires (a Status List Token’s `exp`).' }),
+    etag: z.string().optional().meta({ description: 'ETag of the stored signed list, as `GET /status/:listId` sends it.' }),
+    pending: z.boolean().meta({ description: 'True while a change is not yet in the signed list (it is signed again shortly).' }),
+    bits: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'With `withBits=true`: the list’s current statuses, one bit per index (set: a status other than 0, i.e. revoked or ' +
+          'suspended), most significant bit first, base64url without padding. Current: it may be ahead of the signed list ' +
+          'while `pending`.',
+      }),
+  })
+  .meta({ id: 'StatusListSummary' })
+export type StatusListSummary = z.output<typeof statusListSummary>
+
+export const statusListsPage = z.strictObject({ lists: z.array(statusListSummary), nextCursor })

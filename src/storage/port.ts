@@ -45,6 +45,12 @@ export interface FindOptions {
   cursor?: string
 }
 
+/** What {@link StorageAdapter.explain} is asked about: a find's options, or the count of the same `where`. */
+export interface ExplainOptions extends FindOptions {
+  /** True: the plan of `count(where)` (the other options are then ignored), not of `find(where, options)`. */
+  count?: boolean
+}
+
 export interface Page<T> {
   items: T[]
   /** Present when more records follow. Opaque to callers. */
@@ -195,7 +201,12 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
   get(id: string): Promise<T | undefined>
   findOne(where: Where): Promise<T | undefined>
   find(where: Where, options?: FindOptions): Promise<Page<T>>
-  count(where: Where): Promise<number>
+  /**
+   * How many records match `where` (all of them when it is absent), counted by the backend: an adapter never loads
+   * the records to count them, and (like `find`) serves a `where` on indexed fields by an index (see
+   * {@link StorageAdapter.explain} with `count: true`). Only declared fields may be named.
+   */
+  count(where?: Where): Promise<number>
   /**
    * Shallow-merges `patch` into the record (a field set to `undefined` is removed). Returns the new record, or undefined when no record
    * has that id.
@@ -225,10 +236,10 @@ export interface StorageAdapter {
    */
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R>
   /**
-   * The plan of the queries `collection(name).find(where, options)` runs, without running them.
-   * Rejects like `find` for an undeclared collection or field.
+   * The plan of the queries `collection(name).find(where, options)` runs — with `options.count`, of the query
+   * `collection(name).count(where)` runs — without running them. Rejects like `find` for an undeclared collection or field.
    */
-  explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan>
+  explain(collection: string, where: Where, options?: ExplainOptions): Promise<QueryPlan>
   /**
    * Optional: why the storage cannot take writes now — the reason of the last write that failed
    * because of the storage itself (e.g. `disk full`), until a write succeeds — or undefined.

@@ -6,7 +6,7 @@
  * operation belongs here, with its index.
  */
 import { readableWhere } from '../credentials/read-rule.js'
-import type { FindOptions, Where } from '../storage/port.js'
+import type { ExplainOptions, Where } from '../storage/port.js'
 
 /** One query the service issues. Values are placeholders: plans depend on the shape, not on them. */
 export interface ServiceQuery {
@@ -14,7 +14,8 @@ export interface ServiceQuery {
   title: string
   collection: string
   where: Where
-  options: FindOptions
+  /** The find's options; `count: true`: the query is a `count(where)` (Get Overview's counts). */
+  options: ExplainOptions
   /**
    * The fields of the index that serves it: a declared index with exactly these fields, or one
    * declared field (every declared field has an index of its own). Other planners may pick
@@ -430,7 +431,64 @@ export const SERVICE_QUERIES: readonly ServiceQuery[] = [
     where: scoped({ and: [{ field: 'subject', op: 'eq', value: 's' }, readable] }),
     options: { limit: 50 },
   },
+  {
+    title: 'readable credentials of a format (Fetch by format)',
+    collection: 'credentials',
+    index: ['tenantId', 'format', 'createdAt'],
+    where: scoped({ and: [{ field: 'format', op: 'eq', value: 'JWT' }, readable] }),
+    options: { limit: 50 },
+  },
+  {
+    title: 'readable credentials of a status (Fetch by status)',
+    collection: 'credentials',
+    index: ['tenantId', 'status', 'createdAt'],
+    where: scoped({ and: [{ field: 'status', op: 'eq', value: 'revoked' }, readable] }),
+    options: { limit: 50 },
+  },
+  {
+    title: 'readable active credentials (Fetch by status active: no status)',
+    collection: 'credentials',
+    index: ['tenantId', 'status', 'createdAt'],
+    where: scoped({ and: [{ field: 'status', op: 'eq', value: null }, readable] }),
+    options: { limit: 50 },
+  },
+  {
+    title: 'stored copies of credentials whose status changed (Change Credential Status)',
+    collection: 'credentials',
+    index: ['vcId'],
+    where: scoped({ field: 'vcId', op: 'in', value: ['a', 'b'] }),
+    options: { orderBy: { field: 'vcId' }, limit: 1000 },
+  },
+  {
+    title: 'credentials of earlier releases, without format (Get Overview)',
+    collection: 'credentials',
+    index: ['tenantId', 'format', 'createdAt'],
+    where: scoped({ field: 'format', op: 'eq', value: null }),
+    options: { limit: 1000 },
+  },
+  // Get Overview's counts: the tenant's index of each collection (SQLite counts on the index it names).
+  ...['vaults', 'wallets', 'credentials', 'status_lists', 'auditRecords'].map((collection): ServiceQuery => ({
+    title: `the tenant’s ${collection}, counted (Get Overview)`,
+    collection,
+    index: ['tenantId'],
+    where: tenant,
+    options: { count: true },
+  })),
+  {
+    title: 'the tenant’s credentials of a format, counted (Get Overview)',
+    collection: 'credentials',
+    index: ['tenantId', 'format', 'createdAt'],
+    where: scoped({ field: 'format', op: 'eq', value: 'JSON-LD' }),
+    options: { count: true },
+  },
   // Status lists
+  {
+    title: 'the tenant’s status lists, oldest first (List Status Lists)',
+    collection: 'status_lists',
+    index: ['tenantId', 'createdAt'],
+    where: tenant,
+    options: { limit: 1000 },
+  },
   {
     title: 'the open status list of an issuer (allocation)',
     collection: 'status_lists',

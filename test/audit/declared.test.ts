@@ -34,6 +34,10 @@ const READS_ONLY: OperationName[] = [
   // Derives with no key (a selective disclosure by any holder) and writes nothing; a stored `_id` is read under the read rule.
   'deriveCredential',
   'getAuditRecords',
+  // The console's reads: counts, the tenant's status lists, the audit chain's verification; they write nothing.
+  'getOverview',
+  'listStatusLists',
+  'verifyAuditChain',
   'getCredentialConfigurations',
   // helper "deferred": lists the tenant's pending issuances, writes nothing
   'getDeferredCredentials',

@@ -20,10 +20,11 @@ const ALLOWED_PACKAGES = ['zod']
  * brought it to 171.6 kB, and the budget to 180 / 54 kB; issue 33's OID4VCI contracts — the issuing backend's seven
  * operations and the wallet-facing ones the exported table holds for the OpenAPI document — to 204.5 / 60.6 kB, and
  * the budget to 210 / 62 kB; issue 34's OID4VP contracts to 217 / 64 kB, and the budget to 220 / 64 kB). Since the
- * wallet-facing OID4VCI/OID4VP contracts left the client (`wallet-contracts.ts`), it is 201.8 / 60.1 kB, and the budget back to 210 / 62 kB. The zod
- * runtime is about two thirds of it.
+ * wallet-facing OID4VCI/OID4VP contracts left the client (`wallet-contracts.ts`), it is 201.8 / 60.1 kB, and the budget back to 210 / 62 kB;
+ * issue 36's console operations — Get Overview, List Status Lists, Verify the Audit Chain, Fetch's format and status —
+ * brought it to 209.0 / 62.1 kB, and the budget to 220 / 65 kB). The zod runtime is about two thirds of it.
  */
-const BUDGET = { minified: 210_000, gzipped: 62_000 }
+const BUDGET = { minified: 220_000, gzipped: 65_000 }
 /** How far the measured sizes may be from the README's "about … kB" figures. */
 const QUOTE_TOLERANCE = 0.05
 

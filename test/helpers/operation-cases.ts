@@ -767,6 +767,72 @@ export const OPERATION_CASES: OperationCase[] = [
     input: () => ({ action: 'vault.explode' as 'vault.delete' }),
     rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR' },
   }),
+  call({
+    operation: 'verifyAuditChain',
+    name: 'the tenant’s audit chain is intact',
+    auth: () => tenant(),
+    input: () => ({}),
+    then: (report) => {
+      expect(report.ok).toBe(true)
+      expect(report.records).toBeGreaterThan(0)
+      expect(report.break).toBeUndefined()
+    },
+  }),
+  call({
+    operation: 'verifyAuditChain',
+    name: 'a query member it does not take: 422',
+    auth: () => tenant(),
+    input: () => ({ tenant: 'b' }) as never,
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /tenant/ },
+  }),
+  call({
+    operation: 'listStatusLists',
+    name: 'the tenant’s status list, with its bits',
+    auth: () => tenant(),
+    input: () => ({ withBits: true }),
+    then: ({ lists }, f) => {
+      expect(lists.map((list) => list.id)).toEqual([f.statusListId])
+      expect(lists[0]).toMatchObject({ format: 'JWT', mechanism: 'Bitstring Status List', purpose: 'revocation' })
+      expect(Buffer.from(lists[0].bits!, 'base64url')).toHaveLength(lists[0].size / 8)
+    },
+  }),
+  call({
+    operation: 'listStatusLists',
+    name: 'another tenant lists none of them',
+    auth: () => tenant(API_KEYS.b),
+    input: () => ({}),
+    then: ({ lists }) => expect(lists).toEqual([]),
+  }),
+  call({
+    operation: 'listStatusLists',
+    name: 'a limit of 0: 422',
+    auth: () => tenant(),
+    input: () => ({ limit: 0 }),
+    rejects: { statusCode: 422, errorType: 'VALIDATION_ERROR', message: /limit/ },
+  }),
+  call({
+    operation: 'getOverview',
+    name: 'the tenant’s counts and storage',
+    auth: () => tenant(),
+    input: () => ({}),
+    then: (overview) => {
+      expect(overview.storage).toBe('memory')
+      expect(overview.counts.vaults).toBeGreaterThan(0)
+      expect(overview.counts.wallets).toBeGreaterThan(0)
+      expect(overview.counts.statusLists).toBe(1)
+      expect(overview.counts.auditRecords).toBeGreaterThan(0)
+      const { total, byFormat } = overview.counts.credentials
+      expect(Object.values(byFormat).reduce((a, b) => a + b, 0)).toBe(total)
+    },
+  }),
+  call({
+    operation: 'getOverview',
+    name: 'another tenant counts nothing of the first',
+    auth: () => tenant(API_KEYS.b),
+    input: () => ({}),
+    then: ({ counts }) =>
+      expect(counts).toEqual({ vaults: 0, wallets: 0, credentials: { total: 0, byFormat: {} }, statusLists: 0, auditRecords: 0 }),
+  }),
   // ---- helper "deferred": without the OID4VCI module nothing is pending, completion is 422, the endpoint 404
   call({
     operation: 'getDeferredCredentials',

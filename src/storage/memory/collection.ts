@@ -63,7 +63,7 @@ export class MemoryCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  count(where: Where): Promise<number> {
+  count(where: Where = { and: [] }): Promise<number> {
     return this.run(() => {
       const data = this.data()
       const matches = data.schema.compile(where)

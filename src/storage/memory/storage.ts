@@ -1,7 +1,7 @@
 import type {
   Collection,
   CollectionSpec,
-  FindOptions,
+  ExplainOptions,
   QueryPlan,
   StorageAdapter,
   StorageCapabilities,
@@ -77,12 +77,12 @@ class MemoryAdapter implements StorageAdapter {
     )
   }
 
-  /** The field-index lookups `find` would narrow `where` with (its sort is always done in memory). */
-  explain(collection: string, where: Where, options: FindOptions = {}): Promise<QueryPlan> {
+  /** The field-index lookups `find` (or `count`) would narrow `where` with (a find's sort is always done in memory). */
+  explain(collection: string, where: Where, options: ExplainOptions = {}): Promise<QueryPlan> {
     return this.run(() => {
       const data = this.db.data(collection)
       data.schema.compile(where)
-      data.schema.ordering(options.orderBy)
+      if (options.count !== true) data.schema.ordering(options.orderBy)
       return data.plan(where)
     })
   }

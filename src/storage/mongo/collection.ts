@@ -108,7 +108,7 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  count(where: Where): Promise<number> {
+  count(where: Where = { and: [] }): Promise<number> {
     return this.run(({ native, schema }, session) => native.countDocuments(buildFilter(schema, where), { session }))
   }
 

@@ -2,7 +2,7 @@ import { type ClientSession, type Collection as NativeCollection, type Db, Mongo
 import type {
   Collection,
   CollectionSpec,
-  FindOptions,
+  ExplainOptions,
   QueryPlan,
   StorageAdapter,
   StorageCapabilities,
@@ -21,7 +21,7 @@ import { MongoCollection, type MongoCollectionState, type MongoScope } from './c
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
 import { type PlanStage, queryPlanOf } from './plan.js'
-import { buildFind, MongoSchema, planIndexes } from './query.js'
+import { buildFilter, buildFind, MongoSchema, planIndexes } from './query.js'
 
 /**
  * How `transaction(fn)` is made atomic:
@@ -196,10 +196,14 @@ class MongoAdapter implements StorageAdapter {
    * MongoDB's `explain` (verbosity `queryPlanner`) of the query `find(where, options)` sends on
    * `collection`. Sent outside any transaction's session: MongoDB refuses `explain` inside one.
    */
-  explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan> {
+  explain(collection: string, where: Where, options?: ExplainOptions): Promise<QueryPlan> {
     return this.mongoScope.run(async () => {
       const { native, schema } = this.state(collection)
-      const plan = buildFind(schema, where, options)
+      // `countDocuments` matches with the filter alone (no sort or limit): explained as that find.
+      const plan =
+        options?.count === true
+          ? { filter: buildFilter(schema, where), sort: undefined, limit: undefined }
+          : buildFind(schema, where, options)
       const cursor = native.find(plan.filter, { sort: plan.sort })
       if (plan.limit !== undefined) cursor.limit(plan.limit)
       const { queryPlanner } = (await cursor.explain('queryPlanner')) as { queryPlanner: { winningPlan: PlanStage } }

@@ -86,11 +86,9 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
     return { items, nextCursor: cursorAfter(ordering, items[items.length - 1]) }
   }
 
-  async count(where: Where): Promise<number> {
-    const layout = this.session.layout(this.name)
-    const params = new Params()
-    const sql = `SELECT count(*)::int AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
-    return (await this.session.query<{ n: number }>(sql, params.values)).rows[0].n
+  async count(where: Where = { and: [] }): Promise<number> {
+    const { sql, params } = countQuery(this.session.layout(this.name), where)
+    return (await this.session.query<{ n: number }>(sql, params)).rows[0].n
   }
 
   /** One statement: `data || patch` minus the fields set to `undefined`, so no concurrent update is lost. */
@@ -134,4 +132,10 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
       throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
     })
   }
+}
+
+/** The SELECT of `count(where)` (and of its plan). */
+export function countQuery(layout: Layout, where: Where): { sql: string; params: unknown[] } {
+  const params = new Params()
+  return { sql: `SELECT count(*)::int AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`, params: params.values }
 }

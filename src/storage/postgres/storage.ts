@@ -3,7 +3,7 @@ import type { Pool, QueryResultRow } from 'pg'
 import type {
   Collection,
   CollectionSpec,
-  FindOptions,
+  ExplainOptions,
   QueryPlan,
   StorageAdapter,
   StorageCapabilities,
@@ -20,7 +20,7 @@ import {
   runTransaction,
   type TransactionScope,
 } from '../transaction-scope.js'
-import { PostgresCollection, type PostgresSession } from './collection.js'
+import { countQuery, PostgresCollection, type PostgresSession } from './collection.js'
 import { connectionError, endpointOf, isConnectionLoss, isRetryable, unavailable } from './errors.js'
 import { HeldConnection } from './held-connection.js'
 import { Layout } from './layout.js'
@@ -210,14 +210,19 @@ class PostgresAdapter implements StorageAdapter {
    * then asked again with plain index scans disabled too, and `usesIndex` tells whether bounded
    * (bitmap) index scans serve the filter; `plan` shows both.
    */
-  async explain(collection: string, where: Where, options: FindOptions = {}): Promise<QueryPlan> {
+  async explain(collection: string, where: Where, options: ExplainOptions = {}): Promise<QueryPlan> {
     this.usable()
-    assertLimit(options.limit)
-    const { queries } = findQueries(this.layout(collection), where, options)
-    const limit = options.limit === undefined ? undefined : options.limit + 1
-    const planned = await this.plans(
-      queries.map((query) => ({ sql: `EXPLAIN (FORMAT JSON) ${withLimit(query, limit)}`, params: query.params })),
-    )
+    let explains: FindQuery[]
+    if (options.count === true) {
+      const { sql, params } = countQuery(this.layout(collection), where)
+      explains = [{ sql: `EXPLAIN (FORMAT JSON) ${sql}`, params }]
+    } else {
+      assertLimit(options.limit)
+      const { queries } = findQueries(this.layout(collection), where, options)
+      const limit = options.limit === undefined ? undefined : options.limit + 1
+      explains = queries.map((query) => ({ sql: `EXPLAIN (FORMAT JSON) ${withLimit(query, limit)}`, params: query.params }))
+    }
+    const planned = await this.plans(explains)
     const first = queryPlanOf(planned.walking)
     if (first.usesIndex) return first
     const bounded = queryPlanOf(planned.bounded)

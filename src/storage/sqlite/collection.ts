@@ -1,7 +1,7 @@
 import { type Collection, type FindOptions, type Page, type StoredRecord, UniqueConstraintError, type Where } from '../port.js'
 import type { Connection } from './connection.js'
 import type { Bound } from './encoding.js'
-import { assertFieldName, type Layout } from './layout.js'
+import { assertFieldName, type IndexLayout, type Layout, quoteIdentifier } from './layout.js'
 import { assertLimit } from '../paging.js'
 import { compileWhere, cursorAfter, findQueries, withLimit } from './query.js'
 
@@ -115,10 +115,9 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  count(where: Where): Promise<number> {
+  count(where: Where = { and: [] }): Promise<number> {
     return this.read((layout, connection) => {
-      const params: Bound[] = []
-      const sql = `SELECT count(*) AS n FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+      const { sql, params } = countQuery(layout, where)
       return (connection.statement(sql).get(...params) as { n: number }).n
     })
   }
@@ -166,4 +165,37 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
       throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
     })
   }
+}
+
+/** The fields `where` binds to a string with `eq`: its conditions, and those of its `and`s, at the top. */
+function boundStrings(where: Where): Set<string> {
+  if ('and' in where) return new Set(where.and.flatMap((part) => [...boundStrings(part)]))
+  return new Set('field' in where && where.op === 'eq' && typeof where.value === 'string' ? [where.field] : [])
+}
+
+/** The index whose leading fields `where` binds most of (the narrower on a tie), if it binds the first field of any. */
+function countIndex(layout: Layout, where: Where): IndexLayout | undefined {
+  const bound = boundStrings(where)
+  let best: { index: IndexLayout; prefix: number } | undefined
+  for (const index of layout.indexes) {
+    let prefix = 0
+    while (prefix < index.fields.length && bound.has(index.fields[prefix])) prefix++
+    if (prefix === 0) continue
+    if (!best || prefix > best.prefix || (prefix === best.prefix && index.columns.length < best.index.columns.length))
+      best = { index, prefix }
+  }
+  return best?.index
+}
+
+/**
+ * The SELECT of `count(where)` (and of its plan). It names the index it counts on (`INDEXED BY`) when `where` binds
+ * the leading fields of one: SQLite costs an index on its VIRTUAL columns as not covering, so once ANALYZE has run
+ * (`PRAGMA optimize` on close) it scans the whole table to count a value most rows hold — 30 times slower on 10,000
+ * records than counting the index entries.
+ */
+export function countQuery(layout: Layout, where: Where): { sql: string; params: Bound[] } {
+  const params: Bound[] = []
+  const index = countIndex(layout, where)
+  const indexed = index === undefined ? '' : ` INDEXED BY ${quoteIdentifier(index.name)}`
+  return { sql: `SELECT count(*) AS n FROM ${layout.table}${indexed} WHERE ${compileWhere(layout, where, params)}`, params }
 }

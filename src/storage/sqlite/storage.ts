@@ -1,7 +1,7 @@
 import type {
   Collection,
   CollectionSpec,
-  FindOptions,
+  ExplainOptions,
   QueryPlan,
   StorageAdapter,
   StorageCapabilities,
@@ -10,7 +10,7 @@ import type {
 } from '../port.js'
 import { assertLimit } from '../paging.js'
 import { retryWhenBusy } from './busy.js'
-import { SqliteCollection, type SqliteSession } from './collection.js'
+import { countQuery, SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
 import {
@@ -140,8 +140,12 @@ class SqliteAdapter implements StorageAdapter {
    * read after a cursor may take two), each with the LIMIT of a whole page (find reads one row
    * more than `limit`).
    */
-  explain(collection: string, where: Where, options: FindOptions = {}): Promise<QueryPlan> {
+  explain(collection: string, where: Where, options: ExplainOptions = {}): Promise<QueryPlan> {
     return this.session.run(() => {
+      if (options.count === true) {
+        const { sql, params } = countQuery(this.layout(collection), where)
+        return queryPlanOf([this.core.connection.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as PlanStep[]])
+      }
       assertLimit(options.limit)
       const { queries } = findQueries(this.layout(collection), where, options)
       const limit = options.limit === undefined ? -1 : options.limit + 1
@@ -210,7 +214,7 @@ export class SqliteStorage implements StorageAdapter {
     return this.adapter.transaction(fn)
   }
 
-  explain(collection: string, where: Where, options?: FindOptions): Promise<QueryPlan> {
+  explain(collection: string, where: Where, options?: ExplainOptions): Promise<QueryPlan> {
     return this.adapter.explain(collection, where, options)
   }
 
