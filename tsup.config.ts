@@ -43,6 +43,26 @@ export default defineConfig([
     target: 'es2022',
   },
   {
+    // The web console (docs/console.md): one minified script and one stylesheet beside index.html, everything bundled
+    // (Preact, the client, qrcode) so the page asks nothing of any other host; `didvault serve --console` serves it.
+    entry: { main: 'src/console/main.tsx' },
+    outDir: 'dist/console',
+    format: ['esm'],
+    platform: 'browser',
+    target: 'es2022',
+    minify: true,
+    splitting: false,
+    sourcemap: false,
+    tsconfig: 'src/console/tsconfig.json',
+    publicDir: 'src/console/public',
+    noExternal: [/./],
+    esbuildOptions(options) {
+      options.jsx = 'automatic'
+      options.jsxImportSource = 'preact'
+      options.legalComments = 'none'
+    },
+  },
+  {
     entry: { 'cli/main': 'src/cli/main.ts', 'cli/canonize-worker': 'src/proofs/jsonld/canonize-worker.ts' },
     format: ['esm'],
     sourcemap: true,

@@ -26,6 +26,7 @@ export const SERVE_FLAGS = {
   storage: { type: 'string' },
   context: { type: 'string', multiple: true },
   cors: { type: 'string', multiple: true },
+  console: { type: 'boolean' },
   'public-url': { type: 'string' },
   'status-list-origin': { type: 'string', multiple: true },
   'did-web-origin': { type: 'string', multiple: true },
@@ -97,6 +98,7 @@ export function flagLayer(values: ServeFlags): SettingsLayer {
     ...(values.port !== undefined && { port: portOf('--port', values.port) }),
     ...(values.storage !== undefined && { storage: values.storage }),
     ...(values.workers !== undefined && { workers: parseWorkers(values.workers) }),
+    ...(values.console !== undefined && { console: values.console }),
     ...(values.cors !== undefined && { cors: values.cors.map((o) => checked('--cors', () => canonicalOrigin(o))) }),
     ...(publicUrl !== undefined &&
       publicUrl !== '' && { publicUrl: checked('--public-url', () => publicBaseUrl(publicUrl, '--public-url')) }),
@@ -185,6 +187,7 @@ export function serveOptionsOf(config: EffectiveConfig): ServeOptions & { worker
     ...(config.storageSettings !== undefined && { storageSettings: config.storageSettings }),
     contexts: config.contexts,
     corsOrigins: config.cors,
+    console: config.console,
     ...(config.publicUrl !== undefined && { publicUrl: config.publicUrl }),
     statusListOrigins: config.statusListOrigins,
     didWebOrigins: config.didWebOrigins,

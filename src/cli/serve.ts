@@ -20,6 +20,7 @@ import { requestLog } from '../observability/request-log.js'
 import { DEFAULT_DRAIN_MS } from '../config/schema.js'
 import { Drain } from './drain.js'
 import { envApiKeys, registerEnvApiKeys } from './env-api-keys.js'
+import { consoleDir, consoleRouter } from './console-route.js'
 
 export interface ServeOptions {
   host: string
@@ -32,6 +33,8 @@ export interface ServeOptions {
   contexts?: readonly (string | ContextFlag)[]
   /** Origins whose browser pages may call the routes (CORS). Default: none. */
   corsOrigins?: string[]
+  /** `--console` (config `console`): serve the web console at `/console` (docs/console.md). Default: off. */
+  console?: boolean
   /** `--public-url`: the base of published status-list URLs. */
   publicUrl?: string
   /** Origins whose status lists Verify may fetch (`--status-list-origin`). Default: none. */
@@ -89,6 +92,8 @@ export async function serve(
   role: ServeRole = { kind: 'alone' },
 ): Promise<void> {
   const target = storageTargetOf(options.storage, options.storageSettings)
+  // Before anything is opened: a package built without the console stops the start.
+  const consoleFiles = options.console === true ? consoleFilesDir() : undefined
   const envKeys = role.kind === 'alone' ? envApiKeys(env) : []
   const logger = await createLogger(options.log)
   const lifecycle = lifecycleLogger(logger)
@@ -166,6 +171,7 @@ export async function serve(
   app.use(requestLog(logger, metrics))
   // Requests that arrive during the drain: 503 stopping (logged, with their id).
   app.use(drain.refuse)
+  if (consoleFiles !== undefined) app.use(consoleRouter(consoleFiles))
   const corsOrigins = options.corsOrigins ?? []
   const bodyLimit = settings?.limits?.body
   // The inserted well-known locations of the issuer's metadata (`/.well-known/…<publicUrl path>/oid4vci/<slug>`).
@@ -203,6 +209,13 @@ export async function serve(
   if (envKeys.length === 0) await printFirstKey(service)
   const url = `http://${host}:${port}`
   lifecycle.info({ url }, `didvault listening on ${url}`)
+}
+
+/** The built console's folder, or an error saying the package was built without it. */
+function consoleFilesDir(): string {
+  const dir = consoleDir()
+  if (dir === undefined) throw new Error('--console: this build of didvault has no console (dist/console/); build it with npm run build')
+  return dir
 }
 
 /**

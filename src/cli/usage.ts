@@ -42,9 +42,10 @@ options:
 ${ENVIRONMENT}`,
 
   serve: `usage: didvault serve [--config <file>] [--host 127.0.0.1] [--port 8080] [--storage <s>] [--workers <n|auto>]
-                      [--context <url>=<file.jsonld>]... [--cors <origin>]... [--public-url <url>] [--status-list-origin <origin>]...
-                      [--did-web-origin <origin>]... [--log-level <level>] [--log-format json|pretty] [--metrics on|off]
-                      [--metrics-port <n>] [--drain-ms <ms>] [--previous-master-key-file <path>]... [--oid4vci on|off]
+                      [--context <url>=<file.jsonld>]... [--cors <origin>]... [--console] [--public-url <url>]
+                      [--status-list-origin <origin>]... [--did-web-origin <origin>]... [--log-level <level>]
+                      [--log-format json|pretty] [--metrics on|off] [--metrics-port <n>] [--drain-ms <ms>]
+                      [--previous-master-key-file <path>]... [--oid4vci on|off]
                       [--hsm-module <path> --hsm-token-label <label> [--hsm-pin-file <path>]]
 
   --config <file> a config file, JSON or YAML (.yaml/.yml; also DIDVAULT_CONFIG): every setting below and those
@@ -65,6 +66,8 @@ ${STORAGE}
                   DID, secp256k1 suites, undefined-terms) are known. A problem with a file stops the start.
   --cors <origin> let browser pages of this origin (scheme://host[:port], e.g. https://app.example.com)
                   call the API; repeat for more origins. Default: none (browsers refuse cross-origin calls)
+  --console       serve the web console at /console (static files of the package, strict Content-Security-
+                  Policy; sign in with an API key): docs/console.md. Default: off
   --public-url <url>
                   the service's public base URL (absolute http(s), no query or fragment; also
                   DIDVAULT_PUBLIC_URL): status lists are published at <url>/status/<listId>, a URL signed

@@ -33,6 +33,8 @@ export interface EffectiveConfig {
   storageSettings?: StorageFileSettings
   workers: number | 'auto'
   cors: string[]
+  /** Serve the web console at `/console` (`--console`, config `console`; default off). */
+  console: boolean
   publicUrl?: string
   statusListOrigins: string[]
   didWebOrigins: string[]
@@ -55,7 +57,7 @@ export interface EffectiveConfig {
 }
 
 /** What the flags or the environment set, already checked. */
-export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'publicUrl'>> &
+export type SettingsLayer = Partial<Pick<EffectiveConfig, 'host' | 'port' | 'storage' | 'workers' | 'cors' | 'console' | 'publicUrl'>> &
   Partial<
     Pick<
       EffectiveConfig,
@@ -86,6 +88,7 @@ export const DEFAULTS = {
   storage: 'sqlite:./didvault.db',
   workers: 1,
   cors: [] as string[],
+  console: false,
   statusListOrigins: [] as string[],
   didWebOrigins: [] as string[],
   contexts: [] as ContextFile[],
@@ -133,6 +136,7 @@ export function effectiveConfig(
     ...('storageSettings' in fromFile && { storageSettings: fromFile.storageSettings }),
     workers: pick('workers') ?? DEFAULTS.workers,
     cors: pick('cors') ?? DEFAULTS.cors,
+    console: pick('console') ?? DEFAULTS.console,
     ...(publicUrl !== undefined && { publicUrl }),
     statusListOrigins: pick('statusListOrigins') ?? DEFAULTS.statusListOrigins,
     didWebOrigins: pick('didWebOrigins') ?? DEFAULTS.didWebOrigins,

@@ -417,6 +417,11 @@ export const configSchema = z
       embedded: 'RouterOptions.cors.origins',
       default: [],
     }),
+    console: setting(
+      z.boolean().optional(),
+      'Serve the web console at /console (static files of the package, strict Content-Security-Policy; docs/console.md).',
+      { flag: '--console', default: false },
+    ),
     publicUrl: setting(
       checkedString((value) => publicBaseUrl(value, 'publicUrl'), 'publicUrl ').optional(),
       'Public base URL; status lists are published at <publicUrl>/status/<listId>.',

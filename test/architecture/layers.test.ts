@@ -33,6 +33,7 @@ export const LAYERS: string[][] = [
   ['oid4vp'],
   ['service'],
   ['http', 'client', 'testing'],
+  ['console'],
   ['observability'],
   ['config'],
   ['cli'],
