@@ -19,7 +19,7 @@ import { issueCNonce } from './nonces.js'
 import { authorizationServerMetadata } from './metadata.js'
 import { OAuthError } from './oauth-error.js'
 import type { TokenResponseBody } from './offer-schemas.js'
-import { liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from './offers.js'
+import { claimOffer, liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from './offers.js'
 import type * as Protocol from './protocol/index.js'
 import { configurationOf, OID4VCI_OFFERS, type ConfigurationRecord, type OfferRecord } from './records.js'
 
@@ -139,7 +139,8 @@ async function redeemPreAuthorizedCode(
       expiresAt: new Date(offer.expiresAt),
       txCodeRequired: offer.txCode !== undefined,
     })
-    await mark({ storage: tx, now: ctx.now }, offer, 'redeemed')
+    // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
+    if (!(await claimOffer(tx, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
     await finish(oneTime, grant)
   })
   return grant
