@@ -38,7 +38,10 @@ export interface Oid4vciOptions {
   // ---- helper "deferred"
   /** Deferred issuance: the `interval` wallets are told to wait between polls, seconds. Default 60. */
   deferredIntervalSeconds?: number
-  /** Deferred issuance: how long a pending issuance (and its `transaction_id`) lives, seconds. Default 7 days. */
+  /**
+   * Deferred issuance: how long a pending issuance (and its `transaction_id`) lives, seconds; also how long the refresh
+   * tokens of a grant covering a deferred configuration renew its access token (from the first token). Default 7 days.
+   */
   deferredTtlSeconds?: number
 }
 
