@@ -423,6 +423,31 @@ describe('authorization code flow with the operator’s login page (serve: login
     })
   })
 
+  it('a request bound to an offer (issuer_state): an assertion without claims grants the offer’s; with none, access_denied', async () => {
+    const made = await issuer.h.request('POST', '/oid4vci/offers', {
+      json: { configurations: [{ id: 'Identity', claims: { given_name: 'Offered' } }], grants: ['authorization_code'] },
+      didAuth: issuer.didAuth,
+    })
+    const document = (await (await fetch(local(issuer, made.body.credentialOfferUri))).json()) as Record<string, any>
+    const pushed = await par(issuer, { issuer_state: document.grants.authorization_code.issuer_state })
+    expect(pushed.status).toBe(201)
+    const login = new URL((await visit(issuer, authorizeUrl(pushed.requestUri))).location!)
+    const back = await returnWith(await assertion({ request: login.searchParams.get('request'), claims: undefined }))
+    const redeemed = await redeem(issuer, new URL(back.location!).searchParams.get('code')!, pushed.verifier)
+    expect(redeemed.grant).toMatchObject({
+      configurationIds: ['Identity'],
+      claims: { Identity: { given_name: 'Offered' } },
+      subject: 'user-7',
+    })
+    expect(redeemed.grant?.offerId).toEqual(expect.any(String))
+
+    // Not bound to an offer: no claims is no grant.
+    const { handle } = await toLogin()
+    const denied = new URL((await returnWith(await assertion({ request: handle, claims: undefined }))).location!)
+    expect(denied.searchParams.get('error')).toBe('access_denied')
+    expect(denied.searchParams.get('code')).toBeNull()
+  })
+
   it('a refusal in the assertion → access_denied at the wallet', async () => {
     const { handle } = await toLogin()
     const back = await returnWith(await assertion({ request: handle, refused: 'wrong password' }))
