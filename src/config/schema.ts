@@ -270,6 +270,11 @@ const oid4vci = z
     accessTokenTtlSeconds: ttl('accessTokenTtlSeconds', 'Lifetime of access tokens, seconds.', 86_400),
     nonceTtlSeconds: ttl('nonceTtlSeconds', 'Lifetime of c_nonces, seconds.', 86_400),
     offerTtlSeconds: ttl('offerTtlSeconds', 'Default lifetime of credential offers (and their pre-authorized codes), seconds.', 86_400),
+    deferredTtlSeconds: ttl(
+      'deferredTtlSeconds',
+      'Lifetime of pending deferred issuances, and of the refresh tokens of grants covering a deferred configuration, seconds.',
+      30 * 86_400,
+    ),
     loginUrl: setting(
       httpUrl.optional(),
       'Authorization code flow: the operator’s login page the authorization endpoint redirects the user to; it returns a ' +

@@ -23,6 +23,7 @@ import { authorizationServerMetadata, credentialIssuerMetadata } from './metadat
 import type { AuthorizeAnswer, AuthorizeRequest, Oid4vciRuntime } from './module.js'
 import { OAuthError } from './oauth-error.js'
 import type { DpopProof, IssuerMetadata, PushedAuthorizationRequest, TokenRequest, WalletRequest } from './protocol/index.js'
+import { offerOfIssuerState, redeemIssuerState, type OfferBinding } from './issuer-state.js'
 import { configurationsOf } from './records.js'
 import { walletCallOf, type WalletCall } from './wallet-caller.js'
 import type { AuthContext } from '../auth/context.js'
@@ -42,6 +43,8 @@ export interface AuthorizationCodeContext {
   oneTime: OneTimeStore
   oid4vci?: Oid4vciRuntime
   config: { publicUrl?: string }
+  /** The service clock (offers expire by it); default `Date.now`. */
+  now?: () => number
 }
 
 /** A pushed request as kept (one-time `par`, then `login-request`): no secret (the PKCE challenge is a hash). */
@@ -52,7 +55,8 @@ interface PushedRequest {
   codeChallenge: string
   credentialConfigurationIds: string[]
   state?: string
-  issuerState?: string
+  /** The offer its `issuer_state` bound it to (redeemed at PAR); the `issuer_state` itself is not kept. */
+  offer?: OfferBinding
   scope?: string
   authorizationDetails?: Array<Record<string, unknown>>
   dpopJkt?: string
@@ -68,7 +72,8 @@ export interface AuthorizationCodeData {
   claims: Record<string, Record<string, unknown>>
   subject: string
   dpopJkt?: string
-  issuerState?: string
+  /** The storage id of the offer the request was bound to (`issuer_state`). */
+  offerId?: string
   expiresAt: number
 }
 
@@ -131,6 +136,11 @@ export async function pushAuthorizationRequest(
   const needsDpop = configurations.some((c) => c.dpopRequired === true && parsed.credentialConfigurationIds.includes(c.configurationId))
   if (needsDpop && parsed.dpopJkt === undefined)
     throw new OAuthError('invalid_dpop_proof', 'a DPoP key is required (dpop_jkt or a DPoP proof)')
+  // issuer_state: the offer checked before anything is written, redeemed with the pushed request's commit below.
+  const bound =
+    parsed.issuerState === undefined
+      ? undefined
+      : await offerOfIssuerState(ctx, wallet.tenantId, wallet.issuer, parsed.issuerState, parsed.credentialConfigurationIds)
   if (parsed.dpop) await rememberDpop(ctx, wallet.tenantId, parsed.dpop)
 
   const pushed: PushedRequest = {
@@ -140,16 +150,20 @@ export async function pushAuthorizationRequest(
     codeChallenge: parsed.codeChallenge,
     credentialConfigurationIds: parsed.credentialConfigurationIds,
     ...(parsed.state !== undefined && { state: parsed.state }),
-    ...(parsed.issuerState !== undefined && { issuerState: parsed.issuerState }),
     ...(parsed.scope !== undefined && { scope: parsed.scope }),
     ...(parsed.authorizationDetails !== undefined && { authorizationDetails: parsed.authorizationDetails }),
     ...(parsed.dpopJkt !== undefined && { dpopJkt: parsed.dpopJkt }),
   }
   const { requestUri, reference } = runtime.lib.newRequestUri()
-  await ctx.oneTime.issue(wallet.tenantId, ONE_TIME_KINDS.pushedRequest, reference, {
-    ttlMs: PAR_TTL_SECONDS * 1000,
-    data: { ...pushed },
-  })
+  const keep = (oneTime: OneTimeStore, request: PushedRequest) =>
+    oneTime.issue(wallet.tenantId, ONE_TIME_KINDS.pushedRequest, reference, { ttlMs: PAR_TTL_SECONDS * 1000, data: { ...request } })
+  if (!bound) await keep(ctx.oneTime, pushed)
+  else
+    await ctx.storage.transaction(async (tx) => {
+      const oneTime = ctx.oneTime.within(tx)
+      const offer = await redeemIssuerState(tx, oneTime, wallet.tenantId, bound, (ctx.now ?? Date.now)())
+      await keep(oneTime, { ...pushed, offer })
+    })
   return runtime.lib.pushedAuthorizationResponse(requestUri, PAR_TTL_SECONDS) as { request_uri: string; expires_in: number }
 }
 
@@ -182,7 +196,9 @@ export async function authorize(
       clientId: pushed.clientId,
       redirectUri: pushed.redirectUri,
       credentialConfigurationIds: pushed.credentialConfigurationIds,
-      ...(pushed.issuerState !== undefined && { issuerState: pushed.issuerState }),
+      ...(pushed.offer !== undefined && {
+        offer: { configurationIds: pushed.offer.configurationIds, claims: pushed.offer.claims },
+      }),
       ...(pushed.scope !== undefined && { scope: pushed.scope }),
       ...(pushed.authorizationDetails !== undefined && { authorizationDetails: pushed.authorizationDetails }),
     }
@@ -261,9 +277,12 @@ async function answered(
   }
   if ('refused' in answer) return refuse(String(answer.refused).slice(0, 300))
   const subject = typeof answer.subject === 'string' && answer.subject.length > 0 ? answer.subject : undefined
+  // Per configuration: the answer's own claims, else (a request bound to an offer by issuer_state) the offer's.
+  const own = answer.claims ?? {}
+  const offered = pushed.offer?.claims ?? {}
   const claims = Object.fromEntries(
     pushed.credentialConfigurationIds.flatMap((id) => {
-      const given = Object.hasOwn(answer.claims ?? {}, id) ? answer.claims[id] : undefined
+      const given = Object.hasOwn(own, id) ? own[id] : Object.hasOwn(offered, id) ? offered[id] : undefined
       return typeof given === 'object' && given !== null && !Array.isArray(given) ? [[id, given]] : []
     }),
   )
@@ -280,7 +299,7 @@ async function answered(
     subject,
     expiresAt,
     ...(pushed.dpopJkt !== undefined && { dpopJkt: pushed.dpopJkt }),
-    ...(pushed.issuerState !== undefined && { issuerState: pushed.issuerState }),
+    ...(pushed.offer !== undefined && { offerId: pushed.offer.id }),
   }
   // The code and the record of the authorization commit together: no code the trail does not show.
   await ctx.storage.transaction(async (tx) => {
@@ -288,7 +307,12 @@ async function answered(
       ttlMs: AUTHORIZATION_CODE_TTL_SECONDS * 1000,
       data: { ...data },
     })
-    await ctx.audit.append(tx, actor, [{ action: 'credential.authorize', target: { type: 'subject', id: subject } }])
+    await ctx.audit.append(tx, actor, [
+      {
+        action: 'credential.authorize',
+        target: { type: 'subject', id: subject, ...(pushed.offer !== undefined && { offer: pushed.offer.id }) },
+      },
+    ])
   })
   return backToWallet(pushed, wallet, { code })
 }
@@ -357,6 +381,7 @@ export async function redeemAuthorizationCode(
     claims: data.claims,
     subject: data.subject,
     clientId: data.clientId,
+    ...(data.offerId !== undefined && { offerId: data.offerId }),
     ...(jkt !== undefined && { jkt }),
   }
 }

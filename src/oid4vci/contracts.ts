@@ -109,7 +109,9 @@ export const OID4VCI_CONTRACTS = {
       'An offer of the tenant’s credential configurations (each with the claims of its credential) for a wallet to redeem ' +
       'with the pre-authorized code grant: `offerUri` (`openid-credential-offer://…`, also as an SVG QR code) names ' +
       '`credentialOfferUri`, where the wallet fetches the offer. With `txCode` the service draws a PIN, returns it once ' +
-      'and keeps only a keyed hash; after the module’s `txCodeAttempts` wrong PINs the offer is dead. The caller proves ' +
+      'and keeps only a keyed hash; after the module’s `txCodeAttempts` wrong PINs the offer is dead. With `grants` ' +
+      'including `authorization_code` the offer also carries an `issuer_state`: an authorization request (PAR) carrying ' +
+      'it is bound to the offer (its configurations and claims). Either grant redeems the offer, once. The caller proves ' +
       'control of each configuration’s issuing DID. Without `publicUrl` or the OID4VCI module: 422 naming it.',
     auth: 'tenant+did',
     tag: OID4VCI_TAG,

@@ -19,6 +19,8 @@ export const ONE_TIME_KINDS = {
   loginJti: 'login-jti',
   loginRequest: 'login-request',
   notification: 'notification',
+  issuerState: 'issuer-state',
+  refreshToken: 'refresh-token',
 } as const satisfies Record<string, OneTimeKind>
 
 /** An access token's grant. */

@@ -3,7 +3,8 @@
  * with a key the operator configured (`loginAssertionKeys`, ES256 or EdDSA) and sends back through the browser to
  * `GET /oid4vci/:issuer/authorize/return?assertion=…`. Checked here: signature, `aud` (the Credential Issuer
  * Identifier), `exp` (in the future, at most {@link MAX_ASSERTION_SECONDS} ahead), `iat` not in the future, `jti`,
- * `request` (the handle the authorization endpoint gave the page), and either `sub` + `claims` or `refused`. The `jti`'s
+ * `request` (the handle the authorization endpoint gave the page), and either `sub` (+ `claims`, optional when the request
+ * is bound to an offer by `issuer_state`: the offer's claims then) or `refused`. The `jti`'s
  * single use and the handle's are the caller's (one-time store). No secret in any refusal.
  */
 import { keyTypeOfJwk, type PublicJwk } from '../keys/key-types.js'
@@ -44,7 +45,7 @@ export type LoginAssertion = {
   jti: string
   /** When it expires (how long to remember its `jti`). */
   expiresAt: Date
-} & ({ subject: string; claims: Record<string, Record<string, unknown>> } | { refused: string })
+} & ({ subject: string; claims?: Record<string, Record<string, unknown>> } | { refused: string })
 
 const refuse = (description: string) => new OAuthError('invalid_request', `login assertion: ${description}`)
 
@@ -77,6 +78,8 @@ export function verifyLoginAssertion(compact: string, audience: string, keys: re
     return { ...common, refused }
   }
   if (typeof sub !== 'string' || sub.length === 0 || sub.length > 256) throw refuse('sub is required')
+  // No claims: the request's offer's (issuer_state), if it has one; else nothing is granted.
+  if (claims === undefined) return { ...common, subject: sub }
   if (!isRecord(claims) || !Object.values(claims).every(isRecord)) throw refuse('claims must be an object of objects, by configuration id')
   return { ...common, subject: sub, claims: claims as Record<string, Record<string, unknown>> }
 }

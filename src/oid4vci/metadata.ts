@@ -94,7 +94,12 @@ export function authorizationServerMetadata(
     pushed_authorization_request_endpoint: `${credentialIssuer}/par`,
     require_pushed_authorization_requests: true,
     response_types_supported: ['code'],
-    grant_types_supported: ['authorization_code', 'urn:ietf:params:oauth:grant-type:pre-authorized_code'],
+    grant_types_supported: [
+      'authorization_code',
+      'urn:ietf:params:oauth:grant-type:pre-authorized_code',
+      // Refresh tokens go with grants of deferred configurations only (refresh-tokens.ts).
+      ...(configurations.some((c) => c.deferred === true) ? ['refresh_token'] : []),
+    ],
     code_challenge_methods_supported: ['S256'],
     token_endpoint_auth_methods_supported: ['none'],
     dpop_signing_alg_values_supported: DPOP_ALGS,

@@ -38,7 +38,10 @@ export interface Oid4vciOptions {
   // ---- helper "deferred"
   /** Deferred issuance: the `interval` wallets are told to wait between polls, seconds. Default 60. */
   deferredIntervalSeconds?: number
-  /** Deferred issuance: how long a pending issuance (and its `transaction_id`) lives, seconds. Default 7 days. */
+  /**
+   * Deferred issuance: how long a pending issuance (and its `transaction_id`) lives, seconds; also how long the refresh
+   * tokens of a grant covering a deferred configuration renew its access token (from the first token). Default 7 days.
+   */
   deferredTtlSeconds?: number
 }
 
@@ -52,17 +55,22 @@ export interface AuthorizeRequest {
   redirectUri: string
   /** The credential configurations asked for (`authorization_details` and `scope`). */
   credentialConfigurationIds: string[]
-  /** The `issuer_state` of the offer the wallet redeems, when it sent one (the issuing backend's handle). */
-  issuerState?: string
+  /**
+   * The offer the request is bound to, when the wallet sent the `issuer_state` of an offer made with the
+   * `authorization_code` grant (that offer is redeemed by this request): its configurations and the claims the issuing
+   * backend gave. A configuration the answer gives no claims for is granted with the offer's.
+   */
+  offer?: { configurationIds: string[]; claims: Record<string, Record<string, unknown>> }
   scope?: string
   authorizationDetails?: Array<Record<string, unknown>>
 }
 
 /**
- * The hook's answer: the authenticated subject and the claims of each configuration's credential (configurations
- * absent from `claims` are not granted; none granted is a refusal), or a refusal with its reason (shown to the wallet).
+ * The hook's answer: the authenticated subject and the claims of each configuration's credential, or a refusal with its
+ * reason (shown to the wallet). A configuration absent from `claims` is granted with the claims of the request's offer
+ * ({@link AuthorizeRequest.offer}) when there is one, else not granted; none granted is a refusal.
  */
-export type AuthorizeAnswer = { subject: string; claims: Record<string, Record<string, unknown>> } | { refused: string }
+export type AuthorizeAnswer = { subject: string; claims?: Record<string, Record<string, unknown>> } | { refused: string }
 
 /** What `oid4vci(options)` gives the service: the library adapter, made once the service's resolver exists. */
 export interface Oid4vciModule {

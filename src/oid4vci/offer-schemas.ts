@@ -11,6 +11,10 @@ export const MAX_OFFER_CONFIGURATIONS = 20
 /** Longest an offer (and its pre-authorized code) lives, seconds. */
 export const MAX_OFFER_TTL_SECONDS = 86_400
 
+/** The grants an offer may carry (`createCredentialOffer`'s `grants`). */
+export const OFFER_GRANTS = ['pre-authorized_code', 'authorization_code'] as const
+export type OfferGrant = (typeof OFFER_GRANTS)[number]
+
 /** The PIN an offer asks for (`tx_code`): drawn by the service, returned once. */
 export const txCodeSpec = z.union([
   z.literal(true),
@@ -42,7 +46,18 @@ export const createCredentialOffer = z.strictObject({
     .max(MAX_OFFER_TTL_SECONDS)
     .optional()
     .meta({ description: 'Lifetime of the offer and its pre-authorized code (default the module’s `offerTtlSeconds`, 600).' }),
-  grant: z.enum(['pre-authorized_code']).optional().meta({ description: 'The grant offered (default and only: pre-authorized code).' }),
+  grants: z
+    .array(z.enum(OFFER_GRANTS))
+    .min(1)
+    .max(2)
+    .refine((grants) => new Set(grants).size === grants.length, 'each grant at most once')
+    .optional()
+    .meta({
+      description:
+        'The grants offered (default `["pre-authorized_code"]`). `authorization_code` puts an `issuer_state` in the offer: ' +
+        'the wallet’s authorization request carrying it is bound to this offer (its configurations and claims); needs the ' +
+        'module’s `authorize` hook or `loginUrl`. Either grant consumes the offer.',
+    }),
 })
 export type CreateCredentialOfferInput = z.output<typeof createCredentialOffer>
 
@@ -88,6 +103,10 @@ export const tokenResponseBody = z.object({
   token_type: z.enum(['DPoP', 'bearer']),
   expires_in: z.number().int().positive(),
   authorization_details: z.array(z.record(z.string(), z.unknown())).optional(),
+  refresh_token: z
+    .string()
+    .optional()
+    .meta({ description: 'For grants with a deferred configuration: single use, rotated, good until the deferred issuance expires.' }),
 })
 
 export type TokenResponseBody = z.output<typeof tokenResponseBody>

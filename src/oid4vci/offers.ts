@@ -6,7 +6,9 @@
  * keyed hash over (offer id, PIN), and the pre-authorized code as a one-time value (keyed hash only). The code is not
  * kept anywhere: it is derived again on each fetch of the offer as the keyed hash of the offer id under its own purpose
  * (HMAC with the one-time hashing key, sealed by the master key) — so a copy of the database holds no offer id, code or
- * PIN, and nothing to test guesses against without the master key.
+ * PIN, and nothing to test guesses against without the master key. An offer with the authorization code grant carries an
+ * `issuer_state`, kept and derived the same way (`issuer-state.ts` binds an authorization request to the offer); either
+ * grant redeems the offer once ({@link claimOffer}).
  */
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
@@ -22,7 +24,7 @@ import { WALLETS } from '../wallets/records.js'
 import { ONE_TIME_KINDS } from './grants.js'
 import { credentialIssuerOf, requirePublicUrl } from './issuer-url.js'
 import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
-import type { CreateCredentialOfferInput, CredentialOfferResponse } from './offer-schemas.js'
+import type { CreateCredentialOfferInput, CredentialOfferResponse, OfferGrant } from './offer-schemas.js'
 import { configurationOf, issuerBySlug, issuerOfTenant, OID4VCI_OFFERS, type IssuerRecord, type OfferRecord } from './records.js'
 
 /** What the offer operations use of the service. */
@@ -36,7 +38,12 @@ export type OffersContext = Pick<CredentialsContext, 'callers'> &
   }
 
 /** Purposes of the keyed hashes of offers (`OneTimeStore.keyed`). */
-const KEYED = { offer: 'oid4vci-offer', code: 'oid4vci-pre-auth-code', txCode: 'oid4vci-tx-code' } as const
+const KEYED = {
+  offer: 'oid4vci-offer',
+  code: 'oid4vci-pre-auth-code',
+  txCode: 'oid4vci-tx-code',
+  issuerState: 'oid4vci-issuer-state',
+} as const
 
 /** Characters of a `text` PIN: no 0/O, 1/I/L look-alikes. */
 const TEXT_PIN = 'ABCDEFGHJKMNPQRSTUVWXYZ23456789'
@@ -54,6 +61,24 @@ export const offerRecordIdOf = (oneTime: OneTimeStore, tenantId: string, offerId
 /** The pre-authorized code of an offer: derived from its id, never stored. */
 export const preAuthorizedCodeOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
   oneTime.keyed(KEYED.code, tenantId, offerId)
+
+/** The `issuer_state` of an offer with the authorization code grant: derived from its id like the code, never stored. */
+export const issuerStateOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
+  oneTime.keyed(KEYED.issuerState, tenantId, offerId)
+
+/** The grants of an offer (a record without `grants` predates them: the pre-authorized code only). */
+export const grantsOf = (offer: Pick<OfferRecord, 'grants'>): OfferGrant[] => offer.grants ?? ['pre-authorized_code']
+
+/**
+ * Claims the redemption of a live offer, in the caller's transaction `storage`: the first claim across processes
+ * (an atomic count) marks it redeemed and answers true; any later one — the other grant, a replay — answers false.
+ */
+export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, now: number): Promise<boolean> {
+  const offers = collectionOf(storage, OID4VCI_OFFERS)
+  if ((await offers.increment(offer.id, 'redemptions')) !== 1) return false
+  await offers.update(offer.id, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) })
+  return true
+}
 
 /** The keyed hash of a PIN of an offer. */
 const txCodeHashOf = (oneTime: OneTimeStore, tenantId: string, recordId: string, pin: string): string =>
@@ -103,6 +128,12 @@ export async function createCredentialOffer(
   const publicUrl = requirePublicUrl(ctx.config.publicUrl)
   const oid4vci = requireModule(ctx.oid4vci)
   const issuer = await issuerOfTenant(ctx.storage, caller.tenantId)
+  const grants = input.grants ?? ['pre-authorized_code']
+  const preAuthorized = grants.includes('pre-authorized_code')
+  const authorizationCode = grants.includes('authorization_code')
+  if (input.txCode !== undefined && !preAuthorized) throw invalid('txCode: a PIN goes with the pre-authorized_code grant only')
+  if (authorizationCode && oid4vci.options.authorize === undefined && oid4vci.options.loginUrl === undefined)
+    throw invalid('grants: authorization_code needs a way to authenticate users (the module’s authorize hook or loginUrl)')
   const ids = input.configurations.map((c) => c.id)
   if (new Set(ids).size !== ids.length) throw invalid('configurations: each configuration at most once')
   const claims: Record<string, Record<string, unknown>> = {}
@@ -129,6 +160,7 @@ export async function createCredentialOffer(
     issuer: issuer!.slug,
     configurationIds: ids,
     claims,
+    grants,
     ...(pin !== undefined && {
       txCode: {
         hash: txCodeHashOf(ctx.oneTime, caller.tenantId, id, pin),
@@ -150,11 +182,17 @@ export async function createCredentialOffer(
     await collectionOf(tx, OID4VCI_OFFERS).insert(record)
     await ctx.audit.append(tx, caller, [{ action: 'credentialOffer.create', target: { type: 'credentialOffer', id } }])
   })
-  // The code lives as long as the offer; written after the offer, so a code never names a missing offer.
-  await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.preAuthorizedCode, preAuthorizedCodeOf(ctx.oneTime, caller.tenantId, offerId), {
-    ttlMs: expiresAt - now,
-    data: { offer: id },
-  })
+  // The code and the issuer_state live as long as the offer; written after it, so neither names a missing offer.
+  if (preAuthorized)
+    await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.preAuthorizedCode, preAuthorizedCodeOf(ctx.oneTime, caller.tenantId, offerId), {
+      ttlMs: expiresAt - now,
+      data: { offer: id },
+    })
+  if (authorizationCode)
+    await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.issuerState, issuerStateOf(ctx.oneTime, caller.tenantId, offerId), {
+      ttlMs: expiresAt - now,
+      data: { offer: id },
+    })
   if (++offersMade % SWEEP_OFFERS_EVERY === 0) await sweepOffers(ctx, now).catch(() => undefined)
   return {
     offerId,
@@ -225,14 +263,20 @@ export async function getCredentialOffer(
     input_mode: offer.txCode.inputMode,
     ...(offer.txCode.description !== undefined && { description: offer.txCode.description }),
   }
+  const grants = grantsOf(offer)
   return {
     credential_issuer: credentialIssuer,
     credential_configuration_ids: offer.configurationIds,
     grants: {
-      'urn:ietf:params:oauth:grant-type:pre-authorized_code': {
-        'pre-authorized_code': preAuthorizedCodeOf(ctx.oneTime, issuer.tenantId, input.offerId),
-        ...(txCode && { tx_code: txCode }),
-      },
+      ...(grants.includes('pre-authorized_code') && {
+        'urn:ietf:params:oauth:grant-type:pre-authorized_code': {
+          'pre-authorized_code': preAuthorizedCodeOf(ctx.oneTime, issuer.tenantId, input.offerId),
+          ...(txCode && { tx_code: txCode }),
+        },
+      }),
+      ...(grants.includes('authorization_code') && {
+        authorization_code: { issuer_state: issuerStateOf(ctx.oneTime, issuer.tenantId, input.offerId) },
+      }),
     },
   }
 }

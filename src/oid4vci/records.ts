@@ -4,6 +4,7 @@
  */
 import { declareCollection, tenantCollectionOf } from '../storage/declaration.js'
 import type { StorageAdapter, StoredRecord } from '../storage/port.js'
+import type { OfferGrant } from './offer-schemas.js'
 import type { Oid4vciFormat } from './schemas.js'
 
 /** A tenant's Credential Issuer. `id` is the tenant's id (one issuer per tenant); `slug` is unique across tenants. */
@@ -136,7 +137,11 @@ export interface OfferRecord extends StoredRecord {
   expiresAt: number
   /** Who made it: the DIDs proved and the API key (never the key). */
   createdBy: { dids: string[]; apiKeyId?: string }
-  /** `offered`; `redeemed` once a wallet got its token; `burned` after too many wrong PINs. */
+  /** The grants offered; absent (older records): the pre-authorized code only. */
+  grants?: OfferGrant[]
+  /** Redemptions claimed (either grant): counted atomically, so the first one alone redeems the offer. */
+  redemptions?: number
+  /** `offered`; `redeemed` once a wallet got its token (or bound an authorization request to it); `burned` after too many wrong PINs. */
   state: 'offered' | 'redeemed' | 'burned'
   createdAt: number
   updatedAt: number

@@ -8,18 +8,20 @@
  * transaction: the code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the offer marked
  * redeemed → the DPoP `jti` remembered once → the access token stored as a keyed hash with its {@link AccessGrant} (a
  * refusal among them writes nothing; one commit per token request). The authorization code grant's checks are the
- * authorization-code module's (`redeemAuthorizationCode`); both grants end in the same access token and answer.
+ * authorization-code module's (`redeemAuthorizationCode`), the refresh token grant's `refresh-tokens.ts`'s; every grant
+ * ends in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
 import { collectionOf } from '../storage/declaration.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
+import { issueRefreshToken, redeemRefreshToken, refreshableGrantUntil, refreshableUntil } from './refresh-tokens.js'
 import { ONE_TIME_KINDS, type AccessGrant } from './grants.js'
 import { issueCNonce } from './nonces.js'
 import { authorizationServerMetadata } from './metadata.js'
 import { OAuthError } from './oauth-error.js'
 import type { TokenResponseBody } from './offer-schemas.js'
-import { liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from './offers.js'
+import { claimOffer, liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from './offers.js'
 import type * as Protocol from './protocol/index.js'
 import { configurationOf, OID4VCI_OFFERS, type ConfigurationRecord, type OfferRecord } from './records.js'
 
@@ -48,26 +50,34 @@ export async function redeemToken(
   const dpop = token.hasDpop ? await oid4vci.protocol.dpop.verify(request) : undefined
   const accessToken = oid4vci.lib.randomToken()
   const expiresInSeconds = oid4vci.options.accessTokenTtlSeconds
-  /** After the grant's code is consumed, in its transaction: the DPoP `jti` remembered once, the access token stored. */
-  const finish = async (oneTime: OneTimeStore, grant: AccessGrant) => {
+  let refreshToken: string | undefined
+  /**
+   * After the grant's code is consumed, in its transaction: the DPoP `jti` remembered once, the access token stored
+   * (and a refresh token until `refreshUntil`, for a grant covering a deferred configuration: `refresh-tokens.ts`).
+   */
+  const finish = async (oneTime: OneTimeStore, grant: AccessGrant, refreshUntil?: number) => {
     if (dpop) {
       const fresh = await oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
       if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
     }
     await oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
+    if (refreshUntil !== undefined) refreshToken = await issueRefreshToken(ctx, oneTime, tenantId, grant, refreshUntil)
   }
   let grant: AccessGrant | undefined
   if (token.grant.type === 'pre-authorized_code')
     grant = await redeemPreAuthorizedCode(ctx, { slug, tenantId, credentialIssuer, request, token, dpop }, finish)
   else if (token.grant.type === 'authorization_code') {
     grant = await redeemAuthorizationCode(ctx, tenantId, { issuer: slug, credentialIssuer, request, token }, dpop)
-    await finish(ctx.oneTime, grant)
-  }
-  if (!grant) throw new OAuthError('unsupported_grant_type', 'the pre-authorized code and authorization code grants are served')
+    await finish(ctx.oneTime, grant, await refreshableGrantUntil(ctx, tenantId, grant))
+  } else if (token.grant.type === 'refresh_token')
+    grant = await redeemRefreshToken(ctx, { slug, tenantId, credentialIssuer, request, token, dpop }, finish)
+  if (!grant)
+    throw new OAuthError('unsupported_grant_type', 'the pre-authorized code, authorization code and refresh token grants are served')
   const response = oid4vci.lib.tokenResponse({
     accessToken,
     expiresInSeconds,
     ...(dpop && { dpopJkt: dpop.jkt }),
+    ...(refreshToken !== undefined && { refreshToken }),
     // The credential identifiers are the configuration ids (digitalbazaar's wallet needs them to send 1.0 requests).
     authorizationDetails: grant.configurationIds.map((id) => ({
       type: 'openid_credential',
@@ -97,7 +107,7 @@ interface PreAuthorizedRedemption {
 async function redeemPreAuthorizedCode(
   ctx: OffersContext,
   redemption: PreAuthorizedRedemption,
-  finish: (oneTime: OneTimeStore, grant: AccessGrant) => Promise<void>,
+  finish: (oneTime: OneTimeStore, grant: AccessGrant, refreshUntil?: number) => Promise<void>,
 ): Promise<AccessGrant> {
   const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption
   const oid4vci = ctx.oid4vci!
@@ -139,8 +149,9 @@ async function redeemPreAuthorizedCode(
       expiresAt: new Date(offer.expiresAt),
       txCodeRequired: offer.txCode !== undefined,
     })
-    await mark({ storage: tx, now: ctx.now }, offer, 'redeemed')
-    await finish(oneTime, grant)
+    // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
+    if (!(await claimOffer(tx, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
+    await finish(oneTime, grant, refreshableUntil(ctx, configurations))
   })
   return grant
 }

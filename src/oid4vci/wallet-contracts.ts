@@ -124,7 +124,10 @@ export const OID4VCI_WALLET_CONTRACTS = {
       'The pre-authorized code grant (`urn:ietf:params:oauth:grant-type:pre-authorized_code`, `pre-authorized_code`, ' +
       '`tx_code` or `user_pin`) → an access token, DPoP-bound (`token_type: DPoP`) when the request carries a DPoP proof ' +
       '(RFC 9449; required when a configuration says `dpopRequired`), else `bearer`; `authorization_details` name the ' +
-      'credential identifiers (the configuration ids). Codes are single use across processes. Form body; OAuth errors.',
+      'credential identifiers (the configuration ids). The authorization code grant (PKCE) too. A grant covering a ' +
+      'deferred configuration also gets a `refresh_token` (single use, rotated, DPoP-bound with the token, good for the ' +
+      'module’s `deferredTtlSeconds`): `grant_type=refresh_token` answers a new access token of the same grant. Codes and ' +
+      'refresh tokens are single use across processes. Form body; OAuth errors.',
     auth: 'public',
     tag: OID4VCI_TAG,
     client: false,

@@ -19,6 +19,8 @@ export type OneTimeKind =
   | 'login-jti'
   | 'login-request'
   | 'notification'
+  | 'issuer-state'
+  | 'refresh-token'
   | 'oid4vp-answer'
   | 'oid4vp-response-code'
   | 'oid4vp-wallet-nonce'

@@ -38,6 +38,8 @@ interface Issuer {
   runtime: Oid4vciRuntime
   /** Sets the service clock ahead (one-time values expire by it). */
   shift(ms: number): void
+  /** A DID-auth JWT of the configurations' issuing DID (to make offers). */
+  didAuth: string
 }
 
 async function startIssuer(options: Parameters<typeof oid4vci>[0]): Promise<Issuer> {
@@ -57,7 +59,13 @@ async function startIssuer(options: Parameters<typeof oid4vci>[0]): Promise<Issu
     })
     expect(created.status).toBe(200)
   }
-  return { h, base: h.url.replace(/\/identity$/, ''), runtime: module.start(async () => undefined), shift: (ms) => (offset += ms) }
+  return {
+    h,
+    base: h.url.replace(/\/identity$/, ''),
+    runtime: module.start(async () => undefined),
+    shift: (ms) => (offset += ms),
+    didAuth: jwt,
+  }
 }
 
 /** The loopback URL of a public one. */
@@ -163,7 +171,7 @@ describe('authorization code flow with the embedded authorize hook', () => {
   }, 120_000)
   afterAll(() => issuer?.h.close())
 
-  it('@openid4vc/openid4vci’s client: PAR (scope, issuer_state, DPoP) → authorize → code → DPoP-bound token with the hook’s claims', async () => {
+  it('@openid4vc/openid4vci’s client: PAR (scope, an offer’s issuer_state, DPoP) → authorize → code → DPoP-bound token with the hook’s claims', async () => {
     const dpopKey = newP256()
     const redirected: string[] = []
     const callbacks = oid4vcCallbacks([dpopKey], async (input, init) => {
@@ -177,14 +185,13 @@ describe('authorization code flow with the embedded authorize hook', () => {
       return fetch(local(issuer, url), init)
     })
     const client = new Openid4vciClient({ callbacks })
-    const offer = {
-      credential_issuer: CI,
-      credential_configuration_ids: ['Identity'],
-      grants: { authorization_code: { issuer_state: 'offer-state-1' } },
-    }
-    const resolved = await client.resolveCredentialOffer(
-      `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`,
-    )
+    const made = await issuer.h.request('POST', '/oid4vci/offers', {
+      json: { configurations: [{ id: 'Identity', claims: { given_name: 'Offered' } }], grants: ['authorization_code'] },
+      didAuth: issuer.didAuth,
+    })
+    expect(made.status).toBe(200)
+    const resolved = await client.resolveCredentialOffer(made.body.offerUri)
+    expect(Object.keys(resolved.grants ?? {})).toEqual(['authorization_code'])
     const issuerMetadata = await client.resolveIssuerMetadata(resolved.credential_issuer)
     const dpop = { signer: { method: 'jwk' as const, alg: 'ES256', publicJwk: dpopKey.publicJwk } }
     const authorization = await client.createAuthorizationRequestUrlFromOffer({
@@ -210,8 +217,9 @@ describe('authorization code flow with the embedded authorize hook', () => {
       clientId: expect.any(String),
       redirectUri: REDIRECT_URI,
       credentialConfigurationIds: ['Identity'],
-      issuerState: 'offer-state-1',
+      offer: { configurationIds: ['Identity'], claims: { Identity: { given_name: 'Offered' } } },
     })
+    expect(JSON.stringify(asked.at(-1))).not.toContain(resolved.grants!.authorization_code!.issuer_state!)
 
     const tokens = await client.retrieveAuthorizationCodeAccessTokenFromOffer({
       credentialOffer: resolved,
@@ -233,6 +241,7 @@ describe('authorization code flow with the embedded authorize hook', () => {
       claims: CLAIMS,
       subject: 'user-1',
       clientId: asked.at(-1)!.clientId,
+      offerId: expect.any(String),
       jkt: await thumbprint(dpopKey.publicJwk),
     })
     // Nothing the flow made is stored in clear: not the code, not the request_uri.
@@ -412,6 +421,31 @@ describe('authorization code flow with the operator’s login page (serve: login
       subject: 'user-7',
       clientId: CLIENT_ID,
     })
+  })
+
+  it('a request bound to an offer (issuer_state): an assertion without claims grants the offer’s; with none, access_denied', async () => {
+    const made = await issuer.h.request('POST', '/oid4vci/offers', {
+      json: { configurations: [{ id: 'Identity', claims: { given_name: 'Offered' } }], grants: ['authorization_code'] },
+      didAuth: issuer.didAuth,
+    })
+    const document = (await (await fetch(local(issuer, made.body.credentialOfferUri))).json()) as Record<string, any>
+    const pushed = await par(issuer, { issuer_state: document.grants.authorization_code.issuer_state })
+    expect(pushed.status).toBe(201)
+    const login = new URL((await visit(issuer, authorizeUrl(pushed.requestUri))).location!)
+    const back = await returnWith(await assertion({ request: login.searchParams.get('request'), claims: undefined }))
+    const redeemed = await redeem(issuer, new URL(back.location!).searchParams.get('code')!, pushed.verifier)
+    expect(redeemed.grant).toMatchObject({
+      configurationIds: ['Identity'],
+      claims: { Identity: { given_name: 'Offered' } },
+      subject: 'user-7',
+    })
+    expect(redeemed.grant?.offerId).toEqual(expect.any(String))
+
+    // Not bound to an offer: no claims is no grant.
+    const { handle } = await toLogin()
+    const denied = new URL((await returnWith(await assertion({ request: handle, claims: undefined }))).location!)
+    expect(denied.searchParams.get('error')).toBe('access_denied')
+    expect(denied.searchParams.get('code')).toBeNull()
   })
 
   it('a refusal in the assertion → access_denied at the wallet', async () => {

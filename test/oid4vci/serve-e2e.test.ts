@@ -5,7 +5,7 @@
  * `loginAssertionKeys`) played by a loopback server of the test; the three wallet clients run as children trusting
  * that CA. One process per storage, shared by every case:
  * - each client's metadata step (Credential Issuer and authorization server metadata, appended and inserted paths);
- * - the flows — an offer made through didvault/client (or, for the authorization code flow, an offer by value sent
+ * - the flows — an offer made through didvault/client (for the authorization code flow, one with an `issuer_state` sent
  *   through PAR + PKCE, the login page and its signed assertion), redeemed by the wallet, the credential (SD-JWT VC
  *   verified with @sd-jwt/sd-jwt-vc, VC-JWT with jose) bound to the wallet's key, the records and the `credential.issue`
  *   audit records counted through the client; pre-authorized ± tx_code ± DPoP, a batch of 3, VC-JWT, authorization code;
@@ -137,7 +137,7 @@ describe.each(STORAGES)('didvault serve as an OID4VCI issuer (%s)', (storage) =>
     txCode?: boolean
     dpop?: boolean
     batch?: number
-    /** Through the operator's login page (an offer by value with the authorization_code grant). */
+    /** Through the operator’s login page (an offer with the authorization_code grant: its issuer_state in the PAR). */
     authorizationCode?: boolean
     /** A configuration made for the case (id `Identity-<suffix>`) beside the served one. */
     configuration?: { suffix: string; fields: (served: Record<string, unknown>) => Record<string, unknown> }
@@ -193,12 +193,12 @@ describe.each(STORAGES)('didvault serve as an OID4VCI issuer (%s)', (storage) =>
         let offerUri: string
         let txCode: string | undefined
         if (c.authorizationCode) {
-          const offer = {
-            credential_issuer: issuer.credentialIssuer,
-            credential_configuration_ids: [configurationId],
-            grants: { authorization_code: {} },
-          }
-          offerUri = `openid-credential-offer://?credential_offer=${encodeURIComponent(JSON.stringify(offer))}`
+          // An offer with the authorization_code grant: the wallet's PAR carries its issuer_state (bound to the offer).
+          const offer = await operations.createCredentialOffer({
+            configurations: [{ id: configurationId, claims: SERVED_CLAIMS }],
+            grants: ['authorization_code'],
+          })
+          offerUri = offer.offerUri
         } else {
           const offer = await operations.createCredentialOffer({
             configurations: [{ id: configurationId, claims: SERVED_CLAIMS }],
@@ -247,6 +247,12 @@ describe.each(STORAGES)('didvault serve as an OID4VCI issuer (%s)', (storage) =>
         expect(after.audits - before.audits).toBe(count)
         const audit = await operations.getAuditRecords({ action: 'credential.issue' })
         for (const t of thumbprints) expect(JSON.stringify(audit.records)).toContain(t)
+        // Every credential names the offer it came from: the wallet redeemed the offer (for the authorization code
+        // flow: it sent the offer's issuer_state in its PAR).
+        for (const t of thumbprints) {
+          const record = (audit.records as Array<{ target: { holderKey?: string; offer?: string } }>).find((r) => r.target.holderKey === t)
+          expect(record?.target.offer, `${c.wallet} redeemed the offer`).toEqual(expect.any(String))
+        }
       },
       120_000,
     )

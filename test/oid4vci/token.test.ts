@@ -153,6 +153,15 @@ describe('offers', () => {
     expect((await offers.find({ and: [] }, { limit: 1_000 })).items.length).toBe(before)
   })
 
+  it('the authorization_code grant needs a way to authenticate users: 422 naming it without authorize or loginUrl, nothing written', async () => {
+    const offers = storage.collection('oid4vci_offers')
+    const before = (await offers.find({ and: [] }, { limit: 1_000 })).items.length
+    await expect(
+      acme.createCredentialOffer({ configurations: [{ id: 'Identity', claims: {} }], grants: ['authorization_code'] }),
+    ).rejects.toMatchObject({ statusCode: 422, errorMessage: expect.stringMatching(/authorize hook or loginUrl/) })
+    expect((await offers.find({ and: [] }, { limit: 1_000 })).items.length).toBe(before)
+  })
+
   it('another issuer’s slug or an unknown offer: 404 OAuth body', async () => {
     const { made } = await offer()
     const res = await loopback(`${PUBLIC_URL}/oid4vci/other/offers/${made.offerId}`)

@@ -9,12 +9,20 @@
  * endpoint reached over `fetch`; the credential endpoint checks DPoP with the library's `verifyDpopJwt` instead (see
  * `resource.ts`). OID4VCI 1.0 has no `c_nonce` in the token response (the nonce endpoint gives it): none is added.
  *
+ * The `refresh_token` grant (RFC 6749 §6) is the deferred flow's: the caller finds the refresh token by its keyed hash and
+ * checks its DPoP binding; {@link TokenEndpoint.verifyGrant} checks its expiry.
+ *
  * Order for the caller: {@link parseTokenRequest} → DPoP (`DpopVerifier.verify`, before the code is spent, so a
  * `use_dpop_nonce` retry still has its code) → consume the code from the one-time store → {@link TokenEndpoint.verifyGrant}
  * → `remember` the DPoP `jti` → store and answer the token ({@link tokenResponse}).
  */
 import { randomBytes } from 'node:crypto'
-import { Oauth2AuthorizationServer, PkceCodeChallengeMethod, type AuthorizationServerMetadata } from '@openid4vc/oauth2'
+import {
+  Oauth2AuthorizationServer,
+  PkceCodeChallengeMethod,
+  refreshTokenGrantIdentifier,
+  type AuthorizationServerMetadata,
+} from '@openid4vc/oauth2'
 import { OAuthError } from '../oauth-error.js'
 import { serverCallbacks } from './callbacks.js'
 import { oauthErrorOf, parsing, requestLike, type WalletRequest } from './request.js'
@@ -29,6 +37,7 @@ export const PRE_AUTHORIZED_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:pre-a
 export type TokenGrant =
   | { type: 'pre-authorized_code'; preAuthorizedCode: string; txCode?: string }
   | { type: 'authorization_code'; code: string; codeVerifier?: string; redirectUri?: string }
+  | { type: 'refresh_token'; refreshToken: string }
 
 /** A parsed token request. */
 export interface TokenRequest {
@@ -89,7 +98,10 @@ export class TokenEndpoint {
       const { code_verifier: codeVerifier, redirect_uri: redirectUri } = accessTokenRequest
       return { grant: { type: 'authorization_code', code: grant.code, codeVerifier, redirectUri }, clientId, hasDpop, parsed }
     }
-    throw new OAuthError('unsupported_grant_type', `the grant type ${grant.grantType} is not supported`)
+    if (grant.grantType === refreshTokenGrantIdentifier) {
+      return { grant: { type: 'refresh_token', refreshToken: grant.refreshToken }, clientId, hasDpop, parsed }
+    }
+    throw new OAuthError('unsupported_grant_type', `the grant type ${(grant as { grantType: string }).grantType} is not supported`)
   }
 
   /**
@@ -121,6 +133,7 @@ export class TokenEndpoint {
       }
       return
     }
+    if (grant.type === 'refresh_token') return this.verifyRefreshToken(request, parsed, grant.refreshToken, expect)
     if (parsed.grant.grantType !== 'authorization_code') throw new OAuthError('invalid_grant', 'grant mismatch')
     if (expect.clientId !== undefined && token.clientId !== expect.clientId) {
       throw new OAuthError('invalid_grant', 'the code was issued to another client')
@@ -145,6 +158,29 @@ export class TokenEndpoint {
       throw oauthErrorOf(err, 'invalid_grant', 'the code is expired or code_verifier does not match the code_challenge')
     }
   }
+
+  /** The `refresh_token` grant (RFC 6749 §6) against the token the caller found by its value: its expiry. */
+  private async verifyRefreshToken(
+    request: WalletRequest,
+    parsed: ParseAccessTokenRequestResult,
+    refreshToken: string,
+    expect: GrantExpectations,
+  ): Promise<void> {
+    if (parsed.grant.grantType !== refreshTokenGrantIdentifier) throw new OAuthError('invalid_grant', 'grant mismatch')
+    try {
+      await this.server.verifyRefreshTokenAccessTokenRequest({
+        authorizationServerMetadata: expect.metadata as AuthorizationServerMetadata,
+        grant: parsed.grant,
+        accessTokenRequest: parsed.accessTokenRequest,
+        request: requestLike(request),
+        expectedRefreshToken: refreshToken,
+        refreshTokenExpiresAt: expect.expiresAt,
+        now: this.now(),
+      })
+    } catch (err) {
+      throw oauthErrorOf(err, 'invalid_grant', 'the refresh token is invalid or expired')
+    }
+  }
 }
 
 /** What the token response says. */
@@ -159,6 +195,8 @@ export interface TokenResponseInput {
   authorizationDetails?: Record<string, unknown>[]
   /** The scope granted. */
   scope?: string
+  /** A refresh token (RFC 6749 §5.1), when the grant has one. */
+  refreshToken?: string
 }
 
 /** The token response body (RFC 6749 §5.1): `token_type` DPoP when bound, Bearer otherwise. */
@@ -168,6 +206,7 @@ export function tokenResponse(input: TokenResponseInput): Record<string, unknown
     token_type: input.dpopJkt ? 'DPoP' : 'Bearer',
     expires_in: input.expiresInSeconds,
     ...(input.scope !== undefined && { scope: input.scope }),
+    ...(input.refreshToken !== undefined && { refresh_token: input.refreshToken }),
     ...(input.authorizationDetails !== undefined && { authorization_details: input.authorizationDetails }),
   }
 }
