@@ -6,6 +6,7 @@
 import type { Caller } from '../auth/context.js'
 import type { OneTimeKind } from '../one-time/index.js'
 import { OAuthError } from './oauth-error.js'
+import type * as Protocol from './protocol/index.js'
 
 /** The one-time kinds of the issuer's values. */
 export const ONE_TIME_KINDS = {
@@ -52,4 +53,14 @@ export function grantOf(caller: Caller): AccessGrant {
   const grant = caller.grant as AccessGrant | undefined
   if (grant === undefined || typeof grant.issuer !== 'string') throw new OAuthError('invalid_token', 'an access token is required', 401)
   return grant
+}
+
+/** A token request at an issuer, parsed, its DPoP proof (if any) verified: what each grant's redemption starts from. */
+export interface TokenRedemption {
+  slug: string
+  tenantId: string
+  credentialIssuer: string
+  request: Protocol.WalletRequest
+  token: Protocol.TokenRequest
+  dpop: Protocol.DpopProof | undefined
 }

@@ -11,11 +11,10 @@
  */
 import type { OneTimeStore } from '../one-time/index.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { ONE_TIME_KINDS, type AccessGrant } from './grants.js'
+import { ONE_TIME_KINDS, type AccessGrant, type TokenRedemption } from './grants.js'
 import { authorizationServerMetadata } from './metadata.js'
 import type { Oid4vciRuntime } from './module.js'
 import { OAuthError } from './oauth-error.js'
-import type * as Protocol from './protocol/index.js'
 import { configurationOf, type ConfigurationRecord } from './records.js'
 
 /** What a refresh token's one-time value holds: the grant it renews and when the renewals end (UNIX ms). No secret. */
@@ -64,16 +63,6 @@ export async function issueRefreshToken(
   return token
 }
 
-/** A token request of the `refresh_token` grant, its DPoP proof (if any) verified. */
-export interface RefreshRedemption {
-  slug: string
-  tenantId: string
-  credentialIssuer: string
-  request: Protocol.WalletRequest
-  token: Protocol.TokenRequest
-  dpop: Protocol.DpopProof | undefined
-}
-
 /**
  * The `refresh_token` grant: the token found by its keyed hash at this issuer, its DPoP binding checked, then in one
  * transaction consumed (once, across processes) and `finish` run with the same grant and the same end of renewals
@@ -81,7 +70,7 @@ export interface RefreshRedemption {
  */
 export async function redeemRefreshToken(
   ctx: RefreshContext,
-  redemption: RefreshRedemption,
+  redemption: TokenRedemption,
   finish: (oneTime: OneTimeStore, grant: AccessGrant, refreshUntil: number) => Promise<void>,
 ): Promise<AccessGrant> {
   const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption

@@ -16,7 +16,7 @@ import type { OneTimeStore } from '../one-time/index.js'
 import { collectionOf } from '../storage/declaration.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { issueRefreshToken, redeemRefreshToken, refreshableGrantUntil, refreshableUntil } from './refresh-tokens.js'
-import { ONE_TIME_KINDS, type AccessGrant } from './grants.js'
+import { ONE_TIME_KINDS, type AccessGrant, type TokenRedemption } from './grants.js'
 import { issueCNonce } from './nonces.js'
 import { authorizationServerMetadata } from './metadata.js'
 import { OAuthError } from './oauth-error.js'
@@ -89,16 +89,6 @@ export async function redeemToken(
   return { ...response, token_type: dpop ? 'DPoP' : 'bearer' } as TokenResponseBody
 }
 
-/** A token request of the pre-authorized code grant, its DPoP proof checked. */
-interface PreAuthorizedRedemption {
-  slug: string
-  tenantId: string
-  credentialIssuer: string
-  request: Protocol.WalletRequest
-  token: Protocol.TokenRequest
-  dpop: Protocol.DpopProof | undefined
-}
-
 /**
  * The pre-authorized code grant: the offer's code (and PIN) → the offer's grant. One transaction consumes the code
  * (once, across processes), marks the offer redeemed and runs `finish` (the DPoP `jti`, the access token): a refusal
@@ -106,7 +96,7 @@ interface PreAuthorizedRedemption {
  */
 async function redeemPreAuthorizedCode(
   ctx: OffersContext,
-  redemption: PreAuthorizedRedemption,
+  redemption: TokenRedemption,
   finish: (oneTime: OneTimeStore, grant: AccessGrant, refreshUntil?: number) => Promise<void>,
 ): Promise<AccessGrant> {
   const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption
