@@ -45,7 +45,7 @@ function TextFilter({ id, label, value, onInput }: { id: string; label: string; 
   return (
     <p class="field">
       <label for={id}>{label}</label>
-      <input id={id} type="text" value={value} onInput={(e) => onInput((e.currentTarget as HTMLInputElement).value)} />
+      <input id={id} type="text" value={value} onInput={(e) => onInput(e.currentTarget.value)} />
     </p>
   )
 }
@@ -126,7 +126,7 @@ export function AuditScreen(props: ScreenProps) {
         <TextFilter id="audit-actor" label="Actor (DID or key id)" value={filters.actor} onInput={set('actor')} />
         <p class="field">
           <label for="audit-action">Action</label>
-          <select id="audit-action" value={filters.action} onChange={(e) => set('action')((e.currentTarget as HTMLSelectElement).value)}>
+          <select id="audit-action" value={filters.action} onChange={(e) => set('action')(e.currentTarget.value)}>
             <option value="">any</option>
             {AUDIT_ACTIONS.map((a) => (
               <option key={a} value={a}>
@@ -138,7 +138,7 @@ export function AuditScreen(props: ScreenProps) {
         <TextFilter id="audit-target" label="Target (id or DID)" value={filters.target} onInput={set('target')} />
         <p class="field">
           <label for="audit-outcome">Outcome</label>
-          <select id="audit-outcome" value={filters.outcome} onChange={(e) => set('outcome')((e.currentTarget as HTMLSelectElement).value)}>
+          <select id="audit-outcome" value={filters.outcome} onChange={(e) => set('outcome')(e.currentTarget.value)}>
             <option value="">any</option>
             <option value="ok">ok</option>
             <option value="refused">refused</option>

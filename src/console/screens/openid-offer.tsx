@@ -90,7 +90,7 @@ export function OfferPanel({ props, wallets }: { props: ScreenProps; wallets: Wa
         <form onSubmit={(event) => void create(event)}>
           <p class="field">
             <label for="offer-configuration">Configuration</label>
-            <select id="offer-configuration" value={chosen} onChange={(e) => choose((e.currentTarget as HTMLSelectElement).value)}>
+            <select id="offer-configuration" value={chosen} onChange={(e) => choose(e.currentTarget.value)}>
               {configurations.map((c) => (
                 <option key={c.id} value={c.id}>
                   {c.id} ({c.format})
@@ -101,15 +101,10 @@ export function OfferPanel({ props, wallets }: { props: ScreenProps; wallets: Wa
           <WalletSelect id="offer-issuer" label="Issuing DID (acts as)" wallets={wallets} value={issuer} onChange={setIssuer} />
           <p class="field">
             <label for="offer-claims">Claims (JSON)</label>
-            <textarea
-              id="offer-claims"
-              rows={6}
-              value={claims}
-              onInput={(e) => setClaims((e.currentTarget as HTMLTextAreaElement).value)}
-            />
+            <textarea id="offer-claims" rows={6} value={claims} onInput={(e) => setClaims(e.currentTarget.value)} />
           </p>
           <p class="field inline">
-            <input id="offer-pin" type="checkbox" checked={pin} onChange={(e) => setPin((e.currentTarget as HTMLInputElement).checked)} />
+            <input id="offer-pin" type="checkbox" checked={pin} onChange={(e) => setPin(e.currentTarget.checked)} />
             <label for="offer-pin">Ask the wallet for a PIN (tx_code)</label>
           </p>
           <button type="submit" disabled={busy || chosen === '' || issuer === ''}>

@@ -89,7 +89,7 @@ export function RequestPanel({ props, wallets }: { props: ScreenProps; wallets: 
       const signed = prefix === 'decentralized_identifier'
       const ops = signed ? await actingAs(props, verifier) : props.client
       const clientId = signed ? { prefix, did: verifier } : { prefix }
-      const answer = await ops.createPresentationRequest({ dcqlQuery, clientId } as Parameters<typeof ops.createPresentationRequest>[0])
+      const answer = await ops.createPresentationRequest({ dcqlQuery, clientId })
       setMade({ id: answer.id, uri: answer.authorizationRequest.uri, qr: answer.qr, expiresAt: answer.expiresAt })
       setResult({ status: 'pending' })
       poll(answer.id)
@@ -106,11 +106,11 @@ export function RequestPanel({ props, wallets }: { props: ScreenProps; wallets: 
       <form onSubmit={(event) => void create(event)}>
         <p class="field">
           <label for="request-query">DCQL query (JSON)</label>
-          <textarea id="request-query" rows={8} value={query} onInput={(e) => setQuery((e.currentTarget as HTMLTextAreaElement).value)} />
+          <textarea id="request-query" rows={8} value={query} onInput={(e) => setQuery(e.currentTarget.value)} />
         </p>
         <p class="field">
           <label for="request-prefix">Verifier identified by</label>
-          <select id="request-prefix" value={prefix} onChange={(e) => setPrefix((e.currentTarget as HTMLSelectElement).value as Prefix)}>
+          <select id="request-prefix" value={prefix} onChange={(e) => setPrefix(e.currentTarget.value as Prefix)}>
             <option value="redirect_uri">redirect_uri (unsigned request)</option>
             <option value="decentralized_identifier">decentralized_identifier (signed by a DID of the tenant)</option>
             <option value="x509_san_dns">x509_san_dns (the operator's certificate)</option>

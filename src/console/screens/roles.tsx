@@ -159,7 +159,7 @@ export function RolesScreen(props: ScreenProps) {
                           disabled={busy}
                           data-role={role.did}
                           aria-label={`${roleName(role)} assigned to ${alias.get(did) || did}`}
-                          onChange={(event) => void toggle(role, did, (event.currentTarget as HTMLInputElement).checked)}
+                          onChange={(event) => void toggle(role, did, event.currentTarget.checked)}
                         />
                       </td>
                     )

@@ -14,7 +14,7 @@ export function WalletSelect({ id, label, wallets, value, onChange }: WalletSele
   return (
     <p class="field">
       <label for={id}>{label}</label>
-      <select id={id} value={value} onChange={(event) => onChange((event.currentTarget as HTMLSelectElement).value)}>
+      <select id={id} value={value} onChange={(event) => onChange(event.currentTarget.value)}>
         {wallets.length === 0 && <option value="">(no wallet: create one under Vaults &amp; wallets)</option>}
         {wallets.map((wallet) => (
           <option key={wallet.did} value={wallet.did}>
