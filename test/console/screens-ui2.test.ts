@@ -110,7 +110,7 @@ describe.skipIf(!haveChromium)('console screens of helper ui2 in headless Chromi
     expect(await cell.isChecked()).toBe(false)
     await cell.click()
     await page.getByText(`Granted Auditors to ${member.did}`).waitFor()
-    expect(await page.locator(`tr[data-did="${member.did}"] input[data-role="${role.did}"]`).isChecked()).toBe(true)
+    await expect.poll(() => page.locator(`tr[data-did="${member.did}"] input[data-role="${role.did}"]`).isChecked()).toBe(true)
     const { assignments } = await issuer.client.getRoleAssignments({ role: role.did })
     expect(assignments.map((a) => a.did)).toEqual([member.did])
     await page.screenshot({ path: join(SHOTS, 'roles.png'), fullPage: true })
