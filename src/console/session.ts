@@ -23,3 +23,8 @@ export function sessionClient(): DidvaultClient {
     auth: () => ({ authorization: `Bearer ${apiKey ?? ''}` }),
   })
 }
+
+/** The same operations with the tab's key and a DID-auth token (`x-did-auth`): for the operations that act as a DID. */
+export function actingAs(client: DidvaultClient, didAuth: string) {
+  return client.as(() => ({ authorization: `Bearer ${apiKey ?? ''}`, didAuth }))
+}
