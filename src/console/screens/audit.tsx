@@ -40,7 +40,7 @@ function download(text: string, name: string): void {
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
 }
 
-function TextFilter({ id, label, value, onInput }: { id: string; label: string; value: string; onInput(v: string): void }) {
+function TextFilter({ id, label, value, onInput }: { id: string; label: string; value: string; onInput: (v: string) => void }) {
   return (
     <p class="field">
       <label for={id}>{label}</label>

@@ -62,7 +62,7 @@ export function RequestPanel({ props, wallets }: { props: ScreenProps; wallets: 
 
   const poll = (id: string) => {
     clearTimeout(timer.current)
-    timer.current = setTimeout(async () => {
+    const check = async () => {
       try {
         const read = (await props.client.getPresentationResult({ id })) as Result
         setResult(read)
@@ -70,7 +70,8 @@ export function RequestPanel({ props, wallets }: { props: ScreenProps; wallets: 
       } catch (err) {
         props.report(err)
       }
-    }, POLL_MS)
+    }
+    timer.current = setTimeout(() => void check(), POLL_MS)
   }
 
   const create = async (event: Event) => {

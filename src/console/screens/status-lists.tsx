@@ -115,8 +115,8 @@ export function StatusListsScreen(props: ScreenProps) {
   return (
     <div class="screen status-lists">
       <p>
-        Each status list of the tenant with its current statuses: set entries (revoked or suspended credentials) in red, in index order
-        left to right, top to bottom. The signed list the service publishes follows within its publication interval.
+        Each status list of the tenant with its current statuses: set entries (revoked or suspended credentials) in red, in index order left
+        to right, top to bottom. The signed list the service publishes follows within its publication interval.
       </p>
       <p>
         <button type="button" onClick={() => void fetchPage()} disabled={busy}>

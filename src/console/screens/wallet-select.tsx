@@ -7,7 +7,7 @@ export interface WalletSelectProps {
   label: string
   wallets: WalletView[]
   value: string
-  onChange(did: string): void
+  onChange: (did: string) => void
 }
 
 export function WalletSelect({ id, label, wallets, value, onChange }: WalletSelectProps) {
