@@ -6,6 +6,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import type { ScreenProps } from '../screen.js'
 import { AUDIT_ACTIONS, type AuditChainReport, type AuditEntry } from '../../audit/schemas.js'
+import './operations.css'
 
 /** Records per page asked of the service. */
 export const PAGE_SIZE = 100

@@ -5,6 +5,7 @@ import type { ScreenProps } from '../screen.js'
 import { OfferPanel } from './openid-offer.js'
 import { RequestPanel } from './openid-request.js'
 import { tenantWallets } from './wallets.js'
+import './operations.css'
 
 export function OpenIdScreen(props: ScreenProps) {
   const [wallets, setWallets] = useState<WalletView[]>([])

@@ -11,6 +11,7 @@ import type { ScreenProps } from '../screen.js'
 import { actingAs, withAccessToken } from './acting.js'
 import { WalletSelect } from './wallet-select.js'
 import { tenantWallets } from './wallets.js'
+import './operations.css'
 
 interface Matrix {
   roles: RoleView[]

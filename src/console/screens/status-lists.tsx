@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { StatusListSummary } from '../../status/schemas.js'
 import type { ScreenProps } from '../screen.js'
 import { listBits, type ListBits } from './status-bits.js'
+import './operations.css'
 
 /** Most set entries named in the text beside a bitmap. */
 const MAX_NAMED = 100
