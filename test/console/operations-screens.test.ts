@@ -153,8 +153,8 @@ describe.skipIf(!haveChromium)('the Roles, Status lists, OpenID and Audit screen
         const canvas = (globalThis as any).document.getElementById(`bitmap-${id}`)
         const columns = Number(canvas.dataset.columns)
         const cell = Number(canvas.dataset.cell)
-        const at = (n: number) =>
-          Array.from(canvas.getContext('2d').getImageData((n % columns) * cell, Math.floor(n / columns) * cell, 1, 1).data) as number[]
+        const at = (n: number): number[] =>
+          Array.from<number>(canvas.getContext('2d').getImageData((n % columns) * cell, Math.floor(n / columns) * cell, 1, 1).data)
         return { set: at(set), unset: at(unset) }
       },
       [listId, index, Number(kept.statusListIndex)] as const,
