@@ -6,7 +6,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks'
 import type { DidvaultClient } from '../client/index.js'
 import type { Screen } from './screen.js'
 import { SCREENS } from './screens/index.js'
-import { sessionClient, signIn, signOut } from './session.js'
+import { forgetTokens } from './screens/acting.js'
+import { actingAs, sessionClient, signIn, signOut } from './session.js'
 import { ErrorBanner } from './ui/error-banner.js'
 import { shownError, type ShownError } from './ui/errors.js'
 
@@ -20,6 +21,7 @@ export function App() {
   const report = useCallback((e: unknown) => setError(shownError(e)), [])
   const leave = () => {
     signOut()
+    forgetTokens()
     setSignedIn(false)
     setError(undefined)
   }
@@ -110,6 +112,7 @@ function Console({ client, report }: ConsoleProps) {
   }, [])
   const screen = screenOf(hash)
   const Shown = screen.component
+  const actAs = useCallback((didAuth: string) => actingAs(client, didAuth), [client])
   return (
     <div class="layout">
       <nav aria-label="Screens">
@@ -125,7 +128,7 @@ function Console({ client, report }: ConsoleProps) {
       </nav>
       <main id="main" data-screen={screen.id}>
         <h1>{screen.title}</h1>
-        <Shown key={screen.id} client={client} report={report} />
+        <Shown key={screen.id} client={client} report={report} asDid={actAs} />
       </main>
     </div>
   )

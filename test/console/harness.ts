@@ -75,7 +75,7 @@ export async function startConsole(extraArgs: string[] = []): Promise<ConsoleRig
     env: { DIDVAULT_API_KEYS: `acme:${key},globex:${otherKey}` },
   })
   const [, origin] = await server.waitFor(/didvault listening on ([^\s"]+)"/, 60_000)
-  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+  const browser = await launchChromium()
   return {
     origin,
     key,
@@ -84,40 +84,48 @@ export async function startConsole(extraArgs: string[] = []): Promise<ConsoleRig
     otherClient: createClient({ baseUrl: origin, apiKey: otherKey }),
     server,
     browser,
-    async page() {
-      const context = await browser.newContext({ bypassCSP: false, viewport: { width: 1280, height: 860 } })
-      await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
-      const page = await context.newPage()
-      const violations: string[] = []
-      const foreign: string[] = []
-      const errors: string[] = []
-      await page.exposeFunction('__cspViolation', (v: string) => violations.push(v))
-      // In the page (the test's tsconfig has no DOM types: the page's globals are reached through globalThis).
-      await page.addInitScript(() => {
-        const page = globalThis as any
-        page.document.addEventListener('securitypolicyviolation', (e: any) => page.__cspViolation(`${e.violatedDirective} ${e.blockedURI}`))
-      })
-      page.on('request', (r) => {
-        const url = r.url()
-        if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) foreign.push(url)
-      })
-      page.on('pageerror', (e) => errors.push(e.message))
-      return {
-        page,
-        context,
-        violations,
-        foreign,
-        errors,
-        assertClean() {
-          expect(violations, 'Content-Security-Policy violations').toEqual([])
-          expect(foreign, 'requests to other hosts').toEqual([])
-          expect(errors, 'page errors').toEqual([])
-        },
-      }
-    },
+    page: () => watchedPage(browser, origin),
     async close() {
       await browser.close()
       await killAll()
+    },
+  }
+}
+
+/** Debian's Chromium, headless, without network chatter. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS })
+}
+
+/** A fresh context (no bypassCSP) and page on `origin`'s service, recording CSP violations, requests to other hosts and page errors. */
+export async function watchedPage(browser: Browser, origin: string): Promise<WatchedPage> {
+  const context = await browser.newContext({ bypassCSP: false, viewport: { width: 1280, height: 860 } })
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin })
+  const page = await context.newPage()
+  const violations: string[] = []
+  const foreign: string[] = []
+  const errors: string[] = []
+  await page.exposeFunction('__cspViolation', (v: string) => violations.push(v))
+  // In the page (the test's tsconfig has no DOM types: the page's globals are reached through globalThis).
+  await page.addInitScript(() => {
+    const page = globalThis as any
+    page.document.addEventListener('securitypolicyviolation', (e: any) => page.__cspViolation(`${e.violatedDirective} ${e.blockedURI}`))
+  })
+  page.on('request', (r) => {
+    const url = r.url()
+    if (!url.startsWith(`${origin}/`) && !url.startsWith('data:')) foreign.push(url)
+  })
+  page.on('pageerror', (e) => errors.push(e.message))
+  return {
+    page,
+    context,
+    violations,
+    foreign,
+    errors,
+    assertClean() {
+      expect(violations, 'Content-Security-Policy violations').toEqual([])
+      expect(foreign, 'requests to other hosts').toEqual([])
+      expect(errors, 'page errors').toEqual([])
     },
   }
 }
@@ -150,7 +158,12 @@ export interface AxeViolation {
  * The accessibility pass: the screen `title` opened in a context of its own with bypassCSP: true (axe-core is injected
  * as a script, which the console's CSP refuses otherwise) and checked; the serious and critical violations.
  */
-export async function axeViolations(rig: ConsoleRig, key: string, title: string, prepare?: (page: Page) => Promise<void>) {
+export async function axeViolations(
+  rig: Pick<ConsoleRig, 'browser' | 'origin'>,
+  key: string,
+  title: string,
+  prepare?: (page: Page) => Promise<void>,
+) {
   const context = await rig.browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 860 } })
   try {
     const page = await context.newPage()

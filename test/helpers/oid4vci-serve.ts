@@ -62,6 +62,8 @@ export interface ServedIssuerOptions {
   configuration?: Record<string, unknown>
   /** More serve flags. */
   flags?: string[]
+  /** A built CLI to run (`dist/cli/main.js`, which `--console` needs) instead of the sources through tsx. */
+  cli?: string
   /** Also a second tenant (`globex`, its own API key, issuer slug, issuing DID and configuration `Identity`). */
   otherTenant?: boolean
 }
@@ -121,7 +123,8 @@ export async function startServedIssuer(options: ServedIssuerOptions): Promise<S
   const oid4vp = options.oid4vp && { oid4vp: { enabled: true, ...options.oid4vp } }
   writeFileSync(configFile, JSON.stringify({ oid4vci: { enabled: true, ...options.oid4vci }, ...oid4vp }))
   const args = ['serve', '--config', configFile, '--port', String(port), '--storage', storageUrl, '--public-url', publicUrl]
-  const child = spawnNode(['--import', TSX, MAIN, ...args, ...(options.flags ?? [])], {
+  const entry = options.cli === undefined ? ['--import', TSX, MAIN] : [options.cli]
+  const child = spawnNode([...entry, ...args, ...(options.flags ?? [])], {
     cwd: options.dir,
     env: {
       DIDVAULT_API_KEYS: `${tenant}:${apiKey}${options.otherTenant ? `,globex:${otherKey}` : ''}`,
