@@ -163,7 +163,7 @@ const keyTypeOf = (w: WalletView) => {
   return jwk?.crv ?? jwk?.kty ?? (w.publicKeyHex ? 'secp256k1' : '—')
 }
 
-interface WalletDetailsProps extends ScreenProps {
+interface WalletDetailsProps extends Omit<ScreenProps, 'asDid'> {
   wallet: WalletView
   custody: string
 }
