@@ -34,9 +34,14 @@ describe.each(STORAGES)('console operations (%s)', (_label, storage, adapterName
   const stored: Record<'revoked' | 'suspended' | 'jsonld' | 'sdjwt', string> = { revoked: '', suspended: '', jsonld: '', sdjwt: '' }
   let revokedJwt = ''
 
-  /** Audit records and appends of both tenants: reads must add none. */
-  const auditCount = async () =>
-    (await h.storage.collection(AUDIT_RECORDS.name).count()) + (await h.storage.collection(AUDIT_APPENDS.name).count())
+  /**
+   * Audit records and appends of both tenants: reads must add none. Counted in one transaction (one snapshot): the audit
+   * trail folds appends into records in the background, and two counts apart could see one act twice or not at all.
+   */
+  const auditCount = () =>
+    h.storage.transaction(
+      async (tx) => (await tx.collection(AUDIT_RECORDS.name).count()) + (await tx.collection(AUDIT_APPENDS.name).count()),
+    )
   /** Expects `res` to be the error body and nothing written, audit trail included. */
   const refusedWithNothingWritten = async (run: () => Promise<{ status: number; body: unknown }>, status: number, errorType: string) => {
     const before = { records: await snapshot(h), audit: await auditCount() }
