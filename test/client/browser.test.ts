@@ -6,7 +6,7 @@
  * The same page from an origin `--cors` does not name is refused by the browser, and its request
  * never reaches the service. Skipped, saying how to install Chromium, on a machine without it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createServer } from 'node:http'
@@ -16,26 +16,9 @@ import { chromium, type BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { CLI, ROOT, ensureBuilt } from '../helpers/build.js'
 import { http, killAll, spawnNode } from '../helpers/spawn.js'
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium, sayWhenNoChromium } from '../helpers/chromium.js'
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-const haveChromium = existsSync(CHROMIUM)
-if (!haveChromium) {
-  console.log(
-    `browser end-to-end test skipped: no Chromium at ${CHROMIUM}. Install Debian's (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`,
-  )
-}
-
-/** Flags for a headless Chromium on a machine without network: no sandbox (root), nothing phoning home. */
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+sayWhenNoChromium('browser end-to-end test')
 
 /** The example page, bundled by esbuild and served from memory on a loopback port of its own (its own origin). */
 async function servePage(): Promise<{ origin: string; ctx: BuildContext }> {

@@ -5,7 +5,7 @@
  * context of its own with bypassCSP: true, the only one) and screenshots into docs/console/.
  */
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync } from 'node:fs'
+import { mkdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createRequire } from 'node:module'
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core'
@@ -13,25 +13,10 @@ import { expect } from 'vitest'
 import { createClient, type DidvaultClient } from '../../src/client/index.js'
 import { CLI, ROOT, ensureBuilt } from '../helpers/build.js'
 import { killAll, spawnNode, type Spawned } from '../helpers/spawn.js'
+import { CHROMIUM, CHROMIUM_ARGS, haveChromium, sayWhenNoChromium } from '../helpers/chromium.js'
 
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
-export const haveChromium = existsSync(CHROMIUM)
-if (!haveChromium) {
-  console.log(
-    `console browser tests skipped: no Chromium at ${CHROMIUM}. Install Debian's (apt-get install -y chromium; .ci/run does) or set CHROMIUM_PATH`,
-  )
-}
-
-/** Flags for a headless Chromium on a machine without network: no sandbox (root), nothing phoning home. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-]
+export { CHROMIUM, haveChromium }
+sayWhenNoChromium('console browser tests')
 
 /** A running console: the service's origin, two tenants' API keys, their clients, the browser. */
 export interface ConsoleRig {
