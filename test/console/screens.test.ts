@@ -116,7 +116,7 @@ describe.skipIf(!haveChromium)('the console screens in Chromium', () => {
     await page.getByText('No wallets.').waitFor()
     await page.getByText('No vaults.').waitFor()
     await openScreen(page, 'Credentials')
-    await page.getByText('No credentials match.').waitFor()
+    await page.getByText('Pick a DID to read as', { exact: false }).waitFor()
     expect(await page.getByLabel('Read as DID').locator('option').count()).toBe(1)
     expect(await page.content()).not.toContain(secpDid)
     watched.assertClean()

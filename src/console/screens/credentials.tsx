@@ -3,12 +3,13 @@
  * (the API's cursor: never all loaded); a credential's decoded view (JSON-LD and its Data Integrity proofs, JWT, SD-JWT
  * and its disclosures), Verify listing every named check, and revoke / suspend / unsuspend once confirmed.
  */
-import { useCallback, useEffect, useState } from 'preact/hooks'
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { DidvaultClient, StoredCredential, WalletView } from '../../client/index.js'
 import { actingAs } from '../session.js'
 import type { ScreenProps } from '../screen.js'
 import { ConfirmButton } from '../ui/confirm-button.js'
 import { decodeJwt, decodeSdJwt } from '../ui/decode.js'
+import { itemError } from '../ui/errors.js'
 import { Table } from '../ui/table.js'
 
 type Query = Parameters<DidvaultClient['getClaims']>[0]
@@ -41,18 +42,25 @@ export function CredentialsScreen({ client: signedIn, report }: ScreenProps) {
   const [next, setNext] = useState<string>()
   const [selected, setSelected] = useState<StoredCredential>()
 
+  // The search the screen shows (read when the DID to read as changes) and the number of the latest page asked for: an
+  // answer to an earlier ask (another DID's, another search's) never replaces a later one.
+  const shown = useRef<Query>({})
+  const asked = useRef(0)
   const load = useCallback(
-    (q: Query, cursor: string | undefined) =>
-      client?.getClaims({ ...q, limit: PAGE, ...(cursor && { cursor }) }).then((page) => {
+    (q: Query, cursor: string | undefined) => {
+      const ask = ++asked.current
+      return client?.getClaims({ ...q, limit: PAGE, ...(cursor && { cursor }) }).then((page) => {
+        if (ask !== asked.current) return
         setRows(page.vcs)
         setNext(page.nextCursor ?? undefined)
-      }, report),
+      }, report)
+    },
     [client, report],
   )
   useEffect(() => {
     setCursors([undefined])
     setSelected(undefined)
-    void load({}, undefined)
+    void load(shown.current, undefined)
   }, [load])
 
   const search = (event: Event) => {
@@ -67,6 +75,7 @@ export function CredentialsScreen({ client: signedIn, report }: ScreenProps) {
       ...(text('status') && { status: text('status') }),
     } as Query
     setQuery(q)
+    shown.current = q
     setCursors([undefined])
     setSelected(undefined)
     void load(q, undefined)
@@ -126,7 +135,7 @@ export function CredentialsScreen({ client: signedIn, report }: ScreenProps) {
         caption={`Stored credentials, page ${cursors.length}`}
         rows={rows}
         rowKey={(c) => c._id}
-        empty="No credentials match."
+        empty={client ? 'No credentials match.' : 'Pick a DID to read as: Fetch lists only what that DID may read.'}
         columns={[
           {
             title: 'Credential',
@@ -188,7 +197,8 @@ function CredentialView({ client, report, credential }: CredentialViewProps) {
   }
   const setStatus = (purpose: 'revocation' | 'suspension', value: boolean, what: string) => async () => {
     try {
-      await client.changeStatus({ items: [{ _id: credential._id, purpose, value }] })
+      const refused = itemError(await client.changeStatus({ items: [{ _id: credential._id, purpose, value }] }))
+      if (refused) throw refused
       setDone(`${what}.`)
       setVerified(undefined)
     } catch (e) {
@@ -251,6 +261,11 @@ function Decoded({ credential }: { credential: StoredCredential }) {
         <h3>JSON-LD credential</h3>
         <Json value={document} label="Credential document" />
         <h3>Proofs ({proofs.length})</h3>
+        <ul class="checks" data-proof-summary aria-label="Proof summary">
+          {proofs.map((p: Record<string, unknown>, i) => (
+            <li key={i}>{[p.cryptosuite ?? p.type, p.verificationMethod, p.created].filter((v) => typeof v === 'string').join(' · ')}</li>
+          ))}
+        </ul>
         <Json value={proofs} label="Proofs (Data Integrity or linked-data signatures)" />
       </>
     )
@@ -275,7 +290,7 @@ function Decoded({ credential }: { credential: StoredCredential }) {
       <Json value={payload} label="SD-JWT payload" />
       <h3>Disclosures ({disclosures.length})</h3>
       <Table
-        caption="Disclosures: salt, claim name, value"
+        caption="Disclosures: claim name and value (their salts are not shown)"
         rows={disclosures.map((d, i) => ({ i, d: Array.isArray(d) ? (d as unknown[]) : [] }))}
         rowKey={(r) => String(r.i)}
         columns={[

@@ -6,7 +6,8 @@
  * message, the cell left as the service has it.
  */
 import { useEffect, useState } from 'preact/hooks'
-import { IdentityError, type AssignmentView, type RoleView, type WalletView } from '../../client/index.js'
+import type { AssignmentView, RoleView, WalletView } from '../../client/index.js'
+import { itemError } from '../ui/errors.js'
 import type { ScreenProps } from '../screen.js'
 import { actingAs, withAccessToken } from './acting.js'
 import { WalletSelect } from './wallet-select.js'
@@ -50,12 +51,6 @@ async function loadMatrix(props: ScreenProps, acting: string): Promise<Matrix> {
     assigned.set(role.did, new Map(assignments.map((a) => [a.did, a])))
   }
   return { roles, assigned }
-}
-
-/** The first item error of a batch answer, as the error it is. */
-function itemError(result: { errors: Array<{ error: { statusCode: number; errorType: string; errorMessage: string } }> }) {
-  const first = result.errors[0]
-  return first === undefined ? undefined : IdentityError.fromBody(first.error as Parameters<typeof IdentityError.fromBody>[0])
 }
 
 export function RolesScreen(props: ScreenProps) {

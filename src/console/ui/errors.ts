@@ -15,3 +15,9 @@ export function shownError(error: unknown): ShownError {
   if (error instanceof Error) return { type: error.name, message: error.message }
   return { type: 'Error', message: String(error) }
 }
+
+/** The first item error of a batch answer (`{ items, errors }`: the server answers each item), as the error it is. */
+export function itemError(result: { errors?: Array<{ error: { statusCode: number; errorType: string; errorMessage: string } }> }) {
+  const first = result.errors?.[0]
+  return first === undefined ? undefined : IdentityError.fromBody(first.error as Parameters<typeof IdentityError.fromBody>[0])
+}
