@@ -6,7 +6,7 @@
  */
 import type { AddressInfo } from 'node:net'
 import type { Server } from 'node:http'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import express from 'express'
@@ -28,6 +28,8 @@ export interface LoopbackIssuer {
   storage: StorageAdapter
   /** The temporary folder of the SQLite file (`vault.db`) and its journal files. */
   dir: string
+  /** The bytes of the SQLite file and its WAL as they are now (latin1), to look for secrets that must not be there. */
+  databaseBytes(): string
   /** `fetch`, with requests to {@link ISSUER_ORIGIN} sent to the loopback server; a request to any other URL throws. */
   loopback: typeof fetch
   /** Closes the server and the service and removes the folder. */
@@ -57,10 +59,16 @@ export async function loopbackIssuer(prefix: string, options: Pick<IdentityServi
     if (!url.startsWith(ISSUER_ORIGIN)) throw new Error(`unexpected request to ${url}`)
     return fetch(base + url.slice(ISSUER_ORIGIN.length), init)
   }
+  const databaseBytes = () =>
+    ['vault.db', 'vault.db-wal']
+      .map((file) => join(dir, file))
+      .filter((path) => existsSync(path))
+      .map((path) => readFileSync(path).toString('latin1'))
+      .join('')
   const close = async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()))
     await service.close()
     rmSync(dir, { recursive: true, force: true })
   }
-  return { service, storage, dir, loopback, close }
+  return { service, storage, dir, databaseBytes, loopback, close }
 }
