@@ -57,49 +57,47 @@ const WALLET_ERRORS = {
   ...UNAVAILABLE_ERRORS,
 }
 
+/**
+ * A metadata document of an issuer (public, OAuth errors, in the OpenAPI document, not in the client): served at
+ * `/oid4vci/:issuer/.well-known/<wellKnown>` and at the host root's well-known path inserted before the issuer's path.
+ */
+function metadataContract(summary: string, description: string, wellKnown: string) {
+  return defineContract({
+    summary,
+    description,
+    auth: 'public',
+    tag: OID4VCI_TAG,
+    client: false,
+    errorFormat: 'oauth',
+    errors: METADATA_ERRORS,
+    routes: [
+      { method: 'get', path: `/oid4vci/:issuer/.well-known/${wellKnown}` },
+      { method: 'get', path: `/.well-known/${wellKnown}${MOUNT}/oid4vci/:issuer`, root: true },
+    ],
+    params: metadataParams,
+    input: metadataQuery,
+    response: servedMetadata,
+    document: true,
+  })
+}
+
 export const OID4VCI_WALLET_CONTRACTS = {
   /** Credential Issuer Metadata (OID4VCI 1.0 §12.2), public. */
-  getCredentialIssuerMetadata: defineContract({
-    summary: 'Get Credential Issuer Metadata',
-    description:
-      'The Credential Issuer Metadata (OID4VCI 1.0 §12.2.4) of the issuer `<publicUrl>/oid4vci/<issuer>`, at the ' +
+  getCredentialIssuerMetadata: metadataContract(
+    'Get Credential Issuer Metadata',
+    'The Credential Issuer Metadata (OID4VCI 1.0 §12.2.4) of the issuer `<publicUrl>/oid4vci/<issuer>`, at the ' +
       'well-known path inserted before the issuer’s path (served at the host root by `createWellKnownRouter`) and appended ' +
       'to it. `application/json`, with `ETag` (304 on `If-None-Match`) and `Cache-Control: public, max-age=60`.',
-    auth: 'public',
-    tag: OID4VCI_TAG,
-    client: false,
-    errorFormat: 'oauth',
-    errors: METADATA_ERRORS,
-    routes: [
-      { method: 'get', path: '/oid4vci/:issuer/.well-known/openid-credential-issuer' },
-      { method: 'get', path: `/.well-known/openid-credential-issuer${MOUNT}/oid4vci/:issuer`, root: true },
-    ],
-    params: metadataParams,
-    input: metadataQuery,
-    response: servedMetadata,
-    document: true,
-  }),
+    'openid-credential-issuer',
+  ),
   /** OAuth 2.0 Authorization Server Metadata (RFC 8414) of the issuer's built-in authorization server, public. */
-  getAuthorizationServerMetadata: defineContract({
-    summary: 'Get Authorization Server Metadata',
-    description:
-      'The RFC 8414 metadata of the issuer’s built-in authorization server (its `issuer` is the Credential Issuer ' +
+  getAuthorizationServerMetadata: metadataContract(
+    'Get Authorization Server Metadata',
+    'The RFC 8414 metadata of the issuer’s built-in authorization server (its `issuer` is the Credential Issuer ' +
       'Identifier): token, PAR and authorization endpoints, PKCE S256, DPoP algorithms, anonymous pre-authorized ' +
       'grants. Served like the Credential Issuer Metadata.',
-    auth: 'public',
-    tag: OID4VCI_TAG,
-    client: false,
-    errorFormat: 'oauth',
-    errors: METADATA_ERRORS,
-    routes: [
-      { method: 'get', path: '/oid4vci/:issuer/.well-known/oauth-authorization-server' },
-      { method: 'get', path: `/.well-known/oauth-authorization-server${MOUNT}/oid4vci/:issuer`, root: true },
-    ],
-    params: metadataParams,
-    input: metadataQuery,
-    response: servedMetadata,
-    document: true,
-  }),
+    'oauth-authorization-server',
+  ),
   /** The Credential Offer by reference (OID4VCI 1.0 §4.1.3), public. */
   getCredentialOffer: defineContract({
     summary: 'Get a Credential Offer',

@@ -14,8 +14,8 @@ import { forEachItem } from '../operations/batch.js'
 import { concatPage, type PageSource } from '../operations/concat-pages.js'
 import { findRole, presentRole } from './views.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
-import { checkWalletConfig, keyBackendOf, keyTypeOfConfig, networkForNewWallet, walletConfigApplier } from '../wallets/config.js'
-import { buildWallet } from '../wallets/build.js'
+import { checkWalletConfig, walletConfigApplier } from '../wallets/config.js'
+import { stageStandaloneWallet } from '../wallets/standalone.js'
 import { assertManagesRole } from './access.js'
 import { WALLETS } from '../wallets/records.js'
 import { deleteWalletRecord, destroyKeyMaterial } from '../wallets/operations.js'
@@ -45,19 +45,10 @@ export async function createRole(
   if (creator === undefined)
     throw forbidden('a role needs a creator: none of the DID-auth tokens was signed by the owner key of the DID it names')
   checkWalletConfig(input.walletConfig, ctx.config, { choosesKeyManagement: true })
-  const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({
+  const { record: wallet, key } = await stageStandaloneWallet(ctx, {
     tenantId: caller.tenantId,
-    type: keyTypeOfConfig(input.walletConfig),
-    ...keyBackendOf(input.walletConfig?.keyManagement),
-  })
-  const wallet = await buildWallet(ctx, {
-    tenantId: caller.tenantId,
-    key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
-    network,
-    ...(input.walletConfig?.keyManagement === 'HSM' && { keyManagement: 'HSM' as const }),
     role: true,
   })
   const apply = walletConfigApplier(ctx, wallet, input.walletConfig, caller)

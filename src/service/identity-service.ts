@@ -53,9 +53,7 @@ import { MpcVaults } from '../vaults/mpc-vaults.js'
 import type { MpcProvider } from '../mpc/port.js'
 import { ShamirQuorumCustody } from '../mpc/shamir-quorum-custody.js'
 import type { HsmModule } from '../keys/hsm.js'
-import { HSM_BACKEND } from '../keys/hsm.js'
-import { BackendKeyManager } from '../keys/port.js'
-import { SealedKeyBackend } from '../keys/backends/sealed/index.js'
+import { openKeyManager } from '../keys/backends/index.js'
 import { StatusAllocator } from '../status/allocate.js'
 import { StatusPublisher } from '../status/publisher.js'
 import { signList } from '../status/sign-list.js'
@@ -65,8 +63,6 @@ import { StatusVerifier, type StatusVerifierOptions } from '../status/verify-sta
 import { consoleErrorLog, redactor, secretFormsOfKey, secretPartsOfUrl } from './error-log.js'
 import { NO_AUDIT_TRAIL, StoredAuditTrail, type AuditTrail } from '../audit/trail.js'
 import { afterCommits } from '../audit/after-commits.js'
-// The HSM keys' records' declaration loads no pkcs11js (the root entry loads none).
-import { HSM_KEYS } from '../keys/backends/pkcs11/records.js'
 import type { AuditChainingOptions } from '../audit/sequencer.js'
 import { SYSTEM_TENANT } from '../auth/tenants.js'
 
@@ -342,9 +338,6 @@ export class IdentityService {
     assertStorageSupports(given)
     const now = options.now ?? Date.now
     await given.init(COLLECTIONS)
-    // The HSM keys' records (`hsm_keys`): the key backend over the service's storage.
-    if (options.hsm) await given.init([HSM_KEYS])
-    const hsmKeys = options.hsm?.keyBackend(given, { now })
     const trail = options.audit === false ? undefined : new StoredAuditTrail(given, now, { ...options.auditChaining, onError })
     // The service's storage tells the trail of each commit, so what an act appended is chained shortly after.
     const storage = trail ? afterCommits(given, () => trail.committed()) : given
@@ -388,10 +381,8 @@ export class IdentityService {
     )
     // Control of DIDs of other methods than did:ethr is read from the `default` resolver, one per request (did:web's budget).
     const callers = new CallerFacts(resolver, storage, () => resolvers.get().resolver)
-    const keyManager = new BackendKeyManager(
-      { sealed: new SealedKeyBackend(storage, keyring, now), mpc: mpc.keyBackend, ...(hsmKeys && { [HSM_BACKEND]: hsmKeys }) },
-      'sealed',
-    )
+    // The registered key backends the service is set up for (`keys/backends/index.ts`): sealed, mpc, and hsm with an HSM.
+    const keyManager = await openKeyManager({ storage, keyring, now, mpc: mpc.keyBackend, hsm: options.hsm })
     const signers = new WalletSigners(custody, keyManager, mpc)
     const publisher = new StatusPublisher(
       async (listId) => {

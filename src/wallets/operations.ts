@@ -12,17 +12,9 @@ import type { ErrorBody } from '../errors.js'
 import type { Caller } from '../auth/context.js'
 import { forEachItem } from '../operations/batch.js'
 import { applyTxs, ownerWallet } from './did-updates.js'
-import {
-  checkConfigOfWallet,
-  checkWalletConfig,
-  keyBackendOf,
-  keyTypeOfConfig,
-  mergeWalletConfig,
-  networkForNewWallet,
-  registryForDid,
-  walletConfigApplier,
-} from './config.js'
-import { buildWallet, presentWallet, withReport } from './build.js'
+import { checkConfigOfWallet, checkWalletConfig, mergeWalletConfig, registryForDid, walletConfigApplier } from './config.js'
+import { presentWallet, withReport } from './build.js'
+import { stageStandaloneWallet } from './standalone.js'
 import { aliasConflict, uniqueOr } from '../operations/unique.js'
 import { assertControlsWallet } from './access.js'
 import { DELEGATE_KEYS, WALLETS } from './records.js'
@@ -42,19 +34,10 @@ export async function generateWallet(
   input: z.output<typeof schemas.generateWallet>,
 ): Promise<z.output<typeof schemas.generatedWalletResponse>> {
   checkWalletConfig(input.walletConfig, ctx.config, { makesBbsKey: true, choosesKeyManagement: true })
-  const network = networkForNewWallet(ctx, input.walletConfig)
-  const key = await ctx.keyManager.stageKey({
+  const { record, key } = await stageStandaloneWallet(ctx, {
     tenantId: caller.tenantId,
-    type: keyTypeOfConfig(input.walletConfig),
-    ...keyBackendOf(input.walletConfig?.keyManagement),
-  })
-  const record = await buildWallet(ctx, {
-    tenantId: caller.tenantId,
-    key,
     alias: input.wallet?.alias,
     walletConfig: input.walletConfig,
-    network,
-    ...(input.walletConfig?.keyManagement === 'HSM' && { keyManagement: 'HSM' as const }),
   })
   const apply = walletConfigApplier(ctx, record, input.walletConfig, caller)
   // Made last, once everything else is checked; the key port stores it at once, so a wallet that is not stored destroys it.

@@ -194,7 +194,9 @@ describe('the key port’s folders (docs/keys.md)', () => {
   })
 
   it('a backend (keys/backends/<backend>/) imports no other backend, and nothing outside keys/ reaches into one type’s folder', () => {
+    // The registry (keys/backends/index.ts) is no backend: it lists them all.
     const crossing = importsUnder('keys/backends')
+      .filter(({ file }) => file.split('/').length > 3)
       .filter(({ file, target }) => target.startsWith('keys/backends/') && target.split('/')[2] !== file.split('/')[2])
       .map(({ file, target }) => `${file} imports ${target}`)
     const reaching = sourceFiles(SRC)
@@ -204,5 +206,33 @@ describe('the key port’s folders (docs/keys.md)', () => {
       .filter(({ target }) => /^keys\/types\/[^/]+\//.test(target) && target !== 'keys/types/secp256k1/index.js')
       .map(({ file, target }) => `${file} imports ${target}`)
     expect([...crossing, ...reaching]).toEqual([])
+  })
+
+  it('adding a backend is one folder and one registry line: keys/backends/index.ts lists each folder’s entry once, the service makes none itself', () => {
+    const BACKENDS = join(SRC, 'keys/backends')
+    const folders = readdirSync(BACKENDS).filter((name) => statSync(join(BACKENDS, name)).isDirectory())
+    const registry = readFileSync(join(BACKENDS, 'index.ts'), 'utf8')
+    const listed = /const BACKENDS: readonly KeyBackendEntry\[\] = \[([^\]]*)\]/
+      .exec(registry)?.[1]
+      .split(',')
+      .map((e) => e.trim())
+      .filter(Boolean)
+    // Each folder: an entry.ts exporting one entry, imported once by the registry and listed once; `mpc` is made in mpc/.
+    const entries = folders.map((folder) => {
+      const exported = /export const (\w+): KeyBackendEntry\b/.exec(readFileSync(join(BACKENDS, folder, 'entry.ts'), 'utf8'))?.[1]
+      expect(registry.match(new RegExp(`from './${folder}/`, 'g')), folder).toHaveLength(1)
+      expect(registry, folder).toContain(`import { ${exported} } from './${folder}/entry.js'`)
+      return exported
+    })
+    expect(listed?.sort()).toEqual([...entries, 'mpcBackend'].sort())
+    // The service asks the registry for its key port and names no backend (a backend's records' declaration is data).
+    const service = sourceFiles(join(SRC, 'service')).map((file) => [relative(SRC, file), readFileSync(file, 'utf8')] as const)
+    const naming = service.filter(([, text]) =>
+      /new \w*KeyBackend\(|new BackendKeyManager\(|keys\/backends\/\w+\/(?!records\.js)/.test(text),
+    )
+    expect(naming.map(([file]) => file)).toEqual([])
+    expect(readFileSync(join(SRC, 'service/identity-service.ts'), 'utf8')).toContain(
+      "import { openKeyManager } from '../keys/backends/index.js'",
+    )
   })
 })

@@ -4,39 +4,25 @@
  * the issuance in between; DID control for completion, another tenant's reference, refusal, another grant's token; the
  * transaction ids are not in the database's bytes.
  */
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import express from 'express'
 import { Openid4vciClient } from '@openid4vc/openid4vci'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
-import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
-import { createRouter, createWellKnownRouter } from '../../src/http/router.js'
+import type { IdentityService } from '../../src/index.js'
 import { oid4vci } from '../../src/oid4vc.js'
 import { newP256, oid4vcCallbacks, thumbprint, type KeyPair } from '../helpers/oid4vci-callbacks.js'
 import { TENANT_A, TENANT_B } from '../helpers/harness.js'
+import { ISSUER_PUBLIC_URL, loopbackIssuer, type LoopbackIssuer } from '../helpers/oid4vci-loopback.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 
-const ORIGIN = 'https://issuer.test'
-const PUBLIC_URL = `${ORIGIN}/identity`
+const PUBLIC_URL = ISSUER_PUBLIC_URL
 const VCT = 'https://credentials.example.com/identity'
 
-let server: Server
-let base: string
+let rig: LoopbackIssuer
 let service: IdentityService
-let dir: string
 let storage: StorageAdapter
 const secrets: string[] = []
 
 /** Requests to https://issuer.test go to the loopback server. */
-const loopback: typeof fetch = (input, init) => {
-  const url = String(input instanceof Request ? input.url : input)
-  if (!url.startsWith(ORIGIN)) throw new Error(`unexpected request to ${url}`)
-  return fetch(base + url.slice(ORIGIN.length), init)
-}
+const loopback: typeof fetch = (input, init) => rig.loopback(input, init)
 
 /** A tenant's issuer with a deferred SD-JWT VC configuration; the backend's API with DID control, and without. */
 async function issuerOf(token: string, slug: string) {
@@ -62,30 +48,13 @@ let acme: Awaited<ReturnType<typeof issuerOf>>
 let bravo: Awaited<ReturnType<typeof issuerOf>>
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'didvault-deferred-'))
-  const app = express()
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
-  })
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  service = await IdentityService.create({
-    storage: (storage = createSqliteStorage({ path: join(dir, 'vault.db') })),
-    masterKey: randomMasterKey(),
-    tenants: staticTenants({ [TENANT_A]: 'tenant-a', [TENANT_B]: 'tenant-b' }),
-    publicUrl: PUBLIC_URL,
-    oid4vci: oid4vci({ deferredIntervalSeconds: 1 }),
-  })
-  app.use(createWellKnownRouter(service))
-  app.use('/identity', createRouter(service))
+  rig = await loopbackIssuer('didvault-deferred-', { oid4vci: oid4vci({ deferredIntervalSeconds: 1 }) })
+  ;({ service, storage } = rig)
   acme = await issuerOf(TENANT_A, 'acme')
   bravo = await issuerOf(TENANT_B, 'bravo')
 }, 60_000)
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await service.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => rig?.close())
 
 /**
  * The wallet side up to the deferred answer, by the @openid4vc client: an offer of `issuer`, a token (DPoP-bound when
@@ -286,11 +255,7 @@ describe('deferred issuance', () => {
   it('the transaction ids (and offer ids, tokens, nonces) are not in the database’s bytes', async () => {
     await service.chainAuditRecords()
     expect(secrets.length).toBeGreaterThan(20)
-    const bytes = ['vault.db', 'vault.db-wal']
-      .map((file) => join(dir, file))
-      .filter((path) => existsSync(path))
-      .map((path) => readFileSync(path).toString('latin1'))
-      .join('')
+    const bytes = rig.databaseBytes()
     for (const secret of secrets) expect(bytes.includes(secret), secret).toBe(false)
   })
 })

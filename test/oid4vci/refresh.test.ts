@@ -7,42 +7,29 @@
  * `invalid_dpop_proof`, nothing written. @openid4vc/openid4vci's client (and @openid4vc/oauth2's for the refresh) over
  * the router on loopback HTTP (SQLite).
  */
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
 import { createHash } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import express from 'express'
 import { Openid4vciClient } from '@openid4vc/openid4vci'
 import { Oauth2Client } from '@openid4vc/oauth2'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
-import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
-import { createRouter, createWellKnownRouter } from '../../src/http/router.js'
+import type { IdentityService } from '../../src/index.js'
 import { oid4vci } from '../../src/oid4vc.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import { newP256, oid4vcCallbacks, thumbprint, type KeyPair } from '../helpers/oid4vci-callbacks.js'
 import { TENANT_A, TENANT_B } from '../helpers/harness.js'
+import { ISSUER_PUBLIC_URL, loopbackIssuer, type LoopbackIssuer } from '../helpers/oid4vci-loopback.js'
 
-const ORIGIN = 'https://issuer.test'
-const PUBLIC_URL = `${ORIGIN}/identity`
+const PUBLIC_URL = ISSUER_PUBLIC_URL
 const ACCESS_TTL = 60
 const DEFERRED_TTL = 3_600
 
-let server: Server
-let base: string
+let rig: LoopbackIssuer
 let service: IdentityService
 let storage: StorageAdapter
-let dir: string
 let offset = 0
 const secrets: string[] = []
 
-const loopback: typeof fetch = (input, init) => {
-  const url = String(input instanceof Request ? input.url : input)
-  if (!url.startsWith(ORIGIN)) throw new Error(`unexpected request to ${url}`)
-  return fetch(base + url.slice(ORIGIN.length), init)
-}
+/** Requests to https://issuer.test go to the loopback server. */
+const loopback: typeof fetch = (input, init) => rig.loopback(input, init)
 
 /** A tenant's issuer: a deferred configuration Licence and an immediate one Badge; the backend's API with DID control. */
 async function issuerOf(token: string, slug: string) {
@@ -66,31 +53,16 @@ async function issuerOf(token: string, slug: string) {
 let acme: Awaited<ReturnType<typeof issuerOf>>
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'didvault-refresh-'))
-  const app = express()
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
-  })
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  service = await IdentityService.create({
-    storage: (storage = createSqliteStorage({ path: join(dir, 'vault.db') })),
-    masterKey: randomMasterKey(),
-    tenants: staticTenants({ [TENANT_A]: 'tenant-a', [TENANT_B]: 'tenant-b' }),
-    publicUrl: PUBLIC_URL,
+  rig = await loopbackIssuer('didvault-refresh-', {
     now: () => Date.now() + offset,
     oid4vci: oid4vci({ deferredIntervalSeconds: 1, accessTokenTtlSeconds: ACCESS_TTL, deferredTtlSeconds: DEFERRED_TTL }),
   })
-  app.use(createWellKnownRouter(service))
-  app.use('/identity', createRouter(service))
+  ;({ service, storage } = rig)
   acme = await issuerOf(TENANT_A, 'acme')
   await issuerOf(TENANT_B, 'bravo')
 }, 60_000)
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await service.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => rig?.close())
 
 /** Moves the service clock on by `seconds` (access tokens and refresh tokens expire by it). */
 const shift = (seconds: number) => (offset += seconds * 1000)
@@ -291,11 +263,7 @@ describe('refresh tokens for deferred issuance', () => {
 
   it('refresh tokens (and access tokens, offer ids) are not in the database’s bytes', () => {
     expect(secrets.filter(Boolean).length).toBeGreaterThan(10)
-    const bytes = ['vault.db', 'vault.db-wal']
-      .map((file) => join(dir, file))
-      .filter((path) => existsSync(path))
-      .map((path) => readFileSync(path).toString('latin1'))
-      .join('')
+    const bytes = rig.databaseBytes()
     for (const secret of secrets.filter(Boolean)) expect(bytes.includes(secret), secret).toBe(false)
   })
 })

@@ -3,45 +3,31 @@
  * `@openid4vc/openid4vci` client resolves an offer and gets a token (PIN, DPoP); replays, wrong PINs, another tenant's
  * code, `dpopRequired`; the offer id, the PIN and the code are not in the database's bytes.
  */
-import type { AddressInfo } from 'node:net'
-import type { Server } from 'node:http'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
 import { randomUUID } from 'node:crypto'
-import express from 'express'
 import * as jose from 'jose'
 import { Openid4vciClient } from '@openid4vc/openid4vci'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
-import { createSqliteStorage } from '../../src/storage/sqlite/index.js'
-import { createRouter, createWellKnownRouter } from '../../src/http/router.js'
+import type { IdentityService } from '../../src/index.js'
 import { oid4vci } from '../../src/oid4vc.js'
 import { newP256, oid4vcCallbacks } from '../helpers/oid4vci-callbacks.js'
 import { TENANT_A, TENANT_B } from '../helpers/harness.js'
+import { ISSUER_PUBLIC_URL, loopbackIssuer, type LoopbackIssuer } from '../helpers/oid4vci-loopback.js'
 import type { StorageAdapter } from '../../src/storage/port.js'
 import type { OfferRecord } from '../../src/oid4vci/records.js'
 import { consumeCNonces, liveCNonces } from '../../src/oid4vci/nonces.js'
 import { OFFER_RETENTION_MS, sweepOffers } from '../../src/oid4vci/offers.js'
 
-const ORIGIN = 'https://issuer.test'
-const PUBLIC_URL = `${ORIGIN}/identity`
+const PUBLIC_URL = ISSUER_PUBLIC_URL
 const TOKEN = `${PUBLIC_URL}/oid4vci/acme/token`
 const PRE_AUTH = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
 
-let server: Server
-let base: string
+let rig: LoopbackIssuer
 let service: IdentityService
-let dir: string
 let storage: StorageAdapter
 const secrets: string[] = []
 
 /** Requests to https://issuer.test go to the loopback server. */
-const loopback: typeof fetch = (input, init) => {
-  const url = String(input instanceof Request ? input.url : input)
-  if (!url.startsWith(ORIGIN)) throw new Error(`unexpected request to ${url}`)
-  return fetch(base + url.slice(ORIGIN.length), init)
-}
+const loopback: typeof fetch = (input, init) => rig.loopback(input, init)
 
 async function issuerOf(token: string, slug: string, dpopRequired = false) {
   const api = service.as({ authorization: `Bearer ${token}` })
@@ -67,30 +53,13 @@ let acme: Awaited<ReturnType<typeof issuerOf>>
 let other: Awaited<ReturnType<typeof issuerOf>>
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'didvault-offers-'))
-  const app = express()
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s))
-  })
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-  service = await IdentityService.create({
-    storage: (storage = createSqliteStorage({ path: join(dir, 'vault.db') })),
-    masterKey: randomMasterKey(),
-    tenants: staticTenants({ [TENANT_A]: 'tenant-a', [TENANT_B]: 'tenant-b' }),
-    publicUrl: PUBLIC_URL,
-    oid4vci: oid4vci({ txCodeAttempts: 3 }),
-  })
-  app.use(createWellKnownRouter(service))
-  app.use('/identity', createRouter(service))
+  rig = await loopbackIssuer('didvault-offers-', { oid4vci: oid4vci({ txCodeAttempts: 3 }) })
+  ;({ service, storage } = rig)
   acme = await issuerOf(TENANT_A, 'acme')
   other = await issuerOf(TENANT_B, 'other')
 }, 60_000)
 
-afterAll(async () => {
-  await new Promise<void>((resolve) => server.close(() => resolve()))
-  await service.close()
-  rmSync(dir, { recursive: true, force: true })
-})
+afterAll(() => rig?.close())
 
 async function offer(input: Record<string, unknown> = {}, api = acme) {
   const made = await api.createCredentialOffer({ configurations: [{ id: 'Identity', claims: { given_name: 'Erika' } }], ...input })
@@ -299,11 +268,7 @@ describe('nonce endpoint', () => {
 describe('storage', () => {
   it('the offer ids, PINs, codes, tokens and nonces are not in the SQLite bytes', () => {
     expect(secrets.length).toBeGreaterThan(10)
-    const bytes = ['vault.db', 'vault.db-wal']
-      .map((name) => join(dir, name))
-      .filter((path) => existsSync(path))
-      .map((path) => readFileSync(path).toString('latin1'))
-      .join('')
+    const bytes = rig.databaseBytes()
     expect(bytes.length).toBeGreaterThan(0)
     for (const secret of secrets) expect(bytes.includes(secret), secret).toBe(false)
   })

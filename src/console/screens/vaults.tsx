@@ -13,32 +13,53 @@ import { Table } from '../ui/table.js'
 
 type Resolution = Awaited<ReturnType<DidvaultClient['resolveDid']>>
 
+/** One page of a list: its items and the cursor of the next page (none: the last). */
+interface Page<T> {
+  items: T[]
+  nextCursor?: string | null
+}
+
+/** A page of the tenant's vaults. */
+const vaultPage = (client: DidvaultClient, cursor?: string): Promise<Page<VaultView>> =>
+  client.getVaults({ limit: 50, ...(cursor && { cursor }) }).then((page) => ({ items: page.vaults, nextCursor: page.nextCursor }))
+
+/** A page of the tenant's wallets. */
+const walletPage = (client: DidvaultClient, cursor?: string): Promise<Page<WalletView>> =>
+  client.getWallets({ limit: 50, ...(cursor && { cursor }) }).then((page) => ({ items: page.wallets, nextCursor: page.nextCursor }))
+
+/**
+ * A cursor-paged list: the items loaded so far, the next page's cursor, and `load(cursor?)`, which appends the page at
+ * `cursor` or, without one, loads the first page again in place of all. A failed load is reported.
+ */
+function useCursorPages<T>(
+  client: DidvaultClient,
+  report: ScreenProps['report'],
+  fetchPage: (client: DidvaultClient, cursor?: string) => Promise<Page<T>>,
+): [T[], string | undefined, (cursor?: string) => Promise<void>] {
+  const [items, setItems] = useState<T[]>([])
+  const [next, setNext] = useState<string>()
+  const load = useCallback(
+    (cursor?: string) =>
+      fetchPage(client, cursor).then((page) => {
+        setItems((kept) => (cursor ? [...kept, ...page.items] : page.items))
+        setNext(page.nextCursor ?? undefined)
+      }, report),
+    [client, report, fetchPage],
+  )
+  return [items, next, load]
+}
+
+/** Whether a filter's `needle` (lowercase) is empty or found in one of `fields`. */
+const matches = (needle: string, ...fields: string[]): boolean => !needle || fields.some((field) => field.includes(needle))
+
 /** The vaults and wallets screen. */
 export function VaultsScreen({ client, report }: ScreenProps) {
-  const [vaults, setVaults] = useState<VaultView[]>([])
-  const [vaultCursor, setVaultCursor] = useState<string>()
-  const [wallets, setWallets] = useState<WalletView[]>([])
-  const [walletCursor, setWalletCursor] = useState<string>()
+  const [vaults, vaultCursor, loadVaults] = useCursorPages(client, report, vaultPage)
+  const [wallets, walletCursor, loadWallets] = useCursorPages(client, report, walletPage)
   const [filter, setFilter] = useState('')
   const [selected, setSelected] = useState<WalletView>()
   const [mnemonic, setMnemonic] = useState<string>()
 
-  const loadVaults = useCallback(
-    (cursor?: string) =>
-      client.getVaults({ limit: 50, ...(cursor && { cursor }) }).then((page) => {
-        setVaults((kept) => (cursor ? [...kept, ...page.vaults] : page.vaults))
-        setVaultCursor(page.nextCursor ?? undefined)
-      }, report),
-    [client, report],
-  )
-  const loadWallets = useCallback(
-    (cursor?: string) =>
-      client.getWallets({ limit: 50, ...(cursor && { cursor }) }).then((page) => {
-        setWallets((kept) => (cursor ? [...kept, ...page.wallets] : page.wallets))
-        setWalletCursor(page.nextCursor ?? undefined)
-      }, report),
-    [client, report],
-  )
   useEffect(() => {
     void loadVaults()
     void loadWallets()
@@ -63,8 +84,8 @@ export function VaultsScreen({ client, report }: ScreenProps) {
   }
 
   const needle = filter.trim().toLowerCase()
-  const shownVaults = vaults.filter((v) => !needle || v.name.toLowerCase().includes(needle) || v.id.includes(needle))
-  const shownWallets = wallets.filter((w) => !needle || w.did.toLowerCase().includes(needle) || w.alias.toLowerCase().includes(needle))
+  const shownVaults = vaults.filter((v) => matches(needle, v.name.toLowerCase(), v.id))
+  const shownWallets = wallets.filter((w) => matches(needle, w.did.toLowerCase(), w.alias.toLowerCase()))
   const custodyOf = (w: WalletView) => w.keyManagement ?? vaults.find((v) => v.id === w.vaultId)?.keyManagement ?? 'ECS'
 
   return (

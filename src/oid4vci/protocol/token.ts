@@ -29,6 +29,8 @@ import { oauthErrorOf, parsing, requestLike, type WalletRequest } from './reques
 
 /** The library's parse of a token request. */
 type ParseAccessTokenRequestResult = ReturnType<Oauth2AuthorizationServer['parseAccessTokenRequest']>
+/** The library's parse of a token request's grant. */
+type ParsedGrant = ParseAccessTokenRequestResult['grant']
 
 /** The pre-authorized code grant type. */
 export const PRE_AUTHORIZED_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:pre-authorized_code'
@@ -46,7 +48,6 @@ export interface TokenRequest {
   clientId?: string
   /** Whether the request carries a DPoP header. */
   hasDpop: boolean
-  /** The library's parse, for {@link TokenEndpoint.verifyGrant}. */
   /** @internal The library's parse (its types stay out of didvault's public declarations). */
   readonly parsed: unknown
 }
@@ -112,29 +113,33 @@ export class TokenEndpoint {
   async verifyGrant(request: WalletRequest, token: TokenRequest, expect: GrantExpectations): Promise<void> {
     const { grant } = token
     const parsed = token.parsed as ParseAccessTokenRequestResult
-    const now = this.now()
     if (grant.type === 'pre-authorized_code') {
       if (expect.txCodeRequired && grant.txCode === undefined) throw new OAuthError('invalid_request', 'the offer requires a tx_code')
       if (!expect.txCodeRequired && grant.txCode !== undefined) throw new OAuthError('invalid_request', 'the offer has no tx_code')
-      if (parsed.grant.grantType !== PRE_AUTHORIZED_CODE_GRANT) throw new OAuthError('invalid_grant', 'grant mismatch')
-      try {
-        await this.server.verifyPreAuthorizedCodeAccessTokenRequest({
-          authorizationServerMetadata: expect.metadata as AuthorizationServerMetadata,
-          grant: parsed.grant,
-          accessTokenRequest: parsed.accessTokenRequest,
-          request: requestLike(request),
+      const preAuthorized = grantOf(parsed, PRE_AUTHORIZED_CODE_GRANT)
+      return this.#check(request, parsed, expect, 'the pre-authorized code is invalid or expired', (common) =>
+        this.server.verifyPreAuthorizedCodeAccessTokenRequest({
+          ...common,
+          grant: preAuthorized,
           expectedPreAuthorizedCode: grant.preAuthorizedCode,
           expectedTxCode: grant.txCode,
           preAuthorizedCodeExpiresAt: expect.expiresAt,
-          now,
-        })
-      } catch (err) {
-        throw oauthErrorOf(err, 'invalid_grant', 'the pre-authorized code is invalid or expired')
-      }
-      return
+        }),
+      )
     }
-    if (grant.type === 'refresh_token') return this.verifyRefreshToken(request, parsed, grant.refreshToken, expect)
-    if (parsed.grant.grantType !== 'authorization_code') throw new OAuthError('invalid_grant', 'grant mismatch')
+    if (grant.type === 'refresh_token') {
+      // The `refresh_token` grant (RFC 6749 §6) against the token the caller found by its value: its expiry.
+      const refresh = grantOf(parsed, refreshTokenGrantIdentifier)
+      return this.#check(request, parsed, expect, 'the refresh token is invalid or expired', (common) =>
+        this.server.verifyRefreshTokenAccessTokenRequest({
+          ...common,
+          grant: refresh,
+          expectedRefreshToken: grant.refreshToken,
+          refreshTokenExpiresAt: expect.expiresAt,
+        }),
+      )
+    }
+    const authorization = grantOf(parsed, 'authorization_code')
     if (expect.clientId !== undefined && token.clientId !== expect.clientId) {
       throw new OAuthError('invalid_grant', 'the code was issued to another client')
     }
@@ -143,44 +148,61 @@ export class TokenEndpoint {
     }
     if (expect.codeChallenge === undefined) throw new OAuthError('invalid_grant', 'the authorization request had no PKCE challenge')
     if (grant.codeVerifier === undefined) throw new OAuthError('invalid_grant', 'code_verifier is required (PKCE)')
-    try {
-      await this.server.verifyAuthorizationCodeAccessTokenRequest({
-        authorizationServerMetadata: expect.metadata as AuthorizationServerMetadata,
-        grant: parsed.grant,
-        accessTokenRequest: parsed.accessTokenRequest,
-        request: requestLike(request),
-        expectedCode: grant.code,
-        pkce: { codeVerifier: grant.codeVerifier, codeChallenge: expect.codeChallenge, codeChallengeMethod: PkceCodeChallengeMethod.S256 },
-        codeExpiresAt: expect.expiresAt,
-        now,
-      })
-    } catch (err) {
-      throw oauthErrorOf(err, 'invalid_grant', 'the code is expired or code_verifier does not match the code_challenge')
+    const pkce = {
+      codeVerifier: grant.codeVerifier,
+      codeChallenge: expect.codeChallenge,
+      codeChallengeMethod: PkceCodeChallengeMethod.S256,
     }
+    return this.#check(request, parsed, expect, 'the code is expired or code_verifier does not match the code_challenge', (common) =>
+      this.server.verifyAuthorizationCodeAccessTokenRequest({
+        ...common,
+        grant: authorization,
+        expectedCode: grant.code,
+        pkce,
+        codeExpiresAt: expect.expiresAt,
+      }),
+    )
   }
 
-  /** The `refresh_token` grant (RFC 6749 §6) against the token the caller found by its value: its expiry. */
-  private async verifyRefreshToken(
+  /**
+   * Runs one of the library's grant checks with what every grant's check is given (the AS metadata, the parsed request,
+   * the request, the clock); what it throws becomes `invalid_grant` saying `refused` (or the library's OAuth error).
+   */
+  async #check(
     request: WalletRequest,
     parsed: ParseAccessTokenRequestResult,
-    refreshToken: string,
     expect: GrantExpectations,
+    refused: string,
+    verify: (common: CommonVerifyOptions) => Promise<unknown>,
   ): Promise<void> {
-    if (parsed.grant.grantType !== refreshTokenGrantIdentifier) throw new OAuthError('invalid_grant', 'grant mismatch')
     try {
-      await this.server.verifyRefreshTokenAccessTokenRequest({
+      await verify({
         authorizationServerMetadata: expect.metadata as AuthorizationServerMetadata,
-        grant: parsed.grant,
         accessTokenRequest: parsed.accessTokenRequest,
         request: requestLike(request),
-        expectedRefreshToken: refreshToken,
-        refreshTokenExpiresAt: expect.expiresAt,
         now: this.now(),
       })
     } catch (err) {
-      throw oauthErrorOf(err, 'invalid_grant', 'the refresh token is invalid or expired')
+      throw oauthErrorOf(err, 'invalid_grant', refused)
     }
   }
+}
+
+/** What the library's three grant checks share. */
+interface CommonVerifyOptions {
+  authorizationServerMetadata: AuthorizationServerMetadata
+  accessTokenRequest: ParseAccessTokenRequestResult['accessTokenRequest']
+  request: ReturnType<typeof requestLike>
+  now: Date
+}
+
+/** The library's parse of the grant when it is of `grantType`; `invalid_grant` "grant mismatch" otherwise. */
+function grantOf<T extends ParsedGrant['grantType']>(
+  parsed: ParseAccessTokenRequestResult,
+  grantType: T,
+): Extract<ParsedGrant, { grantType: T }> {
+  if (parsed.grant.grantType !== grantType) throw new OAuthError('invalid_grant', 'grant mismatch')
+  return parsed.grant as Extract<ParsedGrant, { grantType: T }>
 }
 
 /** What the token response says. */
