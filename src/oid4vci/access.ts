@@ -1,8 +1,8 @@
 /**
  * The access-token authenticator of the OID4VCI issuer (requirement `oid4vci-access`): from the headers alone —
  * before the body is read — the issuer the path names, the access token (`Authorization: DPoP …` or `Bearer …`)
- * opened as the sealed grant it is (`access-tokens.ts`: no read), and for a DPoP-bound token the DPoP proof of this request (method, URL,
- * `ath`, bound key; its `jti` remembered once across processes). The caller is the issuer's tenant, with the grant.
+ * opened as the sealed grant it is (`access-tokens.ts`: no read), and for a DPoP-bound token the DPoP proof of this
+ * request (method, URL, `ath`, bound key; its `jti` remembered once across processes). The caller is the issuer's tenant, with the grant.
  */
 import type { AuthContext } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'

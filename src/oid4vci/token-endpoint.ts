@@ -7,9 +7,9 @@
  * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → in one
  * transaction: the code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the offer marked
  * redeemed → the DPoP `jti` remembered once → the access token sealed with its {@link AccessGrant} (`access-tokens.ts`;
- * not stored; a refusal among them writes nothing; one commit per token request). The authorization code grant's checks are the
- * authorization-code module's (`redeemAuthorizationCode`), the refresh token grant's `refresh-tokens.ts`'s; every grant
- * ends in the same access token and answer.
+ * not stored; a refusal among them writes nothing; one commit per token request). The authorization code grant's
+ * checks are the authorization-code module's (`redeemAuthorizationCode`), the refresh token grant's
+ * `refresh-tokens.ts`'s; every grant ends in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
@@ -54,7 +54,8 @@ export async function redeemToken(
   let refreshToken: string | undefined
   /**
    * After the grant's code is consumed, in its transaction: the DPoP `jti` remembered once, the access token sealed
-   * (`access-tokens.ts`: not stored) (and a refresh token until `refreshUntil`, for a grant covering a deferred configuration: `refresh-tokens.ts`).
+   * (`access-tokens.ts`: not stored), and a refresh token until `refreshUntil` for a grant covering a deferred
+   * configuration (`refresh-tokens.ts`).
    */
   const finish = async (oneTime: OneTimeStore, grant: AccessGrant, refreshUntil?: number) => {
     if (dpop) {

@@ -13,6 +13,7 @@ import { Resolver } from 'did-resolver'
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose'
 import { mintCNonce } from '../../src/oid4vci/nonces.js'
 import { openAccessToken, sealAccessToken } from '../../src/oid4vci/access-tokens.js'
+import { sealNotificationId } from '../../src/oid4vci/notification-ids.js'
 import { OneTimeStore } from '../../src/one-time/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oid4vci } from '../../src/oid4vc.js'
@@ -249,10 +250,11 @@ describe('the credential and notification endpoints', () => {
 
   it('the notification endpoint records the event and answers 204; an unknown id is invalid_notification_id', async () => {
     const token = await accessToken({ offerId: 'offer-notify' })
-    const res = await post('/oid4vci/acme/credential', token, {
-      credential_configuration_id: 'Identity',
-      proofs: { jwt: [await keyProof(await newKey(), await nonce())] },
-    })
+    const proof = await keyProof(await newKey(), await nonce())
+    const oneTimeRows = await h.storage.collection('one_time').count()
+    const res = await post('/oid4vci/acme/credential', token, { credential_configuration_id: 'Identity', proofs: { jwt: [proof] } })
+    // The notification_id is sealed, not stored: the one row written is the used c_nonce.
+    expect(await h.storage.collection('one_time').count()).toBe(oneTimeRows + 1)
     const notificationId = res.body.notification_id
     const ok = await post('/oid4vci/acme/notification', token, { notification_id: notificationId, event: 'credential_accepted' })
     expect(ok.status).toBe(204)
@@ -270,6 +272,23 @@ describe('the credential and notification endpoints', () => {
       event: 'credential_deleted',
     })
     expect([other.status, other.body.error]).toEqual([400, 'invalid_notification_id'])
+    // Forged, altered, another tenant's or another issuer's id: invalid_notification_id, nothing audited.
+    const [version, iv, body] = String(notificationId).split('.')
+    const flip = (text: string, at: number) => `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`
+    const data = { issuer: 'acme', configurationId: 'Identity', credentials: ['urn:uuid:x'], offerId: 'offer-notify' }
+    const forged = [
+      `${version}.${iv}.${flip(body, 12)}`,
+      `${version}.${flip(iv, 2)}.${body}`,
+      sealNotificationId(new OneTimeStore(h.storage, () => 'y'.repeat(43)), 'tenant-a', data),
+      sealNotificationId(h.service.oneTime, 'tenant-b', data),
+      sealNotificationId(h.service.oneTime, 'tenant-a', { ...data, issuer: 'bravo' }),
+      await accessToken({ offerId: 'offer-notify' }),
+    ]
+    for (const id of forged) {
+      const refusedId = await post('/oid4vci/acme/notification', token, { notification_id: id, event: 'credential_deleted' })
+      expect([refusedId.status, refusedId.body.error]).toEqual([400, 'invalid_notification_id'])
+    }
+    expect(await auditOf('credential.notification')).toHaveLength(1)
     const bad = await post('/oid4vci/acme/notification', token, { notification_id: notificationId, event: 'credential_lost' })
     expect([bad.status, bad.body.error]).toEqual([400, 'invalid_notification_request'])
   })
