@@ -160,6 +160,20 @@ export class OneTimeStore {
   }
 
   /**
+   * Records `value` as seen until `expiresAt` (UNIX ms), for a value that carries its own expiry (a `c_nonce`): true the
+   * first time, false for every later call, across processes. The record expires with the value, so a record of the
+   * same value is never an expired holder to clear: the unique insert alone decides — no read (inside a transaction,
+   * false means the transaction is not to go on, as with {@link issue}). False too when `expiresAt` has passed.
+   */
+  async rememberUntil(tenantId: string, kind: OneTimeKind, value: string, expiresAt: number): Promise<boolean> {
+    if (!Number.isFinite(expiresAt)) throw new RangeError('expiresAt must be a UNIX time in milliseconds')
+    const now = this.#now()
+    if (expiresAt <= now) return false
+    await this.#maybeSweep()
+    return this.#insertOnce({ id: this.#hash(tenantId, kind, value), tenantId, kind, expiresAt, attempts: 0, createdAt: now })
+  }
+
+  /**
    * A keyed hash of `value` under the store's key for another `purpose` than naming a value (the OID4VCI offers'
    * storage ids, tx_code hashes, the pre-authorized code an offer serves): HMAC-SHA-256 over (tenant,
    * `derive:<purpose>`, value) — no one-time kind starts with `derive:`, so it never names a stored value. Base64url.
