@@ -217,6 +217,11 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
   /** Deletes every match; returns how many. */
   deleteMany(where: Where): Promise<number>
   /**
+   * Deletes the records with these ids (one statement where the backend allows); returns how many it deleted — in a
+   * transaction, fewer than `ids` (without repeats) means another writer deleted some first.
+   */
+  deleteIds(ids: readonly string[]): Promise<number>
+  /**
    * Atomically adds `by` to the numeric `field` of record `id` and returns the new value; the fields of `set` (values,
    * not `undefined`; neither `id` nor `field`) are written in the same atomic write — one statement where the backend
    * allows (a counter and the state it decides, e.g. an offer's redemptions and `state`). Safe across processes sharing

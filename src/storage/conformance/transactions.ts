@@ -48,6 +48,7 @@ export const transactionsGroup: ConformanceGroup = {
           // The fields an increment sets roll back too: to their value, or to no field.
           await txItems.increment(doomed.id, 'n', 1, { name: 'claimed', flag: true })
           await txItems.delete(doomed.id)
+          await txItems.deleteIds([kept.id])
           await txItems.deleteMany(inTenant(tenant))
           throw boom
         }),

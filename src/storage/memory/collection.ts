@@ -96,6 +96,15 @@ export class MemoryCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
+  deleteIds(ids: readonly string[]): Promise<number> {
+    return this.run(() => {
+      const data = this.data()
+      const present = [...new Set(ids)].filter((id) => data.records.has(id))
+      for (const id of present) this.db.put(data, id, undefined)
+      return present.length
+    })
+  }
+
   deleteMany(where: Where): Promise<number> {
     return this.run(() => {
       const data = this.data()

@@ -136,6 +136,20 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
+  deleteIds(ids: readonly string[]): Promise<number> {
+    return this.run(async ({ native }, session, journal) => {
+      if (ids.length === 0) return 0
+      const filter = { _id: { $in: [...new Set(ids)] as never[] } }
+      if (journal === undefined) return (await native.deleteMany(filter, { session })).deletedCount
+      // Inside a fallback transaction the removed documents are kept to be restored on rollback.
+      const removed = await native.find(filter, { session }).toArray()
+      if (removed.length === 0) return 0
+      const { deletedCount } = await native.deleteMany({ _id: { $in: removed.map((document) => document._id) } }, { session })
+      journal.push(async () => void (await native.insertMany(removed, { ordered: false })))
+      return deletedCount
+    })
+  }
+
   deleteMany(where: Where): Promise<number> {
     return this.run(async ({ native, schema }, session, journal) => {
       const filter = buildFilter(schema, where)

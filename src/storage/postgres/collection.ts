@@ -109,6 +109,12 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
     return ((await this.session.query(`DELETE FROM ${table} WHERE id = $1`, [id])).rowCount ?? 0) > 0
   }
 
+  async deleteIds(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0
+    const { table } = this.session.layout(this.name)
+    return (await this.session.query(`DELETE FROM ${table} WHERE id = ANY($1::text[])`, [[...new Set(ids)]])).rowCount ?? 0
+  }
+
   async deleteMany(where: Where): Promise<number> {
     const layout = this.session.layout(this.name)
     const params = new Params()

@@ -140,6 +140,16 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
     return this.write((layout, connection) => connection.statement(`DELETE FROM ${layout.table} WHERE id = ?`).run(id).changes > 0)
   }
 
+  deleteIds(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return Promise.resolve(0)
+    return this.write(
+      (layout, connection) =>
+        connection
+          .statement(`DELETE FROM ${layout.table} WHERE id IN (SELECT value FROM json_each(?))`)
+          .run(JSON.stringify([...new Set(ids)])).changes,
+    )
+  }
+
   deleteMany(where: Where): Promise<number> {
     return this.write((layout, connection) => {
       const params: Bound[] = []
