@@ -226,7 +226,8 @@ export class AuditSequencer {
     const head = await heads.get(chain)
     if ((head?.seq ?? 0) !== seen) throw new LostRace()
     const appends = collectionOf(tx, AUDIT_APPENDS)
-    for (const { id } of taken) if (!(await appends.delete(id))) throw new LostRace()
+    // One statement: every record taken must still be there (another sequencer chained none of them).
+    if ((await appends.deleteIds(taken.map(({ id }) => id))) !== taken.length) throw new LostRace()
     let prevHash = GENESIS_HASH
     if (head !== undefined) {
       const last = head.hash ?? (await records.get(recordId(chain, head.seq)))?.hash

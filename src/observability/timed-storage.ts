@@ -8,7 +8,19 @@ import type { Collection, StorageAdapter, StoredRecord } from '../storage/port.j
 /** Receives each call's kind and its duration in seconds. */
 export type StorageTimer = (call: string, seconds: number) => void
 
-const COLLECTION_CALLS = ['insert', 'insertMany', 'get', 'findOne', 'find', 'count', 'update', 'delete', 'deleteMany', 'increment'] as const
+const COLLECTION_CALLS = [
+  'insert',
+  'insertMany',
+  'get',
+  'findOne',
+  'find',
+  'count',
+  'update',
+  'delete',
+  'deleteMany',
+  'deleteIds',
+  'increment',
+] as const
 
 /** Runs `fn`, then tells `timer` how long its promise took (settled either way). */
 async function timed<R>(timer: StorageTimer, call: string, fn: () => Promise<R>): Promise<R> {

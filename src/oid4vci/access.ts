@@ -1,12 +1,13 @@
 /**
  * The access-token authenticator of the OID4VCI issuer (requirement `oid4vci-access`): from the headers alone —
- * before the body is read — the issuer the path names, the access token (`Authorization: DPoP …` or `Bearer …`) found
- * by its keyed hash in the one-time store, and for a DPoP-bound token the DPoP proof of this request (method, URL,
- * `ath`, bound key; its `jti` remembered once across processes). The caller is the issuer's tenant, with the grant.
+ * before the body is read — the issuer the path names, the access token (`Authorization: DPoP …` or `Bearer …`)
+ * opened as the sealed grant it is (`access-tokens.ts`: no read), and for a DPoP-bound token the DPoP proof of this
+ * request (method, URL, `ath`, bound key; its `jti` remembered once across processes). The caller is the issuer's tenant, with the grant.
  */
 import type { AuthContext } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
 import type { StorageAdapter } from '../storage/port.js'
+import { openAccessToken } from './access-tokens.js'
 import { ONE_TIME_KINDS, type AccessCaller, type AccessGrant } from './grants.js'
 import type { Oid4vciRuntime } from './module.js'
 import { OAuthError } from './oauth-error.js'
@@ -27,11 +28,7 @@ export async function authenticateAccess(ctx: AccessContext, auth: AuthContext):
   const request = { method: auth.method ?? 'POST', url: auth.url ?? '', dpop: auth.dpop, authorization: auth.authorization }
   const verified = await ctx.oid4vci.lib.verifyResourceRequest<AccessGrant>(
     request,
-    async (token) => {
-      const grant = (await ctx.oneTime.peek(issuer.tenantId, ONE_TIME_KINDS.accessToken, token)) as AccessGrant | undefined
-      // A token of another issuer is unknown here, whatever its tenant.
-      return grant?.issuer === issuer.slug ? grant : undefined
-    },
+    (token) => Promise.resolve(openAccessToken(ctx.oneTime, issuer.tenantId, issuer.slug, token)),
     ctx.oid4vci.protocol.dpop,
   )
   if (verified.dpop) {

@@ -4,12 +4,12 @@
  * request parsed and its key proofs verified by the protocol adapter against the issuer's metadata and the
  * configuration (algorithms, batch size, distinct keys), the configuration one the grant covers, the proofs' nonces
  * looked at, then the credentials signed (`issuance.ts`) and, in one transaction, stored and audited with the nonces
- * taken once and a `notification_id` stored. Every refusal comes before anything is written but a fresh `c_nonce` the
- * refusal carries.
+ * taken once; the `notification_id` is sealed, not stored (`notification-ids.ts`). Every refusal comes before
+ * anything is written but a fresh `c_nonce` the refusal carries.
  */
 import type { Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
-import { grantOf, ONE_TIME_KINDS, type AccessGrant } from './grants.js'
+import { grantOf, type AccessGrant } from './grants.js'
 import { credentialIssuerOf } from './issuer-url.js'
 import { deferIssuance } from './deferred.js'
 import { issueCredentials, type IssuanceContext } from './issuance.js'
@@ -19,21 +19,11 @@ import { consumeCNonces, issueCNonce, liveCNonces } from './nonces.js'
 import { OAuthError } from './oauth-error.js'
 import type { IssuerMetadata } from './protocol/index.js'
 import { configurationsOf, type ConfigurationRecord } from './records.js'
+import { openNotificationId, sealNotificationId } from './notification-ids.js'
 import type { CredentialRequestInput, CredentialResponseBody, NotificationInput } from './schemas.js'
 
 /** What the endpoints use of the service. */
 export type CredentialEndpointContext = IssuanceContext & Oid4vciContext & { oneTime: OneTimeStore; config: { publicUrl?: string } }
-
-/** How long a `notification_id` is good for: a wallet may report a deletion long after the issuance. */
-export const NOTIFICATION_TTL_MS = 30 * 24 * 3600 * 1000
-
-/** What a `notification_id` stands for (the data of its one-time value; no secret). */
-interface NotificationData {
-  issuer: string
-  configurationId: string
-  credentials: string[]
-  offerId?: string
-}
 
 /** POST `/oid4vci/:issuer/credential`: the credentials of a Credential Request. */
 export async function requestCredential(
@@ -79,9 +69,9 @@ export async function requestCredential(
   }
 
   // The nonces checked before signing (a forged or expired one is refused before any work or write); used in the
-  // transaction that stores the credentials, with their audit records and the notification id: all of it commits, or none.
+  // transaction that stores the credentials, with their audit records: all of it commits, or none.
   if (!liveCNonces(ctx, caller.tenantId, verified.nonces)) throw oid4vci.lib.invalidNonce(await fresh())
-  const notificationId = oid4vci.lib.randomToken()
+  let notificationId = ''
   let issued
   try {
     issued = await issueCredentials(ctx, caller, {
@@ -92,15 +82,12 @@ export async function requestCredential(
       within: async (tx, recordIds) => {
         const oneTime = ctx.oneTime.within(tx)
         if (!(await consumeCNonces({ oneTime, now: ctx.now }, caller.tenantId, verified.nonces))) throw new NonceTaken()
-        const data: NotificationData = {
+        // Sealed, not stored (`notification-ids.ts`): made here, once the record ids are known.
+        notificationId = sealNotificationId(ctx.oneTime, caller.tenantId, {
           issuer: slug,
           configurationId: configuration.configurationId,
           credentials: recordIds,
           ...(grant.offerId !== undefined && { offerId: grant.offerId }),
-        }
-        await oneTime.issue(caller.tenantId, ONE_TIME_KINDS.notification, notificationId, {
-          ttlMs: NOTIFICATION_TTL_MS,
-          data: data as unknown as Record<string, unknown>,
         })
       },
     })
@@ -124,9 +111,8 @@ export async function sendCredentialNotification(
   const { issuer: slug, ...body } = input
   if (grant.issuer !== slug) throw new OAuthError('invalid_token', 'the access token is not for this issuer', 401)
   const notification = oid4vci.lib.parseNotificationRequest(body)
-  const data = (await ctx.oneTime.peek(caller.tenantId, ONE_TIME_KINDS.notification, notification.notificationId)) as
-    NotificationData | undefined
-  if (data === undefined || data.issuer !== slug || (data.offerId ?? null) !== (grant.offerId ?? null))
+  const data = openNotificationId(ctx.oneTime, caller.tenantId, slug, notification.notificationId)
+  if (data === undefined || (data.offerId ?? null) !== (grant.offerId ?? null))
     throw new OAuthError('invalid_notification_id', 'the notification_id is unknown or expired')
   await ctx.audit.record(
     caller,

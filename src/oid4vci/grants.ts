@@ -1,7 +1,7 @@
 /**
- * What an OID4VCI access token grants: kept as the data of its one-time value (kind `access-token`, keyed hash only),
- * written by the token endpoint for either grant type and read by the credential, deferred-credential and
- * notification endpoints through the caller the access-token authenticator made.
+ * What an OID4VCI access token grants: sealed into the token itself (`access-tokens.ts`; nothing stored), by the token
+ * endpoint for every grant type, and read by the credential, deferred-credential and notification endpoints through the
+ * caller the access-token authenticator made.
  */
 import type { Caller } from '../auth/context.js'
 import type { OneTimeKind } from '../one-time/index.js'

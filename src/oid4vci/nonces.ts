@@ -62,7 +62,8 @@ export async function consumeCNonces(
   for (const nonce of new Set(nonces)) {
     const expiresAt = expiryOf(ctx.oneTime, tenantId, nonce, now)
     if (expiresAt === undefined) return false
-    if (!(await ctx.oneTime.remember(tenantId, ONE_TIME_KINDS.cNonce, nonce, expiresAt - now))) return false
+    // The nonce carries its expiry: its used-record expires with it, so the unique insert alone decides (no read).
+    if (!(await ctx.oneTime.rememberUntil(tenantId, ONE_TIME_KINDS.cNonce, nonce, expiresAt))) return false
   }
   return true
 }

@@ -75,9 +75,9 @@ export const grantsOf = (offer: Pick<OfferRecord, 'grants'>): OfferGrant[] => of
  */
 export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, now: number): Promise<boolean> {
   const offers = collectionOf(storage, OID4VCI_OFFERS)
-  if ((await offers.increment(offer.id, 'redemptions')) !== 1) return false
-  await offers.update(offer.id, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) })
-  return true
+  // One statement: the count and the state it decides (a second claim counts 2 and writes the same state: refused, and
+  // its transaction rolls back).
+  return (await offers.increment(offer.id, 'redemptions', 1, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) })) === 1
 }
 
 /** The keyed hash of a PIN of an offer. */

@@ -212,7 +212,7 @@ export type CredentialResponseBody = z.output<typeof credentialResponseBody>
 
 /** A Notification Request (OID4VCI 1.0 §11.1). */
 export const notificationRequest = z.looseObject({
-  notification_id: z.string().max(512).optional(),
+  notification_id: z.string().max(4_096).optional(),
   event: z.string().max(100).optional().meta({ description: '`credential_accepted`, `credential_failure` or `credential_deleted`.' }),
   event_description: z.string().max(1_000).optional(),
 })

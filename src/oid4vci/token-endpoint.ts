@@ -6,14 +6,15 @@
  * its keyed hash, at this tenant's issuer only → DPoP when a configuration requires it → the PIN (a wrong one counted
  * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → in one
  * transaction: the code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the offer marked
- * redeemed → the DPoP `jti` remembered once → the access token stored as a keyed hash with its {@link AccessGrant} (a
- * refusal among them writes nothing; one commit per token request). The authorization code grant's checks are the
- * authorization-code module's (`redeemAuthorizationCode`), the refresh token grant's `refresh-tokens.ts`'s; every grant
- * ends in the same access token and answer.
+ * redeemed → the DPoP `jti` remembered once → the access token sealed with its {@link AccessGrant} (`access-tokens.ts`;
+ * not stored; a refusal among them writes nothing; one commit per token request). The authorization code grant's
+ * checks are the authorization-code module's (`redeemAuthorizationCode`), the refresh token grant's
+ * `refresh-tokens.ts`'s; every grant ends in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
 import { collectionOf } from '../storage/declaration.js'
+import { sealAccessToken } from './access-tokens.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { issueRefreshToken, redeemRefreshToken, refreshableGrantUntil, refreshableUntil } from './refresh-tokens.js'
 import { ONE_TIME_KINDS, type AccessGrant, type TokenRedemption } from './grants.js'
@@ -48,19 +49,20 @@ export async function redeemToken(
   delete body.user_pin
   const token = oid4vci.protocol.token.parseTokenRequest(request, body)
   const dpop = token.hasDpop ? await oid4vci.protocol.dpop.verify(request) : undefined
-  const accessToken = oid4vci.lib.randomToken()
+  let accessToken = ''
   const expiresInSeconds = oid4vci.options.accessTokenTtlSeconds
   let refreshToken: string | undefined
   /**
-   * After the grant's code is consumed, in its transaction: the DPoP `jti` remembered once, the access token stored
-   * (and a refresh token until `refreshUntil`, for a grant covering a deferred configuration: `refresh-tokens.ts`).
+   * After the grant's code is consumed, in its transaction: the DPoP `jti` remembered once, the access token sealed
+   * (`access-tokens.ts`: not stored), and a refresh token until `refreshUntil` for a grant covering a deferred
+   * configuration (`refresh-tokens.ts`).
    */
   const finish = async (oneTime: OneTimeStore, grant: AccessGrant, refreshUntil?: number) => {
     if (dpop) {
       const fresh = await oneTime.remember(tenantId, ONE_TIME_KINDS.dpopJti, dpop.jti, Math.max(1, dpop.expiresAt.getTime() - ctx.now()))
       if (!fresh) throw new OAuthError('invalid_dpop_proof', 'the DPoP proof was used before')
     }
-    await oneTime.issue(tenantId, ONE_TIME_KINDS.accessToken, accessToken, { ttlMs: expiresInSeconds * 1000, data: { ...grant } })
+    accessToken = sealAccessToken(oneTime, tenantId, grant, expiresInSeconds * 1000)
     if (refreshUntil !== undefined) refreshToken = await issueRefreshToken(ctx, oneTime, tenantId, grant, refreshUntil)
   }
   let grant: AccessGrant | undefined

@@ -4,9 +4,10 @@
  */
 import type { Keyring } from '../keys/keyring.js'
 import type { StorageAdapter } from '../storage/port.js'
-import { oneTimeHasher } from './hashing.js'
+import { oneTimeKeys } from './hashing.js'
 import { OneTimeStore, type OneTimeStoreOptions } from './store.js'
 
+export type { OneTimeSealer } from './sealing.js'
 export { ONE_TIME, type OneTimeData, type OneTimeKind, type OneTimeRecord } from './records.js'
 export {
   DEFAULT_MAX_ATTEMPTS,
@@ -23,5 +24,6 @@ export async function openOneTimeStore(
   keyring: Keyring,
   options: OneTimeStoreOptions = {},
 ): Promise<OneTimeStore> {
-  return new OneTimeStore(storage, await oneTimeHasher(storage, keyring), options)
+  const { hash, sealer } = await oneTimeKeys(storage, keyring)
+  return new OneTimeStore(storage, hash, { ...options, sealer })
 }

@@ -12,6 +12,7 @@
 import { UniqueConstraintError, type Collection, type StorageAdapter, type Where } from '../storage/port.js'
 import { collectionOf } from '../storage/declaration.js'
 import type { OneTimeHasher } from './hashing.js'
+import { sealerOf, type OneTimeSealer } from './sealing.js'
 import { ONE_TIME, type OneTimeData, type OneTimeKind, type OneTimeRecord } from './records.js'
 
 /** Failed tries of a value (a tx_code) after which `attempt` burns it, unless the caller says otherwise. */
@@ -51,6 +52,8 @@ export interface OneTimeStoreOptions {
   onError?: (what: string, err: unknown) => void
   /** Sweep every this many `issue`/`remember` calls (default 64; 0: never, the embedder calls {@link OneTimeStore.sweep}). */
   sweepEvery?: number
+  /** Seals the values handed out instead of stored ({@link OneTimeStore.seal}); default: one keyed by the hasher. */
+  sealer?: OneTimeSealer
 }
 
 export class OneTimeStore {
@@ -59,6 +62,7 @@ export class OneTimeStore {
   readonly #now: () => number
   readonly #onError: (what: string, err: unknown) => void
   readonly #sweepEvery: number
+  readonly #sealer: OneTimeSealer
   #writes = 0
 
   /** Whether this store runs inside a caller's transaction ({@link within}). */
@@ -70,6 +74,8 @@ export class OneTimeStore {
     this.#now = options.now ?? Date.now
     this.#onError = options.onError ?? (() => undefined)
     this.#sweepEvery = options.sweepEvery ?? SWEEP_EVERY
+    // The hasher's output under a label no (tenant, kind, value) of a stored value has: a 32-byte key of its own.
+    this.#sealer = options.sealer ?? sealerOf(Buffer.from(hash('_system', 'derive:sealing-key', ''), 'base64url'))
   }
 
   /**
@@ -81,7 +87,7 @@ export class OneTimeStore {
    * on. Two transactions racing for one value never both commit (the adapters' transactions are serializable).
    */
   within(tx: StorageAdapter): OneTimeStore {
-    const view = new OneTimeStore(tx, this.#hash, { now: this.#now, onError: this.#onError, sweepEvery: 0 })
+    const view = new OneTimeStore(tx, this.#hash, { now: this.#now, onError: this.#onError, sweepEvery: 0, sealer: this.#sealer })
     view.#inTransaction = true
     return view
   }
@@ -154,12 +160,43 @@ export class OneTimeStore {
   }
 
   /**
+   * Records `value` as seen until `expiresAt` (UNIX ms), for a value that carries its own expiry (a `c_nonce`): true the
+   * first time, false for every later call, across processes. The record expires with the value, so a record of the
+   * same value is never an expired holder to clear: the unique insert alone decides — no read (inside a transaction,
+   * false means the transaction is not to go on, as with {@link issue}). False too when `expiresAt` has passed.
+   */
+  async rememberUntil(tenantId: string, kind: OneTimeKind, value: string, expiresAt: number): Promise<boolean> {
+    if (!Number.isFinite(expiresAt)) throw new RangeError('expiresAt must be a UNIX time in milliseconds')
+    const now = this.#now()
+    if (expiresAt <= now) return false
+    await this.#maybeSweep()
+    return this.#insertOnce({ id: this.#hash(tenantId, kind, value), tenantId, kind, expiresAt, attempts: 0, createdAt: now })
+  }
+
+  /**
    * A keyed hash of `value` under the store's key for another `purpose` than naming a value (the OID4VCI offers'
    * storage ids, tx_code hashes, the pre-authorized code an offer serves): HMAC-SHA-256 over (tenant,
    * `derive:<purpose>`, value) — no one-time kind starts with `derive:`, so it never names a stored value. Base64url.
    */
   keyed(purpose: string, tenantId: string, value: string): string {
     return this.#hash(tenantId, `derive:${purpose}`, value)
+  }
+
+  /**
+   * `data` sealed (AES-256-GCM, `sealing.ts`) for `purpose` and `binding` (the tenant first, then what else it is
+   * bound to), good for `ttlMs`: a value handed out instead of stored — nothing is written.
+   */
+  seal(purpose: string, binding: readonly string[], data: OneTimeData, ttlMs: number): string {
+    if (!Number.isFinite(ttlMs) || ttlMs <= 0) throw new RangeError('ttlMs must be a positive number of milliseconds')
+    return this.#sealer.seal(purpose, binding, data, this.#now() + ttlMs)
+  }
+
+  /**
+   * The data of a value {@link seal} made for `purpose` and `binding`, while it is live; undefined when it is forged,
+   * altered, expired, or sealed for another purpose, tenant or binding. A computation: nothing is read.
+   */
+  unseal(purpose: string, binding: readonly string[], sealed: string): OneTimeData | undefined {
+    return this.#sealer.open(purpose, binding, sealed, this.#now())
   }
 
   /**

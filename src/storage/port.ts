@@ -217,10 +217,17 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
   /** Deletes every match; returns how many. */
   deleteMany(where: Where): Promise<number>
   /**
-   * Atomically adds `by` to the numeric `field` of record `id` and returns the new value.
-   * Safe across processes sharing the database. Throws when the record does not exist.
+   * Deletes the records with these ids (one statement where the backend allows); returns how many it deleted — in a
+   * transaction, fewer than `ids` (without repeats) means another writer deleted some first.
    */
-  increment(id: string, field: string, by?: number): Promise<number>
+  deleteIds(ids: readonly string[]): Promise<number>
+  /**
+   * Atomically adds `by` to the numeric `field` of record `id` and returns the new value; the fields of `set` (values,
+   * not `undefined`; neither `id` nor `field`) are written in the same atomic write — one statement where the backend
+   * allows (a counter and the state it decides, e.g. an offer's redemptions and `state`). Safe across processes sharing
+   * the database. Throws when the record does not exist (and writes nothing).
+   */
+  increment(id: string, field: string, by?: number, set?: Partial<T>): Promise<number>
 }
 
 /** A database. Create collections with {@link StorageAdapter.collection}. */

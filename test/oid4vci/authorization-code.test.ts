@@ -13,6 +13,7 @@ import { Openid4vciClient } from '@openid4vc/openid4vci'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oid4vci, OAuthError, type AuthorizeAnswer, type AuthorizeRequest, type Oid4vciRuntime } from '../../src/oid4vc.js'
 import { redeemAuthorizationCode } from '../../src/oid4vci/authorization-code.js'
+import { openAccessToken, sealAccessToken } from '../../src/oid4vci/access-tokens.js'
 import type { AccessGrant } from '../../src/oid4vci/grants.js'
 import { snapshot, startHarness, TENANT_A, type Harness } from '../helpers/harness.js'
 import { newP256, oid4vcCallbacks, thumbprint } from '../helpers/oid4vci-callbacks.js'
@@ -123,7 +124,7 @@ async function par(issuer: Issuer, fields: Record<string, string> = {}) {
 const authorizeUrl = (requestUri: string, clientId = CLIENT_ID) =>
   `${CI}/authorize?client_id=${encodeURIComponent(clientId)}&request_uri=${encodeURIComponent(requestUri)}`
 
-/** The test-side token endpoint: the adapter parses, `redeemAuthorizationCode` grants, the token is stored hashed. */
+/** The test-side token endpoint: the adapter parses, `redeemAuthorizationCode` grants, the token is sealed. */
 async function token(
   issuer: Issuer,
   form: Record<string, string>,
@@ -135,8 +136,7 @@ async function token(
     const parsed = issuer.runtime.protocol.token.parseTokenRequest(request, form)
     const proof = dpop === undefined ? undefined : await issuer.runtime.protocol.dpop.verify(request)
     const grant = await redeemAuthorizationCode(ctx, TENANT, { issuer: 'acme', credentialIssuer: CI, request, token: parsed }, proof)
-    const accessToken = issuer.runtime.lib.randomToken()
-    await issuer.h.service.oneTime.issue(TENANT, 'access-token', accessToken, { ttlMs: 300_000, data: { ...grant } })
+    const accessToken = sealAccessToken(issuer.h.service.oneTime, TENANT, grant, 300_000)
     return { status: 200, body: issuer.runtime.lib.tokenResponse({ accessToken, expiresInSeconds: 300, dpopJkt: grant.jkt }), grant }
   } catch (err) {
     if (err instanceof OAuthError) return { status: err.statusCode, body: err.oauthBody() }
@@ -230,11 +230,7 @@ describe('authorization code flow with the embedded authorize hook', () => {
       dpop: authorization.dpop,
     })
     expect(tokens.accessTokenResponse.token_type).toBe('DPoP')
-    const grant = (await issuer.h.service.oneTime.peek(
-      TENANT,
-      'access-token',
-      tokens.accessTokenResponse.access_token,
-    )) as unknown as AccessGrant
+    const grant = openAccessToken(issuer.h.service.oneTime, TENANT, 'acme', tokens.accessTokenResponse.access_token)
     expect(grant).toEqual({
       issuer: 'acme',
       configurationIds: ['Identity'],

@@ -12,6 +12,9 @@ import { verifyCredential } from 'did-jwt-vc'
 import { Resolver } from 'did-resolver'
 import { calculateJwkThumbprint, CompactSign, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose'
 import { mintCNonce } from '../../src/oid4vci/nonces.js'
+import { openAccessToken, sealAccessToken } from '../../src/oid4vci/access-tokens.js'
+import { sealNotificationId } from '../../src/oid4vci/notification-ids.js'
+import { OneTimeStore } from '../../src/one-time/index.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { oid4vci } from '../../src/oid4vc.js'
 import type { AccessGrant } from '../../src/oid4vci/grants.js'
@@ -62,9 +65,8 @@ describe('the credential and notification endpoints', () => {
   let issuerJwk: JWK
   let tenantBDid: string
 
-  /** An access token of tenant `tenantId` granting `grant`, straight into the one-time store. */
+  /** An access token of tenant `tenantId` granting `grant`, sealed as the token endpoint seals them. */
   async function accessToken(grant: Partial<AccessGrant> = {}, tenantId = 'tenant-a', ttlMs = 60_000): Promise<string> {
-    const token = randomBytes(32).toString('base64url')
     const data: AccessGrant = {
       issuer: 'acme',
       configurationIds: ['Identity', 'Employee', 'Badge', 'Loose'],
@@ -77,8 +79,12 @@ describe('the credential and notification endpoints', () => {
       offerId: 'offer-1',
       ...grant,
     }
-    await h.service.oneTime.issue(tenantId, 'access-token', token, { ttlMs, data: data as unknown as Record<string, unknown> })
-    return token
+    return Promise.resolve(sealAccessToken(h.service.oneTime, tenantId, data, ttlMs))
+  }
+
+  /** The grant of a sealed access token of tenant A's issuer acme. */
+  function grantOf(token: string): Promise<AccessGrant> {
+    return Promise.resolve(openAccessToken(h.service.oneTime, 'tenant-a', 'acme', token)!)
   }
 
   /** A c_nonce of the tenant, as its nonce endpoint makes them (stateless until used). */
@@ -244,10 +250,11 @@ describe('the credential and notification endpoints', () => {
 
   it('the notification endpoint records the event and answers 204; an unknown id is invalid_notification_id', async () => {
     const token = await accessToken({ offerId: 'offer-notify' })
-    const res = await post('/oid4vci/acme/credential', token, {
-      credential_configuration_id: 'Identity',
-      proofs: { jwt: [await keyProof(await newKey(), await nonce())] },
-    })
+    const proof = await keyProof(await newKey(), await nonce())
+    const oneTimeRows = await h.storage.collection('one_time').count()
+    const res = await post('/oid4vci/acme/credential', token, { credential_configuration_id: 'Identity', proofs: { jwt: [proof] } })
+    // The notification_id is sealed, not stored: the one row written is the used c_nonce.
+    expect(await h.storage.collection('one_time').count()).toBe(oneTimeRows + 1)
     const notificationId = res.body.notification_id
     const ok = await post('/oid4vci/acme/notification', token, { notification_id: notificationId, event: 'credential_accepted' })
     expect(ok.status).toBe(204)
@@ -265,6 +272,23 @@ describe('the credential and notification endpoints', () => {
       event: 'credential_deleted',
     })
     expect([other.status, other.body.error]).toEqual([400, 'invalid_notification_id'])
+    // Forged, altered, another tenant's or another issuer's id: invalid_notification_id, nothing audited.
+    const [version, iv, body] = String(notificationId).split('.')
+    const flip = (text: string, at: number) => `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`
+    const data = { issuer: 'acme', configurationId: 'Identity', credentials: ['urn:uuid:x'], offerId: 'offer-notify' }
+    const forged = [
+      `${version}.${iv}.${flip(body, 12)}`,
+      `${version}.${flip(iv, 2)}.${body}`,
+      sealNotificationId(new OneTimeStore(h.storage, () => 'y'.repeat(43)), 'tenant-a', data),
+      sealNotificationId(h.service.oneTime, 'tenant-b', data),
+      sealNotificationId(h.service.oneTime, 'tenant-a', { ...data, issuer: 'bravo' }),
+      await accessToken({ offerId: 'offer-notify' }),
+    ]
+    for (const id of forged) {
+      const refusedId = await post('/oid4vci/acme/notification', token, { notification_id: id, event: 'credential_deleted' })
+      expect([refusedId.status, refusedId.body.error]).toEqual([400, 'invalid_notification_id'])
+    }
+    expect(await auditOf('credential.notification')).toHaveLength(1)
     const bad = await post('/oid4vci/acme/notification', token, { notification_id: notificationId, event: 'credential_lost' })
     expect([bad.status, bad.body.error]).toEqual([400, 'invalid_notification_request'])
   })
@@ -416,6 +440,37 @@ describe('the credential and notification endpoints', () => {
       await new Promise((resolve) => setTimeout(resolve, 20))
       await refused(async () => request(token, [await keyProof(await newKey(), await nonce())]), 401, 'invalid_token')
       await refused(async () => request('not-a-token', [await keyProof(await newKey(), await nonce())]), 401, 'invalid_token')
+    })
+
+    it('a forged, altered, other-issuer or other-tenant sealed token: invalid_token, nothing written', async () => {
+      const before = await counts(TENANT_A)
+      const good = await accessToken()
+      const [version, iv, body] = good.split('.')
+      const flip = (text: string, at: number) => `${text.slice(0, at)}${text[at] === 'A' ? 'B' : 'A'}${text.slice(at + 1)}`
+      const forged = [
+        // Altered ciphertext, altered iv, another version, a token of nothing.
+        `${version}.${iv}.${flip(body, 10)}`,
+        `${version}.${flip(iv, 3)}.${body}`,
+        `s9.${iv}.${body}`,
+        `${version}.${iv}.`,
+        // Sealed under another key (another service's), for another issuer of the tenant, for another tenant.
+        sealAccessToken(
+          new OneTimeStore(h.storage, () => 'x'.repeat(43)),
+          'tenant-a',
+          { ...(await grantOf(good)), issuer: 'acme' },
+          60_000,
+        ),
+        await accessToken({ issuer: 'bravo' }),
+        await accessToken({}, 'tenant-b'),
+      ]
+      for (const token of forged)
+        await refused(async () => request(token, [await keyProof(await newKey(), await nonce())]), 401, 'invalid_token')
+      expect(await counts(TENANT_A)).toEqual(before)
+      // The token is the grant, sealed: no one-time record is written for it, and its claims are not readable in it.
+      expect(Buffer.from(body, 'base64url').toString('latin1')).not.toContain('Mustermann')
+      const oneTime = await h.storage.collection('one_time').count()
+      await accessToken()
+      expect(await h.storage.collection('one_time').count()).toBe(oneTime)
     })
 
     it('a token of tenant A at tenant B’s issuer: invalid_token, nothing issued at either', async () => {

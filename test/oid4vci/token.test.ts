@@ -15,6 +15,7 @@ import { ISSUER_PUBLIC_URL, loopbackIssuer, type LoopbackIssuer } from '../helpe
 import type { StorageAdapter } from '../../src/storage/port.js'
 import type { OfferRecord } from '../../src/oid4vci/records.js'
 import { consumeCNonces, liveCNonces } from '../../src/oid4vci/nonces.js'
+import { openAccessToken } from '../../src/oid4vci/access-tokens.js'
 import { OFFER_RETENTION_MS, sweepOffers } from '../../src/oid4vci/offers.js'
 
 const PUBLIC_URL = ISSUER_PUBLIC_URL
@@ -157,7 +158,7 @@ describe('token endpoint', () => {
       { type: 'openid_credential', credential_configuration_id: 'Identity', credential_identifiers: ['Identity'] },
     ])
     secrets.push(accessTokenResponse.access_token)
-    const grant = await service.oneTime.peek('tenant-a', 'access-token', accessTokenResponse.access_token)
+    const grant = openAccessToken(service.oneTime, 'tenant-a', 'acme', accessTokenResponse.access_token)
     expect(grant).toMatchObject({ issuer: 'acme', configurationIds: ['Identity'], claims: { Identity: { given_name: 'Erika' } } })
     expect(typeof grant?.jkt).toBe('string')
   })

@@ -180,6 +180,40 @@ describe.each(['memory', 'sqlite', 'postgres'] as const)('one-time values on %s'
     expect(results.filter(Boolean)).toHaveLength(1)
   })
 
+  it('rememberUntil (a value carrying its expiry) is true once, in or out of a transaction; a rolled-back one is not used', async () => {
+    const tenant = freshTenant()
+    const nonce = randomValue('nonce')
+    const until = clock.now + TTL
+    // Expired already: false, nothing written.
+    const rows = await backend.storage.collection('one_time').count()
+    expect(await a.oneTime.rememberUntil(tenant, 'c-nonce', nonce, clock.now)).toBe(false)
+    expect(await backend.storage.collection('one_time').count()).toBe(rows)
+    // Remembered in a transaction that rolls back: still unused.
+    await expect(
+      backend.storage.transaction(async (tx) => {
+        expect(await a.oneTime.within(tx).rememberUntil(tenant, 'c-nonce', nonce, until)).toBe(true)
+        throw new Error('refused')
+      }),
+    ).rejects.toThrow('refused')
+    // Used in a committed transaction: then false everywhere, inside a transaction too (which is not to go on).
+    await backend.storage.transaction(async (tx) => {
+      expect(await a.oneTime.within(tx).rememberUntil(tenant, 'c-nonce', nonce, until)).toBe(true)
+    })
+    expect(await b.oneTime.rememberUntil(tenant, 'c-nonce', nonce, until)).toBe(false)
+    await expect(
+      backend.storage.transaction(async (tx) => {
+        if (!(await b.oneTime.within(tx).rememberUntil(tenant, 'c-nonce', nonce, until))) throw new Error('used')
+      }),
+    ).rejects.toThrow('used')
+    // Another tenant's value of the same text is its own; 20 concurrent uses of a value: one true.
+    expect(await b.oneTime.rememberUntil(freshTenant(), 'c-nonce', nonce, until)).toBe(true)
+    const raced = randomValue('nonce')
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).oneTime.rememberUntil(tenant, 'c-nonce', raced, until)),
+    )
+    expect(results.filter(Boolean)).toHaveLength(1)
+  })
+
   it('another tenant’s value is invisible to every operation and leaves it intact', async () => {
     const [mine, theirs] = [freshTenant(), freshTenant()]
     const code = randomValue()

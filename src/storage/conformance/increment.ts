@@ -31,6 +31,24 @@ export const incrementGroup: ConformanceGroup = {
       expect((await items.get(record.id))!.n).toBe(50)
     })
 
+    it('sets fields in the same write (a string, null, a boolean); a missing id or a bad set writes nothing', async () => {
+      const record = item(freshTenant(), 'claimed', { n: 0, name: 'open', flag: true, tags: ['a'] })
+      await items.insert(record)
+      expect(await items.increment(record.id, 'n', 1, { name: 'redeemed', flag: null })).toBe(1)
+      expect(await items.get(record.id)).toEqual({ ...record, n: 1, name: 'redeemed', flag: null })
+      // A second increment with the same set: the count says it was not the first.
+      expect(await items.increment(record.id, 'n', 1, { name: 'redeemed', flag: false, createdAt: 'x' })).toBe(2)
+      expect(await items.get(record.id)).toEqual({ ...record, n: 2, name: 'redeemed', flag: false, createdAt: 'x' })
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => items.increment(record.id, 'n', 1, { name: `c${i}` })))
+      expect([...results].sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 3))
+      const missing = `${freshTenant()}-missing`
+      await expect(items.increment(missing, 'n', 1, { name: 'x' })).rejects.toThrow()
+      expect(await items.get(missing)).toBeUndefined()
+      for (const bad of [{ n: 5 }, { id: 'other' }, { name: undefined }])
+        await expect(items.increment(record.id, 'n', 1, bad as Partial<Item>)).rejects.toThrow(TypeError)
+      expect((await items.get(record.id))!.n).toBe(22)
+    })
+
     it('rejects for a missing id and creates nothing', async () => {
       const id = `${freshTenant()}-missing`
       await expect(items.increment(id, 'n')).rejects.toThrow()

@@ -193,6 +193,21 @@ export const recordsGroup: ConformanceGroup = {
         expect(await items.count(inTenant(tenant, { field: 'tags', op: 'containsAny', value: ['doomed'] }))).toBe(0)
         expect(await items.deleteMany(inTenant(tenant, { field: 'n', op: 'lt', value: 3 }))).toBe(0)
       })
+
+      it('deleteIds deletes those ids only, returns how many were there (a repeat counts once), and their elements', async () => {
+        const tenant = freshTenant()
+        await items.insertMany([
+          item(tenant, 'a', { tags: ['doomed'] }),
+          item(tenant, 'b', { tags: ['doomed'] }),
+          item(tenant, 'c', { tags: ['kept'] }),
+        ])
+        const [a, b] = idsOf(tenant, ['a', 'b'])
+        expect(await items.deleteIds([a, b, a, `${tenant}-missing`])).toBe(2)
+        expect(sortedIds((await items.find(inTenant(tenant))).items)).toEqual(idsOf(tenant, ['c']))
+        expect(await items.count(inTenant(tenant, { field: 'tags', op: 'containsAny', value: ['doomed'] }))).toBe(0)
+        expect(await items.deleteIds([a, b])).toBe(0)
+        expect(await items.deleteIds([])).toBe(0)
+      })
     })
 
     it('insertMany is all or nothing: a batch holding an existing id writes none of it', async () => {

@@ -45,7 +45,10 @@ export const transactionsGroup: ConformanceGroup = {
           await txItems.insertMany([item(tenant, 'new2'), item(tenant, 'new3')])
           await txItems.update(kept.id, { name: 'changed', tags: ['after'] })
           await txItems.increment(kept.id, 'n', 10)
+          // The fields an increment sets roll back too: to their value, or to no field.
+          await txItems.increment(doomed.id, 'n', 1, { name: 'claimed', flag: true })
           await txItems.delete(doomed.id)
+          await txItems.deleteIds([kept.id])
           await txItems.deleteMany(inTenant(tenant))
           throw boom
         }),

@@ -1,4 +1,5 @@
 /** One collection of the memory adapter: every operation runs synchronously on {@link CollectionData}. */
+import { incrementSet } from '../increment-set.js'
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { assertLimit, decodeCursor, encodeCursor } from '../paging.js'
 import { isScalar } from '../scalars.js'
@@ -95,6 +96,15 @@ export class MemoryCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
+  deleteIds(ids: readonly string[]): Promise<number> {
+    return this.run(() => {
+      const data = this.data()
+      const present = [...new Set(ids)].filter((id) => data.records.has(id))
+      for (const id of present) this.db.put(data, id, undefined)
+      return present.length
+    })
+  }
+
   deleteMany(where: Where): Promise<number> {
     return this.run(() => {
       const data = this.data()
@@ -105,15 +115,16 @@ export class MemoryCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  increment(id: string, field: string, by = 1): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
     return this.run(() => {
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      const also = Object.fromEntries(incrementSet(field, set)) as Partial<T>
       const data = this.data()
       const current = data.records.get(id)
       if (current === undefined) throw new Error(`no record "${id}" in collection "${this.name}"`)
       const value = current[field] ?? 0
       if (typeof value !== 'number') throw new Error(`field "${field}" of ${this.name}/${id} is not a number`)
-      this.updateOne(data, id, { [field]: value + by } as Partial<T>)
+      this.updateOne(data, id, { ...also, [field]: value + by })
       return value + by
     })
   }

@@ -1,4 +1,5 @@
 import type { ClientSession, Collection as NativeCollection, Document } from 'mongodb'
+import { incrementSet } from '../increment-set.js'
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { mapDuplicateKey } from './errors.js'
 import type { UndoJournal } from './journal.js'
@@ -135,6 +136,20 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
+  deleteIds(ids: readonly string[]): Promise<number> {
+    return this.run(async ({ native }, session, journal) => {
+      if (ids.length === 0) return 0
+      const filter = { _id: { $in: [...new Set(ids)] as never[] } }
+      if (journal === undefined) return (await native.deleteMany(filter, { session })).deletedCount
+      // Inside a fallback transaction the removed documents are kept to be restored on rollback.
+      const removed = await native.find(filter, { session }).toArray()
+      if (removed.length === 0) return 0
+      const { deletedCount } = await native.deleteMany({ _id: { $in: removed.map((document) => document._id) } }, { session })
+      journal.push(async () => void (await native.insertMany(removed, { ordered: false })))
+      return deletedCount
+    })
+  }
+
   deleteMany(where: Where): Promise<number> {
     return this.run(async ({ native, schema }, session, journal) => {
       const filter = buildFilter(schema, where)
@@ -148,17 +163,21 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  increment(id: string, field: string, by = 1): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
     return this.run(async ({ native }, session, journal) => {
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
-      // One atomic findOneAndUpdate; an absent field counts as 0 ($inc creates it), a null one too.
+      const also = incrementSet(field, set)
+      for (const [key] of also) assertFieldName(key)
+      const fields = Object.fromEntries(also)
+      // One atomic findOneAndUpdate (with `set`'s fields); an absent field counts as 0 ($inc creates it), a null one too.
       const numeric = { _id: id as never, $or: [{ [field]: { $type: 'number' } }, { [field]: { $exists: false } }] }
-      // The document as it was, so the fallback's undo restores the field exactly (absent, null or a number).
-      let before = await native.findOneAndUpdate(numeric, { $inc: { [field]: by } }, { session, returnDocument: 'before' })
+      const incremented = also.length > 0 ? { $inc: { [field]: by }, $set: fields } : { $inc: { [field]: by } }
+      // The document as it was, so the fallback's undo restores the fields exactly (absent, null or a value).
+      let before = await native.findOneAndUpdate(numeric, incremented, { session, returnDocument: 'before' })
       before ??= await native.findOneAndUpdate(
         { _id: id as never, [field]: { $type: 'null' } },
-        { $set: { [field]: by } },
+        { $set: { ...fields, [field]: by } },
         { session, returnDocument: 'before' },
       )
       if (before === null) {
@@ -168,8 +187,21 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
         )
       }
       const previous = before[field] as number | null | undefined
-      const undo =
-        previous === undefined ? { $unset: { [field]: '' } } : previous === null ? { $set: { [field]: null } } : { $inc: { [field]: -by } }
+      // The undo puts back what `set` overwrote: the earlier value, or no field.
+      const restored: Record<string, unknown> = {}
+      const removed: Record<string, ''> = {}
+      for (const [key] of also) {
+        if (before[key] === undefined) removed[key] = ''
+        else restored[key] = before[key]
+      }
+      // The counter by `-by` (others may have counted meanwhile), or back to null / absent.
+      if (previous === undefined) removed[field] = ''
+      else if (previous === null) restored[field] = null
+      const undo = {
+        ...(typeof previous === 'number' && { $inc: { [field]: -by } }),
+        ...(Object.keys(restored).length > 0 && { $set: restored }),
+        ...(Object.keys(removed).length > 0 && { $unset: removed }),
+      }
       journal?.push(async () => void (await native.updateOne({ _id: id as never }, undo)))
       return (previous ?? 0) + by
     })

@@ -1,4 +1,5 @@
 import type { QueryResultRow } from 'pg'
+import { incrementSet } from '../increment-set.js'
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { assertLimit } from '../paging.js'
 import { mapConstraint } from './errors.js'
@@ -108,6 +109,12 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
     return ((await this.session.query(`DELETE FROM ${table} WHERE id = $1`, [id])).rowCount ?? 0) > 0
   }
 
+  async deleteIds(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return 0
+    const { table } = this.session.layout(this.name)
+    return (await this.session.query(`DELETE FROM ${table} WHERE id = ANY($1::text[])`, [[...new Set(ids)]])).rowCount ?? 0
+  }
+
   async deleteMany(where: Where): Promise<number> {
     const layout = this.session.layout(this.name)
     const params = new Params()
@@ -116,16 +123,19 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
   }
 
   /** One `UPDATE … RETURNING`: atomic against every other connection (the row stays locked until commit). */
-  increment(id: string, field: string, by = 1): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
     return this.write(async (layout) => {
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      const also = incrementSet(field, set)
       const value = `COALESCE(data -> '${field}', 'null'::jsonb)`
       const sum = `to_jsonb(COALESCE((data ->> '${field}')::numeric, 0) + $2::numeric)`
+      // `set`'s fields merged first (they never name `field`), the sum over the stored value: one statement.
+      const merged = also.length > 0 ? `(data || $3::jsonb)` : 'data'
       const { rows } = await this.session.query<{ value: number }>(
-        `UPDATE ${layout.table} SET data = jsonb_set(data, '{${field}}', ${sum}) ` +
+        `UPDATE ${layout.table} SET data = jsonb_set(${merged}, '{${field}}', ${sum}) ` +
           `WHERE id = $1 AND jsonb_typeof(${value}) IN ('number', 'null') RETURNING data -> '${field}' AS value`,
-        [id, String(by)],
+        also.length > 0 ? [id, String(by), JSON.stringify(Object.fromEntries(also))] : [id, String(by)],
       )
       if (rows.length > 0) return Number(rows[0].value)
       const exists = (await this.session.query(`SELECT 1 FROM ${layout.table} WHERE id = $1`, [id])).rows.length > 0

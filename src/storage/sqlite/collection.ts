@@ -1,4 +1,5 @@
 import { type Collection, type FindOptions, type Page, type StoredRecord, UniqueConstraintError, type Where } from '../port.js'
+import { incrementSet } from '../increment-set.js'
 import type { Connection } from './connection.js'
 import type { Bound } from './encoding.js'
 import { assertFieldName, type IndexLayout, type Layout, quoteIdentifier } from './layout.js'
@@ -139,6 +140,16 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
     return this.write((layout, connection) => connection.statement(`DELETE FROM ${layout.table} WHERE id = ?`).run(id).changes > 0)
   }
 
+  deleteIds(ids: readonly string[]): Promise<number> {
+    if (ids.length === 0) return Promise.resolve(0)
+    return this.write(
+      (layout, connection) =>
+        connection
+          .statement(`DELETE FROM ${layout.table} WHERE id IN (SELECT value FROM json_each(?))`)
+          .run(JSON.stringify([...new Set(ids)])).changes,
+    )
+  }
+
   deleteMany(where: Where): Promise<number> {
     return this.write((layout, connection) => {
       const params: Bound[] = []
@@ -147,15 +158,23 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  increment(id: string, field: string, by = 1): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
     return this.write((layout, connection) => {
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
-      const params = { id, path: `$.${field}`, by }
+      const also = incrementSet(field, set)
+      for (const [key] of also) assertFieldName(key)
+      // `set`'s fields as JSON values (json(): a string stays a string, null stays null), then the sum.
+      const params: Record<string, string | number> = { id, path: `$.${field}`, by }
+      const pairs = also.map(([key, value], i) => {
+        params[`k${i}`] = `$.${key}`
+        params[`v${i}`] = JSON.stringify(value)
+        return `@k${i}, json(@v${i}), `
+      })
       // One statement: atomic against every other connection, no read-modify-write window.
       const row = connection
         .statement(
-          `UPDATE ${layout.table} SET data = json_set(data, @path, COALESCE(json_extract(data, @path), 0) + @by) ` +
+          `UPDATE ${layout.table} SET data = json_set(data, ${pairs.join('')}@path, COALESCE(json_extract(data, @path), 0) + @by) ` +
             `WHERE id = @id AND COALESCE(json_type(data, @path), 'null') IN ('integer', 'real', 'null') ` +
             'RETURNING json_extract(data, @path) AS value',
         )
