@@ -12,7 +12,7 @@ import type { z } from 'zod'
 import type { Caller } from '../auth/context.js'
 import { canDeleteCredential, canGovernCredentialDid } from './policy.js'
 import { sha256 } from './content-hash.js'
-import { carriedBy, type FormatName } from './formats/index.js'
+import { carriedBy, type CredentialFormat, type FormatName } from './formats/index.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { forbidden, invalid, notFound } from '../errors.js'
 import { MAX_PAGE } from '../operations/schemas.js'
@@ -67,6 +67,38 @@ export function presentCredential(custody: KeyCustody, r: CredentialRecord): Sto
 }
 
 const unique = <T>(values: Iterable<T>): T[] => [...new Set(values)]
+
+/** What {@link credentialRecord} builds a new stored credential's record of. */
+export interface NewCredentialRecord {
+  tenantId: string
+  /** The credential as its format parsed it (`CredentialFormat.parse`), its SD-JWT disclosures included. */
+  parsed: Awaited<ReturnType<CredentialFormat['parse']>>
+  /** The DIDs the storer acts through, sorted. */
+  storedBy: string[]
+  isPublicAccess: boolean
+  roles: string[]
+  createdAt: number
+}
+
+/**
+ * The record Store writes for a new credential (a fresh id, its disclosures sealed, the storer's key), before its
+ * status is looked up: one builder for the service and for whatever seeds a database with what the service writes.
+ */
+export function credentialRecord(custody: KeyCustody, input: NewCredentialRecord): CredentialRecord {
+  const { disclosures, ...parsed } = input.parsed
+  const id = randomUUID()
+  return {
+    id,
+    tenantId: input.tenantId,
+    ...parsed,
+    ...sealDisclosures(custody, { tenantId: input.tenantId, id }, disclosures),
+    storedBy: input.storedBy,
+    storerKey: sha256(JSON.stringify(input.storedBy)),
+    isPublicAccess: input.isPublicAccess,
+    roles: input.roles,
+    createdAt: input.createdAt,
+  }
+}
 
 /**
  * Store Verifiable Credentials. Roles are checked first (each a role of the tenant the caller
@@ -128,24 +160,20 @@ export async function storeClaims(
     input.claims.map((claim, index) => ({ claim, index })),
     async ({ claim, index }) => {
       const { format, encoded } = carriedBy(claim)
-      const { disclosures, ...parsed } = await format.parse(encoded, ctx.config.limits)
+      const parsed = await format.parse(encoded, ctx.config.limits)
       if (input.verify === true) {
         const outcome = await format.verify(encoded, verifying)
         if (!outcome.verified) throw invalid(`the credential does not verify: ${outcome.error ?? 'a check failed'}`)
       }
       const claimRoles = unique([...(input.roles ?? []), ...(claim.roles ?? [])].map(principalOf))
-      const id = randomUUID()
-      const record: CredentialRecord = {
-        id,
+      const record = credentialRecord(ctx.custody, {
         tenantId: caller.tenantId,
-        ...parsed,
-        ...sealDisclosures(ctx.custody, { tenantId: caller.tenantId, id }, disclosures),
+        parsed,
         storedBy,
-        storerKey,
         isPublicAccess: claim.isPublicAccess ?? input.isPublicAccess ?? false,
         roles: claimRoles,
         createdAt: now,
-      }
+      })
       // Its status in this service's lists, for Fetch's `status` filter (kept in step by status changes).
       const status = await ctx.statuses.statusOf(caller.tenantId, record)
       return { index, record: status === undefined ? record : { ...record, status } }
