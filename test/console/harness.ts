@@ -50,14 +50,22 @@ export interface WatchedPage {
 
 const apiKey = () => `dv_test_${randomBytes(24).toString('hex')}`
 
-/** Starts `didvault serve --console` (memory storage) and Chromium. */
-export async function startConsole(extraArgs: string[] = []): Promise<ConsoleRig> {
+/** Where {@link startConsole}'s server keeps its records. */
+export interface ConsoleStorage {
+  /** `--storage` (default `memory`): e.g. `sqlite:<path>` of a database a test seeded before the start. */
+  storage?: string
+  /** More environment of the server (e.g. `DIDVAULT_MASTER_KEY` for a seeded database without its key file). */
+  env?: Record<string, string>
+}
+
+/** Starts `didvault serve --console` (memory storage unless `options.storage`) and Chromium. */
+export async function startConsole(extraArgs: string[] = [], options: ConsoleStorage = {}): Promise<ConsoleRig> {
   ensureBuilt()
   const key = apiKey()
   const otherKey = apiKey()
-  const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', 'memory', '--console', ...extraArgs], {
+  const server = spawnNode([CLI, 'serve', '--port', '0', '--storage', options.storage ?? 'memory', '--console', ...extraArgs], {
     cwd: ROOT,
-    env: { DIDVAULT_API_KEYS: `acme:${key},globex:${otherKey}` },
+    env: { ...options.env, DIDVAULT_API_KEYS: `acme:${key},globex:${otherKey}` },
   })
   const [, origin] = await server.waitFor(/didvault listening on ([^\s"]+)"/, 60_000)
   const browser = await launchChromium()
