@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { WalletView } from '../../client/index.js'
 import type { ScreenProps } from '../screen.js'
 import { actingAs } from './acting.js'
+import { PresentationResult, type PresentationResultView } from './presentation-result.js'
 import { SvgImage } from './svg-image.js'
 import { WalletSelect } from './wallet-select.js'
 
@@ -37,14 +38,7 @@ interface Made {
   expiresAt: string
 }
 
-interface Result {
-  status: string
-  answeredAt?: string
-  checks?: Array<{ check: string; verified: boolean; error?: string }>
-  credentials?: Record<string, unknown>
-  error?: string
-  errorDescription?: string
-}
+type Result = PresentationResultView
 
 export function RequestPanel({ props, wallets }: { props: ScreenProps; wallets: WalletView[] }) {
   const [query, setQuery] = useState(EXAMPLE_QUERY)
@@ -134,32 +128,7 @@ export function RequestPanel({ props, wallets }: { props: ScreenProps; wallets: 
           <p>Expires {made.expiresAt}</p>
         </div>
       )}
-      {result && (
-        <div class="result presentation-result" role="status" aria-live="polite">
-          <p>
-            Result: <strong class={`outcome ${result.status}`}>{result.status}</strong>
-            {result.status === 'pending' && ' — waiting for the wallet (read again every 2 s)'}
-            {result.answeredAt !== undefined && ` at ${result.answeredAt}`}
-          </p>
-          {result.error !== undefined && (
-            <p class="error">
-              {result.error}
-              {result.errorDescription !== undefined && `: ${result.errorDescription}`}
-            </p>
-          )}
-          {result.checks && (
-            <ul class="checks">
-              {result.checks.map((c, i) => (
-                <li key={i} class={c.verified ? 'ok' : 'failed'}>
-                  {c.verified ? '✓' : '✗'} {c.check}
-                  {c.error !== undefined && ` — ${c.error}`}
-                </li>
-              ))}
-            </ul>
-          )}
-          {result.credentials && <pre class="json">{JSON.stringify(result.credentials, null, 2)}</pre>}
-        </div>
-      )}
+      {result && <PresentationResult result={result} />}
     </section>
   )
 }
