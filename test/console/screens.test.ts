@@ -24,6 +24,11 @@ describe.skipIf(!haveChromium)('the console screens in Chromium', () => {
     const [vc] = (await holder.signClaims({ iss: secpDid, format: 'JWT', claims: [{ payload: { degree: 'BSc' } }] })).vcs
     if (!('jwt' in vc)) throw new Error('asked for a VC-JWT')
     await holder.storeClaims({ claims: [{ jwt: vc.jwt }] })
+    // One change of the ethr DID's document (a service): version 1, the document before it version 0.
+    await holder.configureWallet({
+      wallet: { did: secpDid },
+      walletConfig: { txsInput: [{ service: { name: 'Inbox', value: 'https://inbox.example/', validity: 600_000 } }] },
+    })
   }, 300_000)
   afterAll(async () => rig?.close())
 
@@ -54,7 +59,7 @@ describe.skipIf(!haveChromium)('the console screens in Chromium', () => {
     await watched.context.close()
   }, 90_000)
 
-  it('lists wallets of two key types with key type and custody; a wallet shows its DID QR code and DID document', async () => {
+  it('lists wallets of two key types with key type and custody; a wallet shows its DID QR code and DID document, version by version', async () => {
     const watched = await rig.page()
     const { page } = watched
     await signIn(page, rig.origin, rig.key)
@@ -69,6 +74,22 @@ describe.skipIf(!haveChromium)('the console screens in Chromium', () => {
     await wallets.getByRole('button', { name: `Details of ${secpDid}` }).click()
     await expect.poll(() => page.locator('[data-key-type]').innerText()).toBe('secp256k1')
     await page.getByRole('img', { name: `QR code of ${secpDid}` }).waitFor()
+    // The document's versions: the current one (after the service was added), the one before, and back again.
+    const version = page.locator('[data-did-version]')
+    const documentText = () => page.locator('[data-did-document]').innerText()
+    await expect.poll(() => version.innerText()).toMatch(/^Version 1, updated .+ — current$/)
+    expect(await documentText()).toContain('https://inbox.example/')
+    expect(await page.getByRole('button', { name: 'Later version' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Earlier version' }).click()
+    await expect.poll(() => version.innerText()).toBe('Version 0 (before any change)')
+    expect(await documentText()).not.toContain('https://inbox.example/')
+    expect(await documentText()).toContain(secpDid)
+    expect(await page.getByRole('button', { name: 'Earlier version' }).isDisabled()).toBe(true)
+    await page.getByRole('button', { name: 'Later version' }).click()
+    await expect.poll(() => version.innerText()).toMatch(/^Version 1, updated /)
+    expect(await documentText()).toContain('https://inbox.example/')
+    await page.getByRole('button', { name: 'Current version' }).click()
+    await expect.poll(() => version.innerText()).toMatch(/ — current$/)
     await screenshot(page, 'vaults')
     watched.assertClean()
     await watched.context.close()

@@ -1,17 +1,16 @@
 /**
  * Vaults & wallets: the tenant's vaults and wallets (cursor pages, filtered by name or DID), a vault created (a BIP44
  * vault's mnemonic shown once in a dialog, gone from the DOM when it closes), a wallet's details: key type, custody,
- * its DID's QR code and resolved DID document.
+ * its DID's QR code and resolved DID document, stepping through the document's versions (`did-versions.tsx`).
  */
 import { useCallback, useEffect, useState } from 'preact/hooks'
 import type { DidvaultClient, VaultView, WalletView } from '../../client/index.js'
 import type { ScreenProps } from '../screen.js'
 import { CopyButton } from '../ui/copy-button.js'
+import { DidVersions } from './did-versions.js'
 import { Dialog } from '../ui/dialog.js'
 import { Qr } from '../ui/qr.js'
 import { Table } from '../ui/table.js'
-
-type Resolution = Awaited<ReturnType<DidvaultClient['resolveDid']>>
 
 /** One page of a list: its items and the cursor of the next page (none: the last). */
 interface Page<T> {
@@ -189,12 +188,8 @@ interface WalletDetailsProps extends Omit<ScreenProps, 'asDid'> {
   custody: string
 }
 
-/** A wallet's details: DID, key type, custody, QR code of the DID and its resolved DID document. */
+/** A wallet's details: DID, key type, custody, QR code of the DID and its resolved DID document with its versions. */
 function WalletDetails({ client, report, wallet, custody }: WalletDetailsProps) {
-  const [resolution, setResolution] = useState<Resolution>()
-  useEffect(() => {
-    client.resolveDid({ did: wallet.did }).then(setResolution, report)
-  }, [client, report, wallet.did])
   return (
     <section aria-labelledby="wallet-details" class="details">
       <h2 id="wallet-details">Wallet {wallet.alias || wallet._id}</h2>
@@ -211,10 +206,7 @@ function WalletDetails({ client, report, wallet, custody }: WalletDetailsProps) 
         <dd>{wallet.created}</dd>
       </dl>
       <Qr text={wallet.did} label={`QR code of ${wallet.did}`} />
-      <h3>Resolved DID document</h3>
-      <pre data-did-document tabIndex={0} aria-label="Resolved DID document">
-        {resolution ? JSON.stringify(resolution, null, 2) : 'Resolving…'}
-      </pre>
+      <DidVersions client={client} report={report} did={wallet.did} />
     </section>
   )
 }
