@@ -2,13 +2,15 @@
  * Credential Offers (OID4VCI 1.0 §4): the issuing backend makes one (`createCredentialOffer`: configurations and their
  * claims, an optional PIN, expiry), wallets fetch it by reference (`GET /oid4vci/:issuer/offers/:offerId`).
  *
- * What is stored (docs/oid4vci.md): the offer record under the keyed hash of its id (`OneTimeStore.keyed`), the PIN as a
- * keyed hash over (offer id, PIN), and the pre-authorized code as a one-time value (keyed hash only). The code is not
- * kept anywhere: it is derived again on each fetch of the offer as the keyed hash of the offer id under its own purpose
- * (HMAC with the one-time hashing key, sealed by the master key) — so a copy of the database holds no offer id, code or
- * PIN, and nothing to test guesses against without the master key. An offer with the authorization code grant carries an
- * `issuer_state`, kept and derived the same way (`issuer-state.ts` binds an authorization request to the offer); either
- * grant redeems the offer once ({@link claimOffer}).
+ * What is stored (docs/oid4vci.md): the offer record under the keyed hash of its id (`OneTimeStore.keyed`), and the PIN
+ * as a keyed hash over (offer id, PIN). The pre-authorized code is not stored: each fetch of the offer hands out the
+ * offer's storage id sealed (`OneTimeStore.seal`, AES-256-GCM under a key derived from the one-time hashing key, itself
+ * sealed by the master key) for the tenant's issuer until the offer expires, so the token endpoint finds the offer by
+ * opening the code, reading nothing else — and a copy of the database holds no offer id, code or PIN, and nothing to
+ * test guesses against without the master key. Wrong PINs are counted on the offer record; at the module's
+ * `txCodeAttempts` it is burned. An offer with the authorization code grant carries an `issuer_state`, kept as a
+ * one-time value and derived as the keyed hash of the offer id (`issuer-state.ts` binds an authorization request to the
+ * offer); either grant redeems the offer once ({@link claimOffer}), and so does the burn.
  */
 import { randomBytes, randomInt, timingSafeEqual } from 'node:crypto'
 import type { Caller } from '../auth/context.js'
@@ -40,7 +42,6 @@ export type OffersContext = Pick<CredentialsContext, 'callers'> &
 /** Purposes of the keyed hashes of offers (`OneTimeStore.keyed`). */
 const KEYED = {
   offer: 'oid4vci-offer',
-  code: 'oid4vci-pre-auth-code',
   txCode: 'oid4vci-tx-code',
   issuerState: 'oid4vci-issuer-state',
 } as const
@@ -58,9 +59,23 @@ export function requireModule(oid4vci: Oid4vciRuntime | undefined): Oid4vciRunti
 export const offerRecordIdOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
   oneTime.keyed(KEYED.offer, tenantId, offerId)
 
-/** The pre-authorized code of an offer: derived from its id, never stored. */
-export const preAuthorizedCodeOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
-  oneTime.keyed(KEYED.code, tenantId, offerId)
+/**
+ * A pre-authorized code of an offer: its storage id sealed for the tenant's issuer, good until the offer expires. Never
+ * stored; each fetch of the offer makes a new one, and any of them redeems the offer once.
+ */
+export const preAuthorizedCodeOf = (oneTime: Pick<OneTimeStore, 'seal'>, offer: OfferRecord, now: number): string =>
+  oneTime.seal(ONE_TIME_KINDS.preAuthorizedCode, [offer.tenantId, offer.issuer], { offer: offer.id }, offer.expiresAt - now)
+
+/** The storage id of the offer a pre-authorized code was sealed for at `tenantId`'s issuer `slug`, while it is live. */
+export function offerOfPreAuthorizedCode(
+  oneTime: Pick<OneTimeStore, 'unseal'>,
+  tenantId: string,
+  slug: string,
+  code: string,
+): string | undefined {
+  const data = oneTime.unseal(ONE_TIME_KINDS.preAuthorizedCode, [tenantId, slug], code)
+  return typeof data?.offer === 'string' ? data.offer : undefined
+}
 
 /** The `issuer_state` of an offer with the authorization code grant: derived from its id like the code, never stored. */
 export const issuerStateOf = (oneTime: OneTimeStore, tenantId: string, offerId: string): string =>
@@ -78,6 +93,33 @@ export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, no
   // One statement: the count and the state it decides (a second claim counts 2 and writes the same state: refused, and
   // its transaction rolls back).
   return (await offers.increment(offer.id, 'redemptions', 1, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) })) === 1
+}
+
+/** A burn that came after the offer's first claim: its transaction rolls back. */
+class AlreadyClaimed extends Error {}
+
+/**
+ * Counts a wrong PIN against `offer`; at `maxAttempts` the offer is burned — a claim like a redemption, so whichever
+ * comes first wins (a burn after a redemption writes nothing; a redemption after a burn is refused). Answers whether
+ * the offer is burned.
+ */
+export async function countWrongTxCode(
+  ctx: Pick<OffersContext, 'storage' | 'now'>,
+  offer: OfferRecord,
+  maxAttempts: number,
+): Promise<boolean> {
+  const wrong = await collectionOf(ctx.storage, OID4VCI_OFFERS).increment(offer.id, 'txCodeFailures', 1)
+  if (wrong < maxAttempts) return false
+  const updatedAt = Math.max(ctx.now(), offer.updatedAt + 1)
+  await ctx.storage
+    .transaction(async (tx) => {
+      const claims = await collectionOf(tx, OID4VCI_OFFERS).increment(offer.id, 'redemptions', 1, { state: 'burned', updatedAt })
+      if (claims !== 1) throw new AlreadyClaimed()
+    })
+    .catch((err: unknown) => {
+      if (!(err instanceof AlreadyClaimed)) throw err
+    })
+  return true
 }
 
 /** The keyed hash of a PIN of an offer. */
@@ -182,12 +224,7 @@ export async function createCredentialOffer(
     await collectionOf(tx, OID4VCI_OFFERS).insert(record)
     await ctx.audit.append(tx, caller, [{ action: 'credentialOffer.create', target: { type: 'credentialOffer', id } }])
   })
-  // The code and the issuer_state live as long as the offer; written after it, so neither names a missing offer.
-  if (preAuthorized)
-    await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.preAuthorizedCode, preAuthorizedCodeOf(ctx.oneTime, caller.tenantId, offerId), {
-      ttlMs: expiresAt - now,
-      data: { offer: id },
-    })
+  // The issuer_state lives as long as the offer; written after it, so it never names a missing offer.
   if (authorizationCode)
     await ctx.oneTime.issue(caller.tenantId, ONE_TIME_KINDS.issuerState, issuerStateOf(ctx.oneTime, caller.tenantId, offerId), {
       ttlMs: expiresAt - now,
@@ -270,7 +307,7 @@ export async function getCredentialOffer(
     grants: {
       ...(grants.includes('pre-authorized_code') && {
         'urn:ietf:params:oauth:grant-type:pre-authorized_code': {
-          'pre-authorized_code': preAuthorizedCodeOf(ctx.oneTime, issuer.tenantId, input.offerId),
+          'pre-authorized_code': preAuthorizedCodeOf(ctx.oneTime, offer, ctx.now()),
           ...(txCode && { tx_code: txCode }),
         },
       }),

@@ -139,8 +139,10 @@ export interface OfferRecord extends StoredRecord {
   createdBy: { dids: string[]; apiKeyId?: string }
   /** The grants offered; absent (older records): the pre-authorized code only. */
   grants?: OfferGrant[]
-  /** Redemptions claimed (either grant): counted atomically, so the first one alone redeems the offer. */
+  /** Redemptions claimed (either grant, or the burn): counted atomically, so the first one alone redeems the offer. */
   redemptions?: number
+  /** Wrong PINs given, counted atomically: at the module's `txCodeAttempts` the offer is burned. */
+  txCodeFailures?: number
   /** `offered`; `redeemed` once a wallet got its token (or bound an authorization request to it); `burned` after too many wrong PINs. */
   state: 'offered' | 'redeemed' | 'burned'
   createdAt: number

@@ -2,18 +2,18 @@
  * The token endpoint (`POST /oid4vci/:issuer/token`, RFC 6749 §4.1.3, OID4VCI 1.0 §6) for the pre-authorized code grant,
  * and the nonce endpoint (`POST /oid4vci/:issuer/nonce`, OID4VCI 1.0 §7).
  *
- * Order (the protocol adapter's, see `protocol/token.ts`): parse → DPoP proof (method, public URL) → the code found by
- * its keyed hash, at this tenant's issuer only → DPoP when a configuration requires it → the PIN (a wrong one counted
- * by `OneTimeStore.attempt`; at the module's `txCodeAttempts` the code is deleted: `invalid_grant` ever after) → in one
- * transaction: the code consumed atomically (a replay: `invalid_grant`) → the grant's checks → the offer marked
- * redeemed → the DPoP `jti` remembered once → the access token sealed with its {@link AccessGrant} (`access-tokens.ts`;
- * not stored; a refusal among them writes nothing; one commit per token request). The authorization code grant's
- * checks are the authorization-code module's (`redeemAuthorizationCode`), the refresh token grant's
- * `refresh-tokens.ts`'s; every grant ends in the same access token and answer.
+ * Order (the protocol adapter's, see `protocol/token.ts`): parse → DPoP proof (method, public URL) → the code opened
+ * (the offer's storage id sealed for this tenant's issuer, `offers.ts`: a forged, altered, expired or another issuer's
+ * code opens to nothing) and the offer read, live → DPoP when a configuration requires it → the PIN (a wrong one counted
+ * on the offer by `countWrongTxCode`; at the module's `txCodeAttempts` the offer is burned: `invalid_grant` ever after)
+ * → in one transaction: the grant's checks → the offer claimed atomically (a replay, or a claim after a burn:
+ * `invalid_grant`) → the DPoP `jti` remembered once → the access token sealed with its {@link AccessGrant}
+ * (`access-tokens.ts`; not stored; a refusal among them writes nothing; one commit per token request). The
+ * authorization code grant's checks are the authorization-code module's (`redeemAuthorizationCode`), the refresh
+ * token grant's `refresh-tokens.ts`'s; every grant ends in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
-import { collectionOf } from '../storage/declaration.js'
 import { sealAccessToken } from './access-tokens.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { issueRefreshToken, redeemRefreshToken, refreshableGrantUntil, refreshableUntil } from './refresh-tokens.js'
@@ -22,9 +22,17 @@ import { issueCNonce } from './nonces.js'
 import { authorizationServerMetadata } from './metadata.js'
 import { OAuthError } from './oauth-error.js'
 import type { TokenResponseBody } from './offer-schemas.js'
-import { claimOffer, liveOffer, txCodeMatches, walletFacingIssuer, type OffersContext } from './offers.js'
+import {
+  claimOffer,
+  countWrongTxCode,
+  liveOffer,
+  offerOfPreAuthorizedCode,
+  txCodeMatches,
+  walletFacingIssuer,
+  type OffersContext,
+} from './offers.js'
 import type * as Protocol from './protocol/index.js'
-import { configurationOf, OID4VCI_OFFERS, type ConfigurationRecord, type OfferRecord } from './records.js'
+import { configurationOf, type ConfigurationRecord } from './records.js'
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
@@ -92,9 +100,9 @@ export async function redeemToken(
 }
 
 /**
- * The pre-authorized code grant: the offer's code (and PIN) → the offer's grant. One transaction consumes the code
- * (once, across processes), marks the offer redeemed and runs `finish` (the DPoP `jti`, the access token): a refusal
- * in it writes nothing, and no code is spent without its token stored.
+ * The pre-authorized code grant: the offer's code (and PIN) → the offer's grant. One transaction claims the offer
+ * (once, across processes: an atomic count) and runs `finish` (the DPoP `jti`, the access token): a refusal in it
+ * writes nothing, and no offer is redeemed without its token made.
  */
 async function redeemPreAuthorizedCode(
   ctx: OffersContext,
@@ -104,9 +112,9 @@ async function redeemPreAuthorizedCode(
   const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption
   const oid4vci = ctx.oid4vci!
   if (token.grant.type !== 'pre-authorized_code') throw new OAuthError('unsupported_grant_type', 'not a pre-authorized code grant')
-  const code = token.grant.preAuthorizedCode
-  const held = await ctx.oneTime.look(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code)
-  const offer = typeof held?.data.offer === 'string' ? await liveOffer(ctx, tenantId, held.data.offer) : undefined
+  // The code is the offer's storage id, sealed for this tenant's issuer (`offers.ts`): opened, not looked up.
+  const offerId = offerOfPreAuthorizedCode(ctx.oneTime, tenantId, slug, token.grant.preAuthorizedCode)
+  const offer = offerId === undefined ? undefined : await liveOffer(ctx, tenantId, offerId)
   if (!offer || offer.issuer !== slug) throw invalidGrant('the pre-authorized code is unknown, used or expired')
   const configurations = await Promise.all(offer.configurationIds.map((id) => configurationOf(ctx.storage, tenantId, id)))
   if (configurations.some((c) => c === undefined)) throw invalidGrant('a credential configuration of the offer was deleted')
@@ -119,8 +127,7 @@ async function redeemPreAuthorizedCode(
   if (offer.txCode) {
     if (token.grant.txCode === undefined) throw new OAuthError('invalid_request', 'the offer requires a tx_code')
     if (!txCodeMatches(ctx.oneTime, offer, token.grant.txCode)) {
-      const { burned } = await ctx.oneTime.attempt(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code, oid4vci.options.txCodeAttempts)
-      if (burned) await mark(ctx, offer, 'burned')
+      const burned = await countWrongTxCode(ctx, offer, oid4vci.options.txCodeAttempts)
       throw invalidGrant(burned ? 'the tx_code is wrong; too many tries: the offer can no longer be redeemed' : 'the tx_code is wrong')
     }
   }
@@ -133,9 +140,6 @@ async function redeemPreAuthorizedCode(
     ...(dpop && { jkt: dpop.jkt }),
   }
   await ctx.storage.transaction(async (tx) => {
-    const oneTime = ctx.oneTime.within(tx)
-    if ((await oneTime.consume(tenantId, ONE_TIME_KINDS.preAuthorizedCode, code, held)) === undefined)
-      throw invalidGrant('the pre-authorized code is unknown, used or expired')
     await oid4vci.protocol.token.verifyGrant(request, token, {
       metadata: metadata,
       expiresAt: new Date(offer.expiresAt),
@@ -143,14 +147,9 @@ async function redeemPreAuthorizedCode(
     })
     // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
     if (!(await claimOffer(tx, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
-    await finish(oneTime, grant, refreshableUntil(ctx, configurations))
+    await finish(ctx.oneTime.within(tx), grant, refreshableUntil(ctx, configurations))
   })
   return grant
-}
-
-/** The offer's state, once redeemed or burned (for the issuing backend; single use rests on the code's consume). */
-async function mark(ctx: Pick<OffersContext, 'storage' | 'now'>, offer: OfferRecord, state: OfferRecord['state']): Promise<void> {
-  await collectionOf(ctx.storage, OID4VCI_OFFERS).update(offer.id, { state, updatedAt: Math.max(ctx.now(), offer.updatedAt + 1) })
 }
 
 /** POST nonce: a fresh `c_nonce` for key proofs, single use, live for the module's `nonceTtlSeconds`. */

@@ -16,7 +16,7 @@ import type { StorageAdapter } from '../../src/storage/port.js'
 import type { OfferRecord } from '../../src/oid4vci/records.js'
 import { consumeCNonces, liveCNonces } from '../../src/oid4vci/nonces.js'
 import { openAccessToken } from '../../src/oid4vci/access-tokens.js'
-import { OFFER_RETENTION_MS, sweepOffers } from '../../src/oid4vci/offers.js'
+import { OFFER_RETENTION_MS, offerRecordIdOf, sweepOffers } from '../../src/oid4vci/offers.js'
 
 const PUBLIC_URL = ISSUER_PUBLIC_URL
 const TOKEN = `${PUBLIC_URL}/oid4vci/acme/token`
@@ -181,13 +181,41 @@ describe('token endpoint', () => {
       expect((await token('acme', { 'pre-authorized_code': code, user_pin: '000000x' })).body.error).toBe('invalid_grant')
     const late = await token('acme', { 'pre-authorized_code': code, tx_code: made.txCode! })
     expect(late.body.error).toBe('invalid_grant')
+    // The offer is burned: its record says so, and the right PIN's refusal claimed nothing.
+    const offers = storage.collection<OfferRecord>('oid4vci_offers')
+    expect(await offers.get(offerRecordIdOf(service.oneTime, 'tenant-a', made.offerId))).toMatchObject({
+      state: 'burned',
+      redemptions: 1,
+      txCodeFailures: 3,
+    })
     const fresh = await offer({ txCode: true })
     expect((await token('acme', { 'pre-authorized_code': fresh.code, user_pin: fresh.made.txCode! })).status).toBe(200)
   })
 
+  it('the code is the offer sealed, not stored: fetching the offer writes nothing; a forged or altered code is invalid_grant', async () => {
+    const rows = async () => (await storage.collection('one_time').find({ and: [] }, { limit: 1000 })).items.length
+    const made = await acme.createCredentialOffer({ configurations: [{ id: 'Identity', claims: { given_name: 'Erika' } }] })
+    secrets.push(made.offerId)
+    const before = await rows()
+    const fetchCode = async () =>
+      ((await (await loopback(made.credentialOfferUri)).json()) as Record<string, any>).grants[PRE_AUTH]['pre-authorized_code'] as string
+    const [code, second] = [await fetchCode(), await fetchCode()]
+    secrets.push(code, second)
+    expect(await rows()).toBe(before)
+    expect(second).not.toBe(code)
+    const altered = `${code.slice(0, -2)}${code.endsWith('AA') ? 'BB' : 'AA'}`
+    for (const forged of [altered, 's1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'x'.repeat(43), made.offerId]) {
+      const res = await token('acme', { 'pre-authorized_code': forged })
+      expect([res.status, res.body.error]).toEqual([400, 'invalid_grant'])
+    }
+    // Any code of the offer redeems it, once.
+    expect((await token('acme', { 'pre-authorized_code': second })).status).toBe(200)
+    expect((await token('acme', { 'pre-authorized_code': code })).body.error).toBe('invalid_grant')
+  })
+
   it('an expired offer is refused: invalid_grant, and its offer 404', async () => {
     const { made, code } = await offer({ expiresInSeconds: 30 })
-    // Its expiry passed: moved into the past in the database (the one-time code lives on; the offer decides).
+    // Its expiry passed: moved into the past in the database (the code's own expiry is later; the offer decides).
     const offers = storage.collection<OfferRecord>('oid4vci_offers')
     const mine = (await offers.find({ and: [] }, { limit: 1_000 })).items.filter((o) => o.expiresAt - o.createdAt === 30_000)
     expect(mine).toHaveLength(1)
@@ -216,7 +244,10 @@ describe('token endpoint', () => {
     const res = await token('acme', { 'pre-authorized_code': code })
     expect(res.status).toBe(400)
     expect(res.body.error).toBe('invalid_dpop_proof')
-    expect(await service.oneTime.peek('tenant-a', 'pre-auth-code', code)).toBeDefined()
+    // Nothing written: the offer is not claimed, and the code still redeems it.
+    const record = await storage.collection<OfferRecord>('oid4vci_offers').get(offerRecordIdOf(service.oneTime, 'tenant-a', made.offerId))
+    expect(record).toMatchObject({ state: 'offered' })
+    expect(record).not.toHaveProperty('redemptions')
   })
 
   it('a DPoP proof for another URL or method, and a replayed proof, are refused', async () => {
