@@ -85,18 +85,16 @@ export const issuerStateOf = (oneTime: OneTimeStore, tenantId: string, offerId: 
 export const grantsOf = (offer: Pick<OfferRecord, 'grants'>): OfferGrant[] => offer.grants ?? ['pre-authorized_code']
 
 /**
- * Claims the redemption of a live offer, in the caller's transaction `storage`: the first claim across processes
- * (an atomic count) marks it redeemed and answers true; any later one — the other grant, a replay — answers false.
+ * Claims the redemption of a live offer: the first claim across processes (an atomic count) marks it redeemed and
+ * answers true; any later one — the other grant, a replay, a claim after a burn — answers false and writes nothing.
  */
 export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, now: number): Promise<boolean> {
   const offers = collectionOf(storage, OID4VCI_OFFERS)
-  // One statement: the count and the state it decides (a second claim counts 2 and writes the same state: refused, and
-  // its transaction rolls back).
-  return (await offers.increment(offer.id, 'redemptions', 1, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) })) === 1
+  // One statement: the count and the state it decides, written by the first claim only (`atMost` 1: a later claim, or
+  // one after a burn, writes nothing).
+  const claims = await offers.increment(offer.id, 'redemptions', 1, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) }, 1)
+  return claims === 1
 }
-
-/** A burn that came after the offer's first claim: its transaction rolls back. */
-class AlreadyClaimed extends Error {}
 
 /**
  * Counts a wrong PIN against `offer`; at `maxAttempts` the offer is burned — a claim like a redemption, so whichever
@@ -110,15 +108,9 @@ export async function countWrongTxCode(
 ): Promise<boolean> {
   const wrong = await collectionOf(ctx.storage, OID4VCI_OFFERS).increment(offer.id, 'txCodeFailures', 1)
   if (wrong < maxAttempts) return false
+  // The burn is a claim (`atMost` 1): after a redemption it writes nothing.
   const updatedAt = Math.max(ctx.now(), offer.updatedAt + 1)
-  await ctx.storage
-    .transaction(async (tx) => {
-      const claims = await collectionOf(tx, OID4VCI_OFFERS).increment(offer.id, 'redemptions', 1, { state: 'burned', updatedAt })
-      if (claims !== 1) throw new AlreadyClaimed()
-    })
-    .catch((err: unknown) => {
-      if (!(err instanceof AlreadyClaimed)) throw err
-    })
+  await collectionOf(ctx.storage, OID4VCI_OFFERS).increment(offer.id, 'redemptions', 1, { state: 'burned', updatedAt }, 1)
   return true
 }
 

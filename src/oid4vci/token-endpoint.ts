@@ -6,14 +6,15 @@
  * (the offer's storage id sealed for this tenant's issuer, `offers.ts`: a forged, altered, expired or another issuer's
  * code opens to nothing) and the offer read, live → DPoP when a configuration requires it → the PIN (a wrong one counted
  * on the offer by `countWrongTxCode`; at the module's `txCodeAttempts` the offer is burned: `invalid_grant` ever after)
- * → in one transaction: the grant's checks → the offer claimed atomically (a replay, or a claim after a burn:
- * `invalid_grant`) → the DPoP `jti` remembered once → the access token sealed with its {@link AccessGrant}
- * (`access-tokens.ts`; not stored; a refusal among them writes nothing; one commit per token request). The
+ * → the grant's checks → the offer claimed atomically (a replay, or a claim after a burn: `invalid_grant`, nothing
+ * written) → the DPoP `jti` remembered once (with the claim in one transaction) → the access token sealed with its
+ * {@link AccessGrant} (`access-tokens.ts`; not stored; a refusal among them writes nothing; at most one commit). The
  * authorization code grant's checks are the authorization-code module's (`redeemAuthorizationCode`), the refresh
  * token grant's `refresh-tokens.ts`'s; every grant ends in the same access token and answer.
  */
 import type { AuthContext, Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
+import type { StorageAdapter } from '../storage/port.js'
 import { sealAccessToken } from './access-tokens.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { issueRefreshToken, redeemRefreshToken, refreshableGrantUntil, refreshableUntil } from './refresh-tokens.js'
@@ -100,9 +101,9 @@ export async function redeemToken(
 }
 
 /**
- * The pre-authorized code grant: the offer's code (and PIN) → the offer's grant. One transaction claims the offer
- * (once, across processes: an atomic count) and runs `finish` (the DPoP `jti`, the access token): a refusal in it
- * writes nothing, and no offer is redeemed without its token made.
+ * The pre-authorized code grant: the offer's code (and PIN) → the offer's grant. The offer is claimed (once, across
+ * processes: an atomic count that writes nothing when refused), then `finish` runs (the DPoP `jti`, a refresh token,
+ * the access token) — in one transaction when it writes, so a refusal there writes nothing either.
  */
 async function redeemPreAuthorizedCode(
   ctx: OffersContext,
@@ -139,16 +140,21 @@ async function redeemPreAuthorizedCode(
     offerId: offer.id,
     ...(dpop && { jkt: dpop.jkt }),
   }
-  await ctx.storage.transaction(async (tx) => {
+  const refreshUntil = refreshableUntil(ctx, configurations)
+  const redeem = async (storage: StorageAdapter, oneTime: OneTimeStore) => {
     await oid4vci.protocol.token.verifyGrant(request, token, {
       metadata: metadata,
       expiresAt: new Date(offer.expiresAt),
       txCodeRequired: offer.txCode !== undefined,
     })
     // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
-    if (!(await claimOffer(tx, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
-    await finish(ctx.oneTime.within(tx), grant, refreshableUntil(ctx, configurations))
-  })
+    if (!(await claimOffer(storage, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
+    await finish(oneTime, grant, refreshUntil)
+  }
+  // The claim is one statement that writes nothing when refused: a transaction only when `finish` writes too (the DPoP
+  // `jti`, a refresh token), so that a refusal there undoes the claim.
+  if (dpop === undefined && refreshUntil === undefined) await redeem(ctx.storage, ctx.oneTime)
+  else await ctx.storage.transaction((tx) => redeem(tx, ctx.oneTime.within(tx)))
   return grant
 }
 

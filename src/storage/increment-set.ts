@@ -10,3 +10,8 @@ export function incrementSet<T extends StoredRecord>(field: string, set: Partial
   }
   return entries
 }
+
+/** `increment`'s `atMost`, when given, is a finite number. */
+export function assertAtMost(atMost: number | undefined): void {
+  if (atMost !== undefined && !Number.isFinite(atMost)) throw new TypeError(`increment's atMost must be a finite number, got ${atMost}`)
+}

@@ -226,8 +226,12 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
    * not `undefined`; neither `id` nor `field`) are written in the same atomic write — one statement where the backend
    * allows (a counter and the state it decides, e.g. an offer's redemptions and `state`). Safe across processes sharing
    * the database. Throws when the record does not exist (and writes nothing).
+   *
+   * With `atMost`, the write happens only when the new value is at most `atMost`: otherwise nothing is written (neither
+   * the count nor `set`) and the value it would have had is returned — a claim only the first caller makes
+   * (`increment(id, 'claims', 1, { state }, 1) === 1`) that leaves the record as it is for every later one.
    */
-  increment(id: string, field: string, by?: number, set?: Partial<T>): Promise<number>
+  increment(id: string, field: string, by?: number, set?: Partial<T>, atMost?: number): Promise<number>
 }
 
 /** A database. Create collections with {@link StorageAdapter.collection}. */

@@ -104,10 +104,10 @@ export class TenantCollection<T extends TenantRecord> {
   }
 
   /** Atomically adds `by` to the numeric `field` of this tenant's record `id`; throws when there is none. */
-  async increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
+  async increment(id: string, field: string, by = 1, set?: Partial<T>, atMost?: number): Promise<number> {
     if (set && 'tenantId' in set) this.#assertMine(set)
     if (!(await this.get(id))) throw new Error('no such record')
-    return this.inner.increment(id, field, by, set)
+    return this.inner.increment(id, field, by, set, atMost)
   }
 }
 

@@ -163,15 +163,26 @@ describe('token endpoint', () => {
     expect(typeof grant?.jkt).toBe('string')
   })
 
-  it('a Bearer token says lowercase bearer; the code is single use (a replay: invalid_grant)', async () => {
-    const { code } = await offer()
+  it('a Bearer token says lowercase bearer; the code is single use (a replay: invalid_grant, nothing written)', async () => {
+    const { made, code } = await offer()
     const first = await token('acme', { 'pre-authorized_code': code })
     expect(first.status).toBe(200)
     expect(first.body.token_type).toBe('bearer')
     expect(first.headers.get('cache-control')).toBe('no-store')
+    const offers = storage.collection<OfferRecord>('oid4vci_offers')
+    const id = offerRecordIdOf(service.oneTime, 'tenant-a', made.offerId)
+    const redeemed = await offers.get(id)
+    expect(redeemed).toMatchObject({ state: 'redeemed', redemptions: 1 })
     const again = await token('acme', { 'pre-authorized_code': code })
     expect(again.status).toBe(400)
     expect(again.body.error).toBe('invalid_grant')
+    // Concurrent redemptions of one offer: one token at most, and the record as the first claim left it.
+    const racing = await offer()
+    const answers = await Promise.all(Array.from({ length: 8 }, () => token('acme', { 'pre-authorized_code': racing.code })))
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(1)
+    expect(answers.filter((a) => a.body.error === 'invalid_grant')).toHaveLength(7)
+    expect(await offers.get(id)).toEqual(redeemed)
+    expect(await offers.get(offerRecordIdOf(service.oneTime, 'tenant-a', racing.made.offerId))).toMatchObject({ redemptions: 1 })
   })
 
   it('wrong PINs burn the code at txCodeAttempts: the right one is refused then; user_pin is read; a missing PIN is invalid_request', async () => {

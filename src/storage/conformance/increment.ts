@@ -49,6 +49,35 @@ export const incrementGroup: ConformanceGroup = {
       expect((await items.get(record.id))!.n).toBe(22)
     })
 
+    it('with atMost: only the writes that stay within it happen; past it nothing is written and the would-be value returned', async () => {
+      const record = item(freshTenant(), 'offer', { name: 'offered', flag: true })
+      await items.insert(record)
+      // A claim: the first caller alone gets 1 and writes its state; every later one gets more and writes nothing.
+      expect(await items.increment(record.id, 'n', 1, { name: 'redeemed' }, 1)).toBe(1)
+      expect(await items.get(record.id)).toEqual({ ...record, n: 1, name: 'redeemed' })
+      expect(await items.increment(record.id, 'n', 1, { name: 'burned', flag: false }, 1)).toBe(2)
+      expect(await items.get(record.id)).toEqual({ ...record, n: 1, name: 'redeemed' })
+      // Concurrent claims of a fresh record: exactly one wins, across connections, and its state is the one stored.
+      const fresh = item(freshTenant(), 'raced', { n: null, name: 'offered' })
+      await items.insert(fresh)
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => items.increment(fresh.id, 'n', 1, { name: `c${i}` }, 1)))
+      expect(results.filter((r) => r === 1)).toHaveLength(1)
+      expect(results.filter((r) => r === 2)).toHaveLength(19)
+      const stored = await items.get(fresh.id)
+      expect(stored!.n).toBe(1)
+      expect(stored!.name).toBe(`c${results.indexOf(1)}`)
+      // A bound above the first value, and a step larger than the bound over an absent field.
+      const counter = item(freshTenant(), 'bounded', { name: 'x' })
+      await items.insert(counter)
+      expect(await items.increment(counter.id, 'n', 2, undefined, 3)).toBe(2)
+      expect(await items.increment(counter.id, 'n', 2, undefined, 3)).toBe(4)
+      expect((await items.get(counter.id))!.n).toBe(2)
+      expect(await items.increment(counter.id, 'm', 5, undefined, 3)).toBe(5)
+      expect(await items.get(counter.id)).not.toHaveProperty('m')
+      await expect(items.increment(counter.id, 'n', 1, undefined, Number.NaN)).rejects.toThrow(TypeError)
+      await expect(items.increment(`${freshTenant()}-missing`, 'n', 1, undefined, 1)).rejects.toThrow()
+    })
+
     it('rejects for a missing id and creates nothing', async () => {
       const id = `${freshTenant()}-missing`
       await expect(items.increment(id, 'n')).rejects.toThrow()

@@ -1,5 +1,5 @@
 /** One collection of the memory adapter: every operation runs synchronously on {@link CollectionData}. */
-import { incrementSet } from '../increment-set.js'
+import { assertAtMost, incrementSet } from '../increment-set.js'
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { assertLimit, decodeCursor, encodeCursor } from '../paging.js'
 import { isScalar } from '../scalars.js'
@@ -115,15 +115,17 @@ export class MemoryCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>, atMost?: number): Promise<number> {
     return this.run(() => {
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      assertAtMost(atMost)
       const also = Object.fromEntries(incrementSet(field, set)) as Partial<T>
       const data = this.data()
       const current = data.records.get(id)
       if (current === undefined) throw new Error(`no record "${id}" in collection "${this.name}"`)
       const value = current[field] ?? 0
       if (typeof value !== 'number') throw new Error(`field "${field}" of ${this.name}/${id} is not a number`)
+      if (atMost !== undefined && value + by > atMost) return value + by
       this.updateOne(data, id, { ...also, [field]: value + by })
       return value + by
     })

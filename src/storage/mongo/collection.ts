@@ -1,5 +1,5 @@
 import type { ClientSession, Collection as NativeCollection, Document } from 'mongodb'
-import { incrementSet } from '../increment-set.js'
+import { assertAtMost, incrementSet } from '../increment-set.js'
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { mapDuplicateKey } from './errors.js'
 import type { UndoJournal } from './journal.js'
@@ -163,27 +163,36 @@ export class MongoCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>, atMost?: number): Promise<number> {
     return this.run(async ({ native }, session, journal) => {
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      assertAtMost(atMost)
+      // With `atMost`: a stored number only up to `atMost - by`; an absent or null one (0) only when `by` fits.
+      const fits = atMost === undefined || by <= atMost
       const also = incrementSet(field, set)
       for (const [key] of also) assertFieldName(key)
       const fields = Object.fromEntries(also)
       // One atomic findOneAndUpdate (with `set`'s fields); an absent field counts as 0 ($inc creates it), a null one too.
-      const numeric = { _id: id as never, $or: [{ [field]: { $type: 'number' } }, { [field]: { $exists: false } }] }
+      const number = atMost === undefined ? { $type: 'number' } : { $type: 'number', $lte: atMost - by }
+      const numeric = { _id: id as never, $or: [{ [field]: number }, ...(fits ? [{ [field]: { $exists: false } }] : [])] }
       const incremented = also.length > 0 ? { $inc: { [field]: by }, $set: fields } : { $inc: { [field]: by } }
       // The document as it was, so the fallback's undo restores the fields exactly (absent, null or a value).
       let before = await native.findOneAndUpdate(numeric, incremented, { session, returnDocument: 'before' })
-      before ??= await native.findOneAndUpdate(
-        { _id: id as never, [field]: { $type: 'null' } },
-        { $set: { ...fields, [field]: by } },
-        { session, returnDocument: 'before' },
-      )
+      if (fits)
+        before ??= await native.findOneAndUpdate(
+          { _id: id as never, [field]: { $type: 'null' } },
+          { $set: { ...fields, [field]: by } },
+          { session, returnDocument: 'before' },
+        )
       if (before === null) {
-        const exists = (await native.countDocuments({ _id: id as never }, { session, limit: 1 })) > 0
+        const stored = await native.findOne({ _id: id as never }, { session })
+        const current = stored?.[field] as unknown
+        // Past `atMost`: nothing written, the value it would have had.
+        if (atMost !== undefined && stored && (current === undefined || current === null || typeof current === 'number'))
+          return (current ?? 0) + by
         throw new Error(
-          exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`,
+          stored ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`,
         )
       }
       const previous = before[field] as number | null | undefined

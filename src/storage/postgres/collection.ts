@@ -1,5 +1,5 @@
 import type { QueryResultRow } from 'pg'
-import { incrementSet } from '../increment-set.js'
+import { assertAtMost, incrementSet } from '../increment-set.js'
 import type { Collection, FindOptions, Page, StoredRecord, Where } from '../port.js'
 import { assertLimit } from '../paging.js'
 import { mapConstraint } from './errors.js'
@@ -123,23 +123,34 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
   }
 
   /** One `UPDATE … RETURNING`: atomic against every other connection (the row stays locked until commit). */
-  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>, atMost?: number): Promise<number> {
     return this.write(async (layout) => {
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      assertAtMost(atMost)
       const also = incrementSet(field, set)
       const value = `COALESCE(data -> '${field}', 'null'::jsonb)`
       const sum = `to_jsonb(COALESCE((data ->> '${field}')::numeric, 0) + $2::numeric)`
       // `set`'s fields merged first (they never name `field`), the sum over the stored value: one statement.
+      const params = [id, String(by), ...(also.length > 0 ? [JSON.stringify(Object.fromEntries(also))] : [])]
       const merged = also.length > 0 ? `(data || $3::jsonb)` : 'data'
+      if (atMost !== undefined) params.push(String(atMost))
+      const bound =
+        atMost !== undefined ? ` AND COALESCE((data ->> '${field}')::numeric, 0) + $2::numeric <= $${params.length}::numeric` : ''
       const { rows } = await this.session.query<{ value: number }>(
         `UPDATE ${layout.table} SET data = jsonb_set(${merged}, '{${field}}', ${sum}) ` +
-          `WHERE id = $1 AND jsonb_typeof(${value}) IN ('number', 'null') RETURNING data -> '${field}' AS value`,
-        also.length > 0 ? [id, String(by), JSON.stringify(Object.fromEntries(also))] : [id, String(by)],
+          `WHERE id = $1 AND jsonb_typeof(${value}) IN ('number', 'null')${bound} RETURNING data -> '${field}' AS value`,
+        params,
       )
       if (rows.length > 0) return Number(rows[0].value)
-      const exists = (await this.session.query(`SELECT 1 FROM ${layout.table} WHERE id = $1`, [id])).rows.length > 0
-      throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
+      const found = await this.session.query<{ type: string; value: string | null }>(
+        `SELECT jsonb_typeof(${value}) AS type, data ->> '${field}' AS value FROM ${layout.table} WHERE id = $1`,
+        [id],
+      )
+      const stored = found.rows[0]
+      // Past `atMost`: nothing written, the value it would have had.
+      if (atMost !== undefined && stored && (stored.type === 'number' || stored.type === 'null')) return Number(stored.value ?? 0) + by
+      throw new Error(stored ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
     })
   }
 }

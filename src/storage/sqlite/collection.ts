@@ -1,5 +1,5 @@
 import { type Collection, type FindOptions, type Page, type StoredRecord, UniqueConstraintError, type Where } from '../port.js'
-import { incrementSet } from '../increment-set.js'
+import { assertAtMost, incrementSet } from '../increment-set.js'
 import type { Connection } from './connection.js'
 import type { Bound } from './encoding.js'
 import { assertFieldName, type IndexLayout, type Layout, quoteIdentifier } from './layout.js'
@@ -158,14 +158,16 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
     })
   }
 
-  increment(id: string, field: string, by = 1, set?: Partial<T>): Promise<number> {
+  increment(id: string, field: string, by = 1, set?: Partial<T>, atMost?: number): Promise<number> {
     return this.write((layout, connection) => {
       assertFieldName(field)
       if (!Number.isFinite(by)) throw new TypeError(`increment needs a finite number, got ${by}`)
+      assertAtMost(atMost)
       const also = incrementSet(field, set)
       for (const [key] of also) assertFieldName(key)
       // `set`'s fields as JSON values (json(): a string stays a string, null stays null), then the sum.
       const params: Record<string, string | number> = { id, path: `$.${field}`, by }
+      if (atMost !== undefined) params.atMost = atMost
       const pairs = also.map(([key, value], i) => {
         params[`k${i}`] = `$.${key}`
         params[`v${i}`] = JSON.stringify(value)
@@ -176,12 +178,22 @@ export class SqliteCollection<T extends StoredRecord> implements Collection<T> {
         .statement(
           `UPDATE ${layout.table} SET data = json_set(data, ${pairs.join('')}@path, COALESCE(json_extract(data, @path), 0) + @by) ` +
             `WHERE id = @id AND COALESCE(json_type(data, @path), 'null') IN ('integer', 'real', 'null') ` +
+            (atMost !== undefined ? 'AND COALESCE(json_extract(data, @path), 0) + @by <= @atMost ' : '') +
             'RETURNING json_extract(data, @path) AS value',
         )
         .get(params) as { value: number } | undefined
       if (row !== undefined) return row.value
-      const exists = connection.statement(`SELECT 1 FROM ${layout.table} WHERE id = ?`).get(id) !== undefined
-      throw new Error(exists ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
+      const found = connection
+        .statement(`SELECT json_type(data, ?) AS type, json_extract(data, ?) AS value FROM ${layout.table} WHERE id = ?`)
+        .get(`$.${field}`, `$.${field}`, id) as { type: string | null; value: unknown } | undefined
+      // Past `atMost`: nothing written, the value it would have had.
+      if (
+        atMost !== undefined &&
+        found &&
+        (found.type === null || found.type === 'null' || found.type === 'integer' || found.type === 'real')
+      )
+        return Number(found.value ?? 0) + by
+      throw new Error(found ? `field "${field}" of ${this.name}/${id} is not a number` : `no record "${id}" in collection "${this.name}"`)
     })
   }
 }
