@@ -45,6 +45,7 @@ export {
   UniqueConstraintError,
   type Collection,
   type CollectionSpec,
+  type CollectionWrite,
   type Condition,
   type FindOptions,
   type IndexSpec,

@@ -6,8 +6,7 @@
  * hash-chains committed records shortly after.
  */
 import { randomUUID } from 'node:crypto'
-import type { StorageAdapter } from '../storage/port.js'
-import { collectionOf } from '../storage/declaration.js'
+import type { CollectionWrite, StorageAdapter } from '../storage/port.js'
 import { AppendNumbers, timeOfAppendNumber } from './append-numbers.js'
 import { chainLag, type ChainLag } from './lag.js'
 import { escapeText } from '../text/escape.js'
@@ -63,6 +62,12 @@ export interface AuditAct {
 export interface AuditTrail {
   /** Appends `acts` (in order) to `actor`'s chain through `tx`, the transaction of the acts. */
   append(tx: StorageAdapter, actor: AuditActor, acts: readonly AuditAct[]): Promise<void>
+  /**
+   * The append records of `acts` (in order), for the caller to write with the acts' own writes — one
+   * `storage.insertAll` — instead of {@link append}: `actor`'s chain is noted as appended to, so the records are chained
+   * once the write commits, as `append`'s are (the storage tells of the commit). Writes nothing.
+   */
+  appends(actor: AuditActor, acts: readonly AuditAct[]): CollectionWrite
   /** Appends `acts` in a transaction of their own (refusals, and acts whose writes are not in the storage). */
   record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void>
   /** Chains `chain`'s committed records now (about `max` at most; others left to another sequencer stay lag). */
@@ -91,6 +96,12 @@ export class StoredAuditTrail implements AuditTrail {
 
   async append(tx: StorageAdapter, actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
     if (acts.length === 0) return
+    const { collection, records } = this.appends(actor, acts)
+    await tx.collection(collection).insertMany(records)
+  }
+
+  appends(actor: AuditActor, acts: readonly AuditAct[]): CollectionWrite {
+    if (acts.length === 0) return { collection: AUDIT_APPENDS.name, records: [] }
     const chain = actor.tenantId
     const time = this.now()
     // Identifiers come from signed content and requests: stored escaped, so the record (and what its hash covers) is what the trail shows.
@@ -122,7 +133,7 @@ export class StoredAuditTrail implements AuditTrail {
       return record
     })
     this.#sequencer.appended(chain)
-    await collectionOf(tx, AUDIT_APPENDS).insertMany(records)
+    return { collection: AUDIT_APPENDS.name, records }
   }
 
   async record(actor: AuditActor, acts: readonly AuditAct[]): Promise<void> {
@@ -157,6 +168,7 @@ export class StoredAuditTrail implements AuditTrail {
 /** The trail of a service started with `audit: false` (benches measuring its cost): records nothing. */
 export const NO_AUDIT_TRAIL: AuditTrail = {
   append: async () => {},
+  appends: () => ({ collection: AUDIT_APPENDS.name, records: [] }),
   record: async () => {},
   chainPending: async () => {},
   lag: async () => undefined,

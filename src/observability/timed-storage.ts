@@ -55,6 +55,7 @@ export function timedStorage(inner: StorageAdapter, timer: StorageTimer): Storag
     init: (specs) => inner.init(specs),
     collection: <T extends StoredRecord>(name: string) => collectionOf(name) as Collection<T>,
     transaction: (fn) => timed(timer, 'transaction', () => inner.transaction((tx) => fn(timedStorage(tx, timer)))),
+    insertAll: (writes) => timed(timer, 'insertAll', () => inner.insertAll(writes)),
     explain: (collection, where, options) => inner.explain(collection, where, options),
     close: () => inner.close(),
   }

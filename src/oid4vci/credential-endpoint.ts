@@ -3,19 +3,20 @@
  * authenticator found the issuer and checked the token (and its DPoP proof) before the body was read; here: the
  * request parsed and its key proofs verified by the protocol adapter against the issuer's metadata and the
  * configuration (algorithms, batch size, distinct keys), the configuration one the grant covers, the proofs' nonces
- * looked at, then the credentials signed (`issuance.ts`) and, in one transaction, stored and audited with the nonces
- * taken once; the `notification_id` is sealed, not stored (`notification-ids.ts`). Every refusal comes before
+ * looked at, then the credentials signed (`issuance.ts`) and stored with their audit records and the nonces' used-records
+ * in one `insertAll` (one statement on PostgreSQL): a nonce used meanwhile conflicts and nothing is stored; the
+ * `notification_id` is sealed, not stored (`notification-ids.ts`). Every refusal comes before
  * anything is written but a fresh `c_nonce` the refusal carries.
  */
 import type { Caller } from '../auth/context.js'
-import type { OneTimeStore } from '../one-time/index.js'
+import { isOneTimeTaken, type OneTimeStore } from '../one-time/index.js'
 import { grantOf, type AccessGrant } from './grants.js'
 import { credentialIssuerOf } from './issuer-url.js'
 import { deferIssuance } from './deferred.js'
 import { issueCredentials, type IssuanceContext } from './issuance.js'
 import { authorizationServerMetadata, credentialIssuerMetadata } from './metadata.js'
 import type { Oid4vciContext, Oid4vciRuntime } from './module.js'
-import { consumeCNonces, issueCNonce, liveCNonces } from './nonces.js'
+import { cNonceUses, consumeCNonces, issueCNonce, liveCNonces } from './nonces.js'
 import { OAuthError } from './oauth-error.js'
 import type { IssuerMetadata } from './protocol/index.js'
 import { configurationsOf, type ConfigurationRecord } from './records.js'
@@ -68,10 +69,9 @@ export async function requestCredential(
     return oid4vci.lib.credentialResponse(request, pending).body
   }
 
-  // The nonces checked before signing (a forged or expired one is refused before any work or write); used in the
-  // transaction that stores the credentials, with their audit records: all of it commits, or none.
+  // The nonces checked before signing (a forged or expired one is refused before any work or write); used by their
+  // records' unique inserts in the one write that stores the credentials with their audit records: all of it, or none.
   if (!liveCNonces(ctx, caller.tenantId, verified.nonces)) throw oid4vci.lib.invalidNonce(await fresh())
-  let notificationId = ''
   let issued
   try {
     issued = await issueCredentials(ctx, caller, {
@@ -79,23 +79,25 @@ export async function requestCredential(
       claims: grant.claims[configuration.configurationId] ?? {},
       keys: verified.keys,
       ...(grant.offerId !== undefined && { offerId: grant.offerId }),
-      within: async (tx, recordIds) => {
-        const oneTime = ctx.oneTime.within(tx)
-        if (!(await consumeCNonces({ oneTime, now: ctx.now }, caller.tenantId, verified.nonces))) throw new NonceTaken()
-        // Sealed, not stored (`notification-ids.ts`): made here, once the record ids are known.
-        notificationId = sealNotificationId(ctx.oneTime, caller.tenantId, {
-          issuer: slug,
-          configurationId: configuration.configurationId,
-          credentials: recordIds,
-          ...(grant.offerId !== undefined && { offerId: grant.offerId }),
-        })
+      alsoInsert: () => {
+        // Checked again once signed: a nonce that expired meanwhile is refused too.
+        const uses = cNonceUses(ctx, caller.tenantId, verified.nonces)
+        if (uses === undefined) throw new NonceExpired()
+        return [uses]
       },
     })
   } catch (err) {
-    // Another request took a nonce meanwhile: nothing was stored.
-    if (err instanceof NonceTaken) throw oid4vci.lib.invalidNonce(await fresh())
+    // A nonce expired, or another request used it meanwhile (its record's unique insert conflicted): nothing was stored.
+    if (err instanceof NonceExpired || isOneTimeTaken(err)) throw oid4vci.lib.invalidNonce(await fresh())
     throw err
   }
+  // Sealed, not stored (`notification-ids.ts`): made once the record ids are known.
+  const notificationId = sealNotificationId(ctx.oneTime, caller.tenantId, {
+    issuer: slug,
+    configurationId: configuration.configurationId,
+    credentials: issued.map((c) => c.recordId),
+    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+  })
   const response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId })
   return response.body
 }
@@ -124,8 +126,8 @@ export async function sendCredentialNotification(
   return {}
 }
 
-/** A key proof's nonce was taken by another request between the look before signing and the issuance's transaction. */
-class NonceTaken extends Error {}
+/** A key proof's nonce expired between the look before signing and the issuance's write. */
+class NonceExpired extends Error {}
 
 /** The running issuer and `publicUrl`; without either the endpoints do not exist (404). */
 export function running(ctx: Pick<CredentialEndpointContext, 'oid4vci' | 'config'>): { oid4vci: Oid4vciRuntime; publicUrl: string } {

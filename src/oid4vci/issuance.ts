@@ -19,8 +19,8 @@ import { IdentityError } from '../errors.js'
 import { normalizeDid, principalOf } from '../did/methods/ethr/index.js'
 import { didJwk } from '../did/methods/jwk/index.js'
 import type { PublicJwk } from '../keys/key-types.js'
-import { collectionOf, tenantCollections } from '../storage/declaration.js'
-import type { StorageAdapter } from '../storage/port.js'
+import { tenantCollections } from '../storage/declaration.js'
+import type { CollectionWrite, StorageAdapter } from '../storage/port.js'
 import { signingWallet } from '../wallets/config.js'
 import { WALLETS } from '../wallets/records.js'
 import { FORMAT_OF } from './configurations.js'
@@ -44,7 +44,16 @@ export interface IssuanceRequest {
   keys: readonly HolderKey[]
   /** The offer the access token came from (audit). */
   offerId?: string
-  /** Writes of the caller's, in the transaction that stores the credentials (a deferred issuance marked ready). */
+  /**
+   * Records of the caller's inserted with the credentials, all or none (the used c_nonces: a unique conflict is thrown
+   * as the storage's UniqueConstraintError and nothing is written). Called once every credential is signed, just before
+   * the write; it may throw to refuse (nothing written).
+   */
+  alsoInsert?: () => CollectionWrite[]
+  /**
+   * Writes of the caller's, in a transaction with the credentials (a deferred issuance marked ready): with it the
+   * issuance runs in a transaction (BEGIN … COMMIT) instead of one `insertAll` statement.
+   */
   within?: (tx: StorageAdapter, recordIds: string[]) => Promise<void>
 }
 
@@ -92,7 +101,8 @@ export async function issueCredentials(ctx: IssuanceContext, caller: Caller, req
       }
       signed.push({ encoded: await format.issue(content, signer, options), key })
     }
-    return await store(ctx, caller, { format, wallet: wallet.did, offerId: request.offerId, now, within: request.within }, signed)
+    const by = { format, wallet: wallet.did, offerId: request.offerId, now, alsoInsert: request.alsoInsert, within: request.within }
+    return await store(ctx, caller, by, signed)
   } catch (err) {
     for (const allocation of allocations) await allocation.release()
     throw err instanceof OAuthError || !isRefusal(err) ? err : new OAuthError('invalid_credential_request', refusalText(err))
@@ -191,11 +201,21 @@ function issueOptionsOf(ctx: IssuanceContext, caller: Caller, configuration: Con
   }
 }
 
-/** Stores the signed credentials as records of the tenant, with their audit records, in one transaction. */
+/**
+ * Stores the signed credentials as records of the tenant, with their audit records and the caller's records: one
+ * `insertAll` — or, with `within`, one transaction.
+ */
 async function store(
   ctx: IssuanceContext,
   caller: Caller,
-  by: { format: CredentialFormat; wallet: string; offerId?: string; now: number; within?: IssuanceRequest['within'] },
+  by: {
+    format: CredentialFormat
+    wallet: string
+    offerId?: string
+    now: number
+    alsoInsert?: IssuanceRequest['alsoInsert']
+    within?: IssuanceRequest['within']
+  },
   signed: ReadonlyArray<{ encoded: string | Record<string, unknown>; key: HolderKey }>,
 ): Promise<IssuedRecord[]> {
   const storedBy = [by.wallet]
@@ -223,14 +243,20 @@ async function store(
   }
   // The issuance is the issuing DID's act (the wallet's request only asked for it).
   const actor = { ...caller, dids: [by.wallet] }
-  await ctx.storage.transaction(async (tx) => {
-    await collectionOf(tx, CREDENTIALS).insertMany(records)
-    await ctx.audit.append(tx, actor, acts)
-    await by.within?.(
-      tx,
-      records.map((r) => r.id),
-    )
-  })
+  const writes = (): CollectionWrite[] => {
+    const also = by.alsoInsert?.() ?? []
+    return [{ collection: CREDENTIALS.name, records }, ctx.audit.appends(actor, acts), ...also]
+  }
+  const { within } = by
+  if (within === undefined) await ctx.storage.insertAll(writes())
+  else
+    await ctx.storage.transaction(async (tx) => {
+      await tx.insertAll(writes())
+      await within(
+        tx,
+        records.map((r) => r.id),
+      )
+    })
   return signed.map(({ encoded }, i) => ({ credential: encoded, recordId: records[i].id }))
 }
 

@@ -3,10 +3,12 @@
  * (UNIX ms, base 36), 32 random bytes and a keyed hash of both under the service's one-time hashing key, bound to the
  * tenant — so the nonce endpoint writes nothing, and a forged, another tenant's or an expired nonce is refused by a
  * computation. A nonce is used once: the credential request that uses it remembers it in the one-time store (keyed hash
- * only, kind `c-nonce`, until its expiry), in the transaction that stores the credentials; a second use finds it there.
+ * only, kind `c-nonce`, until its expiry) — its record inserted with the credentials and their audit records in one
+ * `storage.insertAll` ({@link cNonceUses}); a second use conflicts with it, and nothing of that request is written.
  */
 import { timingSafeEqual } from 'node:crypto'
-import type { OneTimeStore } from '../one-time/index.js'
+import { ONE_TIME, type OneTimeRecord, type OneTimeStore } from '../one-time/index.js'
+import type { CollectionWrite } from '../storage/port.js'
 import { ONE_TIME_KINDS } from './grants.js'
 import type { Oid4vciRuntime } from './module.js'
 
@@ -50,8 +52,31 @@ export function liveCNonces(ctx: Pick<NonceContext, 'oneTime' | 'now'>, tenantId
 }
 
 /**
+ * The records that use `nonces` (their one-time records, as `rememberUntil` inserts them: each nonce once), to insert
+ * with the writes the nonces were used for — one `storage.insertAll`, where a unique conflict on the one-time collection
+ * (`isOneTimeTaken`) means a nonce was used before and nothing is written. Undefined when one is not the tenant's or
+ * has expired (a computation: nothing is read or written).
+ */
+export function cNonceUses(
+  ctx: Pick<NonceContext, 'oneTime' | 'now'>,
+  tenantId: string,
+  nonces: readonly string[],
+): CollectionWrite | undefined {
+  const now = ctx.now()
+  const records: OneTimeRecord[] = []
+  for (const nonce of new Set(nonces)) {
+    const expiresAt = expiryOf(ctx.oneTime, tenantId, nonce, now)
+    const record = expiresAt === undefined ? undefined : ctx.oneTime.rememberedUntil(tenantId, ONE_TIME_KINDS.cNonce, nonce, expiresAt)
+    if (record === undefined) return undefined
+    records.push(record)
+  }
+  return { collection: ONE_TIME.name, records }
+}
+
+/**
  * Uses each nonce (once, across processes: remembered until its expiry); false when one is not the tenant's, expired
- * or used before. Run it in the transaction that stores what the nonces were used for (`OneTimeStore.within`).
+ * or used before — each nonce's own unique insert (a deferred request's, before it stores its pending issuance; the
+ * credential request inserts {@link cNonceUses} with its credentials instead).
  */
 export async function consumeCNonces(
   ctx: Pick<NonceContext, 'oneTime' | 'now'>,

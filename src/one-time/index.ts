@@ -11,6 +11,7 @@ export type { OneTimeSealer } from './sealing.js'
 export { ONE_TIME, type OneTimeData, type OneTimeKind, type OneTimeRecord } from './records.js'
 export {
   DEFAULT_MAX_ATTEMPTS,
+  isOneTimeTaken,
   OneTimeConflictError,
   OneTimeStore,
   type AttemptResult,

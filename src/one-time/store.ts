@@ -56,6 +56,14 @@ export interface OneTimeStoreOptions {
   sealer?: OneTimeSealer
 }
 
+/**
+ * Whether `err` is the unique conflict of a one-time record written with other writes (`storage.insertAll` of
+ * {@link OneTimeStore.rememberedUntil}'s records): a value used already — the write is refused whole.
+ */
+export function isOneTimeTaken(err: unknown): boolean {
+  return err instanceof UniqueConstraintError && err.collection === ONE_TIME.name
+}
+
 export class OneTimeStore {
   readonly #records: Collection<OneTimeRecord>
   readonly #hash: OneTimeHasher
@@ -166,11 +174,23 @@ export class OneTimeStore {
    * false means the transaction is not to go on, as with {@link issue}). False too when `expiresAt` has passed.
    */
   async rememberUntil(tenantId: string, kind: OneTimeKind, value: string, expiresAt: number): Promise<boolean> {
+    const record = this.rememberedUntil(tenantId, kind, value, expiresAt)
+    if (record === undefined) return false
+    await this.#maybeSweep()
+    return this.#insertOnce(record)
+  }
+
+  /**
+   * The record {@link rememberUntil} inserts, for the caller to insert with its own writes (one `storage.insertAll`,
+   * all or nothing): its unique insert is the use — a {@link UniqueConstraintError} on the one-time collection
+   * ({@link isOneTimeTaken}) means the value was used before, and nothing of the write is stored. Undefined when
+   * `expiresAt` has passed (not usable). Writes nothing.
+   */
+  rememberedUntil(tenantId: string, kind: OneTimeKind, value: string, expiresAt: number): OneTimeRecord | undefined {
     if (!Number.isFinite(expiresAt)) throw new RangeError('expiresAt must be a UNIX time in milliseconds')
     const now = this.#now()
-    if (expiresAt <= now) return false
-    await this.#maybeSweep()
-    return this.#insertOnce({ id: this.#hash(tenantId, kind, value), tenantId, kind, expiresAt, attempts: 0, createdAt: now })
+    if (expiresAt <= now) return undefined
+    return { id: this.#hash(tenantId, kind, value), tenantId, kind, expiresAt, attempts: 0, createdAt: now }
   }
 
   /**

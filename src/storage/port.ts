@@ -234,6 +234,12 @@ export interface Collection<T extends StoredRecord = StoredRecord> {
   increment(id: string, field: string, by?: number, set?: Partial<T>, atMost?: number): Promise<number>
 }
 
+/** Records to insert into one collection: one element of {@link StorageAdapter.insertAll}. */
+export interface CollectionWrite {
+  collection: string
+  records: StoredRecord[]
+}
+
 /** A database. Create collections with {@link StorageAdapter.collection}. */
 export interface StorageAdapter {
   readonly name: string
@@ -246,6 +252,14 @@ export interface StorageAdapter {
    * not at all. Writes through the outer adapter are not part of the transaction.
    */
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R>
+  /**
+   * Inserts every record into its collection, all or none: one statement where the backend allows (PostgreSQL: one
+   * `WITH … INSERT` statement, needing no transaction of its own), else one transaction. A record that would break a
+   * unique index (or take an id) throws {@link UniqueConstraintError} naming the collection — and fields — that
+   * conflicted, and nothing is written. Through a transaction's `tx`, the records commit or roll back with it.
+   * Writes with no records are skipped; none at all is a no-op.
+   */
+  insertAll(writes: ReadonlyArray<CollectionWrite>): Promise<void>
   /**
    * The plan of the queries `collection(name).find(where, options)` runs — with `options.count`, of the query
    * `collection(name).count(where)` runs — without running them. Rejects like `find` for an undeclared collection or field.

@@ -22,8 +22,8 @@ export interface StorageConformanceOptions {
  * Declares the storage conformance suite for one adapter as a vitest `describe` block, as
  * capability groups:
  * - the port, on a collection of its own: records, queries and order, paging and cursors,
- *   increment (every adapter); unique indexes, transactions, several processes on one database
- *   (when `capabilities` declare them);
+ *   increment (every adapter); unique indexes, transactions, `insertAll` across two collections (all or
+ *   none), several processes on one database (when `capabilities` declare them);
  * - the service, when the adapter can host it (`transactions` and `uniqueIndexes`): its real
  *   collections with representative records; every query it issues served by an index (the
  *   adapter's `explain`); migrations.

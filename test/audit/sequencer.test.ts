@@ -15,6 +15,8 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AUDIT_APPENDS, AUDIT_HEADS, AUDIT_RECORDS, type AuditRecord } from '../../src/audit/records.js'
 import { StoredAuditTrail } from '../../src/audit/trail.js'
+import { afterCommits } from '../../src/audit/after-commits.js'
+import { createMemoryStorage } from '../../src/storage/memory/index.js'
 import { verifyChain } from '../../src/audit/verify-chain.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { collectionOf } from '../../src/storage/declaration.js'
@@ -320,6 +322,35 @@ describe('chained after commit, without being asked', () => {
       for (const tenant of ['tenant-a', 'tenant-b']) expect(await verifyChain(h.storage, tenant)).toEqual({ tenant, records: 3 })
     } finally {
       await h.close()
+    }
+  })
+})
+
+describe('appends: the records of acts written by the caller (one insertAll), chained like append’s', () => {
+  it('appends writes nothing; once an insertAll of them commits, the sequencer chains them without being asked', async () => {
+    const given = createMemoryStorage()
+    await given.init(COLLECTIONS)
+    const trail = new StoredAuditTrail(given, Date.now, { delayMs: 20, sweepMs: 3_600_000 })
+    const storage = afterCommits(given, () => trail.committed())
+    try {
+      const acts = ['w1', 'w2'].map((id) => ({ action: 'wallet.create' as const, target: { type: 'wallet', id } }))
+      const write = trail.appends({ tenantId: CHAIN, dids: [] }, acts)
+      expect(write.collection).toBe(AUDIT_APPENDS.name)
+      expect(write.records.map((record) => record.targetId)).toEqual(['w1', 'w2'])
+      const pending = () => collectionOf(storage, AUDIT_APPENDS).count({ and: [] })
+      expect(await pending()).toBe(0)
+      await storage.insertAll([write])
+      for (let polls = 0; (await pending()) > 0 && polls < 500; polls++) await new Promise((resolve) => setTimeout(resolve, 10))
+      expect(await pending()).toBe(0)
+      expect(await verifyChain(given, CHAIN)).toEqual({ tenant: CHAIN, records: 2 })
+      expect((await chainOf(given)).map((record) => [record.seq, record.targetId])).toEqual([
+        [1, 'w1'],
+        [2, 'w2'],
+      ])
+      expect(trail.appends({ tenantId: CHAIN, dids: [] }, [])).toEqual({ collection: AUDIT_APPENDS.name, records: [] })
+    } finally {
+      await trail.close()
+      await given.close()
     }
   })
 })

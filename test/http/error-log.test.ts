@@ -37,6 +37,7 @@ function failingFinds(inner: StorageAdapter, collection: string): StorageAdapter
     init: (specs) => inner.init(specs),
     collection: (name) => (name === collection ? wrap(inner.collection(name)) : inner.collection(name)),
     transaction: (fn) => inner.transaction(fn),
+    insertAll: (writes) => inner.insertAll(writes),
     explain: (name, where, options) => inner.explain(name, where, options),
     close: () => inner.close(),
   }

@@ -36,6 +36,9 @@ describe('timedStorage', () => {
     await items.insert({ id: 'c', n: 9 })
     await expect(items.insert({ id: 'c', n: 9 })).rejects.toThrow()
     await expect(items.increment('missing', 'n')).rejects.toThrow()
+    await storage.insertAll([{ collection: 'items', records: [{ id: 'd', n: 4 }] }])
+    await expect(storage.insertAll([{ collection: 'items', records: [{ id: 'd', n: 4 }] }])).rejects.toThrow()
+    expect(await items.get('d')).toEqual({ id: 'd', n: 4 })
     expect(calls).toEqual([
       'insert',
       'insertMany',
@@ -51,6 +54,9 @@ describe('timedStorage', () => {
       'insert',
       'insert',
       'increment',
+      'insertAll',
+      'insertAll',
+      'get',
     ])
     expect(storage.capabilities).toEqual(createMemoryStorage().capabilities)
     await storage.close()

@@ -39,6 +39,7 @@ function failingVaultFinds(inner: StorageAdapter): StorageAdapter {
     ...inner,
     init: (specs) => inner.init(specs),
     transaction: (fn) => inner.transaction(fn),
+    insertAll: (writes) => inner.insertAll(writes),
     explain: (name, where, options) => inner.explain(name, where, options),
     close: () => inner.close(),
     collection: <T extends StoredRecord>(name: string): Collection<T> => {

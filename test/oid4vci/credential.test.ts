@@ -338,6 +338,17 @@ describe('the credential and notification endpoints', () => {
       expect((await request(await accessToken(), [await keyProof(await newKey(), res.body.c_nonce)])).status).toBe(200)
     })
 
+    it('one nonce in two requests at once: one is issued, the other gets invalid_nonce with a fresh c_nonce and writes nothing', async () => {
+      const before = await counts()
+      const n = await nonce()
+      const [a, b] = await Promise.all([0, 1].map(async () => request(await accessToken(), [await keyProof(await newKey(), n)])))
+      expect([a.status, b.status].sort()).toEqual([200, 400])
+      const refusal = a.status === 400 ? a : b
+      expect(refusal.body.error).toBe('invalid_nonce')
+      expect(typeof refusal.body.c_nonce).toBe('string')
+      expect(await counts()).toEqual({ credentials: before.credentials + 1, issued: before.issued + 1 })
+    })
+
     it('a token of the authorization code flow: a proof whose iss is another client is refused; its own client or no iss is issued', async () => {
       const token = () => accessToken({ clientId: 'wallet-app', subject: 'user-1' })
       const other = { payload: { iss: 'someone-else' } }

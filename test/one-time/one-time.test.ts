@@ -5,7 +5,7 @@
  * database's bytes.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { DEFAULT_MAX_ATTEMPTS, OneTimeConflictError } from '../../src/one-time/index.js'
+import { DEFAULT_MAX_ATTEMPTS, isOneTimeTaken, OneTimeConflictError } from '../../src/one-time/index.js'
 import type { IdentityService } from '../../src/service/identity-service.js'
 import { clock, freshTenant, openBackend, randomValue, type Backend } from './backends.js'
 
@@ -212,6 +212,25 @@ describe.each(['memory', 'sqlite', 'postgres'] as const)('one-time values on %s'
       Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).oneTime.rememberUntil(tenant, 'c-nonce', raced, until)),
     )
     expect(results.filter(Boolean)).toHaveLength(1)
+  })
+
+  it('rememberedUntil: the record rememberUntil inserts, written by the caller with its own writes (insertAll), all or none', async () => {
+    const tenant = freshTenant()
+    const nonce = randomValue('nonce')
+    const until = clock.now + TTL
+    const rows = await backend.storage.collection('one_time').count()
+    expect(a.oneTime.rememberedUntil(tenant, 'c-nonce', nonce, clock.now)).toBeUndefined()
+    const record = a.oneTime.rememberedUntil(tenant, 'c-nonce', nonce, until)!
+    expect(record).toMatchObject({ tenantId: tenant, kind: 'c-nonce', expiresAt: until })
+    expect(record.id).not.toContain(nonce)
+    expect(await backend.storage.collection('one_time').count()).toBe(rows)
+    const use = () => [{ collection: 'one_time', records: [a.oneTime.rememberedUntil(tenant, 'c-nonce', nonce, until)!] }]
+    await backend.storage.insertAll(use())
+    // Used: rememberUntil says so, and a second insertAll of it conflicts on the one-time collection.
+    expect(await b.oneTime.rememberUntil(tenant, 'c-nonce', nonce, until)).toBe(false)
+    const error = await backend.storage.insertAll(use()).catch((err: unknown) => err)
+    expect(isOneTimeTaken(error)).toBe(true)
+    expect(isOneTimeTaken(new Error('other'))).toBe(false)
   })
 
   it('another tenant’s value is invisible to every operation and leaves it intact', async () => {

@@ -5,14 +5,14 @@
  * is PostgreSQL's own: concurrent migrations, the recorded schema version, connection errors,
  * and the least-privilege role of docs/storage.md ("Roles, pool sizing, backups").
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it, vi } from 'vitest'
 import pg from 'pg'
 import { runStorageConformance } from '../../src/testing/index.js'
 import { createPostgresStorage } from '../../src/storage/postgres/index.js'
 import { SCHEMA_VERSION } from '../../src/storage/postgres/migrate.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { randomBytes } from 'node:crypto'
-import { IdentityService, randomMasterKey, staticTenants } from '../../src/index.js'
+import { IdentityService, randomMasterKey, staticTenants, UniqueConstraintError } from '../../src/index.js'
 import { startTestPostgres } from '../helpers/postgres.js'
 
 const server = await startTestPostgres('storage conformance')
@@ -68,6 +68,66 @@ describe('postgres adapter specifics', () => {
       await Promise.all(Array.from({ length: 40 }, (_, i) => bump(storages[i % 2])))
       expect((await storages[1].collection<{ id: string; n: number }>('counters').get('head'))!.n).toBe(40)
     } finally {
+      await Promise.all(storages.map((storage) => storage.close()))
+    }
+  })
+
+  it('insertAll is ONE statement (no BEGIN/COMMIT) outside a transaction and the same one inside; racing writers: one wins whole', async () => {
+    const schema = `${server.schema}_insert_all`
+    const specs = [
+      { name: 'items', fields: ['tenantId'], indexes: [] },
+      { name: 'uses', fields: ['tenantId', 'key'], indexes: [{ fields: ['tenantId', 'key'], unique: true }] },
+    ]
+    const storages = await Promise.all([1, 2].map(() => createPostgresStorage({ connectionString: server.url, schema })))
+    const sent: string[] = []
+    const query = pg.Client.prototype.query
+    const spy = vi.spyOn(pg.Client.prototype, 'query').mockImplementation(function (this: pg.Client, ...args: unknown[]) {
+      const [first] = args as [string | { text: string }]
+      sent.push(typeof first === 'string' ? first : first.text)
+      return (query as (...a: unknown[]) => unknown).apply(this, args)
+    })
+    try {
+      for (const storage of storages) await storage.init(specs)
+      const [one, other] = storages
+      const writes = (tag: string, key: string) => [
+        {
+          collection: 'items',
+          records: [
+            { id: `${tag}-a`, tenantId: 't' },
+            { id: `${tag}-b`, tenantId: 't' },
+          ],
+        },
+        { collection: 'uses', records: [{ id: `${tag}-use`, tenantId: 't', key }] },
+      ]
+      sent.length = 0
+      await one.insertAll(writes('first', 'k1'))
+      expect(sent).toHaveLength(1)
+      expect(sent[0]).toMatch(/^WITH w0 AS \(INSERT INTO .*"items".* INSERT INTO .*"uses"/)
+
+      sent.length = 0
+      await one.transaction((tx) => tx.insertAll(writes('inside', 'k2')))
+      expect(sent.filter((text) => /INSERT/.test(text))).toHaveLength(1)
+      expect(sent).toHaveLength(3) // BEGIN, the statement, COMMIT
+
+      // Two processes using the same key at once: exactly one writes, the other writes nothing and is told which collection.
+      const results = await Promise.allSettled([one.insertAll(writes('x', 'k3')), other.insertAll(writes('y', 'k3'))])
+      expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
+      const loser = results.find((result) => result.status === 'rejected')!
+      expect(loser.reason).toBeInstanceOf(UniqueConstraintError)
+      expect(loser.reason).toMatchObject({ collection: 'uses', fields: ['tenantId', 'key'] })
+      const items = await one.collection('items').find({ field: 'tenantId', op: 'eq', value: 't' })
+      expect(items.items.map((item) => item.id.split('-')[0]).sort()).toEqual(
+        [
+          'first',
+          'first',
+          'inside',
+          'inside',
+          results[0].status === 'fulfilled' ? 'x' : 'y',
+          results[0].status === 'fulfilled' ? 'x' : 'y',
+        ].sort(),
+      )
+    } finally {
+      spy.mockRestore()
       await Promise.all(storages.map((storage) => storage.close()))
     }
   })

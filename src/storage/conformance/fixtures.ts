@@ -22,6 +22,14 @@ export interface Item extends StoredRecord {
 
 export const ITEMS = 'conformance_items'
 
+/** A second collection, for writes spanning collections (`insertAll`): a note's `key` is unique in its tenant. */
+export const NOTES = 'conformance_notes'
+
+export interface Note extends StoredRecord {
+  tenantId: string
+  key: string
+}
+
 export const SPECS: CollectionSpec[] = [
   {
     name: ITEMS,
@@ -29,6 +37,7 @@ export const SPECS: CollectionSpec[] = [
     arrayFields: ['tags'],
     indexes: [{ fields: ['tenantId', 'name'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
   },
+  { name: NOTES, fields: ['tenantId', 'key'], indexes: [{ fields: ['tenantId', 'key'], unique: true }] },
 ]
 
 const RUN = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
@@ -46,6 +55,11 @@ export function nextCreatedAt(): string {
 
 export function item(tenantId: string, key: string, fields: Partial<Item> = {}): Item {
   return { id: `${tenantId}-${key}`, tenantId, createdAt: nextCreatedAt(), ...fields }
+}
+
+/** The note `key` of `tenantId` (its id: `<tenant>-note-<key>`). */
+export function note(tenantId: string, key: string, id = `${tenantId}-note-${key}`): Note {
+  return { id, tenantId, key }
 }
 
 export function inTenant(tenantId: string, where?: Where): Where {

@@ -1,12 +1,13 @@
 /**
  * The storage port's conformance groups, domain-free: they run on a collection of their own
  * (`conformance_items`). Records, queries and order, paging and cursors, and increment run on
- * every adapter; unique indexes, transactions and several processes on one database only when
+ * every adapter; unique indexes, transactions, `insertAll` and several processes on one database only when
  * the adapter declares them. `didvault/testing` (src/testing/) runs them together with the
  * groups over the service's own collections.
  */
 import type { ConformanceGroup } from './group.js'
 import { incrementGroup } from './increment.js'
+import { insertAllGroup } from './insert-all.js'
 import { multiProcessGroup } from './multi-process.js'
 import { pagingGroup } from './paging.js'
 import { queriesGroup } from './queries.js'
@@ -27,5 +28,6 @@ export const PORT_GROUPS: readonly ConformanceGroup[] = [
   incrementGroup,
   uniqueIndexesGroup,
   transactionsGroup,
+  insertAllGroup,
   multiProcessGroup,
 ]

@@ -1,6 +1,7 @@
 import type {
   Collection,
   CollectionSpec,
+  CollectionWrite,
   ExplainOptions,
   QueryPlan,
   StorageAdapter,
@@ -16,6 +17,7 @@ import {
   runTransaction,
   type TransactionScope,
 } from '../transaction-scope.js'
+import { insertAllInTransaction } from '../insert-all.js'
 import { MemoryCollection } from './collection.js'
 import { CollectionData, MemoryDatabase } from './data.js'
 
@@ -75,6 +77,11 @@ class MemoryAdapter implements StorageAdapter {
       },
       (scope) => fn(new MemoryAdapter(this.db, scope)),
     )
+  }
+
+  /** In one transaction (a unique conflict anywhere undoes every insert). */
+  insertAll(writes: ReadonlyArray<CollectionWrite>): Promise<void> {
+    return insertAllInTransaction(this, writes)
   }
 
   /** The field-index lookups `find` (or `count`) would narrow `where` with (a find's sort is always done in memory). */

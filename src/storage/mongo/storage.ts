@@ -2,6 +2,7 @@ import { type ClientSession, type Collection as NativeCollection, type Db, Mongo
 import type {
   Collection,
   CollectionSpec,
+  CollectionWrite,
   ExplainOptions,
   QueryPlan,
   StorageAdapter,
@@ -17,6 +18,7 @@ import {
   runTransaction,
   type TransactionScope,
 } from '../transaction-scope.js'
+import { insertAllInTransaction } from '../insert-all.js'
 import { MongoCollection, type MongoCollectionState, type MongoScope } from './collection.js'
 import { mapDuplicateKey } from './errors.js'
 import { UndoJournal } from './journal.js'
@@ -190,6 +192,11 @@ class MongoAdapter implements StorageAdapter {
       },
       (scope) => fn(new MongoAdapter(this.core, scope)),
     )
+  }
+
+  /** In one transaction of this adapter's mode (`server` or `fallback`): a duplicate key anywhere undoes every insert. */
+  insertAll(writes: ReadonlyArray<CollectionWrite>): Promise<void> {
+    return insertAllInTransaction(this, writes)
   }
 
   /**

@@ -19,7 +19,8 @@ interface Row {
   data: StoredRecord
 }
 
-function serialize(record: StoredRecord): string {
+/** A record as the JSON text bound for its `jsonb` row; throws for a record without a non-empty string id. */
+export function serialize(record: StoredRecord): string {
   if (typeof record !== 'object' || record === null || typeof record.id !== 'string' || record.id === '') {
     throw new TypeError('a record must be an object with a non-empty string id')
   }

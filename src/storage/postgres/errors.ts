@@ -58,6 +58,30 @@ export function mapConstraint(layout: Layout, err: unknown): unknown {
   return new UniqueConstraintError(layout.name, layout.fieldsOfIndex(constraint))
 }
 
+/**
+ * {@link mapConstraint} for a statement writing into several collections (`insertAll`): the layout of the table the
+ * violation names (else the one holding the violated index).
+ */
+export function mapConstraintOf(layouts: readonly Layout[], err: unknown): unknown {
+  const { code, table, constraint } = err as { code?: unknown; table?: unknown; constraint?: string }
+  if (code !== '23505') return err
+  const layout =
+    layouts.find((candidate) => candidate.name === table) ??
+    layouts.find((candidate) => candidate.indexes.some((index) => index.name === constraint)) ??
+    layouts[0]
+  return mapConstraint(layout, err)
+}
+
+/** Failures of a connection that was never made: a statement that met one was not sent (so not run). */
+const NOT_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'EAI_AGAIN', 'ENOTFOUND', '57P03', '53300'])
+
+/** Whether a connection failure `err` came before any statement could be sent (refused, unresolvable, cannot connect now). */
+export function neverSent(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown }
+  if (typeof code === 'string' && NOT_CONNECTED.has(code)) return true
+  return typeof message === 'string' && /^timeout exceeded when trying to connect/.test(message)
+}
+
 /** Where a pool connects, without credentials: `host:port/database`. */
 export interface Endpoint {
   host: string

@@ -3,6 +3,7 @@ import type { Pool, QueryResultRow } from 'pg'
 import type {
   Collection,
   CollectionSpec,
+  CollectionWrite,
   ExplainOptions,
   QueryPlan,
   StorageAdapter,
@@ -20,8 +21,9 @@ import {
   runTransaction,
   type TransactionScope,
 } from '../transaction-scope.js'
-import { countQuery, PostgresCollection, type PostgresSession } from './collection.js'
-import { connectionError, endpointOf, isConnectionLoss, isRetryable, unavailable } from './errors.js'
+import { nonEmptyWrites } from '../insert-all.js'
+import { countQuery, PostgresCollection, serialize, type PostgresSession } from './collection.js'
+import { connectionError, endpointOf, isConnectionLoss, isRetryable, mapConstraintOf, neverSent, unavailable } from './errors.js'
 import { HeldConnection } from './held-connection.js'
 import { Layout } from './layout.js'
 import { migrate, RETRY_LANE_TABLE } from './migrate.js'
@@ -198,6 +200,37 @@ class PostgresAdapter implements StorageAdapter {
       },
       (scope) => fn(new PostgresAdapter(this.core, scope)),
     )
+  }
+
+  /**
+   * ONE statement whatever the number of collections: `WITH w0 AS (INSERT … SELECT … FROM jsonb_array_elements($1)),
+   * … INSERT …` — each collection's records bound as one `jsonb` array. Outside a transaction it commits by itself (no
+   * BEGIN/COMMIT), is run again after a deadlock (it was rolled back), and a connection lost once it may have been sent
+   * fails with `outcomeUnknown`; inside one it is a statement of that transaction. A unique violation is the
+   * {@link UniqueConstraintError} of the collection whose table reported it, and the statement wrote nothing.
+   */
+  async insertAll(writes: ReadonlyArray<CollectionWrite>): Promise<void> {
+    const inserting = nonEmptyWrites(writes)
+    if (inserting.length === 0) return
+    const layouts = inserting.map(({ collection }) => this.usable(() => this.layout(collection)))
+    const params = inserting.map(({ records }) => `[${records.map(serialize).join(',')}]`)
+    const insert = (index: number) =>
+      `INSERT INTO ${layouts[index].table} (id, data) SELECT r ->> 'id', r FROM jsonb_array_elements($${index + 1}::jsonb) AS r`
+    const last = layouts.length - 1
+    const ctes = layouts.slice(0, last).map((_, index) => `w${index} AS (${insert(index)})`)
+    const sql = `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}${insert(last)}`
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.query(sql, params)
+        return
+      } catch (err) {
+        const mapped = mapConstraintOf(layouts, err)
+        if (this.scope.held !== undefined) throw mapped
+        if (isRetryable(mapped) && attempt < this.core.attempts) continue
+        if (mapped instanceof StorageUnavailableError && !neverSent(mapped.cause)) throw unavailable(mapped.cause, { outcomeUnknown: true })
+        throw mapped
+      }
+    }
   }
 
   /**

@@ -25,7 +25,8 @@ function parse<T>(row: Row): T {
   return JSON.parse(row.data) as T
 }
 
-function serialize(record: StoredRecord): string {
+/** A record as the JSON text stored in its row; throws for a record without a non-empty string id. */
+export function serialize(record: StoredRecord): string {
   if (typeof record !== 'object' || record === null || typeof record.id !== 'string' || record.id === '') {
     throw new TypeError('a record must be an object with a non-empty string id')
   }
@@ -33,7 +34,7 @@ function serialize(record: StoredRecord): string {
 }
 
 /** Rethrows SQLite unique / primary-key violations as the port's {@link UniqueConstraintError}. */
-function mapConstraint(layout: Layout, err: unknown): unknown {
+export function mapConstraint(layout: Layout, err: unknown): unknown {
   const { code, message } = err as { code?: unknown; message?: unknown }
   if ((code !== 'SQLITE_CONSTRAINT_UNIQUE' && code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') || typeof message !== 'string') return err
   // "UNIQUE constraint failed: items.f_tenantId, items.f_name"

@@ -1,6 +1,7 @@
 import type {
   Collection,
   CollectionSpec,
+  CollectionWrite,
   ExplainOptions,
   QueryPlan,
   StorageAdapter,
@@ -10,7 +11,8 @@ import type {
 } from '../port.js'
 import { assertLimit } from '../paging.js'
 import { retryWhenBusy } from './busy.js'
-import { countQuery, SqliteCollection, type SqliteSession } from './collection.js'
+import { nonEmptyWrites } from '../insert-all.js'
+import { countQuery, mapConstraint, serialize, SqliteCollection, type SqliteSession } from './collection.js'
 import { Connection, type SqliteStorageOptions } from './connection.js'
 import { Layout } from './layout.js'
 import {
@@ -136,6 +138,32 @@ class SqliteAdapter implements StorageAdapter {
   }
 
   /**
+   * Every record inserted in one `BEGIN IMMEDIATE` transaction (a savepoint inside one) run synchronously: a unique
+   * conflict rolls every insert back and is thrown naming its collection.
+   */
+  insertAll(writes: ReadonlyArray<CollectionWrite>): Promise<void> {
+    const inserting = nonEmptyWrites(writes)
+    if (inserting.length === 0) return Promise.resolve()
+    return this.session.write(() => {
+      const { connection } = this.core
+      const batches = inserting.map(({ collection, records }) => {
+        const layout = this.layout(collection)
+        return { layout, rows: records.map((record) => [record.id, serialize(record)]) }
+      })
+      connection.atomically(() => {
+        for (const { layout, rows } of batches) {
+          const insert = connection.statement(`INSERT INTO ${layout.table} (id, data) VALUES (?, ?)`)
+          try {
+            for (const row of rows) insert.run(row)
+          } catch (err) {
+            throw mapConstraint(layout, err)
+          }
+        }
+      })
+    })
+  }
+
+  /**
    * `EXPLAIN QUERY PLAN` of every SELECT `find(where, options)` may run on `collection` (a page
    * read after a cursor may take two), each with the LIMIT of a whole page (find reads one row
    * more than `limit`).
@@ -212,6 +240,10 @@ export class SqliteStorage implements StorageAdapter {
 
   transaction<R>(fn: (tx: StorageAdapter) => Promise<R>): Promise<R> {
     return this.adapter.transaction(fn)
+  }
+
+  insertAll(writes: ReadonlyArray<CollectionWrite>): Promise<void> {
+    return this.adapter.insertAll(writes)
   }
 
   explain(collection: string, where: Where, options?: ExplainOptions): Promise<QueryPlan> {
