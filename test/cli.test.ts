@@ -297,6 +297,22 @@ describe('--storage postgres://…?schema=', () => {
     expect(() => storageTargetOf('postgres://u@h/db', { synchronous: 'full' })).toThrow(/synchronous applies to sqlite/)
   })
 
+  it('takes ?readCache=true|false out of the connection string (docs/storage.md *Read cache*)', () => {
+    expect(storageTargetOf('postgres://u@h/db?readCache=false&sslmode=require')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db?sslmode=require',
+      readCache: false,
+    })
+    expect(storageTargetOf('postgres://u@h/db?schema=s1&readCache=true')).toEqual({
+      kind: 'postgres',
+      url: 'postgres://u@h/db',
+      schema: 's1',
+      readCache: true,
+    })
+    expect(() => storageTargetOf('postgres://u:pa55@h/db?readCache=off')).toThrow(/readCache=off is not true or false/)
+    expect(() => storageTargetOf('postgres://u:pa55@h/db?readCache=off')).not.toThrow(/pa55/)
+  })
+
   it('refuses a schema that is not a plain identifier, without the password', () => {
     for (const schema of ['', 'a;drop', '"q"', 'x'.repeat(64), '1abc']) {
       expect(() => storageTargetOf(`postgres://u:pa55@h/db?schema=${encodeURIComponent(schema)}`)).toThrow(

@@ -24,7 +24,7 @@ export type StorageTarget =
   | { kind: 'memory' }
   | { kind: 'sqlite'; path: string; synchronous?: SqliteSynchronous }
   | { kind: 'mongodb'; url: string }
-  | { kind: 'postgres'; url: string; schema?: string; preparedStatements?: boolean }
+  | { kind: 'postgres'; url: string; schema?: string; preparedStatements?: boolean; readCache?: boolean }
 
 /** The config file's settings of the storage besides its URL (`storage: { url, … }`); a parameter in the URL wins over them. */
 export interface StorageSettings {
@@ -36,8 +36,9 @@ export interface StorageSettings {
 
 /**
  * Parses `memory`, `sqlite:<path>[?synchronous=full|normal]`, `mongodb://host[:port]/db` (also `mongodb+srv://`) or
- * `postgres://user@host[:port]/db[?schema=<name>][&preparedStatements=true|false]` (also `postgresql://`; `schema` and
- * `preparedStatements` are taken out of the connection string; default `public` and true), then applies the config
+ * `postgres://user@host[:port]/db[?schema=<name>][&preparedStatements=true|false][&readCache=true|false]` (also
+ * `postgresql://`; `schema`, `preparedStatements` and `readCache` are taken out of the connection string; default
+ * `public`, true and true), then applies the config
  * file's `settings` the URL does not set (a setting of another kind of storage is a usage error). An unknown value is
  * echoed without the password of a `//user:password@` part.
  */
@@ -77,8 +78,9 @@ function sqliteTarget(rest: string): StorageTarget {
 }
 
 /**
- * A PostgreSQL target. `?schema=` names the schema and `?preparedStatements=` turns statement
- * preparation on or off; both leave the connection string (the server would refuse them as settings).
+ * A PostgreSQL target. `?schema=` names the schema, `?preparedStatements=` turns statement
+ * preparation on or off and `?readCache=` the read cache; they leave the connection string (the server would refuse
+ * them as settings).
  */
 function postgresTarget(spec: string): StorageTarget {
   const target: StorageTarget & { kind: 'postgres' } = { kind: 'postgres', url: spec }
@@ -89,14 +91,19 @@ function postgresTarget(spec: string): StorageTarget {
     }
     target.schema = schema.value
   }
-  const prepared = takeParameter(target, 'preparedStatements')
-  if (prepared !== undefined) {
-    if (prepared.value !== 'true' && prepared.value !== 'false') {
-      throw new UsageError(`--storage: preparedStatements=${prepared.raw} is not true or false`)
-    }
-    target.preparedStatements = prepared.value === 'true'
-  }
+  const prepared = booleanParameter(target, 'preparedStatements')
+  if (prepared !== undefined) target.preparedStatements = prepared
+  const readCache = booleanParameter(target, 'readCache')
+  if (readCache !== undefined) target.readCache = readCache
   return target
+}
+
+/** `?name=true|false`, taken out of the target's URL. */
+function booleanParameter(target: { url: string }, name: string): boolean | undefined {
+  const taken = takeParameter(target, name)
+  if (taken === undefined) return undefined
+  if (taken.value !== 'true' && taken.value !== 'false') throw new UsageError(`--storage: ${name}=${taken.raw} is not true or false`)
+  return taken.value === 'true'
 }
 
 /** Removes `?name=value` (or `&name=value`) from the target's URL; returns the value as written and decoded. */
@@ -148,11 +155,13 @@ export async function openStorage(target: StorageTarget, options: OpenStorageOpt
   }
   if (target.kind === 'postgres') {
     const { createPostgresStorage } = await ADAPTERS.postgres()
-    const { url, schema, preparedStatements } = target
+    const { url, schema, preparedStatements, readCache } = target
     return createPostgresStorage({
       connectionString: options.readonly ? readOnlySessions(url) : url,
       ...(schema !== undefined && { schema }),
       ...(preparedStatements !== undefined && { preparedStatements }),
+      // Reading once (`audit verify`) has nothing to keep.
+      ...((readCache !== undefined || options.readonly) && { readCache: readCache === true && !options.readonly }),
       ...(options.onRetry && { onRetry: options.onRetry }),
     })
   }

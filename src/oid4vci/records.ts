@@ -66,6 +66,8 @@ export const OID4VCI_CONFIGURATIONS = declareCollection<ConfigurationRecord>({
   name: 'oid4vci_configurations',
   fields: ['tenantId', 'configurationId', 'issuer', 'format', 'issuingDid', 'createdAt', 'updatedAt'],
   indexes: [{ fields: ['tenantId', 'configurationId'], unique: true }, { fields: ['tenantId', 'createdAt'] }],
+  // Read by every issuance, written rarely: kept in memory where the adapter can (docs/storage.md *Read cache*).
+  cached: true,
 })
 
 /** The storage id of a tenant's issuer record: the tenant's id, so a tenant has one. */

@@ -77,6 +77,11 @@ export interface CollectionSpec {
   indexes: IndexSpec[]
   /** Fields holding encrypted envelopes (see keys/keyring); used by master-key rotation. */
   secretFields?: string[]
+  /**
+   * Read on hot paths and written rarely: an adapter may answer its reads outside a transaction from memory, provided
+   * it drops them on every write of any process (the PostgreSQL adapter does: docs/storage.md *Read cache*).
+   */
+  cached?: boolean
 }
 
 /**

@@ -71,6 +71,8 @@ export const WALLETS = declareCollection<WalletRecord>({
     { fields: ['tenantId', 'createdAt'] },
   ],
   secretFields: ['privateKey'],
+  // Read by every signature, written rarely: kept in memory where the adapter can (docs/storage.md *Read cache*).
+  cached: true,
 })
 
 /**

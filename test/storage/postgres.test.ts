@@ -192,7 +192,7 @@ describe('postgres adapter specifics', () => {
         client.query(
           `GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA ${schema} TO ${role};
            GRANT USAGE ON ALL SEQUENCES IN SCHEMA ${schema} TO ${role};
-           GRANT EXECUTE ON FUNCTION ${schema}.didvault_key(jsonb), ${schema}.didvault_keys(jsonb) TO ${role}`,
+           GRANT EXECUTE ON FUNCTION ${schema}.didvault_key(jsonb), ${schema}.didvault_keys(jsonb), ${schema}.didvault_changed() TO ${role}`,
         ),
       )
       const service = await IdentityService.create({

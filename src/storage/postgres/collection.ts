@@ -5,7 +5,7 @@ import { assertLimit } from '../paging.js'
 import { mapConstraint } from './errors.js'
 import type { Layout } from './layout.js'
 import { assertFieldName } from './names.js'
-import { compileWhere, cursorAfter, findQueries, Params, withLimit } from './query.js'
+import { compileWhere, cursorAfter, type FindQuery, findQueries, type Ordering, Params, withLimit } from './query.js'
 
 /** What a collection needs from the adapter scope it was obtained from. */
 export interface PostgresSession {
@@ -13,6 +13,10 @@ export interface PostgresSession {
   layout(name: string): Layout
   /** Runs one statement on the scope's connection (the pool, or the transaction's client). */
   query<R extends QueryResultRow>(sql: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number | null }>
+  /** The answer of the read `key` of collection `name`: `load()`'s, or the read cache's (`read-cache.ts`). */
+  read<R>(name: string, key: () => string, load: () => Promise<R>): Promise<R>
+  /** Runs `write`, a write to collection `name`, telling the read cache before it and once it is committed. */
+  writing<R>(name: string, write: () => Promise<R>): Promise<R>
 }
 
 interface Row {
@@ -37,11 +41,13 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
   /** Runs a write, mapping unique violations. */
   private async write<R>(op: (layout: Layout) => Promise<R>): Promise<R> {
     const layout = this.session.layout(this.name)
-    try {
-      return await op(layout)
-    } catch (err) {
-      throw mapConstraint(layout, err)
-    }
+    return this.session.writing(this.name, async () => {
+      try {
+        return await op(layout)
+      } catch (err) {
+        throw mapConstraint(layout, err)
+      }
+    })
   }
 
   insert(record: T): Promise<void> {
@@ -62,8 +68,14 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
 
   async get(id: string): Promise<T | undefined> {
     const { table } = this.session.layout(this.name)
-    const { rows } = await this.session.query<Row>(`SELECT data FROM ${table} WHERE id = $1`, [id])
-    return rows[0]?.data as T | undefined
+    return this.session.read(
+      this.name,
+      () => `get ${id}`,
+      async () => {
+        const { rows } = await this.session.query<Row>(`SELECT data FROM ${table} WHERE id = $1`, [id])
+        return rows[0]?.data as T | undefined
+      },
+    )
   }
 
   async findOne(where: Where): Promise<T | undefined> {
@@ -74,7 +86,15 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
     const { limit } = options
     assertLimit(limit)
     const { queries, ordering } = findQueries(this.session.layout(this.name), where, options)
-    // One row more than asked tells whether another page follows.
+    return this.session.read(
+      this.name,
+      () => `find ${JSON.stringify([where, options])}`,
+      () => this.page(queries, ordering, limit),
+    )
+  }
+
+  /** The page the SELECTs of `find` answer (one row more than asked tells whether another page follows). */
+  private async page(queries: FindQuery[], ordering: Ordering, limit: number | undefined): Promise<Page<T>> {
     const wanted = limit === undefined ? Infinity : limit + 1
     const records: T[] = []
     for (const query of queries) {
@@ -105,22 +125,23 @@ export class PostgresCollection<T extends StoredRecord> implements Collection<T>
     })
   }
 
-  async delete(id: string): Promise<boolean> {
-    const { table } = this.session.layout(this.name)
-    return ((await this.session.query(`DELETE FROM ${table} WHERE id = $1`, [id])).rowCount ?? 0) > 0
+  delete(id: string): Promise<boolean> {
+    return this.write(async ({ table }) => ((await this.session.query(`DELETE FROM ${table} WHERE id = $1`, [id])).rowCount ?? 0) > 0)
   }
 
   async deleteIds(ids: readonly string[]): Promise<number> {
     if (ids.length === 0) return 0
-    const { table } = this.session.layout(this.name)
-    return (await this.session.query(`DELETE FROM ${table} WHERE id = ANY($1::text[])`, [[...new Set(ids)]])).rowCount ?? 0
+    return this.write(
+      async ({ table }) => (await this.session.query(`DELETE FROM ${table} WHERE id = ANY($1::text[])`, [[...new Set(ids)]])).rowCount ?? 0,
+    )
   }
 
-  async deleteMany(where: Where): Promise<number> {
-    const layout = this.session.layout(this.name)
-    const params = new Params()
-    const sql = `DELETE FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
-    return (await this.session.query(sql, params.values)).rowCount ?? 0
+  deleteMany(where: Where): Promise<number> {
+    return this.write(async (layout) => {
+      const params = new Params()
+      const sql = `DELETE FROM ${layout.table} WHERE ${compileWhere(layout, where, params)}`
+      return (await this.session.query(sql, params.values)).rowCount ?? 0
+    })
   }
 
   /** One `UPDATE … RETURNING`: atomic against every other connection (the row stays locked until commit). */

@@ -4,6 +4,7 @@ import { KEY_FUNCTION, KEYS_FUNCTION, keyFunctionsDdl } from './keys.js'
 import type { Queryable } from './held-connection.js'
 import type { Layout } from './layout.js'
 import { quoteIdentifier } from './names.js'
+import { CHANGES_CHANNEL } from './change-listener.js'
 
 /**
  * Version of the physical layout (table shapes, key functions, generated columns), kept in
@@ -80,6 +81,32 @@ async function createSchema(client: Queryable, schema: string): Promise<void> {
     `${schema}.${quoteIdentifier(KEY_FUNCTION)}(jsonb)`,
   ])
   if (found.rows[0].f === null) for (const ddl of keyFunctionsDdl(schema)) await client.query(ddl)
+  await client.query(changedFunctionDdl(schema))
+}
+
+/** The trigger function that tells listeners a cached table changed (delivered on commit, once per transaction). */
+const CHANGED_FUNCTION = 'didvault_changed'
+
+function changedFunctionDdl(schema: string): string {
+  return (
+    `CREATE OR REPLACE FUNCTION ${schema}.${CHANGED_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $fn$ BEGIN ` +
+    `PERFORM pg_notify('${CHANGES_CHANNEL}', json_build_object('s', TG_TABLE_SCHEMA, 't', TG_TABLE_NAME)::text); ` +
+    `RETURN NULL; END $fn$`
+  )
+}
+
+/**
+ * A collection declared `cached` gets a statement trigger notifying every write (of any process, made through
+ * didvault or not) to the change listeners (`change-listener.ts`); one no longer declared so loses it.
+ */
+async function migrateChangeTrigger(client: Queryable, layout: Layout): Promise<void> {
+  const trigger = quoteIdentifier(CHANGED_FUNCTION)
+  await client.query(`DROP TRIGGER IF EXISTS ${trigger} ON ${layout.table}`)
+  if (layout.spec.cached !== true) return
+  await client.query(
+    `CREATE TRIGGER ${trigger} AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON ${layout.table} ` +
+      `FOR EACH STATEMENT EXECUTE FUNCTION ${layout.schema}.${CHANGED_FUNCTION}()`,
+  )
 }
 
 async function migrateCollection(client: Queryable, layout: Layout): Promise<void> {
@@ -100,6 +127,7 @@ async function migrateCollection(client: Queryable, layout: Layout): Promise<voi
     )
   }
   await dropRetiredIndexes(client, layout)
+  await migrateChangeTrigger(client, layout)
   for (const index of layout.indexes) {
     const ddl =
       `CREATE ${index.unique ? 'UNIQUE ' : ''}INDEX IF NOT EXISTS ${quoteIdentifier(index.name)} ON ${table} ` +

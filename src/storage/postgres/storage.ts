@@ -31,6 +31,8 @@ import { quoteSchema } from './names.js'
 import { type PlanNode, queryPlanOf } from './plan.js'
 import { type FindQuery, findQueries, withLimit } from './query.js'
 import { StatementNames } from './statements.js'
+import { ChangeListener, type ChangeListenerTiming } from './change-listener.js'
+import { ReadCache } from './read-cache.js'
 
 /** Options of {@link createPostgresStorage}: a `connectionString` (the adapter owns its pool) or a `pool` you own. */
 export interface PostgresStorageOptions {
@@ -54,6 +56,13 @@ export interface PostgresStorageOptions {
   preparedStatements?: boolean
   /** Told each time a transaction is run again after a serialization failure or deadlock (`didvault serve` counts them). */
   onRetry?: () => void
+  /**
+   * Keep the reads of the collections declared `cached` (wallets, keys, credential configurations) in memory, dropped on
+   * every write of any process as PostgreSQL notifies it (default true; docs/storage.md *Read cache*). It answers only
+   * while its listening connection is known to hear those notifications, so behind PgBouncer in transaction mode it
+   * stays off by itself; `false` never opens that connection. An object sets the listener's checks.
+   */
+  readCache?: boolean | ChangeListenerTiming
 }
 
 /** State shared by an adapter and every transaction adapter derived from it. */
@@ -65,6 +74,11 @@ interface Core {
   readonly attempts: number
   readonly statements: StatementNames
   readonly onRetry?: () => void
+  /** The read cache (none when `readCache: false`) and, once a cached collection is declared, its change listener. */
+  readonly cache?: ReadCache
+  listener?: ChangeListener
+  /** Starts the change listener. */
+  readonly listen: () => ChangeListener
   closed: boolean
 }
 
@@ -72,6 +86,8 @@ interface Core {
 interface Scope extends TransactionScope {
   readonly depth: number
   readonly held?: HeldConnection
+  /** In a transaction: the cached collections it wrote, told to the read cache again once it has ended. */
+  readonly touched?: Set<string>
 }
 
 /** The isolation of every transaction: what the service's read-check-write steps need across processes. */
@@ -101,7 +117,13 @@ class PostgresAdapter implements StorageAdapter {
     protected readonly core: Core,
     private readonly scope: Scope,
   ) {
-    this.session = { layout: (name) => this.usable(() => this.layout(name)), query: (sql, params) => this.query(sql, params) }
+    this.session = {
+      layout: (name) => this.usable(() => this.layout(name)),
+      query: (sql, params) => this.query(sql, params),
+      // Only outside a transaction: a transaction reads its own snapshot.
+      read: (name, key, load) => (this.scope.held === undefined && this.core.cache ? this.core.cache.read(name, key, load) : load()),
+      writing: (name, write) => this.writing([name], write),
+    }
   }
 
   async init(specs: readonly CollectionSpec[]): Promise<void> {
@@ -116,6 +138,33 @@ class PostgresAdapter implements StorageAdapter {
     }
     held.release()
     for (const layout of layouts) this.core.layouts.set(layout.name, layout)
+    const cached = specs.filter((spec) => spec.cached === true).map((spec) => spec.name)
+    if (this.core.cache === undefined || cached.length === 0) return
+    this.core.cache.declare(cached)
+    this.core.listener ??= this.core.listen()
+  }
+
+  /**
+   * Runs `write`, a write to `collections`, telling the read cache of the cached ones before it (reads running now
+   * keep nothing) and once it is committed: when the statement is done outside a transaction, when the transaction
+   * has ended inside one. Other processes hear of it through PostgreSQL (`change-listener.ts`).
+   */
+  private async writing<R>(collections: readonly string[], write: () => Promise<R>): Promise<R> {
+    const { cache } = this.core
+    const cached = cache === undefined ? [] : collections.filter((name) => cache.caches(name))
+    if (cached.length === 0) return write()
+    const told = () => cached.forEach((name) => cache!.changed(name))
+    told()
+    const { touched } = this.scope
+    if (touched !== undefined) {
+      cached.forEach((name) => touched.add(name))
+      return write()
+    }
+    try {
+      return await write()
+    } finally {
+      told()
+    }
   }
 
   collection<T extends StoredRecord = StoredRecord>(name: string): Collection<T> {
@@ -178,7 +227,7 @@ class PostgresAdapter implements StorageAdapter {
           if (depth === 0) held.release(err)
           throw err
         }
-        const scope = childScope<Scope>(this.scope, { depth: depth + 1, held })
+        const scope = childScope<Scope>(this.scope, { depth: depth + 1, held, touched: this.scope.touched ?? new Set() })
         if (depth > 0) {
           return {
             scope,
@@ -194,7 +243,11 @@ class PostgresAdapter implements StorageAdapter {
         const end = (how: (held: HeldConnection) => Promise<void>) => async () => {
           if (ended) return
           ended = true
-          await how(held)
+          try {
+            await how(held)
+          } finally {
+            for (const name of scope.touched!) this.core.cache?.changed(name)
+          }
         }
         return { scope, commit: end(commitAndRelease), rollback: end(rollbackAndRelease) }
       },
@@ -219,18 +272,24 @@ class PostgresAdapter implements StorageAdapter {
     const last = layouts.length - 1
     const ctes = layouts.slice(0, last).map((_, index) => `w${index} AS (${insert(index)})`)
     const sql = `${ctes.length > 0 ? `WITH ${ctes.join(', ')} ` : ''}${insert(last)}`
-    for (let attempt = 1; ; attempt++) {
-      try {
-        await this.query(sql, params)
-        return
-      } catch (err) {
-        const mapped = mapConstraintOf(layouts, err)
-        if (this.scope.held !== undefined) throw mapped
-        if (isRetryable(mapped) && attempt < this.core.attempts) continue
-        if (mapped instanceof StorageUnavailableError && !neverSent(mapped.cause)) throw unavailable(mapped.cause, { outcomeUnknown: true })
-        throw mapped
-      }
-    }
+    await this.writing(
+      inserting.map(({ collection }) => collection),
+      async () => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            await this.query(sql, params)
+            return
+          } catch (err) {
+            const mapped = mapConstraintOf(layouts, err)
+            if (this.scope.held !== undefined) throw mapped
+            if (isRetryable(mapped) && attempt < this.core.attempts) continue
+            if (mapped instanceof StorageUnavailableError && !neverSent(mapped.cause))
+              throw unavailable(mapped.cause, { outcomeUnknown: true })
+            throw mapped
+          }
+        }
+      },
+    )
   }
 
   /**
@@ -357,17 +416,68 @@ async function rollbackAndRelease(held: HeldConnection): Promise<void> {
  * several processes and hosts sharing one database.
  */
 export class PostgresStorage extends PostgresAdapter {
-  constructor(pool: Pool, ownsPool: boolean, schema: string, attempts: number, prepared = true, onRetry?: () => void) {
+  constructor(
+    pool: Pool,
+    ownsPool: boolean,
+    schema: string,
+    attempts: number,
+    prepared = true,
+    onRetry?: () => void,
+    readCache: boolean | ChangeListenerTiming = true,
+  ) {
     const statements = new StatementNames(prepared)
-    super({ pool, ownsPool, schema, layouts: new Map(), attempts, statements, onRetry, closed: false }, { ...rootScope(), depth: 0 })
+    const cache = readCache === false ? undefined : new ReadCache()
+    const timing = typeof readCache === 'object' ? readCache : {}
+    const core: Core = {
+      pool,
+      ownsPool,
+      schema,
+      layouts: new Map(),
+      attempts,
+      statements,
+      onRetry,
+      cache,
+      closed: false,
+      listen: () => {
+        const listener = new ChangeListener(
+          () => new pg.Client({ ...pool.options, keepAlive: true }),
+          pool,
+          unquote(schema),
+          cache!,
+          timing,
+        )
+        listener.start()
+        return listener
+      },
+    }
+    super(core, { ...rootScope(), depth: 0 })
   }
 
-  /** Closes the pool the adapter created (a pool passed in is left to its owner). Idempotent. */
+  /**
+   * Whether reads of the cached collections are answered from memory now: the change listener has heard its last ping
+   * (false with `readCache: false`, before the first ping is back, and while the listener reconnects).
+   */
+  get readCacheLive(): boolean {
+    return this.core.cache?.live ?? false
+  }
+
+  /** Reads of the cached collections answered from memory (`hits`) and from the database (`misses`) so far. */
+  get readCacheStats(): { hits: number; misses: number } {
+    return { ...(this.core.cache?.stats ?? { hits: 0, misses: 0 }) }
+  }
+
+  /** Closes the pool the adapter created (a pool passed in is left to its owner), and the change listener. Idempotent. */
   override async close(): Promise<void> {
     if (this.core.closed) return
     this.core.closed = true
+    await this.core.listener?.close()
     if (this.core.ownsPool) await this.core.pool.end()
   }
+}
+
+/** The name a quoted identifier stands for. */
+function unquote(quoted: string): string {
+  return quoted.slice(1, -1).replaceAll('""', '"')
 }
 
 /**
@@ -388,7 +498,15 @@ export async function createPostgresStorage(options: PostgresStorageOptions): Pr
   if (options.pool === undefined) pool.on('error', () => undefined)
   const attempts = options.transactionAttempts ?? 10
   const owns = options.pool === undefined
-  const storage = new PostgresStorage(pool, owns, quoteSchema(schema), attempts, options.preparedStatements, options.onRetry)
+  const storage = new PostgresStorage(
+    pool,
+    owns,
+    quoteSchema(schema),
+    attempts,
+    options.preparedStatements,
+    options.onRetry,
+    options.readCache,
+  )
   try {
     await pool.query('SELECT 1')
   } catch (err) {

@@ -23,6 +23,8 @@ export const SEALED_KEYS = declareCollection<SealedKeyRecord>({
   fields: ['tenantId', 'createdAt'],
   indexes: [],
   secretFields: ['privateKey'],
+  // Read by every signature, written rarely: kept in memory where the adapter can (docs/storage.md *Read cache*).
+  cached: true,
 })
 
 /** The record id of a tenant's key: base64url of the tenant id, a dot, the thumbprint (neither part can contain the other's separator). */
