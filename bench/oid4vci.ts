@@ -49,6 +49,8 @@ export interface Oid4vciTargetResults {
   /** served ÷ floor (issuances/s). */
   ratio: number
   batch: { issuance: Measurement; floor: Measurement; ratio: number }
+  /** PostgreSQL: whether the read cache answered (docs/storage.md *Read cache*), and its hits and misses over the run. */
+  readCache?: { live: boolean; hits: number; misses: number }
 }
 
 export interface Oid4vciBenchResults {
@@ -204,7 +206,12 @@ async function interleaved(label: string, served: Target, floor: Target, count: 
   return { issuance, floor: floorMeasure, ratio: Number((issuance.opsPerSec / floorMeasure.opsPerSec).toFixed(3)) }
 }
 
-async function benchTarget(storage: string, adapter: StorageAdapter, syncMode: string): Promise<Oid4vciTargetResults> {
+async function benchTarget(
+  storage: string,
+  adapter: StorageAdapter,
+  syncMode: string,
+  described: () => Partial<Oid4vciTargetResults> = () => ({}),
+): Promise<Oid4vciTargetResults> {
   // Warm-up issuances, the timed ones, and a batch part of 2 chunks.
   const warmup = CHUNK
   const served = await servedTarget(adapter, warmup + ISSUANCES + 2 * CHUNK)
@@ -213,7 +220,7 @@ async function benchTarget(storage: string, adapter: StorageAdapter, syncMode: s
     await interleaved(`${storage} warm-up`, served, floor, warmup, 1)
     const single = await interleaved(storage, served, floor, ISSUANCES, 1)
     const batch = await interleaved(`${storage} batch of ${BATCH}`, served, floor, 2 * CHUNK, BATCH)
-    return { storage, syncMode, ...single, batch }
+    return { storage, syncMode, ...single, batch, ...described() }
   } finally {
     await served.close()
     await floor.close()
@@ -232,7 +239,8 @@ export async function benchOid4vci(): Promise<Oid4vciBenchResults> {
     const syncMode = `fsync=${await setting('fsync')}, synchronous_commit=${await setting('synchronous_commit')} (${postgres.server})`
     await client.end()
     const pgStorage = await createPostgresStorage({ connectionString: postgres.url, schema: postgres.schema })
-    return { sqlite, postgres: await benchTarget('postgres', pgStorage, syncMode) }
+    const readCache = () => ({ readCache: { live: pgStorage.readCacheLive, ...pgStorage.readCacheStats } })
+    return { sqlite, postgres: await benchTarget('postgres', pgStorage, syncMode, readCache) }
   } finally {
     await postgres.stop()
     rmSync(dir, { recursive: true, force: true })
