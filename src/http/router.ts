@@ -71,7 +71,7 @@ function publicUrlOf(req: Request, publicUrl: string | undefined, root: boolean)
 /** Where the authenticated call waits for its body, beside what loggers may read of the request. */
 interface Locals extends RequestFacts {
   didvaultCall?: AuthenticatedCall
-  /** The route the request's path names (set before Express decodes its parameters, {@link claim}). */
+  /** The route the request's path names (set before Express decodes its parameters, {@link claimRoutes}). */
   route?: SharedRoute<OperationName>
   /** The media type `Accept` chose among the operation's (`media` of its contract). */
   mediaType?: string
@@ -141,7 +141,7 @@ interface ExpressError {
 /**
  * A route's path as a RegExp that captures nothing, so Express matches it without decoding a parameter: a request
  * whose parameter is not valid percent-encoded UTF-8 fails in Express's routing, before the route's own handlers run,
- * yet still reaches {@link claim} of its route.
+ * yet still reaches {@link claimRoutes} for its route.
  */
 function undecoded(path: string, mount: string): RegExp {
   const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
@@ -151,13 +151,22 @@ function undecoded(path: string, mount: string): RegExp {
   return new RegExp(`^${parts.join('')}/?$`, 'i')
 }
 
-/** Records the route a request's path names before Express decodes its parameters, so its errors are answered as that route's. */
-const claim =
-  (route: SharedRoute<OperationName>): RequestHandler =>
-  (_req, res, next) => {
-    ;(res.locals as Locals).route = route
+/**
+ * Records the route a request's method and path name before Express decodes its parameters, so its errors are
+ * answered as that route's: one layer testing every route's undecoded pattern (the last that matches wins, as it
+ * did with a claiming layer per route), rather than a layer per route for each request to walk.
+ */
+function claimRoutes(routes: ReadonlyArray<SharedRoute<OperationName>>, mount: string): RequestHandler {
+  const claims = routes.map((route) => ({ route, method: route.method.toUpperCase(), pattern: undecoded(route.path, mount) }))
+  return (req, res, next) => {
+    // Express answers HEAD with a GET route.
+    const method = req.method === 'HEAD' ? 'GET' : req.method
+    for (const { route, method: routeMethod, pattern } of claims) {
+      if (routeMethod === method && pattern.test(req.path)) (res.locals as Locals).route = route
+    }
     next()
   }
+}
 
 /** The media type of `types` that `Accept` prefers (the first when it admits any); 406 when it admits none. */
 function negotiate(req: Request, types: string[]): string {
@@ -328,7 +337,7 @@ export function routerOver(service: Served, contracts: Contracts, options: Route
   // Every route is claimed before any is matched with its parameters: Express decodes a layer's parameters before it
   // checks the method, so the GET of a path that a POST shares (the OID4VP request_uri) would fail a POST's
   // undecodable parameter before the POST's claim ran.
-  for (const route of routes) router[route.method](undecoded(route.path, mount), claim(route))
+  router.use(claimRoutes(routes, mount))
   for (const route of routes) {
     const types = bodyTypesOf(route, contracts)
     const body =
