@@ -69,6 +69,6 @@ export async function redeemIssuerState(
   now: number,
 ): Promise<OfferBinding> {
   if ((await oneTime.consume(tenantId, ONE_TIME_KINDS.issuerState, bound.issuerState, bound.seen)) === undefined) throw unknownState()
-  if (!(await claimOffer(tx, bound.offer, now))) throw unknownState()
+  if (!(await claimOffer(tx, bound.offer, 'redeemed', now))) throw unknownState()
   return { id: bound.offer.id, configurationIds: bound.offer.configurationIds, claims: bound.offer.claims }
 }

@@ -52,16 +52,14 @@ export function liveCNonces(ctx: Pick<NonceContext, 'oneTime' | 'now'>, tenantId
 }
 
 /**
- * The records that use `nonces` (their one-time records, as `rememberUntil` inserts them: each nonce once), to insert
- * with the writes the nonces were used for — one `storage.insertAll`, where a unique conflict on the one-time collection
- * (`isOneTimeTaken`) means a nonce was used before and nothing is written. Undefined when one is not the tenant's or
- * has expired (a computation: nothing is read or written).
+ * The one-time records that use `nonces` (as `rememberUntil` inserts them: each nonce once), or undefined when one is
+ * not the tenant's or has expired. A computation: nothing is read or written.
  */
-export function cNonceUses(
+function cNonceRecords(
   ctx: Pick<NonceContext, 'oneTime' | 'now'>,
   tenantId: string,
   nonces: readonly string[],
-): CollectionWrite | undefined {
+): OneTimeRecord[] | undefined {
   const now = ctx.now()
   const records: OneTimeRecord[] = []
   for (const nonce of new Set(nonces)) {
@@ -70,25 +68,36 @@ export function cNonceUses(
     if (record === undefined) return undefined
     records.push(record)
   }
-  return { collection: ONE_TIME.name, records }
+  return records
 }
 
 /**
- * Uses each nonce (once, across processes: remembered until its expiry); false when one is not the tenant's, expired
- * or used before — each nonce's own unique insert (a deferred request's, before it stores its pending issuance; the
- * credential request inserts {@link cNonceUses} with its credentials instead).
+ * The records that use `nonces` ({@link cNonceRecords}), to insert with the writes the nonces were used for — one
+ * `storage.insertAll`, where a unique conflict on the one-time collection (`isOneTimeTaken`) means a nonce was used
+ * before and nothing is written. Undefined when one is not the tenant's or has expired (a computation: nothing is read
+ * or written).
+ */
+export function cNonceUses(
+  ctx: Pick<NonceContext, 'oneTime' | 'now'>,
+  tenantId: string,
+  nonces: readonly string[],
+): CollectionWrite | undefined {
+  const records = cNonceRecords(ctx, tenantId, nonces)
+  return records && { collection: ONE_TIME.name, records }
+}
+
+/**
+ * Uses the nonces (once, across processes: each remembered until its expiry); false when one is not the tenant's,
+ * expired or used before, and then none is used. The records of {@link cNonceUses} in one unique insert of their own
+ * (`OneTimeStore.rememberAll`: a deferred request's, before it stores its pending issuance; the credential request
+ * inserts them with its credentials instead).
  */
 export async function consumeCNonces(
   ctx: Pick<NonceContext, 'oneTime' | 'now'>,
   tenantId: string,
   nonces: readonly string[],
 ): Promise<boolean> {
-  const now = ctx.now()
-  for (const nonce of new Set(nonces)) {
-    const expiresAt = expiryOf(ctx.oneTime, tenantId, nonce, now)
-    if (expiresAt === undefined) return false
-    // The nonce carries its expiry: its used-record expires with it, so the unique insert alone decides (no read).
-    if (!(await ctx.oneTime.rememberUntil(tenantId, ONE_TIME_KINDS.cNonce, nonce, expiresAt))) return false
-  }
-  return true
+  // The nonces carry their expiry: their records expire with them, so the unique insert alone decides (no read).
+  const records = cNonceRecords(ctx, tenantId, nonces)
+  return records !== undefined && (await ctx.oneTime.rememberAll(records))
 }

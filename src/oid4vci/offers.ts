@@ -84,22 +84,26 @@ export const issuerStateOf = (oneTime: OneTimeStore, tenantId: string, offerId: 
 /** The grants of an offer (a record without `grants` predates them: the pre-authorized code only). */
 export const grantsOf = (offer: Pick<OfferRecord, 'grants'>): OfferGrant[] => offer.grants ?? ['pre-authorized_code']
 
+/** What a claim of an offer sets: its redemption, or its burn after too many wrong PINs. */
+export type OfferClaim = Exclude<OfferRecord['state'], 'offered'>
+
 /**
- * Claims the redemption of a live offer: the first claim across processes (an atomic count) marks it redeemed and
- * answers true; any later one — the other grant, a replay, a claim after a burn — answers false and writes nothing.
+ * Claims a live offer for `state`: its redemption (either grant) or its burn ({@link countWrongTxCode}). The first claim
+ * across processes (an atomic count) sets `state` and answers true; any later one — the other grant, a replay, a claim
+ * after a burn, a burn after a redemption — answers false and writes nothing.
  */
-export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, now: number): Promise<boolean> {
+export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, state: OfferClaim, now: number): Promise<boolean> {
   const offers = collectionOf(storage, OID4VCI_OFFERS)
-  // One statement: the count and the state it decides, written by the first claim only (`atMost` 1: a later claim, or
-  // one after a burn, writes nothing).
-  const claims = await offers.increment(offer.id, 'redemptions', 1, { state: 'redeemed', updatedAt: Math.max(now, offer.updatedAt + 1) }, 1)
+  // One statement: the count and the state it decides, written by the first claim only (`atMost` 1: a later claim
+  // writes nothing).
+  const claims = await offers.increment(offer.id, 'redemptions', 1, { state, updatedAt: Math.max(now, offer.updatedAt + 1) }, 1)
   return claims === 1
 }
 
 /**
- * Counts a wrong PIN against `offer`; at `maxAttempts` the offer is burned — a claim like a redemption, so whichever
- * comes first wins (a burn after a redemption writes nothing; a redemption after a burn is refused). Answers whether
- * the offer is burned.
+ * Counts a wrong PIN against `offer`; at `maxAttempts` the offer is burned — a claim like a redemption
+ * ({@link claimOffer}), so whichever comes first wins (a burn after a redemption writes nothing; a redemption after a
+ * burn is refused). Answers whether the offer is burned.
  */
 export async function countWrongTxCode(
   ctx: Pick<OffersContext, 'storage' | 'now'>,
@@ -108,9 +112,7 @@ export async function countWrongTxCode(
 ): Promise<boolean> {
   const wrong = await collectionOf(ctx.storage, OID4VCI_OFFERS).increment(offer.id, 'txCodeFailures', 1)
   if (wrong < maxAttempts) return false
-  // The burn is a claim (`atMost` 1): after a redemption it writes nothing.
-  const updatedAt = Math.max(ctx.now(), offer.updatedAt + 1)
-  await collectionOf(ctx.storage, OID4VCI_OFFERS).increment(offer.id, 'redemptions', 1, { state: 'burned', updatedAt }, 1)
+  await claimOffer(ctx.storage, offer, 'burned', ctx.now())
   return true
 }
 

@@ -148,7 +148,8 @@ async function redeemPreAuthorizedCode(
       txCodeRequired: offer.txCode !== undefined,
     })
     // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
-    if (!(await claimOffer(storage, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
+    if (!(await claimOffer(storage, offer, 'redeemed', ctx.now())))
+      throw invalidGrant('the pre-authorized code is unknown, used or expired')
     await finish(oneTime, grant, refreshUntil)
   }
   // The claim is one statement that writes nothing when refused: a transaction only when `finish` writes too (the DPoP

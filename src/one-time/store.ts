@@ -2,7 +2,7 @@
  * {@link OneTimeStore}: single-use, expiring values shared by every process and worker on one
  * database — pre-authorized and authorization codes, PAR request URIs, access tokens, c_nonces,
  * DPoP `jti`s, offers, tx_code attempts (issue 33 §3). Single use rests on the storage port's
- * atomic primitives, never on memory: a unique insert (`issue`, `remember`), a delete that says
+ * atomic primitives, never on memory: a unique insert (`issue`, `remember`, `rememberAll`), a delete that says
  * whether it deleted (`consume`), an increment (`attempt`). An expired value is absent for every
  * operation, whether or not a sweep has deleted it yet.
  *
@@ -191,6 +191,26 @@ export class OneTimeStore {
     const now = this.#now()
     if (expiresAt <= now) return undefined
     return { id: this.#hash(tenantId, kind, value), tenantId, kind, expiresAt, attempts: 0, createdAt: now }
+  }
+
+  /**
+   * Records several values as seen at once, given their {@link rememberedUntil} records (each value once): true when
+   * every record is inserted, false — and none is — when one of the values was remembered before, or when a record's
+   * expiry has passed. One `insertMany`, all or none; like {@link rememberUntil}, the unique inserts alone decide (no
+   * read), and inside a transaction false means the transaction is not to go on. No records: true, nothing written.
+   */
+  async rememberAll(records: readonly OneTimeRecord[]): Promise<boolean> {
+    if (records.length === 0) return true
+    const now = this.#now()
+    if (records.some((record) => record.expiresAt <= now)) return false
+    await this.#maybeSweep()
+    try {
+      await this.#records.insertMany([...records])
+      return true
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) return false
+      throw err
+    }
   }
 
   /**

@@ -304,6 +304,13 @@ describe('nonce endpoint', () => {
     expect(await consumeCNonces(ctx, 'tenant-a', [c_nonce, c_nonce])).toBe(true)
     expect(await consumeCNonces(ctx, 'tenant-a', [c_nonce])).toBe(false)
     expect(await rows()).toBe(before + 1)
+    // With a used one, a fresh nonce is refused too and not used: all of them, or none.
+    const fresh = ((await (await loopback(`${PUBLIC_URL}/oid4vci/acme/nonce`, { method: 'POST' })).json()) as { c_nonce: string }).c_nonce
+    secrets.push(fresh)
+    expect(await consumeCNonces(ctx, 'tenant-a', [fresh, c_nonce])).toBe(false)
+    expect(await rows()).toBe(before + 1)
+    expect(await consumeCNonces(ctx, 'tenant-a', [fresh])).toBe(true)
+    expect(await rows()).toBe(before + 2)
     expect((await loopback(`${PUBLIC_URL}/oid4vci/nobody/nonce`, { method: 'POST' })).status).toBe(404)
   })
 })

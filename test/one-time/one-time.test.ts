@@ -233,6 +233,37 @@ describe.each(['memory', 'sqlite', 'postgres'] as const)('one-time values on %s'
     expect(isOneTimeTaken(new Error('other'))).toBe(false)
   })
 
+  it('rememberAll: rememberedUntil’s records of several values, all inserted or none (one used before, or expired)', async () => {
+    const tenant = freshTenant()
+    const [used, fresh, other] = [randomValue('nonce'), randomValue('nonce'), randomValue('nonce')]
+    const until = clock.now + TTL
+    const record = (value: string) => a.oneTime.rememberedUntil(tenant, 'c-nonce', value, until)!
+    const rows = () => backend.storage.collection('one_time').count()
+    expect(await a.oneTime.rememberAll([])).toBe(true)
+    expect(await a.oneTime.rememberUntil(tenant, 'c-nonce', used, until)).toBe(true)
+    const before = await rows()
+    // One of them used before: false, and the fresh one is not written (still usable).
+    expect(await b.oneTime.rememberAll([record(fresh), record(used)])).toBe(false)
+    expect(await rows()).toBe(before)
+    // An expired record: false, nothing written.
+    expect(await a.oneTime.rememberAll([record(fresh), { ...record(other), expiresAt: clock.now }])).toBe(false)
+    expect(await rows()).toBe(before)
+    expect(await b.oneTime.rememberAll([record(fresh), record(other)])).toBe(true)
+    expect(await rows()).toBe(before + 2)
+    expect(await a.oneTime.rememberUntil(tenant, 'c-nonce', fresh, until)).toBe(false)
+    expect(await a.oneTime.rememberAll([record(other)])).toBe(false)
+    // Inside a transaction: true once; a rolled-back one uses nothing.
+    const inTx = randomValue('nonce')
+    await expect(
+      backend.storage.transaction(async (tx) => {
+        expect(await a.oneTime.within(tx).rememberAll([record(inTx)])).toBe(true)
+        throw new Error('rolled back')
+      }),
+    ).rejects.toThrow('rolled back')
+    expect(await b.oneTime.rememberAll([record(inTx)])).toBe(true)
+    expect(await b.oneTime.rememberAll([record(inTx)])).toBe(false)
+  })
+
   it('another tenant’s value is invisible to every operation and leaves it intact', async () => {
     const [mine, theirs] = [freshTenant(), freshTenant()]
     const code = randomValue()

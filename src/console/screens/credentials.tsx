@@ -7,6 +7,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks'
 import type { DidvaultClient, StoredCredential, WalletView } from '../../client/index.js'
 import { actingAs } from '../session.js'
 import type { ScreenProps } from '../screen.js'
+import { Checks } from '../ui/checks.js'
 import { ConfirmButton } from '../ui/confirm-button.js'
 import { decodeJwt, decodeSdJwt } from '../ui/decode.js'
 import { itemError } from '../ui/errors.js'
@@ -236,15 +237,7 @@ function CredentialView({ client, report, credential }: CredentialViewProps) {
           <p class={verified.verified ? 'ok' : 'bad'}>
             {verified.verified ? 'Verified' : `Not verified${verified.error ? `: ${verified.error}` : ''}`}
           </p>
-          <ul class="checks" aria-label="Checks">
-            {verified.checks.map((c, i) => (
-              <li key={i} class={c.verified ? 'pass' : 'fail'} data-check={c.check}>
-                {c.check}
-                {c.type ? ` (${c.type})` : ''}:{' '}
-                {c.verified ? 'passed' : `failed${c.reason ? ` — ${c.reason}` : ''}${c.error ? ` — ${c.error}` : ''}`}
-              </li>
-            ))}
-          </ul>
+          <Checks checks={verified.checks} label="Checks" about={(c) => c.type} />
         </div>
       )}
     </section>

@@ -3,7 +3,8 @@
  * of Resolve DID by `versionId` (DID Core §3.2.1). A document's version is its metadata's `versionId` (none: version 0,
  * before any change); the one before it is the document as of `versionId − 1` (an event sequence number of the
  * embedded registry, a block number on chain: either way the state before that change), the one after it is the
- * metadata's `nextVersionId`. Only the latest ask's answer is shown.
+ * metadata's `nextVersionId`. Only the latest ask's answer is shown. The component is of one DID: its parent keys it by
+ * the DID (`key={did}`), so another DID is a new component, starting at its current document.
  */
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { DidvaultClient } from '../../client/index.js'
@@ -40,7 +41,6 @@ export function DidVersions({ client, report, did }: DidVersionsProps) {
   const [asked, setAsked] = useState<number>()
   const [resolution, setResolution] = useState<Resolution>()
   const latest = useRef(0)
-  useEffect(() => setAsked(undefined), [did])
   useEffect(() => {
     const ask = ++latest.current
     setResolution(undefined)

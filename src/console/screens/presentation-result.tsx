@@ -5,13 +5,10 @@
  * verifier's) and the checks that failed. Only what the result holds is shown: never a disclosure's salt, and of the
  * holder's key only its type.
  */
+import { Checks, type NamedCheck } from '../ui/checks.js'
 
 /** A named check of the result. */
-export interface ResultCheck {
-  check: string
-  verified: boolean
-  error?: string
-  reason?: string
+export interface ResultCheck extends NamedCheck {
   credential?: number
 }
 
@@ -57,20 +54,8 @@ function leaves(value: unknown, path: string[] = []): Array<[string, string]> {
   return [[path.join('.'), shown(value)]]
 }
 
-/** Named checks; `ofCredential` names the presented credential a check is about (a failed result's checks). */
-function Checks({ checks, label, ofCredential = false }: { checks: ResultCheck[]; label: string; ofCredential?: boolean }) {
-  return (
-    <ul class="checks" aria-label={label}>
-      {checks.map((c, i) => (
-        <li key={i} class={c.verified ? 'pass' : 'fail'} data-check={c.check}>
-          {c.check}
-          {ofCredential && c.credential !== undefined && ` (credential ${c.credential})`}:{' '}
-          {c.verified ? 'passed' : `failed${c.reason ? ` — ${c.reason}` : ''}${c.error ? ` — ${c.error}` : ''}`}
-        </li>
-      ))}
-    </ul>
-  )
-}
+/** The presented credential a check of a failed result is about. */
+const credentialOf = (c: ResultCheck) => (c.credential !== undefined ? `credential ${c.credential}` : undefined)
 
 function Presented({ query, credential }: { query: string; credential: ResultCredential }) {
   const claims = leaves(credential.claims)
@@ -130,7 +115,7 @@ export function PresentationResult({ result }: { result: PresentationResultView 
           {result.errorDescription !== undefined && `: ${result.errorDescription}`}
         </p>
       )}
-      {result.checks && <Checks checks={result.checks} label="Checks" ofCredential />}
+      {result.checks && <Checks checks={result.checks} label="Checks" about={credentialOf} />}
       {result.credentials &&
         Object.entries(result.credentials).flatMap(([query, credentials]) =>
           credentials.map((credential, i) => <Presented key={`${query}-${i}`} query={query} credential={credential} />),

@@ -206,7 +206,7 @@ function WalletDetails({ client, report, wallet, custody }: WalletDetailsProps) 
         <dd>{wallet.created}</dd>
       </dl>
       <Qr text={wallet.did} label={`QR code of ${wallet.did}`} />
-      <DidVersions client={client} report={report} did={wallet.did} />
+      <DidVersions key={wallet.did} client={client} report={report} did={wallet.did} />
     </section>
   )
 }
