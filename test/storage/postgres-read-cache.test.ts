@@ -12,6 +12,7 @@ import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createPostgresStorage, type PostgresStorage, type PostgresStorageOptions } from '../../src/storage/postgres/index.js'
 import { ReadCache } from '../../src/storage/postgres/read-cache.js'
+import { TenantCollection } from '../../src/storage/tenant-scope.js'
 import type { CollectionSpec } from '../../src/storage/port.js'
 import { hasPgBouncer, startPgBouncer } from '../helpers/pgbouncer.js'
 import { startTestPostgres } from '../helpers/postgres.js'
@@ -117,6 +118,29 @@ describe('the read cache on PostgreSQL', () => {
       await plain.insert({ id: 'p', n: 1 })
       await admin(`UPDATE "${schema}"."plain" SET data = '{"id":"p","n":2}'`)
       expect((await plain.get('p'))!.n).toBe(2)
+    } finally {
+      await storage.close()
+    }
+  })
+
+  it("never answers one tenant with another's record: a cached answer is the one the database would give", async () => {
+    const { storage } = await opened()
+    try {
+      await live(storage)
+      const items = storage.collection<Item & { tenantId: string; createdAt: number }>('items')
+      await items.insert({ id: 'a', tenantId: 't1', n: 1, createdAt: 1 })
+      await ownNotifications()
+      const t1 = new TenantCollection(items, 't1')
+      const t2 = new TenantCollection(items, 't2')
+      for (let round = 0; round < 2; round++) {
+        // The second round is answered from memory (the first filled it).
+        expect(await t1.get('a')).toMatchObject({ id: 'a', n: 1 })
+        expect(await t2.get('a')).toBeUndefined()
+        expect(await t1.findOne({ field: 'n', op: 'eq', value: 1 })).toMatchObject({ id: 'a' })
+        expect(await t2.findOne({ field: 'n', op: 'eq', value: 1 })).toBeUndefined()
+        expect((await t2.find({ field: 'n', op: 'eq', value: 1 })).items).toEqual([])
+      }
+      expect(storage.readCacheStats.hits).toBeGreaterThanOrEqual(4)
     } finally {
       await storage.close()
     }
