@@ -60,21 +60,62 @@ export const offerRecordIdOf = (oneTime: OneTimeStore, tenantId: string, offerId
   oneTime.keyed(KEYED.offer, tenantId, offerId)
 
 /**
- * A pre-authorized code of an offer: its storage id sealed for the tenant's issuer, good until the offer expires. Never
- * stored; each fetch of the offer makes a new one, and any of them redeems the offer once.
+ * A grant small enough to ride in its pre-authorized code (the JSON of the configurations and claims at most this many
+ * characters): the token request then needs no read of the offer. A larger one stays in the offer record alone.
  */
-export const preAuthorizedCodeOf = (oneTime: Pick<OneTimeStore, 'seal'>, offer: OfferRecord, now: number): string =>
-  oneTime.seal(ONE_TIME_KINDS.preAuthorizedCode, [offer.tenantId, offer.issuer], { offer: offer.id }, offer.expiresAt - now)
+export const SEALED_GRANT_MAX_CHARS = 1_024
 
-/** The storage id of the offer a pre-authorized code was sealed for at `tenantId`'s issuer `slug`, while it is live. */
+/** What a pre-authorized code carries of an offer without a PIN whose grant is small: the token request reads nothing. */
+export interface SealedGrant {
+  configurationIds: string[]
+  claims: Record<string, Record<string, unknown>>
+  expiresAt: number
+  updatedAt: number
+}
+
+/**
+ * A pre-authorized code of an offer: its storage id sealed for the tenant's issuer, good until the offer expires — and,
+ * for an offer without a PIN whose configurations and claims are small ({@link SEALED_GRANT_MAX_CHARS}), the grant
+ * itself (offers never change but by their claim, so the sealed copy is the record's). Never stored; each fetch of the
+ * offer makes a new one, and any of them redeems the offer once.
+ */
+export function preAuthorizedCodeOf(oneTime: Pick<OneTimeStore, 'seal'>, offer: OfferRecord, now: number): string {
+  const grant: SealedGrant = {
+    configurationIds: offer.configurationIds,
+    claims: offer.claims,
+    expiresAt: offer.expiresAt,
+    updatedAt: offer.updatedAt,
+  }
+  const small = offer.txCode === undefined && JSON.stringify([grant.configurationIds, grant.claims]).length <= SEALED_GRANT_MAX_CHARS
+  const data = small ? { offer: offer.id, grant } : { offer: offer.id }
+  return oneTime.seal(ONE_TIME_KINDS.preAuthorizedCode, [offer.tenantId, offer.issuer], data, offer.expiresAt - now)
+}
+
+/**
+ * The storage id of the offer a pre-authorized code was sealed for at `tenantId`'s issuer `slug`, while it is live, and
+ * the grant it carries (when it does).
+ */
 export function offerOfPreAuthorizedCode(
   oneTime: Pick<OneTimeStore, 'unseal'>,
   tenantId: string,
   slug: string,
   code: string,
-): string | undefined {
+): { id: string; grant?: SealedGrant } | undefined {
   const data = oneTime.unseal(ONE_TIME_KINDS.preAuthorizedCode, [tenantId, slug], code)
-  return typeof data?.offer === 'string' ? data.offer : undefined
+  if (typeof data?.offer !== 'string') return undefined
+  return { id: data.offer, ...(isSealedGrant(data.grant) && { grant: data.grant }) }
+}
+
+function isSealedGrant(value: unknown): value is SealedGrant {
+  if (typeof value !== 'object' || value === null) return false
+  const grant = value as Partial<SealedGrant>
+  return (
+    Array.isArray(grant.configurationIds) &&
+    typeof grant.claims === 'object' &&
+    grant.claims !== null &&
+    typeof grant.expiresAt === 'number' &&
+    typeof grant.updatedAt === 'number'
+  )
 }
 
 /** The `issuer_state` of an offer with the authorization code grant: derived from its id like the code, never stored. */
@@ -92,7 +133,12 @@ export type OfferClaim = Exclude<OfferRecord['state'], 'offered'>
  * across processes (an atomic count) sets `state` and answers true; any later one — the other grant, a replay, a claim
  * after a burn, a burn after a redemption — answers false and writes nothing.
  */
-export async function claimOffer(storage: StorageAdapter, offer: OfferRecord, state: OfferClaim, now: number): Promise<boolean> {
+export async function claimOffer(
+  storage: StorageAdapter,
+  offer: Pick<OfferRecord, 'id' | 'updatedAt'>,
+  state: OfferClaim,
+  now: number,
+): Promise<boolean> {
   const offers = collectionOf(storage, OID4VCI_OFFERS)
   // One statement: the count and the state it decides, written by the first claim only (`atMost` 1: a later claim
   // writes nothing).

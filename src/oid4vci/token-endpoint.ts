@@ -33,7 +33,8 @@ import {
   type OffersContext,
 } from './offers.js'
 import type * as Protocol from './protocol/index.js'
-import { configurationOf, type ConfigurationRecord } from './records.js'
+import { collectionOf } from '../storage/declaration.js'
+import { configurationOf, OID4VCI_OFFERS, type ConfigurationRecord, type OfferRecord } from './records.js'
 
 const invalidGrant = (description: string) => new OAuthError('invalid_grant', description)
 
@@ -113,9 +114,12 @@ async function redeemPreAuthorizedCode(
   const { slug, tenantId, credentialIssuer, request, token, dpop } = redemption
   const oid4vci = ctx.oid4vci!
   if (token.grant.type !== 'pre-authorized_code') throw new OAuthError('unsupported_grant_type', 'not a pre-authorized code grant')
-  // The code is the offer's storage id, sealed for this tenant's issuer (`offers.ts`): opened, not looked up.
-  const offerId = offerOfPreAuthorizedCode(ctx.oneTime, tenantId, slug, token.grant.preAuthorizedCode)
-  const offer = offerId === undefined ? undefined : await liveOffer(ctx, tenantId, offerId)
+  // The code is the offer's storage id, sealed for this tenant's issuer (`offers.ts`): opened, not looked up. A small
+  // offer without a PIN rides in it whole: nothing is read, the claim below decides (a used, burned or swept offer).
+  const sealed = offerOfPreAuthorizedCode(ctx.oneTime, tenantId, slug, token.grant.preAuthorizedCode)
+  const offer: OfferGrantView | undefined = sealed?.grant
+    ? { id: sealed.id, issuer: slug, ...sealed.grant }
+    : sealed && (await liveOffer(ctx, tenantId, sealed.id))
   if (!offer || offer.issuer !== slug) throw invalidGrant('the pre-authorized code is unknown, used or expired')
   const configurations = await Promise.all(offer.configurationIds.map((id) => configurationOf(ctx.storage, tenantId, id)))
   if (configurations.some((c) => c === undefined)) throw invalidGrant('a credential configuration of the offer was deleted')
@@ -127,8 +131,8 @@ async function redeemPreAuthorizedCode(
 
   if (offer.txCode) {
     if (token.grant.txCode === undefined) throw new OAuthError('invalid_request', 'the offer requires a tx_code')
-    if (!txCodeMatches(ctx.oneTime, offer, token.grant.txCode)) {
-      const burned = await countWrongTxCode(ctx, offer, oid4vci.options.txCodeAttempts)
+    if (!txCodeMatches(ctx.oneTime, offer as OfferRecord, token.grant.txCode)) {
+      const burned = await countWrongTxCode(ctx, offer as OfferRecord, oid4vci.options.txCodeAttempts)
       throw invalidGrant(burned ? 'the tx_code is wrong; too many tries: the offer can no longer be redeemed' : 'the tx_code is wrong')
     }
   }
@@ -148,8 +152,7 @@ async function redeemPreAuthorizedCode(
       txCodeRequired: offer.txCode !== undefined,
     })
     // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
-    if (!(await claimOffer(storage, offer, 'redeemed', ctx.now())))
-      throw invalidGrant('the pre-authorized code is unknown, used or expired')
+    if (!(await claimed(storage, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
     await finish(oneTime, grant, refreshUntil)
   }
   // The claim is one statement that writes nothing when refused: a transaction only when `finish` writes too (the DPoP
@@ -164,4 +167,20 @@ export async function issueNonce(ctx: OffersContext, _caller: Caller, input: { i
   const { issuer, oid4vci } = await walletFacingIssuer(ctx, input.issuer)
   const cNonce = await issueCNonce({ oneTime: ctx.oneTime, oid4vci, now: ctx.now }, issuer.tenantId)
   return oid4vci.lib.nonceResponse(cNonce) as { c_nonce: string }
+}
+
+/** What the token request knows of an offer: its record (read), or the grant its code carried (nothing read). */
+type OfferGrantView = Pick<OfferRecord, 'id' | 'issuer' | 'configurationIds' | 'claims' | 'expiresAt' | 'updatedAt' | 'txCode'>
+
+/**
+ * The offer claimed for its redemption ({@link claimOffer}); false when it was claimed before — or, for an offer whose
+ * code carried its grant and was never read, when its record is gone (swept after its expiry).
+ */
+async function claimed(storage: StorageAdapter, offer: OfferGrantView, now: number): Promise<boolean> {
+  try {
+    return await claimOffer(storage, offer, 'redeemed', now)
+  } catch (err) {
+    if ((await collectionOf(storage, OID4VCI_OFFERS).get(offer.id)) === undefined) return false
+    throw err
+  }
 }

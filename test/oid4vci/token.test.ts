@@ -16,7 +16,7 @@ import type { StorageAdapter } from '../../src/storage/port.js'
 import type { OfferRecord } from '../../src/oid4vci/records.js'
 import { consumeCNonces, liveCNonces } from '../../src/oid4vci/nonces.js'
 import { openAccessToken } from '../../src/oid4vci/access-tokens.js'
-import { OFFER_RETENTION_MS, offerRecordIdOf, sweepOffers } from '../../src/oid4vci/offers.js'
+import { OFFER_RETENTION_MS, offerRecordIdOf, SEALED_GRANT_MAX_CHARS, sweepOffers } from '../../src/oid4vci/offers.js'
 
 const PUBLIC_URL = ISSUER_PUBLIC_URL
 const TOKEN = `${PUBLIC_URL}/oid4vci/acme/token`
@@ -225,13 +225,15 @@ describe('token endpoint', () => {
   })
 
   it('an expired offer is refused: invalid_grant, and its offer 404', async () => {
-    const { made, code } = await offer({ expiresInSeconds: 30 })
+    // An offer with a PIN: its code carries only the offer's id, so the token request reads the offer (a code carrying
+    // its grant expires by its own sealed expiry, the offer's: offers never change but by their claim).
+    const { made, code } = await offer({ expiresInSeconds: 30, txCode: true })
     // Its expiry passed: moved into the past in the database (the code's own expiry is later; the offer decides).
     const offers = storage.collection<OfferRecord>('oid4vci_offers')
     const mine = (await offers.find({ and: [] }, { limit: 1_000 })).items.filter((o) => o.expiresAt - o.createdAt === 30_000)
     expect(mine).toHaveLength(1)
     await offers.update(mine[0].id, { expiresAt: Date.now() - 1 })
-    expect((await token('acme', { 'pre-authorized_code': code })).body.error).toBe('invalid_grant')
+    expect((await token('acme', { 'pre-authorized_code': code, tx_code: made.txCode! })).body.error).toBe('invalid_grant')
     expect((await loopback(made.credentialOfferUri)).status).toBe(404)
     // A day after its expiry the record is swept; live offers and those expired since are kept.
     const count = async () => (await offers.find({ and: [] }, { limit: 1_000 })).items.length
@@ -240,6 +242,24 @@ describe('token endpoint', () => {
     expect(await sweepOffers({ storage }, Date.now() + OFFER_RETENTION_MS)).toBe(1)
     expect(await offers.get(mine[0].id)).toBeUndefined()
     expect(await count()).toBe(before - 1)
+  })
+
+  it('a code carrying its grant redeems without a read of the offer; once the offer is swept it is invalid_grant, nothing written', async () => {
+    const offers = storage.collection<OfferRecord>('oid4vci_offers')
+    const { code } = await offer({ expiresInSeconds: 31 })
+    const mine = (await offers.find({ and: [] }, { limit: 1_000 })).items.filter((o) => o.expiresAt - o.createdAt === 31_000)
+    expect(mine).toHaveLength(1)
+    // The record gone (as the sweep deletes it a day after its expiry): the code opens, the claim finds nothing.
+    await offers.delete(mine[0].id)
+    const before = (await offers.find({ and: [] }, { limit: 1_000 })).items.length
+    expect((await token('acme', { 'pre-authorized_code': code })).body.error).toBe('invalid_grant')
+    expect((await offers.find({ and: [] }, { limit: 1_000 })).items.length).toBe(before)
+    // An offer whose grant is large keeps it in its record alone; its code still redeems (reading the offer).
+    const large = await offer({ configurations: [{ id: 'Identity', claims: { given_name: 'E'.repeat(SEALED_GRANT_MAX_CHARS) } }] })
+    const small = await offer()
+    expect(large.code.length).toBeLessThan(small.code.length)
+    expect((await token('acme', { 'pre-authorized_code': large.code })).status).toBe(200)
+    expect((await token('acme', { 'pre-authorized_code': large.code })).body.error).toBe('invalid_grant')
   })
 
   it('a code of tenant A at tenant B’s issuer: invalid_grant, and the code still works at its own', async () => {
