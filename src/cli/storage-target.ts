@@ -161,7 +161,7 @@ export async function openStorage(target: StorageTarget, options: OpenStorageOpt
       ...(schema !== undefined && { schema }),
       ...(preparedStatements !== undefined && { preparedStatements }),
       // Reading once (`audit verify`) has nothing to keep.
-      ...((readCache !== undefined || options.readonly) && { readCache: readCache === true && !options.readonly }),
+      ...(options.readonly ? { readCache: false } : readCache !== undefined && { readCache }),
       ...(options.onRetry && { onRetry: options.onRetry }),
     })
   }

@@ -153,7 +153,7 @@ export async function claimOffer(
  */
 export async function countWrongTxCode(
   ctx: Pick<OffersContext, 'storage' | 'now'>,
-  offer: OfferRecord,
+  offer: Pick<OfferRecord, 'id' | 'updatedAt'>,
   maxAttempts: number,
 ): Promise<boolean> {
   const wrong = await collectionOf(ctx.storage, OID4VCI_OFFERS).increment(offer.id, 'txCodeFailures', 1)
@@ -167,7 +167,7 @@ const txCodeHashOf = (oneTime: OneTimeStore, tenantId: string, recordId: string,
   oneTime.keyed(KEYED.txCode, tenantId, JSON.stringify([recordId, pin]))
 
 /** Whether `pin` is the offer's PIN (constant time over the hashes). */
-export function txCodeMatches(oneTime: OneTimeStore, offer: OfferRecord, pin: string): boolean {
+export function txCodeMatches(oneTime: OneTimeStore, offer: Pick<OfferRecord, 'id' | 'tenantId' | 'txCode'>, pin: string): boolean {
   if (!offer.txCode) return false
   const given = Buffer.from(txCodeHashOf(oneTime, offer.tenantId, offer.id, pin))
   const kept = Buffer.from(offer.txCode.hash)

@@ -118,7 +118,7 @@ async function redeemPreAuthorizedCode(
   // offer without a PIN rides in it whole: nothing is read, the claim below decides (a used, burned or swept offer).
   const sealed = offerOfPreAuthorizedCode(ctx.oneTime, tenantId, slug, token.grant.preAuthorizedCode)
   const offer: OfferGrantView | undefined = sealed?.grant
-    ? { id: sealed.id, issuer: slug, ...sealed.grant }
+    ? { id: sealed.id, tenantId, issuer: slug, ...sealed.grant }
     : sealed && (await liveOffer(ctx, tenantId, sealed.id))
   if (!offer || offer.issuer !== slug) throw invalidGrant('the pre-authorized code is unknown, used or expired')
   const configurations = await Promise.all(offer.configurationIds.map((id) => configurationOf(ctx.storage, tenantId, id)))
@@ -131,8 +131,8 @@ async function redeemPreAuthorizedCode(
 
   if (offer.txCode) {
     if (token.grant.txCode === undefined) throw new OAuthError('invalid_request', 'the offer requires a tx_code')
-    if (!txCodeMatches(ctx.oneTime, offer as OfferRecord, token.grant.txCode)) {
-      const burned = await countWrongTxCode(ctx, offer as OfferRecord, oid4vci.options.txCodeAttempts)
+    if (!txCodeMatches(ctx.oneTime, offer, token.grant.txCode)) {
+      const burned = await countWrongTxCode(ctx, offer, oid4vci.options.txCodeAttempts)
       throw invalidGrant(burned ? 'the tx_code is wrong; too many tries: the offer can no longer be redeemed' : 'the tx_code is wrong')
     }
   }
@@ -170,7 +170,7 @@ export async function issueNonce(ctx: OffersContext, _caller: Caller, input: { i
 }
 
 /** What the token request knows of an offer: its record (read), or the grant its code carried (nothing read). */
-type OfferGrantView = Pick<OfferRecord, 'id' | 'issuer' | 'configurationIds' | 'claims' | 'expiresAt' | 'updatedAt' | 'txCode'>
+type OfferGrantView = Pick<OfferRecord, 'id' | 'tenantId' | 'issuer' | 'configurationIds' | 'claims' | 'expiresAt' | 'updatedAt' | 'txCode'>
 
 /**
  * The offer claimed for its redemption ({@link claimOffer}); false when it was claimed before — or, for an offer whose

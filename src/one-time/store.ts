@@ -175,9 +175,7 @@ export class OneTimeStore {
    */
   async rememberUntil(tenantId: string, kind: OneTimeKind, value: string, expiresAt: number): Promise<boolean> {
     const record = this.rememberedUntil(tenantId, kind, value, expiresAt)
-    if (record === undefined) return false
-    await this.#maybeSweep()
-    return this.#insertOnce(record)
+    return record !== undefined && this.rememberAll([record])
   }
 
   /**
@@ -204,13 +202,7 @@ export class OneTimeStore {
     const now = this.#now()
     if (records.some((record) => record.expiresAt <= now)) return false
     await this.#maybeSweep()
-    try {
-      await this.#records.insertMany([...records])
-      return true
-    } catch (err) {
-      if (err instanceof UniqueConstraintError) return false
-      throw err
-    }
+    return this.#insertOnce(...records)
   }
 
   /**
@@ -280,10 +272,12 @@ export class OneTimeStore {
     }
   }
 
-  /** Inside a transaction: inserts `record`; false when its id is taken (the transaction is not to go on). */
-  async #insertOnce(record: OneTimeRecord): Promise<boolean> {
+  /**
+   * Inserts `records`, all or none; false when an id is taken (inside a transaction, the transaction is not to go on).
+   */
+  async #insertOnce(...records: OneTimeRecord[]): Promise<boolean> {
     try {
-      await this.#records.insert(record)
+      await (records.length === 1 ? this.#records.insert(records[0]) : this.#records.insertMany(records))
       return true
     } catch (err) {
       if (err instanceof UniqueConstraintError) return false

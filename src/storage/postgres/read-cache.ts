@@ -27,12 +27,7 @@ export class ReadCache {
   /** Answers served from memory, and reads that went to the database, since the start (for tests and metrics). */
   readonly stats = { hits: 0, misses: 0 }
 
-  /** @param cached The tables (quoted, schema-qualified) whose reads may be cached. */
-  constructor(cached: Iterable<string> = []) {
-    for (const table of cached) this.#tables.set(table, { epoch: 0, entries: new Map() })
-  }
-
-  /** Declares more cached tables (a later `init`). */
+  /** Declares cached tables (by collection name, as the triggers report them), at each `init`. */
   declare(tables: Iterable<string>): void {
     for (const table of tables) if (!this.#tables.has(table)) this.#tables.set(table, { epoch: 0, entries: new Map() })
   }
