@@ -72,9 +72,10 @@ export async function requestCredential(
   // The nonces checked before signing (a forged or expired one is refused before any work or write); used by their
   // records' unique inserts in the one write that stores the credentials with their audit records: all of it, or none.
   if (!liveCNonces(ctx, caller.tenantId, verified.nonces)) throw oid4vci.lib.invalidNonce(await fresh())
-  let issued
+  // The response, sealed `notification_id` included, is made while the credentials' write travels (`whileWriting`).
+  let response: CredentialResponseBody | undefined
   try {
-    issued = await issueCredentials(ctx, caller, {
+    await issueCredentials(ctx, caller, {
       configuration,
       claims: grant.claims[configuration.configurationId] ?? {},
       keys: verified.keys,
@@ -85,21 +86,23 @@ export async function requestCredential(
         if (uses === undefined) throw new NonceExpired()
         return [uses]
       },
+      whileWriting: (issued) => {
+        // Sealed, not stored (`notification-ids.ts`): made once the record ids are known.
+        const notificationId = sealNotificationId(ctx.oneTime, caller.tenantId, {
+          issuer: slug,
+          configurationId: configuration.configurationId,
+          credentials: issued.map((c) => c.recordId),
+          ...(grant.offerId !== undefined && { offerId: grant.offerId }),
+        })
+        response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId }).body
+      },
     })
   } catch (err) {
     // A nonce expired, or another request used it meanwhile (its record's unique insert conflicted): nothing was stored.
     if (err instanceof NonceExpired || isOneTimeTaken(err)) throw oid4vci.lib.invalidNonce(await fresh())
     throw err
   }
-  // Sealed, not stored (`notification-ids.ts`): made once the record ids are known.
-  const notificationId = sealNotificationId(ctx.oneTime, caller.tenantId, {
-    issuer: slug,
-    configurationId: configuration.configurationId,
-    credentials: issued.map((c) => c.recordId),
-    ...(grant.offerId !== undefined && { offerId: grant.offerId }),
-  })
-  const response = oid4vci.lib.credentialResponse(request, { credentials: issued.map((c) => c.credential), notificationId })
-  return response.body
+  return response!
 }
 
 /** POST `/oid4vci/:issuer/notification`: a wallet's event about credentials it received, into the audit trail. */

@@ -55,6 +55,12 @@ export interface IssuanceRequest {
    * issuance runs in a transaction (BEGIN … COMMIT) instead of one `insertAll` statement.
    */
   within?: (tx: StorageAdapter, recordIds: string[]) => Promise<void>
+  /**
+   * Work for the answer, done while the write is on its way to the storage rather than after it (the credential
+   * response): called with what is being stored once the `insertAll` statement was sent, before it is confirmed. Its
+   * result stands only when the write succeeds, which `issueCredentials` resolving says. Not with `within`.
+   */
+  whileWriting?: (issued: readonly IssuedRecord[]) => void
 }
 
 /** An issued credential: its encoded form (what the wallet receives) and its credential record's id. */
@@ -101,8 +107,7 @@ export async function issueCredentials(ctx: IssuanceContext, caller: Caller, req
       }
       signed.push({ encoded: await format.issue(content, signer, options), key })
     }
-    const by = { format, wallet: wallet.did, offerId: request.offerId, now, alsoInsert: request.alsoInsert, within: request.within }
-    return await store(ctx, caller, by, signed)
+    return await store(ctx, caller, { format, wallet: wallet.did, now, ...request }, signed)
   } catch (err) {
     for (const allocation of allocations) await allocation.release()
     throw err instanceof OAuthError || !isRefusal(err) ? err : new OAuthError('invalid_credential_request', refusalText(err))
@@ -203,18 +208,15 @@ function issueOptionsOf(ctx: IssuanceContext, caller: Caller, configuration: Con
 
 /**
  * Stores the signed credentials as records of the tenant, with their audit records and the caller's records: one
- * `insertAll` — or, with `within`, one transaction.
+ * `insertAll` (`whileWriting` runs while it travels) — or, with `within`, one transaction.
  */
 async function store(
   ctx: IssuanceContext,
   caller: Caller,
-  by: {
+  by: Pick<IssuanceRequest, 'offerId' | 'alsoInsert' | 'within' | 'whileWriting'> & {
     format: CredentialFormat
     wallet: string
-    offerId?: string
     now: number
-    alsoInsert?: IssuanceRequest['alsoInsert']
-    within?: IssuanceRequest['within']
   },
   signed: ReadonlyArray<{ encoded: string | Record<string, unknown>; key: HolderKey }>,
 ): Promise<IssuedRecord[]> {
@@ -223,7 +225,7 @@ async function store(
   const records: CredentialRecord[] = []
   const acts: AuditAct[] = []
   for (const { encoded, key } of signed) {
-    const { disclosures, ...parsed } = await by.format.parse(encoded, ctx.config.limits)
+    const { disclosures, ...parsed } = await by.format.parse(encoded, ctx.config.limits, { issued: true })
     const id = randomUUID()
     records.push({
       id,
@@ -247,9 +249,9 @@ async function store(
     const also = by.alsoInsert?.() ?? []
     return [{ collection: CREDENTIALS.name, records }, ctx.audit.appends(actor, acts), ...also]
   }
-  const { within } = by
-  if (within === undefined) await ctx.storage.insertAll(writes())
-  else
+  const issued = signed.map(({ encoded }, i) => ({ credential: encoded, recordId: records[i].id }))
+  const { within, whileWriting } = by
+  if (within !== undefined)
     await ctx.storage.transaction(async (tx) => {
       await tx.insertAll(writes())
       await within(
@@ -257,7 +259,28 @@ async function store(
         records.map((r) => r.id),
       )
     })
-  return signed.map(({ encoded }, i) => ({ credential: encoded, recordId: records[i].id }))
+  else if (whileWriting === undefined) await ctx.storage.insertAll(writes())
+  else await overlapped(ctx.storage.insertAll(writes()), () => whileWriting(issued))
+  return issued
+}
+
+/**
+ * Awaits `write` with `work` done meanwhile: after a turn of the event loop (an adapter sends its statement on a later
+ * tick than the call), so that the work overlaps the round trip instead of following it. A failed write fails the whole,
+ * whatever the work did; the write is awaited even when the work throws.
+ */
+async function overlapped(write: Promise<void>, work: () => void): Promise<void> {
+  // Handled from the start: a write failing during the turn below is no unhandled rejection.
+  write.catch(() => undefined)
+  await new Promise<void>((resolve) => setImmediate(resolve))
+  let failure: { err: unknown } | undefined
+  try {
+    work()
+  } catch (err) {
+    failure = { err }
+  }
+  await write
+  if (failure) throw failure.err
 }
 
 const unavailable = (why: string) => new OAuthError('invalid_credential_request', `the credential cannot be issued now: ${why}`)

@@ -212,8 +212,11 @@ export interface CredentialFormat<E extends EncodedCredential = EncodedCredentia
   /**
    * The fields a stored record is indexed by, its encoded form as a record keeps it (and what the record seals) and its
    * content hash; 422 when it is not a credential of this format.
+   * @param options.issued - `encoded` is what this format's {@link issue} just returned, not a credential given from
+   *   outside: checks that only guard against malformed input may be skipped (an SD-JWT's disclosures are known to fit
+   *   it). The result is the same.
    */
-  parse(encoded: E, limits: FormatLimits): Promise<ParsedCredential>
+  parse(encoded: E, limits: FormatLimits, options?: { issued?: boolean }): Promise<ParsedCredential>
   /** The credential again from what {@link parse} gave: a record's `encoded` and its unsealed `disclosures`. */
   assemble(encoded: EncodedCredential, disclosures: readonly string[]): E
   /** Equal for two encodings of the same content (what records are deduplicated by). */

@@ -38,10 +38,10 @@ export const sdJwtFormat: CredentialFormat<string> = {
   statusListContexts: [],
   is: (encoded): encoded is string => typeof encoded === 'string' && encoded.includes('~'),
   checkInput: (compact, field) => checkSdJwtInput(compact, field),
-  async parse(compact, limits) {
+  async parse(compact, limits, options) {
     const parsed = parseSdJwt(compact, limits.depth)
-    // Every disclosure decodes and fits a digest of the credential, none twice.
-    await parseSdJwtVc(compact)
+    // Every disclosure decodes and fits a digest of the credential, none twice (known of one this format just issued).
+    if (options?.issued !== true) await parseSdJwtVc(compact)
     return parsed
   },
   assemble: (issuerSigned, disclosures) => joinSdJwt(issuerSigned as string, disclosures),
