@@ -72,7 +72,7 @@ export async function requestCredential(
   // The nonces checked before signing (a forged or expired one is refused before any work or write); used by their
   // records' unique inserts in the one write that stores the credentials with their audit records: all of it, or none.
   if (!liveCNonces(ctx, caller.tenantId, verified.nonces)) throw oid4vci.lib.invalidNonce(await fresh())
-  // The response, sealed `notification_id` included, is made while the credentials' write travels (`whileWriting`).
+  // The response, sealed `notification_id` included, is made while the credentials' write travels (`meanwhile`).
   let response: CredentialResponseBody | undefined
   try {
     await issueCredentials(ctx, caller, {
@@ -86,7 +86,7 @@ export async function requestCredential(
         if (uses === undefined) throw new NonceExpired()
         return [uses]
       },
-      whileWriting: (issued) => {
+      meanwhile: (issued) => {
         // Sealed, not stored (`notification-ids.ts`): made once the record ids are known.
         const notificationId = sealNotificationId(ctx.oneTime, caller.tenantId, {
           issuer: slug,

@@ -21,6 +21,7 @@ import { didJwk } from '../did/methods/jwk/index.js'
 import type { PublicJwk } from '../keys/key-types.js'
 import { tenantCollections } from '../storage/declaration.js'
 import type { CollectionWrite, StorageAdapter } from '../storage/port.js'
+import { whileWriting } from '../storage/while-writing.js'
 import { signingWallet } from '../wallets/config.js'
 import { WALLETS } from '../wallets/records.js'
 import { FORMAT_OF } from './configurations.js'
@@ -60,7 +61,7 @@ export interface IssuanceRequest {
    * response): called with what is being stored once the `insertAll` statement was sent, before it is confirmed. Its
    * result stands only when the write succeeds, which `issueCredentials` resolving says. Not with `within`.
    */
-  whileWriting?: (issued: readonly IssuedRecord[]) => void
+  meanwhile?: (issued: readonly IssuedRecord[]) => void
 }
 
 /** An issued credential: its encoded form (what the wallet receives) and its credential record's id. */
@@ -208,12 +209,12 @@ function issueOptionsOf(ctx: IssuanceContext, caller: Caller, configuration: Con
 
 /**
  * Stores the signed credentials as records of the tenant, with their audit records and the caller's records: one
- * `insertAll` (`whileWriting` runs while it travels) — or, with `within`, one transaction.
+ * `insertAll` (`meanwhile` runs while it travels) — or, with `within`, one transaction.
  */
 async function store(
   ctx: IssuanceContext,
   caller: Caller,
-  by: Pick<IssuanceRequest, 'offerId' | 'alsoInsert' | 'within' | 'whileWriting'> & {
+  by: Pick<IssuanceRequest, 'offerId' | 'alsoInsert' | 'within' | 'meanwhile'> & {
     format: CredentialFormat
     wallet: string
     now: number
@@ -250,7 +251,7 @@ async function store(
     return [{ collection: CREDENTIALS.name, records }, ctx.audit.appends(actor, acts), ...also]
   }
   const issued = signed.map(({ encoded }, i) => ({ credential: encoded, recordId: records[i].id }))
-  const { within, whileWriting } = by
+  const { within, meanwhile } = by
   if (within !== undefined)
     await ctx.storage.transaction(async (tx) => {
       await tx.insertAll(writes())
@@ -259,28 +260,9 @@ async function store(
         records.map((r) => r.id),
       )
     })
-  else if (whileWriting === undefined) await ctx.storage.insertAll(writes())
-  else await overlapped(ctx.storage.insertAll(writes()), () => whileWriting(issued))
+  else if (meanwhile === undefined) await ctx.storage.insertAll(writes())
+  else await whileWriting(ctx.storage.insertAll(writes()), () => meanwhile(issued))
   return issued
-}
-
-/**
- * Awaits `write` with `work` done meanwhile: after a turn of the event loop (an adapter sends its statement on a later
- * tick than the call), so that the work overlaps the round trip instead of following it. A failed write fails the whole,
- * whatever the work did; the write is awaited even when the work throws.
- */
-async function overlapped(write: Promise<void>, work: () => void): Promise<void> {
-  // Handled from the start: a write failing during the turn below is no unhandled rejection.
-  write.catch(() => undefined)
-  await new Promise<void>((resolve) => setImmediate(resolve))
-  let failure: { err: unknown } | undefined
-  try {
-    work()
-  } catch (err) {
-    failure = { err }
-  }
-  await write
-  if (failure) throw failure.err
 }
 
 const unavailable = (why: string) => new OAuthError('invalid_credential_request', `the credential cannot be issued now: ${why}`)

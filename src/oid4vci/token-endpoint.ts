@@ -15,6 +15,7 @@
 import type { AuthContext, Caller } from '../auth/context.js'
 import type { OneTimeStore } from '../one-time/index.js'
 import type { StorageAdapter } from '../storage/port.js'
+import { whileWriting } from '../storage/while-writing.js'
 import { sealAccessToken } from './access-tokens.js'
 import { redeemAuthorizationCode, type AuthorizationCodeContext } from './authorization-code.js'
 import { issueRefreshToken, redeemRefreshToken, refreshableGrantUntil, refreshableUntil } from './refresh-tokens.js'
@@ -145,20 +146,23 @@ async function redeemPreAuthorizedCode(
     ...(dpop && { jkt: dpop.jkt }),
   }
   const refreshUntil = refreshableUntil(ctx, configurations)
-  const redeem = async (storage: StorageAdapter, oneTime: OneTimeStore) => {
-    await oid4vci.protocol.token.verifyGrant(request, token, {
-      metadata: metadata,
-      expiresAt: new Date(offer.expiresAt),
-      txCodeRequired: offer.txCode !== undefined,
+  await oid4vci.protocol.token.verifyGrant(request, token, {
+    metadata: metadata,
+    expiresAt: new Date(offer.expiresAt),
+    txCodeRequired: offer.txCode !== undefined,
+  })
+  // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request). The claim
+  // is one statement that writes nothing when refused. When `finish` writes nothing either (no DPoP `jti`, no refresh
+  // token) it only seals the access token, done while the claim travels; otherwise both run in one transaction, so
+  // that a refusal in `finish` undoes the claim.
+  const refused = () => invalidGrant('the pre-authorized code is unknown, used or expired')
+  if (dpop === undefined && refreshUntil === undefined) {
+    if (!(await whileWriting(claimed(ctx.storage, offer, ctx.now()), () => finish(ctx.oneTime, grant)))) throw refused()
+  } else
+    await ctx.storage.transaction(async (tx) => {
+      if (!(await claimed(tx, offer, ctx.now()))) throw refused()
+      await finish(ctx.oneTime.within(tx), grant, refreshUntil)
     })
-    // The offer once, whichever grant comes first (its issuer_state may have bound an authorization request).
-    if (!(await claimed(storage, offer, ctx.now()))) throw invalidGrant('the pre-authorized code is unknown, used or expired')
-    await finish(oneTime, grant, refreshUntil)
-  }
-  // The claim is one statement that writes nothing when refused: a transaction only when `finish` writes too (the DPoP
-  // `jti`, a refresh token), so that a refusal there undoes the claim.
-  if (dpop === undefined && refreshUntil === undefined) await redeem(ctx.storage, ctx.oneTime)
-  else await ctx.storage.transaction((tx) => redeem(tx, ctx.oneTime.within(tx)))
   return grant
 }
 
