@@ -108,7 +108,7 @@ export async function issueCredentials(ctx: IssuanceContext, caller: Caller, req
       }
       signed.push({ encoded: await format.issue(content, signer, options), key })
     }
-    return await store(ctx, caller, { format, wallet: wallet.did, now, ...request }, signed)
+    return await store(ctx, caller, { ...request, format, wallet: wallet.did, now }, signed)
   } catch (err) {
     for (const allocation of allocations) await allocation.release()
     throw err instanceof OAuthError || !isRefusal(err) ? err : new OAuthError('invalid_credential_request', refusalText(err))
