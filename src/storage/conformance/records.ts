@@ -1,7 +1,7 @@
 /** Records: insert, get, update, delete, insertMany, count and deleteMany, copies, array fields kept in step. Every adapter. */
 import { beforeEach, describe, expect, it } from 'vitest'
 import { type Collection, type StorageAdapter, UniqueConstraintError, type Where } from '../port.js'
-import { freshTenant, idsOf, inTenant, item, type Item, ITEMS, sortedIds, SPECS } from './fixtures.js'
+import { freshTenant, idsOf, inTenant, item, type Item, ITEMS, sortedIds } from './fixtures.js'
 import type { ConformanceGroup } from './group.js'
 
 export const recordsGroup: ConformanceGroup = {
@@ -19,10 +19,10 @@ export const recordsGroup: ConformanceGroup = {
     })
 
     it('init is idempotent', async () => {
-      await storage.init(SPECS)
+      await storage.init(ctx.specs)
       const record = item(freshTenant(), 'a')
       await items.insert(record)
-      await storage.init(SPECS)
+      await storage.init(ctx.specs)
       expect(await items.get(record.id)).toEqual(record)
     })
 
@@ -168,7 +168,7 @@ export const recordsGroup: ConformanceGroup = {
         // Planned on a collection of its own no test writes to: a planner's statistics of a shared database's tiny
         // table may rightly prefer a scan, which says nothing of a real one.
         const fresh = `${ITEMS}_${tenant.replaceAll('-', '_')}`
-        await storage.init([{ ...SPECS[0], name: fresh }])
+        await storage.init([{ ...ctx.specs[0], name: fresh }])
         const byTenant = await storage.explain(fresh, inTenant(tenant), { count: true })
         expect(byTenant.usesIndex, byTenant.plan).toBe(true)
         const byName = await storage.explain(fresh, inTenant(tenant, { field: 'name', op: 'eq', value: 'x' }), { count: true })

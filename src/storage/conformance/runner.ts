@@ -8,8 +8,9 @@
  */
 import { afterEach, beforeEach, describe } from 'vitest'
 import type { Collection, StorageAdapter, StorageCapabilities } from '../port.js'
-import { ITEMS, type Item, SPECS, type StorageFixture } from './fixtures.js'
+import { CACHED_SPECS, ITEMS, type Item, SPECS, type StorageFixture } from './fixtures.js'
 import type { ConformanceContext, ConformanceGroup } from './group.js'
+import { readingTwice } from './read-twice.js'
 
 async function probeCapabilities(factory: () => Promise<StorageFixture>): Promise<StorageCapabilities> {
   const { storage, cleanup } = await factory()
@@ -19,12 +20,23 @@ async function probeCapabilities(factory: () => Promise<StorageFixture>): Promis
   return capabilities
 }
 
-/** Why `group` cannot run on an adapter with `capabilities`, or undefined when it can. */
-function skipReason(group: ConformanceGroup, capabilities: StorageCapabilities): string | undefined {
+/** How {@link describeConformance} runs its groups. */
+export interface ConformanceRunOptions {
+  /**
+   * Declares the fixture collections `cached` (`CACHED_SPECS`), and asks each read of the tests' collection twice
+   * (`read-twice.ts`), so what a test checks is what the adapter's read cache answers. Groups that cannot run so
+   * (`notWithCachedFixtures`) are skipped, saying why.
+   */
+  cachedFixtures?: boolean
+  /** Awaited before each test, once the test's adapter is initialised (e.g. until its read cache answers). */
+  ready?: (storage: StorageAdapter) => Promise<void>
+}
+
+/** Why `group` cannot run on an adapter with `capabilities` (in a run with `options`), or undefined when it can. */
+function skipReason(group: ConformanceGroup, capabilities: StorageCapabilities, options: ConformanceRunOptions): string | undefined {
   const missing = group.needs.filter((capability) => !capabilities[capability])
-  return missing.length === 0
-    ? undefined
-    : `the adapter declares ${missing.map((capability) => `capabilities.${capability} = false`).join(' and ')}`
+  if (missing.length > 0) return `the adapter declares ${missing.map((capability) => `capabilities.${capability} = false`).join(' and ')}`
+  return options.cachedFixtures === true ? group.notWithCachedFixtures : undefined
 }
 
 /**
@@ -35,10 +47,18 @@ function skipReason(group: ConformanceGroup, capabilities: StorageCapabilities):
  *   It may return the same database every time; when the adapter declares
  *   `capabilities.multiProcess` it must, as that group opens a second adapter with it and
  *   expects both to share one database.
+ * @param groups The groups to declare, in order.
+ * @param options How to run them: with the fixture collections cached, and what to await before each test.
  */
-export function describeConformance(name: string, factory: () => Promise<StorageFixture>, groups: readonly ConformanceGroup[]): void {
+export function describeConformance(
+  name: string,
+  factory: () => Promise<StorageFixture>,
+  groups: readonly ConformanceGroup[],
+  options: ConformanceRunOptions = {},
+): void {
   describe(`storage conformance: ${name}`, async () => {
     const capabilities = await probeCapabilities(factory)
+    const specs = options.cachedFixtures === true ? CACHED_SPECS : SPECS
     let current: { storage: StorageAdapter; items: Collection<Item> } | undefined
     /** Every fixture a test opened, the main one first; closed after the test. */
     const opened: StorageFixture[] = []
@@ -51,8 +71,10 @@ export function describeConformance(name: string, factory: () => Promise<Storage
 
     beforeEach(async () => {
       const storage = await open()
-      await storage.init(SPECS)
-      current = { storage, items: storage.collection<Item>(ITEMS) }
+      await storage.init(specs)
+      await options.ready?.(storage)
+      const items = storage.collection<Item>(ITEMS)
+      current = { storage, items: options.cachedFixtures === true ? readingTwice(items) : items }
     })
 
     afterEach(async () => {
@@ -65,6 +87,7 @@ export function describeConformance(name: string, factory: () => Promise<Storage
 
     const ctx: ConformanceContext = {
       capabilities,
+      specs,
       open,
       current() {
         if (current === undefined) throw new Error('conformance fixture used outside a test')
@@ -73,7 +96,7 @@ export function describeConformance(name: string, factory: () => Promise<Storage
     }
 
     for (const group of groups) {
-      const reason = skipReason(group, capabilities)
+      const reason = skipReason(group, capabilities, options)
       if (reason === undefined) {
         describe(group.title, () => group.define(ctx))
       } else {
