@@ -7,7 +7,6 @@
  * groups run a second time with their collections declared `cached`, through the read cache
  * (docs/storage.md *Read cache*).
  */
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, describe, expect, it, vi } from 'vitest'
 import pg from 'pg'
 import { runStorageConformance } from '../../src/testing/index.js'
@@ -18,6 +17,7 @@ import { COLLECTIONS } from '../../src/service/collections.js'
 import { randomBytes } from 'node:crypto'
 import { IdentityService, randomMasterKey, staticTenants, UniqueConstraintError } from '../../src/index.js'
 import { startTestPostgres } from '../helpers/postgres.js'
+import { until } from '../helpers/processes.js'
 
 const server = await startTestPostgres('storage conformance')
 afterAll(() => server.stop())
@@ -42,9 +42,7 @@ describeConformance(
     /** Each test starts once its adapter's read cache answers (its listener heard the first ping). */
     async ready(storage) {
       const postgres = storage as PostgresStorage
-      for (const start = Date.now(); !postgres.readCacheLive; await sleep(5)) {
-        if (Date.now() - start > 5_000) throw new Error('the read cache was not live within 5 s')
-      }
+      await until(() => (postgres.readCacheLive ? true : undefined), 'the read cache to be live', 5_000, 5)
       cachedRun.live.add(postgres)
     },
   },
