@@ -5,10 +5,11 @@
  * verifier (`jwt-verifier.ts`) and the JWS-by-DID check (`jws-by-did.ts`) both read keys and check signatures here; an
  * algorithm without a row is refused by each of them as before.
  */
-import { createPublicKey, KeyObject } from 'node:crypto'
+import { KeyObject } from 'node:crypto'
 import type { VerificationMethod } from 'did-resolver'
 import { publicKeyObject } from '../keys/es256k.js'
 import type { KeyType, PublicJwk, SignatureAlgorithm } from '../keys/key-types.js'
+import { keyOfJwk } from '../keys/public-key-objects.js'
 import { verifyJose } from '../keys/verify-jose.js'
 import { joseKeyOf } from './jose-keys.js'
 import { secp256k1KeyHex } from './signing-keys.js'
@@ -42,8 +43,9 @@ function verifier(alg: SignatureAlgorithm, keyType: KeyType, keyOf: (vm: Verific
     keyOf,
     verify(signingInput, signature, key) {
       try {
-        const object = key instanceof KeyObject ? key : publicKeyOfJwk(key)
-        if (object.type !== 'public' || curveOf(object) !== CURVE_OF[keyType]) return false
+        // A JWK's key object is remembered: the key of an OID4VCI key proof is imported once, for its check and the credential's `cnf.jwk`.
+        const object = key instanceof KeyObject ? key : keyOfJwk(key)?.key
+        if (object === undefined || object.type !== 'public' || curveOf(object) !== CURVE_OF[keyType]) return false
         const data = typeof signingInput === 'string' ? Buffer.from(signingInput, 'utf8') : signingInput
         return verifyJose(object, alg, data, signature)
       } catch {
@@ -51,12 +53,6 @@ function verifier(alg: SignatureAlgorithm, keyType: KeyType, keyOf: (vm: Verific
       }
     },
   }
-}
-
-/** node:crypto's key of a public JWK (its public members only). */
-function publicKeyOfJwk(jwk: PublicJwk): KeyObject {
-  const key = { kty: jwk.kty, crv: jwk.crv, x: jwk.x, ...(jwk.y !== undefined && { y: jwk.y }) }
-  return createPublicKey({ key, format: 'jwk' })
 }
 
 const MAX_REMEMBERED = 10_000

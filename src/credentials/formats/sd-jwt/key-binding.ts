@@ -9,7 +9,7 @@ import { decodeJwt, JwtRejected } from '../../../proofs/jwt-verifier.js'
 import { keyTypeOfAlgorithm, refusedAlgorithm, SD_JWT_ALGORITHM_OF } from './algorithms.js'
 import { decodeSdJwt, UnreadableSdJwt } from './decode.js'
 import { sha256Base64url } from './hashing.js'
-import { keyOfJwk, verifyWithKey } from './jwk-keys.js'
+import { keyOfJwk, verifyWithKey } from '../../../keys/public-key-objects.js'
 import { sdJwtSigner } from './jws-signer.js'
 import { DEFAULT_KB_MAX_AGE_SECONDS, SKEW_SECONDS } from './limits.js'
 

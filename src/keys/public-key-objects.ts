@@ -1,10 +1,12 @@
 /**
- * OpenSSL key objects of public JWKs (holder keys, `cnf.jwk`), made once and remembered: importing a JWK costs more
- * than checking a signature with it (~0.2 ms for a P-256 point), so a holder's key is imported once per process.
- * Bounded: the oldest entry leaves first.
+ * OpenSSL key objects of public JWKs (holder keys: key proofs, `cnf.jwk`, KB-JWTs; keys of JWS headers), made once and
+ * remembered: importing a JWK costs more than checking a signature with it (~0.1–0.2 ms for a P-256 point), so a key is
+ * imported once per process, whichever check meets it first — an OID4VCI key proof's check and the `cnf.jwk` of the
+ * credential issued for it share the import. Bounded: the oldest entry leaves first. Public keys only: no secret is
+ * kept here.
  */
 import { createPublicKey, verify, type KeyObject } from 'node:crypto'
-import { keyTypeOfJwk, type KeyType, type PublicJwk } from '../../../keys/key-types.js'
+import { keyTypeOfJwk, type KeyType, type PublicJwk } from './key-types.js'
 
 const MAX_REMEMBERED = 10_000
 const remembered = new Map<string, { keyType: KeyType; key: KeyObject } | null>()
