@@ -3,6 +3,7 @@
  */
 import { Oauth2ServerErrorResponseError, type RequestLike } from '@openid4vc/oauth2'
 import { ValidationError } from '@openid4vc/utils'
+import { config as zodConfig } from 'zod'
 import { OAuthError } from '../oauth-error.js'
 
 /** A wallet's request, as the router sees it. */
@@ -41,8 +42,17 @@ function firstLine(message: string): string {
   return message.split('\n').slice(0, 4).join(' ').slice(0, 300)
 }
 
-/** Runs `parse`, turning what it throws into an {@link OAuthError} keeping the library's (field-naming) description. */
+/**
+ * Runs `parse` (synchronous: a call of the library's parsers), turning what it throws into an {@link OAuthError}
+ * keeping the library's (field-naming) description. The library builds some schemas afresh on each call
+ * (`parseCredentialRequest`'s `.strict()` object and `z.union`), and zod compiles each new object schema with `new
+ * Function` at its first parse, which costs more than the parse itself: the schemas made during the call are made
+ * without that compilation (zod's `jitless`, read when a schema is made), the setting restored before anything else
+ * runs. Schemas made at import keep theirs.
+ */
 export function parsing<T>(error: string, parse: () => T): T {
+  const jitless = zodConfig().jitless
+  zodConfig({ jitless: true })
   try {
     return parse()
   } catch (err) {
@@ -50,5 +60,7 @@ export function parsing<T>(error: string, parse: () => T): T {
       throw new OAuthError(err.errorResponse.error, firstLine(err.errorResponse.error_description ?? 'invalid request'), err.status)
     }
     throw oauthErrorOf(err, error, 'the request is malformed')
+  } finally {
+    zodConfig({ jitless })
   }
 }
