@@ -191,6 +191,10 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
       res.status(204).end()
       return
     }
+    if (chosen === undefined && res.req.method !== 'GET' && res.req.method !== 'HEAD') {
+      writeJson(res, status, result)
+      return
+    }
     const media = chosen === undefined ? undefined : contract.media?.[chosen]
     if (chosen !== undefined) res.set('content-type', chosen)
     res.status(status).json(media?.select ? media.select(result) : result)
@@ -200,6 +204,18 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
   const types = (typeof declared === 'object' && declared.mediaTypes) || ['application/json']
   res.set('content-type', chosen !== undefined && types.includes(chosen) ? chosen : types[0])
   res.status(status).json(result)
+}
+
+/**
+ * Answers a request other than GET or HEAD with `body` as JSON, written as is like the error answers: without the ETag
+ * `res.json` computes over every answer, a hash of the body that only a conditional GET can use.
+ */
+function writeJson(res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body) ?? ''
+  res.status(status)
+  res.setHeader('content-type', 'application/json; charset=utf-8')
+  res.setHeader('content-length', Buffer.byteLength(text))
+  res.end(text)
 }
 
 /** The status of a success: 202 when the contract says the result is accepted for later (`acceptedWhen`). */
