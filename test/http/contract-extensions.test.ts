@@ -194,6 +194,36 @@ describe('form bodies', () => {
   })
 })
 
+describe('JSON answers', () => {
+  it('a POST’s is written with its type and length and no ETag (only a conditional GET could use one)', async () => {
+    const res = await fetch(`${origin}/identity/t/plain`, {
+      method: 'POST',
+      body: JSON.stringify({ n: 21 }),
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}` },
+    })
+    const text = await res.text()
+    expect(res.status).toBe(200)
+    expect(JSON.parse(text)).toEqual({ doubled: 42 })
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(res.headers.get('content-length')).toBe(String(Buffer.byteLength(text)))
+    expect(res.headers.get('etag')).toBeNull()
+    // The contract's response headers still come with it.
+    const form = await post('/identity/t/form', 'grant_type=x', FORM)
+    expect(form.headers.get('etag')).toBeNull()
+    expect(form.headers.get('x-test')).toBe('yes')
+  })
+
+  it('a GET’s keeps Express’s ETag, and the same GET with it is 304', async () => {
+    const url = `${origin}/.well-known/test-issuer/identity/t/acme`
+    const first = await fetch(url)
+    const etag = first.headers.get('etag')
+    expect(first.status).toBe(200)
+    expect(etag).toMatch(/^W\/"/)
+    // fetch would add `Cache-Control: no-cache` to a conditional request, which makes any answer stale.
+    expect((await fetch(url, { headers: { 'if-none-match': etag!, 'cache-control': 'max-age=0' } })).status).toBe(304)
+  })
+})
+
 describe('OAuth error answers (errorFormat: oauth)', () => {
   it('an OAuthError is answered as itself: status, code, description, its body members and headers', async () => {
     const res = await post('/identity/t/form', 'grant_type=bad', FORM)
