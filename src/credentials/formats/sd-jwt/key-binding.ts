@@ -6,10 +6,10 @@
 import { KBJwt } from '@sd-jwt/core'
 import type { KeySigner } from '../../../keys/signer.js'
 import { decodeJwt, JwtRejected } from '../../../proofs/jwt-verifier.js'
+import { keyOfJwk, verifyWithKey } from '../../../keys/public-key-objects.js'
 import { keyTypeOfAlgorithm, refusedAlgorithm, SD_JWT_ALGORITHM_OF } from './algorithms.js'
 import { decodeSdJwt, UnreadableSdJwt } from './decode.js'
 import { sha256Base64url } from './hashing.js'
-import { keyOfJwk, verifyWithKey } from '../../../keys/public-key-objects.js'
 import { sdJwtSigner } from './jws-signer.js'
 import { DEFAULT_KB_MAX_AGE_SECONDS, SKEW_SECONDS } from './limits.js'
 

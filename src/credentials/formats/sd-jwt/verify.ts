@@ -10,13 +10,13 @@
  */
 import type { Resolvable } from 'did-resolver'
 import { verifyJwsByDid } from '../../../proofs/jws-by-did.js'
+import { keyOfJwk, verifyWithKey } from '../../../keys/public-key-objects.js'
 import { keyTypeOfAlgorithm, refusedAlgorithm } from './algorithms.js'
 import { decodeSdJwt, UnreadableSdJwt, type DecodedSdJwt } from './decode.js'
 import { SD_JWT_VC_TYP } from './issue.js'
 import { checkKeyBinding, type KeyBindingCheck } from './key-binding.js'
 import { DEFAULT_KB_MAX_AGE_SECONDS, SKEW_SECONDS } from './limits.js'
 import { DisclosureMismatch, placeDisclosures } from './place-disclosures.js'
-import { keyOfJwk, verifyWithKey } from '../../../keys/public-key-objects.js'
 
 /** The claims an SD-JWT VC never makes selectively disclosable (draft-ietf-oauth-sd-jwt-vc §3.2.2). */
 const NEVER_DISCLOSED: ReadonlySet<string> = new Set(['iss', 'nbf', 'exp', 'cnf', 'vct', 'vct#integrity', 'status'])
