@@ -85,6 +85,65 @@ describe('postgres adapter specifics', () => {
     expect(version).toBe(String(SCHEMA_VERSION))
   })
 
+  it('a schema whose didvault_keys is the SQL function of 0.2.0 gets the PL/pgSQL one at its next migration: the same keys', async () => {
+    const schema = `${server.schema}_keys_upgrade`
+    const spec = { name: 'tagged', fields: ['tenantId'], arrayFields: ['tags'], indexes: [] }
+    const samples = [
+      '["b", "a", "b", 1, 1.50, -2e3, 0, true, false, null, {"x": 1}, [2], ""]',
+      '[]',
+      '"not an array"',
+      '{"tags": ["a"]}',
+      'null',
+      '[null, null, "null", 10, 1e1]',
+    ]
+    const keysOf = (client: pg.Client) =>
+      Promise.all(
+        samples.map(async (json) => {
+          const { rows } = await client.query<{ keys: string[] | null }>(`SELECT "${schema}".didvault_keys($1::jsonb) AS keys`, [json])
+          return rows[0].keys === null ? null : [...rows[0].keys].sort()
+        }),
+      )
+    const language = async (client: pg.Client) =>
+      (
+        await client.query<{ lanname: string }>(
+          `SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = to_regprocedure($1)`,
+          [`"${schema}".didvault_keys(jsonb)`],
+        )
+      ).rows[0].lanname
+    const first = await createPostgresStorage({ connectionString: server.url, schema, readCache: false })
+    await first.init([spec])
+    await first.close()
+    const before = await withClient(async (client) => {
+      expect(await language(client)).toBe('plpgsql')
+      // What 0.2.0 made, and the record of its migration.
+      await client.query(`CREATE OR REPLACE FUNCTION "${schema}".didvault_keys(v jsonb) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  SELECT CASE WHEN jsonb_typeof(v) = 'array' THEN ARRAY(
+    SELECT DISTINCT COALESCE("${schema}".didvault_key(e), '0') FROM jsonb_array_elements(v) AS e WHERE jsonb_typeof(e) NOT IN ('object', 'array')
+  ) END
+$fn$`)
+      await client.query(`UPDATE "${schema}"._didvault_migrations SET layouts = 'of 0.2.0'`)
+      await client.query(`INSERT INTO "${schema}".tagged (id, data) VALUES ('old', '{"id": "old", "tenantId": "t", "tags": ["x", "y"]}')`)
+      return keysOf(client)
+    })
+    const upgraded = await createPostgresStorage({ connectionString: server.url, schema, readCache: false })
+    try {
+      await upgraded.init([spec])
+      await upgraded.collection('tagged').insert({ id: 'new', tenantId: 't', tags: ['y', 'z'] })
+      const tagged = upgraded.collection('tagged')
+      const ids = async (tags: string[]) =>
+        (await tagged.find({ field: 'tags', op: 'containsAny', value: tags })).items.map((r) => r.id).sort()
+      expect(await ids(['x'])).toEqual(['old'])
+      expect(await ids(['y'])).toEqual(['new', 'old'])
+      expect(await ids(['z', 'q'])).toEqual(['new'])
+    } finally {
+      await upgraded.close()
+    }
+    await withClient(async (client) => {
+      expect(await language(client)).toBe('plpgsql')
+      expect(await keysOf(client)).toEqual(before)
+    })
+  })
+
   it('a burst of read-then-write transactions on one row, from two adapters, all commit within 3 attempts (the retry lane)', async () => {
     const schema = `${server.schema}_lane`
     const spec = { name: 'counters', fields: ['createdAt'], indexes: [] }

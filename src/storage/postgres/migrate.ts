@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { UniqueConstraintError } from '../port.js'
-import { KEY_FUNCTION, KEYS_FUNCTION, keyFunctionsDdl } from './keys.js'
+import { KEY_FUNCTION, KEYS_FUNCTION, keyFunctionsDdl, keysFunctionDdl } from './keys.js'
 import type { Queryable } from './held-connection.js'
 import type { Layout } from './layout.js'
 import { quoteIdentifier } from './names.js'
@@ -76,12 +76,24 @@ async function createSchema(client: Queryable, schema: string): Promise<void> {
     `INSERT INTO ${schema}._didvault_meta (key, value) VALUES ('schemaVersion', $1) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
     [String(SCHEMA_VERSION)],
   )
-  // Both key functions are created together; the generated columns depend on them, so they are never replaced.
+  // Both key functions are created together. The generated columns depend on them, so they are never replaced by
+  // functions giving other keys: a schema's SQL `didvault_keys` (releases up to 0.2.0) becomes the PL/pgSQL one, which
+  // gives the same keys (an older didvault still reads and writes the schema), at the first migration that meets it.
   const found = await client.query<{ f: string | null }>('SELECT to_regprocedure($1) AS f', [
     `${schema}.${quoteIdentifier(KEY_FUNCTION)}(jsonb)`,
   ])
   if (found.rows[0].f === null) for (const ddl of keyFunctionsDdl(schema)) await client.query(ddl)
+  else if ((await keysFunctionLanguage(client, schema)) === 'sql') await client.query(keysFunctionDdl(schema, 'CREATE OR REPLACE FUNCTION'))
   await client.query(changedFunctionDdl(schema))
+}
+
+/** The language `didvault_keys` is written in (`sql` up to 0.2.0, `plpgsql` since). */
+async function keysFunctionLanguage(client: Queryable, schema: string): Promise<string | undefined> {
+  const { rows } = await client.query<{ lanname: string }>(
+    'SELECT l.lanname FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.oid = to_regprocedure($1)',
+    [`${schema}.${quoteIdentifier(KEYS_FUNCTION)}(jsonb)`],
+  )
+  return rows[0]?.lanname
 }
 
 /** The trigger function that tells listeners a cached table changed (delivered on commit, once per transaction). */
