@@ -66,10 +66,13 @@ $fn$`,
  */
 export function keysFunctionDdl(schema: string, verb: 'CREATE FUNCTION' | 'CREATE OR REPLACE FUNCTION'): string {
   const key = `${schema}.${quoteIdentifier(KEY_FUNCTION)}`
-  return `${verb} ${schema}.${quoteIdentifier(KEYS_FUNCTION)}(v jsonb) RETURNS text[] LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+  return `${verb} ${schema}.${quoteIdentifier(KEYS_FUNCTION)}(v jsonb)
+RETURNS text[] LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
 BEGIN
   IF jsonb_typeof(v) <> 'array' THEN RETURN NULL; END IF;
-  RETURN ARRAY(SELECT DISTINCT COALESCE(${key}(e), '0') FROM jsonb_array_elements(v) AS e WHERE jsonb_typeof(e) NOT IN ('object', 'array'));
+  RETURN ARRAY(
+    SELECT DISTINCT COALESCE(${key}(e), '0') FROM jsonb_array_elements(v) AS e WHERE jsonb_typeof(e) NOT IN ('object', 'array')
+  );
 END
 $fn$`
 }
