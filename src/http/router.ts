@@ -5,6 +5,7 @@
  * then the body (or query) goes to the operation, and the result or error body goes back
  * as JSON (an OAuth error body for operations declaring `errorFormat: 'oauth'`). No business rule lives here.
  */
+import type { OutgoingHttpHeaders } from 'node:http'
 import express, { type NextFunction, type Request, type RequestHandler, type Response, type Router } from 'express'
 import type { AuthContext } from '../auth/context.js'
 import type { z } from 'zod'
@@ -207,14 +208,12 @@ function sendResult(res: Response, contract: Contract, status: number, result: u
 }
 
 /**
- * Answers a request other than GET or HEAD with `body` as JSON, written as is like the error answers: without the ETag
- * `res.json` computes over every answer, a hash of the body that only a conditional GET can use.
+ * Answers `body` as JSON with its length and `headers`, written as is: without the ETag `res.json` computes over every
+ * answer, a hash of the body that only a conditional GET can use (answers to other requests, and refusals).
  */
-function writeJson(res: Response, status: number, body: unknown): void {
+function writeJson(res: Response, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
   const text = JSON.stringify(body) ?? ''
-  res.status(status)
-  res.setHeader('content-type', 'application/json; charset=utf-8')
-  res.setHeader('content-length', Buffer.byteLength(text))
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) })
   res.end(text)
 }
 
@@ -396,18 +395,14 @@ export function routerOver(service: Served, contracts: Contracts, options: Route
     if (contract?.errorFormat === 'oauth')
       return sendOAuthError(req, res, toOAuthError(error(), authOf(req, res, service.config.publicUrl)))
     const body = httpError(err)
-    const text = JSON.stringify(body)
     // Written as is (no ETag to hash): a flood of refused requests costs as little as it can.
-    res.writeHead(body.statusCode, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
+    writeJson(res, body.statusCode, body, {
       // Refused before its body was read (authentication, content type, size): close the connection
       // rather than receive and discard the rest of the body to keep it alive.
       ...(req.complete ? {} : { connection: 'close' }),
       // Storage (or an HSM) unreachable: worth another try shortly (DESIGN §3).
       ...(body.statusCode === 503 && { 'retry-after': RETRY_AFTER_SECONDS }),
     })
-    res.end(text)
   })
   return router
 }
@@ -417,16 +412,12 @@ export function routerOver(service: Served, contracts: Contracts, options: Route
  * `DPoP-Nonce`) and `Cache-Control: no-store` (RFC 6749 §5.1); `Retry-After` on a 503.
  */
 function sendOAuthError(req: Request, res: Response, error: OAuthError): void {
-  const text = JSON.stringify(error.oauthBody())
-  res.writeHead(error.statusCode, {
+  writeJson(res, error.statusCode, error.oauthBody(), {
     ...error.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
     'cache-control': 'no-store',
     ...(req.complete ? {} : { connection: 'close' }),
     ...(error.statusCode === 503 && { 'retry-after': RETRY_AFTER_SECONDS }),
   })
-  res.end(text)
 }
 
 /** The path of `publicUrl` where the router is mounted (no trailing slash; empty for a host root or no `publicUrl`). */
